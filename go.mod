@@ -1,0 +1,14 @@
+module github.com/weirdata/weir
+
+go 1.26
+
+require (
+	github.com/klauspost/compress v1.20.4
+	github.com/spf13/cobra v1.10.2
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+)

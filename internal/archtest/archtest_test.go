@@ -1,0 +1,91 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/weirdata/weir"
+
+// imports returns, per package directory (relative to the module root), the import
+// paths of its non-test files.
+func imports(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		if out[rel] == nil {
+			out[rel] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			out[rel][p] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
+
+func TestDependencyRules(t *testing.T) {
+	pkgs := imports(t)
+	if len(pkgs["memory"]) == 0 || len(pkgs["sortjoin"]) == 0 {
+		t.Fatalf("did not find the memory and sortjoin packages (found %d packages)", len(pkgs))
+	}
+	allowed := map[string]func(string) bool{
+		// memory and spill are leaves.
+		"memory": isStd,
+		"spill": func(p string) bool {
+			return isStd(p) || strings.HasPrefix(p, "github.com/klauspost/compress")
+		},
+		"sortjoin": func(p string) bool {
+			return isStd(p) || p == module+"/memory" || p == module+"/spill"
+		},
+		"cmd/weir": func(p string) bool { return isStd(p) || p == module+"/internal/cli" },
+	}
+	for dir, imps := range pkgs {
+		for p := range imps {
+			if strings.HasPrefix(p, module+"/cmd") {
+				t.Errorf("%s imports %s: nothing imports cmd", dir, p)
+			}
+			if (dir == "optimizer" || strings.HasPrefix(dir, "optimizer/")) && strings.HasPrefix(p, module+"/runtime") {
+				t.Errorf("%s imports %s: the optimizer never imports the runtime", dir, p)
+			}
+			if ok, ruled := allowed[dir]; ruled && !ok(p) {
+				t.Errorf("%s imports %s, which docs/ARCHITECTURE.md does not allow", dir, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,14 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// newGenCommand is `weir gen`, the parent of the data generators.
+func newGenCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gen",
+		Short: "Generate input data for jobs and benchmarks",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newGenLinesCommand())
+	return cmd
+}

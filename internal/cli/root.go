@@ -1,0 +1,140 @@
+// Package cli is weir's command line: a cobra root command with the flags every
+// job shares (--memory, --tmp, --parallelism) and one file per job command.
+//
+// Contract: Execute runs a command line and returns the process's exit status;
+// only cmd/weir's main exits. Errors reach the user as one line on stderr and
+// status 1; a bad flag or argument adds a hint to --help.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// DefaultMemory is the memory budget of a job without --memory.
+const DefaultMemory = 256 << 20
+
+// globalOptions are the persistent flags of the root command.
+type globalOptions struct {
+	memory      Size
+	tmp         string
+	parallelism int
+	cpuProfile  string // hidden --cpuprofile
+}
+
+// startProfile starts the CPU profile asked for by --cpuprofile and returns the
+// function that ends it.
+func (g *globalOptions) startProfile() (stop func() error, err error) {
+	if g.cpuProfile == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(g.cpuProfile)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+// workers returns --parallelism, or the number of CPUs the runtime uses.
+func (g *globalOptions) workers() int {
+	if g.parallelism > 0 {
+		return g.parallelism
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (g *globalOptions) validate() error {
+	if g.memory <= 0 {
+		return &usageError{err: fmt.Errorf("--memory must be positive, got %d bytes", int64(g.memory))}
+	}
+	if g.parallelism < 0 {
+		return &usageError{err: fmt.Errorf("--parallelism must be positive, got %d", g.parallelism)}
+	}
+	return nil
+}
+
+// NewRootCommand returns the weir command with its job commands.
+func NewRootCommand() *cobra.Command {
+	g := &globalOptions{memory: DefaultMemory}
+	root := &cobra.Command{
+		Use:           "weir",
+		Short:         "weir runs batch dataflow jobs within a memory budget",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	pf := root.PersistentFlags()
+	pf.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB")
+	pf.StringVar(&g.tmp, "tmp", "", "directory for spill files (default: the system's temporary directory)")
+	pf.IntVar(&g.parallelism, "parallelism", 0, "operator instances to run at once (default: the number of CPUs)")
+	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")
+	_ = pf.MarkHidden("cpuprofile")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand())
+	return root
+}
+
+// usageError is a bad flag or argument: its message gets a hint to --help.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// jobError marks an error returned by a command's RunE, so that Execute can tell
+// it from cobra's own argument checks.
+type jobError struct{ err error }
+
+func (e *jobError) Error() string { return e.err.Error() }
+func (e *jobError) Unwrap() error { return e.err }
+
+// runE adapts a job to cobra.Command.RunE, marking its errors.
+func runE(job func(cmd *cobra.Command) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := job(cmd); err != nil {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return err
+			}
+			return &jobError{err: err}
+		}
+		return nil
+	}
+}
+
+// Execute runs the command line args (without the program name) and returns the
+// exit status: 0 on success, 1 after printing one line on stderr.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := NewRootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return 0
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	var je *jobError
+	if !errors.As(err, &je) {
+		path := "weir"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		msg = fmt.Sprintf("%s (see '%s --help')", msg, path)
+	}
+	fmt.Fprintf(stderr, "weir: %s\n", msg)
+	return 1
+}
