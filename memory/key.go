@@ -43,6 +43,7 @@ type KeyPart[T any] struct {
 	ext   func(*T) (uint64, string) // Func: the result as bits or string
 	cmp   func(a, b *T) int         // Func: the typed comparison of two results
 	fn    string                    // Func: the result type, for String and errors
+	whole bool                      // ValueKey: the whole value of a non-struct T
 }
 
 // Field returns a key part on the field of T at path: field names separated by dots
@@ -112,6 +113,13 @@ func NewKey[T any](parts ...KeyPart[T]) (*Key[T], error) {
 			}
 			kp.field.kind, kp.ext, kp.cmp = p.kind, p.ext, p.cmp
 			name = "func() " + p.fn
+		} else if p.whole {
+			f, err := keyEncoder(t)
+			if err != nil {
+				return nil, fmt.Errorf("memory: key for %s: %w", t, err)
+			}
+			kp.field = f
+			name = "value"
 		} else {
 			f, err := resolveField(t, p.path)
 			if err != nil {
@@ -124,6 +132,35 @@ func NewKey[T any](parts ...KeyPart[T]) (*Key[T], error) {
 	}
 	k.desc = strings.Join(names, ", ")
 	return k, nil
+}
+
+// ValueKey returns the ascending key of whole values of K: K itself when it is a
+// bool, number, string, []byte, time.Time or array of these; for a struct, its
+// fields in declaration order (nested structs field by field), so that the key
+// order is the lexicographic order of the fields. It is how the DataSet API keys
+// records by the result of a key selector.
+func ValueKey[K any]() (*Key[K], error) {
+	t := reflect.TypeFor[K]()
+	if t.Kind() != reflect.Struct || isTime(t) {
+		return NewKey(KeyPart[K]{whole: true})
+	}
+	var parts []KeyPart[K]
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Type.Kind() == reflect.Struct && !isTime(f.Type) {
+				walk(f.Type, prefix+f.Name+".")
+				continue
+			}
+			parts = append(parts, Field[K](prefix+f.Name, Ascending))
+		}
+	}
+	walk(t, "")
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("memory: key for %s: a struct key needs at least one field", t)
+	}
+	return NewKey(parts...)
 }
 
 // String describes the key, e.g. "Ship.Date desc, ID asc".

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -503,5 +504,73 @@ func BenchmarkKeyAppend(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		buf = k.Append(buf[:0], &recs[i%len(recs)])
+	}
+}
+
+func TestValueKey(t *testing.T) {
+	type inner struct {
+		B string
+		C float64
+	}
+	type composite struct {
+		A int32
+		In inner
+		D bool
+	}
+	kc, err := ValueKey[composite]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oracle := func(x, y composite) int {
+		if c := cmp.Compare(x.A, y.A); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.In.B, y.In.B); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.In.C, y.In.C); c != 0 {
+			return c
+		}
+		if x.D == y.D {
+			return 0
+		}
+		if !x.D {
+			return -1
+		}
+		return 1
+	}
+	vals := []composite{
+		{1, inner{"a", 1}, false}, {1, inner{"a", 1}, true}, {1, inner{"", 2}, false}, {-5, inner{"zz", -1}, true},
+		{1, inner{"a\x00", 0}, false}, {1, inner{"a", -0.5}, true}, {2, inner{"", 0}, false},
+	}
+	for _, x := range vals {
+		for _, y := range vals {
+			got := bytes.Compare(kc.Append(nil, &x), kc.Append(nil, &y))
+			if want := oracle(x, y); got != want {
+				t.Errorf("%+v vs %+v: encoded order %d, want %d", x, y, got, want)
+			}
+		}
+	}
+	ks, err := ValueKey[string]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := "abc", "abd"
+	if bytes.Compare(ks.Append(nil, &a), ks.Append(nil, &b)) >= 0 {
+		t.Error("string value key out of order")
+	}
+	ki, err := ValueKey[int64]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := int64(-3), int64(2)
+	if bytes.Compare(ki.Append(nil, &x), ki.Append(nil, &y)) >= 0 {
+		t.Error("int64 value key out of order")
+	}
+	if _, err := ValueKey[map[string]int](); err == nil {
+		t.Error("map value key: no error")
+	}
+	if _, err := ValueKey[struct{}](); err == nil {
+		t.Error("empty struct value key: no error")
 	}
 }

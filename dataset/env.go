@@ -1,0 +1,131 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/optimizer"
+)
+
+// Options configures an Env. The zero value runs on all cores with no memory
+// budget.
+type Options struct {
+	// Parallelism is the number of subtasks of every operator; zero means
+	// runtime.GOMAXPROCS(0).
+	Parallelism int
+	// Memory is the managed memory budget of a job in bytes; zero means none.
+	Memory int64
+	// SegmentSize is the size of a memory segment; zero means the memory
+	// package's default.
+	SegmentSize int
+	// TmpDir is where spill files go ("" is the system's temporary directory).
+	TmpDir string
+	// Planner chooses strategies; nil means optimizer.Simple.
+	Planner optimizer.Planner
+	// Mode overrides exchange modes, as Flink's ExecutionMode does.
+	Mode flow.ExecutionMode
+	// BatchSize is the number of records per batch; zero means flow's default.
+	BatchSize int
+}
+
+// Env collects a program and runs it. It is not safe for concurrent use.
+type Env struct {
+	opts  Options
+	nodes []*node
+	errs  []error
+}
+
+// New returns an empty program.
+func New(opts Options) *Env {
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if opts.Planner == nil {
+		opts.Planner = optimizer.Simple{}
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = flow.DefaultBatchSize
+	}
+	return &Env{opts: opts}
+}
+
+// Parallelism returns the number of subtasks of the program's operators.
+func (e *Env) Parallelism() int { return e.opts.Parallelism }
+
+// Result is what Execute reports.
+type Result struct {
+	// Plan is the planner's decisions, one line per operator.
+	Plan string
+	// Metrics are the runtime's per-operator, per-subtask metrics.
+	Metrics *flow.Result
+}
+
+// Execute plans and runs the program: every sink and what it depends on. It
+// returns the first error found while building the program, or the first
+// failure of the job.
+func (e *Env) Execute(ctx context.Context) (*Result, error) {
+	if len(e.errs) > 0 {
+		return nil, errors.Join(e.errs...)
+	}
+	if len(e.nodes) == 0 {
+		return nil, fmt.Errorf("dataset: the program has no operators")
+	}
+	plan := &optimizer.Plan{}
+	for _, n := range e.nodes {
+		n.opt.Inputs = n.opt.Inputs[:0]
+		for _, in := range n.inputs {
+			n.opt.Inputs = append(n.opt.Inputs, &in.opt)
+		}
+		plan.Nodes = append(plan.Nodes, &n.opt)
+	}
+	if err := e.opts.Planner.Plan(plan); err != nil {
+		return nil, fmt.Errorf("dataset: plan: %w", err)
+	}
+	for _, n := range e.nodes {
+		n.reset()
+	}
+	g, err := e.translate()
+	if err != nil {
+		return nil, err
+	}
+	res, err := flow.Execute(ctx, g, flow.Options{
+		Memory:      e.opts.Memory,
+		SegmentSize: e.opts.SegmentSize,
+		TmpDir:      e.opts.TmpDir,
+		Mode:        e.opts.Mode,
+		BatchSize:   e.opts.BatchSize,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	for _, n := range e.nodes {
+		if n.done != nil {
+			n.done()
+		}
+	}
+	return &Result{Plan: plan.Explain(), Metrics: res}, nil
+}
+
+// fail records a build error with the caller's position.
+func (e *Env) fail(where string, err error) {
+	e.errs = append(e.errs, fmt.Errorf("dataset: %s: %w", where, err))
+}
+
+// caller returns "file.go:line" of the user code that called an API function
+// (skip frames above the API function itself).
+func caller(skip int) string {
+	_, file, line, ok := runtime.Caller(skip + 1)
+	if !ok {
+		return "?"
+	}
+	for i := len(file) - 1; i >= 0; i-- {
+		if file[i] == '/' {
+			file = file[i+1:]
+			break
+		}
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}

@@ -1,0 +1,234 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/optimizer"
+	"github.com/weirdata/weir/sortjoin"
+)
+
+// JoinHint forces a join strategy, as Flink's JoinHint does.
+type JoinHint = optimizer.JoinHint
+
+// The join hints.
+const (
+	OptimizerChooses      = optimizer.OptimizerChooses
+	BroadcastHashFirst    = optimizer.BroadcastHashFirst
+	BroadcastHashSecond   = optimizer.BroadcastHashSecond
+	RepartitionHashFirst  = optimizer.RepartitionHashFirst
+	RepartitionHashSecond = optimizer.RepartitionHashSecond
+	RepartitionSortMerge  = optimizer.RepartitionSortMerge
+)
+
+// Join joins l and r on equal keys and applies fn to every matching pair.
+func Join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.Inner, "Join at "+caller(1), hint)
+}
+
+// LeftOuterJoin is Join that also calls fn(l, nil) for every record of l without
+// a match.
+func LeftOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.LeftOuter, "LeftOuterJoin at "+caller(1), hint)
+}
+
+// RightOuterJoin is Join that also calls fn(nil, r) for every record of r
+// without a match.
+func RightOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.RightOuter, "RightOuterJoin at "+caller(1), hint)
+}
+
+// FullOuterJoin is Join that also calls fn with a nil side for every record of
+// either input without a match.
+func FullOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.FullOuter, "FullOuterJoin at "+caller(1), hint)
+}
+
+// SemiJoin keeps the records of l that have at least one match in r, once each.
+func SemiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, hint ...JoinHint) *DataSet[L] {
+	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Semi, "SemiJoin at "+caller(1), hint)
+}
+
+// AntiJoin keeps the records of l that have no match in r.
+func AntiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, hint ...JoinHint) *DataSet[L] {
+	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Anti, "AntiJoin at "+caller(1), hint)
+}
+
+func keepLeft[L, R any](l *L, _ *R) L { return *l }
+
+func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(*L, *R) O,
+	kind sortjoin.JoinKind, where string, hint []JoinHint) *DataSet[O] {
+	env := l.env
+	n := env.newNode(optimizer.Join, where, l.n, r.n)
+	n.opt.Keyed[0], n.opt.Keyed[1] = true, true
+	// An input whose records are emitted by themselves (outer sides; the left of
+	// semi and anti joins) must not be broadcast, or every subtask would emit them.
+	n.opt.Outer = [2]bool{kind == sortjoin.LeftOuter || kind == sortjoin.FullOuter || kind == sortjoin.Semi || kind == sortjoin.Anti,
+		kind == sortjoin.RightOuter || kind == sortjoin.FullOuter}
+	if len(hint) > 0 {
+		n.opt.JoinHint = hint[0]
+	}
+	if r.env != env {
+		env.fail(where, fmt.Errorf("the inputs belong to different programs"))
+		return newDataSet[O](env, n)
+	}
+	lk, err1 := newKeyer[L, K](lkey)
+	rk, err2 := newKeyer[R, K](rkey)
+	lc, err3 := memory.NewCodec[L]()
+	rc, err4 := memory.NewCodec[R]()
+	for _, err := range []error{err1, err2, err3, err4} {
+		if err != nil {
+			env.fail(where, err)
+			return newDataSet[O](env, n)
+		}
+	}
+	connectInput[L](n, 0, lk)
+	connectInput[R](n, 1, rk)
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[O](n, out)
+		if err != nil {
+			return err
+		}
+		li := &inputIter[L]{tc: tc, in: flow.Input[L](tc.TaskContext, 0), k: lk, codec: lc}
+		ri := &inputIter[R]{tc: tc, in: flow.Input[R](tc.TaskContext, 1), k: rk, codec: rc}
+		e := &joinEmitter[L, R, O]{fn: fn, lc: lc, rc: rc, next: c, batch: env.opts.BatchSize}
+		name := fmt.Sprintf("%s %d", where, tc.Subtask)
+		ctx := tc.Context()
+		switch local := n.opt.Decision.Local; local {
+		case optimizer.HybridHashBuildFirst, optimizer.HybridHashBuildSecond:
+			build := sortjoin.Left
+			if local == optimizer.HybridHashBuildSecond {
+				build = sortjoin.Right
+			}
+			var st sortjoin.JoinStats
+			st, err = sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, li, ri, kind, e.emit)
+			tc.Metrics.AddSpilled(st.BytesSpilled)
+		case optimizer.SortMerge:
+			ls, rs := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort left"}),
+				sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort right"})
+			tc.onExit(func() {
+				tc.Metrics.AddSpilled(ls.Stats().SpilledBytes + rs.Stats().SpilledBytes)
+				ls.Close()
+				rs.Close()
+			})
+			var lit, rit sortjoin.Iterator
+			if lit, err = sortAll(ctx, ls, li); err == nil {
+				tc.onExit(func() { lit.Close() })
+				if rit, err = sortAll(ctx, rs, ri); err == nil {
+					tc.onExit(func() { rit.Close() })
+					err = sortjoin.MergeJoin(ctx, tc.Env, name, lit, rit, kind, e.emit)
+				}
+			}
+		default:
+			err = fmt.Errorf("local strategy %s cannot run a join", local)
+		}
+		if err != nil {
+			return err
+		}
+		if err := e.flush(); err != nil {
+			return err
+		}
+		return c.close()
+	}
+	return newDataSet[O](env, n)
+}
+
+// sortAll adds every record of in to s and returns the sorted records.
+func sortAll(ctx context.Context, s *sortjoin.Sorter, in sortjoin.Iterator) (sortjoin.Iterator, error) {
+	for {
+		k, v, ok := in.Next()
+		if !ok {
+			break
+		}
+		if err := s.Add(k, v); err != nil {
+			return nil, err
+		}
+	}
+	if err := in.Err(); err != nil {
+		return nil, err
+	}
+	return s.Finish(ctx)
+}
+
+// inputIter reads a task input of T as a sortjoin.Iterator of (key, serialized
+// record) pairs.
+type inputIter[T any] struct {
+	tc       *task
+	in       *flow.Reader[T]
+	k        *keyer[T]
+	codec    *memory.Codec[T]
+	batch    []T
+	i        int
+	key, val []byte
+	err      error
+	done     bool
+}
+
+func (it *inputIter[T]) Next() ([]byte, []byte, bool) {
+	for it.i >= len(it.batch) {
+		if it.done {
+			return nil, nil, false
+		}
+		b, err := it.in.Next(it.tc.Context())
+		if err != nil {
+			it.done = true
+			if !isEOF(err) {
+				it.err = err
+			}
+			return nil, nil, false
+		}
+		it.batch, it.i = b, 0
+	}
+	v := &it.batch[it.i]
+	it.i++
+	it.key = it.k.append(it.key[:0], v)
+	it.val = it.codec.Append(it.val[:0], v)
+	return it.key, it.val, true
+}
+
+func (it *inputIter[T]) Err() error   { return it.err }
+func (it *inputIter[T]) Close() error { it.done = true; return nil }
+
+// joinEmitter decodes joined pairs, applies the join function and sends the
+// results downstream a batch at a time.
+type joinEmitter[L, R, O any] struct {
+	fn    func(*L, *R) O
+	lc    *memory.Codec[L]
+	rc    *memory.Codec[R]
+	next  collector[O]
+	buf   []O
+	batch int
+}
+
+func (e *joinEmitter[L, R, O]) emit(_, left, right []byte) error {
+	var lp *L
+	var rp *R
+	if left != nil {
+		lp = new(L)
+		if _, err := e.lc.Decode(left, lp); err != nil {
+			return err
+		}
+	}
+	if right != nil {
+		rp = new(R)
+		if _, err := e.rc.Decode(right, rp); err != nil {
+			return err
+		}
+	}
+	e.buf = append(e.buf, e.fn(lp, rp))
+	if len(e.buf) >= e.batch {
+		return e.flush()
+	}
+	return nil
+}
+
+func (e *joinEmitter[L, R, O]) flush() error {
+	if len(e.buf) == 0 {
+		return nil
+	}
+	err := e.next.collect(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}

@@ -1,0 +1,67 @@
+package dataset
+
+import "github.com/weirdata/weir/memory"
+
+// partitionSeed seeds the hash that routes records to subtasks; the operators'
+// own hash tables use other seeds, so a subtask's keys still spread over them.
+const partitionSeed = 0x5ca1ab1e0ddba11
+
+// keyer encodes the key a selector picks from records of T, in the memory
+// package's order-preserving encoding.
+type keyer[T any] struct {
+	append func(dst []byte, v *T) []byte
+	hash   func(v *T) uint64
+}
+
+// newKeyer builds the keyer of sel, choosing K's encoding once.
+func newKeyer[T, K any](sel func(T) K) (*keyer[T], error) {
+	kk, err := memory.ValueKey[K]()
+	if err != nil {
+		return nil, err
+	}
+	return &keyer[T]{
+		append: func(dst []byte, v *T) []byte {
+			k := sel(*v)
+			return kk.Append(dst, &k)
+		},
+		hash: func(v *T) uint64 {
+			k := sel(*v)
+			return kk.Hash(&k, partitionSeed)
+		},
+	}, nil
+}
+
+// codecOrNil returns T's serializer, or nil when T has none (edges that stay
+// pipelined need none; a blocking edge then fails with a clear error).
+func codecOrNil[T any](*Env) *memory.Codec[T] {
+	c, err := memory.NewCodec[T]()
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// Order is a sort direction.
+type Order = memory.Order
+
+// The sort directions.
+const (
+	Ascending  = memory.Ascending
+	Descending = memory.Descending
+)
+
+// newOrderedKeyer is newKeyer whose encoding sorts in the given direction.
+func newOrderedKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
+	k, err := newKeyer[T, K](sel)
+	if err != nil || o == Ascending {
+		return k, err
+	}
+	asc := k.append
+	k.append = func(dst []byte, v *T) []byte {
+		n := len(dst)
+		dst = asc(dst, v)
+		memory.Invert(dst[n:])
+		return dst
+	}
+	return k, nil
+}

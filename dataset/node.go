@@ -1,0 +1,161 @@
+package dataset
+
+import (
+	"fmt"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/optimizer"
+)
+
+// DataSet is a distributed collection of values of type T: the output of a
+// source or a transformation, consumed by transformations and sinks.
+type DataSet[T any] struct {
+	env *Env
+	n   *node
+}
+
+// Env returns the program the data set belongs to.
+func (ds *DataSet[T]) Env() *Env { return ds.env }
+
+// collector receives a chain's batches. A batch is valid only during collect;
+// close is called once, after the last batch, on success.
+type collector[T any] interface {
+	collect(batch []T) error
+	close() error
+}
+
+// node is one operator of a program, untyped: its typed behaviour lives in the
+// closures its constructor sets, each of which asserts its types once per task.
+type node struct {
+	env    *Env
+	opt    optimizer.Node
+	inputs []*node
+
+	// wrap (chainable nodes) turns the collector of the node's output
+	// (collector[Out]) into the collector of its input (collector[In]).
+	wrap func(tc *task, next any) (any, error)
+	// run (every other node) drives the node in a task: it reads the task's
+	// inputs and pushes its output into out (collector[Out]), then closes out.
+	run func(tc *task, out any) error
+	// connect[i] adds the flow edge for input i from the producer's vertex.
+	connect []func(g *flow.Graph, from, to *flow.Vertex, ship optimizer.Ship, ex optimizer.Exchange)
+	// combine[i], when set, wraps the producer-side collector of input i's edge
+	// (collector[In]) with a combiner; it is used when the planner says Combine.
+	combine []func(tc *task, next any) (any, error)
+	// writers builds, in a producer's task, the collector[Out] that sends the
+	// node's output over the vertex's outputs: one edge per consumer.
+	writers func(tc *task, edges []outEdge) (any, error)
+	// reset prepares per-execution state; done publishes results after success.
+	reset func()
+	done  func()
+}
+
+func (n *node) name() string { return n.opt.Name }
+
+// outEdge is one output of a vertex: the consumer and which of its inputs it is.
+type outEdge struct {
+	consumer *node
+	input    int
+}
+
+// newNode adds a node to the program.
+func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node {
+	n := &node{env: e, inputs: inputs, reset: func() {}}
+	n.opt = optimizer.Node{ID: len(e.nodes), Name: name, Kind: kind, Parallelism: e.opts.Parallelism, EstimatedRows: -1}
+	n.opt.Keyed = make([]bool, len(inputs))
+	n.opt.Ordered = make([]bool, len(inputs))
+	n.connect = make([]func(*flow.Graph, *flow.Vertex, *flow.Vertex, optimizer.Ship, optimizer.Exchange), len(inputs))
+	n.combine = make([]func(*task, any) (any, error), len(inputs))
+	if kind == optimizer.Map || kind == optimizer.Sink {
+		// record-at-a-time operators and sinks keep their input's parallelism, so
+		// they chain and keep the input's partitioning and order
+		n.opt.Parallelism = inputs[0].opt.Parallelism
+	}
+	e.nodes = append(e.nodes, n)
+	return n
+}
+
+// newDataSet adds a node producing T and returns its data set, setting up how
+// the node's output is written to its consumers.
+func newDataSet[T any](e *Env, n *node) *DataSet[T] {
+	n.writers = func(tc *task, edges []outEdge) (any, error) {
+		fan := &fanout[T]{}
+		for j, oe := range edges {
+			var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j)}
+			if comb := oe.consumer.combine[oe.input]; comb != nil && oe.consumer.opt.Decision.Combine {
+				wrapped, err := comb(tc, c)
+				if err != nil {
+					return nil, err
+				}
+				c = wrapped.(collector[T])
+			}
+			fan.outs = append(fan.outs, c)
+		}
+		return fan, nil
+	}
+	return &DataSet[T]{env: e, n: n}
+}
+
+// connectInput sets how input i of n (records of T from its producer) is
+// connected for each ship strategy; hash and range use key.
+func connectInput[T any](n *node, i int, k *keyer[T]) {
+	n.connect[i] = func(g *flow.Graph, from, to *flow.Vertex, ship optimizer.Ship, ex optimizer.Exchange) {
+		var p flow.Partitioner[T]
+		switch ship {
+		case optimizer.Forward:
+			p.Strategy = flow.Forward
+		case optimizer.Hash:
+			p.Strategy = flow.Hash
+			p.Hash = k.hash
+		case optimizer.Range:
+			p.Strategy = flow.Range
+			p.Key = k.append
+		case optimizer.Broadcast:
+			p.Strategy = flow.Broadcast
+		default:
+			p.Strategy = flow.Rebalance
+		}
+		mode := flow.Pipelined
+		if ex == optimizer.Blocking {
+			mode = flow.Blocking
+		}
+		flow.Connect[T](g, from, to, p, mode, codecOrNil[T](n.env))
+	}
+}
+
+// fanout sends every batch to each of a vertex's output collectors.
+type fanout[T any] struct{ outs []collector[T] }
+
+func (f *fanout[T]) collect(b []T) error {
+	for _, c := range f.outs {
+		if err := c.collect(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanout[T]) close() error {
+	for _, c := range f.outs {
+		if err := c.close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writerCollector writes batches to a flow output; flow closes the writer when
+// the task's body returns.
+type writerCollector[T any] struct{ w *flow.Writer[T] }
+
+func (c *writerCollector[T]) collect(b []T) error { return c.w.EmitBatch(b) }
+func (c *writerCollector[T]) close() error        { return nil }
+
+// asCollector asserts a chain link's type, once per task.
+func asCollector[T any](n *node, x any) (collector[T], error) {
+	c, ok := x.(collector[T])
+	if !ok {
+		return nil, fmt.Errorf("dataset: %s: internal error: output collector is %T", n.name(), x)
+	}
+	return c, nil
+}

@@ -1,0 +1,198 @@
+package dataset
+
+import (
+	"fmt"
+
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/optimizer"
+	"github.com/weirdata/weir/sortjoin"
+)
+
+// Grouping is a data set grouped by a key selector, waiting for a reduction.
+type Grouping[T, K any] struct {
+	ds  *DataSet[T]
+	sel func(T) K
+}
+
+// GroupBy groups ds by the key key selects. K may be any type memory.ValueKey
+// accepts: a bool, number, string, []byte, time.Time, array of these, or a
+// struct of these (a composite key).
+func GroupBy[T, K any](ds *DataSet[T], key func(T) K) *Grouping[T, K] {
+	return &Grouping[T, K]{ds: ds, sel: key}
+}
+
+// Reduce combines the records of each group, two at a time, with fn until one
+// is left, and emits it. fn must be associative and commutative: weir runs it
+// before the shuffle too (a combiner) and in any order.
+func (g *Grouping[T, K]) Reduce(fn func(a, b T) T) *DataSet[T] {
+	env := g.ds.env
+	where := "Reduce at " + caller(1)
+	n := env.newNode(optimizer.Reduce, where, g.ds.n)
+	n.opt.Keyed[0] = true
+	n.opt.Combinable = true
+	k, err := newKeyer[T, K](g.sel)
+	if err != nil {
+		env.fail(where, err)
+		return newDataSet[T](env, n)
+	}
+	codec, err := memory.NewCodec[T]()
+	if err != nil {
+		env.fail(where, err)
+		return newDataSet[T](env, n)
+	}
+	connectInput[T](n, 0, k)
+	n.combine[0] = func(tc *task, next any) (any, error) {
+		out, err := asCollector[T](n, next)
+		if err != nil {
+			return nil, err
+		}
+		c := &combineCollector[T]{tc: tc, k: k, codec: codec, next: out, batch: env.opts.BatchSize}
+		c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+			Name:  fmt.Sprintf("%s combiner %d", where, tc.Subtask),
+			Mode:  sortjoin.Partial,
+			Flush: c.flush,
+		}, reduceBytes(codec, fn))
+		tc.onExit(func() {
+			tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
+			c.agg.Close()
+		})
+		return c, nil
+	}
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[T](n, out)
+		if err != nil {
+			return err
+		}
+		agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+			Name: fmt.Sprintf("%s %d", where, tc.Subtask),
+			Mode: sortjoin.Final,
+		}, reduceBytes(codec, fn))
+		tc.onExit(func() {
+			tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
+			agg.Close()
+		})
+		add := &combineCollector[T]{k: k, codec: codec, agg: agg}
+		if err := drive[T](tc, add); err != nil {
+			return err
+		}
+		it, err := agg.Finish(tc.Context())
+		if err != nil {
+			return err
+		}
+		defer it.Close()
+		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
+	}
+	return newDataSet[T](env, n)
+}
+
+// reduceBytes lifts fn to serialized records, for the hash aggregator. The
+// returned function belongs to one task.
+func reduceBytes[T any](codec *memory.Codec[T], fn func(a, b T) T) sortjoin.CombineFunc {
+	var a, b T
+	return func(dst, x, y []byte) ([]byte, error) {
+		if _, err := codec.Decode(x, &a); err != nil {
+			return nil, err
+		}
+		if _, err := codec.Decode(y, &b); err != nil {
+			return nil, err
+		}
+		r := fn(a, b)
+		return codec.Append(dst[:0], &r), nil
+	}
+}
+
+// combineCollector feeds records into a hash aggregator keyed by k. As a
+// combiner (Partial mode) it sends the partial results the aggregator flushes
+// to next, a batch at a time, and finishes the aggregator on close.
+type combineCollector[T any] struct {
+	tc       *task
+	k        *keyer[T]
+	codec    *memory.Codec[T]
+	agg      *sortjoin.HashAggregator
+	next     collector[T]
+	key, val []byte
+	buf      []T
+	batch    int
+}
+
+func (c *combineCollector[T]) collect(b []T) error {
+	for i := range b {
+		c.key = c.k.append(c.key[:0], &b[i])
+		c.val = c.codec.Append(c.val[:0], &b[i])
+		if err := c.agg.Add(c.key, c.val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush receives a partial aggregate from the aggregator (Partial mode).
+func (c *combineCollector[T]) flush(_, acc []byte) error {
+	var v T
+	if _, err := c.codec.Decode(acc, &v); err != nil {
+		return err
+	}
+	c.buf = append(c.buf, v)
+	if len(c.buf) >= c.batch {
+		err := c.next.collect(c.buf)
+		c.buf = c.buf[:0]
+		return err
+	}
+	return nil
+}
+
+func (c *combineCollector[T]) close() error {
+	if c.next == nil { // the final phase's feeder: the caller finishes the aggregator
+		return nil
+	}
+	it, err := c.agg.Finish(c.tc.Context())
+	if err != nil {
+		return err
+	}
+	it.Close()
+	if len(c.buf) > 0 {
+		if err := c.next.collect(c.buf); err != nil {
+			return err
+		}
+		c.buf = c.buf[:0]
+	}
+	if err := c.agg.Close(); err != nil {
+		return err
+	}
+	return c.next.close()
+}
+
+// emitDecoded decodes the values of it into batches of T and sends them to c,
+// then closes c.
+func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], c collector[T], batch int) error {
+	buf := make([]T, 0, batch)
+	for {
+		_, val, ok := it.Next()
+		if !ok {
+			break
+		}
+		var v T
+		if _, err := codec.Decode(val, &v); err != nil {
+			return err
+		}
+		buf = append(buf, v)
+		if len(buf) == batch {
+			if err := tc.Context().Err(); err != nil {
+				return err
+			}
+			if err := c.collect(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	if len(buf) > 0 {
+		if err := c.collect(buf); err != nil {
+			return err
+		}
+	}
+	return c.close()
+}

@@ -1,0 +1,93 @@
+package dataset
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/optimizer"
+)
+
+// translate turns the planned program into a flow graph: one vertex per chain
+// of operators (a head that reads inputs, then record-at-a-time operators whose
+// input is forwarded from a producer with no other consumer), one edge per input
+// of every chain head.
+func (e *Env) translate() (*flow.Graph, error) {
+	consumers := map[*node][]*node{}
+	for _, n := range e.nodes {
+		for _, in := range n.inputs {
+			consumers[in] = append(consumers[in], n)
+		}
+	}
+	chained := func(n *node) bool {
+		if n.wrap == nil || len(n.inputs) != 1 {
+			return false
+		}
+		p := n.inputs[0]
+		d := n.opt.Decision
+		return d.Ship[0] == optimizer.Forward && d.Exchange[0] == optimizer.Pipelined &&
+			p.opt.Parallelism == n.opt.Parallelism && len(consumers[p]) == 1 && p.writers != nil
+	}
+
+	g := flow.NewGraph()
+	type vertexInfo struct {
+		v     *flow.Vertex
+		chain []*node
+		outs  []outEdge
+	}
+	var vertices []*vertexInfo
+	vertexOf := map[*node]*vertexInfo{}
+	for _, n := range e.nodes {
+		if chained(n) {
+			vi := vertexOf[n.inputs[0]]
+			vi.chain = append(vi.chain, n)
+			vertexOf[n] = vi
+			continue
+		}
+		if n.run == nil {
+			return nil, fmt.Errorf("dataset: internal error: %s cannot head a task", n.name())
+		}
+		vi := &vertexInfo{chain: []*node{n}}
+		vertexOf[n] = vi
+		vertices = append(vertices, vi)
+	}
+	for _, vi := range vertices {
+		vi := vi
+		names := make([]string, len(vi.chain))
+		for i, n := range vi.chain {
+			names[i] = n.name()
+		}
+		head := vi.chain[0]
+		vi.v = g.Vertex(strings.Join(names, " -> "), head.opt.Parallelism, func(ftc *flow.TaskContext) error {
+			tc := &task{TaskContext: ftc}
+			defer tc.exit()
+			tail := vi.chain[len(vi.chain)-1]
+			var out any
+			if tail.writers != nil {
+				var err error
+				if out, err = tail.writers(tc, vi.outs); err != nil {
+					return err
+				}
+			}
+			for i := len(vi.chain) - 1; i >= 1; i-- {
+				var err error
+				if out, err = vi.chain[i].wrap(tc, out); err != nil {
+					return err
+				}
+			}
+			return head.run(tc, out)
+		})
+	}
+	for _, vi := range vertices {
+		head := vi.chain[0]
+		for i, in := range head.inputs {
+			from := vertexOf[in]
+			if from.chain[len(from.chain)-1] != in {
+				return nil, fmt.Errorf("dataset: internal error: %s is not the last operator of its task", in.name())
+			}
+			head.connect[i](g, from.v, vi.v, head.opt.Decision.Ship[i], head.opt.Decision.Exchange[i])
+			from.outs = append(from.outs, outEdge{consumer: head, input: i})
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,61 @@
+package dataset
+
+import (
+	"errors"
+	"io"
+
+	"github.com/weirdata/weir/flow"
+)
+
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// drive reads input 0 of a task (records of T) and pushes every batch into c,
+// then closes it: the run of an operator that could not be chained.
+func drive[T any](tc *task, c collector[T]) error {
+	in := flow.Input[T](tc.TaskContext, 0)
+	for {
+		b, err := in.Next(tc.Context())
+		if err != nil {
+			if isEOF(err) {
+				return c.close()
+			}
+			return err
+		}
+		if err := c.collect(b); err != nil {
+			return err
+		}
+	}
+}
+
+// runWrapped makes n (a chainable operator on T) runnable as a task head.
+func runWrapped[T any](n *node) {
+	n.run = func(tc *task, out any) error {
+		w, err := n.wrap(tc, out)
+		if err != nil {
+			return err
+		}
+		c, err := asCollector[T](n, w)
+		if err != nil {
+			return err
+		}
+		return drive(tc, c)
+	}
+}
+
+// task is one subtask of a vertex as the dataset operators see it: the flow
+// task context and the cleanups its operators registered, run when the task's
+// body returns on every path.
+type task struct {
+	*flow.TaskContext
+	cleanups []func()
+}
+
+// onExit registers f to run when the task's body returns.
+func (t *task) onExit(f func()) { t.cleanups = append(t.cleanups, f) }
+
+func (t *task) exit() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+	t.cleanups = nil
+}

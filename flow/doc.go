@@ -1,0 +1,118 @@
+// Package flow is weir's dataflow runtime: it executes a job graph of vertices,
+// each run as parallel subtasks (goroutines), connected by edges that partition
+// and carry batches of records, in one process. It executes exactly the graph it
+// is given: the DataSet layer translates programs into graphs (chaining
+// record-at-a-time operators into one vertex body) and the optimizer chooses
+// ship strategies and exchange modes; flow makes no strategy decisions.
+//
+// flow imports memory, spill and sortjoin and nothing above them.
+//
+// # Model
+//
+// A Graph holds Vertices; a vertex's body, func(*TaskContext) error, runs once
+// per subtask and pulls its inputs (Input, Reader.Next) and pushes to its
+// outputs (Output, Writer.Emit) — Flink's pull-based batch drivers. Connect
+// adds an edge from a producer's next output to a consumer's next input with a
+// Partitioner and an ExchangeMode. Every producer subtask's output is split
+// into one partition per consumer subtask; a consumer subtask reads its
+// partition from every producer subtask, merged in arrival order.
+//
+// A record's path over a pipelined edge:
+//
+//	producer body                     Writer (per edge, per producer subtask)
+//	  Emit(&v) ──copy──> bufs[target(v)] ──full, flush timeout, event, end──┐
+//	                                                                         v
+//	consumer body <──batch── Reader <── inbox[c]: chan of Buffers batches (shared
+//	  Next(ctx)                │         by all producer subtasks: arrival order)
+//	                           └──recycle on the next call──> edge free list ──> Writer
+//
+// Over a blocking edge the full batch goes to a store per (producer, consumer)
+// instead, kept in memory and spilled through spill.Space, and the Reader
+// replays the stores once every producer subtask finished.
+//
+// # Batches and ownership
+//
+// Records cross pipelined edges as Go slices, not serialized. Emit copies the
+// record into the pending batch; a full batch's ownership passes to the
+// consumer, whose body owns the batch Next returned until its next call of Next,
+// when the Reader recycles it into the edge's free list. The steady state
+// allocates nothing per record and nothing per batch (TestSteadyStateAllocs).
+// Broadcast copies each record into every consumer's batch (no shared,
+// reference-counted batches: consumers may then treat batches as their own).
+//
+// # Exchange modes
+//
+// Pipelined: one bounded channel per consumer subtask holding Options.Buffers
+// batches. A partial batch goes downstream when full, when FlushTimeout passed
+// (a flusher goroutine per task ticks every FlushTimeout/2 and sends the
+// batches that were already pending at its previous tick; while a flusher runs,
+// Emit takes an uncontended mutex, and EmitBatch takes it once per call), before
+// an event and at the end. A full channel blocks the producer (backpressure);
+// the records a producer has emitted and its consumer not yet received are
+// bounded by (Buffers+2) batches per consumer.
+//
+// Blocking: the producer's output is materialized per consumer partition before
+// any consumer reads: in memory, accounted on a memory.Reservation per
+// (producer, consumer) with bytes estimated from the codec, and spilled through
+// a spill.Space (records serialized with memory.Codec[T]) when the budget is
+// exhausted. Readers replay after every producer finished; a replayed file is
+// removed at once, the rest when the job ends. Blocking edges need a codec.
+// Options.Mode overrides the modes as Flink's ExecutionMode does: BatchExecution
+// makes every shuffle (non-Forward edge) blocking, BatchForced every edge,
+// PipelinedForced none.
+//
+// # Partitioners
+//
+// Forward (subtask i to subtask i; equal parallelism, checked by Execute), Hash
+// (consumer (h>>32)*n>>32), Range (the consumer whose key range holds the
+// encoded key: consumer i gets Bounds[i-1] < k <= Bounds[i]), Broadcast,
+// Rebalance (round robin per record, starting at the producer's index) and
+// Custom. A Range edge without Bounds samples: each producer subtask buffers
+// its whole output in a store (spilling like a blocking edge) while keeping a
+// reservoir sample of 128 keys per consumer; when its body returns it
+// publishes its sample and waits for all other producer subtasks of the edge;
+// the last one computes n-1 bounds from the merged sample (weighted by how many
+// records each producer saw) and then every producer routes its buffered output
+// through the edge's mode. Such an edge is a pipeline breaker for its producers
+// and must not be in a cycle with them.
+//
+// # Events
+//
+// Events travel in-band: Writer.Event flushes the pending batches, then sends
+// the event to every consumer the producer feeds, so a consumer sees it after
+// every record the producer emitted before it and before every record after.
+// EndOfPartition is sent by the runtime when a body returns and consumed by the
+// Reader (Next returns io.EOF once all producers ended). Watermark, Barrier and
+// EndOfSuperstep reach the body through Reader.NextOrEvent, which returns either
+// a batch or an event. An Aligner aligns them across producer channels:
+// Barrier and EndOfSuperstep are returned once every live channel delivered the
+// same one, while channels that already delivered theirs are held back
+// (Flink's aligned checkpoints); Watermark is returned when the minimum over the
+// channels (WatermarkTracker) advances. Blocking and sampled Range edges carry
+// no events.
+//
+// # Failure and cleanup
+//
+// The first error of any subtask cancels the job's context (TaskContext.Context)
+// and Execute returns it as `flow: vertex "name" subtask i/n: ...` (i from 1); a
+// panic in a body is recovered into such an error wrapping ErrPanic, with the
+// panic value and the top of the stack. Readers and Writers blocked on an
+// exchange return when the job is cancelled; a consumer that ends without
+// reading its input makes producers drop what they send it. Cancelling the
+// caller's context returns `flow: job canceled: context canceled`. On every
+// path Execute returns after every goroutine it started ended, every
+// reservation the exchanges took was released and every spill file removed.
+// The graph must be acyclic, and, as in Flink, a consumer that reads its
+// inputs one after the other (a hash join's build, then its probe) needs the
+// later inputs blocking when they come from the same producer, or the producer
+// blocks on the unread input: choosing that is the optimizer's job.
+//
+// # Metrics
+//
+// Per vertex and subtask (Result.Vertices): records and bytes in and out
+// (counted per batch; bytes estimated as records times the record type's size),
+// wall time, busy time (wall time minus time blocked on exchanges), bytes
+// spilled by the exchanges and by the body (TaskMetrics.AddSpilled), and peak
+// memory (the most one blocking output held in memory, or what the body
+// reports through TaskMetrics.ObservePeakMemory). Execute returns the metrics on error too.
+package flow

@@ -1,0 +1,194 @@
+package flow
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/spill"
+)
+
+// message is what travels over an edge: a batch of records or one event (then
+// batch is nil). A batch's ownership passes with the message.
+type message[T any] struct {
+	batch []T
+	ev    Event
+	src   int // producer subtask
+}
+
+// exchange is one execution's state of an edge: for a pipelined edge one bounded
+// channel per consumer subtask (shared by all producer subtasks, so a consumer
+// merges its partitions in arrival order), for a blocking edge one store per
+// (producer, consumer) pair; and the edge's batch free list.
+//
+//	producer subtask p                                   consumer subtask c
+//	Writer.bufs[c] --full/flush--> inbox[c] (cap Buffers) --> Reader
+//	     |                   blocking: stores[p][c] --all producers done--> Reader
+//	     +--> free list <------------------------------- recycled by the Reader
+type exchange[T any] struct {
+	e         *edge[T]
+	j         *job
+	mode      ExchangeMode
+	nProd     int
+	nCons     int
+	batchSize int
+	elemSize  int64
+
+	inbox []chan message[T]
+	done  []chan struct{} // closed when consumer c's task ended: producers drop its batches
+	free  chan []T
+
+	// blocking
+	stores  [][]*store[T] // [producer][consumer]
+	pending atomic.Int32  // producers not yet finished
+	ready   chan struct{} // closed when pending reaches zero
+
+	// sampled Range
+	sampler *rangeSampler
+	locals  []*store[T] // per producer: its whole output, buffered until the bounds are known
+
+	space *spill.Space
+
+	allocated atomic.Int64 // batches made because the free list was empty
+}
+
+func (e *edge[T]) start(j *job) error {
+	nProd, nCons := e.from.parallelism, e.to.parallelism
+	x := &exchange[T]{
+		e: e, j: j,
+		mode:      j.opts.Mode.apply(e.strategy, e.mode),
+		nProd:     nProd,
+		nCons:     nCons,
+		batchSize: j.opts.BatchSize,
+		elemSize:  int64(unsafe.Sizeof(*new(T))),
+		done:      make([]chan struct{}, nCons),
+		space:     spill.NewSpace(j.env.FS, "flow-"+e.name, j.opts.Spill),
+	}
+	if x.mode == Blocking && e.codec == nil {
+		return fmt.Errorf("flow: edge %s is blocking and has no codec", e.name)
+	}
+	for c := range x.done {
+		x.done[c] = make(chan struct{})
+	}
+	// Batches in circulation: one per (producer, consumer) being filled, Buffers per
+	// channel, one held by each reader and one in flight per producer.
+	x.free = make(chan []T, nProd*nCons+nCons*(j.opts.Buffers+1)+nProd)
+	if x.mode == Pipelined {
+		x.inbox = make([]chan message[T], nCons)
+		for c := range x.inbox {
+			x.inbox[c] = make(chan message[T], j.opts.Buffers)
+		}
+	} else {
+		x.stores = make([][]*store[T], nProd)
+		for p := range x.stores {
+			x.stores[p] = make([]*store[T], nCons)
+			for c := range x.stores[p] {
+				x.stores[p][c] = x.newStore(fmt.Sprintf("flow %s %d->%d", e.name, p, c))
+			}
+		}
+		x.pending.Store(int32(nProd))
+		x.ready = make(chan struct{})
+	}
+	if e.strategy == Range && e.part.Bounds == nil {
+		x.sampler = newRangeSampler(nProd, nCons)
+		x.locals = make([]*store[T], nProd)
+		for p := range x.locals {
+			x.locals[p] = x.newStore(fmt.Sprintf("flow %s sample %d", e.name, p))
+		}
+	}
+	e.rt = x
+	return nil
+}
+
+// cleanup releases the reservations and spill files an execution left behind. It
+// runs after every task of the job ended.
+func (e *edge[T]) cleanup() error {
+	x := e.rt
+	if x == nil {
+		return nil
+	}
+	for _, row := range x.stores {
+		for _, s := range row {
+			s.release()
+		}
+	}
+	for _, s := range x.locals {
+		s.release()
+	}
+	err := x.space.Close()
+	e.batches = x.allocated.Load()
+	e.rt = nil
+	if err != nil {
+		return fmt.Errorf("flow: edge %s: %w", e.name, err)
+	}
+	return nil
+}
+
+// getBatch returns an empty batch with room for batchSize records, recycled when
+// one is free.
+func (x *exchange[T]) getBatch() []T {
+	select {
+	case b := <-x.free:
+		return b
+	default:
+		x.allocated.Add(1)
+		return make([]T, 0, x.batchSize)
+	}
+}
+
+// putBatch recycles a batch nobody uses any more.
+func (x *exchange[T]) putBatch(b []T) {
+	if cap(b) < x.batchSize {
+		return
+	}
+	clear(b) // drop references the records hold, for the garbage collector
+	select {
+	case x.free <- b[:0]:
+	default:
+	}
+}
+
+// deliver sends m to consumer c's channel, blocking while it is full
+// (backpressure). When the consumer has ended, the batch is dropped.
+func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
+	select {
+	case x.inbox[c] <- m:
+		return nil
+	default:
+	}
+	t := time.Now()
+	defer met.addWait(t)
+	select {
+	case x.inbox[c] <- m:
+		return nil
+	case <-x.done[c]:
+		x.putBatch(m.batch)
+		return nil
+	case <-x.j.ctx.Done():
+		x.putBatch(m.batch)
+		return x.j.ctx.Err()
+	}
+}
+
+// estimate returns the bytes a batch is accounted for while a blocking edge keeps
+// it in memory: the records' size in Go memory plus, for records that hold
+// pointers, the serialized size of the first record times the count.
+func (x *exchange[T]) estimate(b []T, scratch *[]byte) int64 {
+	n := int64(len(b))
+	est := n * x.elemSize
+	if len(b) > 0 && !x.e.codec.Flat() {
+		*scratch = x.e.codec.Append((*scratch)[:0], &b[0])
+		est += n * int64(len(*scratch))
+	}
+	return est
+}
+
+// newStore returns an empty store with its own reservation.
+func (x *exchange[T]) newStore(owner string) *store[T] {
+	return &store[T]{x: x, res: x.j.env.Memory.NewReservation(owner)}
+}
+
+// codec returns the edge's codec.
+func (x *exchange[T]) codec() *memory.Codec[T] { return x.e.codec }

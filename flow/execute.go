@@ -1,0 +1,312 @@
+package flow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/spill"
+)
+
+// ErrPanic is wrapped by the error of a task whose body panicked.
+var ErrPanic = errors.New("flow: panic")
+
+// Default option values.
+const (
+	DefaultBatchSize    = 1024
+	DefaultBuffers      = 4
+	DefaultFlushTimeout = 100 * time.Millisecond
+)
+
+// Options configures one execution. The zero value is usable.
+type Options struct {
+	// Memory is the managed memory budget in bytes; zero means unlimited. It is
+	// ignored when Manager is set.
+	Memory int64
+	// SegmentSize is the memory manager's segment size (zero: the default). It
+	// is ignored when Manager is set.
+	SegmentSize int
+	// TmpDir is where the spill directory is created ("" is os.TempDir()). It is
+	// ignored when FS is set.
+	TmpDir string
+	// BatchSize is the number of records per batch; zero means DefaultBatchSize.
+	BatchSize int
+	// Buffers is the capacity in batches of each consumer subtask's channel on a
+	// pipelined edge; zero means DefaultBuffers.
+	Buffers int
+	// FlushTimeout is how long a partial batch may wait in a pipelined writer;
+	// zero means DefaultFlushTimeout, negative means batches go only when full
+	// (or before an event, or at the end).
+	FlushTimeout time.Duration
+	// Mode overrides the edges' exchange modes.
+	Mode ExecutionMode
+	// Manager, when set, is the job's memory manager; the caller closes it.
+	Manager *memory.Manager
+	// FS, when set, is the job's spill file system; the caller closes it.
+	FS spill.FS
+	// Spill configures spill files.
+	Spill spill.Options
+}
+
+// EnsureDefaults fills zero fields with their defaults and returns o.
+func (o Options) EnsureDefaults() Options {
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.Buffers <= 0 {
+		o.Buffers = DefaultBuffers
+	}
+	if o.FlushTimeout == 0 {
+		o.FlushTimeout = DefaultFlushTimeout
+	}
+	return o
+}
+
+// TaskContext is what a subtask's body gets: who it is, its inputs and outputs
+// (through Input and Output), the job's memory manager and spill FS, and its
+// metrics. It belongs to the subtask's goroutine.
+type TaskContext struct {
+	Vertex      string
+	Subtask     int // 0-based
+	Parallelism int
+	Env         sortjoin.Env
+	Metrics     *TaskMetrics
+
+	ctx     context.Context
+	inputs  []input
+	outputs []output
+}
+
+// Context returns the job's context: it is cancelled when any subtask fails or
+// the caller's context ends. Bodies pass it to Reader.Next and check it in
+// long loops of their own.
+func (tc *TaskContext) Context() context.Context { return tc.ctx }
+
+// NumInputs returns the number of inputs.
+func (tc *TaskContext) NumInputs() int { return len(tc.inputs) }
+
+// NumOutputs returns the number of outputs.
+func (tc *TaskContext) NumOutputs() int { return len(tc.outputs) }
+
+// input is a Reader of any record type.
+type input interface {
+	close()
+}
+
+// output is a Writer of any record type.
+type output interface {
+	finish() error
+	abort()
+	flushIdle()
+	needsFlusher() bool
+}
+
+// job is one execution's shared state.
+type job struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	opts   Options
+	env    sortjoin.Env
+
+	once sync.Once
+	err  error
+}
+
+func (j *job) fail(err error) {
+	j.once.Do(func() { j.err = err })
+	j.cancel(err)
+}
+
+// Execute runs g until every subtask ended and returns the metrics. The first
+// error of any subtask cancels the others and is returned wrapped as
+// `flow: vertex "name" subtask i/n: ...` (i counted from 1); a panic in a body
+// becomes such an error wrapping ErrPanic; cancellation of ctx is returned as
+// `flow: job canceled: context canceled`. On every path all goroutines have
+// ended, every reservation the exchanges took is released and every spill file
+// they wrote is removed when Execute returns. The Result holds the metrics so
+// far on error too.
+func Execute(ctx context.Context, g *Graph, opts Options) (*Result, error) {
+	opts = opts.EnsureDefaults()
+	if err := errors.Join(g.errs...); err != nil {
+		return nil, err
+	}
+	for _, e := range g.edges {
+		if err := e.check(); err != nil {
+			return nil, err
+		}
+	}
+	env := sortjoin.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
+	var cleanup []func() error
+	if env.Memory == nil {
+		m, err := memory.NewManager(memory.Options{SegmentSize: opts.SegmentSize, Budget: opts.Memory})
+		if err != nil {
+			return nil, fmt.Errorf("flow: %w", err)
+		}
+		env.Memory = m
+		cleanup = append(cleanup, m.Close)
+	}
+	if env.FS == nil {
+		fs, err := spill.NewDiskFS(opts.TmpDir)
+		if err != nil {
+			return nil, fmt.Errorf("flow: %w", err)
+		}
+		env.FS = fs
+		cleanup = append(cleanup, fs.Close)
+	}
+	jctx, cancel := context.WithCancelCause(ctx)
+	j := &job{ctx: jctx, cancel: cancel, opts: opts, env: env}
+	res, err := j.run(g)
+	cancel(nil)
+	for _, e := range g.edges {
+		if cerr := e.cleanup(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	for _, f := range cleanup {
+		if cerr := f(); cerr != nil && err == nil {
+			err = fmt.Errorf("flow: %w", cerr)
+		}
+	}
+	if res != nil {
+		res.PeakMemory = env.Memory.Peak()
+	}
+	if err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		err = fmt.Errorf("flow: job canceled: %w", ctx.Err())
+	}
+	return res, err
+}
+
+func (j *job) run(g *Graph) (*Result, error) {
+	for _, e := range g.edges {
+		if err := e.start(j); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Vertices: make([]VertexMetrics, len(g.vertices))}
+	var wg sync.WaitGroup
+	for vi, v := range g.vertices {
+		res.Vertices[vi] = VertexMetrics{Name: v.name, Subtasks: make([]SubtaskMetrics, v.parallelism)}
+		for i := 0; i < v.parallelism; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res.Vertices[vi].Subtasks[i] = j.runTask(v, i)
+			}()
+		}
+	}
+	wg.Wait()
+	return res, j.err
+}
+
+// runTask runs one subtask: the body, then closing its inputs (so producers
+// stop waiting on it) and finishing or aborting its outputs.
+func (j *job) runTask(v *Vertex, i int) SubtaskMetrics {
+	start := time.Now()
+	tc := &TaskContext{
+		Vertex: v.name, Subtask: i, Parallelism: v.parallelism,
+		Env: j.env, Metrics: &TaskMetrics{}, ctx: j.ctx,
+	}
+	for _, e := range v.inputs {
+		tc.inputs = append(tc.inputs, e.reader(tc))
+	}
+	flusher := false
+	for _, e := range v.outputs {
+		w := e.writer(tc)
+		flusher = flusher || w.needsFlusher()
+		tc.outputs = append(tc.outputs, w)
+	}
+	var stop chan struct{}
+	var fwg sync.WaitGroup
+	if flusher {
+		stop = make(chan struct{})
+		fwg.Add(1)
+		go runFlusher(tc.outputs, j.opts.FlushTimeout/2, stop, &fwg)
+	}
+	err := callBody(v.body, tc)
+	if err != nil {
+		j.fail(taskError(v, i, err))
+	}
+	if flusher {
+		close(stop)
+		fwg.Wait()
+	}
+	for _, in := range tc.inputs {
+		in.close()
+	}
+	for _, out := range tc.outputs {
+		if err == nil {
+			if err = out.finish(); err != nil {
+				j.fail(taskError(v, i, err))
+			}
+		}
+		if err != nil {
+			out.abort()
+		}
+	}
+	return tc.Metrics.snapshot(i, time.Since(start))
+}
+
+func taskError(v *Vertex, i int, err error) error {
+	return fmt.Errorf("flow: vertex %q subtask %d/%d: %w", v.name, i+1, v.parallelism, err)
+}
+
+// callBody runs body, turning a panic into an error with the panic value and
+// the top of the stack.
+func callBody(body func(*TaskContext) error, tc *TaskContext) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v\n%s", ErrPanic, r, shortStack(debug.Stack(), 16))
+		}
+	}()
+	return body(tc)
+}
+
+// shortStack keeps n lines of a stack trace from the frame that panicked on
+// (the lines after the runtime's panic frame).
+func shortStack(s []byte, n int) []byte {
+	lines := bytes.Split(bytes.TrimRight(s, "\n"), []byte("\n"))
+	from := 0
+	for k, l := range lines {
+		if bytes.HasPrefix(l, []byte("panic(")) {
+			from = k + 2
+			break
+		}
+	}
+	if from >= len(lines) {
+		from = 0
+	}
+	lines = lines[from:]
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// runFlusher ticks every half FlushTimeout, sending the partial batches that
+// waited a whole tick.
+func runFlusher(outs []output, every time.Duration, stop chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	if every <= 0 {
+		every = time.Millisecond
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			for _, o := range outs {
+				if o.needsFlusher() {
+					o.flushIdle()
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package flow
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// TaskMetrics counts one subtask's work while it runs. The runtime counts
+// records and bytes per batch, never per record; bytes are estimated as the
+// records' size in Go memory (unsafe.Sizeof of the record type), since
+// pipelined edges do not serialize. A body may add what its own operators
+// spilled and the memory they peaked at. Safe for concurrent use.
+type TaskMetrics struct {
+	recordsIn, recordsOut atomic.Int64
+	bytesIn, bytesOut     atomic.Int64
+	spilled               atomic.Int64
+	peak                  atomic.Int64
+	wait                  atomic.Int64 // nanoseconds blocked on exchanges
+}
+
+// AddSpilled adds n bytes the body's operators spilled.
+func (m *TaskMetrics) AddSpilled(n int64) { m.spilled.Add(n) }
+
+// ObservePeakMemory raises the subtask's peak memory to n if n is higher.
+func (m *TaskMetrics) ObservePeakMemory(n int64) {
+	for {
+		p := m.peak.Load()
+		if n <= p || m.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+// RecordsIn returns the records read so far, for bodies and tests.
+func (m *TaskMetrics) RecordsIn() int64 { return m.recordsIn.Load() }
+
+// RecordsOut returns the records sent downstream so far (emitted records still
+// pending in a writer's batch are not counted yet).
+func (m *TaskMetrics) RecordsOut() int64 { return m.recordsOut.Load() }
+
+func (m *TaskMetrics) addWait(since time.Time) { m.wait.Add(int64(time.Since(since))) }
+
+// SubtaskMetrics is what one subtask did.
+type SubtaskMetrics struct {
+	Subtask    int
+	RecordsIn  int64
+	RecordsOut int64
+	BytesIn    int64 // estimated: records times the record type's size
+	BytesOut   int64
+	Wall       time.Duration // from start to end of the subtask
+	Busy       time.Duration // Wall minus the time blocked on exchanges
+	Spilled    int64         // record bytes written to spill files by its exchanges and operators
+	PeakMemory int64         // most bytes one of its blocking outputs held in memory, or its body reported (ObservePeakMemory)
+}
+
+// VertexMetrics is what one vertex's subtasks did.
+type VertexMetrics struct {
+	Name     string
+	Subtasks []SubtaskMetrics
+}
+
+// Total returns the sums over the subtasks (Wall and Busy: the maximum and the
+// sum; PeakMemory: the sum).
+func (v VertexMetrics) Total() SubtaskMetrics {
+	t := SubtaskMetrics{Subtask: -1}
+	for _, s := range v.Subtasks {
+		t.RecordsIn += s.RecordsIn
+		t.RecordsOut += s.RecordsOut
+		t.BytesIn += s.BytesIn
+		t.BytesOut += s.BytesOut
+		t.Wall = max(t.Wall, s.Wall)
+		t.Busy += s.Busy
+		t.Spilled += s.Spilled
+		t.PeakMemory += s.PeakMemory
+	}
+	return t
+}
+
+// Result is what Execute returns: metrics per vertex in the order vertices were
+// added, and the memory manager's peak.
+type Result struct {
+	Vertices   []VertexMetrics
+	PeakMemory int64
+}
+
+// Vertex returns the metrics of the vertex named name, and whether there is one.
+func (r *Result) Vertex(name string) (VertexMetrics, bool) {
+	for _, v := range r.Vertices {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return VertexMetrics{}, false
+}
+
+func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
+	busy := wall - time.Duration(m.wait.Load())
+	if busy < 0 {
+		busy = 0
+	}
+	return SubtaskMetrics{
+		Subtask:    subtask,
+		RecordsIn:  m.recordsIn.Load(),
+		RecordsOut: m.recordsOut.Load(),
+		BytesIn:    m.bytesIn.Load(),
+		BytesOut:   m.bytesOut.Load(),
+		Wall:       wall,
+		Busy:       busy,
+		Spilled:    m.spilled.Load(),
+		PeakMemory: m.peak.Load(),
+	}
+}

@@ -1,0 +1,229 @@
+package flow
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// partitionCase is one partitioner under test with the property its output must
+// have.
+type partitionCase struct {
+	name  string
+	part  Partitioner[rec]
+	equal bool // needs nProd == nCons
+	check func(t *testing.T, in [][]rec, got [][]rec)
+}
+
+func partitionCases() []partitionCase {
+	return []partitionCase{
+		{name: "forward", part: Partitioner[rec]{Strategy: Forward}, equal: true, check: checkForward},
+		{name: "hash", part: Partitioner[rec]{Strategy: Hash, Hash: hashKey}, check: checkHash},
+		{name: "range-given", part: Partitioner[rec]{Strategy: Range, Key: keyOf}, check: checkRange},
+		{name: "range-sampled", part: Partitioner[rec]{Strategy: Range, Key: keyOf}, check: checkRange},
+		{name: "broadcast", part: Partitioner[rec]{Strategy: Broadcast}, check: checkBroadcast},
+		{name: "rebalance", part: Partitioner[rec]{Strategy: Rebalance}, check: checkRebalance},
+		{name: "custom", part: Partitioner[rec]{Strategy: Custom, Custom: func(v *rec, n int) int { return int(uint64(v.Key) % uint64(n)) }}, check: checkCustom},
+	}
+}
+
+// givenBounds returns n-1 ascending bounds over [-5000, 5000).
+func givenBounds(n int) [][]byte {
+	b := make([][]byte, n-1)
+	for i := range b {
+		b[i] = keyOf(nil, &rec{Key: int64(-5000 + 10000*(i+1)/n)})
+	}
+	return b
+}
+
+func TestPartitioners(t *testing.T) {
+	codec := recCodec(t)
+	shapes := [][2]int{{3, 2}, {2, 4}, {3, 3}, {1, 1}}
+	dists := []keyDist{uniformKeys, zipfKeys, equalKeys, bigRecords}
+	for _, pc := range partitionCases() {
+		for _, mode := range []ExchangeMode{Pipelined, Blocking} {
+			for _, bu := range budgets {
+				for _, sh := range shapes {
+					nProd, nCons := sh[0], sh[1]
+					if pc.equal && nProd != nCons {
+						continue
+					}
+					for _, dist := range dists {
+						name := fmt.Sprintf("%s/%v/%s/%dto%d/%s", pc.name, mode, bu.name, nProd, nCons, dist)
+						t.Run(name, func(t *testing.T) {
+							in := genInput(nProd, 2000, dist, 1)
+							part := pc.part
+							if pc.name == "range-given" {
+								part.Bounds = givenBounds(nCons)
+							}
+							env := newTestEnv(t, bu.opts)
+							g := NewGraph()
+							src := g.Vertex("source", nProd, sourceBody(in))
+							col := newCollector(nCons)
+							dst := g.Vertex("sink", nCons, col.body)
+							Connect(g, src, dst, part, mode, codec)
+							res, err := Execute(bg, g, env.options(Options{BatchSize: 100}))
+							if err != nil {
+								t.Fatal(err)
+							}
+							env.check(t)
+							pc.check(t, in, col.got)
+							checkCounts(t, res, in, col.got)
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkCounts asserts that the metrics count what went through.
+func checkCounts(t *testing.T, res *Result, in [][]rec, got [][]rec) {
+	t.Helper()
+	src, _ := res.Vertex("source")
+	sink, _ := res.Vertex("sink")
+	var out int64
+	for _, g := range got {
+		out += int64(len(g))
+	}
+	if sink.Total().RecordsIn != out {
+		t.Errorf("sink metrics: %d records in, collected %d", sink.Total().RecordsIn, out)
+	}
+	if src.Total().RecordsOut != out {
+		t.Errorf("source metrics: %d records out, delivered %d", src.Total().RecordsOut, out)
+	}
+}
+
+func checkForward(t *testing.T, in [][]rec, got [][]rec) {
+	for c := range got {
+		sameMultiset(t, fmt.Sprintf("consumer %d", c), got[c], in[c])
+	}
+}
+
+func checkHash(t *testing.T, in [][]rec, got [][]rec) {
+	sameMultiset(t, "all", flattenGot(got), flatten(in))
+	owner := map[int64]int{}
+	for c, g := range got {
+		for _, r := range g {
+			if o, ok := owner[r.Key]; ok && o != c {
+				t.Fatalf("key %d on consumers %d and %d", r.Key, o, c)
+			}
+			owner[r.Key] = c
+		}
+	}
+}
+
+func checkRange(t *testing.T, in [][]rec, got [][]rec) {
+	all := flattenGot(got)
+	sameMultiset(t, "all", all, flatten(in))
+	// consumer i's keys are all <= consumer i+1's: concatenating the locally
+	// sorted partitions gives a sorted sequence
+	var keys []int64
+	for _, g := range got {
+		local := make([]int64, len(g))
+		for i, r := range g {
+			local[i] = r.Key
+		}
+		slices.Sort(local)
+		keys = append(keys, local...)
+	}
+	if !slices.IsSorted(keys) {
+		t.Fatal("range partitions overlap")
+	}
+}
+
+func checkBroadcast(t *testing.T, in [][]rec, got [][]rec) {
+	for c := range got {
+		sameMultiset(t, fmt.Sprintf("consumer %d", c), got[c], flatten(in))
+	}
+}
+
+func checkRebalance(t *testing.T, in [][]rec, got [][]rec) {
+	sameMultiset(t, "all", flattenGot(got), flatten(in))
+	for p := range in {
+		lo, hi := int(^uint(0)>>1), 0
+		for _, g := range got {
+			n := 0
+			for _, r := range g {
+				if int(r.Prod) == p {
+					n++
+				}
+			}
+			lo, hi = min(lo, n), max(hi, n)
+		}
+		if hi-lo > 1 {
+			t.Fatalf("producer %d: consumers got between %d and %d records", p, lo, hi)
+		}
+	}
+}
+
+func checkCustom(t *testing.T, in [][]rec, got [][]rec) {
+	sameMultiset(t, "all", flattenGot(got), flatten(in))
+	for c, g := range got {
+		for _, r := range g {
+			if int(uint64(r.Key)%uint64(len(got))) != c {
+				t.Fatalf("key %d on consumer %d", r.Key, c)
+			}
+		}
+	}
+}
+
+func flattenGot(got [][]rec) []rec {
+	var out []rec
+	for _, g := range got {
+		out = append(out, g...)
+	}
+	return out
+}
+
+func TestRangeIndex(t *testing.T) {
+	b := [][]byte{{2}, {4}, {4}, {7}}
+	for _, tc := range []struct {
+		key  byte
+		want int
+	}{{0, 0}, {2, 0}, {3, 1}, {4, 1}, {5, 3}, {7, 3}, {8, 4}} {
+		if got := rangeIndex(b, []byte{tc.key}); got != tc.want {
+			t.Errorf("rangeIndex(%d) = %d, want %d", tc.key, got, tc.want)
+		}
+	}
+}
+
+func TestBoundsFromSamples(t *testing.T) {
+	// producer 0 saw 1000 records and sampled 10; producer 1 saw 10 and sampled 10:
+	// producer 0's keys carry 100 times the weight
+	var s0, s1 [][]byte
+	for i := 0; i < 10; i++ {
+		s0 = append(s0, []byte{byte(10 + i)})
+		s1 = append(s1, []byte{byte(i)})
+	}
+	b := boundsFromSamples([][][]byte{s0, s1}, []int64{1000, 10}, 2)
+	if len(b) != 1 || !bytes.Equal(b[0], []byte{14}) {
+		t.Fatalf("bounds %v, want [[14]]", b)
+	}
+	empty := boundsFromSamples([][][]byte{nil, nil}, []int64{0, 0}, 3)
+	if len(empty) != 2 {
+		t.Fatalf("bounds %v for no keys", empty)
+	}
+}
+
+// TestRangeSampledBalanced checks that sampled bounds split uniform keys
+// roughly evenly (no consumer gets less than half its share).
+func TestRangeSampledBalanced(t *testing.T) {
+	in := genInput(3, 20000, uniformKeys, 3)
+	env := newTestEnv(t, budgets[0].opts)
+	g := NewGraph()
+	src := g.Vertex("source", 3, sourceBody(in))
+	col := newCollector(4)
+	dst := g.Vertex("sink", 4, col.body)
+	Connect(g, src, dst, Partitioner[rec]{Strategy: Range, Key: keyOf}, Pipelined, recCodec(t))
+	if _, err := Execute(bg, g, env.options(Options{})); err != nil {
+		t.Fatal(err)
+	}
+	env.check(t)
+	for c, got := range col.got {
+		if len(got) < 60000/4/2 {
+			t.Errorf("consumer %d got %d of 60000 records", c, len(got))
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Reader is a consumer subtask's end of one input edge: it merges the partitions
+// of every producer subtask feeding it, in arrival order (for a blocking edge:
+// producer 0's partition, then producer 1's, ...).
+//
+// Contract: a Reader belongs to its task's goroutine. A batch returned by Next
+// or NextOrEvent is owned by the body until the next call (then it is recycled);
+// a body that keeps records past that copies them. Events come in order with the
+// data of the producer that sent them. EndOfPartition events are consumed by the
+// Reader: Next returns io.EOF once every producer feeding it ended.
+type Reader[T any] struct {
+	x       *exchange[T]
+	tc      *TaskContext
+	c       int
+	sources []int  // producer subtasks feeding this consumer
+	ended   []bool // per producer subtask; true from the start for those not feeding it
+	live    int
+	cur     []T
+	ev      Event
+	closed  bool
+
+	// blocking
+	waited bool
+	si     int // index in sources of the store being replayed
+	it     *storeReader[T]
+}
+
+func (e *edge[T]) reader(tc *TaskContext) input {
+	x := e.rt
+	r := &Reader[T]{x: x, tc: tc, c: tc.Subtask, ended: make([]bool, x.nProd)}
+	if e.strategy == Forward {
+		r.sources = []int{tc.Subtask}
+		for p := range r.ended {
+			r.ended[p] = p != tc.Subtask
+		}
+	} else {
+		r.sources = make([]int, x.nProd)
+		for p := range r.sources {
+			r.sources[p] = p
+		}
+	}
+	r.live = len(r.sources)
+	return r
+}
+
+// Input returns the task's i-th input (numbered in the order of Connect calls
+// with this vertex as consumer). It panics, which Execute turns into the task's
+// error, when there is no such input or it does not carry T: call it once, at
+// the start of the body.
+func Input[T any](tc *TaskContext, i int) *Reader[T] {
+	if i < 0 || i >= len(tc.inputs) {
+		panic(fmt.Sprintf("flow: vertex %q has %d inputs, no input %d", tc.Vertex, len(tc.inputs), i))
+	}
+	r, ok := tc.inputs[i].(*Reader[T])
+	if !ok {
+		panic(fmt.Sprintf("flow: vertex %q input %d is a %T, not a %T", tc.Vertex, i, tc.inputs[i], r))
+	}
+	return r
+}
+
+// Producers returns the number of producer subtasks of the edge (event sources
+// are numbered 0..Producers()-1).
+func (r *Reader[T]) Producers() int { return r.x.nProd }
+
+// Next returns the next batch, skipping events other than EndOfPartition, or
+// io.EOF when every producer ended. A body that must see events uses
+// NextOrEvent or an Aligner.
+func (r *Reader[T]) Next(ctx context.Context) ([]T, error) {
+	for {
+		b, ev, err := r.NextOrEvent(ctx)
+		if ev == nil || err != nil {
+			return b, err
+		}
+	}
+}
+
+// NextOrEvent returns either the next batch (ev == nil) or the next event
+// (batch == nil), in the order the producers sent them, or io.EOF when every
+// producer ended. *ev is valid until the next call.
+func (r *Reader[T]) NextOrEvent(ctx context.Context) (batch []T, ev *Event, err error) {
+	r.recycle()
+	for {
+		if r.live == 0 {
+			return nil, nil, io.EOF
+		}
+		m, err := r.recv(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch m.ev.Kind {
+		case eventNone:
+			r.cur = m.batch
+			return m.batch, nil, nil
+		case EndOfPartition:
+			r.end(m.ev.Source)
+		default:
+			r.ev = m.ev
+			return nil, &r.ev, nil
+		}
+	}
+}
+
+func (r *Reader[T]) recycle() {
+	if r.cur != nil {
+		r.x.putBatch(r.cur)
+		r.cur = nil
+	}
+}
+
+func (r *Reader[T]) end(src int) {
+	if src >= 0 && src < len(r.ended) && !r.ended[src] {
+		r.ended[src] = true
+		r.live--
+	}
+}
+
+// recv returns the next raw message, EndOfPartition events included, and counts
+// the records it carries.
+func (r *Reader[T]) recv(ctx context.Context) (message[T], error) {
+	var m message[T]
+	var err error
+	if r.x.mode == Pipelined {
+		m, err = r.recvPipelined(ctx)
+	} else {
+		m, err = r.recvBlocking(ctx)
+	}
+	if err == nil && m.batch != nil {
+		met := r.tc.Metrics
+		met.recordsIn.Add(int64(len(m.batch)))
+		met.bytesIn.Add(int64(len(m.batch)) * r.x.elemSize)
+	}
+	return m, err
+}
+
+func (r *Reader[T]) recvPipelined(ctx context.Context) (message[T], error) {
+	in := r.x.inbox[r.c]
+	select {
+	case m := <-in:
+		return m, nil
+	default:
+	}
+	t := time.Now()
+	defer r.tc.Metrics.addWait(t)
+	select {
+	case m := <-in:
+		return m, nil
+	case <-ctx.Done():
+		return message[T]{}, ctx.Err()
+	case <-r.x.j.ctx.Done():
+		return message[T]{}, r.x.j.ctx.Err()
+	}
+}
+
+// recvBlocking waits until every producer finished, then replays the stores of
+// the producers feeding this consumer one after the other, ending each with an
+// EndOfPartition event.
+func (r *Reader[T]) recvBlocking(ctx context.Context) (message[T], error) {
+	x := r.x
+	if !r.waited {
+		t := time.Now()
+		select {
+		case <-x.ready:
+		case <-ctx.Done():
+			return message[T]{}, ctx.Err()
+		case <-x.j.ctx.Done():
+			return message[T]{}, x.j.ctx.Err()
+		}
+		r.tc.Metrics.addWait(t)
+		r.waited = true
+	}
+	if err := ctx.Err(); err != nil {
+		return message[T]{}, err
+	}
+	p := r.sources[r.si]
+	if r.it == nil {
+		r.it = newStoreReader(x.stores[p][r.c])
+	}
+	b, err := r.it.next()
+	if err != nil {
+		return message[T]{}, err
+	}
+	if b != nil {
+		return message[T]{batch: b, src: p}, nil
+	}
+	r.it = nil
+	r.si++
+	return message[T]{ev: Event{Kind: EndOfPartition, Source: p}, src: p}, nil
+}
+
+// close ends the reader when its task ended: producers still sending to this
+// consumer drop their batches from now on.
+func (r *Reader[T]) close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.recycle()
+	if r.it != nil {
+		r.it.close()
+		r.it = nil
+	}
+	close(r.x.done[r.c])
+}

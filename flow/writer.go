@@ -1,0 +1,378 @@
+package flow
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Writer is a producer subtask's end of one output edge. It routes each record
+// to a consumer's pending batch with the edge's partitioner and sends a batch
+// when it is full, when FlushTimeout passed since it got its first record
+// (pipelined edges), before an event, and when the body returns.
+//
+// Contract: the task's body calls Emit, EmitBatch, Event and Flush from its
+// goroutine; the Writer closes itself when the body returns (sending
+// EndOfPartition to every consumer) or fails. A Writer copies the records it is
+// given: the caller keeps ownership of v and vs. After an error (a cancelled
+// job, a failed spill) every call returns that error.
+//
+// Memory: a pipelined edge holds at most one pending batch per consumer per
+// producer plus Options.Buffers batches per consumer channel; a blocking edge
+// holds its output in stores (see store) that spill through the job's spill FS.
+type Writer[T any] struct {
+	x        *exchange[T]
+	tc       *TaskContext
+	src      int
+	n        int
+	strategy ShipStrategy
+	part     *Partitioner[T]
+	bounds   [][]byte
+	rr       int
+	key      []byte
+	scratch  []byte
+	held     int64 // bytes its stores hold in memory
+
+	// locking is set when a flusher goroutine shares the writer (pipelined edge,
+	// FlushTimeout > 0); mu then guards everything below.
+	locking bool
+	mu      sync.Mutex
+	bufs    [][]T
+	gen     []uint64 // batches sent per consumer
+	seenGen []uint64 // gen at the flusher's last tick
+	seenAny []bool   // bufs[c] was non-empty at the flusher's last tick
+	err     error
+	done    bool
+
+	// sampled Range: records go to local until every producer published its sample
+	sampling bool
+	res      *reservoir
+	local    []T
+}
+
+func (e *edge[T]) writer(tc *TaskContext) output {
+	x := e.rt
+	w := &Writer[T]{
+		x: x, tc: tc, src: tc.Subtask, n: x.nCons,
+		strategy: e.strategy, part: &e.part, bounds: e.part.Bounds,
+		bufs:    make([][]T, x.nCons),
+		gen:     make([]uint64, x.nCons),
+		seenGen: make([]uint64, x.nCons),
+		seenAny: make([]bool, x.nCons),
+		locking: x.mode == Pipelined && x.j.opts.FlushTimeout > 0,
+		rr:      tc.Subtask % x.nCons,
+	}
+	if x.sampler != nil {
+		w.sampling = true
+		w.res = newReservoir(sampleSize*x.nCons, uint64(tc.Subtask)+1)
+	}
+	return w
+}
+
+// Output returns the task's i-th output (numbered in the order of Connect calls
+// with this vertex as producer). Like Input it panics when there is no such
+// output or it does not carry T.
+func Output[T any](tc *TaskContext, i int) *Writer[T] {
+	if i < 0 || i >= len(tc.outputs) {
+		panic(fmt.Sprintf("flow: vertex %q has %d outputs, no output %d", tc.Vertex, len(tc.outputs), i))
+	}
+	w, ok := tc.outputs[i].(*Writer[T])
+	if !ok {
+		panic(fmt.Sprintf("flow: vertex %q output %d is a %T, not a %T", tc.Vertex, i, tc.outputs[i], w))
+	}
+	return w
+}
+
+func (w *Writer[T]) lock() {
+	if w.locking {
+		w.mu.Lock()
+	}
+}
+
+func (w *Writer[T]) unlock() {
+	if w.locking {
+		w.mu.Unlock()
+	}
+}
+
+// Emit routes one record (copied).
+func (w *Writer[T]) Emit(v *T) error {
+	w.lock()
+	err := w.emit(v)
+	w.unlock()
+	return err
+}
+
+// EmitBatch routes every record of vs (copied); it takes the flusher's lock
+// once for the whole slice.
+func (w *Writer[T]) EmitBatch(vs []T) error {
+	w.lock()
+	defer w.unlock()
+	for i := range vs {
+		if err := w.emit(&vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Writer[T]) emit(v *T) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return fmt.Errorf("flow: edge %s: emit after the writer closed", w.x.e.name)
+	}
+	if w.sampling {
+		w.key = w.part.Key(w.key[:0], v)
+		w.res.offer(w.key)
+		if w.local == nil {
+			w.local = w.x.getBatch()
+		}
+		w.local = append(w.local, *v)
+		if len(w.local) == w.x.batchSize {
+			b := w.local
+			w.local = nil
+			if w.err = w.x.j.ctx.Err(); w.err == nil {
+				w.err = w.x.locals[w.src].add(b, w)
+			} else {
+				w.x.putBatch(b)
+			}
+		}
+		return w.err
+	}
+	return w.route(v)
+}
+
+// route appends v to its consumer's batch and sends the batch when full.
+func (w *Writer[T]) route(v *T) error {
+	if w.strategy == Broadcast {
+		for c := range w.bufs {
+			w.append(c, v)
+		}
+		return w.err
+	}
+	c := w.target(v)
+	if c < 0 {
+		return w.err
+	}
+	w.append(c, v)
+	return w.err
+}
+
+func (w *Writer[T]) append(c int, v *T) {
+	b := w.bufs[c]
+	if b == nil {
+		b = w.x.getBatch()
+	}
+	b = append(b, *v)
+	w.bufs[c] = b
+	if len(b) == w.x.batchSize && w.err == nil {
+		w.err = w.send(c)
+	}
+}
+
+// send hands consumer c's pending batch downstream (or to its store).
+func (w *Writer[T]) send(c int) error {
+	b := w.bufs[c]
+	w.bufs[c] = nil
+	w.gen[c]++
+	if len(b) == 0 {
+		if b != nil {
+			w.x.putBatch(b)
+		}
+		return nil
+	}
+	met := w.tc.Metrics
+	met.recordsOut.Add(int64(len(b)))
+	met.bytesOut.Add(int64(len(b)) * w.x.elemSize)
+	if w.x.mode == Blocking {
+		if err := w.x.j.ctx.Err(); err != nil {
+			w.x.putBatch(b)
+			return err
+		}
+		return w.x.stores[w.src][c].add(b, w)
+	}
+	return w.x.deliver(c, message[T]{batch: b, src: w.src}, met)
+}
+
+// Flush sends every pending batch now.
+func (w *Writer[T]) Flush() error {
+	w.lock()
+	defer w.unlock()
+	return w.flush()
+}
+
+func (w *Writer[T]) flush() error {
+	for c := range w.bufs {
+		if w.err != nil {
+			return w.err
+		}
+		if len(w.bufs[c]) > 0 {
+			w.err = w.send(c)
+		}
+	}
+	return w.err
+}
+
+// Event flushes the pending batches and then sends e to every consumer this
+// producer feeds (for Forward, its one consumer), with Source set to this
+// subtask. Blocking and sampled Range edges carry no events: Event returns an
+// error there. EndOfPartition is sent by the runtime only.
+func (w *Writer[T]) Event(e Event) error {
+	w.lock()
+	defer w.unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if e.Kind == eventNone || e.Kind == EndOfPartition || e.Kind > EndOfSuperstep {
+		return fmt.Errorf("flow: edge %s: cannot send event %v", w.x.e.name, e.Kind)
+	}
+	if w.x.mode == Blocking || w.sampling {
+		return fmt.Errorf("flow: edge %s: %v event on a blocking edge", w.x.e.name, e.Kind)
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.err = w.broadcastEvent(e)
+	return w.err
+}
+
+func (w *Writer[T]) broadcastEvent(e Event) error {
+	e.Source = w.src
+	if w.strategy == Forward {
+		return w.x.deliver(w.src, message[T]{ev: e, src: w.src}, w.tc.Metrics)
+	}
+	for c := 0; c < w.n; c++ {
+		if err := w.x.deliver(c, message[T]{ev: e, src: w.src}, w.tc.Metrics); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushIdle is the flusher's tick: it sends the batches that were already
+// pending, unsent, at the previous tick. Ticks come every FlushTimeout/2, so a
+// record waits at most about FlushTimeout.
+func (w *Writer[T]) flushIdle() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.done {
+		return
+	}
+	for c := range w.bufs {
+		if len(w.bufs[c]) > 0 && w.seenAny[c] && w.seenGen[c] == w.gen[c] {
+			if w.err = w.send(c); w.err != nil {
+				return
+			}
+		}
+		w.seenGen[c] = w.gen[c]
+		w.seenAny[c] = len(w.bufs[c]) > 0
+	}
+}
+
+// needsFlusher reports whether the writer needs the task's flusher.
+func (w *Writer[T]) needsFlusher() bool { return w.locking }
+
+// finish closes the writer after the body returned nil: a sampled Range edge
+// waits for every producer's sample and routes its buffered output, then the
+// pending batches go out and every consumer gets EndOfPartition (a blocking
+// edge's stores are complete instead).
+func (w *Writer[T]) finish() error {
+	w.lock()
+	defer w.unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.sampling {
+		if w.err = w.replaySample(); w.err != nil {
+			return w.err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.done = true
+	x := w.x
+	if x.mode == Blocking {
+		if x.pending.Add(-1) == 0 {
+			close(x.ready)
+		}
+		return nil
+	}
+	w.err = w.broadcastEvent(Event{Kind: EndOfPartition})
+	return w.err
+}
+
+// replaySample publishes the sample, waits for the bounds and routes the
+// buffered records.
+func (w *Writer[T]) replaySample() error {
+	x := w.x
+	local := x.locals[w.src]
+	if len(w.local) > 0 {
+		if err := local.add(w.local, w); err != nil {
+			return err
+		}
+	}
+	w.local = nil
+	x.sampler.publish(w.src, w.res)
+	select {
+	case <-x.sampler.ready:
+	case <-x.j.ctx.Done():
+		return x.j.ctx.Err()
+	}
+	w.bounds = x.sampler.bounds
+	w.sampling = false
+	it := newStoreReader(local)
+	defer it.close()
+	for {
+		b, err := it.next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return nil
+		}
+		for i := range b {
+			if err := w.route(&b[i]); err != nil {
+				return err
+			}
+		}
+		x.putBatch(b)
+	}
+}
+
+// spillAll spills every store this producer fills; the stores call it when
+// their reservation cannot grow.
+func (w *Writer[T]) spillAll() error {
+	x := w.x
+	if x.locals != nil && x.locals[w.src].state == storeFilling {
+		if err := x.locals[w.src].spill(w); err != nil {
+			return err
+		}
+	}
+	if x.stores != nil {
+		for _, s := range x.stores[w.src] {
+			if err := s.spill(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// abort closes the writer after its task failed: pending batches are dropped.
+func (w *Writer[T]) abort() {
+	w.lock()
+	defer w.unlock()
+	w.done = true
+	for c, b := range w.bufs {
+		if b != nil {
+			w.x.putBatch(b)
+			w.bufs[c] = nil
+		}
+	}
+	if w.local != nil {
+		w.x.putBatch(w.local)
+		w.local = nil
+	}
+}

@@ -1,0 +1,23 @@
+// Package formats defines how weir reads and writes files: a Source splits its
+// input into independently readable pieces (a Parquet row group, a byte range of
+// a CSV or text file, a range of Arrow record batches) and decodes each into
+// batches of a Go type T; a Sink writes batches of T from each parallel subtask
+// and makes the output visible only on Commit.
+//
+// The formats live in subpackages (parquet, csv, text, arrow); this package holds
+// the contracts they share and the mapping of struct fields to columns.
+//
+// # Contracts
+//
+//   - Source.Read passes records to its callback a batch at a time; the batch slice
+//     may be reused after the callback returns, so a consumer copies the records it
+//     keeps. Strings and byte slices inside records stay valid and unchanged after
+//     that (sources carve them from per-batch slabs and never reuse those).
+//   - Errors name the file and, where there is one, the row group, line, row or
+//     column: "formats/csv: orders.csv line 17, column o_totalprice: ...".
+//   - A Writer writes to a temporary name beside its final path and renames it on
+//     Commit; Abort (and any error) leaves nothing behind.
+//   - Struct fields map to columns by the `weir:"name"` tag, else by the field name
+//     compared case-insensitively, else by the field name in snake_case; `weir:"-"`
+//     skips a field. Only exported fields are mapped.
+package formats
