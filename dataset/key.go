@@ -11,6 +11,7 @@ const partitionSeed = 0x5ca1ab1e0ddba11
 type keyer[T any] struct {
 	append func(dst []byte, v *T) []byte
 	hash   func(v *T) uint64
+	custom func(v *T, n int) int // PartitionCustom's function
 }
 
 // newKeyer builds the keyer of sel, choosing K's encoding once.

@@ -112,6 +112,9 @@ func connectInput[T any](n *node, i int, k *keyer[T]) {
 			p.Key = k.append
 		case optimizer.Broadcast:
 			p.Strategy = flow.Broadcast
+		case optimizer.Custom:
+			p.Strategy = flow.Custom
+			p.Custom = k.custom
 		default:
 			p.Strategy = flow.Rebalance
 		}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"io"
+	"iter"
 
 	"github.com/weirdata/weir/flow"
 )
@@ -59,3 +60,27 @@ func (t *task) exit() {
 	}
 	t.cleanups = nil
 }
+
+// readBatches yields the batches of input 0 of a task (records of T) until the
+// input ends; a read error stops it and is stored in *errp. A batch is valid
+// until the loop asks for the next.
+func readBatches[T any](tc *task, errp *error) iter.Seq[[]T] {
+	return func(yield func([]T) bool) {
+		in := flow.Input[T](tc.TaskContext, 0)
+		for {
+			b, err := in.Next(tc.Context())
+			if err != nil {
+				if !isEOF(err) {
+					*errp = err
+				}
+				return
+			}
+			if !yield(b) {
+				return
+			}
+		}
+	}
+}
+
+// flowInput is flow.Input for a dataset task.
+func flowInput[T any](tc *task, i int) *flow.Reader[T] { return flow.Input[T](tc.TaskContext, i) }

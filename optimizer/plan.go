@@ -11,6 +11,13 @@ type OpKind uint8
 const (
 	// Source reads data; it has no inputs.
 	Source OpKind = iota
+	// Partition redistributes its input (partitionByHash, partitionByRange,
+	// partitionCustom, rebalance) and passes it on unchanged.
+	Partition
+	// CoGroup groups two inputs by key and gives both groups of a key to a function.
+	CoGroup
+	// Cross pairs every record of one input with every record of the other.
+	Cross
 	// Map is a record-at-a-time operator (map, flatMap, filter): it can be
 	// chained into its producer when the input is forwarded.
 	Map
@@ -34,6 +41,12 @@ func (k OpKind) String() string {
 	switch k {
 	case Source:
 		return "Source"
+	case Partition:
+		return "Partition"
+	case CoGroup:
+		return "CoGroup"
+	case Cross:
+		return "Cross"
 	case Map:
 		return "Map"
 	case MapPartition:
@@ -97,10 +110,18 @@ const (
 	SortMerge
 	// SortLocal sorts each partition (Sort).
 	SortLocal
+	// SortCoGroup sorts both inputs by key and walks their groups together.
+	SortCoGroup
+	// NestedLoopsBlockFirst crosses by reading input 0 a memory-full block at a
+	// time and scanning input 1 (materialized) for each block.
+	NestedLoopsBlockFirst
+	// NestedLoopsBlockSecond is NestedLoopsBlockFirst with the inputs' roles swapped.
+	NestedLoopsBlockSecond
 )
 
 func (l Local) String() string {
-	return [...]string{"NONE", "HASH_AGGREGATE", "SORT_GROUP", "HYBRIDHASH_BUILD_FIRST", "HYBRIDHASH_BUILD_SECOND", "SORT_MERGE", "SORT"}[l]
+	return [...]string{"NONE", "HASH_AGGREGATE", "SORT_GROUP", "HYBRIDHASH_BUILD_FIRST", "HYBRIDHASH_BUILD_SECOND", "SORT_MERGE", "SORT", "SORT_COGROUP",
+		"NESTEDLOOP_BLOCKED_OUTER_FIRST", "NESTEDLOOP_BLOCKED_OUTER_SECOND"}[l]
 }
 
 // JoinHint forces a join strategy, as Flink's JoinHint does.
@@ -126,6 +147,19 @@ func (h JoinHint) String() string {
 		"REPARTITION_HASH_FIRST", "REPARTITION_HASH_SECOND", "REPARTITION_SORT_MERGE"}[h]
 }
 
+// CrossHint tells the planner the relative sizes of a cross's inputs, as
+// Flink's crossWithTiny and crossWithHuge do.
+type CrossHint uint8
+
+const (
+	// CrossAny leaves the choice to the planner.
+	CrossAny CrossHint = iota
+	// SecondIsTiny broadcasts input 1.
+	SecondIsTiny
+	// SecondIsHuge broadcasts input 0.
+	SecondIsHuge
+)
+
 // Node is one logical operator of a program.
 type Node struct {
 	ID          int
@@ -140,6 +174,9 @@ type Node struct {
 	// Ordered reports, per input, whether the operator needs its input
 	// range-partitioned by key in key order (a total sort).
 	Ordered []bool
+	// Forced holds, per input, a ship strategy the user asked for
+	// (partitionByHash, rebalance, a broadcast set, ...); planners honour it.
+	Forced map[int]Ship
 	// OrderedGather: the node reads its inputs' subtasks one after the other, in
 	// subtask order (a gather that keeps the order of a total sort).
 	OrderedGather bool
@@ -150,6 +187,8 @@ type Node struct {
 	// Outer reports, for a Join, whether unmatched records of input 0 / input 1
 	// are kept (outer joins cannot broadcast their preserved side).
 	Outer [2]bool
+	// CrossHint sizes a Cross's inputs.
+	CrossHint CrossHint
 	// EstimatedRows is the size estimate in rows, -1 when unknown.
 	EstimatedRows int64
 

@@ -27,6 +27,9 @@ func (Simple) Plan(p *Plan) error {
 			if i < len(n.Ordered) && n.Ordered[i] {
 				d.Ship[i] = Range
 			}
+			if sh, ok := n.Forced[i]; ok {
+				d.Ship[i] = sh
+			}
 			if n.OrderedGather {
 				d.Exchange[i] = Blocking // a blocking exchange replays producers in subtask order
 			}
@@ -39,6 +42,10 @@ func (Simple) Plan(p *Plan) error {
 			d.Local = SortGroup
 		case Sort:
 			d.Local = SortLocal
+		case CoGroup:
+			d.Local = SortCoGroup
+		case Cross:
+			planCross(n, &d)
 		case Join:
 			if len(n.Inputs) != 2 {
 				return fmt.Errorf("optimizer: join %q has %d inputs", n.Name, len(n.Inputs))
@@ -88,4 +95,29 @@ func planJoin(n *Node, d *Decision) error {
 		return fmt.Errorf("optimizer: join %q: unknown hint %d", n.Name, hint)
 	}
 	return nil
+}
+
+// planCross broadcasts the smaller input (by hint, else by estimate, else the
+// second) and streams the other through blocked nested loops.
+func planCross(n *Node, d *Decision) {
+	b := 1
+	switch n.CrossHint {
+	case SecondIsHuge:
+		b = 0
+	case CrossAny:
+		l, r := n.Inputs[0].EstimatedRows, n.Inputs[1].EstimatedRows
+		if l >= 0 && r >= 0 && l < r {
+			b = 0
+		}
+	}
+	d.Ship[b] = Broadcast
+	d.Ship[1-b] = Forward
+	if n.Inputs[1-b].Parallelism != n.Parallelism {
+		d.Ship[1-b] = Rebalance
+	}
+	// the streamed input is read a block at a time; the broadcast one is scanned per block
+	d.Local = NestedLoopsBlockFirst
+	if b == 0 {
+		d.Local = NestedLoopsBlockSecond
+	}
 }

@@ -1,0 +1,59 @@
+package dataset
+
+import (
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/optimizer"
+)
+
+// FlatMapWithBroadcast calls fn for every record of ds with all the records of
+// bs (a broadcast set: every subtask gets every record of bs, read before ds's
+// records are processed; keep it small); fn emits any number of results.
+func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v T, bset []B, emit func(U))) *DataSet[U] {
+	env := ds.env
+	n := env.newNode(optimizer.MapPartition, "FlatMapWithBroadcast at "+caller(1), ds.n, bs.n)
+	n.opt.Parallelism = ds.n.opt.Parallelism
+	n.opt.Forced = map[int]optimizer.Ship{1: optimizer.Broadcast}
+	connectInput[T](n, 0, nil)
+	connectInput[B](n, 1, nil)
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[U](n, out)
+		if err != nil {
+			return err
+		}
+		var set []B
+		bin := flow.Input[B](tc.TaskContext, 1)
+		for {
+			b, err := bin.Next(tc.Context())
+			if err != nil {
+				if isEOF(err) {
+					break
+				}
+				return err
+			}
+			set = append(set, b...)
+		}
+		e := &bufferedEmitter[U]{next: c, batch: env.opts.BatchSize}
+		var readErr error
+		for b := range readBatches[T](tc, &readErr) {
+			for i := range b {
+				fn(b[i], set, e.emit)
+			}
+			if e.err != nil {
+				return e.err
+			}
+		}
+		if readErr != nil {
+			return readErr
+		}
+		return e.close()
+	}
+	return newDataSet[U](env, n)
+}
+
+// MapWithBroadcast applies fn to every record of ds with all the records of the
+// broadcast set bs (see FlatMapWithBroadcast).
+func MapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v T, bset []B) U) *DataSet[U] {
+	out := FlatMapWithBroadcast(ds, bs, func(v T, set []B, emit func(U)) { emit(fn(v, set)) })
+	out.n.opt.Name = "MapWithBroadcast at " + caller(1)
+	return out
+}

@@ -1,0 +1,152 @@
+package dataset
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/optimizer"
+	"github.com/weirdata/weir/sortjoin"
+)
+
+// CoGroup groups l and r by key and calls fn once per key present in either,
+// with that key's records of l and of r (either may be empty); fn emits any
+// number of results. Each sequence is valid only during the call and may be
+// ranged over once, in any order.
+func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K,
+	fn func(key K, ls iter.Seq[L], rs iter.Seq[R], emit func(O))) *DataSet[O] {
+	env := l.env
+	where := "CoGroup at " + caller(1)
+	n := env.newNode(optimizer.CoGroup, where, l.n, r.n)
+	n.opt.Keyed[0], n.opt.Keyed[1] = true, true
+	lk, err1 := newKeyer[L, K](lkey)
+	rk, err2 := newKeyer[R, K](rkey)
+	lc, err3 := memory.NewCodec[L]()
+	rc, err4 := memory.NewCodec[R]()
+	for _, err := range []error{err1, err2, err3, err4} {
+		if err != nil {
+			env.fail(where, err)
+			return newDataSet[O](env, n)
+		}
+	}
+	connectInput[L](n, 0, lk)
+	connectInput[R](n, 1, rk)
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[O](n, out)
+		if err != nil {
+			return err
+		}
+		ctx := tc.Context()
+		name := fmt.Sprintf("%s %d", where, tc.Subtask)
+		ls := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort left"})
+		rs := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort right"})
+		tc.onExit(func() {
+			tc.Metrics.AddSpilled(ls.Stats().SpilledBytes + rs.Stats().SpilledBytes)
+			ls.Close()
+			rs.Close()
+		})
+		lit, err := sortAll(ctx, ls, &inputIter[L]{tc: tc, in: flowInput[L](tc, 0), k: lk, codec: lc})
+		if err != nil {
+			return err
+		}
+		defer lit.Close()
+		rit, err := sortAll(ctx, rs, &inputIter[R]{tc: tc, in: flowInput[R](tc, 1), k: rk, codec: rc})
+		if err != nil {
+			return err
+		}
+		defer rit.Close()
+		lcur, rcur := &cursor{it: lit}, &cursor{it: rit}
+		lcur.advance()
+		rcur.advance()
+		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
+		var decodeErr error
+		var group []byte
+		for lcur.ok || rcur.ok {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			switch {
+			case !rcur.ok || lcur.ok && bytes.Compare(lcur.key, rcur.key) <= 0:
+				group = append(group[:0], lcur.key...)
+			default:
+				group = append(group[:0], rcur.key...)
+			}
+			var key K
+			if lcur.ok && bytes.Equal(lcur.key, group) {
+				var v L
+				if _, err := lc.Decode(lcur.val, &v); err != nil {
+					return err
+				}
+				key = lkey(v)
+			} else {
+				var v R
+				if _, err := rc.Decode(rcur.val, &v); err != nil {
+					return err
+				}
+				key = rkey(v)
+			}
+			fn(key, groupSeq(lcur, group, lc, &decodeErr), groupSeq(rcur, group, rc, &decodeErr), e.emit)
+			if decodeErr != nil {
+				return decodeErr
+			}
+			lcur.skip(group)
+			rcur.skip(group)
+			if e.err != nil {
+				return e.err
+			}
+		}
+		if lcur.err != nil {
+			return lcur.err
+		}
+		if rcur.err != nil {
+			return rcur.err
+		}
+		return e.close()
+	}
+	return newDataSet[O](env, n)
+}
+
+// cursor walks a sorted iterator one record ahead, keeping its own copy of the
+// current record (the iterator's slices die at its next call).
+type cursor struct {
+	it       sortjoin.Iterator
+	key, val []byte
+	ok       bool
+	err      error
+}
+
+func (c *cursor) advance() {
+	k, v, ok := c.it.Next()
+	c.ok = ok
+	if !ok {
+		c.err = c.it.Err()
+		return
+	}
+	c.key = append(c.key[:0], k...)
+	c.val = append(c.val[:0], v...)
+}
+
+// skip advances past the records of group.
+func (c *cursor) skip(group []byte) {
+	for c.ok && bytes.Equal(c.key, group) {
+		c.advance()
+	}
+}
+
+// groupSeq yields the decoded records of group at c, advancing c.
+func groupSeq[T any](c *cursor, group []byte, codec *memory.Codec[T], errp *error) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for c.ok && bytes.Equal(c.key, group) {
+			var v T
+			if _, err := codec.Decode(c.val, &v); err != nil {
+				*errp = err
+				return
+			}
+			c.advance()
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package dataset
+
+import (
+	"fmt"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/optimizer"
+	"github.com/weirdata/weir/spill"
+)
+
+// CrossHint tells the planner the relative sizes of a cross's inputs.
+type CrossHint = optimizer.CrossHint
+
+// The cross hints, as Flink's crossWithTiny and crossWithHuge.
+const (
+	CrossAny     = optimizer.CrossAny
+	SecondIsTiny = optimizer.SecondIsTiny
+	SecondIsHuge = optimizer.SecondIsHuge
+)
+
+// crossBlock is the number of records of the streamed input a cross holds while
+// it scans the materialized one.
+const crossBlock = 4096
+
+// Cross applies fn to every pair of a record of l and a record of r. One input
+// is broadcast and materialized (spilled to disk); the other is read a block at
+// a time, and the materialized input is scanned once per block.
+func Cross[L, R, O any](l *DataSet[L], r *DataSet[R], fn func(l *L, r *R) O, hint ...CrossHint) *DataSet[O] {
+	env := l.env
+	where := "Cross at " + caller(1)
+	n := env.newNode(optimizer.Cross, where, l.n, r.n)
+	if len(hint) > 0 {
+		n.opt.CrossHint = hint[0]
+	}
+	lc, err1 := memory.NewCodec[L]()
+	rc, err2 := memory.NewCodec[R]()
+	for _, err := range []error{err1, err2} {
+		if err != nil {
+			env.fail(where, err)
+			return newDataSet[O](env, n)
+		}
+	}
+	connectInput[L](n, 0, nil)
+	connectInput[R](n, 1, nil)
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[O](n, out)
+		if err != nil {
+			return err
+		}
+		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
+		space := spill.NewSpace(tc.Env.FS, fmt.Sprintf("cross-%d", tc.Subtask), tc.Env.Spill)
+		tc.onExit(func() { space.Close() })
+		if n.opt.Decision.Local == optimizer.NestedLoopsBlockSecond {
+			// input 0 is materialized, input 1 streamed
+			err = crossBlocks(tc, space, 1, 0, rc, lc, func(r *R, l *L) { e.emit(fn(l, r)) })
+		} else {
+			err = crossBlocks(tc, space, 0, 1, lc, rc, func(l *L, r *R) { e.emit(fn(l, r)) })
+		}
+		if err != nil {
+			return err
+		}
+		if e.err != nil {
+			return e.err
+		}
+		return e.close()
+	}
+	return newDataSet[O](env, n)
+}
+
+// crossBlocks materializes input m (records of M) in a spill file, then reads
+// input s (records of S) a block at a time and calls pair for every record of
+// the block with every materialized record.
+func crossBlocks[S, M any](tc *task, space *spill.Space, s, m int, sc *memory.Codec[S], mc *memory.Codec[M], pair func(*S, *M)) error {
+	ctx := tc.Context()
+	w, err := space.Create()
+	if err != nil {
+		return err
+	}
+	mat := flow.Input[M](tc.TaskContext, m)
+	var buf []byte
+	for {
+		b, err := mat.Next(ctx)
+		if err != nil {
+			if isEOF(err) {
+				break
+			}
+			w.Abort()
+			return err
+		}
+		for i := range b {
+			buf = mc.Append(buf[:0], &b[i])
+			if err := w.Append(buf); err != nil {
+				w.Abort()
+				return err
+			}
+		}
+	}
+	h, err := w.Finish()
+	if err != nil {
+		return err
+	}
+	tc.Metrics.AddSpilled(h.Bytes)
+	sin := flow.Input[S](tc.TaskContext, s)
+	block := make([]S, 0, crossBlock)
+	scan := func() error {
+		r, err := space.Open(h)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		var v M
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				if isEOF(err) {
+					return nil
+				}
+				return err
+			}
+			if _, err := mc.Decode(rec, &v); err != nil {
+				return err
+			}
+			for i := range block {
+				pair(&block[i], &v)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	for {
+		b, err := sin.Next(ctx)
+		if err != nil && !isEOF(err) {
+			return err
+		}
+		if b != nil {
+			block = append(block, b...)
+		}
+		if len(block) >= crossBlock || (isEOF(err) && len(block) > 0) {
+			if err := scan(); err != nil {
+				return err
+			}
+			block = block[:0]
+		}
+		if isEOF(err) {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package dataset
+
+import (
+	"iter"
+
+	"github.com/weirdata/weir/optimizer"
+)
+
+// PartitionByHash redistributes ds so that records with equal keys are in the
+// same subtask (Flink's partitionByHash).
+func PartitionByHash[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
+	return partitionBy(ds, key, nil, optimizer.Hash, "PartitionByHash at "+caller(1))
+}
+
+// PartitionByRange redistributes ds into key ranges in key order: subtask i gets
+// keys no greater than subtask i+1's. The boundaries are sampled from the data.
+func PartitionByRange[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
+	return partitionBy(ds, key, nil, optimizer.Range, "PartitionByRange at "+caller(1))
+}
+
+// PartitionCustom redistributes ds with fn, which returns a record's subtask in
+// [0, n).
+func PartitionCustom[T any](ds *DataSet[T], fn func(v T, n int) int) *DataSet[T] {
+	return partitionBy[T, struct{}](ds, nil, fn, optimizer.Custom, "PartitionCustom at "+caller(1))
+}
+
+// Rebalance redistributes ds round robin, evening out skewed subtasks.
+func (ds *DataSet[T]) Rebalance() *DataSet[T] {
+	return partitionBy[T, struct{}](ds, nil, nil, optimizer.Rebalance, "Rebalance at "+caller(1))
+}
+
+func partitionBy[T, K any](ds *DataSet[T], key func(T) K, custom func(T, int) int, ship optimizer.Ship, where string) *DataSet[T] {
+	env := ds.env
+	n := env.newNode(optimizer.Partition, where, ds.n)
+	n.opt.Forced = map[int]optimizer.Ship{0: ship}
+	k := &keyer[T]{}
+	if key != nil {
+		var err error
+		if k, err = newKeyer[T, K](key); err != nil {
+			env.fail(where, err)
+			return newDataSet[T](env, n)
+		}
+	}
+	if custom != nil {
+		k.custom = func(v *T, n int) int { return custom(*v, n) }
+	}
+	connectInput[T](n, 0, k)
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[T](n, out)
+		if err != nil {
+			return err
+		}
+		return drive(tc, c)
+	}
+	return newDataSet[T](env, n)
+}
+
+// MapPartition calls fn once per subtask with all the records of its partition;
+// fn emits any number of results. vals may be ranged over once.
+func MapPartition[T, U any](ds *DataSet[T], fn func(vals iter.Seq[T], emit func(U))) *DataSet[U] {
+	env := ds.env
+	n := env.newNode(optimizer.MapPartition, "MapPartition at "+caller(1), ds.n)
+	n.opt.Parallelism = ds.n.opt.Parallelism
+	connectInput[T](n, 0, nil)
+	n.run = func(tc *task, out any) error {
+		c, err := asCollector[U](n, out)
+		if err != nil {
+			return err
+		}
+		e := &bufferedEmitter[U]{next: c, batch: env.opts.BatchSize}
+		var readErr error
+		vals := func(yield func(T) bool) {
+			for b := range readBatches[T](tc, &readErr) {
+				for i := range b {
+					if !yield(b[i]) {
+						return
+					}
+				}
+			}
+		}
+		fn(vals, e.emit)
+		if readErr != nil {
+			return readErr
+		}
+		if e.err != nil {
+			return e.err
+		}
+		return e.close()
+	}
+	return newDataSet[U](env, n)
+}
+
+// bufferedEmitter collects emitted values into batches for the next collector.
+// An error from the collector is kept and reported by close; later emits are
+// dropped.
+type bufferedEmitter[U any] struct {
+	next  collector[U]
+	buf   []U
+	batch int
+	err   error
+}
+
+func (e *bufferedEmitter[U]) emit(u U) {
+	if e.err != nil {
+		return
+	}
+	e.buf = append(e.buf, u)
+	if len(e.buf) >= e.batch {
+		e.err = e.next.collect(e.buf)
+		e.buf = e.buf[:0]
+	}
+}
+
+func (e *bufferedEmitter[U]) flush() error {
+	if e.err == nil && len(e.buf) > 0 {
+		e.err = e.next.collect(e.buf)
+		e.buf = e.buf[:0]
+	}
+	return e.err
+}
+
+func (e *bufferedEmitter[U]) close() error {
+	if err := e.flush(); err != nil {
+		return err
+	}
+	return e.next.close()
+}
