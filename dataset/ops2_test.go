@@ -224,4 +224,3 @@ func TestBroadcastSet(t *testing.T) {
 		})
 	}
 }
-

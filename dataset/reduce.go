@@ -10,8 +10,9 @@ import (
 
 // Grouping is a data set grouped by a key selector, waiting for a reduction.
 type Grouping[T, K any] struct {
-	ds  *DataSet[T]
-	sel func(T) K
+	ds    *DataSet[T]
+	sel   func(T) K
+	sorts []*keyer[T] // SortGroup's keys, most significant first
 }
 
 // GroupBy groups ds by the key key selects. K may be any type memory.ValueKey

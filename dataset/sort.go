@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -84,13 +86,55 @@ func (f *sortFeeder[T]) collect(b []T) error {
 func (f *sortFeeder[T]) close() error { return nil }
 
 // ReduceGroup gives every group to fn, which emits any number of results. The
-// group's records arrive through vals, valid only during the call, in no
-// particular order; key is the group's key.
+// group's records arrive through vals, valid only during the call, in the order
+// SortGroup set (else in no particular order); key is the group's key.
 func ReduceGroup[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T], emit func(O))) *DataSet[O] {
+	return groupReduce(g, fn, true, "ReduceGroup at "+caller(1))
+}
+
+// CombineGroup is ReduceGroup without the shuffle: fn sees the groups of each
+// subtask's partition, which may be parts of the full groups (Flink's
+// combineGroup); it shrinks data before a ReduceGroup or Reduce.
+func CombineGroup[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T], emit func(O))) *DataSet[O] {
+	return groupReduce(g, fn, false, "CombineGroup at "+caller(1))
+}
+
+// GroupFirst keeps the first n records of every group, in SortGroup's order
+// (Flink's first-n per group).
+func GroupFirst[T, K any](g *Grouping[T, K], n int) *DataSet[T] {
+	return groupReduce(g, func(_ K, vals iter.Seq[T], emit func(T)) {
+		i := 0
+		for v := range vals {
+			if i >= n {
+				return
+			}
+			emit(v)
+			i++
+		}
+	}, true, "GroupFirst at "+caller(1))
+}
+
+// SortGroup orders the records within each group by sel, for ReduceGroup,
+// CombineGroup and GroupFirst. Calls chain: the first is the most significant.
+func SortGroup[T, K, S any](g *Grouping[T, K], sel func(T) S, o Order) *Grouping[T, K] {
+	k, err := newOrderedKeyer[T, S](sel, o)
+	if err != nil {
+		g.ds.env.fail("SortGroup at "+caller(1), err)
+		return g
+	}
+	out := *g
+	out.sorts = append(slices.Clip(g.sorts), k)
+	return &out
+}
+
+func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T], emit func(O)), keyed bool, where string) *DataSet[O] {
 	env := g.ds.env
-	where := "ReduceGroup at " + caller(1)
 	n := env.newNode(optimizer.GroupReduce, where, g.ds.n)
-	n.opt.Keyed[0] = true
+	n.opt.Keyed[0] = keyed
+	if !keyed {
+		n.opt.Kind = optimizer.MapPartition
+		n.opt.Parallelism = g.ds.n.opt.Parallelism
+	}
 	k, err := newKeyer[T, K](g.sel)
 	if err != nil {
 		env.fail(where, err)
@@ -102,6 +146,14 @@ func ReduceGroup[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		return newDataSet[O](env, n)
 	}
 	connectInput[T](n, 0, k)
+	// the sort key: the group key, then the SortGroup keys
+	sortKey := &keyer[T]{append: func(dst []byte, v *T) []byte {
+		dst = k.append(dst, v)
+		for _, s := range g.sorts {
+			dst = s.append(dst, v)
+		}
+		return dst
+	}}
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[O](n, out)
 		if err != nil {
@@ -112,7 +164,7 @@ func ReduceGroup[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 			tc.Metrics.AddSpilled(s.Stats().SpilledBytes)
 			s.Close()
 		})
-		if err := drive[T](tc, &sortFeeder[T]{k: k, codec: codec, s: s}); err != nil {
+		if err := drive[T](tc, &sortFeeder[T]{k: sortKey, codec: codec, s: s}); err != nil {
 			return err
 		}
 		it, err := s.Finish(tc.Context())
@@ -120,59 +172,71 @@ func ReduceGroup[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 			return err
 		}
 		defer it.Close()
-		var buf []O
-		emit := func(o O) { buf = append(buf, o) }
+		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
+		cur := &cursor{it: it}
+		cur.advance()
+		var v T
+		var group, gk []byte
 		var decodeErr error
-		err = sortjoin.GroupSorted(tc.Context(), it, func(_ []byte, vals *sortjoin.GroupValues) error {
-			first, ok := vals.Next()
-			if !ok {
-				return nil
+		// groupOf decodes the cursor's record into v and returns its group key.
+		groupOf := func() ([]byte, error) {
+			if _, err := codec.Decode(cur.val, &v); err != nil {
+				return nil, err
 			}
-			var v T
-			if _, err := codec.Decode(first, &v); err != nil {
+			gk = k.append(gk[:0], &v)
+			return gk, nil
+		}
+		for cur.ok {
+			if err := tc.Context().Err(); err != nil {
 				return err
 			}
+			first, err := groupOf()
+			if err != nil {
+				return err
+			}
+			group = append(group[:0], first...)
 			key := g.sel(v)
+			inGroup := true // the cursor's record (decoded in v) is in the group
 			seq := func(yield func(T) bool) {
-				if !yield(v) {
-					return
-				}
-				for {
-					raw, ok := vals.Next()
-					if !ok {
-						return
-					}
-					var w T
-					if _, err := codec.Decode(raw, &w); err != nil {
-						decodeErr = err
-						return
+				for cur.ok && inGroup {
+					w := v
+					cur.advance()
+					if cur.ok {
+						next, err := groupOf()
+						if err != nil {
+							decodeErr = err
+							return
+						}
+						inGroup = bytes.Equal(next, group)
 					}
 					if !yield(w) {
 						return
 					}
 				}
 			}
-			fn(key, seq, emit)
+			fn(key, seq, e.emit)
 			if decodeErr != nil {
 				return decodeErr
 			}
-			if len(buf) >= env.opts.BatchSize {
-				if err := c.collect(buf); err != nil {
-					return err
+			// skip what fn did not consume
+			for cur.ok && inGroup {
+				cur.advance()
+				if cur.ok {
+					next, err := groupOf()
+					if err != nil {
+						return err
+					}
+					inGroup = bytes.Equal(next, group)
 				}
-				buf = buf[:0]
 			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if len(buf) > 0 {
-			if err := c.collect(buf); err != nil {
-				return err
+			if e.err != nil {
+				return e.err
 			}
 		}
-		return c.close()
+		if cur.err != nil {
+			return cur.err
+		}
+		return e.close()
 	}
 	return newDataSet[O](env, n)
 }
