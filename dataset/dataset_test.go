@@ -366,3 +366,19 @@ func TestPlanIsSimplePlannersChoice(t *testing.T) {
 		t.Errorf("plan:\n%s", res.Plan)
 	}
 }
+
+func TestKeyerAllocatesNothingPerRecord(t *testing.T) {
+	k, err := newKeyer[wordCount, string](func(wc wordCount) string { return wc.Word })
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := wordCount{Word: "allocation", Count: 1}
+	buf := make([]byte, 0, 64)
+	k.append(buf, &v) // warm the pool
+	if n := testing.AllocsPerRun(1000, func() {
+		buf = k.append(buf[:0], &v)
+		_ = k.hash(&v)
+	}); n != 0 {
+		t.Errorf("%v allocations per key", n)
+	}
+}

@@ -1,6 +1,10 @@
 package dataset
 
-import "github.com/weirdata/weir/memory"
+import (
+	"sync"
+
+	"github.com/weirdata/weir/memory"
+)
 
 // partitionSeed seeds the hash that routes records to subtasks; the operators'
 // own hash tables use other seeds, so a subtask's keys still spread over them.
@@ -15,19 +19,34 @@ type keyer[T any] struct {
 }
 
 // newKeyer builds the keyer of sel, choosing K's encoding once.
+//
+// The selector's result is held in a pooled scratch value while it is encoded:
+// memory.Key takes a pointer, and a pointer to a local would make every key
+// escape to the heap (one allocation per record). The keyer is shared by the
+// subtasks of a job, so the scratch cannot be a single captured variable.
 func newKeyer[T, K any](sel func(T) K) (*keyer[T], error) {
 	kk, err := memory.ValueKey[K]()
 	if err != nil {
 		return nil, err
 	}
+	scratch := sync.Pool{New: func() any { return new(K) }}
+	var zero K
 	return &keyer[T]{
 		append: func(dst []byte, v *T) []byte {
-			k := sel(*v)
-			return kk.Append(dst, &k)
+			k := scratch.Get().(*K)
+			*k = sel(*v)
+			dst = kk.Append(dst, k)
+			*k = zero // drop references the key holds
+			scratch.Put(k)
+			return dst
 		},
 		hash: func(v *T) uint64 {
-			k := sel(*v)
-			return kk.Hash(&k, partitionSeed)
+			k := scratch.Get().(*K)
+			*k = sel(*v)
+			h := kk.Hash(k, partitionSeed)
+			*k = zero
+			scratch.Put(k)
+			return h
 		},
 	}, nil
 }

@@ -513,9 +513,9 @@ func TestValueKey(t *testing.T) {
 		C float64
 	}
 	type composite struct {
-		A int32
+		A  int32
 		In inner
-		D bool
+		D  bool
 	}
 	kc, err := ValueKey[composite]()
 	if err != nil {

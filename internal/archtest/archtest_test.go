@@ -57,6 +57,12 @@ func imports(t *testing.T) map[string]map[string]bool {
 	return out
 }
 
+// publicAPI allows what a user's program may import: the standard library, the
+// DataSet API and the formats.
+func publicAPI(p string) bool {
+	return isStd(p) || p == module+"/dataset" || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
+}
+
 func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
 
 func TestDependencyRules(t *testing.T) {
@@ -79,6 +85,9 @@ func TestDependencyRules(t *testing.T) {
 			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/sortjoin"
 		},
 		"formats": isStd,
+		// programs on the public API: no runtime, no kernels
+		"tpch":     publicAPI,
+		"examples": publicAPI,
 	}
 	for dir, imps := range pkgs {
 		for p := range imps {
@@ -87,6 +96,9 @@ func TestDependencyRules(t *testing.T) {
 			}
 			if (dir == "optimizer" || strings.HasPrefix(dir, "optimizer/")) && strings.HasPrefix(p, module+"/") && !strings.HasPrefix(p, module+"/optimizer") {
 				t.Errorf("%s imports %s: the optimizer imports nothing of weir but itself (never the runtime)", dir, p)
+			}
+			if strings.HasPrefix(dir, "formats/") && strings.HasPrefix(p, module+"/") && p != module+"/formats" {
+				t.Errorf("%s imports %s: a format imports nothing of weir but the formats contracts", dir, p)
 			}
 			if ok, ruled := allowed[dir]; ruled && !ok(p) {
 				t.Errorf("%s imports %s, which docs/ARCHITECTURE.md does not allow", dir, p)

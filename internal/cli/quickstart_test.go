@@ -17,7 +17,11 @@ func TestQuickstart(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"sorted   31457 lines", "checked  the output is in LC_ALL=C order"} {
+	for _, want := range []string{
+		"checked  equal to a naive in-memory computation (12 countries)",
+		"plan:", "local=HYBRIDHASH_BUILD_SECOND", "local=HASH_AGGREGATE combine", ":RANGE/", "metrics:", "peak managed memory",
+		"sorted   31457 lines", "checked  the output is in LC_ALL=C order",
+	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -110,4 +114,31 @@ func TestGenLines(t *testing.T) {
 	checkFailure(t, code, stderr, "x.txt")
 	code, _, stderr = runWeir(context.Background(), "gen", "lines", "--size", "1KB")
 	checkFailure(t, code, stderr, "out")
+}
+
+func TestQuickstartJobMatchesOracleAcrossSettings(t *testing.T) {
+	cs, orders := qsData(3)
+	want := qsOracle(cs, orders)
+	if len(want) != len(qsCountries) {
+		t.Fatalf("oracle has %d countries", len(want))
+	}
+	// qsCheck must notice a wrong answer.
+	bad := append([]qsRevenue(nil), want...)
+	bad[2].Orders++
+	if qsCheck(bad, want) == nil {
+		t.Fatal("qsCheck accepted a wrong count")
+	}
+	for _, g := range []*globalOptions{
+		{memory: 256 << 20, parallelism: 1},
+		{memory: 128 << 10, parallelism: 3}, // forces the join and aggregations to spill
+	} {
+		var out strings.Builder
+		g.tmp = t.TempDir()
+		if err := runQuickstartJob(context.Background(), &out, g, t.TempDir()); err != nil {
+			t.Fatalf("parallelism %d, memory %d: %v", g.parallelism, g.memory, err)
+		}
+		if ents, _ := os.ReadDir(g.tmp); len(ents) != 0 {
+			t.Errorf("spill files left: %v", ents)
+		}
+	}
 }

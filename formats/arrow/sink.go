@@ -1,0 +1,277 @@
+package arrow
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/weirdata/weir/formats"
+)
+
+// SinkOptions tune a Sink. The zero value is ready to use.
+type SinkOptions struct {
+	// BatchRows is the most rows per record batch; 65536 when 0. Rows of
+	// consecutive Writes are gathered until a batch is full.
+	BatchRows int
+}
+
+// Sink writes records of type T as Arrow IPC files. It implements formats.Sink[T].
+type Sink[T any] struct {
+	path string
+	opts SinkOptions
+}
+
+var _ formats.Sink[struct{ A int }] = (*Sink[struct{ A int }])(nil)
+
+// NewSink returns a sink writing path (a file when n == 1, else a directory of
+// part-00000.arrow, ...) with default options.
+func NewSink[T any](path string) formats.Sink[T] { return NewSinkWith[T](path, SinkOptions{}) }
+
+// NewSinkWith returns a sink writing path with opts. The schema comes from T's
+// fields: integers of their width, float32/64, bool, string as String, []byte as
+// Binary, time.Time as Timestamp[ns, UTC]; pointer fields and []byte are
+// nullable. Type errors surface from Create.
+func NewSinkWith[T any](path string, opts SinkOptions) formats.Sink[T] {
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 1 << 16
+	}
+	return &Sink[T]{path: path, opts: opts}
+}
+
+// Schema returns the Arrow schema the sink writes for T.
+func Schema[T any]() (*arrow.Schema, error) {
+	cols, err := columnsOf[T]()
+	if err != nil {
+		return nil, err
+	}
+	return schemaOf(cols), nil
+}
+
+func schemaOf(cols []column) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i := range cols {
+		c := &cols[i]
+		fields[i] = arrow.Field{Name: c.field.Column, Type: arrowType(c), Nullable: c.ptr || c.kind == kindBytes}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Create opens the writer of subtask i of n.
+func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cols, err := columnsOf[T]()
+	if err != nil {
+		return nil, err
+	}
+	final, err := formats.PartPath(s.path, i, n, ".arrow")
+	if err != nil {
+		return nil, fmt.Errorf("formats/arrow: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("formats/arrow: create %s: %w", final, err)
+	}
+	schema := schemaOf(cols)
+	fw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("formats/arrow: create %s: %w", final, err)
+	}
+	return &writer[T]{
+		f: f, fw: fw, final: final, cols: cols, rows: s.opts.BatchRows,
+		b: array.NewRecordBuilder(memory.DefaultAllocator, schema),
+	}, nil
+}
+
+// The instants a Timestamp[ns] holds.
+var (
+	minTime = time.Unix(0, math.MinInt64)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
+
+// writer writes one Arrow IPC file; see formats.Writer.
+type writer[T any] struct {
+	f       *os.File
+	fw      *ipc.FileWriter
+	b       *array.RecordBuilder
+	final   string
+	cols    []column
+	rows    int // rows per record batch
+	pending int // rows in the builder
+	err     error
+	done    bool
+}
+
+// Write appends the batch's rows to the builder, writing a record batch each
+// time it holds BatchRows rows.
+func (w *writer[T]) Write(batch []T) error {
+	if w.done {
+		return fmt.Errorf("formats/arrow: write %s after commit or abort", w.final)
+	}
+	for len(batch) > 0 && w.err == nil {
+		k := min(len(batch), w.rows-w.pending)
+		w.append(batch[:k])
+		w.pending += k
+		batch = batch[k:]
+		if w.pending == w.rows {
+			w.flush()
+		}
+	}
+	return w.err
+}
+
+// append copies rows into the builders, one column at a time.
+func (w *writer[T]) append(rows []T) {
+	base := unsafe.Pointer(unsafe.SliceData(rows))
+	stride := unsafe.Sizeof(rows[0])
+	for ci := range w.cols {
+		c := &w.cols[ci]
+		ap := appender{c: c, base: base, stride: stride, n: len(rows)}
+		switch b := w.b.Field(ci).(type) {
+		case *array.Int8Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Int16Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Int32Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Int64Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Uint8Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Uint16Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Uint32Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Uint64Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Float32Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.Float64Builder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.BooleanBuilder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.StringBuilder:
+			appendVals(&ap, b.Append, b.AppendNull)
+		case *array.BinaryBuilder:
+			for i := range ap.n {
+				v := *(*[]byte)(ap.field(i))
+				if v == nil {
+					b.AppendNull()
+				} else {
+					b.Append(v)
+				}
+			}
+		case *array.TimestampBuilder:
+			for i := range ap.n {
+				p := ap.value(i)
+				if p == nil {
+					b.AppendNull()
+					continue
+				}
+				t := *(*time.Time)(p)
+				if t.Before(minTime) || t.After(maxTime) {
+					// The builders now disagree on their length: the writer is done.
+					w.err = fmt.Errorf("formats/arrow: write %s: field %s: %v is outside the nanosecond timestamp range", w.final, c.field.GoName, t)
+					return
+				}
+				b.Append(arrow.Timestamp(t.UnixNano()))
+			}
+		}
+	}
+}
+
+// appender reads one field of n rows.
+type appender struct {
+	c      *column
+	base   unsafe.Pointer
+	stride uintptr
+	n      int
+}
+
+func (ap *appender) field(i int) unsafe.Pointer {
+	return unsafe.Add(ap.base, uintptr(i)*ap.stride+ap.c.field.Offset)
+}
+
+// value returns the address of row i's value, or nil for a nil pointer.
+func (ap *appender) value(i int) unsafe.Pointer {
+	p := ap.field(i)
+	if ap.c.ptr {
+		p = *(*unsafe.Pointer)(p)
+	}
+	return p
+}
+
+// appendVals appends each row's value of type V (the field's own layout).
+func appendVals[V any](ap *appender, add func(V), null func()) {
+	for i := range ap.n {
+		if p := ap.value(i); p == nil {
+			null()
+		} else {
+			add(*(*V)(p))
+		}
+	}
+}
+
+// flush writes the builder's rows as one record batch.
+func (w *writer[T]) flush() {
+	if w.pending == 0 || w.err != nil {
+		return
+	}
+	rec := w.b.NewRecordBatch()
+	defer rec.Release()
+	w.pending = 0
+	if err := w.fw.Write(rec); err != nil {
+		w.err = fmt.Errorf("formats/arrow: write %s: %w", w.f.Name(), err)
+	}
+}
+
+// Commit writes the last batch and the footer, closes the file and renames it
+// to its final name.
+func (w *writer[T]) Commit() error {
+	if w.done {
+		return fmt.Errorf("formats/arrow: commit %s twice or after abort", w.final)
+	}
+	w.flush()
+	if w.err != nil {
+		err := w.err
+		w.Abort()
+		return err
+	}
+	w.done = true
+	w.b.Release()
+	err := w.fw.Close()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.f.Name(), w.final)
+	}
+	if err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("formats/arrow: commit %s: %w", w.final, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file; a no-op after Commit.
+func (w *writer[T]) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.b.Release()
+	w.f.Close()
+	os.Remove(w.f.Name())
+}

@@ -1,0 +1,63 @@
+// Package csv reads and writes RFC 4180 CSV files as records of a struct type T.
+//
+// # Model
+//
+// Open[T] takes a file, a directory (its files sorted by name, skipping names
+// starting with "." or "_") or a glob. Each file's header row names its columns,
+// and T's fields map to them by formats.Resolve, so files may order columns
+// differently; with Options.NoHeader the columns map to T's fields in field
+// order. Every record must have as many fields as the header (or as T has
+// fields). Blank lines are skipped, as are comment lines when Options.Comment is
+// set. A quoted field may hold the delimiter, "" (one quote) and newlines; \r\n
+// ends a record like \n, and inside quotes it reads as \n (as in encoding/csv).
+//
+// # Types
+//
+// Fields may be signed and unsigned integers, float32, float64, bool (as
+// strconv.ParseBool), string, []byte (the text as is), time.Time (see
+// Options.TimeLayout), types defined on them, and pointers to all but []byte.
+// An unquoted empty field, or one equal to Options.NullString, is NULL: a nil
+// pointer or a nil []byte. A quoted field is never NULL. NULL in a non-pointer
+// number, bool or time field is a parse error; in a string field it is the text.
+// How each field is parsed is chosen once by Open; records are parsed without
+// reflection, through the field offsets.
+//
+// # Split rule
+//
+// A split is a byte range of whole records. A file up to Options.SplitSize is one
+// split; a bigger file is read once by Splits to place boundaries: a boundary
+// is the byte after a '\n' preceded by an even number of quote bytes, at or after
+// each multiple of SplitSize past the previous boundary. In a valid RFC 4180
+// file an odd count means the newline is inside a quoted field. Splits also count
+// lines, so errors name true line numbers. Files read with a Comment character
+// are not split (a comment may hold a quote).
+//
+// # Errors
+//
+// Errors start with "formats/csv:" and name the file, the line where the record
+// starts and, for a bad value, the column:
+//
+//	formats/csv: orders.csv line 17, column o_totalprice: parsing "12x.5": invalid syntax
+//
+// A row with too few or too many fields, a bare quote in an unquoted field, text
+// after a closing quote and an unterminated quote are errors naming the line.
+// A field with no column in a header is an error from Open naming the field.
+//
+// # Reuse
+//
+// Read reuses its read buffer and the batch slice. Strings and []byte values are
+// copied into 64 KiB slabs that are replaced when full and never overwritten,
+// and pointer fields point into a block of values allocated per batch, so all of
+// them stay valid after the callback returns. Parsing a record allocates nothing.
+//
+// # Writing
+//
+// NewSink writes a header of column names (unless NoHeader) and one row per
+// record to a temporary file beside the final path, renamed on Commit. Numbers
+// are formatted as strconv does, time.Time by TimeLayout, NULL as NullString.
+// A field is quoted when it is empty or equal to NullString, holds the
+// delimiter, a quote, '\r' or '\n', starts or ends with a space or tab, or is a
+// first field starting with the comment character. Known limits: a string with
+// \r\n inside reads back with \n, and with NullString "" a record whose only
+// column is NULL is written as a blank line, which reads back as no record.
+package csv

@@ -1,0 +1,245 @@
+package csv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/weirdata/weir/formats"
+)
+
+// Sink writes records of type T as CSV. It implements formats.Sink[T].
+type Sink[T any] struct {
+	path string
+	opts Options
+}
+
+var _ formats.Sink[struct{ A int }] = (*Sink[struct{ A int }])(nil)
+
+// NewSink returns a sink writing path (a file when n == 1, else a directory of
+// part-00000.csv, ...): a header row of column names unless opts.NoHeader, then
+// one row per record, quoted as RFC 4180 asks. Type errors surface from Create.
+func NewSink[T any](path string, opts Options) formats.Sink[T] {
+	return &Sink[T]{path: path, opts: opts}
+}
+
+// Create opens the writer of subtask i of n.
+func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opts := s.opts
+	opts.EnsureDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	cols, err := columnsOf[T]()
+	if err != nil {
+		return nil, err
+	}
+	final, err := formats.PartPath(s.path, i, n, ".csv")
+	if err != nil {
+		return nil, fmt.Errorf("formats/csv: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("formats/csv: create %s: %w", final, err)
+	}
+	w := &writer[T]{f: f, w: bufio.NewWriterSize(f, 1<<20), final: final, cols: cols, opts: opts}
+	if !opts.NoHeader {
+		for ci := range cols {
+			w.sep(ci)
+			w.line = w.appendText(w.line, []byte(cols[ci].field.Column), ci == 0)
+		}
+		if err := w.endLine(); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// writer writes one CSV file; see formats.Writer.
+type writer[T any] struct {
+	f     *os.File
+	w     *bufio.Writer
+	final string
+	cols  []column
+	opts  Options
+	line  []byte // the row being formatted
+	err   error
+	done  bool
+}
+
+func (w *writer[T]) sep(ci int) {
+	if ci > 0 {
+		w.line = append(w.line, byte(w.opts.Delimiter))
+	}
+}
+
+func (w *writer[T]) endLine() error {
+	w.line = append(w.line, '\n')
+	_, err := w.w.Write(w.line)
+	w.line = w.line[:0]
+	if err != nil {
+		w.err = fmt.Errorf("formats/csv: write %s: %w", w.f.Name(), err)
+	}
+	return w.err
+}
+
+// Write appends one row per record.
+func (w *writer[T]) Write(batch []T) error {
+	if w.done {
+		return fmt.Errorf("formats/csv: write %s after commit or abort", w.final)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	for i := range batch {
+		row := unsafe.Pointer(&batch[i])
+		for ci := range w.cols {
+			w.sep(ci)
+			w.appendField(ci, unsafe.Add(row, w.cols[ci].field.Offset))
+		}
+		if err := w.endLine(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendField formats the field of column ci at p.
+func (w *writer[T]) appendField(ci int, p unsafe.Pointer) {
+	c := &w.cols[ci]
+	if c.kind == kindBytes {
+		b := *(*[]byte)(p)
+		if b == nil {
+			w.line = append(w.line, w.opts.NullString...)
+		} else {
+			w.line = w.appendText(w.line, b, ci == 0)
+		}
+		return
+	}
+	if c.ptr {
+		p = *(*unsafe.Pointer)(p)
+		if p == nil {
+			w.line = append(w.line, w.opts.NullString...)
+			return
+		}
+	}
+	switch c.kind {
+	case kindInt:
+		var v int64
+		switch c.size {
+		case 1:
+			v = int64(*(*int8)(p))
+		case 2:
+			v = int64(*(*int16)(p))
+		case 4:
+			v = int64(*(*int32)(p))
+		default:
+			v = *(*int64)(p)
+		}
+		w.line = strconv.AppendInt(w.line, v, 10)
+	case kindUint:
+		var v uint64
+		switch c.size {
+		case 1:
+			v = uint64(*(*uint8)(p))
+		case 2:
+			v = uint64(*(*uint16)(p))
+		case 4:
+			v = uint64(*(*uint32)(p))
+		default:
+			v = *(*uint64)(p)
+		}
+		w.line = strconv.AppendUint(w.line, v, 10)
+	case kindFloat32:
+		w.line = strconv.AppendFloat(w.line, float64(*(*float32)(p)), 'g', -1, 32)
+	case kindFloat64:
+		w.line = strconv.AppendFloat(w.line, *(*float64)(p), 'g', -1, 64)
+	case kindBool:
+		w.line = strconv.AppendBool(w.line, *(*bool)(p))
+	case kindString:
+		s := *(*string)(p)
+		w.line = w.appendText(w.line, unsafe.Slice(unsafe.StringData(s), len(s)), ci == 0)
+	case kindTime:
+		t := *(*time.Time)(p)
+		layout := w.opts.TimeLayout
+		if layout == "" {
+			layout = time.RFC3339Nano
+			if t.Location() == time.UTC && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+				layout = time.DateOnly
+			}
+		}
+		w.line = t.AppendFormat(w.line, layout)
+	}
+}
+
+// appendText appends b, quoted when a reader would otherwise misread it: when it
+// is empty or NullString, holds a delimiter, quote, '\r' or '\n', starts or ends
+// with a space or tab, or starts a first field with the comment character.
+func (w *writer[T]) appendText(dst, b []byte, first bool) []byte {
+	need := len(b) == 0 || string(b) == w.opts.NullString ||
+		isSpace(b[0]) || isSpace(b[len(b)-1]) ||
+		(first && w.opts.Comment != 0 && b[0] == byte(w.opts.Comment))
+	if !need {
+		d := byte(w.opts.Delimiter)
+		for _, c := range b {
+			if c == d || c == quote || c == '\r' || c == '\n' {
+				need = true
+				break
+			}
+		}
+	}
+	if !need {
+		return append(dst, b...)
+	}
+	dst = append(dst, quote)
+	for _, c := range b {
+		if c == quote {
+			dst = append(dst, quote)
+		}
+		dst = append(dst, c)
+	}
+	return append(dst, quote)
+}
+
+// Commit flushes and closes the file and renames it to its final name.
+func (w *writer[T]) Commit() error {
+	if w.done {
+		return fmt.Errorf("formats/csv: commit %s twice or after abort", w.final)
+	}
+	if w.err != nil {
+		w.Abort()
+		return w.err
+	}
+	err := w.w.Flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.f.Name(), w.final)
+	}
+	w.done = true
+	if err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("formats/csv: commit %s: %w", w.final, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file; a no-op after Commit.
+func (w *writer[T]) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.f.Close()
+	os.Remove(w.f.Name())
+}

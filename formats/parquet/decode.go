@@ -1,0 +1,397 @@
+package parquet
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unsafe"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+)
+
+// vector holds one column of a batch, decoded: row i is ints[i], floats[i] or
+// refs[i] depending on the column's vecKind, and valid[i] is false for NULL
+// (whose slot holds zero or nil). refs point into the pages (or dictionary)
+// of the column chunk, which the cursor keeps until its next fill. Its slices
+// are reused from batch to batch.
+type vector struct {
+	n      int
+	nulls  bool // some row of [0, n) is NULL
+	valid  []bool
+	ints   []int64
+	floats []float64
+	refs   [][]byte
+	stable []bool // refs[i] points into memory no later batch reuses (a copied dictionary)
+}
+
+func (v *vector) reset(kind vecKind, n int) {
+	v.n, v.nulls = n, false
+	v.valid = grow(v.valid, n)
+	switch kind {
+	case vecInts:
+		v.ints = grow(v.ints, n)
+	case vecFloats:
+		v.floats = grow(v.floats, n)
+	case vecBytes:
+		v.refs = grow(v.refs, n)
+		v.stable = grow(v.stable, n)
+	}
+}
+
+// grow returns s resliced to n, reallocated only when its capacity is short.
+func grow[E any](s []E, n int) []E {
+	if cap(s) < n {
+		return make([]E, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// number is what a page's typed values and a vector's slots may be.
+type number interface {
+	~uint8 | ~int32 | ~uint32 | ~int64 | ~float32 | ~float64
+}
+
+// cursor walks the pages of one column chunk, a run of rows at a time. It
+// keeps views of the current page's values (or of its dictionary, with the
+// page's indices) and never copies a page.
+type cursor struct {
+	desc  *colDesc
+	pages pq.Pages
+	page  pq.Page
+	def   []byte // definition levels of the page, nil when the column is required
+	rows  int    // rows in the page
+	pos   int    // next row of the page
+	vpos  int    // next stored (non-NULL) value of the page
+
+	idx      []int32 // dictionary indices of the page, nil for a plain page
+	dict     pq.Dictionary
+	fromDict bool // the source views below hold dict's values
+
+	i32   []int32
+	u32   []uint32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	bools []uint8 // BOOLEAN values unpacked, reused
+	bdata []byte
+	boffs []uint32 // BYTE_ARRAY offsets, len values+1
+	flen  int      // FIXED_LEN_BYTE_ARRAY width
+	nvals int      // number of source values
+
+	held []pq.Page // pages the last batch's refs point into
+}
+
+const (
+	boolKind  = pq.Boolean
+	int64Kind = pq.Int64
+)
+
+var errShortChunk = errors.New("column chunk holds fewer rows than its row group")
+
+// open starts reading a column chunk.
+func (c *cursor) open(desc *colDesc, pages pq.Pages) {
+	*c = cursor{desc: desc, pages: pages, bools: c.bools, held: c.held[:0]}
+}
+
+// release lets go of the pages an earlier batch pointed into.
+func (c *cursor) release() {
+	for i, p := range c.held {
+		pq.Release(p)
+		c.held[i] = nil
+	}
+	c.held = c.held[:0]
+}
+
+// close releases the current page and the page reader.
+func (c *cursor) close() error {
+	c.release()
+	if c.page != nil {
+		pq.Release(c.page)
+		c.page = nil
+	}
+	if c.pages == nil {
+		return nil
+	}
+	err := c.pages.Close()
+	c.pages = nil
+	return err
+}
+
+// next moves to the next page. A byte-array page is held, not released,
+// until the next fill: the batch's refs point into it.
+func (c *cursor) next() error {
+	if c.page != nil {
+		if c.desc.vec == vecBytes {
+			c.held = append(c.held, c.page)
+		} else {
+			pq.Release(c.page)
+		}
+		c.page = nil
+	}
+	p, err := c.pages.ReadPage()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return errShortChunk
+		}
+		return err
+	}
+	c.page = p
+	c.rows, c.pos, c.vpos = int(p.NumRows()), 0, 0
+	c.def = nil
+	stored := c.rows
+	if c.desc.maxDef > 0 {
+		if def := p.DefinitionLevels(); len(def) > 0 {
+			if len(def) != c.rows {
+				return fmt.Errorf("page has %d definition levels for %d rows", len(def), c.rows)
+			}
+			stored = 0
+			for _, l := range def {
+				if l == c.desc.maxDef {
+					stored++
+				}
+			}
+			if stored < c.rows {
+				c.def = def // else no NULL: the dense paths apply
+			}
+		}
+	}
+	data := p.Data()
+	if d := p.Dictionary(); d != nil {
+		if data.Kind() != encoding.Int32 {
+			return fmt.Errorf("dictionary page indices are %s", data.Kind())
+		}
+		c.idx = data.Int32()
+		if len(c.idx) < stored {
+			return fmt.Errorf("page holds %d dictionary indices for %d values", len(c.idx), stored)
+		}
+		if !c.fromDict || d != c.dict {
+			c.dict, c.fromDict = d, true
+			if err := c.setSource(d.Page().Data(), d.Len()); err != nil {
+				return fmt.Errorf("dictionary: %w", err)
+			}
+			if c.desc.vec == vecBytes {
+				// One copy of the dictionary per column chunk: rows then
+				// share its strings instead of copying them per batch.
+				c.bdata = append([]byte(nil), c.bdata...)
+			}
+		}
+		return nil
+	}
+	c.idx, c.fromDict, c.dict = nil, false, nil
+	if err := c.setSource(data, stored); err != nil {
+		return err
+	}
+	if c.nvals < stored {
+		return fmt.Errorf("page holds %d values for %d non-NULL rows", c.nvals, stored)
+	}
+	return nil
+}
+
+// setSource points the source views at values. n is the number of values
+// (needed for BOOLEAN, whose bit-packed bytes do not say).
+func (c *cursor) setSource(values encoding.Values, n int) error {
+	want := encoding.Kind(c.desc.phys) + 1 // encoding.Kind counts from Undefined = 0
+	if values.Kind() != want {
+		return fmt.Errorf("page values are %s, column is %s", values.Kind(), want)
+	}
+	switch c.desc.phys {
+	case pq.Boolean:
+		bits := values.Boolean()
+		n = min(n, len(bits)*8)
+		c.bools = grow(c.bools, n)
+		for i := range c.bools {
+			c.bools[i] = bits[i>>3] >> (i & 7) & 1
+		}
+		c.nvals = n
+	case pq.Int32:
+		c.i32 = values.Int32()
+		c.u32 = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(c.i32))), len(c.i32))
+		c.nvals = len(c.i32)
+	case pq.Int64:
+		c.i64 = values.Int64()
+		c.nvals = len(c.i64)
+	case pq.Float:
+		c.f32 = values.Float()
+		c.nvals = len(c.f32)
+	case pq.Double:
+		c.f64 = values.Double()
+		c.nvals = len(c.f64)
+	case pq.ByteArray:
+		c.bdata, c.boffs = values.ByteArray()
+		c.flen = 0
+		c.nvals = max(len(c.boffs)-1, 0)
+		for i := 0; i < c.nvals; i++ {
+			if c.boffs[i] > c.boffs[i+1] || int(c.boffs[i+1]) > len(c.bdata) {
+				return fmt.Errorf("byte array offsets out of range")
+			}
+		}
+	case pq.FixedLenByteArray:
+		c.bdata, c.flen = values.FixedLenByteArray()
+		c.boffs = nil
+		if c.flen <= 0 {
+			return fmt.Errorf("fixed-length byte array of width %d", c.flen)
+		}
+		c.nvals = len(c.bdata) / c.flen
+	}
+	return nil
+}
+
+// fill decodes the next n rows of the column into v, which is valid until
+// the next fill or skip.
+func (c *cursor) fill(v *vector, n int) error {
+	c.release()
+	v.reset(c.desc.vec, n)
+	for at := 0; at < n; {
+		if c.pos == c.rows {
+			if err := c.next(); err != nil {
+				return err
+			}
+			continue
+		}
+		k := min(c.rows-c.pos, n-at)
+		var ok bool
+		switch c.desc.vec {
+		case vecInts:
+			ok = c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
+		case vecFloats:
+			ok = c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
+		case vecBytes:
+			ok = c.fillBytes(v, at, k)
+		}
+		if !ok {
+			return fmt.Errorf("dictionary index out of range")
+		}
+		c.pos += k
+		at += k
+	}
+	return nil
+}
+
+// skip passes over the next n rows without decoding them.
+func (c *cursor) skip(n int) error {
+	c.release()
+	for n > 0 {
+		if c.pos == c.rows {
+			if err := c.next(); err != nil {
+				return err
+			}
+			continue
+		}
+		k := min(c.rows-c.pos, n)
+		if c.def == nil {
+			c.vpos += k
+		} else {
+			for _, l := range c.def[c.pos : c.pos+k] {
+				if l == c.desc.maxDef {
+					c.vpos++
+				}
+			}
+		}
+		c.pos += k
+		n -= k
+	}
+	return nil
+}
+
+func (c *cursor) fillInts(dst []int64, valid []bool, nulls *bool) bool {
+	switch c.desc.phys {
+	case pq.Boolean:
+		return gather(c, dst, valid, c.bools, nulls)
+	case pq.Int32:
+		if c.desc.unsigned {
+			return gather(c, dst, valid, c.u32, nulls)
+		}
+		return gather(c, dst, valid, c.i32, nulls)
+	default:
+		return gather(c, dst, valid, c.i64, nulls)
+	}
+}
+
+func (c *cursor) fillFloats(dst []float64, valid []bool, nulls *bool) bool {
+	if c.desc.phys == pq.Float {
+		return gather(c, dst, valid, c.f32, nulls)
+	}
+	return gather(c, dst, valid, c.f64, nulls)
+}
+
+// gather copies len(dst) rows from the cursor's position: from src directly,
+// or through the page's dictionary indices. It reports false when an index
+// is out of range.
+func gather[S, D number](c *cursor, dst []D, valid []bool, src []S, nulls *bool) bool {
+	vpos, idx := c.vpos, c.idx
+	if c.def == nil {
+		for i := range valid {
+			valid[i] = true
+		}
+		if idx == nil {
+			for i, s := range src[vpos : vpos+len(dst)] {
+				dst[i] = D(s)
+			}
+		} else {
+			for i, x := range idx[vpos : vpos+len(dst)] {
+				if uint(x) >= uint(len(src)) {
+					return false
+				}
+				dst[i] = D(src[x])
+			}
+		}
+		c.vpos = vpos + len(dst)
+		return true
+	}
+	def, maxDef := c.def[c.pos:c.pos+len(dst)], c.desc.maxDef
+	for i, l := range def {
+		if l != maxDef {
+			dst[i], valid[i] = 0, false
+			*nulls = true
+			continue
+		}
+		valid[i] = true
+		if idx == nil {
+			dst[i] = D(src[vpos])
+		} else {
+			x := idx[vpos]
+			if uint(x) >= uint(len(src)) {
+				return false
+			}
+			dst[i] = D(src[x])
+		}
+		vpos++
+	}
+	c.vpos = vpos
+	return true
+}
+
+// fillBytes points k rows of v, from at, at the cursor's values.
+func (c *cursor) fillBytes(v *vector, at, k int) bool {
+	valid, refs, stable := v.valid[at:at+k], v.refs[at:at+k], v.stable[at:at+k]
+	var def []byte
+	if c.def != nil {
+		def = c.def[c.pos : c.pos+k]
+	}
+	maxDef, idx, vpos, fromDict := c.desc.maxDef, c.idx, c.vpos, c.fromDict
+	data, offs, flen, nvals := c.bdata, c.boffs, c.flen, c.nvals
+	for i := range valid {
+		if def != nil && def[i] != maxDef {
+			valid[i], refs[i], stable[i] = false, nil, true
+			v.nulls = true
+			continue
+		}
+		x := vpos
+		if idx != nil {
+			x = int(idx[vpos])
+		}
+		if uint(x) >= uint(nvals) {
+			return false
+		}
+		if flen > 0 {
+			refs[i] = data[x*flen : (x+1)*flen]
+		} else {
+			refs[i] = data[offs[x]:offs[x+1]]
+		}
+		valid[i], stable[i] = true, fromDict
+		vpos++
+	}
+	c.vpos = vpos
+	return true
+}

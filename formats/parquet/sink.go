@@ -1,0 +1,319 @@
+package parquet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/gzip"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/parquet-go/parquet-go/compress/uncompressed"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/weirdata/weir/formats"
+)
+
+// Codec is the compression a Sink writes with.
+type Codec int
+
+// The codecs; Zstd is the default.
+const (
+	Zstd Codec = iota
+	Snappy
+	Gzip
+	Uncompressed
+)
+
+// DefaultRowGroupRows is the default number of rows per row group.
+const DefaultRowGroupRows = 122880
+
+// DefaultDecimalScale is the scale of a Decimal column whose field has no
+// `weir:"name,scale=N"` tag option.
+const DefaultDecimalScale = 2
+
+// SinkOption configures NewSink.
+type SinkOption func(*sinkOptions)
+
+type sinkOptions struct {
+	codec  Codec
+	rgRows int64
+}
+
+// WithCodec sets the compression codec.
+func WithCodec(c Codec) SinkOption { return func(o *sinkOptions) { o.codec = c } }
+
+// RowGroupRows sets the number of rows per row group (n < 1 means 1).
+func RowGroupRows(n int64) SinkOption { return func(o *sinkOptions) { o.rgRows = max(n, 1) } }
+
+// sink writes T as Parquet.
+type sink[T any] struct {
+	path string
+	opts sinkOptions
+}
+
+// NewSink returns a Sink writing T to path as Parquet: one column per
+// mapped field, named by formats.FieldsOf, REQUIRED for value fields and
+// OPTIONAL for pointer fields (nil writes NULL). Field types map as: intN to
+// INT(n, signed), uintN to INT(n, unsigned), float32 FLOAT, float64 DOUBLE,
+// bool BOOLEAN, string STRING, []byte BYTE_ARRAY, Date DATE, time.Time
+// TIMESTAMP(nanos, UTC) and Decimal DECIMAL(18, scale) as INT64 with the scale
+// of the `scale=N` tag option (default DefaultDecimalScale); a Decimal that
+// would lose digits at that scale is an error.
+//
+// Columns appear in the file in name order (parquet-go orders a group's
+// fields by name); readers map them by name, so this only shows in tools
+// that list columns. Write converts a batch with one encoder per field,
+// chosen by Create, and allocates nothing per row once its row buffers have
+// grown. time.Time must lie within the int64 nanosecond range (1678-2262).
+//
+// Each writer writes a temporary file beside its final name and renames it
+// on Commit. A Writer is used by one goroutine; different subtasks' writers
+// may run at once.
+func NewSink[T any](path string, opts ...SinkOption) formats.Sink[T] {
+	s := &sink[T]{path: path, opts: sinkOptions{codec: Zstd, rgRows: DefaultRowGroupRows}}
+	for _, o := range opts {
+		o(&s.opts)
+	}
+	return s
+}
+
+// encodeFunc returns the value of a field at p, or false if it cannot be
+// written (a Decimal that loses digits).
+type encodeFunc func(p unsafe.Pointer) (pq.Value, bool)
+
+type column struct {
+	field  formats.Field
+	leaf   int
+	ptr    bool
+	encode encodeFunc
+}
+
+// writer writes one file.
+type writer[T any] struct {
+	final, tmp string
+	f          *os.File
+	pw         *pq.Writer
+	cols       []column
+	rows       []pq.Row
+	done       bool
+}
+
+func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("formats/parquet: create %s: %w", s.path, err)
+	}
+	if n < 1 || i < 0 || i >= n {
+		return nil, fmt.Errorf("formats/parquet: create %s: subtask %d of %d", s.path, i, n)
+	}
+	final, err := formats.PartPath(s.path, i, n, ".parquet")
+	if err != nil {
+		return nil, fmt.Errorf("formats/parquet: create %s: %w", s.path, err)
+	}
+	fields, err := formats.Fields[T]()
+	if err != nil {
+		return nil, fmt.Errorf("formats/parquet: create %s: %w", final, err)
+	}
+	group := pq.Group{}
+	cols := make([]column, len(fields))
+	st := reflect.TypeFor[T]()
+	for k, fl := range fields {
+		node, enc, err := nodeFor(fl.Type, st.Field(fl.Index).Tag.Get("weir"))
+		if err != nil {
+			return nil, fmt.Errorf("formats/parquet: create %s: field %s: %w", final, fl.GoName, err)
+		}
+		group[fl.Column] = node
+		cols[k] = column{field: fl, ptr: fl.Type.Kind() == reflect.Pointer, encode: enc}
+	}
+	schema := pq.NewSchema("weir", group)
+	for k := range cols {
+		for leaf, path := range schema.Columns() {
+			if len(path) == 1 && path[0] == cols[k].field.Column {
+				cols[k].leaf = leaf
+			}
+		}
+	}
+	var codec compress.Codec
+	switch s.opts.codec {
+	case Snappy:
+		codec = &snappy.Codec{}
+	case Gzip:
+		codec = &gzip.Codec{}
+	case Uncompressed:
+		codec = &uncompressed.Codec{}
+	default:
+		codec = &zstd.Codec{}
+	}
+	cfg, err := pq.NewWriterConfig(schema, pq.Compression(codec), pq.MaxRowsPerRowGroup(s.opts.rgRows))
+	if err != nil {
+		return nil, fmt.Errorf("formats/parquet: create %s: %w", final, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("formats/parquet: create %s: %w", final, err)
+	}
+	return &writer[T]{final: final, tmp: f.Name(), f: f, pw: pq.NewWriter(f, cfg), cols: cols}, nil
+}
+
+// nodeFor returns the schema node and encoder of a field type.
+func nodeFor(t reflect.Type, tag string) (pq.Node, encodeFunc, error) {
+	if t.Kind() == reflect.Pointer {
+		node, enc, err := nodeFor(t.Elem(), tag)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pq.Optional(node), func(p unsafe.Pointer) (pq.Value, bool) {
+			e := *(*unsafe.Pointer)(p)
+			if e == nil {
+				return pq.NullValue(), true
+			}
+			return enc(e)
+		}, nil
+	}
+	switch t {
+	case typeDate:
+		return pq.Date(), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(*(*int32)(p)), true }, nil
+	case typeTime:
+		return pq.Timestamp(pq.Nanosecond), func(p unsafe.Pointer) (pq.Value, bool) {
+			return pq.Int64Value((*time.Time)(p).UnixNano()), true
+		}, nil
+	case typeDecimal:
+		scale := int32(DefaultDecimalScale)
+		for _, opt := range strings.Split(tag, ",")[min(1, len(tag)):] {
+			if v, ok := strings.CutPrefix(opt, "scale="); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 18 {
+					return nil, nil, fmt.Errorf("bad tag option %q", opt)
+				}
+				scale = int32(n)
+			}
+		}
+		return pq.Decimal(int(scale), 18, pq.Int64Type), func(p unsafe.Pointer) (pq.Value, bool) {
+			d := *(*Decimal)(p)
+			switch {
+			case d.Scale < scale && d.Scale >= 0:
+				d = d.Rescale(scale)
+			case d.Scale > scale && d.Scale <= 18:
+				if d.Unscaled%pow10[d.Scale-scale] != 0 {
+					return pq.Value{}, false
+				}
+				d = d.Rescale(scale)
+			case d.Scale != scale:
+				return pq.Value{}, false
+			}
+			return pq.Int64Value(d.Unscaled), true
+		}, nil
+	}
+	switch t.Kind() {
+	case reflect.Int8:
+		return pq.Int(8), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(int32(*(*int8)(p))), true }, nil
+	case reflect.Int16:
+		return pq.Int(16), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(int32(*(*int16)(p))), true }, nil
+	case reflect.Int32:
+		return pq.Int(32), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(*(*int32)(p)), true }, nil
+	case reflect.Int64:
+		return pq.Int(64), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int64Value(*(*int64)(p)), true }, nil
+	case reflect.Int:
+		return pq.Int(64), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int64Value(int64(*(*int)(p))), true }, nil
+	case reflect.Uint8:
+		return pq.Uint(8), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(int32(*(*uint8)(p))), true }, nil
+	case reflect.Uint16:
+		return pq.Uint(16), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(int32(*(*uint16)(p))), true }, nil
+	case reflect.Uint32:
+		return pq.Uint(32), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int32Value(int32(*(*uint32)(p))), true }, nil
+	case reflect.Uint64:
+		return pq.Uint(64), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int64Value(int64(*(*uint64)(p))), true }, nil
+	case reflect.Uint:
+		return pq.Uint(64), func(p unsafe.Pointer) (pq.Value, bool) { return pq.Int64Value(int64(*(*uint)(p))), true }, nil
+	case reflect.Float32:
+		return pq.Leaf(pq.FloatType), func(p unsafe.Pointer) (pq.Value, bool) { return pq.FloatValue(*(*float32)(p)), true }, nil
+	case reflect.Float64:
+		return pq.Leaf(pq.DoubleType), func(p unsafe.Pointer) (pq.Value, bool) { return pq.DoubleValue(*(*float64)(p)), true }, nil
+	case reflect.Bool:
+		return pq.Leaf(pq.BooleanType), func(p unsafe.Pointer) (pq.Value, bool) { return pq.BooleanValue(*(*bool)(p)), true }, nil
+	case reflect.String:
+		return pq.String(), func(p unsafe.Pointer) (pq.Value, bool) {
+			s := *(*string)(p)
+			return pq.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s))), true
+		}, nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return pq.Leaf(pq.ByteArrayType), func(p unsafe.Pointer) (pq.Value, bool) { return pq.ByteArrayValue(*(*[]byte)(p)), true }, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("type %s cannot be written to Parquet", t)
+}
+
+// Write appends batch. On error the writer is aborted.
+func (w *writer[T]) Write(batch []T) error {
+	if w.done {
+		return fmt.Errorf("formats/parquet: write %s: writer is closed", w.final)
+	}
+	w.rows = grow(w.rows, len(batch))
+	for r := range batch {
+		row := grow(w.rows[r], len(w.cols))
+		p := unsafe.Pointer(&batch[r])
+		for k := range w.cols {
+			c := &w.cols[k]
+			v, ok := c.encode(unsafe.Add(p, c.field.Offset))
+			if !ok {
+				w.Abort()
+				return fmt.Errorf("formats/parquet: write %s: field %s of row %d cannot be represented at the column's scale", w.final, c.field.GoName, r)
+			}
+			def := 0
+			if c.ptr && !v.IsNull() {
+				def = 1
+			}
+			row[c.leaf] = v.Level(0, def, c.leaf)
+		}
+		w.rows[r] = row
+	}
+	if _, err := w.pw.WriteRows(w.rows); err != nil {
+		w.Abort()
+		return fmt.Errorf("formats/parquet: write %s: %w", w.final, err)
+	}
+	return nil
+}
+
+// Commit writes the footer, syncs, closes and renames the file.
+func (w *writer[T]) Commit() error {
+	if w.done {
+		return fmt.Errorf("formats/parquet: commit %s: writer is closed", w.final)
+	}
+	err := w.pw.Close()
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp, w.final)
+	}
+	w.done = true
+	if err != nil {
+		_ = os.Remove(w.tmp)
+		return fmt.Errorf("formats/parquet: commit %s: %w", w.final, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file; it is a no-op after Commit
+// and safe to repeat.
+func (w *writer[T]) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	_ = w.f.Close()
+	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+}

@@ -1,0 +1,298 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// wide covers every supported field type, NULLs through pointers.
+type wide struct {
+	I8   int8      `weir:"i8"`
+	I16  int16     `weir:"i16"`
+	I32  int32     `weir:"i32"`
+	I64  int64     `weir:"i64"`
+	U8   uint8     `weir:"u8"`
+	U64  uint64    `weir:"u64"`
+	F32  float32   `weir:"f32"`
+	F64  float64   `weir:"f64"`
+	B    bool      `weir:"b"`
+	S    string    `weir:"s"`
+	Raw  []byte    `weir:"raw"`
+	D    Date      `weir:"d"`
+	TS   time.Time `weir:"ts"`
+	Dec  Decimal   `weir:"dec,scale=3"`
+	PI   *int64    `weir:"pi"`
+	PS   *string   `weir:"ps"`
+	PD   *Date     `weir:"pd"`
+	PDec *Decimal  `weir:"pdec,scale=2"`
+}
+
+func makeWide(n int, keys func(i int) int64) []wide {
+	rng := rand.New(rand.NewPCG(1, 2))
+	out := make([]wide, n)
+	for i := range out {
+		k := keys(i)
+		w := wide{
+			I8: int8(k), I16: int16(k), I32: int32(k), I64: k, U8: uint8(k), U64: uint64(k) << 40,
+			F32: float32(k) / 4, F64: float64(k) * 1.5, B: k%2 == 0,
+			S: fmt.Sprintf("s%d", k), Raw: []byte{byte(k), byte(k >> 8)},
+			D:   Date(k%20000 - 3000),
+			TS:  time.Unix(k*3600-1e8, int64(rng.IntN(1e9))).UTC(),
+			Dec: NewDecimal(k*7-500, 3),
+		}
+		if i%3 != 0 {
+			v, s, d := k, strings.Repeat("x", int(k%5)), Date(k)
+			w.PI, w.PS, w.PD = &v, &s, &d
+			w.PDec = &Decimal{Unscaled: k, Scale: 2}
+		}
+		out[i] = w
+	}
+	return out
+}
+
+func equalWide(a, b wide) bool {
+	eqp := func(x, y *int64) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	eqs := func(x, y *string) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	eqd := func(x, y *Date) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	eqm := func(x, y *Decimal) bool { return x == nil && y == nil || x != nil && y != nil && x.Cmp(*y) == 0 }
+	return a.I8 == b.I8 && a.I16 == b.I16 && a.I32 == b.I32 && a.I64 == b.I64 && a.U8 == b.U8 && a.U64 == b.U64 &&
+		a.F32 == b.F32 && a.F64 == b.F64 && a.B == b.B && a.S == b.S && string(a.Raw) == string(b.Raw) &&
+		a.D == b.D && a.TS.Equal(b.TS) && a.Dec.Cmp(b.Dec) == 0 && eqp(a.PI, b.PI) && eqs(a.PS, b.PS) && eqd(a.PD, b.PD) && eqm(a.PDec, b.PDec)
+}
+
+func writeAll[T any](t testing.TB, path string, rows []T, batch int, opts ...SinkOption) {
+	t.Helper()
+	w, err := NewSink[T](path, opts...).Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(rows); i += batch {
+		if err := w.Write(rows[i:min(i+batch, len(rows))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func zipfKeys(n int) func(int) int64 {
+	z := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.2, 1, 1000)
+	keys := make([]int64, n)
+	for i := range keys {
+		keys[i] = int64(z.Uint64())
+	}
+	return func(i int) int64 { return keys[i] }
+}
+
+// wideOracle reads a wide file with parquet-go's generic reader.
+type wideOracle struct {
+	I64 int64   `parquet:"i64"`
+	S   string  `parquet:"s"`
+	F64 float64 `parquet:"f64"`
+	PI  *int64  `parquet:"pi,optional"`
+}
+
+func TestSinkRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	inputs := map[string][]wide{
+		"empty":     nil,
+		"one":       makeWide(1, func(i int) int64 { return 42 }),
+		"sequence":  makeWide(5000, func(i int) int64 { return int64(i) }),
+		"all-equal": makeWide(3000, func(i int) int64 { return 7 }),
+		"zipf":      makeWide(5000, zipfKeys(5000)),
+	}
+	codecs := map[string]Codec{"zstd": Zstd, "snappy": Snappy, "gzip": Gzip, "none": Uncompressed}
+	for name, rows := range inputs {
+		for cname, codec := range codecs {
+			path := filepath.Join(dir, name+"-"+cname+".parquet")
+			writeAll(t, path, rows, 333, WithCodec(codec), RowGroupRows(1000))
+			for _, batch := range []int{1, 100, DefaultBatchRows} {
+				src, err := Open[wide](path, BatchRows(batch))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := readParallel(t, src, 3)
+				if len(got) != len(rows) {
+					t.Fatalf("%s/%s: %d rows, want %d", name, cname, len(got), len(rows))
+				}
+				for i := range rows {
+					if !equalWide(got[i], rows[i]) {
+						t.Fatalf("%s/%s batch %d row %d:\n got %+v\nwant %+v", name, cname, batch, i, got[i], rows[i])
+					}
+				}
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			ora := genericRead[wideOracle](t, path)
+			for i := range rows {
+				o, w := ora[i], rows[i]
+				if o.I64 != w.I64 || o.S != w.S || o.F64 != w.F64 || (o.PI == nil) != (w.PI == nil) || o.PI != nil && *o.PI != *w.PI {
+					t.Fatalf("%s/%s: generic reader row %d = %+v, want %+v", name, cname, i, o, w)
+				}
+			}
+		}
+	}
+	assertOnly(t, dir, len(inputs)*len(codecs))
+}
+
+// assertOnly checks dir holds n entries and no temporary file.
+func assertOnly(t testing.TB, dir string, n int) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	if len(ents) != n {
+		t.Errorf("%s holds %d entries, want %d", dir, len(ents), n)
+	}
+}
+
+func TestSinkLargeValues(t *testing.T) {
+	type blob struct {
+		K int64  `weir:"k"`
+		V string `weir:"v"`
+	}
+	rows := make([]blob, 20)
+	for i := range rows {
+		rows[i] = blob{K: int64(i), V: strings.Repeat(string(rune('a'+i)), 50000+i)} // far beyond a 4 KiB segment
+	}
+	path := filepath.Join(t.TempDir(), "blob.parquet")
+	writeAll(t, path, rows, 3)
+	if got := readAll[blob](t, path, BatchRows(4)); !slices.Equal(got, rows) {
+		t.Fatal("large values differ")
+	}
+}
+
+func TestSinkAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.parquet")
+	s := NewSink[Region](path)
+	w, err := s.Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]Region{{RegionKey: 1, Name: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("file visible before Commit: %v", err)
+	}
+	w.Abort()
+	w.Abort()
+	assertOnly(t, dir, 0)
+	if err := w.Commit(); err == nil {
+		t.Fatal("Commit after Abort succeeded")
+	}
+
+	w, err = s.Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]Region{{RegionKey: 1, Name: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort() // no-op after Commit
+	assertOnly(t, dir, 1)
+	if got := readAll[Region](t, path); len(got) != 1 || got[0].Name != "x" {
+		t.Fatalf("got %+v", got)
+	}
+
+	// A Decimal that loses digits at the column's scale aborts the writer.
+	type money struct {
+		M Decimal `weir:"m"`
+	}
+	mp := filepath.Join(dir, "money.parquet")
+	mw, err := NewSink[money](mp).Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Write([]money{{NewDecimal(12345, 3)}}); err == nil || !strings.Contains(err.Error(), "money.parquet") {
+		t.Fatalf("lossy decimal: %v", err)
+	}
+	assertOnly(t, dir, 1)
+}
+
+func TestSinkParts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	rows := makeWide(4000, func(i int) int64 { return int64(i) })
+	const n = 4
+	s := NewSink[wide](dir, WithCodec(Snappy))
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			w, err := s.Create(context.Background(), i, n)
+			if err != nil {
+				errs <- err
+				return
+			}
+			part := rows[i*len(rows)/n : (i+1)*len(rows)/n]
+			if err := w.Write(part); err != nil {
+				errs <- err
+				return
+			}
+			errs <- w.Commit()
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertOnly(t, dir, n)
+	for _, in := range []string{dir, filepath.Join(dir, "part-*.parquet")} {
+		got := readAll[wide](t, in)
+		if len(got) != len(rows) {
+			t.Fatalf("%s: %d rows, want %d", in, len(got), len(rows))
+		}
+		for i := range rows {
+			if !equalWide(got[i], rows[i]) {
+				t.Fatalf("%s row %d differs", in, i)
+			}
+		}
+	}
+}
+
+// TestSinkWriteAllocs checks that Write does not allocate per row once its
+// row buffers exist (parquet-go allocates per page and row group).
+func TestSinkWriteAllocs(t *testing.T) {
+	rows := makeWide(2000, func(i int) int64 { return int64(i) })
+	w, err := NewSink[wide](filepath.Join(t.TempDir(), "a.parquet"), WithCodec(Uncompressed)).Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.0f allocations per Write of %d rows", allocs, len(rows))
+	if allocs > float64(len(rows))/10 {
+		t.Fatalf("%.0f allocations for %d rows", allocs, len(rows))
+	}
+}

@@ -1,0 +1,235 @@
+package text
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"github.com/weirdata/weir/formats"
+)
+
+// Options tune a Source. The zero value is ready to use.
+type Options struct {
+	// SplitSize is the target size of a split in bytes; 32 MiB when 0.
+	SplitSize int64
+	// BatchRows is the most records per batch; 1024 when 0.
+	BatchRows int
+	// ChunkSize is the size of each read; 1 MiB when 0. Lines longer than a chunk
+	// grow it.
+	ChunkSize int
+}
+
+// EnsureDefaults fills zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.SplitSize <= 0 {
+		o.SplitSize = 32 << 20
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = 1024
+	}
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = 1 << 20
+	}
+}
+
+// Source reads the lines of one or more files. It implements
+// formats.Source[string]; Read may be called concurrently for different splits.
+type Source struct {
+	files []fileInfo
+	opts  Options
+}
+
+type fileInfo struct {
+	path string
+	size int64
+}
+
+// Split is a byte range of one file.
+type Split struct {
+	file       string
+	start, end int64
+}
+
+// String names the split.
+func (s *Split) String() string {
+	return fmt.Sprintf("%s bytes %d-%d", filepath.Base(s.file), s.start, s.end)
+}
+
+// Size is the split's length in bytes.
+func (s *Split) Size() int64 { return s.end - s.start }
+
+var _ formats.Source[string] = (*Source)(nil)
+
+// Open opens a file, a directory or a glob with default options.
+func Open(path string) (*Source, error) { return OpenWith(path, Options{}) }
+
+// OpenWith opens a file, a directory or a glob.
+func OpenWith(path string, opts Options) (*Source, error) {
+	opts.EnsureDefaults()
+	paths, err := formats.Expand(path, "")
+	if err != nil {
+		return nil, fmt.Errorf("formats/text: %w", err)
+	}
+	s := &Source{opts: opts}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("formats/text: %w", err)
+		}
+		s.files = append(s.files, fileInfo{path: p, size: st.Size()})
+	}
+	return s, nil
+}
+
+// Splits cuts every file into byte ranges of about SplitSize.
+func (s *Source) Splits(ctx context.Context) ([]formats.Split, error) {
+	var out []formats.Split
+	for _, f := range s.files {
+		for start := int64(0); start < f.size; start += s.opts.SplitSize {
+			out = append(out, &Split{file: f.path, start: start, end: min(start+s.opts.SplitSize, f.size)})
+		}
+	}
+	return out, ctx.Err()
+}
+
+// Stats reports the files' total size; the number of lines is unknown.
+func (s *Source) Stats(ctx context.Context) (formats.Stats, error) {
+	st := formats.Stats{Rows: -1}
+	for _, f := range s.files {
+		st.Bytes += f.size
+	}
+	return st, ctx.Err()
+}
+
+// Read calls fn with the lines of split sp, a batch at a time.
+func (s *Source) Read(ctx context.Context, sp formats.Split, fn func(batch []string) error) error {
+	ts, ok := sp.(*Split)
+	if !ok {
+		return fmt.Errorf("formats/text: split %s is not a text split", sp)
+	}
+	f, err := os.Open(ts.file)
+	if err != nil {
+		return fmt.Errorf("formats/text: %w", err)
+	}
+	defer f.Close()
+	r := reader{f: f, name: ts.file, chunk: s.opts.ChunkSize}
+	if err := r.seek(ts.start); err != nil {
+		return err
+	}
+	batch := make([]string, 0, s.opts.BatchRows)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := fn(batch)
+		batch = batch[:0]
+		return err
+	}
+	for r.pos < ts.end {
+		line, err := r.line()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		batch = append(batch, line)
+		if len(batch) == cap(batch) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// reader hands out lines of a file from fresh chunk buffers.
+type reader struct {
+	f     *os.File
+	name  string
+	chunk int
+	buf   []byte // the current chunk; buf[off:] is unread
+	off   int
+	eof   bool
+	pos   int64 // file offset of buf[off]
+}
+
+// seek positions r at the first line starting at or after start.
+func (r *reader) seek(start int64) error {
+	if start == 0 {
+		return nil
+	}
+	if _, err := r.f.Seek(start-1, io.SeekStart); err != nil {
+		return fmt.Errorf("formats/text: seek %s: %w", r.name, err)
+	}
+	r.pos = start - 1
+	for {
+		if r.off == len(r.buf) {
+			if r.eof {
+				return nil
+			}
+			if err := r.fill(); err != nil {
+				return err
+			}
+			continue
+		}
+		if i := bytes.IndexByte(r.buf[r.off:], '\n'); i >= 0 {
+			r.off += i + 1
+			r.pos += int64(i + 1)
+			return nil
+		}
+		r.pos += int64(len(r.buf) - r.off)
+		r.off = len(r.buf)
+	}
+}
+
+// fill reads the next chunk into a new buffer, carrying over the unread bytes.
+func (r *reader) fill() error {
+	rest := len(r.buf) - r.off
+	size := r.chunk
+	if rest*2 > size {
+		size = rest * 2
+	}
+	nb := make([]byte, size)
+	copy(nb, r.buf[r.off:])
+	n, err := io.ReadFull(r.f, nb[rest:])
+	r.buf, r.off = nb[:rest+n], 0
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		r.eof = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("formats/text: read %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// line returns the next line, or io.EOF.
+func (r *reader) line() (string, error) {
+	for {
+		rest := r.buf[r.off:]
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			r.off += i + 1
+			r.pos += int64(i + 1)
+			return unsafe.String(unsafe.SliceData(rest), i), nil
+		}
+		if r.eof {
+			if len(rest) == 0 {
+				return "", io.EOF
+			}
+			r.off = len(r.buf)
+			r.pos += int64(len(rest))
+			return unsafe.String(unsafe.SliceData(rest), len(rest)), nil
+		}
+		if err := r.fill(); err != nil {
+			return "", err
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/examples"
+)
+
+// newRunCommand is `weir run <example>`: Flink's batch examples as weir DataSet
+// programs, one subcommand each (see package examples).
+func newRunCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run <example>",
+		Short: "Run one of Flink's batch examples: wordcount, weblog or enum-triangles",
+		Long: `Run one of Flink's batch examples (flink-examples-batch) as a weir DataSet program,
+on its built-in default data or on files. Every example writes its result lines
+sorted, to stdout or to --output (written under a temporary name and renamed when
+complete), and honours --memory, --tmp and --parallelism. A missing file or a
+malformed line stops it with an error naming the file and the line.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &usageError{err: fmt.Errorf("unknown example %q: want wordcount, weblog or enum-triangles", args[0])}
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newWordCountCommand(g), newWebLogCommand(g), newTrianglesCommand(g))
+	return cmd
+}
+
+// runExample validates the global flags and runs job with the examples.Options
+// they and --output make. The examples' errors name the example.
+func runExample(cmd *cobra.Command, g *globalOptions, output string,
+	job func(ctx context.Context, o examples.Options) error) error {
+	if err := g.validate(); err != nil {
+		return err
+	}
+	o := examples.Options{
+		Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+		Output:  output,
+		Stdout:  cmd.OutOrStdout(),
+	}
+	stopProfile, err := g.startProfile()
+	if err != nil {
+		return err
+	}
+	err = job(cmd.Context(), o)
+	if perr := stopProfile(); err == nil && perr != nil {
+		err = perr
+	}
+	return err
+}
+
+func newWordCountCommand(g *globalOptions) *cobra.Command {
+	var input, output string
+	cmd := &cobra.Command{
+		Use:   "wordcount [--input FILE] [--output FILE]",
+		Short: "Count the words of a text (Flink's WordCount)",
+		Long: `Count the words of --input (a text file, a directory of them or a glob; default:
+Flink's WordCountData, a passage of Hamlet) as Flink's WordCount does: lowercase each
+line, split it on runs of characters other than ASCII letters, digits and '_' (Java's
+\W+) and drop empty tokens. Prints "word count" lines sorted by word (bytewise), so
+the output is the same at any parallelism.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command) error {
+			return runExample(cmd, g, output, func(ctx context.Context, o examples.Options) error {
+				return examples.RunWordCount(ctx, o, input)
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&input, "input", "", "text to count the words of (default: Flink's WordCountData)")
+	cmd.Flags().StringVar(&output, "output", "", "file to write the counts to (default: stdout)")
+	return cmd
+}
+
+func newWebLogCommand(g *globalOptions) *cobra.Command {
+	var in examples.WebLogInputs
+	var output string
+	cmd := &cobra.Command{
+		Use:   "weblog [--documents FILE] [--ranks FILE] [--visits FILE] [--output FILE]",
+		Short: "Find well-ranked documents with keywords not visited in 2007 (Flink's WebLogAnalysis)",
+		Long: `Run Flink's WebLogAnalysis: the documents whose text contains " editors " and
+" oscillations ", joined with their ranks where rank > 40, without the URLs
+visited in 2007 (an anti join). The inputs use Flink's '|'-separated formats,
+each defaulting to Flink's WebLogData:
+
+  --documents  url|text|
+  --ranks      rank|url|avg_duration|
+  --visits     ip|url|date|... (nine fields; url and date YYYY-MM-DD are read)
+
+Prints "rank|url|avg_duration" lines (Flink's CSV output) sorted by rank, then url.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command) error {
+			return runExample(cmd, g, output, func(ctx context.Context, o examples.Options) error {
+				return examples.RunWebLog(ctx, o, in)
+			})
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&in.Documents, "documents", "", "documents relation (default: Flink's WebLogData)")
+	f.StringVar(&in.Ranks, "ranks", "", "ranks relation (default: Flink's WebLogData)")
+	f.StringVar(&in.Visits, "visits", "", "visits relation (default: Flink's WebLogData)")
+	f.StringVar(&output, "output", "", "file to write the result to (default: stdout)")
+	return cmd
+}
+
+func newTrianglesCommand(g *globalOptions) *cobra.Command {
+	var edges, output string
+	cmd := &cobra.Command{
+		Use:   "enum-triangles [--edges FILE] [--output FILE]",
+		Short: "Enumerate the triangles of a graph (Flink's EnumTriangles)",
+		Long: `Enumerate the triangles of the undirected graph in --edges ("a b" lines of
+integer vertex ids; default: Flink's EnumTrianglesData) as Flink's optimized
+EnumTriangles does: annotate edges with their vertices' degrees, build triads on
+the vertex of smaller degree and keep those a third edge closes. Self-loops and
+duplicate edges are ignored. Prints "a b c" lines, a < b < c, sorted.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command) error {
+			return runExample(cmd, g, output, func(ctx context.Context, o examples.Options) error {
+				return examples.RunTriangles(ctx, o, edges)
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&edges, "edges", "", "edges of the graph (default: Flink's EnumTrianglesData)")
+	cmd.Flags().StringVar(&output, "output", "", "file to write the triangles to (default: stdout)")
+	return cmd
+}

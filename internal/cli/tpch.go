@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/tpch"
+)
+
+// tpchOptions are the flags of `weir tpch`.
+type tpchOptions struct {
+	data  string
+	query int
+}
+
+func newTPCHCommand(g *globalOptions) *cobra.Command {
+	o := &tpchOptions{}
+	cmd := &cobra.Command{
+		Use:   "tpch --data DIR --query N",
+		Short: "Run a TPC-H query over Parquet tables and print its result as CSV",
+		Long: `Run TPC-H query N as a weir DataSet program over the TPC-H tables stored as
+Parquet files in DIR (customer.parquet, lineitem.parquet, nation.parquet,
+orders.parquet, part.parquet, region.parquet, supplier.parquet, ...), within
+--memory, with --parallelism instances of every operator, spilling to --tmp.
+The result is printed as CSV: a header row of the query's column names, then the
+rows in the query's ORDER BY order. Queries: ` + queryList() + `.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command) error {
+			if err := g.validate(); err != nil {
+				return err
+			}
+			if _, ok := tpch.Query(o.query); !ok {
+				return &usageError{err: fmt.Errorf("--query %d: not implemented (have %s)", o.query, queryList())}
+			}
+			fi, err := os.Stat(o.data)
+			if err != nil {
+				return fmt.Errorf("tpch: --data: %w", err)
+			}
+			if !fi.IsDir() {
+				return fmt.Errorf("tpch: --data %s: not a directory", o.data)
+			}
+			stopProfile, err := g.startProfile()
+			if err != nil {
+				return err
+			}
+			env := dataset.New(dataset.Options{
+				Parallelism: g.workers(),
+				Memory:      int64(g.memory),
+				TmpDir:      g.tmp,
+			})
+			res, err := tpch.Run(cmd.Context(), env, o.data, o.query)
+			if perr := stopProfile(); err == nil && perr != nil {
+				err = perr
+			}
+			if err != nil {
+				return err // "tpch: qN: ..." names the file where there is one
+			}
+			return res.WriteCSV(cmd.OutOrStdout())
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.data, "data", "", "directory of the TPC-H tables as <table>.parquet (required)")
+	f.IntVar(&o.query, "query", 0, "number of the TPC-H query to run (required): "+queryList())
+	_ = cmd.MarkFlagRequired("data")
+	_ = cmd.MarkFlagRequired("query")
+	return cmd
+}
+
+// queryList lists the implemented queries: "1, 3, 5, ...".
+func queryList() string {
+	ns := tpch.Numbers()
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,90 @@
+package tpch
+
+import (
+	"strconv"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/parquet"
+)
+
+var q1Columns = []string{"l_returnflag", "l_linestatus", "sum_qty", "sum_base_price", "sum_disc_price",
+	"sum_charge", "avg_qty", "avg_price", "avg_disc", "count_order"}
+
+// q1Line is the lineitem projection of Q1.
+type q1Line struct {
+	ReturnFlag    string          `weir:"l_returnflag"`
+	LineStatus    string          `weir:"l_linestatus"`
+	Quantity      parquet.Decimal `weir:"l_quantity"`
+	ExtendedPrice parquet.Decimal `weir:"l_extendedprice"`
+	Discount      parquet.Decimal `weir:"l_discount"`
+	Tax           parquet.Decimal `weir:"l_tax"`
+}
+
+// Q1Row is a row of Q1 (Pricing Summary Report): the sums are exact, the
+// averages are derived from them.
+type Q1Row struct {
+	ReturnFlag   string
+	LineStatus   string
+	SumQty       parquet.Decimal
+	SumBasePrice parquet.Decimal
+	SumDiscPrice parquet.Decimal // Σ price × (1 − discount), scale 4
+	SumCharge    parquet.Decimal // Σ price × (1 − discount) × (1 + tax), scale 6
+	SumDisc      parquet.Decimal
+	Count        int64
+}
+
+// AvgQty returns avg(l_quantity).
+func (r Q1Row) AvgQty() float64 { return r.SumQty.Float64() / float64(r.Count) }
+
+// AvgPrice returns avg(l_extendedprice).
+func (r Q1Row) AvgPrice() float64 { return r.SumBasePrice.Float64() / float64(r.Count) }
+
+// AvgDisc returns avg(l_discount).
+func (r Q1Row) AvgDisc() float64 { return r.SumDisc.Float64() / float64(r.Count) }
+
+// Fields implements Row.
+func (r Q1Row) Fields() []string {
+	return []string{r.ReturnFlag, r.LineStatus, r.SumQty.String(), r.SumBasePrice.String(),
+		r.SumDiscPrice.String(), r.SumCharge.String(), formatFloat(r.AvgQty()), formatFloat(r.AvgPrice()),
+		formatFloat(r.AvgDisc()), strconv.FormatInt(r.Count, 10)}
+}
+
+// q1Group is Q1's grouping key.
+type q1Group struct{ ReturnFlag, LineStatus string }
+
+func q1Key(r Q1Row) q1Group { return q1Group{r.ReturnFlag, r.LineStatus} }
+
+// q1Init is the accumulator of one line.
+func q1Init(l q1Line) Q1Row {
+	dp := discounted(l.ExtendedPrice, l.Discount)
+	return Q1Row{
+		ReturnFlag: l.ReturnFlag, LineStatus: l.LineStatus,
+		SumQty: l.Quantity, SumBasePrice: l.ExtendedPrice, SumDiscPrice: dp,
+		SumCharge: dp.Mul(one.Add(l.Tax)), SumDisc: l.Discount, Count: 1,
+	}
+}
+
+// q1Merge adds two accumulators of a group.
+func q1Merge(a, b Q1Row) Q1Row {
+	a.SumQty = a.SumQty.Add(b.SumQty)
+	a.SumBasePrice = a.SumBasePrice.Add(b.SumBasePrice)
+	a.SumDiscPrice = a.SumDiscPrice.Add(b.SumDiscPrice)
+	a.SumCharge = a.SumCharge.Add(b.SumCharge)
+	a.SumDisc = a.SumDisc.Add(b.SumDisc)
+	a.Count += b.Count
+	return a
+}
+
+// Q1 is the Pricing Summary Report:
+//
+//	lineitem (l_shipdate <= 1998-09-02, in the scan)
+//	  ─Map→ one accumulator per line ─GroupBy(flag, status).Reduce→ sums
+//	  ─Sort(flag, status)→ rows
+func Q1(env *dataset.Env, dir string) (*Rows[Q1Row], error) {
+	s := newScanner(env, dir)
+	lines := scan[q1Line](s, "lineitem", where("l_shipdate", parquet.Le, date(1998, 9, 2)))
+	acc := dataset.Map(lines, q1Init)
+	sums := dataset.GroupBy(acc, q1Key).Reduce(q1Merge)
+	out := dataset.Collect(dataset.Sort(sums, q1Key, dataset.Ascending))
+	return &Rows[Q1Row]{c: out}, s.err()
+}

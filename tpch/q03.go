@@ -1,0 +1,82 @@
+package tpch
+
+import (
+	"cmp"
+	"strconv"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/parquet"
+)
+
+var q3Columns = []string{"l_orderkey", "revenue", "o_orderdate", "o_shippriority"}
+
+// q3Customer is a BUILDING customer's key (the segment is filtered in the scan).
+type q3Customer struct {
+	CustKey int64 `weir:"c_custkey"`
+}
+
+// q3Order is the orders projection of Q3.
+type q3Order struct {
+	OrderKey     int64        `weir:"o_orderkey"`
+	CustKey      int64        `weir:"o_custkey"`
+	OrderDate    parquet.Date `weir:"o_orderdate"`
+	ShipPriority int64        `weir:"o_shippriority"`
+}
+
+// Q3Row is a row of Q3 (Shipping Priority).
+type Q3Row struct {
+	OrderKey     int64
+	Revenue      parquet.Decimal // Σ price × (1 − discount), scale 4
+	OrderDate    parquet.Date
+	ShipPriority int64
+}
+
+// Fields implements Row.
+func (r Q3Row) Fields() []string {
+	return []string{strconv.FormatInt(r.OrderKey, 10), r.Revenue.String(), r.OrderDate.String(),
+		strconv.FormatInt(r.ShipPriority, 10)}
+}
+
+// revenueDesc orders rows by revenue descending, then by a tie-breaker
+// ascending: the revenue's unscaled value at scale 4, negated.
+type revenueDesc[T cmp.Ordered] struct {
+	NegRevenue int64
+	Then       T
+}
+
+// negRevenue returns −revenue at scale 4, an ascending sort key for revenue
+// descending (the sums all have scale 4; Rescale makes that explicit).
+func negRevenue(d parquet.Decimal) int64 { return -d.Rescale(4).Unscaled }
+
+// Q3 is Shipping Priority:
+//
+//	orders (o_orderdate < 1995-03-15) ─SemiJoin─ customer (BUILDING), broadcast
+//	lineitem (l_shipdate > 1995-03-15) ─Join on orderkey─ those orders
+//	  ─GroupBy(orderkey).Reduce(Σ revenue)→ Sort(revenue desc, orderdate) ─First(10)
+//
+// o_orderdate and o_shippriority are functions of l_orderkey = o_orderkey,
+// so grouping by the order key alone is the SQL's grouping.
+func Q3(env *dataset.Env, dir string) (*Rows[Q3Row], error) {
+	s := newScanner(env, dir)
+	cust := scan[q3Customer](s, "customer", where("c_mktsegment", parquet.Eq, "BUILDING"))
+	orders := scan[q3Order](s, "orders", where("o_orderdate", parquet.Lt, date(1995, 3, 15)))
+	lines := scan[linePrice](s, "lineitem", where("l_shipdate", parquet.Gt, date(1995, 3, 15)))
+
+	building := dataset.SemiJoin(orders, cust,
+		func(o q3Order) int64 { return o.CustKey }, func(c q3Customer) int64 { return c.CustKey },
+		dataset.BroadcastHashSecond)
+	joined := dataset.Join(lines, building,
+		func(l linePrice) int64 { return l.OrderKey }, func(o q3Order) int64 { return o.OrderKey },
+		func(l *linePrice, o *q3Order) Q3Row {
+			return Q3Row{OrderKey: o.OrderKey, Revenue: discounted(l.ExtendedPrice, l.Discount),
+				OrderDate: o.OrderDate, ShipPriority: o.ShipPriority}
+		})
+	sums := dataset.GroupBy(joined, func(r Q3Row) int64 { return r.OrderKey }).Reduce(func(a, b Q3Row) Q3Row {
+		a.Revenue = a.Revenue.Add(b.Revenue)
+		return a
+	})
+	top := dataset.Sort(sums, func(r Q3Row) revenueDesc[parquet.Date] {
+		return revenueDesc[parquet.Date]{negRevenue(r.Revenue), r.OrderDate}
+	}, dataset.Ascending).First(10)
+	return &Rows[Q3Row]{c: dataset.Collect(top)}, s.err()
+}

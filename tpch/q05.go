@@ -1,0 +1,110 @@
+package tpch
+
+import (
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/parquet"
+)
+
+var q5Columns = []string{"n_name", "revenue"}
+
+// q5Supplier is the supplier projection of Q5.
+type q5Supplier struct {
+	SuppKey   int64 `weir:"s_suppkey"`
+	NationKey int64 `weir:"s_nationkey"`
+}
+
+// q5Customer is the customer projection of Q5.
+type q5Customer struct {
+	CustKey   int64 `weir:"c_custkey"`
+	NationKey int64 `weir:"c_nationkey"`
+}
+
+// q5Order is the orders projection of Q5.
+type q5Order struct {
+	OrderKey int64 `weir:"o_orderkey"`
+	CustKey  int64 `weir:"o_custkey"`
+}
+
+// q5Line is the lineitem projection of Q5.
+type q5Line struct {
+	OrderKey      int64           `weir:"l_orderkey"`
+	SuppKey       int64           `weir:"l_suppkey"`
+	ExtendedPrice parquet.Decimal `weir:"l_extendedprice"`
+	Discount      parquet.Decimal `weir:"l_discount"`
+}
+
+// q5OrderNation is a 1994 order with its customer's nation.
+type q5OrderNation struct{ OrderKey, NationKey int64 }
+
+// q5Sale is a 1994 line with its customer's nation.
+type q5Sale struct {
+	SuppKey   int64
+	NationKey int64 // the customer's
+	Revenue   parquet.Decimal
+}
+
+// q5SuppNation is an Asian supplier with its nation's name.
+type q5SuppNation struct {
+	SuppKey   int64
+	NationKey int64
+	Nation    string
+}
+
+// suppNation is the composite key s_suppkey, s_nationkey (= c_nationkey).
+type suppNation struct{ SuppKey, NationKey int64 }
+
+// Q5Row is a row of Q5 (Local Supplier Volume).
+type Q5Row struct {
+	Nation  string
+	Revenue parquet.Decimal // scale 4
+}
+
+// Fields implements Row.
+func (r Q5Row) Fields() []string { return []string{r.Nation, r.Revenue.String()} }
+
+// Q5 is Local Supplier Volume:
+//
+//	nation ─Join─ region (ASIA, broadcast) ; supplier ─Join─ those nations (broadcast)
+//	orders (1994) ─Join─ customer ; lineitem ─Join on orderkey─ those orders
+//	  ─Join on (suppkey, nationkey)─ Asian suppliers (broadcast)
+//	  ─GroupBy(n_name).Reduce(Σ revenue)→ Sort(revenue desc)
+func Q5(env *dataset.Env, dir string) (*Rows[Q5Row], error) {
+	s := newScanner(env, dir)
+	regions := scan[region](s, "region", where("r_name", parquet.Eq, "ASIA"))
+	nations := scan[nation](s, "nation")
+	supps := scan[q5Supplier](s, "supplier")
+	custs := scan[q5Customer](s, "customer")
+	orders := scan[q5Order](s, "orders",
+		where("o_orderdate", parquet.Ge, date(1994, 1, 1)), where("o_orderdate", parquet.Lt, date(1995, 1, 1)))
+	lines := scan[q5Line](s, "lineitem")
+
+	asia := dataset.SemiJoin(nations, regions,
+		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey },
+		dataset.BroadcastHashSecond)
+	asiaSupps := dataset.Join(supps, asia,
+		func(s q5Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
+		func(s *q5Supplier, n *nation) q5SuppNation {
+			return q5SuppNation{SuppKey: s.SuppKey, NationKey: s.NationKey, Nation: n.Name}
+		}, dataset.BroadcastHashSecond)
+	custOrders := dataset.Join(orders, custs,
+		func(o q5Order) int64 { return o.CustKey }, func(c q5Customer) int64 { return c.CustKey },
+		func(o *q5Order, c *q5Customer) q5OrderNation {
+			return q5OrderNation{OrderKey: o.OrderKey, NationKey: c.NationKey}
+		})
+	sales := dataset.Join(lines, custOrders,
+		func(l q5Line) int64 { return l.OrderKey }, func(o q5OrderNation) int64 { return o.OrderKey },
+		func(l *q5Line, o *q5OrderNation) q5Sale {
+			return q5Sale{SuppKey: l.SuppKey, NationKey: o.NationKey, Revenue: discounted(l.ExtendedPrice, l.Discount)}
+		})
+	local := dataset.Join(sales, asiaSupps,
+		func(x q5Sale) suppNation { return suppNation{x.SuppKey, x.NationKey} },
+		func(s q5SuppNation) suppNation { return suppNation{s.SuppKey, s.NationKey} },
+		func(x *q5Sale, s *q5SuppNation) Q5Row { return Q5Row{Nation: s.Nation, Revenue: x.Revenue} },
+		dataset.BroadcastHashSecond)
+	sums := dataset.GroupBy(local, func(r Q5Row) string { return r.Nation }).Reduce(func(a, b Q5Row) Q5Row {
+		a.Revenue = a.Revenue.Add(b.Revenue)
+		return a
+	})
+	sorted := dataset.Sort(sums, func(r Q5Row) int64 { return negRevenue(r.Revenue) }, dataset.Ascending)
+	return &Rows[Q5Row]{c: dataset.Collect(sorted)}, s.err()
+}

@@ -1,0 +1,77 @@
+package tpch
+
+import (
+	"strconv"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/parquet"
+)
+
+var q12Columns = []string{"l_shipmode", "high_line_count", "low_line_count"}
+
+// q12Line is the lineitem projection of Q12.
+type q12Line struct {
+	OrderKey    int64        `weir:"l_orderkey"`
+	ShipMode    string       `weir:"l_shipmode"`
+	ShipDate    parquet.Date `weir:"l_shipdate"`
+	CommitDate  parquet.Date `weir:"l_commitdate"`
+	ReceiptDate parquet.Date `weir:"l_receiptdate"`
+}
+
+// q12Order is the orders projection of Q12.
+type q12Order struct {
+	OrderKey      int64  `weir:"o_orderkey"`
+	OrderPriority string `weir:"o_orderpriority"`
+}
+
+// Q12Row is a row of Q12 (Shipping Modes and Order Priority).
+type Q12Row struct {
+	ShipMode string
+	High     int64 // lines of 1-URGENT and 2-HIGH orders
+	Low      int64 // lines of other orders
+}
+
+// Fields implements Row.
+func (r Q12Row) Fields() []string {
+	return []string{r.ShipMode, strconv.FormatInt(r.High, 10), strconv.FormatInt(r.Low, 10)}
+}
+
+// q12OnTime is the SQL's l_commitdate < l_receiptdate AND l_shipdate < l_commitdate.
+func q12OnTime(l q12Line) bool { return l.CommitDate < l.ReceiptDate && l.ShipDate < l.CommitDate }
+
+// q12Count counts a line of an order as high or low priority.
+func q12Count(l *q12Line, o *q12Order) Q12Row {
+	if o.OrderPriority == "1-URGENT" || o.OrderPriority == "2-HIGH" {
+		return Q12Row{ShipMode: l.ShipMode, High: 1}
+	}
+	return Q12Row{ShipMode: l.ShipMode, Low: 1}
+}
+
+// q12Merge adds the counts of a ship mode.
+func q12Merge(a, b Q12Row) Q12Row {
+	a.High += b.High
+	a.Low += b.Low
+	return a
+}
+
+// Q12 is Shipping Modes and Order Priority:
+//
+//	lineitem (MAIL or SHIP, received in 1994: in the scan; commit < receipt,
+//	          ship < commit: Filter) ─Join on orderkey─ orders
+//	  ─GroupBy(shipmode).Reduce(counts)→ Sort(shipmode)
+func Q12(env *dataset.Env, dir string) (*Rows[Q12Row], error) {
+	s := newScanner(env, dir)
+	lines := scan[q12Line](s, "lineitem",
+		where("l_shipmode", parquet.In, "MAIL", "SHIP"),
+		where("l_receiptdate", parquet.Ge, date(1994, 1, 1)),
+		where("l_receiptdate", parquet.Lt, date(1995, 1, 1))).
+		Filter(q12OnTime)
+	orders := scan[q12Order](s, "orders")
+
+	counted := dataset.Join(lines, orders,
+		func(l q12Line) int64 { return l.OrderKey }, func(o q12Order) int64 { return o.OrderKey },
+		q12Count)
+	mode := func(r Q12Row) string { return r.ShipMode }
+	sums := dataset.GroupBy(counted, mode).Reduce(q12Merge)
+	return &Rows[Q12Row]{c: dataset.Collect(dataset.Sort(sums, mode, dataset.Ascending))}, s.err()
+}

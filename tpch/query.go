@@ -1,0 +1,164 @@
+package tpch
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/weirdata/weir/dataset"
+)
+
+// Row is a typed result row: Fields formats it as CSV fields, one per column
+// of its query's SELECT, in that order (DECIMAL with its scale, DATE as
+// YYYY-MM-DD, NULL as an empty field).
+type Row interface {
+	Fields() []string
+}
+
+// Rows is a query's typed result. Its values are available once the Env the
+// query was built on has executed successfully.
+type Rows[T Row] struct {
+	c *dataset.Collected[T]
+	// ifEmpty is the result when the program produced no record: a global
+	// aggregate over no rows is one row of NULLs in SQL.
+	ifEmpty []T
+}
+
+// Values returns the rows in the query's ORDER BY order; call it only after
+// Execute has succeeded.
+func (r *Rows[T]) Values() []T {
+	if v := r.c.Values(); len(v) > 0 || r.ifEmpty == nil {
+		return v
+	}
+	return r.ifEmpty
+}
+
+// Spec is one TPC-H query of the registry.
+type Spec struct {
+	// N is the query's number, 1..22.
+	N int
+	// Title is the query's name in the TPC-H specification.
+	Title string
+	// Columns are the names of the SELECT's columns, in order.
+	Columns []string
+	build   func(env *dataset.Env, dir string) (func() [][]string, error)
+}
+
+// Build adds the query's program to env, reading the tables in dir. The
+// returned function formats the result rows once env.Execute has succeeded.
+func (s Spec) Build(env *dataset.Env, dir string) (rows func() [][]string, err error) {
+	rows, err = s.build(env, dir)
+	if err != nil {
+		return nil, fmt.Errorf("tpch: q%d: %w", s.N, err)
+	}
+	return rows, nil
+}
+
+// spec adapts a typed query function to the registry.
+func spec[T Row](n int, title string, cols []string, q func(*dataset.Env, string) (*Rows[T], error)) Spec {
+	return Spec{N: n, Title: title, Columns: cols, build: func(env *dataset.Env, dir string) (func() [][]string, error) {
+		r, err := q(env, dir)
+		if err != nil {
+			return nil, err
+		}
+		return func() [][]string {
+			vals := r.Values()
+			out := make([][]string, len(vals))
+			for i := range vals {
+				out[i] = vals[i].Fields()
+			}
+			return out
+		}, nil
+	}}
+}
+
+var registry = []Spec{
+	spec(1, "Pricing Summary Report", q1Columns, Q1),
+	spec(3, "Shipping Priority", q3Columns, Q3),
+	spec(5, "Local Supplier Volume", q5Columns, Q5),
+	spec(6, "Forecasting Revenue Change", q6Columns, Q6),
+	spec(10, "Returned Item Reporting", q10Columns, Q10),
+	spec(12, "Shipping Modes and Order Priority", q12Columns, Q12),
+	spec(14, "Promotion Effect", q14Columns, Q14),
+	spec(19, "Discounted Revenue", q19Columns, Q19),
+}
+
+// Query returns the Spec of TPC-H query n, and false when weir does not
+// implement it.
+func Query(n int) (Spec, bool) {
+	for _, s := range registry {
+		if s.N == n {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Numbers returns the numbers of the implemented queries, ascending.
+func Numbers() []int {
+	ns := make([]int, len(registry))
+	for i, s := range registry {
+		ns[i] = s.N
+	}
+	return ns
+}
+
+// Result is a query's answer as text.
+type Result struct {
+	// Columns are the SELECT's column names.
+	Columns []string
+	// Rows are the result rows in ORDER BY order, one field per column.
+	Rows [][]string
+	// Plan is the planner's decisions, one line per operator.
+	Plan string
+	// Spilled is the record bytes the run's exchanges and operators wrote to
+	// spill files.
+	Spilled int64
+	// PeakMemory is the memory manager's peak, in bytes.
+	PeakMemory int64
+}
+
+// Run builds query n on env over the tables in dir, executes it and returns
+// its rows. env must be fresh: it runs this one program.
+func Run(ctx context.Context, env *dataset.Env, dir string, n int) (Result, error) {
+	s, ok := Query(n)
+	if !ok {
+		return Result{}, fmt.Errorf("tpch: query %d is not implemented (have %v)", n, Numbers())
+	}
+	rows, err := s.Build(env, dir)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := env.Execute(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("tpch: q%d: %w", n, err)
+	}
+	out := Result{Columns: slices.Clone(s.Columns), Rows: rows(), Plan: res.Plan}
+	if m := res.Metrics; m != nil {
+		out.PeakMemory = m.PeakMemory
+		for _, v := range m.Vertices {
+			out.Spilled += v.Total().Spilled
+		}
+	}
+	return out, nil
+}
+
+// WriteCSV writes the result as CSV: a header row of column names, then the
+// rows.
+func (r Result) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(r.Columns); err != nil {
+		return fmt.Errorf("tpch: write csv: %w", err)
+	}
+	if err := cw.WriteAll(r.Rows); err != nil {
+		return fmt.Errorf("tpch: write csv: %w", err)
+	}
+	return nil
+}
+
+// formatFloat formats a DOUBLE as DuckDB does: the shortest form that reads
+// back as the same float64.
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

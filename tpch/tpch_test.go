@@ -1,0 +1,264 @@
+package tpch
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdata/weir/dataset"
+)
+
+// sf001 is the SF 0.01 data copied into the repository, with its answers.
+const sf001 = "../testdata/tpch"
+
+// sf01 returns the SF 0.1 data directory and its answers directory, or skips
+// the test when the shared data is absent.
+func sf01(t *testing.T) (data, answers string) {
+	t.Helper()
+	for _, root := range []string{"../../shared/tpch", "/work/shared/tpch"} {
+		data, answers = filepath.Join(root, "sf0.1"), filepath.Join(root, "answers", "sf0.1")
+		if _, err := os.Stat(filepath.Join(data, "lineitem.parquet")); err != nil {
+			continue
+		}
+		if _, err := os.Stat(answers); err != nil {
+			continue
+		}
+		return data, answers
+	}
+	t.Skip("SF 0.1 TPC-H data not found (../../shared/tpch/sf0.1)")
+	return "", ""
+}
+
+// config is one way to run a query.
+type config struct {
+	name        string
+	parallelism int
+	memory      int64 // 0: unlimited
+	segment     int
+}
+
+var configs = []config{
+	{name: "p1", parallelism: 1},
+	{name: "p2", parallelism: 2},
+	{name: "p1-small", parallelism: 1, memory: 256 << 10, segment: 4096},
+	{name: "p2-tiny", parallelism: 2, memory: 64 << 10, segment: 4096},
+}
+
+// spills are the queries whose joins and groupings hold enough SF 0.01
+// records to spill within p2-tiny's budget. The others reduce their input
+// to a handful of groups in a combiner (Q1, Q6) or build a hash table of a
+// few hundred filtered parts (Q19), which fits in any budget.
+var spills = []int{3, 5, 10, 12, 14}
+
+// run executes query n over dir in config c and checks that the spill
+// directory is left empty.
+func run(t *testing.T, c config, dir string, n int) Result {
+	t.Helper()
+	tmp := t.TempDir()
+	env := dataset.New(dataset.Options{Parallelism: c.parallelism, Memory: c.memory, SegmentSize: c.segment, TmpDir: tmp})
+	res, err := Run(context.Background(), env, dir, n)
+	if err != nil {
+		t.Fatalf("q%d %s: %v", n, c.name, err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("q%d %s: spill directory not empty: %v", n, c.name, ents)
+	}
+	t.Logf("q%d %s: spilled %d bytes, peak memory %d bytes", n, c.name, res.Spilled, res.PeakMemory)
+	return res
+}
+
+func TestQueriesSF001(t *testing.T) {
+	for _, n := range Numbers() {
+		want := readAnswer(t, answerPath(sf001, n))
+		for _, c := range configs {
+			t.Run(fmt.Sprintf("q%02d/%s", n, c.name), func(t *testing.T) {
+				res := run(t, c, sf001, n)
+				compare(t, res, want)
+				if c.name == "p2-tiny" && slices.Contains(spills, n) && res.Spilled == 0 {
+					t.Errorf("q%d spilled nothing within %d bytes", n, c.memory)
+				}
+			})
+		}
+	}
+}
+
+func TestQueriesSF01(t *testing.T) {
+	data, answers := sf01(t)
+	if testing.Short() {
+		t.Skip("SF 0.1 in -short mode")
+	}
+	for _, n := range Numbers() {
+		want := readAnswer(t, filepath.Join(answers, fmt.Sprintf("q%02d.csv", n)))
+		t.Run(fmt.Sprintf("q%02d", n), func(t *testing.T) {
+			compare(t, run(t, configs[1], data, n), want)
+		})
+	}
+}
+
+// answerPath is the DuckDB answer of query n for the SF 0.01 data in dir.
+func answerPath(dir string, n int) string {
+	return filepath.Join(dir, "answers", "sf0.01", fmt.Sprintf("q%02d.csv", n))
+}
+
+// readAnswer reads a DuckDB answer file: a header row, then the rows.
+func readAnswer(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(recs) == 0 {
+		t.Fatalf("%s: no header row", path)
+	}
+	return recs
+}
+
+// compare checks res against want (header row first) row by row, in order:
+// numbers within abs 0.01 or rel 1e-6, everything else exactly.
+func compare(t *testing.T, res Result, want [][]string) {
+	t.Helper()
+	if !slices.Equal(res.Columns, want[0]) {
+		t.Errorf("columns %q, want %q", res.Columns, want[0])
+	}
+	rows := want[1:]
+	if len(res.Rows) != len(rows) {
+		t.Fatalf("%d rows, want %d:\ngot  %q\nwant %q", len(res.Rows), len(rows), res.Rows, rows)
+	}
+	for i := range rows {
+		if len(res.Rows[i]) != len(rows[i]) {
+			t.Errorf("row %d: %d fields, want %d", i, len(res.Rows[i]), len(rows[i]))
+			continue
+		}
+		for j := range rows[i] {
+			if !fieldEqual(res.Rows[i][j], rows[i][j]) {
+				t.Errorf("row %d column %s: got %q, want %q", i, want[0][j], res.Rows[i][j], rows[i][j])
+			}
+		}
+	}
+}
+
+func fieldEqual(got, want string) bool {
+	g, gerr := strconv.ParseFloat(got, 64)
+	w, werr := strconv.ParseFloat(want, 64)
+	if gerr != nil || werr != nil {
+		return got == want
+	}
+	d := math.Abs(g - w)
+	return d <= 0.01 || d <= 1e-6*math.Abs(w)
+}
+
+func TestFieldEqual(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+		ok        bool
+	}{
+		{"1.005", "1.00", true},
+		{"1.02", "1.00", false},
+		{"100000000.5", "100000000.45", true},
+		{"100010", "100000", false},
+		{"1995-03-11", "1995-03-11", true},
+		{"1995-03-12", "1995-03-11", false},
+		{"IRAN", "IRAN ", false},
+		{"", "", true},
+		{"", "0", false},
+	} {
+		if got := fieldEqual(c.got, c.want); got != c.ok {
+			t.Errorf("fieldEqual(%q, %q) = %v, want %v", c.got, c.want, got, c.ok)
+		}
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	if got, want := Numbers(), []int{1, 3, 5, 6, 10, 12, 14, 19}; !slices.Equal(got, want) {
+		t.Fatalf("Numbers() = %v, want %v", got, want)
+	}
+	for _, n := range Numbers() {
+		s, ok := Query(n)
+		if !ok || s.N != n || len(s.Columns) == 0 || s.Title == "" {
+			t.Errorf("Query(%d) = %+v, %v", n, s, ok)
+		}
+	}
+	if _, ok := Query(2); ok {
+		t.Errorf("Query(2) found; it is not implemented")
+	}
+	_, err := Run(context.Background(), dataset.New(dataset.Options{}), sf001, 2)
+	if err == nil || !strings.Contains(err.Error(), "query 2 is not implemented") {
+		t.Errorf("Run(2): %v", err)
+	}
+}
+
+func TestMissingData(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nope")
+	_, err := Run(context.Background(), dataset.New(dataset.Options{}), dir, 6)
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("missing data directory: %v", err)
+	}
+	empty := t.TempDir()
+	_, err = Run(context.Background(), dataset.New(dataset.Options{}), empty, 6)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(empty, "lineitem.parquet")) {
+		t.Fatalf("missing lineitem.parquet: %v", err)
+	}
+}
+
+// TestCancel cancels Q5, the query that spills most, while it runs within a
+// tiny budget: Run returns the context's error and leaves no spill file.
+func TestCancel(t *testing.T) {
+	for _, delay := range []time.Duration{0, 20 * time.Millisecond, 200 * time.Millisecond} {
+		t.Run(delay.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				select {
+				case <-time.After(delay):
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			env := dataset.New(dataset.Options{Parallelism: 2, Memory: 64 << 10, SegmentSize: 4096, TmpDir: tmp})
+			_, err := Run(ctx, env, sf001, 5)
+			cancel()
+			<-done
+			switch {
+			case err == nil:
+				t.Logf("q5 finished before the cancellation after %v", delay)
+			case !errors.Is(err, context.Canceled):
+				t.Errorf("q5 cancelled after %v: %v, want context.Canceled", delay, err)
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("spill directory not empty after cancellation: %v", ents)
+			}
+		})
+	}
+}
+
+// TestPlans checks the strategies the programs ask for: the small nation,
+// region and filtered part and customer sides are broadcast, everything else
+// is left to the planner.
+func TestPlans(t *testing.T) {
+	broadcasts := map[int]int{1: 0, 3: 1, 5: 3, 6: 0, 10: 1, 12: 0, 14: 0, 19: 1}
+	for _, n := range Numbers() {
+		res := run(t, configs[1], sf001, n)
+		if got := strings.Count(res.Plan, ":BROADCAST/"); got != broadcasts[n] {
+			t.Errorf("q%d: %d broadcast inputs, want %d:\n%s", n, got, broadcasts[n], res.Plan)
+		}
+	}
+}
