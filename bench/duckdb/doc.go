@@ -4,6 +4,8 @@
 // build; run it from this directory:
 //
 //	go test -run CrossCheck -v                 # answers: weir vs DuckDB
+//	go test -run OtherWriterSettings -v        # weir over DuckDB files with other codecs, row groups
+//	go test -run DuckDBReadsWeirParquet -v     # DuckDB reads what weir writes
 //	go test -run '^$' -bench TPCH -count 5     # timings, for benchstat
 //
 // WEIR_TPCH_DIR names the directory of the eight TPC-H tables (default: the

@@ -43,6 +43,18 @@ func threads() int {
 
 // openDuckDB returns a DuckDB with one view per table over dir's Parquet files.
 func openDuckDB(tb testing.TB, dir string, threads int) *sql.DB {
+	db := newDuckDB(tb, threads)
+	for _, t := range tables {
+		q := fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')", t, filepath.Join(dir, t+".parquet"))
+		if _, err := db.Exec(q); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return db
+}
+
+// newDuckDB returns an in-memory DuckDB running queries on threads threads.
+func newDuckDB(tb testing.TB, threads int) *sql.DB {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		tb.Fatal(err)
@@ -51,12 +63,6 @@ func openDuckDB(tb testing.TB, dir string, threads int) *sql.DB {
 	tb.Cleanup(func() { db.Close() })
 	if _, err := db.Exec(fmt.Sprintf("SET threads = %d", threads)); err != nil {
 		tb.Fatal(err)
-	}
-	for _, t := range tables {
-		q := fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')", t, filepath.Join(dir, t+".parquet"))
-		if _, err := db.Exec(q); err != nil {
-			tb.Fatal(err)
-		}
 	}
 	return db
 }
