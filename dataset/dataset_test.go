@@ -8,8 +8,11 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -380,5 +383,25 @@ func TestKeyerAllocatesNothingPerRecord(t *testing.T) {
 		_ = k.hash(&v)
 	}); n != 0 {
 		t.Errorf("%v allocations per key", n)
+	}
+}
+
+func TestProgressReachesTheCaller(t *testing.T) {
+	var calls atomic.Int32
+	env := New(Options{Parallelism: 2, ProgressEvery: time.Millisecond, Progress: func(p flow.Progress) {
+		if len(p.Vertices) > 0 {
+			calls.Add(1)
+		}
+	}})
+	ds := Map(FromSlice(env, make([]int, 1000)), func(x int) int {
+		time.Sleep(20 * time.Microsecond) // long enough for several ticks
+		return x
+	})
+	Count(ds)
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == 0 {
+		t.Error("Progress was never called")
 	}
 }

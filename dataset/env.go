@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
@@ -29,6 +30,10 @@ type Options struct {
 	Mode flow.ExecutionMode
 	// BatchSize is the number of records per batch; zero means flow's default.
 	BatchSize int
+	// Progress, when set, receives the running job's progress every
+	// ProgressEvery (zero: one second); see flow.Options.Progress.
+	Progress      func(flow.Progress)
+	ProgressEvery time.Duration
 }
 
 // Env collects a program and runs it. It is not safe for concurrent use.
@@ -92,11 +97,13 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res, err := flow.Execute(ctx, g, flow.Options{
-		Memory:      e.opts.Memory,
-		SegmentSize: e.opts.SegmentSize,
-		TmpDir:      e.opts.TmpDir,
-		Mode:        e.opts.Mode,
-		BatchSize:   e.opts.BatchSize,
+		Memory:        e.opts.Memory,
+		SegmentSize:   e.opts.SegmentSize,
+		TmpDir:        e.opts.TmpDir,
+		Mode:          e.opts.Mode,
+		BatchSize:     e.opts.BatchSize,
+		Progress:      e.opts.Progress,
+		ProgressEvery: e.opts.ProgressEvery,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)

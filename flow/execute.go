@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirdata/weir/memory"
@@ -52,6 +53,25 @@ type Options struct {
 	FS spill.FS
 	// Spill configures spill files.
 	Spill spill.Options
+	// Progress, when set, is called every ProgressEvery while the job runs (from
+	// a goroutine of its own, never after Execute returned) with what every
+	// vertex has done so far: how a command shows a long job's progress.
+	Progress func(Progress)
+	// ProgressEvery is how often Progress is called; zero means one second.
+	ProgressEvery time.Duration
+}
+
+// Progress is a running job's state, as Options.Progress receives it.
+type Progress struct {
+	Elapsed  time.Duration
+	Vertices []VertexProgress
+}
+
+// VertexProgress is what one vertex's subtasks have done so far.
+type VertexProgress struct {
+	Name                  string
+	Subtasks, Done        int   // subtasks, and how many of them ended
+	RecordsIn, RecordsOut int64 // records read from inputs and sent to outputs
 }
 
 // EnsureDefaults fills zero fields with their defaults and returns o.
@@ -189,6 +209,15 @@ func (j *job) run(g *Graph) (*Result, error) {
 		}
 	}
 	res := &Result{Vertices: make([]VertexMetrics, len(g.vertices))}
+	live := make([][]*TaskMetrics, len(g.vertices))
+	done := make([]atomic.Int32, len(g.vertices))
+	for vi, v := range g.vertices {
+		live[vi] = make([]*TaskMetrics, v.parallelism)
+		for i := range live[vi] {
+			live[vi][i] = &TaskMetrics{}
+		}
+	}
+	stopProgress := j.startProgress(g, live, done)
 	var wg sync.WaitGroup
 	for vi, v := range g.vertices {
 		res.Vertices[vi] = VertexMetrics{Name: v.name, Subtasks: make([]SubtaskMetrics, v.parallelism)}
@@ -196,21 +225,65 @@ func (j *job) run(g *Graph) (*Result, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res.Vertices[vi].Subtasks[i] = j.runTask(v, i)
+				res.Vertices[vi].Subtasks[i] = j.runTask(v, i, live[vi][i])
+				done[vi].Add(1)
 			}()
 		}
 	}
 	wg.Wait()
+	stopProgress()
 	return res, j.err
+}
+
+// startProgress calls Options.Progress every ProgressEvery until the returned
+// function is called; it returns once no call is running.
+func (j *job) startProgress(g *Graph, live [][]*TaskMetrics, done []atomic.Int32) (stop func()) {
+	if j.opts.Progress == nil {
+		return func() {}
+	}
+	every := j.opts.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	start := time.Now()
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			p := Progress{Elapsed: time.Since(start), Vertices: make([]VertexProgress, len(g.vertices))}
+			for vi, v := range g.vertices {
+				vp := VertexProgress{Name: v.name, Subtasks: v.parallelism, Done: int(done[vi].Load())}
+				for _, m := range live[vi] {
+					vp.RecordsIn += m.RecordsIn()
+					vp.RecordsOut += m.RecordsOut()
+				}
+				p.Vertices[vi] = vp
+			}
+			j.opts.Progress(p)
+		}
+	}()
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
 }
 
 // runTask runs one subtask: the body, then closing its inputs (so producers
 // stop waiting on it) and finishing or aborting its outputs.
-func (j *job) runTask(v *Vertex, i int) SubtaskMetrics {
+func (j *job) runTask(v *Vertex, i int, m *TaskMetrics) SubtaskMetrics {
 	start := time.Now()
 	tc := &TaskContext{
 		Vertex: v.name, Subtask: i, Parallelism: v.parallelism,
-		Env: j.env, Metrics: &TaskMetrics{}, ctx: j.ctx,
+		Env: j.env, Metrics: m, ctx: j.ctx,
 	}
 	for _, e := range v.inputs {
 		tc.inputs = append(tc.inputs, e.reader(tc))

@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/flow"
 )
 
 // progressEvery is how often a progress line is redrawn.
@@ -56,4 +61,41 @@ func percent(n, total int64) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%d%%)", n*100/total)
+}
+
+// datasetOptions returns the dataset options of a job command's flags. When
+// stderr is a terminal, the job draws a progress line there (elapsed time,
+// tasks finished, records moved between tasks); the returned done function
+// ends that line and must be called when the job returns.
+func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dataset.Options, done func()) {
+	opts = dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp}
+	w := cmd.ErrOrStderr()
+	if !isTerminal(w) {
+		return opts, func() {}
+	}
+	var mu sync.Mutex
+	drawn := false
+	opts.ProgressEvery = progressEvery
+	opts.Progress = func(p flow.Progress) {
+		tasks, finished := len(p.Vertices), 0
+		var moved int64
+		for _, v := range p.Vertices {
+			if v.Done == v.Subtasks {
+				finished++
+			}
+			moved += v.RecordsIn
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "\rweir %s: %.1fs, %d of %d tasks finished, %d records moved\033[K",
+			job, p.Elapsed.Seconds(), finished, tasks, moved)
+		drawn = true
+	}
+	return opts, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if drawn {
+			fmt.Fprint(w, "\r\033[K")
+		}
+	}
 }

@@ -72,7 +72,10 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("quickstart: %w", err)
 	}
-	if err := runQuickstartJob(cmd.Context(), out, g, dir); err != nil {
+	opts, progressDone := g.datasetOptions(cmd, "quickstart")
+	err = runQuickstartJobWith(cmd.Context(), out, opts, dir)
+	progressDone()
+	if err != nil {
 		return fmt.Errorf("quickstart: %w", err)
 	}
 	fmt.Fprintln(out)

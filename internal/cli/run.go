@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
 )
 
@@ -40,8 +39,10 @@ func runExample(cmd *cobra.Command, g *globalOptions, output string,
 	if err := g.validate(); err != nil {
 		return err
 	}
+	opts, progressDone := g.datasetOptions(cmd, "run "+cmd.Name())
+	defer progressDone()
 	o := examples.Options{
-		Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+		Dataset: opts,
 		Output:  output,
 		Stdout:  cmd.OutOrStdout(),
 	}

@@ -48,12 +48,10 @@ rows in the query's ORDER BY order. Queries: ` + queryList() + `.`,
 			if err != nil {
 				return err
 			}
-			env := dataset.New(dataset.Options{
-				Parallelism: g.workers(),
-				Memory:      int64(g.memory),
-				TmpDir:      g.tmp,
-			})
+			opts, progressDone := g.datasetOptions(cmd, fmt.Sprintf("tpch q%d", o.query))
+			env := dataset.New(opts)
 			res, err := tpch.Run(cmd.Context(), env, o.data, o.query)
+			progressDone()
 			if perr := stopProfile(); err == nil && perr != nil {
 				err = perr
 			}
