@@ -65,6 +65,7 @@ func TestWordCount(t *testing.T) {
 		{"one", []string{"solo"}},
 		{"zipf", words(1, 20000, 3000)},
 		{"one-hot-key", slices.Repeat([]string{"hot"}, 5000)},
+		{"many-keys", manyKeys(10000)}, // 10,000 distinct words: ~400 KB of groups, more than the tiny budget
 	} {
 		want := map[string]int64{}
 		for _, w := range in.words {
@@ -95,12 +96,22 @@ func TestWordCount(t *testing.T) {
 				if !strings.Contains(res.Plan, "local=HASH_AGGREGATE combine") || !strings.Contains(res.Plan, ":HASH/") {
 					t.Errorf("plan lacks the combining hash aggregation behind a hash shuffle:\n%s", res.Plan)
 				}
-				if c.memory > 0 && in.name == "zipf" && spilled(res) == 0 {
+				if c.memory > 0 && in.name == "many-keys" && spilled(res) == 0 {
 					t.Errorf("a %d-byte budget spilled nothing", c.memory)
 				}
 			})
 		}
 	}
+}
+
+// manyKeys returns n distinct words, each twice.
+func manyKeys(n int) []string {
+	out := make([]string, 0, 2*n)
+	for i := 0; i < n; i++ {
+		w := fmt.Sprintf("distinct-word-%05d", i)
+		out = append(out, w, w)
+	}
+	return out
 }
 
 func spilled(res *Result) int64 {
@@ -303,12 +314,32 @@ func TestJoins(t *testing.T) {
 					if g := sortJoined(got.Values()); !slices.Equal(g, want) {
 						t.Fatalf("got %d rows, want %d\nplan:\n%s", len(g), len(want), res.Plan)
 					}
-					// Building or sorting the 4000 orders does not fit a tiny budget.
-					if c.memory > 0 && (hint == RepartitionHashFirst || hint == RepartitionSortMerge) && spilled(res) == 0 {
-						t.Errorf("%s under a %d-byte budget spilled nothing", hint, c.memory)
-					}
+
 				})
 			}
+		}
+	}
+}
+
+// TestJoinsSpillUnderTinyBudget runs the joins whose build or sort side (4000
+// orders, about 240 KB serialized) cannot fit a 64 KiB budget in one subtask, so
+// they must spill, and checks them against the oracle.
+func TestJoinsSpillUnderTinyBudget(t *testing.T) {
+	cs, os := joinInputs(7)
+	want := oracleJoin(cs, os, "inner")
+	for _, hint := range []JoinHint{RepartitionHashFirst, RepartitionSortMerge} {
+		env := newEnv(t, config{"p1-64KiB", 1, 64 << 10})
+		got := Collect(Join(FromSlice(env, os), FromSlice(env, cs), func(o order) int64 { return o.Customer },
+			func(c customer) int64 { return c.ID }, func(o *order, c *customer) joined { return joined{o.ID, c.ID, c.Nation} }, hint))
+		res, err := env.Execute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := sortJoined(got.Values()); !slices.Equal(g, want) {
+			t.Fatalf("%s: got %d rows, want %d", hint, len(g), len(want))
+		}
+		if spilled(res) == 0 {
+			t.Errorf("%s under a 64 KiB budget spilled nothing", hint)
 		}
 	}
 }
