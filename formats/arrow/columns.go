@@ -2,7 +2,6 @@ package arrow
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 	"unsafe"
 
@@ -11,82 +10,23 @@ import (
 	"github.com/weirdata/weir/formats"
 )
 
-// kind is the Go side of a column, chosen once per type.
-type kind uint8
+// column is a struct field mapped to a column (see formats.Columns).
+type column = formats.Column
 
-const (
-	kindInt kind = iota // signed integer of size bytes
-	kindUint
-	kindFloat32
-	kindFloat64
-	kindBool
-	kindString
-	kindBytes
-	kindTime
-)
-
-// column is one struct field and how it is copied.
-type column struct {
-	field formats.Field
-	kind  kind
-	size  uintptr // bytes of the value (of the pointee for pointer fields)
-	ptr   bool    // the field is a pointer: nil is null
-}
-
-var (
-	timeType  = reflect.TypeFor[time.Time]()
-	bytesType = reflect.TypeFor[[]byte]()
-)
-
+// columnsOf maps T's fields to columns, rejecting types the format cannot hold.
 func columnsOf[T any]() ([]column, error) {
-	fields, err := formats.Fields[T]()
+	cols, err := formats.Columns[T]()
 	if err != nil {
 		return nil, fmt.Errorf("formats/arrow: %w", err)
-	}
-	cols := make([]column, len(fields))
-	for i, f := range fields {
-		c := column{field: f}
-		t := f.Type
-		if t.Kind() == reflect.Pointer {
-			c.ptr, t = true, t.Elem()
-		}
-		c.size = t.Size()
-		switch {
-		case t == timeType:
-			c.kind = kindTime
-		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && t.ConvertibleTo(bytesType):
-			c.kind = kindBytes
-		default:
-			switch t.Kind() {
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				c.kind = kindInt
-			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-				c.kind = kindUint
-			case reflect.Float32:
-				c.kind = kindFloat32
-			case reflect.Float64:
-				c.kind = kindFloat64
-			case reflect.Bool:
-				c.kind = kindBool
-			case reflect.String:
-				c.kind = kindString
-			default:
-				return nil, fmt.Errorf("formats/arrow: field %s of type %s: unsupported type", f.GoName, f.Type)
-			}
-		}
-		if c.ptr && c.kind == kindBytes {
-			return nil, fmt.Errorf("formats/arrow: field %s: use []byte, not *[]byte (nil is null)", f.GoName)
-		}
-		cols[i] = c
 	}
 	return cols, nil
 }
 
 // arrowType is the type the sink writes for c.
 func arrowType(c *column) arrow.DataType {
-	switch c.kind {
-	case kindInt:
-		switch c.size {
+	switch c.Kind {
+	case formats.KindInt:
+		switch c.Size {
 		case 1:
 			return arrow.PrimitiveTypes.Int8
 		case 2:
@@ -95,8 +35,8 @@ func arrowType(c *column) arrow.DataType {
 			return arrow.PrimitiveTypes.Int32
 		}
 		return arrow.PrimitiveTypes.Int64
-	case kindUint:
-		switch c.size {
+	case formats.KindUint:
+		switch c.Size {
 		case 1:
 			return arrow.PrimitiveTypes.Uint8
 		case 2:
@@ -105,15 +45,15 @@ func arrowType(c *column) arrow.DataType {
 			return arrow.PrimitiveTypes.Uint32
 		}
 		return arrow.PrimitiveTypes.Uint64
-	case kindFloat32:
+	case formats.KindFloat32:
 		return arrow.PrimitiveTypes.Float32
-	case kindFloat64:
+	case formats.KindFloat64:
 		return arrow.PrimitiveTypes.Float64
-	case kindBool:
+	case formats.KindBool:
 		return arrow.FixedWidthTypes.Boolean
-	case kindString:
+	case formats.KindString:
 		return arrow.BinaryTypes.String
-	case kindBytes:
+	case formats.KindBytes:
 		return arrow.BinaryTypes.Binary
 	}
 	return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
@@ -123,23 +63,23 @@ func arrowType(c *column) arrow.DataType {
 func accepts(c *column, dt arrow.DataType) bool {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		return c.kind == kindInt || c.kind == kindUint
+		return c.Kind == formats.KindInt || c.Kind == formats.KindUint
 	case arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
-		return c.kind == kindFloat32 || c.kind == kindFloat64
+		return c.Kind == formats.KindFloat32 || c.Kind == formats.KindFloat64
 	case arrow.BOOL:
-		return c.kind == kindBool
+		return c.Kind == formats.KindBool
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
-		return c.kind == kindString || c.kind == kindBytes
+		return c.Kind == formats.KindString || c.Kind == formats.KindBytes
 	case arrow.DICTIONARY:
 		switch dt.(*arrow.DictionaryType).ValueType.ID() {
 		case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
-			return c.kind == kindString || c.kind == kindBytes
+			return c.Kind == formats.KindString || c.Kind == formats.KindBytes
 		}
 		return false
 	case arrow.DATE32, arrow.DATE64:
-		return c.kind == kindTime
+		return c.Kind == formats.KindTime
 	case arrow.TIMESTAMP:
-		if c.kind != kindTime {
+		if c.Kind != formats.KindTime {
 			return false
 		}
 		_, err := dt.(*arrow.TimestampType).GetZone()
@@ -150,15 +90,15 @@ func accepts(c *column, dt arrow.DataType) bool {
 
 // newElems allocates n values of c's pointee type, for pointer fields.
 func newElems(c *column, n int) unsafe.Pointer {
-	switch c.kind {
-	case kindString:
+	switch c.Kind {
+	case formats.KindString:
 		return unsafe.Pointer(unsafe.SliceData(make([]string, n)))
-	case kindTime:
+	case formats.KindTime:
 		return unsafe.Pointer(unsafe.SliceData(make([]time.Time, n)))
-	case kindBool:
+	case formats.KindBool:
 		return unsafe.Pointer(unsafe.SliceData(make([]bool, n)))
 	}
-	switch c.size {
+	switch c.Size {
 	case 1:
 		return unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
 	case 2:

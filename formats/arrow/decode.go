@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/weirdata/weir/formats"
 )
 
 // copyBatch fills rows from rec, column by column. Each column picks its copy
@@ -45,15 +46,15 @@ type copier struct {
 // dst returns where row i's value goes, or nil when it is null (the field set
 // to nil). A null in a non-pointer field is an error.
 func (cp *copier) dst(i int) (unsafe.Pointer, error) {
-	p := unsafe.Add(cp.base, uintptr(i)*cp.stride+cp.c.field.Offset)
+	p := unsafe.Add(cp.base, uintptr(i)*cp.stride+cp.c.Field.Offset)
 	null := cp.nulls && cp.arr.IsNull(i)
-	if !cp.c.ptr {
+	if !cp.c.Ptr {
 		if null {
-			if cp.c.kind == kindBytes {
+			if cp.c.Kind == formats.KindBytes {
 				*(*[]byte)(p) = nil
 				return nil, nil
 			}
-			return nil, fmt.Errorf("row %d: null in non-pointer field %s", i, cp.c.field.GoName)
+			return nil, fmt.Errorf("row %d: null in non-pointer field %s", i, cp.c.Field.GoName)
 		}
 		return p, nil
 	}
@@ -64,7 +65,7 @@ func (cp *copier) dst(i int) (unsafe.Pointer, error) {
 	if cp.elems == nil {
 		cp.elems = newElems(cp.c, cp.n)
 	}
-	e := unsafe.Add(cp.elems, uintptr(cp.used)*cp.c.size)
+	e := unsafe.Add(cp.elems, uintptr(cp.used)*cp.c.Size)
 	cp.used++
 	*(*unsafe.Pointer)(p) = e
 	return e, nil
@@ -142,7 +143,7 @@ func (cp *copier) run() error {
 // copyInts copies integers into an integer field, checking its range.
 func copyInts[A int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](cp *copier, vals []A, unsigned bool) error {
 	c := cp.c
-	bits := c.size * 8
+	bits := c.Size * 8
 	for i := range cp.n {
 		p, err := cp.dst(i)
 		if err != nil {
@@ -152,21 +153,21 @@ func copyInts[A int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64]
 			continue
 		}
 		v := vals[i]
-		if c.kind == kindInt {
+		if c.Kind == formats.KindInt {
 			var x int64
 			if unsigned {
 				u := uint64(v)
 				if u > math.MaxInt64 || (bits < 64 && u >= 1<<(bits-1)) {
-					return fmt.Errorf("row %d: %d overflows %s", i, u, c.field.Type)
+					return fmt.Errorf("row %d: %d overflows %s", i, u, c.Field.Type)
 				}
 				x = int64(u)
 			} else {
 				x = int64(v)
 				if bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
-					return fmt.Errorf("row %d: %d overflows %s", i, x, c.field.Type)
+					return fmt.Errorf("row %d: %d overflows %s", i, x, c.Field.Type)
 				}
 			}
-			switch c.size {
+			switch c.Size {
 			case 1:
 				*(*int8)(p) = int8(x)
 			case 2:
@@ -179,13 +180,13 @@ func copyInts[A int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64]
 			continue
 		}
 		if !unsigned && int64(v) < 0 {
-			return fmt.Errorf("row %d: %d overflows %s", i, int64(v), c.field.Type)
+			return fmt.Errorf("row %d: %d overflows %s", i, int64(v), c.Field.Type)
 		}
 		u := uint64(v)
 		if bits < 64 && u >= 1<<bits {
-			return fmt.Errorf("row %d: %d overflows %s", i, u, c.field.Type)
+			return fmt.Errorf("row %d: %d overflows %s", i, u, c.Field.Type)
 		}
-		switch c.size {
+		switch c.Size {
 		case 1:
 			*(*uint8)(p) = uint8(u)
 		case 2:
@@ -209,7 +210,7 @@ func copyFloats[A any](cp *copier, vals []A, conv func(A) float64) error {
 		if p == nil {
 			continue
 		}
-		if cp.c.kind == kindFloat32 {
+		if cp.c.Kind == formats.KindFloat32 {
 			*(*float32)(p) = float32(conv(vals[i]))
 		} else {
 			*(*float64)(p) = conv(vals[i])
@@ -257,7 +258,7 @@ func copyBinary[O int32 | int64](cp *copier, offsets []O, data []byte) error {
 			return fmt.Errorf("row %d: offsets %d..%d outside the data", i, a, b)
 		}
 		v := slab[a:b:b]
-		if cp.c.kind == kindBytes {
+		if cp.c.Kind == formats.KindBytes {
 			*(*[]byte)(p) = v
 		} else {
 			*(*string)(p) = unsafe.String(unsafe.SliceData(v), len(v))
@@ -300,7 +301,7 @@ func copyDict[O int32 | int64](cp *copier, a *array.Dictionary, offsets []O, dat
 			return fmt.Errorf("row %d: dictionary offsets %d..%d outside the data", i, x, y)
 		}
 		v := slab[x:y:y]
-		if cp.c.kind == kindBytes {
+		if cp.c.Kind == formats.KindBytes {
 			*(*[]byte)(p) = v
 		} else {
 			*(*string)(p) = unsafe.String(unsafe.SliceData(v), len(v))

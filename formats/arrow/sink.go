@@ -60,7 +60,7 @@ func schemaOf(cols []column) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
 	for i := range cols {
 		c := &cols[i]
-		fields[i] = arrow.Field{Name: c.field.Column, Type: arrowType(c), Nullable: c.ptr || c.kind == kindBytes}
+		fields[i] = arrow.Field{Name: c.Field.Column, Type: arrowType(c), Nullable: c.Ptr || c.Kind == formats.KindBytes}
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -183,7 +183,7 @@ func (w *writer[T]) append(rows []T) {
 				t := *(*time.Time)(p)
 				if t.Before(minTime) || t.After(maxTime) {
 					// The builders now disagree on their length: the writer is done.
-					w.err = fmt.Errorf("formats/arrow: write %s: field %s: %v is outside the nanosecond timestamp range", w.final, c.field.GoName, t)
+					w.err = fmt.Errorf("formats/arrow: write %s: field %s: %v is outside the nanosecond timestamp range", w.final, c.Field.GoName, t)
 					return
 				}
 				b.Append(arrow.Timestamp(t.UnixNano()))
@@ -201,13 +201,13 @@ type appender struct {
 }
 
 func (ap *appender) field(i int) unsafe.Pointer {
-	return unsafe.Add(ap.base, uintptr(i)*ap.stride+ap.c.field.Offset)
+	return unsafe.Add(ap.base, uintptr(i)*ap.stride+ap.c.Field.Offset)
 }
 
 // value returns the address of row i's value, or nil for a nil pointer.
 func (ap *appender) value(i int) unsafe.Pointer {
 	p := ap.field(i)
-	if ap.c.ptr {
+	if ap.c.Ptr {
 		p = *(*unsafe.Pointer)(p)
 	}
 	return p

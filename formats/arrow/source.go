@@ -87,7 +87,7 @@ func (s *Source[T]) openFile(path string) (f *file, err error) {
 	}
 	fields := make([]formats.Field, len(s.cols))
 	for i := range s.cols {
-		fields[i] = s.cols[i].field
+		fields[i] = s.cols[i].Field
 	}
 	if f.idx, err = formats.Resolve(fields, names, path); err != nil {
 		return nil, fmt.Errorf("formats/arrow: %w", err)
@@ -96,7 +96,7 @@ func (s *Source[T]) openFile(path string) (f *file, err error) {
 		c := &s.cols[ci]
 		if dt := f.schema.Field(j).Type; !accepts(c, dt) {
 			return nil, fmt.Errorf("formats/arrow: %s column %s: type %s cannot fill field %s of type %s",
-				path, names[j], dt, c.field.GoName, c.field.Type)
+				path, names[j], dt, c.Field.GoName, c.Field.Type)
 		}
 	}
 	return f, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/weirdata/weir/formats"
 )
 
 // decoder parses fields into struct values for one Read. It owns a string slab
@@ -59,9 +61,9 @@ func (d *decoder) keep(b []byte) []byte {
 // set parses b into column ci of the row at row. quoted fields are never NULL.
 func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 	c := &d.cols[ci]
-	p := unsafe.Add(row, c.field.Offset)
+	p := unsafe.Add(row, c.Field.Offset)
 	isNull := !quoted && (len(b) == 0 || (d.null != "" && string(b) == d.null))
-	if c.kind == kindBytes {
+	if c.Kind == formats.KindBytes {
 		if isNull {
 			*(*[]byte)(p) = nil
 		} else if len(b) == 0 {
@@ -71,7 +73,7 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 		}
 		return nil
 	}
-	if c.ptr {
+	if c.Ptr {
 		if isNull {
 			*(*unsafe.Pointer)(p) = nil
 			return nil
@@ -80,19 +82,19 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 		if e.base == nil || e.used == d.rows {
 			*e = elemBlock{base: newElems(c, d.rows)}
 		}
-		elem := unsafe.Add(e.base, uintptr(e.used)*c.size)
+		elem := unsafe.Add(e.base, uintptr(e.used)*c.Size)
 		e.used++
 		*(*unsafe.Pointer)(p) = elem
 		p = elem
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b))
-	switch c.kind {
-	case kindInt:
-		v, err := strconv.ParseInt(s, 10, int(c.size*8))
+	switch c.Kind {
+	case formats.KindInt:
+		v, err := strconv.ParseInt(s, 10, int(c.Size*8))
 		if err != nil {
 			return numErr(b, err)
 		}
-		switch c.size {
+		switch c.Size {
 		case 1:
 			*(*int8)(p) = int8(v)
 		case 2:
@@ -102,12 +104,12 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 		default:
 			*(*int64)(p) = v
 		}
-	case kindUint:
-		v, err := strconv.ParseUint(s, 10, int(c.size*8))
+	case formats.KindUint:
+		v, err := strconv.ParseUint(s, 10, int(c.Size*8))
 		if err != nil {
 			return numErr(b, err)
 		}
-		switch c.size {
+		switch c.Size {
 		case 1:
 			*(*uint8)(p) = uint8(v)
 		case 2:
@@ -117,32 +119,32 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 		default:
 			*(*uint64)(p) = v
 		}
-	case kindFloat32:
+	case formats.KindFloat32:
 		v, err := strconv.ParseFloat(s, 32)
 		if err != nil {
 			return numErr(b, err)
 		}
 		*(*float32)(p) = float32(v)
-	case kindFloat64:
+	case formats.KindFloat64:
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return numErr(b, err)
 		}
 		*(*float64)(p) = v
-	case kindBool:
+	case formats.KindBool:
 		v, err := strconv.ParseBool(s)
 		if err != nil {
 			return numErr(b, err)
 		}
 		*(*bool)(p) = v
-	case kindString:
+	case formats.KindString:
 		if len(b) == 0 {
 			*(*string)(p) = ""
 			return nil
 		}
 		k := d.keep(b)
 		*(*string)(p) = unsafe.String(unsafe.SliceData(k), len(k))
-	case kindTime:
+	case formats.KindTime:
 		layout := d.layout
 		if layout == "" {
 			layout = time.RFC3339

@@ -2,7 +2,6 @@ package csv
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 	"unsafe"
 
@@ -67,89 +66,29 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// kind is how a column's text becomes a field value.
-type kind uint8
-
-const (
-	kindInt kind = iota // signed integer of size bytes
-	kindUint
-	kindFloat32
-	kindFloat64
-	kindBool
-	kindString
-	kindBytes
-	kindTime
-)
-
-// column is one struct field with the way to parse and format it, chosen once.
-type column struct {
-	field formats.Field
-	kind  kind
-	size  uintptr // bytes of the value (of the pointee for pointer fields)
-	ptr   bool    // the field is a pointer: nil is NULL
-}
-
-var (
-	timeType  = reflect.TypeFor[time.Time]()
-	bytesType = reflect.TypeFor[[]byte]()
-)
+// column is a struct field mapped to a column (see formats.Columns).
+type column = formats.Column
 
 // columnsOf maps T's fields to columns, rejecting types the format cannot hold.
 func columnsOf[T any]() ([]column, error) {
-	fields, err := formats.Fields[T]()
+	cols, err := formats.Columns[T]()
 	if err != nil {
 		return nil, fmt.Errorf("formats/csv: %w", err)
-	}
-	cols := make([]column, len(fields))
-	for i, f := range fields {
-		c := column{field: f}
-		t := f.Type
-		if t.Kind() == reflect.Pointer {
-			c.ptr, t = true, t.Elem()
-		}
-		c.size = t.Size()
-		switch {
-		case t == timeType:
-			c.kind = kindTime
-		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && t.ConvertibleTo(bytesType):
-			c.kind = kindBytes
-		default:
-			switch t.Kind() {
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				c.kind = kindInt
-			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-				c.kind = kindUint
-			case reflect.Float32:
-				c.kind = kindFloat32
-			case reflect.Float64:
-				c.kind = kindFloat64
-			case reflect.Bool:
-				c.kind = kindBool
-			case reflect.String:
-				c.kind = kindString
-			default:
-				return nil, fmt.Errorf("formats/csv: field %s of type %s: unsupported type", f.GoName, f.Type)
-			}
-		}
-		if c.ptr && c.kind == kindBytes {
-			return nil, fmt.Errorf("formats/csv: field %s: use []byte, not *[]byte (nil is NULL)", f.GoName)
-		}
-		cols[i] = c
 	}
 	return cols, nil
 }
 
 // newElems allocates n values of c's pointee type, for pointer fields.
 func newElems(c *column, n int) unsafe.Pointer {
-	switch c.kind {
-	case kindString:
+	switch c.Kind {
+	case formats.KindString:
 		return unsafe.Pointer(unsafe.SliceData(make([]string, n)))
-	case kindTime:
+	case formats.KindTime:
 		return unsafe.Pointer(unsafe.SliceData(make([]time.Time, n)))
-	case kindBool:
+	case formats.KindBool:
 		return unsafe.Pointer(unsafe.SliceData(make([]bool, n)))
 	}
-	switch c.size {
+	switch c.Size {
 	case 1:
 		return unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
 	case 2:

@@ -54,7 +54,7 @@ func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	if !opts.NoHeader {
 		for ci := range cols {
 			w.sep(ci)
-			w.line = w.appendText(w.line, []byte(cols[ci].field.Column), ci == 0)
+			w.line = w.appendText(w.line, []byte(cols[ci].Field.Column), ci == 0)
 		}
 		if err := w.endLine(); err != nil {
 			w.Abort()
@@ -104,7 +104,7 @@ func (w *writer[T]) Write(batch []T) error {
 		row := unsafe.Pointer(&batch[i])
 		for ci := range w.cols {
 			w.sep(ci)
-			w.appendField(ci, unsafe.Add(row, w.cols[ci].field.Offset))
+			w.appendField(ci, unsafe.Add(row, w.cols[ci].Field.Offset))
 		}
 		if err := w.endLine(); err != nil {
 			return err
@@ -116,7 +116,7 @@ func (w *writer[T]) Write(batch []T) error {
 // appendField formats the field of column ci at p.
 func (w *writer[T]) appendField(ci int, p unsafe.Pointer) {
 	c := &w.cols[ci]
-	if c.kind == kindBytes {
+	if c.Kind == formats.KindBytes {
 		b := *(*[]byte)(p)
 		if b == nil {
 			w.line = append(w.line, w.opts.NullString...)
@@ -125,17 +125,17 @@ func (w *writer[T]) appendField(ci int, p unsafe.Pointer) {
 		}
 		return
 	}
-	if c.ptr {
+	if c.Ptr {
 		p = *(*unsafe.Pointer)(p)
 		if p == nil {
 			w.line = append(w.line, w.opts.NullString...)
 			return
 		}
 	}
-	switch c.kind {
-	case kindInt:
+	switch c.Kind {
+	case formats.KindInt:
 		var v int64
-		switch c.size {
+		switch c.Size {
 		case 1:
 			v = int64(*(*int8)(p))
 		case 2:
@@ -146,9 +146,9 @@ func (w *writer[T]) appendField(ci int, p unsafe.Pointer) {
 			v = *(*int64)(p)
 		}
 		w.line = strconv.AppendInt(w.line, v, 10)
-	case kindUint:
+	case formats.KindUint:
 		var v uint64
-		switch c.size {
+		switch c.Size {
 		case 1:
 			v = uint64(*(*uint8)(p))
 		case 2:
@@ -159,16 +159,16 @@ func (w *writer[T]) appendField(ci int, p unsafe.Pointer) {
 			v = *(*uint64)(p)
 		}
 		w.line = strconv.AppendUint(w.line, v, 10)
-	case kindFloat32:
+	case formats.KindFloat32:
 		w.line = strconv.AppendFloat(w.line, float64(*(*float32)(p)), 'g', -1, 32)
-	case kindFloat64:
+	case formats.KindFloat64:
 		w.line = strconv.AppendFloat(w.line, *(*float64)(p), 'g', -1, 64)
-	case kindBool:
+	case formats.KindBool:
 		w.line = strconv.AppendBool(w.line, *(*bool)(p))
-	case kindString:
+	case formats.KindString:
 		s := *(*string)(p)
 		w.line = w.appendText(w.line, unsafe.Slice(unsafe.StringData(s), len(s)), ci == 0)
-	case kindTime:
+	case formats.KindTime:
 		t := *(*time.Time)(p)
 		layout := w.opts.TimeLayout
 		if layout == "" {

@@ -129,7 +129,7 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 				f.dataLine += int64(sc.lines)
 				fields := make([]formats.Field, len(s.cols))
 				for i := range s.cols {
-					fields[i] = s.cols[i].field
+					fields[i] = s.cols[i].Field
 				}
 				f.idx, err = formats.Resolve(fields, f.header, path)
 				if err != nil {
@@ -316,5 +316,5 @@ func (s *Source[T]) columnName(f *file, ci int) string {
 	if f.header != nil {
 		return f.header[f.idx[ci]]
 	}
-	return s.cols[ci].field.Column
+	return s.cols[ci].Field.Column
 }
