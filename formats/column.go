@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 )
 
 // Kind is how a format reads and writes one struct field: the field's type
@@ -80,4 +81,27 @@ func Columns[T any]() ([]Column, error) {
 		cols[i] = c
 	}
 	return cols, nil
+}
+
+// NewElems allocates n values of c's pointee type (for the values of a
+// batch's pointer fields, one allocation per batch) and returns the first.
+func NewElems(c *Column, n int) unsafe.Pointer {
+	switch c.Kind {
+	case KindString:
+		return unsafe.Pointer(unsafe.SliceData(make([]string, n)))
+	case KindTime:
+		return unsafe.Pointer(unsafe.SliceData(make([]time.Time, n)))
+	case KindBool:
+		return unsafe.Pointer(unsafe.SliceData(make([]bool, n)))
+	}
+	switch c.Size {
+	case 1:
+		return unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
+	case 2:
+		return unsafe.Pointer(unsafe.SliceData(make([]uint16, n)))
+	case 4:
+		return unsafe.Pointer(unsafe.SliceData(make([]uint32, n)))
+	default:
+		return unsafe.Pointer(unsafe.SliceData(make([]uint64, n)))
+	}
 }

@@ -2,8 +2,6 @@ package arrow
 
 import (
 	"fmt"
-	"time"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -86,26 +84,4 @@ func accepts(c *column, dt arrow.DataType) bool {
 		return err == nil
 	}
 	return false
-}
-
-// newElems allocates n values of c's pointee type, for pointer fields.
-func newElems(c *column, n int) unsafe.Pointer {
-	switch c.Kind {
-	case formats.KindString:
-		return unsafe.Pointer(unsafe.SliceData(make([]string, n)))
-	case formats.KindTime:
-		return unsafe.Pointer(unsafe.SliceData(make([]time.Time, n)))
-	case formats.KindBool:
-		return unsafe.Pointer(unsafe.SliceData(make([]bool, n)))
-	}
-	switch c.Size {
-	case 1:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
-	case 2:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint16, n)))
-	case 4:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint32, n)))
-	default:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint64, n)))
-	}
 }

@@ -63,7 +63,7 @@ func (cp *copier) dst(i int) (unsafe.Pointer, error) {
 		return nil, nil
 	}
 	if cp.elems == nil {
-		cp.elems = newElems(cp.c, cp.n)
+		cp.elems = formats.NewElems(cp.c, cp.n)
 	}
 	e := unsafe.Add(cp.elems, uintptr(cp.used)*cp.c.Size)
 	cp.used++

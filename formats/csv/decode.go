@@ -80,7 +80,7 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 		}
 		e := &d.elems[ci]
 		if e.base == nil || e.used == d.rows {
-			*e = elemBlock{base: newElems(c, d.rows)}
+			*e = elemBlock{base: formats.NewElems(c, d.rows)}
 		}
 		elem := unsafe.Add(e.base, uintptr(e.used)*c.Size)
 		e.used++

@@ -2,8 +2,6 @@ package csv
 
 import (
 	"fmt"
-	"time"
-	"unsafe"
 
 	"github.com/weirdata/weir/formats"
 )
@@ -76,26 +74,4 @@ func columnsOf[T any]() ([]column, error) {
 		return nil, fmt.Errorf("formats/csv: %w", err)
 	}
 	return cols, nil
-}
-
-// newElems allocates n values of c's pointee type, for pointer fields.
-func newElems(c *column, n int) unsafe.Pointer {
-	switch c.Kind {
-	case formats.KindString:
-		return unsafe.Pointer(unsafe.SliceData(make([]string, n)))
-	case formats.KindTime:
-		return unsafe.Pointer(unsafe.SliceData(make([]time.Time, n)))
-	case formats.KindBool:
-		return unsafe.Pointer(unsafe.SliceData(make([]bool, n)))
-	}
-	switch c.Size {
-	case 1:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
-	case 2:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint16, n)))
-	case 4:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint32, n)))
-	default:
-		return unsafe.Pointer(unsafe.SliceData(make([]uint64, n)))
-	}
 }
