@@ -27,6 +27,17 @@ func Sum[T any, N Number](f func(T) N) Agg[T, N] {
 	return Agg[T, N]{Init: f, Merge: func(a, b N) N { return a + b }}
 }
 
+// Adder is a value type with an Add method, such as parquet.Decimal.
+type Adder[A any] interface {
+	Add(A) A
+}
+
+// SumOf adds up f over the records with A's Add method: sums of exact decimals
+// (parquet.Decimal) or any other number type of your own.
+func SumOf[T any, A Adder[A]](f func(T) A) Agg[T, A] {
+	return Agg[T, A]{Init: f, Merge: func(a, b A) A { return a.Add(b) }}
+}
+
 // Min is the least f over the records.
 func Min[T any, N cmp.Ordered](f func(T) N) Agg[T, N] {
 	return Agg[T, N]{Init: f, Merge: func(a, b N) N { return min(a, b) }}

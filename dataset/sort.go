@@ -26,12 +26,20 @@ func Sort[T, K any](ds *DataSet[T], key func(T) K, o Order) *DataSet[T] {
 }
 
 func sortBy[T, K any](ds *DataSet[T], key func(T) K, o Order, total bool, where string) *DataSet[T] {
+	k, err := newOrderedKeyer[T, K](key, o)
+	if err != nil {
+		ds.env.fail(where, err)
+		k = &keyer[T]{}
+	}
+	return sortByKeyer(ds, k, total, where)
+}
+
+// sortByKeyer sorts ds by the encoded key k appends (see Sort, SortPartition).
+func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *DataSet[T] {
 	env := ds.env
 	n := env.newNode(optimizer.Sort, where, ds.n)
 	n.opt.Ordered[0] = total
-	k, err := newOrderedKeyer[T, K](key, o)
-	if err != nil {
-		env.fail(where, err)
+	if k.append == nil { // the key could not be built: the error is recorded
 		return newDataSet[T](env, n)
 	}
 	codec, err := memory.NewCodec[T]()
