@@ -39,13 +39,7 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 		}
 		ctx := tc.Context()
 		name := fmt.Sprintf("%s %d", where, tc.Subtask)
-		ls := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort left"})
-		rs := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort right"})
-		tc.onExit(func() {
-			tc.Metrics.AddSpilled(ls.Stats().SpilledBytes + rs.Stats().SpilledBytes)
-			ls.Close()
-			rs.Close()
-		})
+		ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
 		lit, err := sortAll(ctx, ls, &inputIter[L]{tc: tc, in: flowInput[L](tc, 0), k: lk, codec: lc})
 		if err != nil {
 			return err

@@ -106,13 +106,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			st, err = sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, li, ri, kind, e.emit)
 			tc.Metrics.AddSpilled(st.BytesSpilled)
 		case optimizer.SortMerge:
-			ls, rs := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort left"}),
-				sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: name + " sort right"})
-			tc.onExit(func() {
-				tc.Metrics.AddSpilled(ls.Stats().SpilledBytes + rs.Stats().SpilledBytes)
-				ls.Close()
-				rs.Close()
-			})
+			ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
 			var lit, rit sortjoin.Iterator
 			if lit, err = sortAll(ctx, ls, li); err == nil {
 				tc.onExit(func() { lit.Close() })

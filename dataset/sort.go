@@ -53,23 +53,39 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 		if err != nil {
 			return err
 		}
-		s := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: fmt.Sprintf("%s %d", where, tc.Subtask)})
-		tc.onExit(func() {
-			tc.Metrics.AddSpilled(s.Stats().SpilledBytes)
-			s.Close()
-		})
-		add := &sortFeeder[T]{k: k, codec: codec, s: s}
-		if err := drive[T](tc, add); err != nil {
-			return err
-		}
-		it, err := s.Finish(tc.Context())
+		it, err := sortInput(tc, where, k, codec)
 		if err != nil {
 			return err
 		}
-		defer it.Close()
 		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
 	}
 	return newDataSet[T](env, n)
+}
+
+// newSorter returns a Sorter for one of the task's operators: its spilled bytes
+// count in the task's metrics and it is closed when the task's body returns.
+func (t *task) newSorter(name string) *sortjoin.Sorter {
+	s := sortjoin.NewSorter(t.Env, sortjoin.SortOptions{Name: name})
+	t.onExit(func() {
+		t.Metrics.AddSpilled(s.Stats().SpilledBytes)
+		s.Close()
+	})
+	return s
+}
+
+// sortInput sorts the task's input 0 (records of T) by the key k encodes and
+// returns the sorted (key, serialized record) pairs; the task's exit closes them.
+func sortInput[T any](tc *task, where string, k *keyer[T], codec *memory.Codec[T]) (sortjoin.Iterator, error) {
+	s := tc.newSorter(fmt.Sprintf("%s %d", where, tc.Subtask))
+	if err := drive[T](tc, &sortFeeder[T]{k: k, codec: codec, s: s}); err != nil {
+		return nil, err
+	}
+	it, err := s.Finish(tc.Context())
+	if err != nil {
+		return nil, err
+	}
+	tc.onExit(func() { it.Close() })
+	return it, nil
 }
 
 // sortFeeder adds records to a sorter.
@@ -167,19 +183,10 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		if err != nil {
 			return err
 		}
-		s := sortjoin.NewSorter(tc.Env, sortjoin.SortOptions{Name: fmt.Sprintf("%s %d", where, tc.Subtask)})
-		tc.onExit(func() {
-			tc.Metrics.AddSpilled(s.Stats().SpilledBytes)
-			s.Close()
-		})
-		if err := drive[T](tc, &sortFeeder[T]{k: sortKey, codec: codec, s: s}); err != nil {
-			return err
-		}
-		it, err := s.Finish(tc.Context())
+		it, err := sortInput(tc, where, sortKey, codec)
 		if err != nil {
 			return err
 		}
-		defer it.Close()
 		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
 		cur := &cursor{it: it}
 		cur.advance()
