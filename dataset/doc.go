@@ -26,5 +26,15 @@
 // its shuffle, then a hash aggregation (sortjoin.HashAggregator) per subtask;
 // joins run the sortjoin hybrid hash join or sort-merge join. Keys are the
 // results of typed key selectors, encoded once per record with memory.ValueKey;
-// records cross spilling operators serialized with memory.Codec.
+// records cross spilling operators serialized with memory.Codec. Self is the
+// whole-record key (Flink's "*"): sorting strings or byte slices ascending by
+// Self stores each record once, as its own key.
+//
+// Every subtask of an operator that holds managed memory (a sort, a hash table,
+// a combiner) gets an even share of Options.Memory and spills beyond it.
+//
+// Output chains into its producer's task when it can. Its writers close their
+// temporary files when their input ends; Execute commits (renames) them only
+// after the whole job succeeded, and aborts them otherwise, so a failed job
+// leaves no output.
 package dataset

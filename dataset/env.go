@@ -9,6 +9,7 @@ import (
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
+	"github.com/weirdata/weir/spill"
 )
 
 // Options configures an Env. The zero value runs on all cores with no memory
@@ -24,6 +25,9 @@ type Options struct {
 	SegmentSize int
 	// TmpDir is where spill files go ("" is the system's temporary directory).
 	TmpDir string
+	// Spill sets the spill files' block size and compression (spill's defaults
+	// when zero).
+	Spill spill.Options
 	// Planner chooses strategies; nil means optimizer.Simple.
 	Planner optimizer.Planner
 	// Mode overrides exchange modes, as Flink's ExecutionMode does.
@@ -71,6 +75,13 @@ type Result struct {
 // Execute plans and runs the program: every sink and what it depends on. It
 // returns the first error found while building the program, or the first
 // failure of the job.
+//
+// Output sinks commit in two phases: each task closes its writer, and once
+// every task succeeded Execute commits the writers, Output by Output in program
+// order and subtask by subtask. If the job fails, every writer is aborted; if a
+// commit fails, the writers not yet committed are aborted, the files this
+// Execute already committed are removed (best effort) and the error names the
+// Output. Either way a failed Execute leaves no output behind.
 func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	if len(e.errs) > 0 {
 		return nil, errors.Join(e.errs...)
@@ -100,13 +111,21 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		Memory:        e.opts.Memory,
 		SegmentSize:   e.opts.SegmentSize,
 		TmpDir:        e.opts.TmpDir,
+		Spill:         e.opts.Spill,
 		Mode:          e.opts.Mode,
 		BatchSize:     e.opts.BatchSize,
 		Progress:      e.opts.Progress,
 		ProgressEvery: e.opts.ProgressEvery,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		err = fmt.Errorf("dataset: %w", err)
+		if aerr := e.abort(); aerr != nil {
+			err = errors.Join(err, aerr)
+		}
+		return nil, err
+	}
+	if err := e.commit(); err != nil {
+		return nil, err
 	}
 	for _, n := range e.nodes {
 		if n.done != nil {
@@ -114,6 +133,40 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		}
 	}
 	return &Result{Plan: plan.Explain(), Metrics: res}, nil
+}
+
+// commit publishes the output of a job that succeeded, node by node in program
+// order. When a node's commit fails, it takes back everything this execution
+// wrote and returns the failure, with whatever could not be removed.
+func (e *Env) commit() error {
+	for _, n := range e.nodes {
+		if n.commit == nil {
+			continue
+		}
+		if err := n.commit(); err != nil {
+			err = fmt.Errorf("dataset: %s: commit: %w", n.name(), err)
+			if aerr := e.abort(); aerr != nil {
+				err = errors.Join(err, aerr)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// abort takes back the output of every node of this execution (see
+// node.abort) and returns what it could not remove.
+func (e *Env) abort() error {
+	var errs []error
+	for _, n := range e.nodes {
+		if n.abort == nil {
+			continue
+		}
+		if err := n.abort(); err != nil {
+			errs = append(errs, fmt.Errorf("dataset: %s: abort: %w", n.name(), err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // fail records a build error with the caller's position.

@@ -16,6 +16,11 @@ type keyer[T any] struct {
 	append func(dst []byte, v *T) []byte
 	hash   func(v *T) uint64
 	custom func(v *T, n int) int // PartitionCustom's function
+	bounds [][]byte              // PartitionByRangeBounds' encoded bounds (nil: sampled)
+	// raw and fromRaw are set when the key is the record's own bytes (see
+	// newSortKeyer): raw views them, fromRaw makes a record from a key.
+	raw     func(v *T) []byte
+	fromRaw func(b []byte, a *memory.Arena) T
 }
 
 // newKeyer builds the keyer of sel, choosing K's encoding once.

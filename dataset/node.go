@@ -48,6 +48,12 @@ type node struct {
 	// reset prepares per-execution state; done publishes results after success.
 	reset func()
 	done  func()
+	// commit (sinks with two-phase output, Output) publishes what the node's
+	// tasks wrote, once flow.Execute succeeded; abort takes back this
+	// execution's output on failure: it aborts what is not committed and
+	// removes what is (best effort), returning what it could not remove.
+	commit func() error
+	abort  func() error
 }
 
 func (n *node) name() string { return n.opt.Name }
@@ -110,6 +116,8 @@ func connectInput[T any](n *node, i int, k *keyer[T]) {
 		case optimizer.Range:
 			p.Strategy = flow.Range
 			p.Key = k.append
+			p.Bounds = k.bounds
+			p.View = k.raw
 		case optimizer.Broadcast:
 			p.Strategy = flow.Broadcast
 		case optimizer.Custom:

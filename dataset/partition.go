@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"fmt"
 	"iter"
 
 	"github.com/weirdata/weir/optimizer"
@@ -15,7 +17,56 @@ func PartitionByHash[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
 // PartitionByRange redistributes ds into key ranges in key order: subtask i gets
 // keys no greater than subtask i+1's. The boundaries are sampled from the data.
 func PartitionByRange[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
-	return partitionBy(ds, key, nil, optimizer.Range, "PartitionByRange at "+caller(1))
+	where := "PartitionByRange at " + caller(1)
+	k, err := rangeKeyer[T, K](key, nil, 0)
+	if err != nil {
+		ds.env.fail(where, err)
+		k = &keyer[T]{}
+	}
+	return partitionByKeyer(ds, k, optimizer.Range, where)
+}
+
+// PartitionByRangeBounds is PartitionByRange with the boundaries given (Flink's
+// partitionByRange with a DataDistribution): bounds are the parallelism-1
+// ascending keys that end the ranges of the first parallelism-1 subtasks.
+// Subtask i gets the keys k with bounds[i-1] < k <= bounds[i]; equal bounds
+// leave a subtask empty. Sampling the data beforehand, as `weir sort` does,
+// saves the runtime from holding back its input while it samples.
+func PartitionByRangeBounds[T, K any](ds *DataSet[T], key func(T) K, bounds []K) *DataSet[T] {
+	where := "PartitionByRange at " + caller(1)
+	k, err := rangeKeyer(key, bounds, ds.env.opts.Parallelism)
+	if err != nil {
+		ds.env.fail(where, err)
+		k = &keyer[T]{}
+	}
+	return partitionByKeyer(ds, k, optimizer.Range, where)
+}
+
+// rangeKeyer returns the keyer of a range partitioning by key, with bounds
+// encoded as the keys are (nil bounds: sampled by the runtime).
+func rangeKeyer[T, K any](key func(T) K, bounds []K, parallelism int) (*keyer[T], error) {
+	k, err := newSortKeyer(key, Ascending)
+	if err != nil || bounds == nil {
+		return k, err
+	}
+	if len(bounds) != parallelism-1 {
+		return nil, fmt.Errorf("%d bounds for %d subtasks: want %d", len(bounds), parallelism, parallelism-1)
+	}
+	enc, err := newKeyer(func(k K) K { return k }) // the encoding of K, not raw
+	if err != nil {
+		return nil, err
+	}
+	if k.raw != nil { // T == K
+		enc = &keyer[K]{append: func(dst []byte, v *K) []byte { return k.append(dst, any(v).(*T)) }}
+	}
+	k.bounds = make([][]byte, len(bounds))
+	for i := range bounds {
+		k.bounds[i] = enc.append(nil, &bounds[i])
+		if i > 0 && bytes.Compare(k.bounds[i-1], k.bounds[i]) > 0 {
+			return nil, fmt.Errorf("bounds[%d] is less than bounds[%d]", i, i-1)
+		}
+	}
+	return k, nil
 }
 
 // PartitionCustom redistributes ds with fn, which returns a record's subtask in
@@ -30,20 +81,24 @@ func (ds *DataSet[T]) Rebalance() *DataSet[T] {
 }
 
 func partitionBy[T, K any](ds *DataSet[T], key func(T) K, custom func(T, int) int, ship optimizer.Ship, where string) *DataSet[T] {
-	env := ds.env
-	n := env.newNode(optimizer.Partition, where, ds.n)
-	n.opt.Forced = map[int]optimizer.Ship{0: ship}
 	k := &keyer[T]{}
 	if key != nil {
 		var err error
 		if k, err = newKeyer[T, K](key); err != nil {
-			env.fail(where, err)
-			return newDataSet[T](env, n)
+			ds.env.fail(where, err)
 		}
 	}
 	if custom != nil {
 		k.custom = func(v *T, n int) int { return custom(*v, n) }
 	}
+	return partitionByKeyer(ds, k, ship, where)
+}
+
+// partitionByKeyer redistributes ds by ship, with k's key, hash or function.
+func partitionByKeyer[T any](ds *DataSet[T], k *keyer[T], ship optimizer.Ship, where string) *DataSet[T] {
+	env := ds.env
+	n := env.newNode(optimizer.Partition, where, ds.n)
+	n.opt.Forced = map[int]optimizer.Ship{0: ship}
 	connectInput[T](n, 0, k)
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)

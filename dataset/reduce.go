@@ -166,25 +166,71 @@ func (c *combineCollector[T]) close() error {
 // emitDecoded decodes the values of it into batches of T and sends them to c,
 // then closes c.
 func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], c collector[T], batch int) error {
+	a := memory.NewArena(0) // strings and slices of the output share slabs
+	return emitSorted(tc, it, c, batch, func(_, val []byte, v *T) error {
+		_, err := codec.DecodeArena(val, v, a)
+		return err
+	})
+}
+
+// emitRaw is emitDecoded for a sorter whose keys are the records (see
+// newSortKeyer).
+func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
+	if b, ok := c.(borrower); ok && b.borrows() {
+		return emitBorrowed(tc, it, fromRaw, c, batch)
+	}
+	a := memory.NewArena(0)
+	return emitSorted(tc, it, c, batch, func(key, _ []byte, v *T) error {
+		*v = fromRaw(key, a)
+		return nil
+	})
+}
+
+// borrower is implemented by collectors that may be handed records whose
+// bytes are reused once collect returns: they keep nothing of them.
+type borrower interface{ borrows() bool }
+
+// borrowedBytes is the size of the buffer emitBorrowed reuses for each batch.
+const borrowedBytes = 256 << 10
+
+// emitBorrowed is emitRaw for a borrower: the records of every batch point
+// into one buffer that the next batch reuses, instead of into fresh memory.
+func emitBorrowed[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
 	buf := make([]T, 0, batch)
+	var a memory.Arena // for records that do not fit the buffer
+	data := make([]byte, 0, borrowedBytes)
+	flush := func() error {
+		if err := tc.Context().Err(); err != nil {
+			return err
+		}
+		err := c.collect(buf)
+		clear(buf)
+		buf, data = buf[:0], data[:0]
+		return err
+	}
 	for {
-		_, val, ok := it.Next()
+		key, _, ok := it.Next()
 		if !ok {
 			break
 		}
+		if len(data)+len(key) > cap(data) && len(buf) > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		var v T
-		if _, err := codec.Decode(val, &v); err != nil {
-			return err
+		if len(key) > cap(data) {
+			v = fromRaw(key, &a) // a record larger than the buffer
+		} else {
+			n := len(data)
+			data = append(data, key...)
+			v = fromRaw(data[n:], nil)
 		}
 		buf = append(buf, v)
 		if len(buf) == batch {
-			if err := tc.Context().Err(); err != nil {
+			if err := flush(); err != nil {
 				return err
 			}
-			if err := c.collect(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -192,6 +238,42 @@ func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], 
 	}
 	if len(buf) > 0 {
 		if err := c.collect(buf); err != nil {
+			return err
+		}
+	}
+	return c.close()
+}
+
+// emitSorted makes a record of every (key, value) pair of it with decode and
+// sends them to c in batches, then closes c.
+func emitSorted[T any](tc *task, it sortjoin.Iterator, c collector[T], batch int, decode func(key, val []byte, v *T) error) error {
+	buf := make([]T, batch)
+	n := 0
+	for {
+		key, val, ok := it.Next()
+		if !ok {
+			break
+		}
+		if err := decode(key, val, &buf[n]); err != nil {
+			return err
+		}
+		n++
+		if n == batch {
+			if err := tc.Context().Err(); err != nil {
+				return err
+			}
+			if err := c.collect(buf); err != nil {
+				return err
+			}
+			clear(buf) // drop references for the collector's sake
+			n = 0
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	if n > 0 {
+		if err := c.collect(buf[:n]); err != nil {
 			return err
 		}
 	}

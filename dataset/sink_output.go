@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -53,33 +54,98 @@ func (c *firstCollector[T]) collect(b []T) error {
 
 func (c *firstCollector[T]) close() error { return c.next.close() }
 
-// Output writes ds to sink: subtask i of n writes through sink.Create(ctx, i, n)
-// and commits when its input ends; on any failure every writer aborts and
-// nothing is left.
+// Output writes ds to sink in two phases, as Flink's output formats do:
+// subtask i of n writes through sink.Create(ctx, i, n) and Closes its writer
+// when its input ends (an error there fails the task); once the whole job has
+// succeeded, Env.Execute Commits every writer in subtask order. If the job
+// fails, every writer aborts; if a Commit fails, the writers not yet committed
+// abort and the files already committed are removed (when the writer is a
+// formats.Remover), so a failed job leaves nothing.
 func Output[T any](ds *DataSet[T], name string, sink formats.Sink[T]) {
 	where := fmt.Sprintf("Output %s at %s", name, caller(1))
 	n := ds.env.newNode(optimizer.Sink, where, ds.n)
 	connectInput[T](n, 0, nil)
-	n.run = func(tc *task, _ any) error {
+	var (
+		closed    []formats.Writer[T] // per subtask: its writer once Close succeeded
+		committed int                 // closed[:committed] are committed
+	)
+	n.reset = func() { closed, committed = make([]formats.Writer[T], n.opt.Parallelism), 0 }
+	n.wrap = func(tc *task, _ any) (any, error) { // the tail of its producer's chain when forwarded
+		if tc.Subtask >= len(closed) {
+			return nil, fmt.Errorf("internal error: subtask %d of %d writers", tc.Subtask, len(closed))
+		}
 		w, err := sink.Create(tc.Context(), tc.Subtask, tc.Parallelism)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		tc.onExit(w.Abort) // a no-op after Commit
-		in := flow.Input[T](tc.TaskContext, 0)
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if isEOF(err) {
-					return w.Commit()
-				}
-				return err
+		c := &sinkCollector[T]{w: w}
+		tc.onExit(func() { // until Close succeeded, the task cleans up its writer
+			if !c.closed {
+				w.Abort()
 			}
-			if err := w.Write(b); err != nil {
-				return err
-			}
-		}
+		})
+		c.done = func() { closed[tc.Subtask] = w }
+		return c, nil
 	}
+	runWrapped[T](n)
+	n.commit = func() error {
+		for ; committed < len(closed); committed++ {
+			w := closed[committed]
+			if w == nil {
+				return fmt.Errorf("internal error: subtask %d has no closed writer", committed)
+			}
+			if err := w.Commit(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n.abort = func() error {
+		var errs []error
+		for i, w := range closed {
+			switch {
+			case w == nil:
+			case i >= committed:
+				w.Abort()
+			default:
+				r, ok := w.(formats.Remover)
+				if !ok {
+					errs = append(errs, fmt.Errorf("subtask %d: the committed output cannot be removed (%T is not a formats.Remover)", i, w))
+				} else if err := r.Remove(); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			closed[i] = nil
+		}
+		committed = 0
+		return errors.Join(errs...)
+	}
+}
+
+// sinkCollector writes a task's batches to its writer and closes it when the
+// input ends.
+type sinkCollector[T any] struct {
+	w      formats.Writer[T]
+	closed bool
+	done   func() // hands the closed writer to the job's commit
+}
+
+func (c *sinkCollector[T]) collect(b []T) error { return c.w.Write(b) }
+
+func (c *sinkCollector[T]) close() error {
+	if err := c.w.Close(); err != nil {
+		return err
+	}
+	c.closed = true
+	c.done()
+	return nil
+}
+
+// borrows reports whether the writer is done with a batch's records, bytes
+// included, when Write returns (see borrower).
+func (c *sinkCollector[T]) borrows() bool {
+	_, ok := c.w.(formats.ValueCopier)
+	return ok
 }
 
 // Print writes every record of ds to w, one per line as fmt's %v prints it, from

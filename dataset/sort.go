@@ -26,7 +26,7 @@ func Sort[T, K any](ds *DataSet[T], key func(T) K, o Order) *DataSet[T] {
 }
 
 func sortBy[T, K any](ds *DataSet[T], key func(T) K, o Order, total bool, where string) *DataSet[T] {
-	k, err := newOrderedKeyer[T, K](key, o)
+	k, err := newSortKeyer[T, K](key, o)
 	if err != nil {
 		ds.env.fail(where, err)
 		k = &keyer[T]{}
@@ -57,6 +57,9 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 		if err != nil {
 			return err
 		}
+		if k.fromRaw != nil {
+			return emitRaw(tc, it, k.fromRaw, c, env.opts.BatchSize)
+		}
 		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
 	}
 	return newDataSet[T](env, n)
@@ -65,7 +68,7 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 // newSorter returns a Sorter for one of the task's operators: its spilled bytes
 // count in the task's metrics and it is closed when the task's body returns.
 func (t *task) newSorter(name string) *sortjoin.Sorter {
-	s := sortjoin.NewSorter(t.Env, sortjoin.SortOptions{Name: name})
+	s := sortjoin.NewSorter(t.Env, sortjoin.SortOptions{Name: name, Async: true, Memory: t.memShare})
 	t.onExit(func() {
 		t.Metrics.AddSpilled(s.Stats().SpilledBytes)
 		s.Close()
@@ -97,6 +100,14 @@ type sortFeeder[T any] struct {
 }
 
 func (f *sortFeeder[T]) collect(b []T) error {
+	if f.k.raw != nil { // the record is its key
+		for i := range b {
+			if err := f.s.Add(f.k.raw(&b[i]), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for i := range b {
 		f.key = f.k.append(f.key[:0], &b[i])
 		f.val = f.codec.Append(f.val[:0], &b[i])

@@ -29,6 +29,7 @@ func (e *Env) translate() (*flow.Graph, error) {
 			p.opt.Parallelism == n.opt.Parallelism && len(consumers[p]) == 1 && p.writers != nil
 	}
 
+	share := e.memoryShare()
 	g := flow.NewGraph()
 	type vertexInfo struct {
 		v     *flow.Vertex
@@ -59,7 +60,7 @@ func (e *Env) translate() (*flow.Graph, error) {
 		}
 		head := vi.chain[0]
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.opt.Parallelism, func(ftc *flow.TaskContext) error {
-			tc := &task{TaskContext: ftc}
+			tc := &task{TaskContext: ftc, memShare: share}
 			defer tc.exit()
 			tail := vi.chain[len(vi.chain)-1]
 			var out any
@@ -90,4 +91,30 @@ func (e *Env) translate() (*flow.Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// memoryShare splits the memory budget evenly between the subtasks of the
+// operators that hold managed memory (sorts, hash tables, combiners), as Flink
+// gives each operator a fraction of the managed memory, so that one operator
+// cannot starve the next one in its pipeline.
+func (e *Env) memoryShare() int64 {
+	if e.opts.Memory <= 0 {
+		return 0
+	}
+	var users int64
+	for _, n := range e.nodes {
+		d := n.opt.Decision
+		if d.Local != optimizer.NoLocal {
+			users += int64(n.opt.Parallelism)
+		}
+		if d.Combine {
+			for _, in := range n.inputs {
+				users += int64(in.opt.Parallelism)
+			}
+		}
+	}
+	if users == 0 {
+		return 0
+	}
+	return e.opts.Memory / users
 }

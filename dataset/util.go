@@ -49,6 +49,9 @@ func runWrapped[T any](n *node) {
 type task struct {
 	*flow.TaskContext
 	cleanups []func()
+	// memShare is the managed memory each memory-using operator instance may
+	// hold (0: no limit but the budget's); see Env.memoryShare.
+	memShare int64
 }
 
 // onExit registers f to run when the task's body returns.

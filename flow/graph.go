@@ -122,6 +122,9 @@ type Partitioner[T any] struct {
 	// Key appends a record's key, in the memory package's order-preserving
 	// encoding, to dst and returns it.
 	Key func(dst []byte, v *T) []byte
+	// View, when set, returns a record's key without copying it: the bytes of
+	// the record itself (a string sorted bytewise). It must agree with Key.
+	View func(v *T) []byte
 	// Bounds are n-1 ascending keys: consumer i gets the keys k with
 	// Bounds[i-1] < k <= Bounds[i]. Nil makes the runtime sample them: see doc.go.
 	Bounds [][]byte

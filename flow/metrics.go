@@ -83,6 +83,16 @@ type Result struct {
 	PeakMemory int64
 }
 
+// SpilledBytes returns the bytes all subtasks of all vertices wrote to spill
+// files.
+func (r *Result) SpilledBytes() int64 {
+	var n int64
+	for _, v := range r.Vertices {
+		n += v.Total().Spilled
+	}
+	return n
+}
+
 // Vertex returns the metrics of the vertex named name, and whether there is one.
 func (r *Result) Vertex(name string) (VertexMetrics, bool) {
 	for _, v := range r.Vertices {

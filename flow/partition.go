@@ -18,6 +18,9 @@ func (w *Writer[T]) target(v *T) int {
 		h := w.part.Hash(v)
 		return int((h >> 32) * uint64(w.n) >> 32)
 	case Range:
+		if w.part.View != nil {
+			return rangeIndex(w.bounds, w.part.View(v))
+		}
 		w.key = w.part.Key(w.key[:0], v)
 		return rangeIndex(w.bounds, w.key)
 	case Rebalance:

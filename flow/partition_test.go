@@ -3,8 +3,11 @@ package flow
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
+
+	"github.com/weirdata/weir/memory"
 )
 
 // partitionCase is one partitioner under test with the property its output must
@@ -224,6 +227,51 @@ func TestRangeSampledBalanced(t *testing.T) {
 	for c, got := range col.got {
 		if len(got) < 60000/4/2 {
 			t.Errorf("consumer %d got %d of 60000 records", c, len(got))
+		}
+	}
+}
+
+// TestRangeView checks that a Range edge with View routes exactly as with Key
+// alone: each consumer gets the keys between its bounds.
+func TestRangeView(t *testing.T) {
+	in := genInput(2, 5000, uniformKeys, 2)
+	bounds := [][]byte{memory.AppendInt64(nil, -1000), memory.AppendInt64(nil, 2000)}
+	for _, view := range []bool{false, true} {
+		env := newTestEnv(t, budgets[0].opts)
+		g := NewGraph()
+		src := g.Vertex("source", 2, sourceBody(in))
+		col := newCollector(3)
+		dst := g.Vertex("sink", 3, col.body)
+		p := Partitioner[rec]{Strategy: Range, Key: keyOf, Bounds: bounds}
+		if view {
+			p.View = func(v *rec) []byte { return memory.AppendInt64(nil, v.Key) }
+		}
+		Connect(g, src, dst, p, Pipelined, recCodec(t))
+		if _, err := Execute(bg, g, env.options(Options{})); err != nil {
+			t.Fatal(err)
+		}
+		env.check(t)
+		total := 0
+		for c, got := range col.got {
+			total += len(got)
+			if len(got) == 0 {
+				t.Errorf("view=%v: consumer %d got nothing; the test's keys do not span the bounds", view, c)
+			}
+			for _, r := range got {
+				lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+				if c > 0 {
+					lo = []int64{-1000, 2000}[c-1]
+				}
+				if c < 2 {
+					hi = []int64{-1000, 2000}[c]
+				}
+				if !(r.Key > lo && r.Key <= hi) && !(c == 0 && r.Key == lo) {
+					t.Fatalf("view=%v: consumer %d got key %d outside (%d, %d]", view, c, r.Key, lo, hi)
+				}
+			}
+		}
+		if total != 10000 {
+			t.Errorf("view=%v: %d records arrived, want 10000", view, total)
 		}
 	}
 }

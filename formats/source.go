@@ -1,6 +1,9 @@
 package formats
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Split is one independently readable piece of a source.
 type Split interface {
@@ -44,13 +47,77 @@ type Sink[T any] interface {
 	Create(ctx context.Context, i, n int) (Writer[T], error)
 }
 
-// Writer writes one output file.
+// ValueCopier is implemented by writers that keep nothing of a batch's records
+// once Write returns, not even the bytes their strings and slices point to: they
+// encode or copy what they need. A producer may then hand them records whose
+// bytes it reuses after Write, saving a copy.
+type ValueCopier interface {
+	CopiesValues()
+}
+
+// Writer writes one output file in two phases, as Flink's output formats do:
+// each subtask writes and closes its file, and the job publishes every file
+// only after all of its tasks succeeded.
+//
+// The calls go Write* Close Commit, or stop at any point with Abort:
+//
+//	open --Write--> open --Close--> closed --Commit--> committed
+//	  \                               \
+//	   +--Abort--> aborted <-----------+--Abort
+//
+// Until Commit the data lives in a temporary file beside the final name, hidden
+// from readers of the output; Commit makes it visible with one rename. A Writer
+// is used by one goroutine at a time; the subtask that wrote it may hand it to
+// another goroutine to Commit or Abort. Errors name the file.
 type Writer[T any] interface {
-	// Write appends a batch; the writer does not keep the slice.
+	// Write appends a batch; the writer does not keep the slice. Write after
+	// Close, Commit or Abort is an error.
 	Write(batch []T) error
-	// Commit flushes and closes the file and renames it to its final name.
+	// Close completes the temporary file: it flushes buffers, writes any
+	// footer, syncs and closes it. Its errors are the writing task's errors;
+	// when it fails the temporary file is removed. After Close only Commit or
+	// Abort may be called.
+	Close() error
+	// Commit renames the closed temporary file to its final name. It is called
+	// once per writer, after every task of the job succeeded. Commit without a
+	// successful Close, or after Abort, is an error and publishes nothing.
 	Commit() error
-	// Abort closes and removes the temporary file; it is safe after Commit (a no-op)
-	// and more than once.
+	// Abort removes the temporary file, closing it first if Close was not
+	// called. It is a no-op after Commit and safe to call more than once.
 	Abort()
+}
+
+// Remover is implemented by writers that can take back a committed file: when
+// a job commits several writers and a later Commit fails, the job calls Remove
+// on the writers it already committed so that a failed job leaves nothing.
+// Remove is called only after a successful Commit; it is best effort.
+type Remover interface {
+	// Remove deletes the committed file.
+	Remove() error
+}
+
+// WriterState is the phase a Writer is in; implementations use it to check the
+// order of calls and to say in errors why a call is refused.
+type WriterState int
+
+// The phases of a Writer. A writer starts Open.
+const (
+	Open      WriterState = iota // accepting Write
+	Closed                       // temporary file complete, waiting for Commit or Abort
+	Committed                    // renamed to its final name
+	Aborted                      // temporary file removed (or committed file removed)
+)
+
+func (s WriterState) String() string {
+	switch s {
+	case Open:
+		return "open"
+	case Closed:
+		return "closed"
+	case Committed:
+		return "committed"
+	case Aborted:
+		return "aborted"
+	}
+	return fmt.Sprintf("WriterState(%d)", int(s))
 }

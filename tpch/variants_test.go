@@ -87,6 +87,9 @@ func writeTable[T any](t *testing.T, dir, table string, rows []T) {
 		w.Abort()
 		t.Fatal(err)
 	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}

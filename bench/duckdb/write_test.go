@@ -63,6 +63,9 @@ func TestDuckDBReadsWeirParquet(t *testing.T) {
 					if err := w.Write(rows[lo:hi]); err != nil {
 						t.Fatal(err)
 					}
+					if err := w.Close(); err != nil {
+						t.Fatal(err)
+					}
 					if err := w.Commit(); err != nil {
 						t.Fatal(err)
 					}

@@ -53,5 +53,5 @@
 //
 // NewSink writes a schema from T (see the table), gathers rows into record
 // batches of SinkOptions.BatchRows, writes them to a temporary file beside the
-// final path, and on Commit writes the footer and renames the file.
+// final path; Close writes the footer and syncs the file, and Commit renames it.
 package arrow

@@ -149,6 +149,9 @@ func write[T any](t testing.TB, sink formats.Sink[T], i, n int, rows []T) {
 			t.Fatal(err)
 		}
 	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -283,6 +286,9 @@ func TestCommitFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Write(randItems(rand.New(rand.NewPCG(1, 1)), 3, func() int64 { return 1 }))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/arrow: commit "+final) {
 		t.Fatalf("commit: %v", err)
 	}
@@ -301,10 +307,104 @@ func TestTimestampRange(t *testing.T) {
 	if err := w.Write([]Row{{time.Unix(0, math.MinInt64)}, {time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}}); err == nil || !strings.Contains(err.Error(), "outside the nanosecond timestamp range") {
 		t.Fatalf("write: %v", err)
 	}
-	if err := w.Commit(); err == nil {
-		t.Fatal("commit after a failed write succeeded")
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "t.arrow") {
+		t.Fatalf("close after a failed write: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("left %v", ents)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("commit after a failed write succeeded")
+	}
+	w.Abort()
+}
+
+// TestTwoPhaseCommit walks a writer through Close, Commit, Abort and Remove in
+// their allowed and refused orders, checking what the directory holds.
+func TestTwoPhaseCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	final := filepath.Join(dir, "x.arrow")
+	rows := randItems(rand.New(rand.NewPCG(2, 2)), 20, func() int64 { return 1 })
+	create := func() formats.Writer[Item] {
+		w, err := NewSinkWith[Item](final, SinkOptions{BatchRows: 7}).Create(ctx, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	names := func() []string {
+		var out []string
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+
+	// Close then Abort leaves nothing.
+	w := create()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 1 || got[0] == "x.arrow" {
+		t.Fatalf("after Close: %v, want one temporary file", got)
+	}
+	w.Abort()
+	w.Abort()
+	if got := names(); len(got) != 0 {
+		t.Fatalf("Close then Abort left %v", got)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("Commit after Abort succeeded")
+	}
+
+	// Commit without Close is an error naming the file and publishes nothing.
+	w = create()
+	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/arrow: commit "+final) {
+		t.Fatalf("Commit without Close: %v", err)
+	}
+	w.Abort()
+	if got := names(); len(got) != 0 {
+		t.Fatalf("Commit without Close, then Abort, left %v", got)
+	}
+
+	// Close then Commit publishes the file; nothing is visible before Commit.
+	w = create()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err == nil || !strings.Contains(err.Error(), final) {
+		t.Fatalf("Write after Close: %v", err)
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("second Close succeeded")
+	}
+	if _, err := os.Stat(final); !os.IsNotExist(err) {
+		t.Fatalf("the final file exists before Commit: %v", err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("second Commit succeeded")
+	}
+	w.Abort() // a no-op after Commit
+	if got := names(); !slices.Equal(got, []string{"x.arrow"}) {
+		t.Fatalf("after Commit: %v", got)
+	}
+	src, err := Open[Item](final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkItems(t, "two-phase commit", readParallel(t, src), rows)
+	if err := w.(formats.Remover).Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 0 {
+		t.Fatalf("after Remove: %v", got)
 	}
 }

@@ -108,17 +108,19 @@ type writer[T any] struct {
 	b       *array.RecordBuilder
 	final   string
 	cols    []column
-	rows    int // rows per record batch
-	pending int // rows in the builder
-	err     error
-	done    bool
+	rows    int   // rows per record batch
+	pending int   // rows in the builder
+	err     error // a write error: Write and Close return it
+	state   formats.WriterState
 }
+
+var _ formats.Remover = (*writer[struct{ A int }])(nil)
 
 // Write appends the batch's rows to the builder, writing a record batch each
 // time it holds BatchRows rows.
 func (w *writer[T]) Write(batch []T) error {
-	if w.done {
-		return fmt.Errorf("formats/arrow: write %s after commit or abort", w.final)
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/arrow: write %s: writer is %s", w.final, w.state)
 	}
 	for len(batch) > 0 && w.err == nil {
 		k := min(len(batch), w.rows-w.pending)
@@ -237,41 +239,72 @@ func (w *writer[T]) flush() {
 	}
 }
 
-// Commit writes the last batch and the footer, closes the file and renames it
-// to its final name.
-func (w *writer[T]) Commit() error {
-	if w.done {
-		return fmt.Errorf("formats/arrow: commit %s twice or after abort", w.final)
+// Close writes the last batch and the footer, syncs and closes the temporary
+// file; on error it removes it.
+func (w *writer[T]) Close() error {
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/arrow: close %s: writer is %s", w.final, w.state)
 	}
 	w.flush()
-	if w.err != nil {
-		err := w.err
-		w.Abort()
-		return err
-	}
-	w.done = true
 	w.b.Release()
-	err := w.fw.Close()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
+	err := w.err
 	if err == nil {
-		err = os.Rename(w.f.Name(), w.final)
+		if err = w.fw.Close(); err == nil {
+			err = w.f.Sync()
+		}
+		if err != nil {
+			err = fmt.Errorf("formats/arrow: close %s: %w", w.final, err)
+		}
+	}
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("formats/arrow: close %s: %w", w.final, cerr)
 	}
 	if err != nil {
+		w.state = formats.Aborted
 		os.Remove(w.f.Name())
-		return fmt.Errorf("formats/arrow: commit %s: %w", w.final, err)
+		return err
 	}
+	w.state = formats.Closed
 	return nil
 }
 
-// Abort closes and removes the temporary file; a no-op after Commit.
+// Commit renames the closed temporary file to its final name.
+func (w *writer[T]) Commit() error {
+	if w.state != formats.Closed {
+		return fmt.Errorf("formats/arrow: commit %s: writer is %s", w.final, w.state)
+	}
+	if err := os.Rename(w.f.Name(), w.final); err != nil {
+		w.state = formats.Aborted
+		os.Remove(w.f.Name())
+		return fmt.Errorf("formats/arrow: commit %s: %w", w.final, err)
+	}
+	w.state = formats.Committed
+	return nil
+}
+
+// Abort removes the temporary file, closing it first if it is open. It is a
+// no-op after Commit.
 func (w *writer[T]) Abort() {
-	if w.done {
+	switch w.state {
+	case formats.Open:
+		w.b.Release()
+		w.f.Close()
+	case formats.Closed:
+	default:
 		return
 	}
-	w.done = true
-	w.b.Release()
-	w.f.Close()
+	w.state = formats.Aborted
 	os.Remove(w.f.Name())
+}
+
+// Remove deletes the committed file; see formats.Remover.
+func (w *writer[T]) Remove() error {
+	if w.state != formats.Committed {
+		return fmt.Errorf("formats/arrow: remove %s: writer is %s", w.final, w.state)
+	}
+	w.state = formats.Aborted
+	if err := os.Remove(w.final); err != nil {
+		return fmt.Errorf("formats/arrow: remove %s: %w", w.final, err)
+	}
+	return nil
 }

@@ -133,6 +133,9 @@ func BenchmarkWriteLineItem(b *testing.B) {
 		for i := 0; i < len(rows); i += 1024 {
 			w.Write(rows[i:min(i+1024, len(rows))])
 		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
 		if err := w.Commit(); err != nil {
 			b.Fatal(err)
 		}

@@ -96,6 +96,9 @@ func writeAll[T any](t testing.TB, sink formats.Sink[T], rows []T) {
 	if len(rows) == 0 {
 		w.Write(nil)
 	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}

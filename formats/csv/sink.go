@@ -72,9 +72,11 @@ type writer[T any] struct {
 	cols  []column
 	opts  Options
 	line  []byte // the row being formatted
-	err   error
-	done  bool
+	err   error  // a write error: Write and Close return it
+	state formats.WriterState
 }
+
+var _ formats.Remover = (*writer[struct{ A int }])(nil)
 
 func (w *writer[T]) sep(ci int) {
 	if ci > 0 {
@@ -94,8 +96,8 @@ func (w *writer[T]) endLine() error {
 
 // Write appends one row per record.
 func (w *writer[T]) Write(batch []T) error {
-	if w.done {
-		return fmt.Errorf("formats/csv: write %s after commit or abort", w.final)
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/csv: write %s: writer is %s", w.final, w.state)
 	}
 	if w.err != nil {
 		return w.err
@@ -210,36 +212,68 @@ func (w *writer[T]) appendText(dst, b []byte, first bool) []byte {
 	return append(dst, quote)
 }
 
-// Commit flushes and closes the file and renames it to its final name.
-func (w *writer[T]) Commit() error {
-	if w.done {
-		return fmt.Errorf("formats/csv: commit %s twice or after abort", w.final)
+// Close flushes, syncs and closes the temporary file; on error it removes it.
+func (w *writer[T]) Close() error {
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/csv: close %s: writer is %s", w.final, w.state)
 	}
-	if w.err != nil {
-		w.Abort()
-		return w.err
-	}
-	err := w.w.Flush()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
+	err := w.err
 	if err == nil {
-		err = os.Rename(w.f.Name(), w.final)
+		if err = w.w.Flush(); err == nil {
+			err = w.f.Sync()
+		}
+		if err != nil {
+			err = fmt.Errorf("formats/csv: close %s: %w", w.final, err)
+		}
 	}
-	w.done = true
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("formats/csv: close %s: %w", w.final, cerr)
+	}
 	if err != nil {
+		w.state = formats.Aborted
 		os.Remove(w.f.Name())
-		return fmt.Errorf("formats/csv: commit %s: %w", w.final, err)
+		return err
 	}
+	w.state = formats.Closed
 	return nil
 }
 
-// Abort closes and removes the temporary file; a no-op after Commit.
+// Commit renames the closed temporary file to its final name.
+func (w *writer[T]) Commit() error {
+	if w.state != formats.Closed {
+		return fmt.Errorf("formats/csv: commit %s: writer is %s", w.final, w.state)
+	}
+	if err := os.Rename(w.f.Name(), w.final); err != nil {
+		w.state = formats.Aborted
+		os.Remove(w.f.Name())
+		return fmt.Errorf("formats/csv: commit %s: %w", w.final, err)
+	}
+	w.state = formats.Committed
+	return nil
+}
+
+// Abort removes the temporary file, closing it first if it is open. It is a
+// no-op after Commit.
 func (w *writer[T]) Abort() {
-	if w.done {
+	switch w.state {
+	case formats.Open:
+		w.f.Close()
+	case formats.Closed:
+	default:
 		return
 	}
-	w.done = true
-	w.f.Close()
+	w.state = formats.Aborted
 	os.Remove(w.f.Name())
+}
+
+// Remove deletes the committed file; see formats.Remover.
+func (w *writer[T]) Remove() error {
+	if w.state != formats.Committed {
+		return fmt.Errorf("formats/csv: remove %s: writer is %s", w.final, w.state)
+	}
+	w.state = formats.Aborted
+	if err := os.Remove(w.final); err != nil {
+		return fmt.Errorf("formats/csv: remove %s: %w", w.final, err)
+	}
+	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/formats"
 )
 
 type Price float64
@@ -191,7 +193,9 @@ func TestParallelSink(t *testing.T) {
 				errs[i] = err
 				return
 			}
-			errs[i] = w.Commit()
+			if errs[i] = w.Close(); errs[i] == nil {
+				errs[i] = w.Commit()
+			}
 		}()
 	}
 	wg.Wait()
@@ -237,9 +241,84 @@ func TestCommitFailure(t *testing.T) {
 	if err := w.Write([]Three{{"a", "b", "c"}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/csv: commit "+final) {
 		t.Fatalf("commit: %v", err)
 	}
 	w.Abort()
 	assertOnly(t, dir, "x.csv")
+}
+
+// TestTwoPhaseCommit walks a writer through Close, Commit, Abort and Remove in
+// their allowed and refused orders, checking what the directory holds.
+func TestTwoPhaseCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	final := filepath.Join(dir, "x.csv")
+	rows := []Three{{"a", "b", "c"}, {"d", "e", "f"}}
+	create := func() formats.Writer[Three] {
+		w, err := NewSink[Three](final, Options{}).Create(ctx, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+
+	// Close then Abort leaves nothing.
+	w := create()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() == "x.csv" {
+		t.Fatalf("after Close: %v, want one temporary file", ents)
+	}
+	w.Abort()
+	w.Abort()
+	assertOnly(t, dir)
+	if err := w.Commit(); err == nil {
+		t.Fatal("Commit after Abort succeeded")
+	}
+
+	// Commit without Close is an error naming the file and publishes nothing.
+	w = create()
+	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/csv: commit "+final) {
+		t.Fatalf("Commit without Close: %v", err)
+	}
+	w.Abort()
+	assertOnly(t, dir)
+
+	// Close then Commit publishes the file; nothing is visible before Commit.
+	w = create()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err == nil || !strings.Contains(err.Error(), final) {
+		t.Fatalf("Write after Close: %v", err)
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("second Close succeeded")
+	}
+	if _, err := os.Stat(final); !os.IsNotExist(err) {
+		t.Fatalf("the final file exists before Commit: %v", err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("second Commit succeeded")
+	}
+	w.Abort() // a no-op after Commit
+	assertOnly(t, dir, "x.csv")
+	if b, err := os.ReadFile(final); err != nil || string(b) != "A,B,C\na,b,c\nd,e,f\n" {
+		t.Fatalf("committed %q, %v", b, err)
+	}
+	if err := w.(formats.Remover).Remove(); err != nil {
+		t.Fatal(err)
+	}
+	assertOnly(t, dir)
 }

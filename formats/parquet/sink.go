@@ -2,7 +2,6 @@ package parquet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,8 +73,8 @@ type sink[T any] struct {
 // chosen by Create, and allocates nothing per row once its row buffers have
 // grown. time.Time must lie within the int64 nanosecond range (1678-2262).
 //
-// Each writer writes a temporary file beside its final name and renames it
-// on Commit. A Writer is used by one goroutine; different subtasks' writers
+// Each writer writes a temporary file beside its final name, completes it
+// (footer, fsync) on Close and renames it on Commit. A Writer is used by one goroutine; different subtasks' writers
 // may run at once.
 func NewSink[T any](path string, opts ...SinkOption) formats.Sink[T] {
 	s := &sink[T]{path: path, opts: sinkOptions{codec: Zstd, rgRows: DefaultRowGroupRows}}
@@ -103,8 +102,10 @@ type writer[T any] struct {
 	pw         *pq.Writer
 	cols       []column
 	rows       []pq.Row
-	done       bool
+	state      formats.WriterState
 }
+
+var _ formats.Remover = (*writer[struct{ A int }])(nil)
 
 func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], error) {
 	if err := ctx.Err(); err != nil {
@@ -253,8 +254,8 @@ func nodeFor(t reflect.Type, tag string) (pq.Node, encodeFunc, error) {
 
 // Write appends batch. On error the writer is aborted.
 func (w *writer[T]) Write(batch []T) error {
-	if w.done {
-		return fmt.Errorf("formats/parquet: write %s: writer is closed", w.final)
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/parquet: write %s: writer is %s", w.final, w.state)
 	}
 	w.rows = grow(w.rows, len(batch))
 	for r := range batch {
@@ -282,10 +283,11 @@ func (w *writer[T]) Write(batch []T) error {
 	return nil
 }
 
-// Commit writes the footer, syncs, closes and renames the file.
-func (w *writer[T]) Commit() error {
-	if w.done {
-		return fmt.Errorf("formats/parquet: commit %s: writer is closed", w.final)
+// Close writes the footer, syncs and closes the temporary file; on error it
+// removes it.
+func (w *writer[T]) Close() error {
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/parquet: close %s: writer is %s", w.final, w.state)
 	}
 	err := w.pw.Close()
 	if err == nil {
@@ -294,26 +296,51 @@ func (w *writer[T]) Commit() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(w.tmp, w.final)
-	}
-	w.done = true
 	if err != nil {
+		w.state = formats.Aborted
 		_ = os.Remove(w.tmp)
-		return fmt.Errorf("formats/parquet: commit %s: %w", w.final, err)
+		return fmt.Errorf("formats/parquet: close %s: %w", w.final, err)
 	}
+	w.state = formats.Closed
 	return nil
 }
 
-// Abort closes and removes the temporary file; it is a no-op after Commit
-// and safe to repeat.
+// Commit renames the closed temporary file to its final name.
+func (w *writer[T]) Commit() error {
+	if w.state != formats.Closed {
+		return fmt.Errorf("formats/parquet: commit %s: writer is %s", w.final, w.state)
+	}
+	if err := os.Rename(w.tmp, w.final); err != nil {
+		w.state = formats.Aborted
+		_ = os.Remove(w.tmp)
+		return fmt.Errorf("formats/parquet: commit %s: %w", w.final, err)
+	}
+	w.state = formats.Committed
+	return nil
+}
+
+// Abort removes the temporary file, closing it first if it is open. It is a
+// no-op after Commit and safe to repeat.
 func (w *writer[T]) Abort() {
-	if w.done {
+	switch w.state {
+	case formats.Open:
+		_ = w.f.Close()
+	case formats.Closed:
+	default:
 		return
 	}
-	w.done = true
-	_ = w.f.Close()
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return
+	w.state = formats.Aborted
+	_ = os.Remove(w.tmp)
+}
+
+// Remove deletes the committed file; see formats.Remover.
+func (w *writer[T]) Remove() error {
+	if w.state != formats.Committed {
+		return fmt.Errorf("formats/parquet: remove %s: writer is %s", w.final, w.state)
 	}
+	w.state = formats.Aborted
+	if err := os.Remove(w.final); err != nil {
+		return fmt.Errorf("formats/parquet: remove %s: %w", w.final, err)
+	}
+	return nil
 }

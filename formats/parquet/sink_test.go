@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/formats"
 )
 
 // wide covers every supported field type, NULLs through pointers.
@@ -77,6 +79,9 @@ func writeAll[T any](t testing.TB, path string, rows []T, batch int, opts ...Sin
 		if err := w.Write(rows[i:min(i+batch, len(rows))]); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
@@ -205,8 +210,29 @@ func TestSinkAtomic(t *testing.T) {
 	if err := w.Write([]Region{{RegionKey: 1, Name: "x"}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/parquet: commit "+path) {
+		t.Fatalf("Commit without Close: %v", err)
+	}
+	if got := tempFiles(t, dir); got != 1 {
+		t.Fatalf("%d temporary files before Close, want 1", got)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("file visible before Commit: %v", err)
+	}
+	if err := w.Write([]Region{{RegionKey: 2}}); err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Write after Close: %v", err)
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("second Close succeeded")
+	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("second Commit succeeded")
 	}
 	w.Abort() // no-op after Commit
 	assertOnly(t, dir, 1)
@@ -229,6 +255,83 @@ func TestSinkAtomic(t *testing.T) {
 	assertOnly(t, dir, 1)
 }
 
+// TestSinkCloseAbort checks that Abort after a successful Close removes the
+// closed temporary file, that a committed file can be removed, and that a
+// failing rename names the file and leaves no temporary file.
+func TestSinkCloseAbort(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.parquet")
+	w, err := NewSink[Region](path).Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]Region{{RegionKey: 1, Name: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tempFiles(t, dir); got != 1 {
+		t.Fatalf("%d temporary files after Close, want 1", got)
+	}
+	w.Abort()
+	w.Abort()
+	assertOnly(t, dir, 0)
+	if err := w.Commit(); err == nil {
+		t.Fatal("Commit after Abort succeeded")
+	}
+
+	writeAll(t, path, []Region{{RegionKey: 1}}, 1)
+	assertOnly(t, dir, 1)
+	w, err = NewSink[Region](path).Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.(formats.Remover).Remove(); err != nil {
+		t.Fatal(err)
+	}
+	assertOnly(t, dir, 0)
+
+	// The rename fails: the final name is a non-empty directory.
+	if err := os.MkdirAll(filepath.Join(path, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err = NewSink[Region](path).Create(context.Background(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/parquet: commit "+path) {
+		t.Fatalf("failing rename: %v", err)
+	}
+	w.Abort()
+	assertOnly(t, dir, 1) // the directory
+}
+
+// tempFiles counts the temporary (dot) files in dir.
+func tempFiles(t *testing.T, dir string) int {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
 func TestSinkParts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	rows := makeWide(4000, func(i int) int64 { return int64(i) })
@@ -244,6 +347,10 @@ func TestSinkParts(t *testing.T) {
 			}
 			part := rows[i*len(rows)/n : (i+1)*len(rows)/n]
 			if err := w.Write(part); err != nil {
+				errs <- err
+				return
+			}
+			if err := w.Close(); err != nil {
 				errs <- err
 				return
 			}

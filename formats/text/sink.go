@@ -42,14 +42,20 @@ type writer struct {
 	f     *os.File
 	w     *bufio.Writer
 	final string
-	err   error
-	done  bool
+	err   error // a write error: Write and Close return it
+	state formats.WriterState
 }
+
+var _ formats.Remover = (*writer)(nil)
+
+// CopiesValues implements formats.ValueCopier: Write copies the lines into its
+// buffer.
+func (w *writer) CopiesValues() {}
 
 // Write appends each record followed by '\n'.
 func (w *writer) Write(batch []string) error {
-	if w.done {
-		return fmt.Errorf("formats/text: write %s after commit or abort", w.final)
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/text: write %s: writer is %s", w.final, w.state)
 	}
 	if w.err != nil {
 		return w.err
@@ -64,34 +70,68 @@ func (w *writer) Write(batch []string) error {
 	return nil
 }
 
-// Commit flushes, syncs and renames the file to its final name.
-func (w *writer) Commit() error {
-	if w.done {
-		return fmt.Errorf("formats/text: commit %s twice or after abort", w.final)
+// Close flushes, syncs and closes the temporary file; on error it removes it.
+func (w *writer) Close() error {
+	if w.state != formats.Open {
+		return fmt.Errorf("formats/text: close %s: writer is %s", w.final, w.state)
 	}
-	err := w.w.Flush()
+	err := w.err
 	if err == nil {
-		err = w.f.Close()
-	} else {
-		w.f.Close()
+		if err = w.w.Flush(); err == nil {
+			err = w.f.Sync()
+		}
+		if err != nil {
+			err = fmt.Errorf("formats/text: close %s: %w", w.final, err)
+		}
 	}
-	if err == nil {
-		err = os.Rename(w.f.Name(), w.final)
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("formats/text: close %s: %w", w.final, cerr)
 	}
-	w.done = true
 	if err != nil {
+		w.state = formats.Aborted
 		os.Remove(w.f.Name())
-		return fmt.Errorf("formats/text: commit %s: %w", w.final, err)
+		return err
 	}
+	w.state = formats.Closed
 	return nil
 }
 
-// Abort closes and removes the temporary file. It is a no-op after Commit.
+// Commit renames the closed temporary file to its final name.
+func (w *writer) Commit() error {
+	if w.state != formats.Closed {
+		return fmt.Errorf("formats/text: commit %s: writer is %s", w.final, w.state)
+	}
+	if err := os.Rename(w.f.Name(), w.final); err != nil {
+		w.state = formats.Aborted
+		os.Remove(w.f.Name())
+		return fmt.Errorf("formats/text: commit %s: %w", w.final, err)
+	}
+	w.state = formats.Committed
+	return nil
+}
+
+// Abort removes the temporary file, closing it first if it is open. It is a
+// no-op after Commit.
 func (w *writer) Abort() {
-	if w.done {
+	switch w.state {
+	case formats.Open:
+		w.f.Close()
+	case formats.Closed:
+	default:
 		return
 	}
-	w.done = true
-	w.f.Close()
+	w.state = formats.Aborted
 	os.Remove(w.f.Name())
+}
+
+// Remove deletes the committed file; see formats.Remover.
+func (w *writer) Remove() error {
+	if w.state != formats.Committed {
+		return fmt.Errorf("formats/text: remove %s: writer is %s", w.final, w.state)
+	}
+	w.state = formats.Aborted
+	if err := os.Remove(w.final); err != nil {
+		return fmt.Errorf("formats/text: remove %s: %w", w.final, err)
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/weirdata/weir/formats"
 )
 
 // oracle splits data into lines the naive way.
@@ -123,7 +125,9 @@ func TestRoundTripParallel(t *testing.T) {
 					return
 				}
 			}
-			errs[i] = w.Commit()
+			if errs[i] = w.Close(); errs[i] == nil {
+				errs[i] = w.Commit()
+			}
 			w.Abort() // a no-op after Commit
 		}()
 	}
@@ -183,6 +187,98 @@ func TestAbortLeavesNothing(t *testing.T) {
 	}
 	if err := w.Write([]string{"c"}); err == nil {
 		t.Fatal("write after abort succeeded")
+	}
+}
+
+func TestTwoPhaseCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	final := filepath.Join(dir, "x.txt")
+	names := func() []string {
+		var out []string
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+
+	// Close then Abort leaves nothing.
+	w, err := NewSink(final).Create(ctx, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 1 || got[0] == "x.txt" {
+		t.Fatalf("after Close: %v, want one temporary file", got)
+	}
+	w.Abort()
+	w.Abort()
+	if got := names(); len(got) != 0 {
+		t.Fatalf("Close then Abort left %v", got)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("Commit after Abort succeeded")
+	}
+
+	// Commit without Close is an error naming the file and publishes nothing.
+	w, err = NewSink(final).Create(ctx, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]string{"a"})
+	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/text: commit "+final) {
+		t.Fatalf("Commit without Close: %v", err)
+	}
+	w.Abort()
+	if got := names(); len(got) != 0 {
+		t.Fatalf("Commit without Close, then Abort, left %v", got)
+	}
+
+	// Write, Close, Commit publishes the file; Write and Close after Close fail.
+	w, err = NewSink(final).Create(ctx, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]string{"c"}); err == nil {
+		t.Fatal("Write after Close succeeded")
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("second Close succeeded")
+	}
+	if _, err := os.Stat(final); !os.IsNotExist(err) {
+		t.Fatalf("the final file exists before Commit: %v", err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil {
+		t.Fatal("second Commit succeeded")
+	}
+	w.Abort() // a no-op after Commit
+	if got := names(); !slices.Equal(got, []string{"x.txt"}) {
+		t.Fatalf("after Commit: %v", got)
+	}
+	if b, err := os.ReadFile(final); err != nil || string(b) != "a\nb\n" {
+		t.Fatalf("committed %q, %v", b, err)
+	}
+	// A committed file can be taken back.
+	if err := w.(formats.Remover).Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 0 {
+		t.Fatalf("after Remove: %v", got)
 	}
 }
 
@@ -291,7 +387,10 @@ func TestCommitFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Write([]string{"a"})
-	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "x.txt") {
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil || !strings.Contains(err.Error(), "formats/text: commit "+final) {
 		t.Fatalf("commit: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {

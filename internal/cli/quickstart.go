@@ -103,8 +103,7 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 	s := job.summary
 	fmt.Fprintf(out, "  sorted   %d lines, %s in %.2fs (%.0f MB/s) over %d key ranges\n",
 		s.Lines, humanBytes(s.Bytes), elapsed.Seconds(), float64(s.Bytes)/1e6/elapsed.Seconds(), s.Ranges)
-	fmt.Fprintf(out, "  spilled  %d sorted runs, %s to disk; %d intermediate merge passes\n",
-		s.Runs, humanBytes(s.SpilledBytes), s.MergePasses)
+	fmt.Fprintf(out, "  spilled  %s of sorted runs to disk\n", humanBytes(s.SpilledBytes))
 	fmt.Fprintf(out, "  memory   peak %s reserved of a %s budget\n", humanBytes(s.PeakMemory), humanBytes(int64(g.memory)))
 
 	inSum, err := lineChecksum(input, false)

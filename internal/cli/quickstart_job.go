@@ -70,6 +70,9 @@ func writeParquet[T any](ctx context.Context, path string, rows []T) error {
 		w.Abort()
 		return err
 	}
+	if err := w.Close(); err != nil {
+		return err
+	}
 	return w.Commit()
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats"
+	"github.com/weirdata/weir/formats/text"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -108,16 +108,19 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && f.Name() != os.DevNull
 }
 
-// sortJob is one run of `weir sort`.
+// sortJob is one run of `weir sort`, a DataSet program on the runtime:
 //
-//	input ──read 4 MiB chunks, split lines──► partition by sampled key ranges
-//	      ──► Sorter per range (Async: sorts and spills in the background)
-//	      ──► Finish each range in parallel ──► WriteAt its offset of the
-//	          temporary output ──► rename to the output
+//	Read input (text splits; count each range's bytes) ──range-partition by
+//	bounds sampled from the file──► SortPartition (each range sorted in managed
+//	memory, spilling sorted runs) ──► write every range at its offset of one
+//	temporary file ──► rename to the output when the job succeeded
 //
-// Memory (--memory, one memory.Manager): the input buffer and one output buffer
-// per range (each budget/32, between 4 KiB and 4 MiB) are reserved first; the rest
-// is split evenly between the ranges' sorters.
+// Sampling the file up front (reading a few hundred 4 KiB chunks) gives the
+// range bounds before the job starts, so the readers route lines at once instead
+// of holding them back for the runtime's own sampling. The readers also add up
+// the bytes of each range; a range's sort emits only after every reader has
+// finished, so by then its writer knows the sizes of the ranges before it, and
+// all ranges write at once, each to its own part of the output.
 type sortJob struct {
 	input, output, tmp string
 	memory             int64
@@ -136,10 +139,9 @@ type sortJob struct {
 type sortSummary struct {
 	Lines, Bytes int64 // lines and bytes sorted
 	Ranges       int   // key ranges sorted in parallel
-	Runs         int   // sorted runs spilled, over all ranges
-	MergePasses  int   // merge passes, over all ranges
 	SpilledBytes int64 // bytes written to spill files
 	PeakMemory   int64 // peak bytes reserved from the memory manager
+	Plan         string
 }
 
 // Phases shown in progress lines.
@@ -148,32 +150,9 @@ const (
 	phaseMerge
 )
 
-// layout is how a job splits its budget.
-type layout struct {
-	segment int   // memory segment size
-	block   int   // spill block size
-	ioBuf   int   // input buffer and each output buffer
-	sorter  int64 // SortOptions.Memory of each range's sorter
-}
-
-// pow2Clamp returns the largest power of two ≤ n, clamped to [lo, hi] (powers of two).
-func pow2Clamp(n int64, lo, hi int) int {
-	p := lo
-	for int64(p)*2 <= n && p < hi {
-		p *= 2
-	}
-	return p
-}
-
-func planLayout(budget int64, parts int) layout {
-	l := layout{
-		segment: pow2Clamp(budget/256, 4<<10, 1<<20),
-		block:   pow2Clamp(budget/1024, 4<<10, 256<<10),
-		ioBuf:   pow2Clamp(budget/32, 4<<10, 4<<20),
-	}
-	l.sorter = max(budget-int64(parts+1)*int64(l.ioBuf), 1) / int64(parts)
-	return l
-}
+// sortHook, when set by a test, is called with "read" after every batch read
+// and "write" after every batch written.
+var sortHook func(event string)
 
 // run sorts the input into the output, leaving nothing behind on error.
 func (j *sortJob) run(ctx context.Context) (err error) {
@@ -189,247 +168,325 @@ func (j *sortJob) run(ctx context.Context) (err error) {
 	if st.IsDir() {
 		return fmt.Errorf("input %s is a directory", j.input)
 	}
-
-	out, err := os.CreateTemp(filepath.Dir(j.output), "."+filepath.Base(j.output)+".weir-*")
-	if err != nil {
-		return fmt.Errorf("create output: %w", err)
+	if err := checkDir(j.tmp, "spill directory"); err != nil {
+		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			out.Close()
-			os.Remove(out.Name())
-		}
-	}()
-
-	tmp := j.tmp
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	disk, err := spill.NewDiskFS(tmp)
-	if err != nil {
-		return fmt.Errorf("spill directory: %w", err)
-	}
-	defer func() {
-		if cerr := disk.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("remove spill directory: %w", cerr)
-		}
-	}()
-
 	prevLimit := debug.SetMemoryLimit(j.memory + runtimeOverhead)
 	defer debug.SetMemoryLimit(prevLimit)
 
-	var splitters [][]byte
+	var bounds []string
 	if j.parallelism > 1 && st.Mode().IsRegular() && st.Size() > 0 {
-		if splitters, err = sampleSplitters(in, st.Size(), j.parallelism); err != nil {
+		if bounds, err = sampleBounds(in, st.Size(), j.parallelism); err != nil {
 			return err
 		}
 	}
-	parts := len(splitters) + 1
-	lay := planLayout(j.memory, parts)
-	mgr, err := memory.NewManager(memory.Options{SegmentSize: lay.segment, Budget: j.memory})
+	parts := len(bounds) + 1
+	src, err := text.OpenWith(j.input, text.Options{ChunkSize: pow2Clamp(j.memory/64, 64<<10, 1<<20)})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := mgr.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	env := sortjoin.Env{Memory: mgr, FS: disk, Spill: spill.Options{Codec: j.codec, BlockSize: lay.block}}
-	ioRes := mgr.NewReservation("sort/io")
-	defer ioRes.Release()
-	ioBytes := int64(parts+1) * int64(lay.ioBuf)
-	if ioRes.Grow(ioBytes) != nil {
-		ioRes.Force(ioBytes)
+	env := dataset.New(dataset.Options{
+		Parallelism: parts,
+		Memory:      j.memory,
+		SegmentSize: pow2Clamp(j.memory/256, 4<<10, 1<<20),
+		TmpDir:      j.tmp,
+		Spill:       spill.Options{Codec: j.codec, BlockSize: pow2Clamp(j.memory/1024, 4<<10, 256<<10)},
+	})
+	sizes := &rangeSizes{bounds: bounds, size: make([]int64, parts)}
+	lines := dataset.FromSource(env, "input", &countingSource{Source: src, n: &j.read, sizes: sizes})
+	if parts > 1 {
+		lines = dataset.PartitionByRangeBounds(lines, dataset.Self[string], bounds)
 	}
-
-	sorters := make([]*sortjoin.Sorter, parts)
-	for p := range sorters {
-		sorters[p] = sortjoin.NewSorter(env, sortjoin.SortOptions{
-			Name:   fmt.Sprintf("sort-%d", p),
-			Async:  true,
-			Memory: lay.sorter,
-		})
-		defer sorters[p].Close()
-	}
+	sorted := dataset.SortPartition(lines, dataset.Self[string], dataset.Ascending)
+	sink := &rangeFileSink{path: j.output, sizes: sizes, written: &j.written, phase: &j.phase}
+	dataset.Output(sorted, "output", sink)
 
 	stop := j.startProgress(st.Size())
 	defer stop()
-
-	sizes := make([]int64, parts)
-	if err := j.readLines(ctx, in, make([]byte, lay.ioBuf), ioRes, func(line []byte) error {
-		p := partition(splitters, line)
-		sizes[p] += int64(len(line)) + 1
-		return sorters[p].Add(line, nil)
-	}); err != nil {
+	res, err := env.Execute(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		}
 		return err
 	}
-
-	j.phase.Store(phaseMerge)
-	var total int64
-	for _, n := range sizes {
-		total += n
-	}
-	if err := out.Truncate(total); err != nil { // allocate the length the ranges write into
-		return fmt.Errorf("size output: %w", err)
-	}
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	var base int64
-	for p := range parts {
-		wg.Add(1)
-		go func(off int64) {
-			defer wg.Done()
-			errs[p] = j.writeRange(ctx, sorters[p], out, off, sizes[p], make([]byte, 0, lay.ioBuf))
-		}(base)
-		base += sizes[p]
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("interrupted: %w", err)
-	}
-	j.summary = sortSummary{Bytes: total, Ranges: parts, PeakMemory: mgr.Peak()}
-	for _, s := range sorters {
-		st := s.Stats()
-		j.summary.Lines += st.Records
-		j.summary.Runs += st.Runs
-		j.summary.MergePasses += st.MergePasses
-		j.summary.SpilledBytes += st.SpilledBytes
-	}
-
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(j.output); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := out.Chmod(mode); err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("close output: %w", err)
-	}
-	if err := os.Rename(out.Name(), j.output); err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	committed = true
+	j.summary = sortSummary{Lines: sink.lines.Load(), Bytes: j.written.Load(), Ranges: parts,
+		PeakMemory: res.Metrics.PeakMemory, SpilledBytes: res.Metrics.SpilledBytes(), Plan: res.Plan}
 	return nil
 }
 
-// readLines calls add for every line of in, without its '\n'; a last line without
-// '\n' counts too. buf is the read buffer; it grows (forced on res) to hold a line
-// longer than itself. ctx is checked once per read.
-func (j *sortJob) readLines(ctx context.Context, in io.Reader, buf []byte, res *memory.Reservation, add func([]byte) error) error {
-	carry := 0 // bytes of an unfinished line at the front of buf
-	for {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("interrupted: %w", err)
-		}
-		n, rerr := in.Read(buf[carry:])
-		j.read.Add(int64(n))
-		data := buf[:carry+n]
-		start := 0
-		for {
-			i := bytes.IndexByte(data[start:], '\n')
-			if i < 0 {
-				break
-			}
-			if err := add(data[start : start+i]); err != nil {
-				return err
-			}
-			start += i + 1
-		}
-		carry = copy(buf, data[start:])
-		if rerr == io.EOF {
-			if carry > 0 {
-				return add(buf[:carry])
-			}
-			return nil
-		}
-		if rerr != nil {
-			return fmt.Errorf("read input %s: %w", j.input, rerr)
-		}
-		if carry == len(buf) { // a line longer than the buffer
-			res.Force(int64(len(buf)))
-			buf = append(buf, make([]byte, len(buf))...)
-		}
-	}
-}
-
-// writeRange finishes one range's sorter and writes its lines at off in out,
-// through buf; the range must come to size bytes.
-func (j *sortJob) writeRange(ctx context.Context, s *sortjoin.Sorter, out *os.File, off, size int64, buf []byte) error {
-	it, err := s.Finish(ctx)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	start := off
-	flush := func(b []byte) error {
-		if _, err := out.WriteAt(b, off); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
-		off += int64(len(b))
-		j.written.Add(int64(len(b)))
+// checkDir returns an error naming what dir is for unless it is a directory
+// ("" is the system's temporary directory).
+func checkDir(dir, what string) error {
+	if dir == "" {
 		return nil
 	}
-	for {
-		k, _, ok := it.Next()
-		if !ok {
-			break
-		}
-		if len(buf)+len(k)+1 > cap(buf) {
-			if err := flush(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-			if len(k)+1 > cap(buf) { // a line longer than the buffer goes out directly
-				if err := flush(k); err != nil {
-					return err
-				}
-				if err := flush([]byte{'\n'}); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		buf = append(buf, k...)
-		buf = append(buf, '\n')
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if !st.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", what, dir)
 	}
-	if err := flush(buf); err != nil {
-		return err
-	}
-	if off-start != size {
-		return fmt.Errorf("internal error: a range wrote %d bytes, expected %d", off-start, size)
-	}
-	return it.Close()
+	return nil
 }
 
-// partition returns the range of line: the number of splitters ≤ line.
-func partition(splitters [][]byte, line []byte) int {
-	lo, hi := 0, len(splitters)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if bytes.Compare(line, splitters[mid]) < 0 {
-			hi = mid
+// countingSource is a text source that adds the bytes of the lines it reads to
+// n (for the progress line) and to their ranges' sizes.
+type countingSource struct {
+	*text.Source
+	n     *atomic.Int64
+	sizes *rangeSizes
+}
+
+func (s *countingSource) Read(ctx context.Context, sp formats.Split, fn func([]string) error) error {
+	local := make([]int64, len(s.sizes.size))
+	err := s.Source.Read(ctx, sp, func(batch []string) error {
+		var n int64
+		if len(local) == 1 {
+			for _, l := range batch {
+				n += int64(len(l)) + 1
+			}
+			local[0] += n
 		} else {
-			lo = mid + 1
+			for _, l := range batch {
+				n += int64(len(l)) + 1
+				local[rangeOf(s.sizes.bounds, l)] += int64(len(l)) + 1
+			}
+		}
+		s.n.Add(n)
+		if sortHook != nil {
+			sortHook("read")
+		}
+		return fn(batch)
+	})
+	s.sizes.add(local)
+	return err
+}
+
+// rangeSizes is the byte size of every key range's lines, as the output holds
+// them, added up by the readers.
+type rangeSizes struct {
+	bounds []string
+	mu     sync.Mutex
+	size   []int64
+}
+
+func (r *rangeSizes) add(local []int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, n := range local {
+		r.size[i] += n
+	}
+}
+
+// offset returns where range i starts in the output and the output's size. It
+// is called when range i's sort emits its first line, or ends empty: its input
+// has ended, so every reader has finished.
+func (r *rangeSizes) offset(i int) (off, total int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p, n := range r.size {
+		if p < i {
+			off += n
+		}
+		total += n
+	}
+	return off, total
+}
+
+// rangeOf returns the range of line under PartitionByRangeBounds' rule: range
+// i holds bounds[i-1] < line <= bounds[i].
+func rangeOf(bounds []string, line string) int {
+	lo, hi := 0, len(bounds)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bounds[m] < line {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
 	return lo
 }
 
-// sampleSplitters reads whole lines from chunks spread evenly over the file and
-// returns up to parts-1 distinct keys that cut the sample into parts equal ranges
-// (fewer when the sample has fewer distinct lines, as with skewed inputs).
-func sampleSplitters(f *os.File, size int64, parts int) ([][]byte, error) {
+// rangeFileSink writes the sorted ranges into one file: range i's writer writes
+// at the range's offset, so all ranges write at once. The file has a temporary
+// name until the job commits; then the last writer's Commit renames it.
+type rangeFileSink struct {
+	path    string
+	sizes   *rangeSizes
+	written *atomic.Int64
+	phase   *atomic.Int32
+	lines   atomic.Int64
+
+	mu        sync.Mutex
+	f         *os.File // the temporary output, shared by the writers
+	open      int      // writers created and not yet committed or aborted
+	committed int
+	failed    bool
+}
+
+func (s *rangeFileSink) Create(ctx context.Context, i, n int) (formats.Writer[string], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		f, err := os.CreateTemp(filepath.Dir(s.path), "."+filepath.Base(s.path)+".weir-*")
+		if err != nil {
+			return nil, fmt.Errorf("create output: %w", err)
+		}
+		s.f, s.committed, s.failed = f, 0, false
+	}
+	s.open++
+	return &rangeWriter{s: s, i: i, n: n, off: -1, buf: make([]byte, 0, 1<<20)}, nil
+}
+
+// release ends one writer; the last one closes the file and renames it (all
+// committed) or removes it.
+func (s *rangeFileSink) release(commit bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if commit {
+		s.committed++
+	} else {
+		s.failed = true
+	}
+	if s.open--; s.open > 0 {
+		return nil
+	}
+	f := s.f
+	s.f = nil
+	if s.failed {
+		f.Close()
+		os.Remove(f.Name())
+		return nil
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(s.path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	err := f.Chmod(mode)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), s.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("output %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// rangeWriter writes one range; see rangeFileSink.
+type rangeWriter struct {
+	s     *rangeFileSink
+	i, n  int
+	off   int64 // where the next flush writes; -1 until known
+	start int64
+	buf   []byte
+	state int // 0 open, 1 closed, 2 committed or aborted
+}
+
+// CopiesValues implements formats.ValueCopier: Write copies the lines into its
+// buffer.
+func (w *rangeWriter) CopiesValues() {}
+
+func (w *rangeWriter) Write(batch []string) error {
+	if w.off < 0 {
+		if err := w.locate(); err != nil {
+			return err
+		}
+	}
+	for _, l := range batch {
+		if len(w.buf)+len(l)+1 > cap(w.buf) {
+			if err := w.flush(); err != nil {
+				return err
+			}
+			if len(l)+1 > cap(w.buf) {
+				w.buf = make([]byte, 0, len(l)+1)
+			}
+		}
+		w.buf = append(w.buf, l...)
+		w.buf = append(w.buf, '\n')
+	}
+	w.s.lines.Add(int64(len(batch)))
+	if sortHook != nil {
+		sortHook("write")
+	}
+	return nil
+}
+
+// locate learns where the range starts; the first range to learn the output's
+// size gives the file its length.
+func (w *rangeWriter) locate() error {
+	off, total := w.s.sizes.offset(w.i)
+	w.s.phase.Store(phaseMerge)
+	w.off, w.start = off, off
+	if total > 0 && w.i == 0 && w.n > 1 {
+		if err := w.s.f.Truncate(total); err != nil {
+			return fmt.Errorf("size output: %w", err)
+		}
+	}
+	return nil
+}
+
+func (w *rangeWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if _, err := w.s.f.WriteAt(w.buf, w.off); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	w.off += int64(len(w.buf))
+	w.s.written.Add(int64(len(w.buf)))
+	w.buf = w.buf[:0]
+	return nil
+}
+
+func (w *rangeWriter) Close() error {
+	if w.state != 0 {
+		return fmt.Errorf("output %s: close after close, commit or abort", w.s.path)
+	}
+	if w.off < 0 {
+		if err := w.locate(); err != nil {
+			return err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.state = 1
+	if end, _ := w.s.sizes.offset(w.i + 1); w.off != end {
+		return fmt.Errorf("internal error: range %d ends at byte %d, counted %d", w.i, w.off, end)
+	}
+	return nil
+}
+
+func (w *rangeWriter) Commit() error {
+	if w.state != 1 {
+		return fmt.Errorf("output %s: commit without close", w.s.path)
+	}
+	w.state = 2
+	return w.s.release(true)
+}
+
+func (w *rangeWriter) Abort() {
+	if w.state == 2 {
+		return
+	}
+	w.state = 2
+	w.s.release(false)
+}
+
+// sampleBounds reads whole lines from chunks spread evenly over the file and
+// returns the parts-1 lines that cut the sample into parts equal ranges, or nil
+// when the sample has fewer than parts lines. Equal bounds (a skewed input)
+// leave ranges empty.
+func sampleBounds(f *os.File, size int64, parts int) ([]string, error) {
 	const chunk, chunks, perChunk = 4 << 10, 256, 32
-	var sample [][]byte
+	var sample []string
 	buf := make([]byte, chunk)
 	n := int64(min(chunks, size/chunk+1))
 	for i := range n {
@@ -451,23 +508,26 @@ func sampleSplitters(f *os.File, size int64, parts int) ([][]byte, error) {
 			if k < 0 {
 				break
 			}
-			sample = append(sample, slices.Clone(b[:k]))
+			sample = append(sample, string(b[:k]))
 			b = b[k+1:]
 		}
 	}
 	if len(sample) < parts {
 		return nil, nil
 	}
-	slices.SortFunc(sample, bytes.Compare)
-	var splitters [][]byte
-	for p := 1; p < parts; p++ {
-		s := sample[len(sample)*p/parts]
-		if len(splitters) == 0 || !bytes.Equal(splitters[len(splitters)-1], s) {
-			splitters = append(splitters, s)
-		}
+	slices.Sort(sample)
+	bounds := make([]string, parts-1)
+	for p := range bounds {
+		bounds[p] = sample[len(sample)*(p+1)/parts]
 	}
-	if len(splitters) > 0 && bytes.Equal(splitters[0], sample[0]) {
-		splitters = splitters[1:] // a range below the smallest sampled line would be empty
+	return bounds, nil
+}
+
+// pow2Clamp returns the largest power of two ≤ n, clamped to [lo, hi] (powers of two).
+func pow2Clamp(n int64, lo, hi int) int {
+	p := lo
+	for int64(p)*2 <= n && p < hi {
+		p *= 2
 	}
-	return splitters, nil
+	return p
 }

@@ -274,32 +274,31 @@ func checkFailure(t *testing.T, code int, stderr, want string) {
 	}
 }
 
-// countdownCtx reports cancellation from the n-th call of Err on, to interrupt a
-// job at a chosen check.
-type countdownCtx struct {
-	context.Context
-	left atomic.Int64
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left.Add(-1) < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 func TestSortCommandInterrupted(t *testing.T) {
 	data := nastyLines(4, 200000)
-	// Early counts interrupt the reading, later ones the merges.
-	for _, after := range []int64{0, 1, 3, 6, 12, 40} {
-		t.Run(fmt.Sprintf("after=%d", after), func(t *testing.T) {
+	// Interrupt while reading (and spilling), and while writing the output.
+	for _, at := range []struct {
+		event string
+		n     int64
+	}{{"read", 1}, {"read", 20}, {"read", 150}, {"write", 1}, {"write", 30}} {
+		t.Run(fmt.Sprintf("%s=%d", at.event, at.n), func(t *testing.T) {
 			d := newSortDirs(t, data)
-			ctx := &countdownCtx{Context: context.Background()}
-			ctx.left.Store(after)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var seen atomic.Int64
+			sortHook = func(event string) {
+				if event == at.event && seen.Add(1) == at.n {
+					cancel()
+				}
+			}
+			defer func() { sortHook = nil }()
 			code, _, stderr := runWeir(ctx, "sort", "--input", d.in, "--output", d.out(),
 				"--memory", "256KiB", "--tmp", d.tmp, "--parallelism", "2")
+			if seen.Load() < at.n {
+				t.Fatalf("the job saw %d %q events, fewer than %d", seen.Load(), at.event, at.n)
+			}
 			if code == 0 {
-				t.Fatalf("an interrupted sort succeeded (Err called %d times)", after-ctx.left.Load())
+				t.Fatalf("an interrupted sort succeeded")
 			}
 			checkFailure(t, code, stderr, "canceled")
 			d.checkClean(t, false)

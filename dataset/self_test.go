@@ -1,0 +1,216 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/weirdata/weir/formats/text"
+)
+
+func TestSelfKeyerIsRaw(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		raw  bool
+		k    func() (*keyer[string], error)
+	}{
+		{"Self ascending", true, func() (*keyer[string], error) { return newSortKeyer(Self[string], Ascending) }},
+		{"Self descending", false, func() (*keyer[string], error) { return newSortKeyer(Self[string], Descending) }},
+		{"identity closure", false, func() (*keyer[string], error) {
+			return newSortKeyer(func(s string) string { return s }, Ascending)
+		}},
+	} {
+		k, err := tc.k()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.raw != nil; got != tc.raw {
+			t.Errorf("%s: raw keyer %v, want %v", tc.name, got, tc.raw)
+		}
+	}
+	kb, err := newSortKeyer(Self[[]byte], Ascending)
+	if err != nil || kb.raw == nil {
+		t.Errorf("Self[[]byte] ascending: raw %v, err %v", kb != nil && kb.raw != nil, err)
+	}
+}
+
+// nastyStrings returns n strings with duplicates, empty strings, shared
+// prefixes, NUL and 0xff bytes, and some longer than a 4 KiB segment.
+func nastyStrings(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 9))
+	out := make([]string, n)
+	for i := range out {
+		switch r.IntN(8) {
+		case 0:
+		case 1:
+			if i > 0 {
+				out[i] = out[r.IntN(i)]
+			}
+		case 2:
+			out[i] = strings.Repeat("x", 5000+r.IntN(3000)) // larger than a segment
+		default:
+			b := make([]byte, r.IntN(30))
+			for j := range b {
+				b[j] = "ab\x00\xff\n "[r.IntN(6)]
+			}
+			out[i] = "p" + string(b)
+		}
+	}
+	return out
+}
+
+func TestSortSelf(t *testing.T) {
+	for _, in := range []struct {
+		name string
+		vals []string
+	}{
+		{"empty", nil},
+		{"nasty", nastyStrings(1, 3000)},
+		{"one-value", slices.Repeat([]string{"same"}, 2000)},
+	} {
+		want := slices.Clone(in.vals)
+		slices.Sort(want)
+		for _, c := range configs {
+			t.Run(in.name+"/"+c.name, func(t *testing.T) {
+				env := newEnv(t, c)
+				all := Collect(Sort(FromSlice(env, in.vals), Self[string], Ascending))
+				desc := Collect(Sort(FromSlice(env, in.vals), Self[string], Descending))
+				bs := make([][]byte, len(in.vals))
+				for i, s := range in.vals {
+					bs[i] = []byte(s)
+				}
+				byts := Collect(Sort(FromSlice(env, bs), Self[[]byte], Ascending))
+				if _, err := env.Execute(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if got := all.Values(); !slices.Equal(got, want) {
+					t.Fatalf("Sort(Self) ascending: %d values, want %d; or out of order", len(got), len(want))
+				}
+				rev := slices.Clone(want)
+				slices.Reverse(rev)
+				if got := desc.Values(); !slices.Equal(got, rev) {
+					t.Fatalf("Sort(Self) descending differs from the reversed oracle")
+				}
+				gotb := byts.Values()
+				if len(gotb) != len(want) {
+					t.Fatalf("Sort(Self[[]byte]): %d values, want %d", len(gotb), len(want))
+				}
+				for i := range want {
+					if string(gotb[i]) != want[i] {
+						t.Fatalf("Sort(Self[[]byte]) value %d is %q, want %q", i, gotb[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSortSelfToTextSink covers the borrowed path: the sort hands a text
+// sink lines that point into a buffer it reuses for the next batch.
+func TestSortSelfToTextSink(t *testing.T) {
+	vals := nastyStrings(2, 5000)
+	for i := range vals {
+		vals[i] = strings.ReplaceAll(vals[i], "\n", "n") // one record, one line
+	}
+	for _, c := range configs {
+		t.Run(c.name, func(t *testing.T) {
+			env := newEnv(t, c)
+			dir := t.TempDir()
+			sorted := SortPartition(PartitionByRangeBounds(FromSlice(env, vals), Self[string], rangeBoundsFor(vals, c.parallelism)), Self[string], Ascending)
+			Output(sorted, "lines", text.NewSink(filepath.Join(dir, "out")))
+			if _, err := env.Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for p := range c.parallelism {
+				path := filepath.Join(dir, "out")
+				if c.parallelism > 1 {
+					path = filepath.Join(path, fmt.Sprintf("part-%05d.txt", p))
+				}
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(b) > 0 {
+					got = append(got, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+				}
+			}
+			want := slices.Clone(vals)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("the parts in order hold %d lines, want the %d sorted values", len(got), len(want))
+			}
+		})
+	}
+}
+
+// rangeBoundsFor returns p-1 bounds that cut the sorted vals into p ranges.
+func rangeBoundsFor(vals []string, p int) []string {
+	s := slices.Clone(vals)
+	slices.Sort(s)
+	bounds := make([]string, p-1)
+	for i := range bounds {
+		if len(s) > 0 {
+			bounds[i] = s[len(s)*(i+1)/p]
+		}
+	}
+	return bounds
+}
+
+func TestPartitionByRangeBounds(t *testing.T) {
+	type rec struct {
+		K int64
+		V string
+	}
+	var in []rec
+	for i := range 5000 {
+		in = append(in, rec{int64(i*7919%1000 - 300), fmt.Sprint(i)})
+	}
+	bounds := []int64{-100, -100, 250} // an empty range between equal bounds
+	env := newEnv(t, config{"p4", 4, 96 << 10})
+	tagged := MapPartition(PartitionByRangeBounds(FromSlice(env, in), func(r rec) int64 { return r.K }, bounds),
+		func(vals iter.Seq[rec], emit func([2]int64)) {
+			lo, hi, n := int64(math.MaxInt64), int64(math.MinInt64), int64(0)
+			for v := range vals {
+				lo, hi, n = min(lo, v.K), max(hi, v.K), n+1
+			}
+			emit([2]int64{lo, hi}) // the subtask's key range
+			_ = n
+		})
+	got := Collect(tagged)
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Oracle: subtask i gets bounds[i-1] < k <= bounds[i].
+	want := map[[2]int64]bool{{-300, -100}: true, {math.MaxInt64, math.MinInt64}: true, {-99, 250}: true, {251, 699}: true}
+	if len(got.Values()) != 4 {
+		t.Fatalf("%d subtasks reported, want 4", len(got.Values()))
+	}
+	for _, r := range got.Values() {
+		if !want[r] {
+			t.Errorf("a subtask held keys %d..%d, not one of the ranges %v", r[0], r[1], want)
+		}
+	}
+
+	for _, bad := range []struct {
+		bounds []int64
+		want   string
+	}{
+		{[]int64{1}, "1 bounds for 4 subtasks: want 3"},
+		{[]int64{1, 3, 2}, "bounds[2] is less than bounds[1]"},
+	} {
+		env := New(Options{Parallelism: 4})
+		Collect(PartitionByRangeBounds(FromSlice(env, in), func(r rec) int64 { return r.K }, bad.bounds))
+		if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), bad.want) ||
+			!strings.Contains(err.Error(), "PartitionByRange at self_test.go") {
+			t.Errorf("bounds %v: err = %v, want one naming %q and the call", bad.bounds, err, bad.want)
+		}
+	}
+}
