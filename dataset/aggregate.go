@@ -91,14 +91,17 @@ func MaxBy[T any, N cmp.Ordered](f func(T) N) Agg[T, T] {
 	}}
 }
 
-// Aggregate computes agg over each group and emits one KV per key.
+// Aggregate computes agg over each group and emits one KV per key. The key
+// fields named with On name the fields of KV.Key.
 func Aggregate[T, K, A any](g *Grouping[T, K], agg Agg[T, A]) *DataSet[KV[K, A]] {
 	sel := g.sel
 	kv := Map(g.ds, func(v T) KV[K, A] { return KV[K, A]{Key: sel(v), Value: agg.Init(v)} })
 	kv.n.opt.Name = "Aggregate (init) at " + caller(1)
-	out := GroupBy(kv, func(p KV[K, A]) K { return p.Key }).
-		Reduce(func(a, b KV[K, A]) KV[K, A] { return KV[K, A]{Key: a.Key, Value: agg.Merge(a.Value, b.Value)} })
-	out.n.opt.Name = "Aggregate at " + caller(1)
+	byKey := GroupBy(kv, func(p KV[K, A]) K { return p.Key })
+	byKey.keys = g.keys
+	out := reduce(byKey, func(a, b KV[K, A]) KV[K, A] { return KV[K, A]{Key: a.Key, Value: agg.Merge(a.Value, b.Value)} },
+		"Aggregate at "+caller(1))
+	kv.n.keysOf = out.n // the init map copies the key fields into KV.Key
 	return out
 }
 
@@ -107,14 +110,12 @@ func Aggregate[T, K, A any](g *Grouping[T, K], agg Agg[T, A]) *DataSet[KV[K, A]]
 func AggregateAll[T, A any](ds *DataSet[T], agg Agg[T, A]) *DataSet[A] {
 	one := Map(ds, agg.Init)
 	one.n.opt.Name = "AggregateAll (init) at " + caller(1)
-	r := GroupBy(one, func(A) bool { return true }).Reduce(agg.Merge)
-	r.n.opt.Name = "AggregateAll at " + caller(1)
-	return r
+	return reduce(GroupBy(one, func(A) bool { return true }), agg.Merge, "AggregateAll at "+caller(1))
 }
 
 // Distinct keeps one record per key.
 func Distinct[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
-	r := GroupBy(ds, key).Reduce(func(a, _ T) T { return a })
-	r.n.opt.Name = "Distinct at " + caller(1)
+	r := reduce(GroupBy(ds, key), func(a, _ T) T { return a }, "Distinct at "+caller(1))
+	r.n.opt.PreservesAll = true // it emits input records
 	return r
 }

@@ -20,6 +20,7 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 	where := "CoGroup at " + caller(1)
 	n := env.newNode(optimizer.CoGroup, where, l.n, r.n)
 	n.opt.Keyed[0], n.opt.Keyed[1] = true, true
+	n.opt.KeyTypes[0], n.opt.KeyTypes[1] = typeName[K](), typeName[K]()
 	lk, err1 := newKeyer[L, K](lkey)
 	rk, err2 := newKeyer[R, K](rkey)
 	lc, err3 := memory.NewCodec[L]()

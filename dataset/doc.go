@@ -18,6 +18,35 @@
 // the API does not panic at its users. A panic inside a user function becomes
 // Execute's error, naming the operator and subtask.
 //
+// # Annotations and estimates
+//
+// Keys are functions, opaque to the optimizer; annotations tell it what they
+// mean. On names the logical fields of an operator's key ("orderkey"; both
+// inputs of a join share the names), Grouping.On names a grouping's key
+// before its reduction, and Forwards declares the fields an operator copies
+// from its input to its output unchanged ("f", or "f->g" to rename), as
+// Flink's withForwardedFields does: with them a planner can see that data
+// partitioned on orderkey by a join is still partitioned on orderkey for the
+// grouping after it. weir cannot check them against the functions: a wrong
+// annotation gives wrong results. Some facts need no annotation: Filter,
+// sorts, the key partitioners, First, Distinct and GroupFirst emit their input
+// records unchanged; Reduce (whose function keeps the key), Aggregate and
+// Distinct forward their named key fields; every keyed input carries its key's
+// Go type, so equal keys of equal type are known to hash alike.
+//
+// Sizes: FromSlice's estimate is its length, FromSource's the source's
+// statistics (rows and stored bytes); WithEstimate declares an operator's
+// output rows and WithSelectivity its output rows per input row. Every
+// operator's record size is estimated from its type, once (the static size,
+// plus 16 bytes for each string, slice, map, pointer or interface).
+//
+// Env.Plan returns the planned optimizer model without running anything;
+// Execute returns the same plan in Result.Optimized with what each operator
+// did (records emitted, and its task's busy time, peak memory and spilled
+// bytes) in its nodes' Actual. Errors in annotations (On where there is no
+// key, Forwards or WithSelectivity on a source) name the caller, like the
+// API's other build errors.
+//
 // # Execution
 //
 // Record-at-a-time operators (Map, FlatMap, Filter) whose input is forwarded run

@@ -28,7 +28,7 @@ type Options struct {
 	// Spill sets the spill files' block size and compression (spill's defaults
 	// when zero).
 	Spill spill.Options
-	// Planner chooses strategies; nil means optimizer.Simple.
+	// Planner chooses strategies; nil means optimizer.CostBased.
 	Planner optimizer.Planner
 	// Mode overrides exchange modes, as Flink's ExecutionMode does.
 	Mode flow.ExecutionMode
@@ -53,7 +53,7 @@ func New(opts Options) *Env {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	if opts.Planner == nil {
-		opts.Planner = optimizer.Simple{}
+		opts.Planner = optimizer.CostBased{}
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = flow.DefaultBatchSize
@@ -66,10 +66,50 @@ func (e *Env) Parallelism() int { return e.opts.Parallelism }
 
 // Result is what Execute reports.
 type Result struct {
-	// Plan is the planner's decisions, one line per operator.
+	// Plan is the planner's decisions: the Explain text of the plan, as it
+	// was before the run (Optimized without the actuals).
 	Plan string
+	// Optimized is the plan that ran, with what each operator did in its
+	// nodes' Actual: the records it emitted (a sink: received), and the busy
+	// time (summed over subtasks), peak managed memory (summed over subtasks)
+	// and spilled bytes of its task, which chained operators share.
+	Optimized *optimizer.Plan
 	// Metrics are the runtime's per-operator, per-subtask metrics.
 	Metrics *flow.Result
+}
+
+// Plan builds the program's optimizer model and plans it, without running
+// anything: the returned plan holds every operator with its annotations,
+// estimates and the planner's decisions. It returns the first error found
+// while building the program, or the planner's. The plan is a copy: changing
+// it changes nothing in the program.
+func (e *Env) Plan() (*optimizer.Plan, error) {
+	p, err := e.plan()
+	if err != nil {
+		return nil, err
+	}
+	return clonePlan(p), nil
+}
+
+// plan builds the optimizer's model over the nodes' own optimizer.Node values
+// and runs the planner, whose decisions translate then reads.
+func (e *Env) plan() (*optimizer.Plan, error) {
+	if len(e.errs) > 0 {
+		return nil, errors.Join(e.errs...)
+	}
+	if len(e.nodes) == 0 {
+		return nil, fmt.Errorf("dataset: the program has no operators")
+	}
+	plan := &optimizer.Plan{Memory: e.opts.Memory}
+	for _, n := range e.nodes {
+		n.model()
+		n.opt.Actual = nil
+		plan.Nodes = append(plan.Nodes, &n.opt)
+	}
+	if err := e.opts.Planner.Plan(plan); err != nil {
+		return nil, fmt.Errorf("dataset: plan: %w", err)
+	}
+	return plan, nil
 }
 
 // Execute plans and runs the program: every sink and what it depends on. It
@@ -83,25 +123,13 @@ type Result struct {
 // Execute already committed are removed (best effort) and the error names the
 // Output. Either way a failed Execute leaves no output behind.
 func (e *Env) Execute(ctx context.Context) (*Result, error) {
-	if len(e.errs) > 0 {
-		return nil, errors.Join(e.errs...)
-	}
-	if len(e.nodes) == 0 {
-		return nil, fmt.Errorf("dataset: the program has no operators")
-	}
-	plan := &optimizer.Plan{}
-	for _, n := range e.nodes {
-		n.opt.Inputs = n.opt.Inputs[:0]
-		for _, in := range n.inputs {
-			n.opt.Inputs = append(n.opt.Inputs, &in.opt)
-		}
-		plan.Nodes = append(plan.Nodes, &n.opt)
-	}
-	if err := e.opts.Planner.Plan(plan); err != nil {
-		return nil, fmt.Errorf("dataset: plan: %w", err)
+	plan, err := e.plan()
+	if err != nil {
+		return nil, err
 	}
 	for _, n := range e.nodes {
 		n.reset()
+		n.rows.Store(0)
 	}
 	g, err := e.translate()
 	if err != nil {
@@ -132,7 +160,21 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 			n.done()
 		}
 	}
-	return &Result{Plan: plan.Explain(), Metrics: res}, nil
+	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res}, nil
+}
+
+// actuals returns a copy of plan whose nodes hold what their operators did.
+func (e *Env) actuals(plan *optimizer.Plan, res *flow.Result) *optimizer.Plan {
+	out := clonePlan(plan)
+	for i, n := range e.nodes {
+		a := &optimizer.Actual{Rows: n.rows.Load()}
+		if n.vertex >= 0 && n.vertex < len(res.Vertices) {
+			t := res.Vertices[n.vertex].Total()
+			a.Time, a.PeakMemory, a.Spilled = t.Busy, t.PeakMemory, t.Spilled
+		}
+		out.Nodes[i].Actual = a
+	}
+	return out
 }
 
 // commit publishes the output of a job that succeeded, node by node in program

@@ -63,6 +63,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	env := l.env
 	n := env.newNode(optimizer.Join, where, l.n, r.n)
 	n.opt.Keyed[0], n.opt.Keyed[1] = true, true
+	n.opt.KeyTypes[0], n.opt.KeyTypes[1] = typeName[K](), typeName[K]()
 	// An input whose records are emitted by themselves (outer sides; the left of
 	// semi and anti joins) must not be broadcast, or every subtask would emit them.
 	n.opt.Outer = [2]bool{kind == sortjoin.LeftOuter || kind == sortjoin.FullOuter || kind == sortjoin.Semi || kind == sortjoin.Anti,

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
@@ -54,6 +55,23 @@ type node struct {
 	// removes what is (best effort), returning what it could not remove.
 	commit func() error
 	abort  func() error
+
+	// Annotations and facts the optimizer's model is derived from each time
+	// the program is planned (see node.model): forwards are the fields the
+	// user declared with Forwards; keysOf, when set, is the node whose named
+	// key fields this node forwards from input 0 (a Reduce keeps its key);
+	// desc holds a Sort's direction per key part.
+	forwards []string
+	keysOf   *node
+	desc     []bool
+
+	// count, set for nodes with an output, wraps a collector of the node's
+	// output (collector[Out]) so that it adds every batch's length to rows:
+	// the records the node emitted in this execution (sinks add what they
+	// received). vertex is the index of the node's flow vertex.
+	count  func(next any) any
+	rows   atomic.Int64
+	vertex int
 }
 
 func (n *node) name() string { return n.opt.Name }
@@ -67,8 +85,10 @@ type outEdge struct {
 // newNode adds a node to the program.
 func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node {
 	n := &node{env: e, inputs: inputs, reset: func() {}}
-	n.opt = optimizer.Node{ID: len(e.nodes), Name: name, Kind: kind, Parallelism: e.opts.Parallelism, EstimatedRows: -1}
+	n.opt = optimizer.Node{ID: len(e.nodes), Name: name, Kind: kind, Parallelism: e.opts.Parallelism,
+		EstimatedRows: -1, EstimatedBytes: -1}
 	n.opt.Keyed = make([]bool, len(inputs))
+	n.opt.KeyTypes = make([]string, len(inputs))
 	n.opt.Ordered = make([]bool, len(inputs))
 	n.connect = make([]func(*flow.Graph, *flow.Vertex, *flow.Vertex, optimizer.Ship, optimizer.Exchange), len(inputs))
 	n.combine = make([]func(*task, any) (any, error), len(inputs))
@@ -84,6 +104,14 @@ func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node
 // newDataSet adds a node producing T and returns its data set, setting up how
 // the node's output is written to its consumers.
 func newDataSet[T any](e *Env, n *node) *DataSet[T] {
+	n.opt.RowBytes = rowBytes[T]()
+	n.count = func(next any) any {
+		c, ok := next.(collector[T])
+		if !ok {
+			return next // asCollector reports the mismatch
+		}
+		return &countingCollector[T]{next: c, rows: &n.rows}
+	}
 	n.writers = func(tc *task, edges []outEdge) (any, error) {
 		fan := &fanout[T]{}
 		for j, oe := range edges {
@@ -162,6 +190,27 @@ type writerCollector[T any] struct{ w *flow.Writer[T] }
 func (c *writerCollector[T]) collect(b []T) error { return c.w.EmitBatch(b) }
 func (c *writerCollector[T]) close() error        { return nil }
 
+// countingCollector counts the records of the batches it passes on (one
+// atomic add per batch, no allocation).
+type countingCollector[T any] struct {
+	next collector[T]
+	rows *atomic.Int64
+}
+
+func (c *countingCollector[T]) collect(b []T) error {
+	c.rows.Add(int64(len(b)))
+	return c.next.collect(b)
+}
+
+func (c *countingCollector[T]) close() error { return c.next.close() }
+
+// borrows passes on whether the next collector is a borrower, so that
+// counting does not cost a sort its borrowed output buffer.
+func (c *countingCollector[T]) borrows() bool {
+	b, ok := c.next.(borrower)
+	return ok && b.borrows()
+}
+
 // asCollector asserts a chain link's type, once per task.
 func asCollector[T any](n *node, x any) (collector[T], error) {
 	c, ok := x.(collector[T])
@@ -169,4 +218,16 @@ func asCollector[T any](n *node, x any) (collector[T], error) {
 		return nil, fmt.Errorf("dataset: %s: internal error: output collector is %T", n.name(), x)
 	}
 	return c, nil
+}
+
+// WithParallelism sets the number of subtasks of the operator that produces ds
+// (Flink's setParallelism); call it right after creating ds, before using it.
+// Record-at-a-time operators and sinks made from ds afterwards inherit it.
+func (ds *DataSet[T]) WithParallelism(p int) *DataSet[T] {
+	if p <= 0 {
+		ds.env.fail("WithParallelism at "+caller(1), fmt.Errorf("parallelism %d: want at least 1", p))
+		return ds
+	}
+	ds.n.opt.Parallelism = p
+	return ds
 }

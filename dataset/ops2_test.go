@@ -6,8 +6,9 @@ import (
 	"iter"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/weirdata/weir/optimizer"
 )
 
 func TestPartitioning(t *testing.T) {
@@ -177,7 +178,7 @@ func TestCross(t *testing.T) {
 				if !slices.Equal(g, want) {
 					t.Fatalf("cross: %d pairs, want %d\n%s", len(g), len(want), res.Plan)
 				}
-				if hint == SecondIsHuge && !strings.Contains(res.Plan, "in0=0:BROADCAST") {
+				if cross := nodeNamed(t, res.Optimized, "Cross"); hint == SecondIsHuge && cross.Decision.Ship[0] != optimizer.Broadcast {
 					t.Errorf("SecondIsHuge does not broadcast the first input:\n%s", res.Plan)
 				}
 			})

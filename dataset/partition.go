@@ -23,7 +23,9 @@ func PartitionByRange[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
 		ds.env.fail(where, err)
 		k = &keyer[T]{}
 	}
-	return partitionByKeyer(ds, k, optimizer.Range, where)
+	out := partitionByKeyer(ds, k, optimizer.Range, where)
+	out.n.opt.KeyTypes[0] = typeName[K]()
+	return out
 }
 
 // PartitionByRangeBounds is PartitionByRange with the boundaries given (Flink's
@@ -39,7 +41,9 @@ func PartitionByRangeBounds[T, K any](ds *DataSet[T], key func(T) K, bounds []K)
 		ds.env.fail(where, err)
 		k = &keyer[T]{}
 	}
-	return partitionByKeyer(ds, k, optimizer.Range, where)
+	out := partitionByKeyer(ds, k, optimizer.Range, where)
+	out.n.opt.KeyTypes[0] = typeName[K]()
+	return out
 }
 
 // rangeKeyer returns the keyer of a range partitioning by key, with bounds
@@ -91,7 +95,11 @@ func partitionBy[T, K any](ds *DataSet[T], key func(T) K, custom func(T, int) in
 	if custom != nil {
 		k.custom = func(v *T, n int) int { return custom(*v, n) }
 	}
-	return partitionByKeyer(ds, k, ship, where)
+	out := partitionByKeyer(ds, k, ship, where)
+	if key != nil {
+		out.n.opt.KeyTypes[0] = typeName[K]()
+	}
+	return out
 }
 
 // partitionByKeyer redistributes ds by ship, with k's key, hash or function.
@@ -99,6 +107,9 @@ func partitionByKeyer[T any](ds *DataSet[T], k *keyer[T], ship optimizer.Ship, w
 	env := ds.env
 	n := env.newNode(optimizer.Partition, where, ds.n)
 	n.opt.Forced = map[int]optimizer.Ship{0: ship}
+	// the records pass through unchanged (Rebalance is left unmarked: round
+	// robin leaves nothing of its input's partitioning for a planner to reuse)
+	n.opt.PreservesAll = ship != optimizer.Rebalance
 	connectInput[T](n, 0, k)
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)

@@ -13,6 +13,7 @@ type Grouping[T, K any] struct {
 	ds    *DataSet[T]
 	sel   func(T) K
 	sorts []*keyer[T] // SortGroup's keys, most significant first
+	keys  []string    // the key's field names (Grouping.On)
 }
 
 // GroupBy groups ds by the key key selects. K may be any type memory.ValueKey
@@ -24,13 +25,24 @@ func GroupBy[T, K any](ds *DataSet[T], key func(T) K) *Grouping[T, K] {
 
 // Reduce combines the records of each group, two at a time, with fn until one
 // is left, and emits it. fn must be associative and commutative: weir runs it
-// before the shuffle too (a combiner) and in any order.
+// before the shuffle too (a combiner) and in any order. fn must also keep the
+// key: its result has the key of its arguments. The optimizer relies on that:
+// the key fields named with On pass through a Reduce unchanged, so its output
+// is partitioned as its input was shuffled.
 func (g *Grouping[T, K]) Reduce(fn func(a, b T) T) *DataSet[T] {
+	return reduce(g, fn, "Reduce at "+caller(1))
+}
+
+func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataSet[T] {
 	env := g.ds.env
-	where := "Reduce at " + caller(1)
 	n := env.newNode(optimizer.Reduce, where, g.ds.n)
 	n.opt.Keyed[0] = true
 	n.opt.Combinable = true
+	n.opt.KeyTypes[0] = typeName[K]()
+	n.keysOf = n // fn keeps the key
+	if g.keys != nil {
+		n.setKeys(g.keys)
+	}
 	k, err := newKeyer[T, K](g.sel)
 	if err != nil {
 		env.fail(where, err)

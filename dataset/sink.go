@@ -20,6 +20,7 @@ func (c *Collected[T]) Values() []T { return c.vals }
 func Collect[T any](ds *DataSet[T]) *Collected[T] {
 	res := &Collected[T]{}
 	n := ds.env.newNode(optimizer.Sink, "Collect at "+caller(1), ds.n)
+	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
 	n.reset = func() {
 		res.parts = make([][]T, n.opt.Parallelism)
@@ -37,6 +38,7 @@ func Collect[T any](ds *DataSet[T]) *Collected[T] {
 				return err
 			}
 			part = append(part, b...)
+			n.rows.Add(int64(len(b)))
 		}
 		res.parts[tc.Subtask] = part
 		return nil
@@ -63,6 +65,7 @@ func (c *Counted) N() int64 { return c.n }
 func Count[T any](ds *DataSet[T]) *Counted {
 	res := &Counted{}
 	n := ds.env.newNode(optimizer.Sink, "Count at "+caller(1), ds.n)
+	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
 	n.reset = func() { res.parts, res.n = make([]int64, n.opt.Parallelism), 0 }
 	n.run = func(tc *task, _ any) error {
@@ -77,6 +80,7 @@ func Count[T any](ds *DataSet[T]) *Counted {
 				return err
 			}
 			k += int64(len(b))
+			n.rows.Add(int64(len(b)))
 		}
 		res.parts[tc.Subtask] = k
 		return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/formats"
@@ -17,6 +18,7 @@ func (ds *DataSet[T]) First(n int) *DataSet[T] {
 	where := "First at " + caller(1)
 	env := ds.env
 	local := env.newNode(optimizer.Map, where+" (per subtask)", ds.n)
+	local.opt.PreservesAll = true
 	connectInput[T](local, 0, nil)
 	runWrapped[T](local)
 	local.wrap = func(tc *task, next any) (any, error) {
@@ -29,6 +31,7 @@ func (ds *DataSet[T]) First(n int) *DataSet[T] {
 	l := newDataSet[T](env, local)
 	final := env.newNode(optimizer.MapPartition, where, l.n)
 	final.opt.Parallelism = 1
+	final.opt.PreservesAll = true
 	connectInput[T](final, 0, nil)
 	runWrapped[T](final)
 	final.wrap = local.wrap
@@ -64,6 +67,7 @@ func (c *firstCollector[T]) close() error { return c.next.close() }
 func Output[T any](ds *DataSet[T], name string, sink formats.Sink[T]) {
 	where := fmt.Sprintf("Output %s at %s", name, caller(1))
 	n := ds.env.newNode(optimizer.Sink, where, ds.n)
+	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
 	var (
 		closed    []formats.Writer[T] // per subtask: its writer once Close succeeded
@@ -78,7 +82,7 @@ func Output[T any](ds *DataSet[T], name string, sink formats.Sink[T]) {
 		if err != nil {
 			return nil, err
 		}
-		c := &sinkCollector[T]{w: w}
+		c := &sinkCollector[T]{w: w, rows: &n.rows}
 		tc.onExit(func() { // until Close succeeded, the task cleans up its writer
 			if !c.closed {
 				w.Abort()
@@ -127,10 +131,14 @@ func Output[T any](ds *DataSet[T], name string, sink formats.Sink[T]) {
 type sinkCollector[T any] struct {
 	w      formats.Writer[T]
 	closed bool
-	done   func() // hands the closed writer to the job's commit
+	done   func()        // hands the closed writer to the job's commit
+	rows   *atomic.Int64 // the records the sink received
 }
 
-func (c *sinkCollector[T]) collect(b []T) error { return c.w.Write(b) }
+func (c *sinkCollector[T]) collect(b []T) error {
+	c.rows.Add(int64(len(b)))
+	return c.w.Write(b)
+}
 
 func (c *sinkCollector[T]) close() error {
 	if err := c.w.Close(); err != nil {
@@ -153,6 +161,7 @@ func (c *sinkCollector[T]) borrows() bool {
 // order, and lines never interleave).
 func Print[T any](ds *DataSet[T], w io.Writer) {
 	n := ds.env.newNode(optimizer.Sink, "Print at "+caller(1), ds.n)
+	n.opt.RowBytes = rowBytes[T]()
 	n.opt.Parallelism = 1
 	n.opt.OrderedGather = true
 	connectInput[T](n, 0, nil)
@@ -166,6 +175,7 @@ func Print[T any](ds *DataSet[T], w io.Writer) {
 				}
 				return err
 			}
+			n.rows.Add(int64(len(b)))
 			for i := range b {
 				if _, err := fmt.Fprintf(w, "%v\n", b[i]); err != nil {
 					return err

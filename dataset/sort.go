@@ -18,6 +18,14 @@ func SortPartition[T, K any](ds *DataSet[T], key func(T) K, o Order) *DataSet[T]
 	return sortBy(ds, key, o, false, "SortPartition at "+caller(1))
 }
 
+// sortFacts records what the optimizer knows of a sort: it passes its input
+// records through, its key's type and its direction per key part.
+func sortFacts(n *node, keyType string, desc []bool) {
+	n.opt.PreservesAll = true
+	n.opt.KeyTypes[0] = keyType
+	n.desc = desc
+}
+
 // Sort sorts the whole data set by key: it range-partitions the records by
 // boundaries sampled from the data and sorts every partition, so subtask i
 // holds keys no greater than subtask i+1's and Collect returns them in order.
@@ -31,7 +39,9 @@ func sortBy[T, K any](ds *DataSet[T], key func(T) K, o Order, total bool, where 
 		ds.env.fail(where, err)
 		k = &keyer[T]{}
 	}
-	return sortByKeyer(ds, k, total, where)
+	out := sortByKeyer(ds, k, total, where)
+	sortFacts(out.n, typeName[K](), []bool{o == Descending})
+	return out
 }
 
 // sortByKeyer sorts ds by the encoded key k appends (see Sort, SortPartition).
@@ -137,7 +147,7 @@ func CombineGroup[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T
 // GroupFirst keeps the first n records of every group, in SortGroup's order
 // (Flink's first-n per group).
 func GroupFirst[T, K any](g *Grouping[T, K], n int) *DataSet[T] {
-	return groupReduce(g, func(_ K, vals iter.Seq[T], emit func(T)) {
+	out := groupReduce(g, func(_ K, vals iter.Seq[T], emit func(T)) {
 		i := 0
 		for v := range vals {
 			if i >= n {
@@ -147,6 +157,8 @@ func GroupFirst[T, K any](g *Grouping[T, K], n int) *DataSet[T] {
 			i++
 		}
 	}, true, "GroupFirst at "+caller(1))
+	out.n.opt.PreservesAll = true // it emits input records
+	return out
 }
 
 // SortGroup orders the records within each group by sel, for ReduceGroup,
@@ -166,6 +178,10 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 	env := g.ds.env
 	n := env.newNode(optimizer.GroupReduce, where, g.ds.n)
 	n.opt.Keyed[0] = keyed
+	n.opt.KeyTypes[0] = typeName[K]()
+	if g.keys != nil {
+		n.setKeys(g.keys)
+	}
 	if !keyed {
 		n.opt.Kind = optimizer.MapPartition
 		n.opt.Parallelism = g.ds.n.opt.Parallelism

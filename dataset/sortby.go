@@ -1,16 +1,20 @@
 package dataset
 
+import "strings"
+
 // SortKey is one part of a composite sort key: a selector and a direction.
 type SortKey[T any] struct {
-	k   *keyer[T]
-	err error
+	k    *keyer[T]
+	err  error
+	typ  string // the part's key type
+	desc bool
 }
 
 // By returns the sort key part sel in direction o, for SortBy and
 // SortPartitionBy: SortBy(ds, By(revenue, Descending), By(date, Ascending)).
 func By[T, K any](sel func(T) K, o Order) SortKey[T] {
 	k, err := newOrderedKeyer[T, K](sel, o)
-	return SortKey[T]{k: k, err: err}
+	return SortKey[T]{k: k, err: err, typ: typeName[K](), desc: o == Descending}
 }
 
 // SortBy is Sort on a composite key, most significant part first, each part in
@@ -24,19 +28,32 @@ func SortPartitionBy[T any](ds *DataSet[T], keys ...SortKey[T]) *DataSet[T] {
 	return sortByKeys(ds, keys, false, "SortPartitionBy at "+caller(1))
 }
 
+// sortByKeys sorts by the parts of keys. The optimizer sees one key whose
+// type lists the parts' types ("(int64, string)") with a direction per part.
 func sortByKeys[T any](ds *DataSet[T], keys []SortKey[T], total bool, where string) *DataSet[T] {
 	parts := make([]*keyer[T], 0, len(keys))
-	for _, k := range keys {
-		if k.err != nil {
-			ds.env.fail(where, k.err)
-			return sortByKeyer(ds, &keyer[T]{}, total, where)
+	types := make([]string, 0, len(keys))
+	desc := make([]bool, 0, len(keys))
+	k := &keyer[T]{}
+	for _, sk := range keys {
+		if sk.err != nil {
+			ds.env.fail(where, sk.err)
+			parts = nil
+			break
 		}
-		parts = append(parts, k.k)
+		parts = append(parts, sk.k)
+		types = append(types, sk.typ)
+		desc = append(desc, sk.desc)
 	}
-	return sortByKeyer(ds, &keyer[T]{append: func(dst []byte, v *T) []byte {
-		for _, p := range parts {
-			dst = p.append(dst, v)
+	if parts != nil {
+		k.append = func(dst []byte, v *T) []byte {
+			for _, p := range parts {
+				dst = p.append(dst, v)
+			}
+			return dst
 		}
-		return dst
-	}}, total, where)
+	}
+	out := sortByKeyer(ds, k, total, where)
+	sortFacts(out.n, "("+strings.Join(types, ", ")+")", desc)
+	return out
 }

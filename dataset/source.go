@@ -11,7 +11,8 @@ import (
 )
 
 // FromSlice returns a data set of the values of xs, split evenly over the
-// subtasks in order. The program reads xs when it runs.
+// subtasks in order. The program reads xs when it runs; the optimizer's
+// estimate of its size is len(xs).
 func FromSlice[T any](env *Env, xs []T) *DataSet[T] {
 	n := env.newNode(optimizer.Source, "FromSlice at "+caller(1))
 	n.opt.EstimatedRows = int64(len(xs))
@@ -38,11 +39,17 @@ func FromSlice[T any](env *Env, xs []T) *DataSet[T] {
 
 // FromSource returns a data set read from src (a Parquet, CSV, text or Arrow
 // source of the formats packages). The subtasks take the source's splits from a
-// shared queue, so a slow split does not hold the others back.
+// shared queue, so a slow split does not hold the others back. The optimizer's
+// estimates of its rows and bytes are the source's Stats, read once here.
 func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T] {
 	n := env.newNode(optimizer.Source, fmt.Sprintf("Read %s at %s", name, caller(1)))
-	if st, err := src.Stats(context.Background()); err == nil && st.Rows >= 0 {
-		n.opt.EstimatedRows = st.Rows
+	if st, err := src.Stats(context.Background()); err == nil {
+		if st.Rows >= 0 {
+			n.opt.EstimatedRows = st.Rows
+		}
+		if st.Bytes >= 0 {
+			n.opt.EstimatedBytes = st.Bytes
+		}
 	}
 	var (
 		once   sync.Once

@@ -84,6 +84,7 @@ func (c *flatMapCollector[T, U]) close() error { return c.next.close() }
 // Filter keeps the records for which pred is true.
 func (ds *DataSet[T]) Filter(pred func(T) bool) *DataSet[T] {
 	n := ds.env.newNode(optimizer.Map, "Filter at "+caller(1), ds.n)
+	n.opt.PreservesAll = true
 	connectInput[T](n, 0, nil)
 	runWrapped[T](n)
 	n.wrap = func(tc *task, next any) (any, error) {

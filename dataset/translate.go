@@ -11,7 +11,8 @@ import (
 // translate turns the planned program into a flow graph: one vertex per chain
 // of operators (a head that reads inputs, then record-at-a-time operators whose
 // input is forwarded from a producer with no other consumer), one edge per input
-// of every chain head.
+// of every chain head. Every operator's output collector is wrapped to count
+// the records it emits (see node.count).
 func (e *Env) translate() (*flow.Graph, error) {
 	consumers := map[*node][]*node{}
 	for _, n := range e.nodes {
@@ -52,6 +53,11 @@ func (e *Env) translate() (*flow.Graph, error) {
 		vertexOf[n] = vi
 		vertices = append(vertices, vi)
 	}
+	for i, vi := range vertices { // flow reports metrics per vertex in this order
+		for _, n := range vi.chain {
+			n.vertex = i
+		}
+	}
 	for _, vi := range vertices {
 		vi := vi
 		names := make([]string, len(vi.chain))
@@ -70,11 +76,13 @@ func (e *Env) translate() (*flow.Graph, error) {
 					return err
 				}
 			}
+			out = counted(tail, out)
 			for i := len(vi.chain) - 1; i >= 1; i-- {
 				var err error
 				if out, err = vi.chain[i].wrap(tc, out); err != nil {
 					return err
 				}
+				out = counted(vi.chain[i-1], out)
 			}
 			return head.run(tc, out)
 		})
@@ -91,6 +99,15 @@ func (e *Env) translate() (*flow.Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// counted wraps out, the collector of n's output, so that it counts the
+// records n emits (see node.count).
+func counted(n *node, out any) any {
+	if out == nil || n.count == nil {
+		return out
+	}
+	return n.count(out)
 }
 
 // memoryShare splits the memory budget evenly between the subtasks of the

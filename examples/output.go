@@ -22,6 +22,9 @@ type Options struct {
 	Output string
 	// Stdout receives the result lines when Output is "" (nil: io.Discard).
 	Stdout io.Writer
+	// Executed, when set, receives the job's result (its plan with actual
+	// rows, its metrics) after the job succeeded.
+	Executed func(*dataset.Result)
 }
 
 // emit adds the sink of the sorted result lines to the program, runs it and
@@ -42,12 +45,16 @@ func emit(ctx context.Context, env *dataset.Env, lines *dataset.DataSet[string],
 		out = bufio.NewWriterSize(w, 64<<10)
 		dataset.Print(lines, out)
 	}
-	if _, err := env.Execute(ctx); err != nil {
+	res, err := env.Execute(ctx)
+	if err != nil {
 		var pe *ParseError
 		if errors.As(err, &pe) {
 			return pe
 		}
 		return err
+	}
+	if o.Executed != nil {
+		o.Executed(res)
 	}
 	if out != nil {
 		return out.Flush()

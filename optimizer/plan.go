@@ -2,7 +2,7 @@ package optimizer
 
 import (
 	"fmt"
-	"strings"
+	"time"
 )
 
 // OpKind is the kind of a logical operator.
@@ -189,25 +189,137 @@ type Node struct {
 	Outer [2]bool
 	// CrossHint sizes a Cross's inputs.
 	CrossHint CrossHint
-	// EstimatedRows is the size estimate in rows, -1 when unknown.
+	// EstimatedRows is the size estimate in rows, -1 when unknown: a source's
+	// statistics or the user's size hint (dataset's WithEstimate).
 	EstimatedRows int64
+	// EstimatedBytes is a source's size in bytes (file sizes), -1 when unknown.
+	EstimatedBytes int64
+	// RowBytes is the estimated in-memory size of one output record (0:
+	// unknown; planners then assume DefaultRowBytes).
+	RowBytes int64
+	// Selectivity is the user's declared ratio of output rows to input rows
+	// (dataset's WithSelectivity); 0 means the planner's default for the kind.
+	Selectivity float64
+
+	// Keys names, per input, the logical fields of the operator's key on that
+	// input, in key order; nil when the key is opaque to the optimizer (a key
+	// function without declared fields). Equal names mean equal values: a
+	// join's key fields on both inputs, and the same field on later operators.
+	Keys [][]string
+	// KeyTypes is, per keyed input, the Go type of its key: two inputs hashed
+	// by keys of the same type and values land in the same subtasks.
+	KeyTypes []string
+	// Descending holds, for a Sort, the direction of each key field.
+	Descending []bool
+	// Forwards lists, per input, the logical fields the operator passes from
+	// that input to its output unchanged, as "f" or renamed as "f->g" (Flink's
+	// withForwardedFields); partitioning and order on them survive.
+	Forwards [][]string
+	// PreservesAll: the operator emits its input records unchanged (filter,
+	// sort, partition, first), so every property of its input survives.
+	PreservesAll bool
 
 	// Decision is filled in by a Planner.
 	Decision Decision
+	// Actual is filled in after the program ran (EXPLAIN ANALYZE).
+	Actual *Actual
+}
+
+// DefaultRowBytes is the record size planners assume when a node's is unknown.
+const DefaultRowBytes = 64
+
+// Estimate is a planner's estimate of a node's output.
+type Estimate struct {
+	Rows  int64 // -1 when unknown
+	Bytes int64 // -1 when unknown
+}
+
+// Costs are a plan's estimated costs, compared in Flink's order: network
+// (bytes shipped between subtasks), then disk (bytes spilled and read back),
+// then CPU (abstract units of per-record work).
+type Costs struct {
+	Network float64
+	Disk    float64
+	CPU     float64
+}
+
+// Add returns c + d.
+func (c Costs) Add(d Costs) Costs {
+	return Costs{Network: c.Network + d.Network, Disk: c.Disk + d.Disk, CPU: c.CPU + d.CPU}
+}
+
+// Compare orders costs by network, then disk, then CPU; differences under
+// one part in a thousand count as ties.
+func (c Costs) Compare(d Costs) int {
+	for _, p := range [][2]float64{{c.Network, d.Network}, {c.Disk, d.Disk}, {c.CPU, d.CPU}} {
+		if r := compareApprox(p[0], p[1]); r != 0 {
+			return r
+		}
+	}
+	return 0
+}
+
+func compareApprox(a, b float64) int {
+	tol := 1e-3 * max(a, b)
+	switch {
+	case a < b-tol:
+		return -1
+	case a > b+tol:
+		return 1
+	}
+	return 0
+}
+
+// InputLocal is what an operator does to one input within a subtask before
+// its driver strategy runs (Flink's local strategy of a channel).
+type InputLocal uint8
+
+const (
+	// LocalNone: the input is consumed as it arrives.
+	LocalNone InputLocal = iota
+	// LocalSort: the input is sorted by the key.
+	LocalSort
+	// LocalCombiningSort: the input is sorted and pre-combined by key.
+	LocalCombiningSort
+)
+
+func (l InputLocal) String() string { return [...]string{"NONE", "SORT", "COMBININGSORT"}[l] }
+
+// Actual is what a node did when the program ran (EXPLAIN ANALYZE).
+type Actual struct {
+	Rows       int64         // records the node emitted
+	Time       time.Duration // busy time of the node's task (shared by chained operators)
+	PeakMemory int64         // peak managed memory of the node's task
+	Spilled    int64         // bytes its task spilled
+	// Replanned: the adaptive planner changed this node's strategy after
+	// measuring its inputs.
+	Replanned bool
 }
 
 // Decision is what a planner chose for a node.
 type Decision struct {
-	Ship     []Ship     // per input
-	Exchange []Exchange // per input
-	Local    Local
-	Combine  bool // a Reduce runs a combiner before the shuffle
+	Ship       []Ship       // per input
+	Exchange   []Exchange   // per input
+	InputLocal []InputLocal // per input; nil means LocalNone for every input
+	Local      Local        // the driver strategy
+	Combine    bool         // a Reduce runs a combiner before the shuffle
+	// Estimate is the planner's estimate of the node's output (Rows -1 when the
+	// planner makes none).
+	Estimate Estimate
+	// Cost is the node's own cost (shipping its inputs and running its
+	// strategy); Cumulative adds the costs of everything it depends on.
+	Cost, Cumulative Costs
+	// Notes say why, in a few words per choice ("reuses HASH(orderkey) of #5").
+	Notes []string
 }
 
 // Plan is a program's logical plan: its nodes in an order where every node comes
 // after its inputs, and the sinks.
 type Plan struct {
 	Nodes []*Node
+	// Memory is the job's managed memory budget in bytes (0: unlimited);
+	// planners weigh spilling against it.
+	Memory int64
 }
 
 // Planner fills in every node's Decision.
@@ -215,22 +327,5 @@ type Planner interface {
 	Plan(p *Plan) error
 }
 
-// Explain returns one line per node, in plan order: its kind and name, its
-// local strategy and each input's ship strategy and exchange mode.
-func (p *Plan) Explain() string {
-	var b strings.Builder
-	for _, n := range p.Nodes {
-		fmt.Fprintf(&b, "%d %s %q p=%d", n.ID, n.Kind, n.Name, n.Parallelism)
-		if n.Decision.Local != NoLocal {
-			fmt.Fprintf(&b, " local=%s", n.Decision.Local)
-		}
-		if n.Decision.Combine {
-			b.WriteString(" combine")
-		}
-		for i, in := range n.Inputs {
-			fmt.Fprintf(&b, " in%d=%d:%s/%s", i, in.ID, n.Decision.Ship[i], n.Decision.Exchange[i])
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
+// Explain returns the plan as Text does: the tree the CLI prints.
+func (p *Plan) Explain() string { return p.Text() }

@@ -15,6 +15,7 @@ type Simple struct{}
 func (Simple) Plan(p *Plan) error {
 	for _, n := range p.Nodes {
 		d := Decision{Ship: make([]Ship, len(n.Inputs)), Exchange: make([]Exchange, len(n.Inputs))}
+		d.Estimate = estimate(n) // for EXPLAIN; the rules do not use it
 		for i, in := range n.Inputs {
 			if in.Parallelism == n.Parallelism {
 				d.Ship[i] = Forward

@@ -1,6 +1,7 @@
 package optimizer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -73,7 +74,26 @@ func TestSimpleShipsAndLocals(t *testing.T) {
 5 MapPartition "" p=1 in0=4:REBALANCE/BLOCKING
 6 Sink "" p=1 in0=5:FORWARD/PIPELINED
 `
-	if got := p.Explain(); got != want {
+	if got := oneLinePerNode(p); got != want {
 		t.Errorf("plan:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// oneLinePerNode prints each node's decisions on one line, in plan order.
+func oneLinePerNode(p *Plan) string {
+	var b strings.Builder
+	for _, n := range p.Nodes {
+		fmt.Fprintf(&b, "%d %s %q p=%d", n.ID, n.Kind, n.Name, n.Parallelism)
+		if n.Decision.Local != NoLocal {
+			fmt.Fprintf(&b, " local=%s", n.Decision.Local)
+		}
+		if n.Decision.Combine {
+			b.WriteString(" combine")
+		}
+		for i, in := range n.Inputs {
+			fmt.Fprintf(&b, " in%d=%d:%s/%s", i, in.ID, n.Decision.Ship[i], n.Decision.Exchange[i])
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -19,7 +19,13 @@
 //   - GROUP BY is GroupBy(...).Reduce over an accumulator struct, a global
 //     aggregate is dataset.AggregateAll;
 //   - ORDER BY is dataset.Sort (a total sort) and ORDER BY ... LIMIT is Sort
-//     followed by First.
+//     followed by First;
+//   - every join and grouping names its key with On, by the TPC-H column
+//     without its table prefix where the column joins tables ("orderkey",
+//     "custkey", "suppkey", "nationkey", "partkey", "regionkey"), and joins
+//     declare with Forwards the key fields their function copies into its
+//     result, so the optimizer sees, for example, that Q3's grouping by
+//     orderkey after the join on orderkey needs no second shuffle.
 //
 // Money is parquet.Decimal throughout, so sums are exact and print with the
 // scale DuckDB prints (price × (1 − discount) has scale 4); averages and

@@ -84,7 +84,7 @@ func Q1(env *dataset.Env, dir string) (*Rows[Q1Row], error) {
 	s := newScanner(env, dir)
 	lines := scan[q1Line](s, "lineitem", where("l_shipdate", parquet.Le, date(1998, 9, 2)))
 	acc := dataset.Map(lines, q1Init)
-	sums := dataset.GroupBy(acc, q1Key).Reduce(q1Merge)
-	out := dataset.Collect(dataset.Sort(sums, q1Key, dataset.Ascending))
+	sums := dataset.GroupBy(acc, q1Key).On("returnflag", "linestatus").Reduce(q1Merge)
+	out := dataset.Collect(dataset.Sort(sums, q1Key, dataset.Ascending).On("returnflag", "linestatus"))
 	return &Rows[Q1Row]{c: out}, s.err()
 }

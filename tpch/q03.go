@@ -64,14 +64,14 @@ func Q3(env *dataset.Env, dir string) (*Rows[Q3Row], error) {
 
 	building := dataset.SemiJoin(orders, cust,
 		func(o q3Order) int64 { return o.CustKey }, func(c q3Customer) int64 { return c.CustKey },
-		dataset.BroadcastHashSecond)
+		dataset.BroadcastHashSecond).On("custkey").Forwards("orderkey", "custkey")
 	joined := dataset.Join(lines, building,
 		func(l linePrice) int64 { return l.OrderKey }, func(o q3Order) int64 { return o.OrderKey },
 		func(l *linePrice, o *q3Order) Q3Row {
 			return Q3Row{OrderKey: o.OrderKey, Revenue: discounted(l.ExtendedPrice, l.Discount),
 				OrderDate: o.OrderDate, ShipPriority: o.ShipPriority}
-		})
-	sums := dataset.GroupBy(joined, func(r Q3Row) int64 { return r.OrderKey }).Reduce(func(a, b Q3Row) Q3Row {
+		}).On("orderkey").Forwards("orderkey")
+	sums := dataset.GroupBy(joined, func(r Q3Row) int64 { return r.OrderKey }).On("orderkey").Reduce(func(a, b Q3Row) Q3Row {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a
 	})

@@ -72,8 +72,8 @@ func Q10(env *dataset.Env, dir string) (*Rows[Q10Row], error) {
 		func(l linePrice) int64 { return l.OrderKey }, func(o q10Order) int64 { return o.OrderKey },
 		func(l *linePrice, o *q10Order) q10Revenue {
 			return q10Revenue{CustKey: o.CustKey, Revenue: discounted(l.ExtendedPrice, l.Discount)}
-		})
-	perCust := dataset.GroupBy(lost, func(r q10Revenue) int64 { return r.CustKey }).Reduce(func(a, b q10Revenue) q10Revenue {
+		}).On("orderkey").Forwards("custkey")
+	perCust := dataset.GroupBy(lost, func(r q10Revenue) int64 { return r.CustKey }).On("custkey").Reduce(func(a, b q10Revenue) q10Revenue {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a
 	})
@@ -82,14 +82,14 @@ func Q10(env *dataset.Env, dir string) (*Rows[Q10Row], error) {
 		func(r *q10Revenue, c *q10Customer) Q10Row {
 			return Q10Row{CustKey: c.CustKey, Name: c.Name, Revenue: r.Revenue, AcctBal: c.AcctBal,
 				Address: c.Address, Phone: c.Phone, Comment: c.Comment, NationKey: c.NationKey}
-		})
+		}).On("custkey").Forwards("custkey", "nationkey")
 	named := dataset.Join(withCust, nations,
 		func(r Q10Row) int64 { return r.NationKey }, func(n nation) int64 { return n.NationKey },
 		func(r *Q10Row, n *nation) Q10Row {
 			out := *r
 			out.Nation = n.Name
 			return out
-		}, dataset.BroadcastHashSecond)
+		}, dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
 	top := dataset.Sort(named, func(r Q10Row) revenueDesc[int64] {
 		return revenueDesc[int64]{negRevenue(r.Revenue), r.CustKey}
 	}, dataset.Ascending).First(20)

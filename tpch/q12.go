@@ -70,8 +70,8 @@ func Q12(env *dataset.Env, dir string) (*Rows[Q12Row], error) {
 
 	counted := dataset.Join(lines, orders,
 		func(l q12Line) int64 { return l.OrderKey }, func(o q12Order) int64 { return o.OrderKey },
-		q12Count)
+		q12Count).On("orderkey")
 	mode := func(r Q12Row) string { return r.ShipMode }
-	sums := dataset.GroupBy(counted, mode).Reduce(q12Merge)
-	return &Rows[Q12Row]{c: dataset.Collect(dataset.Sort(sums, mode, dataset.Ascending))}, s.err()
+	sums := dataset.GroupBy(counted, mode).On("shipmode").Reduce(q12Merge)
+	return &Rows[Q12Row]{c: dataset.Collect(dataset.Sort(sums, mode, dataset.Ascending).On("shipmode"))}, s.err()
 }

@@ -65,7 +65,7 @@ func Q14(env *dataset.Env, dir string) (*Rows[Q14Row], error) {
 
 	rev := dataset.Join(lines, parts,
 		func(l q14Line) int64 { return l.PartKey }, func(p q14Part) int64 { return p.PartKey },
-		q14Revenue)
+		q14Revenue).On("partkey")
 	sums := dataset.AggregateAll(rev, dataset.Agg[q14Sums, q14Sums]{
 		Init:  func(x q14Sums) q14Sums { return x },
 		Merge: q14Merge,

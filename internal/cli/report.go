@@ -10,10 +10,16 @@ import (
 	"github.com/weirdata/weir/dataset"
 )
 
-// printPlan writes a job's plan, one line per operator, indented under a title.
+// printPlan writes a job's plan, indented under a title: the tree of
+// optimizer.Plan.Text with what each operator did, as weir explain --analyze
+// prints it (the one-line-per-operator Result.Plan when the result has no plan).
 func printPlan(w io.Writer, res *dataset.Result) {
 	fmt.Fprintln(w, "plan:")
-	for _, line := range strings.Split(strings.TrimRight(res.Plan, "\n"), "\n") {
+	text := res.Plan
+	if res.Optimized != nil {
+		text = res.Optimized.Text()
+	}
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 }

@@ -84,7 +84,8 @@ func NewRootCommand() *cobra.Command {
 	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")
 	_ = pf.MarkHidden("cpuprofile")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
-	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), newTPCHCommand(g), newRunCommand(g))
+	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), newTPCHCommand(g), newRunCommand(g),
+		newExplainCommand(g))
 	return root
 }
 

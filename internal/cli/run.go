@@ -2,16 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
 )
 
 // newRunCommand is `weir run <example>`: Flink's batch examples as weir DataSet
 // programs, one subcommand each (see package examples).
 func newRunCommand(g *globalOptions) *cobra.Command {
+	ex := &explainFlags{}
 	cmd := &cobra.Command{
 		Use:   "run <example>",
 		Short: "Run one of Flink's batch examples: wordcount, weblog or enum-triangles",
@@ -19,7 +22,10 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 on its built-in default data or on files. Every example writes its result lines
 sorted, to stdout or to --output (written under a temporary name and renamed when
 complete), and honours --memory, --tmp and --parallelism. A missing file or a
-malformed line stops it with an error naming the file and the line.`,
+malformed line stops it with an error naming the file and the line.
+
+--explain prints the example's optimized plan instead and runs nothing (see weir
+explain --help for the format).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -28,23 +34,39 @@ malformed line stops it with an error naming the file and the line.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newWordCountCommand(g), newWebLogCommand(g), newTrianglesCommand(g))
+	ex.register(cmd.PersistentFlags())
+	cmd.AddCommand(newWordCountCommand(g, ex), newWebLogCommand(g, ex), newTrianglesCommand(g, ex))
 	return cmd
 }
 
 // runExample validates the global flags and runs job with the examples.Options
-// they and --output make. The examples' errors name the example.
-func runExample(cmd *cobra.Command, g *globalOptions, output string,
+// they and --output make. The examples' errors name the example. With
+// --explain, the example's program is planned and its plan printed instead of
+// running it: the examples build and execute their Env themselves, so a
+// planOnly planner stops Execute once the plan is made.
+func runExample(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output string,
 	job func(ctx context.Context, o examples.Options) error) error {
 	if err := g.validate(); err != nil {
 		return err
 	}
+	if err := ex.validate(); err != nil {
+		return err
+	}
 	opts, progressDone := g.datasetOptions(cmd, "run "+cmd.Name())
 	defer progressDone()
+	var planned *planOnly
+	if ex.plan {
+		planned = newPlanOnly(opts)
+		opts.Planner = planned
+	}
 	o := examples.Options{
 		Dataset: opts,
 		Output:  output,
 		Stdout:  cmd.OutOrStdout(),
+	}
+	var analyzed *dataset.Result
+	if ex.analyze {
+		o.Executed = func(res *dataset.Result) { analyzed = res }
 	}
 	stopProfile, err := g.startProfile()
 	if err != nil {
@@ -54,10 +76,16 @@ func runExample(cmd *cobra.Command, g *globalOptions, output string,
 	if perr := stopProfile(); err == nil && perr != nil {
 		err = perr
 	}
+	if planned != nil && planned.plan != nil && errors.Is(err, errPlanned) {
+		return writePlan(cmd.OutOrStdout(), planned.plan, ex.format)
+	}
+	if err == nil && analyzed != nil && analyzed.Optimized != nil {
+		return writePlan(cmd.ErrOrStderr(), analyzed.Optimized, ex.format)
+	}
 	return err
 }
 
-func newWordCountCommand(g *globalOptions) *cobra.Command {
+func newWordCountCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
 	var input, output string
 	cmd := &cobra.Command{
 		Use:   "wordcount [--input FILE] [--output FILE]",
@@ -69,7 +97,7 @@ line, split it on runs of characters other than ASCII letters, digits and '_' (J
 the output is the same at any parallelism.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
-			return runExample(cmd, g, output, func(ctx context.Context, o examples.Options) error {
+			return runExample(cmd, g, ex, output, func(ctx context.Context, o examples.Options) error {
 				return examples.RunWordCount(ctx, o, input)
 			})
 		}),
@@ -79,7 +107,7 @@ the output is the same at any parallelism.`,
 	return cmd
 }
 
-func newWebLogCommand(g *globalOptions) *cobra.Command {
+func newWebLogCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
 	var in examples.WebLogInputs
 	var output string
 	cmd := &cobra.Command{
@@ -97,7 +125,7 @@ each defaulting to Flink's WebLogData:
 Prints "rank|url|avg_duration" lines (Flink's CSV output) sorted by rank, then url.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
-			return runExample(cmd, g, output, func(ctx context.Context, o examples.Options) error {
+			return runExample(cmd, g, ex, output, func(ctx context.Context, o examples.Options) error {
 				return examples.RunWebLog(ctx, o, in)
 			})
 		}),
@@ -110,7 +138,7 @@ Prints "rank|url|avg_duration" lines (Flink's CSV output) sorted by rank, then u
 	return cmd
 }
 
-func newTrianglesCommand(g *globalOptions) *cobra.Command {
+func newTrianglesCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
 	var edges, output string
 	cmd := &cobra.Command{
 		Use:   "enum-triangles [--edges FILE] [--output FILE]",
@@ -122,7 +150,7 @@ the vertex of smaller degree and keep those a third edge closes. Self-loops and
 duplicate edges are ignored. Prints "a b c" lines, a < b < c, sorted.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
-			return runExample(cmd, g, output, func(ctx context.Context, o examples.Options) error {
+			return runExample(cmd, g, ex, output, func(ctx context.Context, o examples.Options) error {
 				return examples.RunTriangles(ctx, o, edges)
 			})
 		}),

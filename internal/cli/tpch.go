@@ -18,8 +18,27 @@ type tpchOptions struct {
 	query int
 }
 
+// check validates the global flags, --query and --data.
+func (o *tpchOptions) check(g *globalOptions) error {
+	if err := g.validate(); err != nil {
+		return err
+	}
+	if _, ok := tpch.Query(o.query); !ok {
+		return &usageError{err: fmt.Errorf("--query %d: not implemented (have %s)", o.query, queryList())}
+	}
+	fi, err := os.Stat(o.data)
+	if err != nil {
+		return fmt.Errorf("tpch: --data: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("tpch: --data %s: not a directory", o.data)
+	}
+	return nil
+}
+
 func newTPCHCommand(g *globalOptions) *cobra.Command {
 	o := &tpchOptions{}
+	ex := &explainFlags{}
 	cmd := &cobra.Command{
 		Use:   "tpch --data DIR --query N",
 		Short: "Run a TPC-H query over Parquet tables and print its result as CSV",
@@ -28,21 +47,37 @@ Parquet files in DIR (customer.parquet, lineitem.parquet, nation.parquet,
 orders.parquet, part.parquet, region.parquet, supplier.parquet, ...), within
 --memory, with --parallelism instances of every operator, spilling to --tmp.
 The result is printed as CSV: a header row of the query's column names, then the
-rows in the query's ORDER BY order. Queries: ` + queryList() + `.`,
+rows in the query's ORDER BY order. Queries: ` + queryList() + `.
+
+--explain prints the optimized plan instead and runs nothing; --explain-analyze
+runs the query, prints its result as usual and then the plan, with what each
+operator did, to stderr (see weir explain --help for the formats).`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
-			if err := g.validate(); err != nil {
+			if err := o.check(g); err != nil {
 				return err
 			}
-			if _, ok := tpch.Query(o.query); !ok {
-				return &usageError{err: fmt.Errorf("--query %d: not implemented (have %s)", o.query, queryList())}
+			if err := ex.validate(); err != nil {
+				return err
 			}
-			fi, err := os.Stat(o.data)
-			if err != nil {
-				return fmt.Errorf("tpch: --data: %w", err)
-			}
-			if !fi.IsDir() {
-				return fmt.Errorf("tpch: --data %s: not a directory", o.data)
+			switch {
+			case ex.plan:
+				opts, done := g.datasetOptions(cmd, "tpch")
+				defer done()
+				p, err := planTPCH(dataset.New(opts), o)
+				if err != nil {
+					return err
+				}
+				return writePlan(cmd.OutOrStdout(), p, ex.format)
+			case ex.analyze:
+				res, rows, err := executeTPCH(cmd, g, o, "tpch")
+				if err != nil {
+					return err
+				}
+				if err := rows.WriteCSV(cmd.OutOrStdout()); err != nil {
+					return err
+				}
+				return writePlan(cmd.ErrOrStderr(), res.Optimized, ex.format)
 			}
 			stopProfile, err := g.startProfile()
 			if err != nil {
@@ -64,6 +99,7 @@ rows in the query's ORDER BY order. Queries: ` + queryList() + `.`,
 	f := cmd.Flags()
 	f.StringVar(&o.data, "data", "", "directory of the TPC-H tables as <table>.parquet (required)")
 	f.IntVar(&o.query, "query", 0, "number of the TPC-H query to run (required): "+queryList())
+	ex.register(f)
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("query")
 	return cmd

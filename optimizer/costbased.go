@@ -1,0 +1,624 @@
+package optimizer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// CostBased is the cost-based planner, on the design of Flink's batch
+// optimizer (from Stratosphere's PACT compiler), with statistics:
+//
+//   - Estimates: every node's output rows and bytes, from source statistics,
+//     the user's size hints and selectivities, and defaults otherwise
+//     (estimate.go).
+//   - Enumeration: bottom-up over the DAG, each operator's strategies are
+//     enumerated against each of its inputs' candidate sub-plans: ship
+//     strategies (forward, hash, range, broadcast, rebalance), driver
+//     strategies (broadcast or repartition hybrid hash join with either build
+//     side, sort-merge join; hash aggregation with or without a combiner;
+//     broadcast either side of a cross).
+//   - Interesting properties: a candidate carries the partitioning and order
+//     its output has (props.go); an input already partitioned as the operator
+//     needs it is forwarded, not shuffled again. Properties survive an operator
+//     through the fields it declares forwarded (Node.Forwards), or all of them
+//     when it passes its records through (Node.PreservesAll). A partitioning on
+//     a subset of a grouping's fields satisfies the grouping; a join needs both
+//     inputs hashed the same way (same fields, key type and parallelism).
+//   - Costs: network bytes, then disk bytes, then CPU, compared in that order.
+//     Pruning keeps, per operator, the cheapest candidate for each distinct
+//     output property and at most maxCandidates overall; an operator with
+//     several consumers keeps only its cheapest, so that it is computed once.
+//   - Hints: join hints, cross size hints and forced ship strategies are
+//     honoured exactly.
+//   - Exchanges are pipelined, except where a branch that leaves an operator
+//     rejoins it later at an operator that reads one input fully before the
+//     other (a hash join's build side, a sort-merge join, a cross): the later
+//     input's exchange is blocking, or the shared producer would deadlock.
+type CostBased struct{}
+
+// maxCandidates bounds the sub-plans kept per operator.
+const maxCandidates = 4
+
+// cand is one candidate physical sub-plan ending at a node.
+type cand struct {
+	out     props
+	cost    Costs // cumulative
+	own     Costs
+	ship    []Ship
+	inLocal []InputLocal
+	local   Local
+	combine bool
+	inputs  []*cand
+	notes   []string
+}
+
+// Plan implements Planner.
+func (CostBased) Plan(p *Plan) error {
+	consumers := map[*Node]int{}
+	for _, n := range p.Nodes {
+		for _, in := range n.Inputs {
+			consumers[in]++
+		}
+	}
+	share := memoryShare(p)
+	cands := map[*Node][]*cand{}
+	for _, n := range p.Nodes {
+		est := estimate(n)
+		cs, err := enumerate(n, est, cands, share)
+		if err != nil {
+			return err
+		}
+		if len(cs) == 0 {
+			return fmt.Errorf("optimizer: %s %q: no plan", n.Kind, n.Name)
+		}
+		cs = prune(cs, maxCandidates)
+		if consumers[n] > 1 {
+			cs = cs[:1] // computed once for all its consumers
+		}
+		cands[n] = cs
+	}
+	// choose top-down from the sinks (nodes no one consumes)
+	chosen := map[*Node]*cand{}
+	var choose func(n *Node, c *cand)
+	choose = func(n *Node, c *cand) {
+		if chosen[n] != nil {
+			return
+		}
+		chosen[n] = c
+		for i, in := range n.Inputs {
+			choose(in, c.inputs[i])
+		}
+	}
+	for i := len(p.Nodes) - 1; i >= 0; i-- {
+		if n := p.Nodes[i]; consumers[n] == 0 {
+			choose(n, cands[n][0])
+		}
+	}
+	for _, n := range p.Nodes {
+		c := chosen[n]
+		if c == nil {
+			c = cands[n][0]
+		}
+		d := Decision{
+			Ship:       c.ship,
+			Exchange:   make([]Exchange, len(n.Inputs)),
+			InputLocal: c.inLocal,
+			Local:      c.local,
+			Combine:    c.combine,
+			Estimate:   n.Decision.Estimate,
+			Cost:       c.own,
+			Cumulative: c.cost,
+			Notes:      c.notes,
+		}
+		if n.OrderedGather {
+			for i := range d.Exchange {
+				d.Exchange[i] = Blocking // a blocking exchange replays producers in subtask order
+			}
+		}
+		n.Decision = d
+	}
+	breakRejoins(p)
+	return nil
+}
+
+// memoryShare is the managed memory one subtask of a memory-using operator
+// may expect (+Inf without a budget), as dataset splits it.
+func memoryShare(p *Plan) float64 {
+	if p.Memory <= 0 {
+		return math.Inf(1)
+	}
+	users := 0
+	for _, n := range p.Nodes {
+		switch n.Kind {
+		case Reduce, GroupReduce, Sort, Join, CoGroup, Cross:
+			users += max(n.Parallelism, 1)
+		}
+		if n.Combinable {
+			for _, in := range n.Inputs {
+				users += max(in.Parallelism, 1)
+			}
+		}
+	}
+	return float64(p.Memory) / float64(max(users, 1))
+}
+
+// prune keeps the cheapest candidate per output property, cheapest first, at
+// most limit of them.
+func prune(cs []*cand, limit int) []*cand {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].cost.Compare(cs[j].cost) < 0 })
+	seen := map[string]bool{}
+	out := cs[:0:0]
+	for _, c := range cs {
+		k := c.out.key()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// requirement is what an operator needs of one input's distribution.
+type requirement struct {
+	kind    reqKind
+	fields  []string
+	keyType string
+	desc    []bool
+	ship    Ship // reqForced
+}
+
+type reqKind uint8
+
+const (
+	reqAny       reqKind = iota // forwarded, or rebalanced to another parallelism
+	reqGroup                    // equal keys together (grouping)
+	reqCoHash                   // hash-partitioned exactly as the other input
+	reqRange                    // range-partitioned on fields in order
+	reqBroadcast                // replicated to every subtask
+	reqForced                   // the user's ship strategy
+)
+
+// ship returns how input i must be shipped to meet r, the properties it
+// then has, and a note when an existing property is reused.
+func (r requirement) satisfy(n *Node, i int, in *cand) (Ship, props, string) {
+	par := n.Parallelism
+	src := n.Inputs[i]
+	keyed := func() props {
+		return props{g: global{kind: hashPart, fields: r.fields, keyType: r.keyType, par: par}}
+	}
+	reuse := func(what string) string { return fmt.Sprintf("input %d: reuses %s of #%d", i, what, src.ID) }
+	switch r.kind {
+	case reqGroup:
+		if in.out.g.groups(r.fields, par) {
+			return Forward, in.out, reuse(in.out.g.String())
+		}
+		return Hash, keyed(), ""
+	case reqCoHash:
+		if in.out.g.hashedAs(r.fields, r.keyType, par) {
+			return Forward, in.out, reuse(in.out.g.String())
+		}
+		return Hash, keyed(), ""
+	case reqRange:
+		if in.out.g.rangedAs(r.fields, r.desc, par) {
+			return Forward, in.out, reuse(in.out.g.String())
+		}
+		return Range, props{g: global{kind: rangePart, fields: r.fields, desc: r.desc, par: par}}, ""
+	case reqBroadcast:
+		return Broadcast, props{g: global{kind: replicatedPart, par: par}}, ""
+	case reqForced:
+		switch r.ship {
+		case Hash:
+			if in.out.g.hashedAs(r.fields, r.keyType, par) {
+				return Forward, in.out, reuse(in.out.g.String())
+			}
+			return Hash, keyed(), ""
+		case Range:
+			if in.out.g.rangedAs(r.fields, r.desc, par) {
+				return Forward, in.out, reuse(in.out.g.String())
+			}
+			return Range, props{g: global{kind: rangePart, fields: r.fields, desc: r.desc, par: par}}, ""
+		case Broadcast:
+			return Broadcast, props{g: global{kind: replicatedPart, par: par}}, ""
+		case Rebalance:
+			return Rebalance, props{g: global{kind: rebalancedPart, par: par}}, ""
+		case Custom:
+			return Custom, props{g: global{kind: customPart, par: par}}, ""
+		case Forward:
+			if src.Parallelism == par {
+				return Forward, in.out, ""
+			}
+			return Rebalance, props{g: global{kind: rebalancedPart, par: par}}, ""
+		}
+	}
+	if src.Parallelism == par {
+		return Forward, in.out, ""
+	}
+	return Rebalance, props{g: global{kind: rebalancedPart, par: par}}, ""
+}
+
+// strategy is one way to run an operator: what it needs of each input and
+// how it runs.
+type strategy struct {
+	req     []requirement
+	local   Local
+	inLocal []InputLocal
+	note    string
+}
+
+// keysOf returns input i's logical key fields and key type.
+func keysOf(n *Node, i int) ([]string, string) {
+	var f []string
+	var t string
+	if i < len(n.Keys) {
+		f = n.Keys[i]
+	}
+	if i < len(n.KeyTypes) {
+		t = n.KeyTypes[i]
+	}
+	return f, t
+}
+
+// strategies lists the ways to run n, honouring its hints.
+func strategies(n *Node) ([]strategy, error) {
+	req := make([]requirement, len(n.Inputs))
+	for i := range n.Inputs {
+		f, t := keysOf(n, i)
+		switch {
+		case n.Forced != nil && hasForced(n, i):
+			req[i] = requirement{kind: reqForced, ship: n.Forced[i], fields: f, keyType: t, desc: n.Descending}
+		case i < len(n.Ordered) && n.Ordered[i]:
+			req[i] = requirement{kind: reqRange, fields: f, desc: n.Descending}
+		case i < len(n.Keyed) && n.Keyed[i]:
+			req[i] = requirement{kind: reqGroup, fields: f, keyType: t}
+		}
+	}
+	sorts := func(k ...int) []InputLocal {
+		l := make([]InputLocal, len(n.Inputs))
+		for _, i := range k {
+			l[i] = LocalSort
+		}
+		return l
+	}
+	switch n.Kind {
+	case Reduce:
+		return []strategy{{req: req, local: HashAggregate}}, nil
+	case GroupReduce:
+		return []strategy{{req: req, local: SortGroup, inLocal: sorts(0)}}, nil
+	case Sort:
+		return []strategy{{req: req, local: SortLocal, inLocal: sorts(0)}}, nil
+	case CoGroup:
+		co := coHash(n, req)
+		return []strategy{{req: co, local: SortCoGroup, inLocal: sorts(0, 1)}}, nil
+	case Join:
+		return joinStrategies(n, req, sorts(0, 1))
+	case Cross:
+		return crossStrategies(n), nil
+	}
+	return []strategy{{req: req}}, nil
+}
+
+func hasForced(n *Node, i int) bool { _, ok := n.Forced[i]; return ok }
+
+// coHash turns grouping requirements of a two-input operator into
+// co-partitioning ones: both inputs hashed by keys of the same type.
+func coHash(n *Node, req []requirement) []requirement {
+	out := slices.Clone(req)
+	for i := range out {
+		if out[i].kind == reqGroup {
+			out[i].kind = reqCoHash
+		}
+	}
+	// without declared fields an input cannot prove a partitioning: it is shipped
+	return out
+}
+
+func joinStrategies(n *Node, req []requirement, sortBoth []InputLocal) ([]strategy, error) {
+	co := coHash(n, req)
+	bcast := func(b int) strategy {
+		r := make([]requirement, 2)
+		r[b] = requirement{kind: reqBroadcast}
+		r[1-b] = requirement{kind: reqAny}
+		l := HybridHashBuildFirst
+		if b == 1 {
+			l = HybridHashBuildSecond
+		}
+		return strategy{req: r, local: l}
+	}
+	all := map[JoinHint]strategy{
+		BroadcastHashFirst:    bcast(0),
+		BroadcastHashSecond:   bcast(1),
+		RepartitionHashFirst:  {req: co, local: HybridHashBuildFirst},
+		RepartitionHashSecond: {req: co, local: HybridHashBuildSecond},
+		RepartitionSortMerge:  {req: co, local: SortMerge, inLocal: sortBoth},
+	}
+	if n.JoinHint != OptimizerChooses {
+		s, ok := all[n.JoinHint]
+		if !ok {
+			return nil, fmt.Errorf("optimizer: join %q: unknown hint %d", n.Name, n.JoinHint)
+		}
+		if b := broadcastSide(n.JoinHint); b >= 0 && n.Outer[b] {
+			return nil, fmt.Errorf("optimizer: join %q: %s cannot keep the unmatched records of the broadcast input", n.Name, n.JoinHint)
+		}
+		s.note = "hint " + n.JoinHint.String()
+		return []strategy{s}, nil
+	}
+	var out []strategy
+	for _, h := range []JoinHint{RepartitionHashFirst, RepartitionHashSecond, BroadcastHashFirst, BroadcastHashSecond, RepartitionSortMerge} {
+		if b := broadcastSide(h); b >= 0 && n.Outer[b] {
+			continue
+		}
+		out = append(out, all[h])
+	}
+	return out, nil
+}
+
+func broadcastSide(h JoinHint) int {
+	switch h {
+	case BroadcastHashFirst:
+		return 0
+	case BroadcastHashSecond:
+		return 1
+	}
+	return -1
+}
+
+func crossStrategies(n *Node) []strategy {
+	mk := func(b int) strategy {
+		r := make([]requirement, 2)
+		r[b] = requirement{kind: reqBroadcast}
+		r[1-b] = requirement{kind: reqAny}
+		l := NestedLoopsBlockFirst
+		if b == 0 {
+			l = NestedLoopsBlockSecond
+		}
+		return strategy{req: r, local: l}
+	}
+	switch n.CrossHint {
+	case SecondIsTiny:
+		s := mk(1)
+		s.note = "hint: the second input is tiny"
+		return []strategy{s}
+	case SecondIsHuge:
+		s := mk(0)
+		s.note = "hint: the second input is huge"
+		return []strategy{s}
+	}
+	return []strategy{mk(1), mk(0)}
+}
+
+// enumerate returns n's candidates: every strategy against every combination
+// of its inputs' candidates.
+func enumerate(n *Node, est Estimate, cands map[*Node][]*cand, share float64) ([]*cand, error) {
+	if len(n.Inputs) == 0 {
+		return []*cand{{out: props{g: global{kind: anyPart, par: n.Parallelism}}, ship: []Ship{}}}, nil
+	}
+	strats, err := strategies(n)
+	if err != nil {
+		return nil, err
+	}
+	var out []*cand
+	for _, s := range strats {
+		combos := [][]*cand{{}}
+		for _, in := range n.Inputs {
+			var next [][]*cand
+			for _, c := range combos {
+				for _, ic := range cands[in] {
+					next = append(next, append(slices.Clip(c), ic))
+				}
+			}
+			combos = next
+		}
+		for _, ins := range combos {
+			out = append(out, build(n, est, s, ins, share))
+		}
+	}
+	return out, nil
+}
+
+// build costs strategy s of n over the input candidates ins.
+func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand {
+	c := &cand{inputs: ins, ship: make([]Ship, len(ins)), local: s.local, inLocal: s.inLocal}
+	if c.inLocal == nil {
+		c.inLocal = make([]InputLocal, len(ins))
+	}
+	if s.note != "" {
+		c.notes = append(c.notes, s.note)
+	}
+	shipped := make([]props, len(ins))
+	for i, in := range ins {
+		var note string
+		c.ship[i], shipped[i], note = s.req[i].satisfy(n, i, in)
+		if note != "" {
+			c.notes = append(c.notes, note)
+		}
+		c.cost = c.cost.Add(in.cost)
+	}
+	rows := func(i int) float64 { return float64(max(n.Inputs[i].Decision.Estimate.Rows, 0)) }
+	bytes := func(i int) float64 { return float64(max(n.Inputs[i].Decision.Estimate.Bytes, 0)) }
+	par := float64(max(n.Parallelism, 1))
+	var own Costs
+	for i := range ins {
+		b := bytes(i)
+		switch c.ship[i] {
+		case Forward:
+		case Broadcast:
+			own.Network += b * par
+		default:
+			if n.Kind == Reduce && n.Combinable && c.ship[i] == Hash {
+				// a combiner before the shuffle ships at most the groups of each producer subtask
+				c.combine = true
+				own.CPU += rows(i)
+				b = min(b, float64(max(est.Bytes, 0))*float64(max(n.Inputs[i].Parallelism, 1)))
+			}
+			own.Network += b
+		}
+	}
+	sortCost := func(i int) Costs {
+		r, b := rows(i), bytes(i)
+		cost := Costs{CPU: r * math.Log2(max(2, r/par))}
+		if b/par > share {
+			cost.Disk = 2 * b
+		}
+		return cost
+	}
+	switch s.local {
+	case HashAggregate:
+		own.CPU += rows(0)
+		if float64(est.Bytes)/par > share {
+			own.Disk += 2 * bytes(0)
+		}
+	case SortGroup, SortLocal:
+		own = own.Add(sortCost(0))
+	case SortMerge, SortCoGroup:
+		own = own.Add(sortCost(0)).Add(sortCost(1))
+		own.CPU += rows(0) + rows(1)
+	case HybridHashBuildFirst, HybridHashBuildSecond:
+		b := 0
+		if s.local == HybridHashBuildSecond {
+			b = 1
+		}
+		buildRows, buildBytes := rows(b), bytes(b)
+		perSubtask := buildBytes / par
+		if c.ship[b] == Broadcast {
+			perSubtask = buildBytes
+			buildRows *= par // every subtask builds the whole table
+		}
+		own.CPU += 2*buildRows + rows(1-b)
+		if perSubtask > share {
+			spilled := 1 - share/perSubtask
+			own.Disk += 2 * spilled * (bytes(b) + bytes(1-b))
+		}
+	case NestedLoopsBlockFirst, NestedLoopsBlockSecond:
+		own.CPU += rows(0) * rows(1)
+	}
+	c.own = own
+	c.cost = c.cost.Add(own)
+	c.out = outputProps(n, s, c.ship, shipped)
+	return c
+}
+
+// outputProps returns the properties of n's output.
+func outputProps(n *Node, s strategy, ship []Ship, in []props) props {
+	switch n.Kind {
+	case Sort:
+		out := in[0]
+		f, _ := keysOf(n, 0)
+		out.l = local{order: f, desc: n.Descending}
+		return out
+	case Partition:
+		return in[0]
+	case Reduce:
+		out := through(n, 0, in[0])
+		out.l = local{}
+		return out
+	case GroupReduce:
+		f, _ := keysOf(n, 0)
+		return through(n, 0, props{g: in[0].g, l: local{order: f}})
+	case Join, CoGroup:
+		if s.local == SortMerge || s.local == SortCoGroup {
+			for i := range in {
+				f, _ := keysOf(n, i)
+				in[i].l = local{order: f}
+			}
+		}
+		for i := range in { // the first input whose partitioning survives
+			if ship[i] == Broadcast {
+				continue
+			}
+			if out := through(n, i, in[i]); out.g.kind != anyPart {
+				return out
+			}
+		}
+		return props{g: global{kind: anyPart, par: n.Parallelism}}
+	case Cross:
+		for i := range in {
+			if ship[i] != Broadcast {
+				out := through(n, i, in[i])
+				out.l = local{}
+				return out
+			}
+		}
+	case MapPartition:
+		if len(in) > 1 && n.Forced == nil { // a union keeps what all inputs share
+			for i := 1; i < len(in); i++ {
+				if in[i].g.String() != in[0].g.String() || in[i].g.keyType != in[0].g.keyType || in[i].g.par != in[0].g.par {
+					return props{g: global{kind: anyPart, par: n.Parallelism}}
+				}
+			}
+			return props{g: in[0].g}
+		}
+		return through(n, 0, in[0])
+	}
+	if len(in) == 0 {
+		return props{g: global{kind: anyPart, par: n.Parallelism}}
+	}
+	return through(n, 0, in[0])
+}
+
+// breakRejoins makes blocking the exchange of every input that an operator
+// reads after another one fully, when the two inputs share an ancestor: the
+// shared producer would otherwise block on the later input's full channel
+// while the operator waits for the end of the first.
+func breakRejoins(p *Plan) {
+	anc := map[*Node]map[*Node]bool{}
+	for _, n := range p.Nodes {
+		a := map[*Node]bool{n: true}
+		for _, in := range n.Inputs {
+			for x := range anc[in] {
+				a[x] = true
+			}
+		}
+		anc[n] = a
+	}
+	for _, n := range p.Nodes {
+		if len(n.Inputs) < 2 {
+			continue
+		}
+		first := firstRead(n)
+		if first < 0 {
+			continue
+		}
+		for i, in := range n.Inputs {
+			if i == first {
+				continue
+			}
+			for _, x := range p.Nodes { // in plan order, for a stable note
+				if anc[in][x] && anc[n.Inputs[first]][x] {
+					n.Decision.Exchange[i] = Blocking
+					n.Decision.Notes = append(n.Decision.Notes,
+						fmt.Sprintf("input %d: blocking, it shares #%d with input %d, read first", i, x.ID, first))
+					break
+				}
+			}
+		}
+	}
+}
+
+// firstRead returns the input an operator reads to the end before the
+// others, or -1 when it reads them all at once (a union).
+func firstRead(n *Node) int {
+	switch n.Decision.Local {
+	case HybridHashBuildFirst, SortMerge, SortCoGroup:
+		return 0
+	case HybridHashBuildSecond:
+		return 1
+	case NestedLoopsBlockFirst: // input 1 is broadcast and materialized first
+		return 1
+	case NestedLoopsBlockSecond:
+		return 0
+	}
+	if n.Kind == MapPartition && n.Forced != nil {
+		for i := range n.Inputs {
+			if s, ok := n.Forced[i]; ok && s == Broadcast {
+				return i // a broadcast set is read before the main input
+			}
+		}
+	}
+	return -1
+}
