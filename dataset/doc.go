@@ -62,6 +62,26 @@
 // Every subtask of an operator that holds managed memory (a sort, a hash table,
 // a combiner) gets an even share of Options.Memory and spills beyond it.
 //
+// # Adaptive execution
+//
+// With Options.Adaptive, Execute plans the program, then runs it in two
+// stages. Stage 1 runs the operators that feed an input of a join, cogroup or
+// cross whose strategy the planner chose freely (no hint, no forced ship on
+// that input, not a source: its size is known or declared), with everything
+// they depend on; each such operator's subtask i writes its records,
+// serialized with memory.Codec, to its own file under Options.TmpDir. Stage 2
+// plans the rest of the program again, reading those files through sources
+// whose estimates are the real counts and whose subtask i replays file i, and
+// runs it: a repartition join whose filtered input turned out tiny becomes a
+// broadcast join. The planner counts a replayed input as unpartitioned, so an
+// input whose partitioning a later operator reuses is not measured; nor is one
+// whose ancestors also feed operators after the boundary, nor one whose type
+// has no codec (the plan's notes say why). Result.Optimized holds stage 1 as
+// first planned and stage 2 as planned again, with notes giving the measured
+// sizes, and Actual.Replanned on the operators whose ship or local strategies
+// changed. Sinks commit only after stage 2 succeeded; the stored files are
+// removed on every path.
+//
 // Output chains into its producer's task when it can. Its writers close their
 // temporary files when their input ends; Execute commits (renames) them only
 // after the whole job succeeded, and aborts them otherwise, so a failed job

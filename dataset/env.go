@@ -38,6 +38,18 @@ type Options struct {
 	// ProgressEvery (zero: one second); see flow.Options.Progress.
 	Progress      func(flow.Progress)
 	ProgressEvery time.Duration
+	// Adaptive, when set, makes Execute measure before it commits to the
+	// strategies of the operators that consume freely planned two-input
+	// operators' inputs: it first runs the operators that feed a join, a
+	// cogroup or a cross whose strategy the planner chose (no hint, no forced
+	// ship on that input) together with everything they depend on, writes
+	// those inputs to disk, then plans the rest of the program again with
+	// their real sizes and runs it on the stored records (for example a
+	// repartition join whose filtered input turned out tiny becomes a
+	// broadcast join). Result.Optimized marks what the second planning
+	// changed (Actual.Replanned). See the package documentation. The default
+	// (false) plans once.
+	Adaptive bool
 }
 
 // Env collects a program and runs it. It is not safe for concurrent use.
@@ -67,14 +79,18 @@ func (e *Env) Parallelism() int { return e.opts.Parallelism }
 // Result is what Execute reports.
 type Result struct {
 	// Plan is the planner's decisions: the Explain text of the plan, as it
-	// was before the run (Optimized without the actuals).
+	// was before the run (Optimized without the actuals). With
+	// Options.Adaptive it is the final plan: the measured part as first
+	// planned, the rest as planned again.
 	Plan string
 	// Optimized is the plan that ran, with what each operator did in its
 	// nodes' Actual: the records it emitted (a sink: received), and the busy
 	// time (summed over subtasks), peak managed memory (summed over subtasks)
 	// and spilled bytes of its task, which chained operators share.
 	Optimized *optimizer.Plan
-	// Metrics are the runtime's per-operator, per-subtask metrics.
+	// Metrics are the runtime's per-operator, per-subtask metrics; with
+	// Options.Adaptive, the vertices of both stages, the first stage's first,
+	// and the larger of the two stages' peak memory.
 	Metrics *flow.Result
 }
 
@@ -121,7 +137,9 @@ func (e *Env) plan() (*optimizer.Plan, error) {
 // order and subtask by subtask. If the job fails, every writer is aborted; if a
 // commit fails, the writers not yet committed are aborted, the files this
 // Execute already committed are removed (best effort) and the error names the
-// Output. Either way a failed Execute leaves no output behind.
+// Output. Either way a failed Execute leaves no output behind. With
+// Options.Adaptive the program runs in two stages (see the package
+// documentation) and commits after the second.
 func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	plan, err := e.plan()
 	if err != nil {
@@ -131,7 +149,27 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		n.reset()
 		n.rows.Store(0)
 	}
-	g, err := e.translate()
+	if e.opts.Adaptive {
+		st := e.splitStages()
+		if len(st.cuts) > 0 {
+			return e.executeAdaptive(ctx, plan, st)
+		}
+		st.addNotes(e, plan)
+	}
+	res, err := e.runStage(ctx, e.nodes)
+	if err != nil {
+		return nil, e.failed(err)
+	}
+	if err := e.commit(); err != nil {
+		return nil, err
+	}
+	e.publish()
+	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res}, nil
+}
+
+// runStage translates nodes (every node's inputs among them) and runs them.
+func (e *Env) runStage(ctx context.Context, nodes []*node) (*flow.Result, error) {
+	g, err := e.translate(nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -146,21 +184,27 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		ProgressEvery: e.opts.ProgressEvery,
 	})
 	if err != nil {
-		err = fmt.Errorf("dataset: %w", err)
-		if aerr := e.abort(); aerr != nil {
-			err = errors.Join(err, aerr)
-		}
-		return nil, err
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	if err := e.commit(); err != nil {
-		return nil, err
+	return res, nil
+}
+
+// failed aborts the output of a failed execution and returns err with what
+// could not be removed.
+func (e *Env) failed(err error) error {
+	if aerr := e.abort(); aerr != nil {
+		err = errors.Join(err, aerr)
 	}
+	return err
+}
+
+// publish runs every node's done, once the execution succeeded and committed.
+func (e *Env) publish() {
 	for _, n := range e.nodes {
 		if n.done != nil {
 			n.done()
 		}
 	}
-	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res}, nil
 }
 
 // actuals returns a copy of plan whose nodes hold what their operators did.

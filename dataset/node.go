@@ -72,6 +72,10 @@ type node struct {
 	count  func(next any) any
 	rows   atomic.Int64
 	vertex int
+
+	// adapt, set for nodes with an output, builds the typed parts of adaptive
+	// execution over the node's output records (see adaptive.go).
+	adapt *adaptOps
 }
 
 func (n *node) name() string { return n.opt.Name }
@@ -105,6 +109,7 @@ func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node
 // the node's output is written to its consumers.
 func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 	n.opt.RowBytes = rowBytes[T]()
+	n.adapt = newAdaptOps[T](n)
 	n.count = func(next any) any {
 		c, ok := next.(collector[T])
 		if !ok {

@@ -214,3 +214,41 @@ func TestPartitionByRangeBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestWithParallelism(t *testing.T) {
+	env := newEnv(t, config{"p3", 3, 0})
+	in := make([]int64, 1000)
+	for i := range in {
+		in[i] = int64(i % 10)
+	}
+	src := FromSlice(env, in).WithParallelism(1)
+	doubled := Map(src, func(v int64) int64 { return 2 * v }) // inherits 1: chained
+	sums := GroupBy(doubled, func(v int64) int64 { return v }).Reduce(func(a, b int64) int64 { return a + b })
+	got := Collect(sums)
+	plan, err := env.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := plan.Nodes[0].Parallelism; p != 1 {
+		t.Errorf("source parallelism %d, want 1", p)
+	}
+	if p := plan.Nodes[1].Parallelism; p != 1 {
+		t.Errorf("map parallelism %d, want its input's 1", p)
+	}
+	if p := plan.Nodes[2].Parallelism; p != 3 {
+		t.Errorf("reduce parallelism %d, want the program's 3", p)
+	}
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	vals := slices.Sorted(slices.Values(got.Values()))
+	want := []int64{0, 200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800}
+	if !slices.Equal(vals, want) {
+		t.Errorf("sums %v, want %v", vals, want)
+	}
+	env = New(Options{Parallelism: 2})
+	Collect(FromSlice(env, in).WithParallelism(0))
+	if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "WithParallelism at self_test.go") {
+		t.Errorf("parallelism 0: err = %v", err)
+	}
+}

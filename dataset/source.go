@@ -40,11 +40,16 @@ func FromSlice[T any](env *Env, xs []T) *DataSet[T] {
 // FromSource returns a data set read from src (a Parquet, CSV, text or Arrow
 // source of the formats packages). The subtasks take the source's splits from a
 // shared queue, so a slow split does not hold the others back. The optimizer's
-// estimates of its rows and bytes are the source's Stats, read once here.
+// estimates of its rows and bytes are the source's Stats, read once here: the
+// rows its declared filters are estimated to keep (Stats.Matching), else all
+// its rows.
 func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T] {
 	n := env.newNode(optimizer.Source, fmt.Sprintf("Read %s at %s", name, caller(1)))
 	if st, err := src.Stats(context.Background()); err == nil {
-		if st.Rows >= 0 {
+		switch {
+		case st.Matching > 0: // zero may be a source that does not estimate it
+			n.opt.EstimatedRows = st.Matching
+		case st.Rows >= 0:
 			n.opt.EstimatedRows = st.Rows
 		}
 		if st.Bytes >= 0 {

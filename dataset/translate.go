@@ -8,14 +8,15 @@ import (
 	"github.com/weirdata/weir/optimizer"
 )
 
-// translate turns the planned program into a flow graph: one vertex per chain
+// translate turns planned nodes (the program's, or one stage of an adaptive
+// execution: every node's inputs among them) into a flow graph: one vertex per chain
 // of operators (a head that reads inputs, then record-at-a-time operators whose
 // input is forwarded from a producer with no other consumer), one edge per input
 // of every chain head. Every operator's output collector is wrapped to count
 // the records it emits (see node.count).
-func (e *Env) translate() (*flow.Graph, error) {
+func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 	consumers := map[*node][]*node{}
-	for _, n := range e.nodes {
+	for _, n := range nodes {
 		for _, in := range n.inputs {
 			consumers[in] = append(consumers[in], n)
 		}
@@ -30,7 +31,7 @@ func (e *Env) translate() (*flow.Graph, error) {
 			p.opt.Parallelism == n.opt.Parallelism && len(consumers[p]) == 1 && p.writers != nil
 	}
 
-	share := e.memoryShare()
+	share := e.memoryShare(nodes)
 	g := flow.NewGraph()
 	type vertexInfo struct {
 		v     *flow.Vertex
@@ -39,9 +40,12 @@ func (e *Env) translate() (*flow.Graph, error) {
 	}
 	var vertices []*vertexInfo
 	vertexOf := map[*node]*vertexInfo{}
-	for _, n := range e.nodes {
+	for _, n := range nodes {
 		if chained(n) {
 			vi := vertexOf[n.inputs[0]]
+			if vi == nil {
+				return nil, fmt.Errorf("dataset: internal error: %s reads %s, which does not run with it", n.name(), n.inputs[0].name())
+			}
 			vi.chain = append(vi.chain, n)
 			vertexOf[n] = vi
 			continue
@@ -91,6 +95,9 @@ func (e *Env) translate() (*flow.Graph, error) {
 		head := vi.chain[0]
 		for i, in := range head.inputs {
 			from := vertexOf[in]
+			if from == nil {
+				return nil, fmt.Errorf("dataset: internal error: %s reads %s, which does not run with it", head.name(), in.name())
+			}
 			if from.chain[len(from.chain)-1] != in {
 				return nil, fmt.Errorf("dataset: internal error: %s is not the last operator of its task", in.name())
 			}
@@ -111,15 +118,15 @@ func counted(n *node, out any) any {
 }
 
 // memoryShare splits the memory budget evenly between the subtasks of the
-// operators that hold managed memory (sorts, hash tables, combiners), as Flink
+// nodes' operators that hold managed memory (sorts, hash tables, combiners), as Flink
 // gives each operator a fraction of the managed memory, so that one operator
 // cannot starve the next one in its pipeline.
-func (e *Env) memoryShare() int64 {
+func (e *Env) memoryShare(nodes []*node) int64 {
 	if e.opts.Memory <= 0 {
 		return 0
 	}
 	var users int64
-	for _, n := range e.nodes {
+	for _, n := range nodes {
 		d := n.opt.Decision
 		if d.Local != optimizer.NoLocal {
 			users += int64(n.opt.Parallelism)

@@ -26,9 +26,13 @@ type Source[T any] interface {
 
 // Stats describe a source for the optimizer. Unknown numbers are -1.
 type Stats struct {
-	Rows    int64 // rows in all splits
-	Bytes   int64 // bytes as stored
-	Columns map[string]ColumnStats
+	Rows  int64 // rows in all splits
+	Bytes int64 // bytes as stored
+	// Matching estimates the rows that pass the source's declared filters
+	// (equal to Rows without filters): each filter's share of a split's rows is
+	// read off the column's min/max statistics, assuming values spread evenly.
+	Matching int64
+	Columns  map[string]ColumnStats
 }
 
 // ColumnStats describe one column. Min and Max hold the column's Go value

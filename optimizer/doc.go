@@ -9,7 +9,21 @@
 // and writes its choices into each Node's Decision. The dataset package builds
 // the model from a program and translates the decisions into a flow graph.
 //
-// Planners implement Planner. Simple, the planner of this release, applies fixed
-// rules and honours every hint; the cost-based planner with interesting-property
-// propagation replaces it behind the same interface.
+// Planners implement Planner. CostBased, the default, is Flink's optimizer with
+// statistics: it estimates every operator's output, enumerates strategies
+// bottom-up against each input's candidate sub-plans, keeps the cheapest
+// sub-plan per interesting property (a partitioning or order a consumer can
+// reuse), compares costs by network, then disk, then CPU bytes and work, and
+// honours every hint exactly (see costbased.go). Simple applies fixed rules.
+//
+// Keys and properties are in terms of logical field names the program declares
+// (Node.Keys, Node.Forwards): a property survives an operator only through the
+// fields it forwards, or all of them when it passes its records through
+// (Node.PreservesAll). A partitioning on a subset of a grouping's fields
+// satisfies the grouping; a join's inputs must be hashed by the same fields and
+// key type to be co-partitioned.
+//
+// Plans print as an indented text tree (Text, what Explain returns), JSON and
+// Graphviz DOT (explain.go), with estimates, costs and notes, and with what each
+// operator did when Node.Actual is filled in after a run (EXPLAIN ANALYZE).
 package optimizer

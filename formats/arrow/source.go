@@ -140,7 +140,7 @@ func (s *Source[T]) Splits(ctx context.Context) ([]formats.Split, error) {
 // Stats reports the files' total size; the rows are unknown (-1) without
 // reading each batch's header.
 func (s *Source[T]) Stats(ctx context.Context) (formats.Stats, error) {
-	st := formats.Stats{Rows: -1}
+	st := formats.Stats{Rows: -1, Matching: -1}
 	for _, f := range s.files {
 		st.Bytes += f.size
 	}

@@ -223,7 +223,7 @@ func (s *Source[T]) boundaries(ctx context.Context, f *file) ([]formats.Split, e
 
 // Stats reports the files' total size; the number of rows is unknown.
 func (s *Source[T]) Stats(ctx context.Context) (formats.Stats, error) {
-	st := formats.Stats{Rows: -1}
+	st := formats.Stats{Rows: -1, Matching: -1}
 	for _, f := range s.files {
 		st.Bytes += f.size
 	}

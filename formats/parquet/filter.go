@@ -138,6 +138,65 @@ func (f *filter) mayMatch(cc *pq.FileColumnChunk) (ok bool) {
 	return f.bytes.overlaps(string(lo.ByteArray()), string(hi.ByteArray()))
 }
 
+// defaultSelectivity is a filter's share of rows when statistics tell nothing.
+const defaultSelectivity = 0.5
+
+// selectivity estimates the share of a column chunk's rows that pass the
+// filter from the chunk's min and max, assuming values spread evenly between
+// them: a range keeps its overlap with [min, max]; a set keeps one value's
+// share per member (integers: 1/(max-min+1); others: 1/10, at most 1).
+func (f *filter) selectivity(cc *pq.FileColumnChunk) (s float64) {
+	defer func() {
+		if recover() != nil {
+			s = defaultSelectivity
+		}
+	}()
+	if !f.mayMatch(cc) {
+		return 0
+	}
+	lo, hi, has := cc.Bounds()
+	if !has {
+		return defaultSelectivity
+	}
+	switch f.desc.vec {
+	case vecInts:
+		a, b := float64(statInt(f.desc, lo)), float64(statInt(f.desc, hi))
+		if f.ints.isSet {
+			return min(1, float64(len(f.ints.set))/(b-a+1))
+		}
+		l, h := a, b
+		if f.ints.hasLo {
+			l = max(l, float64(f.ints.lo))
+		}
+		if f.ints.hasHi {
+			h = min(h, float64(f.ints.hi))
+		}
+		return clamp01((h - l + 1) / (b - a + 1))
+	case vecFloats:
+		a, b := statFloat(lo), statFloat(hi)
+		if math.IsNaN(a) || math.IsNaN(b) || b <= a {
+			return defaultSelectivity
+		}
+		if f.flts.isSet {
+			return min(1, float64(len(f.flts.set))/10)
+		}
+		l, h := a, b
+		if f.flts.hasLo {
+			l = max(l, f.flts.lo)
+		}
+		if f.flts.hasHi {
+			h = min(h, f.flts.hi)
+		}
+		return clamp01((h - l) / (b - a))
+	}
+	if f.bytes.isSet {
+		return min(1, float64(len(f.bytes.set))/10)
+	}
+	return defaultSelectivity // string ranges: no useful interpolation
+}
+
+func clamp01(x float64) float64 { return max(0, min(1, x)) }
+
 func statInt(d *colDesc, v pq.Value) int64 {
 	switch d.phys {
 	case pq.Boolean:

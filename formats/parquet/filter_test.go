@@ -158,3 +158,47 @@ func TestFilterFloat32(t *testing.T) {
 		t.Fatalf("v between 0.2 and 0.3 kept %v", got)
 	}
 }
+
+// TestStatsMatching checks the estimate of the rows that pass the filters
+// against the true count: within a factor of two for ranges on ship date and
+// order key over a lineitem file in many row groups, and exact without
+// filters.
+func TestStatsMatching(t *testing.T) {
+	path, rows := sortedLineitem(t)
+	lo, hi := MakeDate(1994, 1, 1), MakeDate(1994, 12, 31)
+	for _, c := range []struct {
+		name string
+		opts []Option
+		keep func(r shipRow) bool
+	}{
+		{"none", nil, func(shipRow) bool { return true }},
+		{"between-dates", []Option{Where("l_shipdate", Between, lo, hi)}, func(r shipRow) bool { return r.ShipDate >= lo && r.ShipDate <= hi }},
+		{"lt-date", []Option{Where("l_shipdate", Lt, lo)}, func(r shipRow) bool { return r.ShipDate < lo }},
+		{"ge-orderkey", []Option{Where("l_orderkey", Ge, 30000)}, func(r shipRow) bool { return r.OrderKey >= 30000 }},
+		{"both", []Option{Where("l_shipdate", Lt, lo), Where("l_orderkey", Lt, 30000)}, func(r shipRow) bool { return r.ShipDate < lo && r.OrderKey < 30000 }},
+		{"nothing", []Option{Where("l_shipdate", Lt, Date(0))}, func(shipRow) bool { return false }},
+	} {
+		src, err := Open[shipRow](path, c.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := src.Stats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, r := range rows {
+			if c.keep(r) {
+				want++
+			}
+		}
+		switch {
+		case want == 0 && st.Matching != 0:
+			t.Errorf("%s: estimate %d rows, none match", c.name, st.Matching)
+		case c.opts == nil && st.Matching != int64(want):
+			t.Errorf("%s: estimate %d rows without filters, want %d", c.name, st.Matching, want)
+		case want > 0 && (st.Matching < int64(want)/2 || st.Matching > int64(want)*2):
+			t.Errorf("%s: estimate %d rows, %d match", c.name, st.Matching, want)
+		}
+	}
+}

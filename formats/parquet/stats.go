@@ -36,11 +36,21 @@ func (s *Source[T]) Stats(ctx context.Context) (st formats.Stats, err error) {
 	st.Columns = map[string]formats.ColumnStats{}
 	ranges := map[string]*colRange{}
 	var order []string
+	var matching float64
 	for _, sp := range s.splits {
 		sr := sp.(*split)
 		st.Rows += sr.rows
 		st.Bytes += sr.size
 		chunks := sr.f.pf.RowGroups()[sr.rg].ColumnChunks()
+		share := 1.0
+		for _, flt := range sr.f.filters {
+			if cc, ok := chunks[flt.desc.leaf].(*pq.FileColumnChunk); ok {
+				share *= flt.selectivity(cc)
+			} else {
+				share *= defaultSelectivity
+			}
+		}
+		matching += share * float64(sr.rows)
 		for i := range sr.f.cols {
 			d := &sr.f.cols[i]
 			cr := ranges[d.name]
@@ -60,6 +70,7 @@ func (s *Source[T]) Stats(ctx context.Context) (st formats.Stats, err error) {
 	for _, name := range order {
 		st.Columns[name] = ranges[name].stats()
 	}
+	st.Matching = int64(math.Ceil(matching))
 	return st, nil
 }
 

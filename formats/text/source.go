@@ -98,7 +98,7 @@ func (s *Source) Splits(ctx context.Context) ([]formats.Split, error) {
 
 // Stats reports the files' total size; the number of lines is unknown.
 func (s *Source) Stats(ctx context.Context) (formats.Stats, error) {
-	st := formats.Stats{Rows: -1}
+	st := formats.Stats{Rows: -1, Matching: -1}
 	for _, f := range s.files {
 		st.Bytes += f.size
 	}

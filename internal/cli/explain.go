@@ -142,7 +142,11 @@ func newExplainTPCHCommand(g *globalOptions) *cobra.Command {
 		Long: `Print the optimized plan of TPC-H query N over the Parquet tables in DIR (see
 weir tpch --help) as weir tpch would run it with the same --parallelism and
 --memory, without running it. With --analyze, run the query (its rows are not
-printed) and print the plan with what each operator did. Queries: ` + queryList() + `.`,
+printed) and print the plan with what each operator did. With --adaptive and
+--analyze the query runs adaptively (see weir tpch --help) and the plan marks
+the operators planned again as "replanned", with a note saying which measured
+input changed them; without --analyze the plan is the first planning.
+Queries: ` + queryList() + `.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			if err := checkPlanFormat("format", o.format); err != nil {
@@ -172,6 +176,7 @@ printed) and print the plan with what each operator did. Queries: ` + queryList(
 	f.IntVar(&o.query, "query", 0, "number of the TPC-H query (required): "+queryList())
 	f.StringVar(&o.format, "format", formatText, "format of the plan: text, json or dot")
 	f.BoolVar(&o.analyze, "analyze", false, "run the query and show what each operator did")
+	g.registerAdaptive(f)
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("query")
 	return cmd

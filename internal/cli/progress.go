@@ -68,7 +68,7 @@ func percent(n, total int64) string {
 // tasks finished, records moved between tasks); the returned done function
 // ends that line and must be called when the job returns.
 func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dataset.Options, done func()) {
-	opts = dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp}
+	opts = dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp, Adaptive: g.adaptive}
 	w := cmd.ErrOrStderr()
 	if !isTerminal(w) {
 		return opts, func() {}

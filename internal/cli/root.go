@@ -27,7 +27,18 @@ type globalOptions struct {
 	memory      Size
 	tmp         string
 	parallelism int
+	adaptive    bool   // --adaptive of the commands that run DataSet programs
 	cpuProfile  string // hidden --cpuprofile
+}
+
+// adaptiveUsage is the help of --adaptive (weir tpch, weir run, weir explain tpch).
+const adaptiveUsage = "measure the inputs of joins and crosses first and plan what reads them again with their real sizes (shown as re-planned in the analyzed plan)"
+
+// registerAdaptive adds --adaptive to f.
+func (g *globalOptions) registerAdaptive(f interface {
+	BoolVar(p *bool, name string, value bool, usage string)
+}) {
+	f.BoolVar(&g.adaptive, "adaptive", false, adaptiveUsage)
 }
 
 // startProfile starts the CPU profile asked for by --cpuprofile and returns the
@@ -84,7 +95,9 @@ func NewRootCommand() *cobra.Command {
 	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")
 	_ = pf.MarkHidden("cpuprofile")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
-	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), newTPCHCommand(g), newRunCommand(g),
+	run := newRunCommand(g)
+	g.registerAdaptive(run.PersistentFlags())
+	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), newTPCHCommand(g), run,
 		newExplainCommand(g))
 	return root
 }

@@ -51,7 +51,9 @@ rows in the query's ORDER BY order. Queries: ` + queryList() + `.
 
 --explain prints the optimized plan instead and runs nothing; --explain-analyze
 runs the query, prints its result as usual and then the plan, with what each
-operator did, to stderr (see weir explain --help for the formats).`,
+operator did, to stderr (see weir explain --help for the formats). --adaptive
+runs the inputs of the joins first and plans what reads them again with their
+real sizes; --explain-analyze then shows the operators it re-planned.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			if err := o.check(g); err != nil {
@@ -100,6 +102,7 @@ operator did, to stderr (see weir explain --help for the formats).`,
 	f.StringVar(&o.data, "data", "", "directory of the TPC-H tables as <table>.parquet (required)")
 	f.IntVar(&o.query, "query", 0, "number of the TPC-H query to run (required): "+queryList())
 	ex.register(f)
+	g.registerAdaptive(f)
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("query")
 	return cmd
