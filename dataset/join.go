@@ -107,12 +107,21 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			st, err = sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, li, ri, kind, e.emit)
 			tc.Metrics.AddSpilled(st.BytesSpilled)
 		case optimizer.SortMerge:
-			ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
+			// an input the planner found sorted on the key already (InputLocal
+			// NONE) is merged as it arrives
+			sorted := func(i int, in sortjoin.Iterator, side string) (sortjoin.Iterator, error) {
+				if il := n.opt.Decision.InputLocal; i < len(il) && il[i] == optimizer.LocalNone {
+					return in, nil
+				}
+				it, err := sortAll(ctx, tc.newSorter(name+" sort "+side), in)
+				if err == nil {
+					tc.onExit(func() { it.Close() })
+				}
+				return it, err
+			}
 			var lit, rit sortjoin.Iterator
-			if lit, err = sortAll(ctx, ls, li); err == nil {
-				tc.onExit(func() { lit.Close() })
-				if rit, err = sortAll(ctx, rs, ri); err == nil {
-					tc.onExit(func() { rit.Close() })
+			if lit, err = sorted(0, li, "left"); err == nil {
+				if rit, err = sorted(1, ri, "right"); err == nil {
 					err = sortjoin.MergeJoin(ctx, tc.Env, name, lit, rit, kind, e.emit)
 				}
 			}

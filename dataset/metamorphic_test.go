@@ -204,3 +204,55 @@ func closeTo(a, b float64) bool {
 	}
 	return d <= 1e-6*max(1, a, -a, b, -b)
 }
+
+// TestSortMergeReusesOrder joins an input that is already hash-partitioned
+// and sorted on the join key: the planner forwards it and merges it without
+// sorting it again, and the answer equals the oracle's.
+func TestSortMergeReusesOrder(t *testing.T) {
+	_, os, ls := mmData(2)
+	want := map[int64]int64{} // order key -> total quantity of its lines
+	orders := map[int64]bool{}
+	for _, o := range os {
+		orders[o.OrderKey] = true
+	}
+	for _, l := range ls {
+		if orders[l.OrderKey] {
+			want[l.OrderKey] += l.Qty
+		}
+	}
+	for _, c := range []config{{"p1", 1, 0}, {"p3", 3, 0}, {"p2-tiny-memory", 2, 96 << 10}} {
+		t.Run(c.name, func(t *testing.T) {
+			env := newEnv(t, c)
+			byKey := func(o mmOrder) int64 { return o.OrderKey }
+			parted := PartitionByHash(FromSlice(env, os), byKey).On("orderkey")
+			sorted := SortPartition(parted, byKey, Ascending).On("orderkey")
+			j := Join(sorted, FromSlice(env, ls), byKey, func(l mmLine) int64 { return l.OrderKey },
+				func(o *mmOrder, l *mmLine) mmLine { return *l }, optimizer.RepartitionSortMerge).On("orderkey")
+			got := Collect(j)
+			plan, err := env.Plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			jn := plan.Nodes[len(plan.Nodes)-2]
+			if jn.Kind != optimizer.Join || jn.Decision.Ship[0] != optimizer.Forward || jn.Decision.InputLocal[0] != optimizer.LocalNone ||
+				jn.Decision.InputLocal[1] != optimizer.LocalSort {
+				t.Fatalf("join decision %+v, want input 0 forwarded and not sorted again\n%s", jn.Decision, plan.Text())
+			}
+			if _, err := env.Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			sums := map[int64]int64{}
+			for _, l := range got.Values() {
+				sums[l.OrderKey] += l.Qty
+			}
+			if len(sums) != len(want) {
+				t.Fatalf("%d orders joined, want %d", len(sums), len(want))
+			}
+			for k, v := range want {
+				if sums[k] != v {
+					t.Fatalf("order %d: quantity %d, want %d", k, sums[k], v)
+				}
+			}
+		})
+	}
+}

@@ -459,7 +459,20 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 			own.Network += b
 		}
 	}
+	if s.local == SortMerge { // an input already sorted on the key is merged as it comes
+		c.inLocal = slices.Clone(c.inLocal)
+		for i := range ins {
+			f, t := keysOf(n, i)
+			if c.ship[i] == Forward && shipped[i].l.sortedAs(f, t) {
+				c.inLocal[i] = LocalNone
+				c.notes = append(c.notes, fmt.Sprintf("input %d: reuses %s of #%d", i, shipped[i].l, n.Inputs[i].ID))
+			}
+		}
+	}
 	sortCost := func(i int) Costs {
+		if c.inLocal[i] == LocalNone {
+			return Costs{}
+		}
 		r, b := rows(i), bytes(i)
 		cost := Costs{CPU: r * math.Log2(max(2, r/par))}
 		if b/par > share {
@@ -508,8 +521,8 @@ func outputProps(n *Node, s strategy, ship []Ship, in []props) props {
 	switch n.Kind {
 	case Sort:
 		out := in[0]
-		f, _ := keysOf(n, 0)
-		out.l = local{order: f, desc: n.Descending}
+		f, t := keysOf(n, 0)
+		out.l = local{order: f, desc: n.Descending, keyType: t}
 		return out
 	case Partition:
 		return in[0]
@@ -518,13 +531,13 @@ func outputProps(n *Node, s strategy, ship []Ship, in []props) props {
 		out.l = local{}
 		return out
 	case GroupReduce:
-		f, _ := keysOf(n, 0)
-		return through(n, 0, props{g: in[0].g, l: local{order: f}})
+		f, t := keysOf(n, 0)
+		return through(n, 0, props{g: in[0].g, l: local{order: f, keyType: t}})
 	case Join, CoGroup:
 		if s.local == SortMerge || s.local == SortCoGroup {
 			for i := range in {
-				f, _ := keysOf(n, i)
-				in[i].l = local{order: f}
+				f, t := keysOf(n, i)
+				in[i].l = local{order: f, keyType: t}
 			}
 		}
 		for i := range in { // the first input whose partitioning survives
@@ -604,7 +617,12 @@ func breakRejoins(p *Plan) {
 // others, or -1 when it reads them all at once (a union).
 func firstRead(n *Node) int {
 	switch n.Decision.Local {
-	case HybridHashBuildFirst, SortMerge, SortCoGroup:
+	case SortMerge:
+		if il := n.Decision.InputLocal; len(il) == 2 && il[0] == LocalNone && il[1] != LocalNone {
+			return 1 // input 0 is merged as it comes, after input 1 is sorted
+		}
+		return 0
+	case HybridHashBuildFirst, SortCoGroup:
 		return 0
 	case HybridHashBuildSecond:
 		return 1

@@ -45,8 +45,23 @@ func (g global) String() string {
 
 // local is a data set's properties within each subtask.
 type local struct {
-	order []string // sorted on these fields
-	desc  []bool
+	order   []string // sorted on these fields
+	desc    []bool
+	keyType string // the Go type of the sort key: one type, one byte order
+}
+
+// sortedAs reports whether the data is sorted ascending on exactly fields by
+// a key of type keyType, as a sort-merge join on them would sort it.
+func (l local) sortedAs(fields []string, keyType string) bool {
+	if len(fields) == 0 || keyType == "" || l.keyType != keyType || !slices.Equal(l.order, fields) {
+		return false
+	}
+	for _, d := range l.desc {
+		if d {
+			return false
+		}
+	}
+	return true
 }
 
 func (l local) String() string {
@@ -162,7 +177,7 @@ func through(n *Node, i int, in props) props {
 		}
 	}
 	if f, ok := forward(in.l.order, fwd); ok {
-		out.l = local{order: f, desc: in.l.desc}
+		out.l = local{order: f, desc: in.l.desc, keyType: in.l.keyType}
 	}
 	return out
 }
