@@ -18,7 +18,8 @@ type keyer[T any] struct {
 	custom func(v *T, n int) int // PartitionCustom's function
 	bounds [][]byte              // PartitionByRangeBounds' encoded bounds (nil: sampled)
 	// raw and fromRaw are set when the key is the record's own bytes (see
-	// newSortKeyer): raw views them, fromRaw makes a record from a key.
+	// newSortKeyer): raw views them; fromRaw makes a record from a key, copied
+	// into the Arena, or pointing into the key when the Arena is nil.
 	raw     func(v *T) []byte
 	fromRaw func(b []byte, a *memory.Arena) T
 }

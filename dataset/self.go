@@ -23,9 +23,6 @@ func isSelf[T, K, S any](sel func(T) K, self func(S) S) bool {
 	return sel != nil && reflect.ValueOf(sel).Pointer() == reflect.ValueOf(self).Pointer()
 }
 
-// raw and fromRaw: fromRaw(b, nil) makes a record that points into b; with an
-// Arena it copies b there.
-
 // newSortKeyer is newOrderedKeyer, except that sorting strings or byte slices
 // ascending by Self gives a raw keyer: the key is the record's bytes (bytewise
 // order is the order of a single string key, so no escaping is needed), and the

@@ -177,12 +177,11 @@ func TestPartitionByRangeBounds(t *testing.T) {
 	env := newEnv(t, config{"p4", 4, 96 << 10})
 	tagged := MapPartition(PartitionByRangeBounds(FromSlice(env, in), func(r rec) int64 { return r.K }, bounds),
 		func(vals iter.Seq[rec], emit func([2]int64)) {
-			lo, hi, n := int64(math.MaxInt64), int64(math.MinInt64), int64(0)
+			lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 			for v := range vals {
-				lo, hi, n = min(lo, v.K), max(hi, v.K), n+1
+				lo, hi = min(lo, v.K), max(hi, v.K)
 			}
 			emit([2]int64{lo, hi}) // the subtask's key range
-			_ = n
 		})
 	got := Collect(tagged)
 	if _, err := env.Execute(context.Background()); err != nil {

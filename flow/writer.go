@@ -107,16 +107,6 @@ func (w *Writer[T]) Emit(v *T) error {
 func (w *Writer[T]) EmitBatch(vs []T) error {
 	w.lock()
 	defer w.unlock()
-	if view := w.part.View; view != nil && w.strategy == Range && !w.sampling && !w.done {
-		// the common case of a range partitioning by the records' own bytes
-		for i := range vs {
-			w.append(rangeIndex(w.bounds, view(&vs[i])), &vs[i])
-			if w.err != nil {
-				return w.err
-			}
-		}
-		return nil
-	}
 	for i := range vs {
 		if err := w.emit(&vs[i]); err != nil {
 			return err

@@ -181,10 +181,10 @@ const (
 	reqCoHash                   // hash-partitioned exactly as the other input
 	reqRange                    // range-partitioned on fields in order
 	reqBroadcast                // replicated to every subtask
-	reqForced                   // the user's ship strategy
+	reqForced                   // the user's Rebalance or Custom ship strategy
 )
 
-// ship returns how input i must be shipped to meet r, the properties it
+// satisfy returns how input i must be shipped to meet r, the properties it
 // then has, and a note when an existing property is reused.
 func (r requirement) satisfy(n *Node, i int, in *cand) (Ship, props, string) {
 	par := n.Parallelism
@@ -211,30 +211,8 @@ func (r requirement) satisfy(n *Node, i int, in *cand) (Ship, props, string) {
 		return Range, props{g: global{kind: rangePart, fields: r.fields, desc: r.desc, par: par}}, ""
 	case reqBroadcast:
 		return Broadcast, props{g: global{kind: replicatedPart, par: par}}, ""
-	case reqForced:
-		switch r.ship {
-		case Hash:
-			if in.out.g.hashedAs(r.fields, r.keyType, par) {
-				return Forward, in.out, reuse(in.out.g.String())
-			}
-			return Hash, keyed(), ""
-		case Range:
-			if in.out.g.rangedAs(r.fields, r.desc, par) {
-				return Forward, in.out, reuse(in.out.g.String())
-			}
-			return Range, props{g: global{kind: rangePart, fields: r.fields, desc: r.desc, par: par}}, ""
-		case Broadcast:
-			return Broadcast, props{g: global{kind: replicatedPart, par: par}}, ""
-		case Rebalance:
-			return Rebalance, props{g: global{kind: rebalancedPart, par: par}}, ""
-		case Custom:
-			return Custom, props{g: global{kind: customPart, par: par}}, ""
-		case Forward:
-			if src.Parallelism == par {
-				return Forward, in.out, ""
-			}
-			return Rebalance, props{g: global{kind: rebalancedPart, par: par}}, ""
-		}
+	case reqForced: // Rebalance or Custom; see forcedRequirement for the others
+		return r.ship, props{g: global{kind: forcedKinds[r.ship], par: par}}, ""
 	}
 	if src.Parallelism == par {
 		return Forward, in.out, ""
@@ -271,7 +249,7 @@ func strategies(n *Node) ([]strategy, error) {
 		f, t := keysOf(n, i)
 		switch {
 		case n.Forced != nil && hasForced(n, i):
-			req[i] = requirement{kind: reqForced, ship: n.Forced[i], fields: f, keyType: t, desc: n.Descending}
+			req[i] = forcedRequirement(n.Forced[i], f, t, n.Descending)
 		case i < len(n.Ordered) && n.Ordered[i]:
 			req[i] = requirement{kind: reqRange, fields: f, desc: n.Descending}
 		case i < len(n.Keyed) && n.Keyed[i]:
@@ -304,6 +282,26 @@ func strategies(n *Node) ([]strategy, error) {
 }
 
 func hasForced(n *Node, i int) bool { _, ok := n.Forced[i]; return ok }
+
+// forcedRequirement is the requirement of a ship strategy the user forced: a
+// hash or range partitioning an input already has is reused, as Flink drops
+// a partitionByHash of data partitioned so.
+func forcedRequirement(ship Ship, fields []string, keyType string, desc []bool) requirement {
+	switch ship {
+	case Hash:
+		return requirement{kind: reqCoHash, fields: fields, keyType: keyType}
+	case Range:
+		return requirement{kind: reqRange, fields: fields, desc: desc}
+	case Broadcast:
+		return requirement{kind: reqBroadcast}
+	case Forward:
+		return requirement{kind: reqAny}
+	}
+	return requirement{kind: reqForced, ship: ship}
+}
+
+// forcedKinds is the partitioning a forced Rebalance or Custom ship leaves.
+var forcedKinds = map[Ship]partKind{Rebalance: rebalancedPart, Custom: customPart}
 
 // coHash turns grouping requirements of a two-input operator into
 // co-partitioning ones: both inputs hashed by keys of the same type.

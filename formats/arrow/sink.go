@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 	"unsafe"
 
@@ -78,21 +76,22 @@ func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	if err != nil {
 		return nil, fmt.Errorf("formats/arrow: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	tf, err := formats.CreateTemp("formats/arrow", final)
 	if err != nil {
-		return nil, fmt.Errorf("formats/arrow: create %s: %w", final, err)
+		return nil, err
 	}
 	schema := schemaOf(cols)
-	fw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	fw, err := ipc.NewFileWriter(tf.F, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("formats/arrow: create %s: %w", final, err)
+		tf.Abort()
+		return nil, tf.Errorf("create", err)
 	}
-	return &writer[T]{
-		f: f, fw: fw, final: final, cols: cols, rows: s.opts.BatchRows,
+	w := &writer[T]{
+		TempFile: tf, fw: fw, cols: cols, rows: s.opts.BatchRows,
 		b: array.NewRecordBuilder(memory.DefaultAllocator, schema),
-	}, nil
+	}
+	tf.OnAbort = w.b.Release
+	return w, nil
 }
 
 // The instants a Timestamp[ns] holds.
@@ -103,15 +102,13 @@ var (
 
 // writer writes one Arrow IPC file; see formats.Writer.
 type writer[T any] struct {
-	f       *os.File
-	fw      *ipc.FileWriter
-	b       *array.RecordBuilder
-	final   string
-	cols    []column
-	rows    int   // rows per record batch
-	pending int   // rows in the builder
-	err     error // a write error: Write and Close return it
-	state   formats.WriterState
+	*formats.TempFile // Commit, Abort and Remove
+	fw                *ipc.FileWriter
+	b                 *array.RecordBuilder
+	cols              []column
+	rows              int   // rows per record batch
+	pending           int   // rows in the builder
+	err               error // a write error: Write and Close return it
 }
 
 var _ formats.Remover = (*writer[struct{ A int }])(nil)
@@ -119,8 +116,8 @@ var _ formats.Remover = (*writer[struct{ A int }])(nil)
 // Write appends the batch's rows to the builder, writing a record batch each
 // time it holds BatchRows rows.
 func (w *writer[T]) Write(batch []T) error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/arrow: write %s: writer is %s", w.final, w.state)
+	if err := w.Check("write", formats.Open); err != nil {
+		return err
 	}
 	for len(batch) > 0 && w.err == nil {
 		k := min(len(batch), w.rows-w.pending)
@@ -185,7 +182,7 @@ func (w *writer[T]) append(rows []T) {
 				t := *(*time.Time)(p)
 				if t.Before(minTime) || t.After(maxTime) {
 					// The builders now disagree on their length: the writer is done.
-					w.err = fmt.Errorf("formats/arrow: write %s: field %s: %v is outside the nanosecond timestamp range", w.final, c.Field.GoName, t)
+					w.err = fmt.Errorf("formats/arrow: write %s: field %s: %v is outside the nanosecond timestamp range", w.Final, c.Field.GoName, t)
 					return
 				}
 				b.Append(arrow.Timestamp(t.UnixNano()))
@@ -235,76 +232,23 @@ func (w *writer[T]) flush() {
 	defer rec.Release()
 	w.pending = 0
 	if err := w.fw.Write(rec); err != nil {
-		w.err = fmt.Errorf("formats/arrow: write %s: %w", w.f.Name(), err)
+		w.err = fmt.Errorf("formats/arrow: write %s: %w", w.F.Name(), err)
 	}
 }
 
 // Close writes the last batch and the footer, syncs and closes the temporary
 // file; on error it removes it.
 func (w *writer[T]) Close() error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/arrow: close %s: writer is %s", w.final, w.state)
+	if err := w.Check("close", formats.Open); err != nil {
+		return err
 	}
 	w.flush()
 	w.b.Release()
 	err := w.err
 	if err == nil {
-		if err = w.fw.Close(); err == nil {
-			err = w.f.Sync()
-		}
-		if err != nil {
-			err = fmt.Errorf("formats/arrow: close %s: %w", w.final, err)
+		if ferr := w.fw.Close(); ferr != nil {
+			err = w.Errorf("close", ferr)
 		}
 	}
-	if cerr := w.f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("formats/arrow: close %s: %w", w.final, cerr)
-	}
-	if err != nil {
-		w.state = formats.Aborted
-		os.Remove(w.f.Name())
-		return err
-	}
-	w.state = formats.Closed
-	return nil
-}
-
-// Commit renames the closed temporary file to its final name.
-func (w *writer[T]) Commit() error {
-	if w.state != formats.Closed {
-		return fmt.Errorf("formats/arrow: commit %s: writer is %s", w.final, w.state)
-	}
-	if err := os.Rename(w.f.Name(), w.final); err != nil {
-		w.state = formats.Aborted
-		os.Remove(w.f.Name())
-		return fmt.Errorf("formats/arrow: commit %s: %w", w.final, err)
-	}
-	w.state = formats.Committed
-	return nil
-}
-
-// Abort removes the temporary file, closing it first if it is open. It is a
-// no-op after Commit.
-func (w *writer[T]) Abort() {
-	switch w.state {
-	case formats.Open:
-		w.b.Release()
-		w.f.Close()
-	case formats.Closed:
-	default:
-		return
-	}
-	w.state = formats.Aborted
-	os.Remove(w.f.Name())
-}
-
-// Remove deletes the committed file; see formats.Remover.
-func (w *writer[T]) Remove() error {
-	if w.state != formats.Committed {
-		return fmt.Errorf("formats/arrow: remove %s: writer is %s", w.final, w.state)
-	}
-	w.state = formats.Aborted
-	if err := os.Remove(w.final); err != nil {
-		return fmt.Errorf("formats/arrow: remove %s: %w", w.final, err)
-	}
-	return nil
+	return w.Finish(err)
 }

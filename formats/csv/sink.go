@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 	"unsafe"
@@ -46,11 +44,11 @@ func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	if err != nil {
 		return nil, fmt.Errorf("formats/csv: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	tf, err := formats.CreateTemp("formats/csv", final)
 	if err != nil {
-		return nil, fmt.Errorf("formats/csv: create %s: %w", final, err)
+		return nil, err
 	}
-	w := &writer[T]{f: f, w: bufio.NewWriterSize(f, 1<<20), final: final, cols: cols, opts: opts}
+	w := &writer[T]{TempFile: tf, w: bufio.NewWriterSize(tf.F, 1<<20), cols: cols, opts: opts}
 	if !opts.NoHeader {
 		for ci := range cols {
 			w.sep(ci)
@@ -66,14 +64,12 @@ func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 
 // writer writes one CSV file; see formats.Writer.
 type writer[T any] struct {
-	f     *os.File
-	w     *bufio.Writer
-	final string
-	cols  []column
-	opts  Options
-	line  []byte // the row being formatted
-	err   error  // a write error: Write and Close return it
-	state formats.WriterState
+	*formats.TempFile // Commit, Abort and Remove
+	w                 *bufio.Writer
+	cols              []column
+	opts              Options
+	line              []byte // the row being formatted
+	err               error  // a write error: Write and Close return it
 }
 
 var _ formats.Remover = (*writer[struct{ A int }])(nil)
@@ -89,15 +85,15 @@ func (w *writer[T]) endLine() error {
 	_, err := w.w.Write(w.line)
 	w.line = w.line[:0]
 	if err != nil {
-		w.err = fmt.Errorf("formats/csv: write %s: %w", w.f.Name(), err)
+		w.err = fmt.Errorf("formats/csv: write %s: %w", w.F.Name(), err)
 	}
 	return w.err
 }
 
 // Write appends one row per record.
 func (w *writer[T]) Write(batch []T) error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/csv: write %s: writer is %s", w.final, w.state)
+	if err := w.Check("write", formats.Open); err != nil {
+		return err
 	}
 	if w.err != nil {
 		return w.err
@@ -214,66 +210,14 @@ func (w *writer[T]) appendText(dst, b []byte, first bool) []byte {
 
 // Close flushes, syncs and closes the temporary file; on error it removes it.
 func (w *writer[T]) Close() error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/csv: close %s: writer is %s", w.final, w.state)
+	if err := w.Check("close", formats.Open); err != nil {
+		return err
 	}
 	err := w.err
 	if err == nil {
-		if err = w.w.Flush(); err == nil {
-			err = w.f.Sync()
-		}
-		if err != nil {
-			err = fmt.Errorf("formats/csv: close %s: %w", w.final, err)
+		if ferr := w.w.Flush(); ferr != nil {
+			err = w.Errorf("close", ferr)
 		}
 	}
-	if cerr := w.f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("formats/csv: close %s: %w", w.final, cerr)
-	}
-	if err != nil {
-		w.state = formats.Aborted
-		os.Remove(w.f.Name())
-		return err
-	}
-	w.state = formats.Closed
-	return nil
-}
-
-// Commit renames the closed temporary file to its final name.
-func (w *writer[T]) Commit() error {
-	if w.state != formats.Closed {
-		return fmt.Errorf("formats/csv: commit %s: writer is %s", w.final, w.state)
-	}
-	if err := os.Rename(w.f.Name(), w.final); err != nil {
-		w.state = formats.Aborted
-		os.Remove(w.f.Name())
-		return fmt.Errorf("formats/csv: commit %s: %w", w.final, err)
-	}
-	w.state = formats.Committed
-	return nil
-}
-
-// Abort removes the temporary file, closing it first if it is open. It is a
-// no-op after Commit.
-func (w *writer[T]) Abort() {
-	switch w.state {
-	case formats.Open:
-		w.f.Close()
-	case formats.Closed:
-	default:
-		return
-	}
-	w.state = formats.Aborted
-	os.Remove(w.f.Name())
-}
-
-// Remove deletes the committed file; see formats.Remover.
-func (w *writer[T]) Remove() error {
-	if w.state != formats.Committed {
-		return fmt.Errorf("formats/csv: remove %s: writer is %s", w.final, w.state)
-	}
-	w.state = formats.Aborted
-	if err := os.Remove(w.final); err != nil {
-		return fmt.Errorf("formats/csv: remove %s: %w", w.final, err)
-	}
-	return nil
+	return w.Finish(err)
 }

@@ -3,8 +3,6 @@ package parquet
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -97,12 +95,10 @@ type column struct {
 
 // writer writes one file.
 type writer[T any] struct {
-	final, tmp string
-	f          *os.File
-	pw         *pq.Writer
-	cols       []column
-	rows       []pq.Row
-	state      formats.WriterState
+	*formats.TempFile // Commit, Abort and Remove
+	pw                *pq.Writer
+	cols              []column
+	rows              []pq.Row
 }
 
 var _ formats.Remover = (*writer[struct{ A int }])(nil)
@@ -156,11 +152,11 @@ func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	if err != nil {
 		return nil, fmt.Errorf("formats/parquet: create %s: %w", final, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	tf, err := formats.CreateTemp("formats/parquet", final)
 	if err != nil {
-		return nil, fmt.Errorf("formats/parquet: create %s: %w", final, err)
+		return nil, err
 	}
-	return &writer[T]{final: final, tmp: f.Name(), f: f, pw: pq.NewWriter(f, cfg), cols: cols}, nil
+	return &writer[T]{TempFile: tf, pw: pq.NewWriter(tf.F, cfg), cols: cols}, nil
 }
 
 // nodeFor returns the schema node and encoder of a field type.
@@ -254,8 +250,8 @@ func nodeFor(t reflect.Type, tag string) (pq.Node, encodeFunc, error) {
 
 // Write appends batch. On error the writer is aborted.
 func (w *writer[T]) Write(batch []T) error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/parquet: write %s: writer is %s", w.final, w.state)
+	if err := w.Check("write", formats.Open); err != nil {
+		return err
 	}
 	w.rows = grow(w.rows, len(batch))
 	for r := range batch {
@@ -266,7 +262,7 @@ func (w *writer[T]) Write(batch []T) error {
 			v, ok := c.encode(unsafe.Add(p, c.field.Offset))
 			if !ok {
 				w.Abort()
-				return fmt.Errorf("formats/parquet: write %s: field %s of row %d cannot be represented at the column's scale", w.final, c.field.GoName, r)
+				return fmt.Errorf("formats/parquet: write %s: field %s of row %d cannot be represented at the column's scale", w.Final, c.field.GoName, r)
 			}
 			def := 0
 			if c.ptr && !v.IsNull() {
@@ -278,7 +274,7 @@ func (w *writer[T]) Write(batch []T) error {
 	}
 	if _, err := w.pw.WriteRows(w.rows); err != nil {
 		w.Abort()
-		return fmt.Errorf("formats/parquet: write %s: %w", w.final, err)
+		return fmt.Errorf("formats/parquet: write %s: %w", w.Final, err)
 	}
 	return nil
 }
@@ -286,61 +282,12 @@ func (w *writer[T]) Write(batch []T) error {
 // Close writes the footer, syncs and closes the temporary file; on error it
 // removes it.
 func (w *writer[T]) Close() error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/parquet: close %s: writer is %s", w.final, w.state)
+	if err := w.Check("close", formats.Open); err != nil {
+		return err
 	}
-	err := w.pw.Close()
-	if err == nil {
-		err = w.f.Sync()
+	var err error
+	if perr := w.pw.Close(); perr != nil {
+		err = w.Errorf("close", perr)
 	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		w.state = formats.Aborted
-		_ = os.Remove(w.tmp)
-		return fmt.Errorf("formats/parquet: close %s: %w", w.final, err)
-	}
-	w.state = formats.Closed
-	return nil
-}
-
-// Commit renames the closed temporary file to its final name.
-func (w *writer[T]) Commit() error {
-	if w.state != formats.Closed {
-		return fmt.Errorf("formats/parquet: commit %s: writer is %s", w.final, w.state)
-	}
-	if err := os.Rename(w.tmp, w.final); err != nil {
-		w.state = formats.Aborted
-		_ = os.Remove(w.tmp)
-		return fmt.Errorf("formats/parquet: commit %s: %w", w.final, err)
-	}
-	w.state = formats.Committed
-	return nil
-}
-
-// Abort removes the temporary file, closing it first if it is open. It is a
-// no-op after Commit and safe to repeat.
-func (w *writer[T]) Abort() {
-	switch w.state {
-	case formats.Open:
-		_ = w.f.Close()
-	case formats.Closed:
-	default:
-		return
-	}
-	w.state = formats.Aborted
-	_ = os.Remove(w.tmp)
-}
-
-// Remove deletes the committed file; see formats.Remover.
-func (w *writer[T]) Remove() error {
-	if w.state != formats.Committed {
-		return fmt.Errorf("formats/parquet: remove %s: writer is %s", w.final, w.state)
-	}
-	w.state = formats.Aborted
-	if err := os.Remove(w.final); err != nil {
-		return fmt.Errorf("formats/parquet: remove %s: %w", w.final, err)
-	}
-	return nil
+	return w.Finish(err)
 }

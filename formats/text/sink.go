@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/weirdata/weir/formats"
 )
@@ -30,20 +28,18 @@ func (s *Sink) Create(ctx context.Context, i, n int) (formats.Writer[string], er
 	if err != nil {
 		return nil, fmt.Errorf("formats/text: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	tf, err := formats.CreateTemp("formats/text", final)
 	if err != nil {
-		return nil, fmt.Errorf("formats/text: create %s: %w", final, err)
+		return nil, err
 	}
-	return &writer{f: f, w: bufio.NewWriterSize(f, 1<<20), final: final}, nil
+	return &writer{TempFile: tf, w: bufio.NewWriterSize(tf.F, 1<<20)}, nil
 }
 
 // writer writes lines to a temporary file; see formats.Writer.
 type writer struct {
-	f     *os.File
-	w     *bufio.Writer
-	final string
-	err   error // a write error: Write and Close return it
-	state formats.WriterState
+	*formats.TempFile // Commit, Abort and Remove
+	w                 *bufio.Writer
+	err               error // a write error: Write and Close return it
 }
 
 var _ formats.Remover = (*writer)(nil)
@@ -54,8 +50,8 @@ func (w *writer) CopiesValues() {}
 
 // Write appends each record followed by '\n'.
 func (w *writer) Write(batch []string) error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/text: write %s: writer is %s", w.final, w.state)
+	if err := w.Check("write", formats.Open); err != nil {
+		return err
 	}
 	if w.err != nil {
 		return w.err
@@ -63,7 +59,7 @@ func (w *writer) Write(batch []string) error {
 	for _, s := range batch {
 		w.w.WriteString(s)
 		if err := w.w.WriteByte('\n'); err != nil {
-			w.err = fmt.Errorf("formats/text: write %s: %w", w.f.Name(), err)
+			w.err = fmt.Errorf("formats/text: write %s: %w", w.F.Name(), err)
 			return w.err
 		}
 	}
@@ -72,66 +68,14 @@ func (w *writer) Write(batch []string) error {
 
 // Close flushes, syncs and closes the temporary file; on error it removes it.
 func (w *writer) Close() error {
-	if w.state != formats.Open {
-		return fmt.Errorf("formats/text: close %s: writer is %s", w.final, w.state)
+	if err := w.Check("close", formats.Open); err != nil {
+		return err
 	}
 	err := w.err
 	if err == nil {
-		if err = w.w.Flush(); err == nil {
-			err = w.f.Sync()
-		}
-		if err != nil {
-			err = fmt.Errorf("formats/text: close %s: %w", w.final, err)
+		if ferr := w.w.Flush(); ferr != nil {
+			err = w.Errorf("close", ferr)
 		}
 	}
-	if cerr := w.f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("formats/text: close %s: %w", w.final, cerr)
-	}
-	if err != nil {
-		w.state = formats.Aborted
-		os.Remove(w.f.Name())
-		return err
-	}
-	w.state = formats.Closed
-	return nil
-}
-
-// Commit renames the closed temporary file to its final name.
-func (w *writer) Commit() error {
-	if w.state != formats.Closed {
-		return fmt.Errorf("formats/text: commit %s: writer is %s", w.final, w.state)
-	}
-	if err := os.Rename(w.f.Name(), w.final); err != nil {
-		w.state = formats.Aborted
-		os.Remove(w.f.Name())
-		return fmt.Errorf("formats/text: commit %s: %w", w.final, err)
-	}
-	w.state = formats.Committed
-	return nil
-}
-
-// Abort removes the temporary file, closing it first if it is open. It is a
-// no-op after Commit.
-func (w *writer) Abort() {
-	switch w.state {
-	case formats.Open:
-		w.f.Close()
-	case formats.Closed:
-	default:
-		return
-	}
-	w.state = formats.Aborted
-	os.Remove(w.f.Name())
-}
-
-// Remove deletes the committed file; see formats.Remover.
-func (w *writer) Remove() error {
-	if w.state != formats.Committed {
-		return fmt.Errorf("formats/text: remove %s: writer is %s", w.final, w.state)
-	}
-	w.state = formats.Aborted
-	if err := os.Remove(w.final); err != nil {
-		return fmt.Errorf("formats/text: remove %s: %w", w.final, err)
-	}
-	return nil
+	return w.Finish(err)
 }
