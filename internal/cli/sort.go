@@ -198,7 +198,8 @@ func (j *sortJob) run(ctx context.Context) (err error) {
 		lines = dataset.PartitionByRangeBounds(lines, dataset.Self[string], bounds)
 	}
 	sorted := dataset.SortPartition(lines, dataset.Self[string], dataset.Ascending)
-	sink := &rangeFileSink{path: j.output, sizes: sizes, written: &j.written, phase: &j.phase}
+	sink := &rangeFileSink{path: j.output, sizes: sizes, written: &j.written, phase: &j.phase,
+		bufSize: pow2Clamp(j.memory/32, 4<<10, 4<<20)}
 	dataset.Output(sorted, "output", sink)
 
 	stop := j.startProgress(st.Size())
@@ -319,8 +320,10 @@ type rangeFileSink struct {
 	written *atomic.Int64
 	phase   *atomic.Int32
 	lines   atomic.Int64
+	bufSize int // each writer's buffer
 
 	mu        sync.Mutex
+	sized     bool     // the file has its final length
 	f         *os.File // the temporary output, shared by the writers
 	open      int      // writers created and not yet committed or aborted
 	committed int
@@ -335,10 +338,10 @@ func (s *rangeFileSink) Create(ctx context.Context, i, n int) (formats.Writer[st
 		if err != nil {
 			return nil, fmt.Errorf("create output: %w", err)
 		}
-		s.f, s.committed, s.failed = f, 0, false
+		s.f, s.committed, s.failed, s.sized = f, 0, false, false
 	}
 	s.open++
-	return &rangeWriter{s: s, i: i, n: n, off: -1, buf: make([]byte, 0, 1<<20)}, nil
+	return &rangeWriter{s: s, i: i, n: n, off: -1, buf: make([]byte, 0, s.bufSize)}, nil
 }
 
 // release ends one writer; the last one closes the file and renames it (all
@@ -424,11 +427,15 @@ func (w *rangeWriter) locate() error {
 	off, total := w.s.sizes.offset(w.i)
 	w.s.phase.Store(phaseMerge)
 	w.off, w.start = off, off
-	if total > 0 && w.i == 0 && w.n > 1 {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	if !w.s.sized && total > 0 && w.n > 1 {
+		// Give the file its length before any range writes into it.
 		if err := w.s.f.Truncate(total); err != nil {
 			return fmt.Errorf("size output: %w", err)
 		}
 	}
+	w.s.sized = true
 	return nil
 }
 
