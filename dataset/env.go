@@ -57,6 +57,7 @@ type Env struct {
 	opts  Options
 	nodes []*node
 	errs  []error
+	loops []*loop
 }
 
 // New returns an empty program.
@@ -92,6 +93,9 @@ type Result struct {
 	// Options.Adaptive, the vertices of both stages, the first stage's first,
 	// and the larger of the two stages' peak memory.
 	Metrics *flow.Result
+	// Iterations holds, per iteration of the program (Iterate, IterateDelta),
+	// what each of its supersteps did.
+	Iterations []IterationStats
 }
 
 // Plan builds the program's optimizer model and plans it, without running
@@ -122,8 +126,14 @@ func (e *Env) plan() (*optimizer.Plan, error) {
 		n.opt.Actual = nil
 		plan.Nodes = append(plan.Nodes, &n.opt)
 	}
+	if err := e.checkLoops(); err != nil {
+		return nil, err
+	}
 	if err := e.opts.Planner.Plan(plan); err != nil {
 		return nil, fmt.Errorf("dataset: plan: %w", err)
+	}
+	if err := e.fixLoopExchanges(plan); err != nil {
+		return nil, err
 	}
 	return plan, nil
 }
@@ -149,7 +159,10 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		n.reset()
 		n.rows.Store(0)
 	}
-	if e.opts.Adaptive {
+	for _, lp := range e.loops {
+		lp.reset()
+	}
+	if e.opts.Adaptive && len(e.loops) == 0 {
 		st := e.splitStages()
 		if len(st.cuts) > 0 {
 			return e.executeAdaptive(ctx, plan, st)
@@ -164,7 +177,16 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	e.publish()
-	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res}, nil
+	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res, Iterations: e.iterationStats()}, nil
+}
+
+// iterationStats returns what every iteration of the last execution did.
+func (e *Env) iterationStats() []IterationStats {
+	var out []IterationStats
+	for _, lp := range e.loops {
+		out = append(out, IterationStats{Name: lp.name, Supersteps: lp.stats})
+	}
+	return out
 }
 
 // runStage translates nodes (every node's inputs among them) and runs them.

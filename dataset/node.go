@@ -76,6 +76,19 @@ type node struct {
 	// adapt, set for nodes with an output, builds the typed parts of adaptive
 	// execution over the node's output records (see adaptive.go).
 	adapt *adaptOps
+
+	// Iterations (loop.go): the loop the node is part of and its role there;
+	// loopDelta marks a delta iteration's delta tail. replayer holds, per
+	// loop, the node that replays this node's output (a loop-invariant input)
+	// every superstep; newReplayer makes one and supersteps puts the reader
+	// of this node's output into superstep mode (both typed by the output).
+	loop        *loop
+	role        loopRole
+	resultOf    *loop // an iteration's result source
+	loopDelta   bool
+	replayer    map[*loop]*node
+	newReplayer func(lp *loop) *node
+	supersteps  func(tc *task, input int) (func(), error)
 }
 
 func (n *node) name() string { return n.opt.Name }
@@ -110,6 +123,8 @@ func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node
 func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 	n.opt.RowBytes = rowBytes[T]()
 	n.adapt = newAdaptOps[T](n)
+	n.newReplayer = func(lp *loop) *node { return newReplayer[T](lp, n) }
+	n.supersteps = stepSupersteps[T]
 	n.count = func(next any) any {
 		c, ok := next.(collector[T])
 		if !ok {
@@ -120,7 +135,7 @@ func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 	n.writers = func(tc *task, edges []outEdge) (any, error) {
 		fan := &fanout[T]{}
 		for j, oe := range edges {
-			var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j)}
+			var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j), tc: tc}
 			if comb := oe.consumer.combine[oe.input]; comb != nil && oe.consumer.opt.Decision.Combine {
 				wrapped, err := comb(tc, c)
 				if err != nil {
@@ -188,12 +203,22 @@ func (f *fanout[T]) close() error {
 	return nil
 }
 
-// writerCollector writes batches to a flow output; flow closes the writer when
+// writerCollector writes batches to a flow output; in an iteration's task its
+// close ends the superstep with an EndOfSuperstep event. Flow closes the writer when
 // the task's body returns.
-type writerCollector[T any] struct{ w *flow.Writer[T] }
+type writerCollector[T any] struct {
+	w  *flow.Writer[T]
+	tc *task
+}
 
 func (c *writerCollector[T]) collect(b []T) error { return c.w.EmitBatch(b) }
-func (c *writerCollector[T]) close() error        { return nil }
+
+func (c *writerCollector[T]) close() error {
+	if c.tc.loop != nil {
+		return c.w.Event(flow.Event{Kind: flow.EndOfSuperstep, Value: int64(c.tc.step)})
+	}
+	return nil
+}
 
 // countingCollector counts the records of the batches it passes on (one
 // atomic add per batch, no allocation).

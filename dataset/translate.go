@@ -62,6 +62,19 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 			n.vertex = i
 		}
 	}
+	// every subtask of an iteration's tasks meets at its barrier; those and
+	// the subtasks of its result share its storage
+	loopTasks := map[*loop]int{}
+	for _, vi := range vertices {
+		h := vi.chain[0]
+		if h.loop != nil && h.role != notInLoop {
+			h.loop.parties += h.opt.Parallelism
+			loopTasks[h.loop] += h.opt.Parallelism
+		}
+		if h.resultOf != nil {
+			loopTasks[h.resultOf] += h.opt.Parallelism
+		}
+	}
 	for _, vi := range vertices {
 		vi := vi
 		names := make([]string, len(vi.chain))
@@ -72,23 +85,34 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.opt.Parallelism, func(ftc *flow.TaskContext) error {
 			tc := &task{TaskContext: ftc, memShare: share}
 			defer tc.exit()
-			tail := vi.chain[len(vi.chain)-1]
-			var out any
-			if tail.writers != nil {
-				var err error
-				if out, err = tail.writers(tc, vi.outs); err != nil {
-					return err
+			run := func() error {
+				tail := vi.chain[len(vi.chain)-1]
+				var out any
+				if tail.writers != nil {
+					var err error
+					if out, err = tail.writers(tc, vi.outs); err != nil {
+						return err
+					}
 				}
-			}
-			out = counted(tail, out)
-			for i := len(vi.chain) - 1; i >= 1; i-- {
-				var err error
-				if out, err = vi.chain[i].wrap(tc, out); err != nil {
-					return err
+				out = counted(tail, out)
+				for i := len(vi.chain) - 1; i >= 1; i-- {
+					var err error
+					if out, err = vi.chain[i].wrap(tc, out); err != nil {
+						return err
+					}
+					out = counted(vi.chain[i-1], out)
 				}
-				out = counted(vi.chain[i-1], out)
+				return head.run(tc, out)
 			}
-			return head.run(tc, out)
+			if lp := head.resultOf; lp != nil {
+				defer lp.exit(loopTasks[lp])
+			}
+			if lp := head.loop; lp != nil && head.role != notInLoop {
+				defer lp.exit(loopTasks[lp])
+				tc.loop = lp
+				return lp.runTask(tc, head, run)
+			}
+			return run()
 		})
 	}
 	for _, vi := range vertices {

@@ -52,6 +52,12 @@ type task struct {
 	// memShare is the managed memory each memory-using operator instance may
 	// hold (0: no limit but the budget's); see Env.memoryShare.
 	memShare int64
+	// loop, in the tasks of an iteration, is the iteration; step is the
+	// current superstep (from 1) and stepInputs the NextSuperstep of the
+	// inputs read in superstep mode.
+	loop       *loop
+	step       int
+	stepInputs []func()
 }
 
 // onExit registers f to run when the task's body returns.

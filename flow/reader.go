@@ -27,6 +27,10 @@ type Reader[T any] struct {
 	ev      Event
 	closed  bool
 
+	// superstep mode (see Supersteps)
+	step      *Aligner[T]
+	stepEnded bool
+
 	// blocking
 	waited bool
 	si     int // index in sources of the store being replayed
@@ -82,10 +86,45 @@ func (r *Reader[T]) Next(ctx context.Context) ([]T, error) {
 	}
 }
 
+// ErrEndOfSuperstep is what a Reader in superstep mode returns at the end of a
+// superstep. It wraps io.EOF, so a body that reads its input "until EOF" reads
+// one superstep.
+var ErrEndOfSuperstep = fmt.Errorf("flow: end of superstep: %w", io.EOF)
+
+// Supersteps puts the reader into superstep mode, for the bodies of an
+// iteration, which run once per superstep: an EndOfSuperstep event, once every
+// live producer sent it (aligned as an Aligner does), ends the superstep: Next
+// and NextOrEvent return ErrEndOfSuperstep from then on, until NextSuperstep
+// starts the next one. io.EOF still means every producer ended. Call it before
+// the first read; only pipelined edges carry events.
+func (r *Reader[T]) Supersteps() error {
+	if r.x.mode != Pipelined {
+		return fmt.Errorf("flow: edge %s: supersteps need a pipelined edge", r.x.e.name)
+	}
+	if r.step == nil {
+		r.step = NewAligner(r)
+	}
+	return nil
+}
+
+// NextSuperstep lets a reader in superstep mode read the next superstep.
+func (r *Reader[T]) NextSuperstep() { r.stepEnded = false }
+
 // NextOrEvent returns either the next batch (ev == nil) or the next event
 // (batch == nil), in the order the producers sent them, or io.EOF when every
 // producer ended. *ev is valid until the next call.
 func (r *Reader[T]) NextOrEvent(ctx context.Context) (batch []T, ev *Event, err error) {
+	if r.step != nil {
+		if r.stepEnded {
+			return nil, nil, ErrEndOfSuperstep
+		}
+		b, ev, err := r.step.Next(ctx)
+		if ev != nil && ev.Kind == EndOfSuperstep {
+			r.stepEnded = true
+			return nil, nil, ErrEndOfSuperstep
+		}
+		return b, ev, err
+	}
 	r.recycle()
 	for {
 		if r.live == 0 {

@@ -28,4 +28,16 @@
 //     each); it takes that minimum even past the budget (memory.Reservation.Force),
 //     and spills everything above it.
 //   - Emitted slices are valid only during the call that receives them.
+//
+// # Index
+//
+// Index is the solution set of a delta iteration: (key, value) records unique by
+// key, in hash buckets that stay resident (a RecordBuffer and an open-addressing
+// table) until the budget is hit, then are spilled one at a time, largest first,
+// for good. Upsert and Probe act at once on a resident bucket; on a spilled one
+// they are appended to the bucket's pending log, which FinishProbes (answering the
+// deferred probes), ApplyPending (applying the upserts) and All replay in call
+// order on a loaded copy of the bucket, one bucket at a time. A probe answers with
+// the value its key had when Probe was called, whatever the budget. Unlike the
+// other kernels, an Index lives across supersteps and is released by its Close.
 package sortjoin

@@ -10,5 +10,6 @@ func newGenCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newGenLinesCommand())
+	cmd.AddCommand(newGenGraphCommand(), newGenPointsCommand())
 	return cmd
 }

@@ -1,0 +1,236 @@
+package dataset
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/spill"
+)
+
+// spool holds one partition of records of T between the supersteps of an
+// iteration: the partial solution a tail stores for the head, a workset, a
+// delta, or a loop-invariant input replayed every superstep. Records are
+// serialized (uvarint length, then memory.Codec bytes) into segments of the
+// job's memory manager; when the budget is exhausted the segments are written
+// to a spill file and freed, so a spool never fails for lack of memory.
+//
+// A spool belongs to one goroutine at a time: the iteration's barrier orders
+// the tail that fills it and the head that replays it.
+type spool[T any] struct {
+	name    string
+	codec   *memory.Codec[T]
+	res     *memory.Reservation
+	space   *spill.Space
+	segs    [][]byte // segments, each cut to the bytes used
+	big     [][]byte // records larger than a segment (order among records is not kept)
+	files   []spill.Handle
+	n       int64
+	scratch []byte
+	segSize int
+}
+
+func newSpool[T any](env sortjoin.Env, name string, codec *memory.Codec[T]) *spool[T] {
+	return &spool[T]{
+		name:    name,
+		codec:   codec,
+		res:     env.Memory.NewReservation(name),
+		space:   spill.NewSpace(env.FS, name, env.Spill),
+		segSize: env.Memory.SegmentSize(),
+	}
+}
+
+// Len returns the records added since the last reset.
+func (s *spool[T]) Len() int64 { return s.n }
+
+// add appends a batch.
+func (s *spool[T]) add(b []T) error {
+	for i := range b {
+		s.scratch = s.codec.Append(s.scratch[:0], &b[i])
+		if err := s.put(s.scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put stores one encoded record.
+func (s *spool[T]) put(rec []byte) error {
+	s.n++
+	var hdr [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(hdr[:], uint64(len(rec)))
+	size := h + len(rec)
+	if size > s.segSize {
+		// larger than a segment: memory of its own, forced (one record is the
+		// minimum to make progress), spilled with the rest
+		s.res.Force(int64(size))
+		b := make([]byte, 0, size)
+		b = append(append(b, hdr[:h]...), rec...)
+		s.big = append(s.big, b)
+		return nil
+	}
+	if len(s.segs) == 0 || cap(s.segs[len(s.segs)-1])-len(s.segs[len(s.segs)-1]) < size {
+		seg, err := s.res.Segment()
+		if errors.Is(err, memory.ErrBudgetExceeded) {
+			if err := s.spill(); err != nil {
+				return err
+			}
+			seg = s.res.ForceSegment()
+		} else if err != nil {
+			return err
+		}
+		s.segs = append(s.segs, seg[:0])
+	}
+	last := &s.segs[len(s.segs)-1]
+	*last = append(append(*last, hdr[:h]...), rec...)
+	return nil
+}
+
+// each calls fn with every record held in memory, in order: segments, then
+// records larger than a segment.
+func (s *spool[T]) each(fn func(rec []byte) error) error {
+	for _, seg := range s.segs {
+		if err := walkRecords(seg, fn); err != nil {
+			return err
+		}
+	}
+	for _, b := range s.big {
+		if err := walkRecords(b, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func walkRecords(b []byte, fn func(rec []byte) error) error {
+	for len(b) > 0 {
+		l, h := binary.Uvarint(b)
+		if h <= 0 || uint64(len(b)-h) < l {
+			return fmt.Errorf("dataset: internal error: corrupt spool record")
+		}
+		if err := fn(b[h : h+int(l)]); err != nil {
+			return err
+		}
+		b = b[h+int(l):]
+	}
+	return nil
+}
+
+// spill writes the records held in memory to a spill file and frees their
+// memory.
+func (s *spool[T]) spill() error {
+	if len(s.segs) == 0 && len(s.big) == 0 {
+		return nil
+	}
+	w, err := s.space.Create()
+	if err != nil {
+		return fmt.Errorf("dataset: %s: spill: %w", s.name, err)
+	}
+	if err := s.each(w.Append); err != nil {
+		w.Abort()
+		return fmt.Errorf("dataset: %s: spill to %s: %w", s.name, w.Name(), err)
+	}
+	h, err := w.Finish()
+	if err != nil {
+		return fmt.Errorf("dataset: %s: spill to %s: %w", s.name, w.Name(), err)
+	}
+	s.files = append(s.files, h)
+	s.freeMemory()
+	return nil
+}
+
+func (s *spool[T]) freeMemory() {
+	for _, seg := range s.segs {
+		s.res.FreeSegment(seg[:cap(seg)])
+	}
+	for _, b := range s.big {
+		s.res.Shrink(int64(cap(b)))
+	}
+	clear(s.segs)
+	clear(s.big)
+	s.segs, s.big = s.segs[:0], s.big[:0]
+}
+
+// replay decodes every record (spilled first, then in memory) and passes them
+// to fn in batches of up to batch records. Decoded strings and slices are
+// fresh memory: fn's receivers may keep them.
+func (s *spool[T]) replay(ctx context.Context, batch int, fn func([]T) error) error {
+	buf := make([]T, 0, batch)
+	arena := memory.NewArena(0)
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := fn(buf)
+		clear(buf)
+		buf = buf[:0]
+		return err
+	}
+	decode := func(rec []byte) error {
+		var zero T
+		buf = append(buf, zero)
+		if _, err := s.codec.DecodeArena(rec, &buf[len(buf)-1], arena); err != nil {
+			return fmt.Errorf("dataset: %s: decode: %w", s.name, err)
+		}
+		if len(buf) == batch {
+			return flush()
+		}
+		return nil
+	}
+	for _, h := range s.files {
+		if err := s.replayFile(h, decode); err != nil {
+			return err
+		}
+	}
+	if err := s.each(decode); err != nil {
+		return err
+	}
+	return flush()
+}
+
+func (s *spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
+	rm := s.space.Options().ReaderMemory()
+	s.res.Force(rm)
+	defer s.res.Shrink(rm)
+	r, err := s.space.Open(h)
+	if err != nil {
+		return fmt.Errorf("dataset: %s: open %s: %w", s.name, h.Name, err)
+	}
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("dataset: %s: read %s: %w", s.name, h.Name, err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// reset empties the spool for reuse: memory freed, files removed.
+func (s *spool[T]) reset() {
+	s.freeMemory()
+	for _, h := range s.files {
+		_ = s.space.Remove(h)
+	}
+	s.files = s.files[:0]
+	s.n = 0
+}
+
+// release frees everything; the spool must not be used afterwards.
+func (s *spool[T]) release() {
+	s.reset()
+	_ = s.space.Close()
+	_ = s.res.Release()
+}
