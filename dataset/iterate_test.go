@@ -197,3 +197,177 @@ func powerIteration(n int, links []link, k int) []float64 {
 	return r
 }
 
+type vertexComponent struct{ V, C int64 }
+
+// connectedComponents is Flink's ConnectedComponents example: a delta
+// iteration whose workset holds the vertices whose component changed.
+func connectedComponents(env *Env, vertices []int64, edges []link, max int) *DataSet[vertexComponent] {
+	vs := Map(FromSlice(env, vertices), func(v int64) vertexComponent { return vertexComponent{v, v} })
+	both := FlatMap(FromSlice(env, edges), func(l link, emit func(link)) {
+		emit(l)
+		emit(link{l.Dst, l.Src})
+	})
+	return IterateDelta(vs, vs, func(x vertexComponent) int64 { return x.V }, max,
+		func(it *DeltaIteration[vertexComponent, int64], ws *DataSet[vertexComponent]) (*DataSet[vertexComponent], *DataSet[vertexComponent]) {
+			cands := Join(ws, both, func(x vertexComponent) int64 { return x.V }, func(l link) int64 { return l.Src },
+				func(x *vertexComponent, l *link) vertexComponent { return vertexComponent{l.Dst, x.C} })
+			mins := GroupBy(cands, func(x vertexComponent) int64 { return x.V }).
+				Reduce(func(a, b vertexComponent) vertexComponent { return vertexComponent{a.V, min(a.C, b.C)} })
+			delta := JoinSolution(mins, it, func(x vertexComponent) int64 { return x.V },
+				func(w *vertexComponent, sol *vertexComponent, emit func(vertexComponent)) {
+					if sol != nil && w.C < sol.C {
+						emit(*w)
+					}
+				})
+			return delta, delta
+		})
+}
+
+// unionFind is the oracle of connected components: every vertex's smallest
+// reachable vertex.
+func unionFind(vertices []int64, edges []link) map[int64]int64 {
+	parent := map[int64]int64{}
+	var find func(int64) int64
+	find = func(x int64) int64 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, v := range vertices {
+		parent[v] = v
+	}
+	for _, l := range edges {
+		a, b := find(l.Src), find(l.Dst)
+		if a != b {
+			parent[max(a, b)] = min(a, b)
+		}
+	}
+	out := map[int64]int64{}
+	for _, v := range vertices {
+		out[v] = find(v)
+	}
+	// union by smaller root keeps every root the minimum of its set
+	return out
+}
+
+func randomGraph(seed uint64, n, m int) ([]int64, []link) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	vs := make([]int64, n)
+	for i := range vs {
+		vs[i] = int64(i + 1)
+	}
+	ls := make([]link, m)
+	for i := range ls {
+		ls[i] = link{r.Int64N(int64(n)) + 1, r.Int64N(int64(n)) + 1}
+	}
+	return vs, ls
+}
+
+// TestConnectedComponents: the delta iteration equals union-find on random
+// graphs (many small components, and one giant one), with worksets that
+// shrink to nothing, under every configuration, the tiny budget spilling the
+// solution set.
+func TestConnectedComponents(t *testing.T) {
+	for _, c := range configs {
+		for _, g := range []struct{ n, m int }{{0, 0}, {1, 0}, {50, 30}, {3000, 2000}, {1500, 4500}} {
+			t.Run(fmt.Sprintf("%s/%d-%d", c.name, g.n, g.m), func(t *testing.T) {
+				vs, ls := randomGraph(uint64(g.n+g.m), g.n, g.m)
+				want := unionFind(vs, ls)
+				env := newEnv(t, c)
+				got := Collect(connectedComponents(env, vs, ls, 1000))
+				res, err := env.Execute(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals := got.Values()
+				if len(vals) != len(vs) {
+					t.Fatalf("%d vertices, want %d", len(vals), len(vs))
+				}
+				for _, x := range vals {
+					if want[x.V] != x.C {
+						t.Fatalf("vertex %d in component %d, want %d", x.V, x.C, want[x.V])
+					}
+				}
+				steps := res.Iterations[0].Supersteps
+				if len(steps) == 0 || steps[len(steps)-1].Records != 0 {
+					t.Fatalf("supersteps %+v: the last workset is not empty", steps)
+				}
+				t.Logf("worksets: %v", worksets(steps))
+				if spilled := steps[len(steps)-1].SolutionSpilled; c.memory > 0 && g.n >= 1000 && spilled == 0 {
+					t.Fatalf("the solution set did not spill under a budget of %d bytes", c.memory)
+				}
+			})
+		}
+	}
+}
+
+func worksets(s []SuperstepStats) []int64 {
+	out := make([]int64, len(s))
+	for i, x := range s {
+		out[i] = x.Records
+	}
+	return out
+}
+
+// TestIterateTermination: a termination criterion (TerminateWhenEmpty) and a
+// convergence criterion on an aggregator end the iteration at the superstep a
+// direct computation predicts; the aggregator's value reaches the next
+// superstep.
+func TestIterateTermination(t *testing.T) {
+	xs := []int64{5, 3, 17, 0, 9}
+	for _, c := range configs {
+		t.Run(c.name+"/criterion", func(t *testing.T) {
+			env := newEnv(t, c)
+			res := Iterate(FromSlice(env, xs), 100, func(it *Iteration, p *DataSet[int64]) *DataSet[int64] {
+				next := Map(p, func(x int64) int64 { return max(x-1, 0) })
+				TerminateWhenEmpty(it, next.Filter(func(x int64) bool { return x > 0 }))
+				return next
+			})
+			got := Collect(res)
+			r, err := env.Execute(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the largest value, 17, reaches 0 in superstep 17
+			if n := len(r.Iterations[0].Supersteps); n != 17 {
+				t.Fatalf("%d supersteps, want 17", n)
+			}
+			for _, v := range got.Values() {
+				if v != 0 {
+					t.Fatalf("value %d after the iteration, want 0", v)
+				}
+			}
+		})
+		t.Run(c.name+"/aggregator", func(t *testing.T) {
+			env := newEnv(t, c)
+			var seen []int64
+			res := Iterate(FromSlice(env, xs), 100, func(it *Iteration, p *DataSet[int64]) *DataSet[int64] {
+				sum := SumAggregator[int64](it)
+				it.ConvergeWhen(func(step int) bool {
+					seen = append(seen, sum.Previous())
+					return sum.Previous() == 0
+				})
+				return MapPartition(p, func(vals iter.Seq[int64], emit func(int64)) {
+					var s int64
+					for x := range vals {
+						x /= 2
+						s += x
+						emit(x)
+					}
+					sum.Add(s)
+				})
+			})
+			Collect(res)
+			if _, err := env.Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			// sums after each halving: 16, 7, 3, 1, 0
+			want := []int64{2 + 1 + 8 + 0 + 4, 1 + 0 + 4 + 0 + 2, 0 + 0 + 2 + 0 + 1, 1 + 0, 0}
+			if !slices.Equal(seen, want) {
+				t.Fatalf("aggregated sums %v, want %v", seen, want)
+			}
+		})
+	}
+}

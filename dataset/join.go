@@ -87,6 +87,13 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	}
 	connectInput[L](n, 0, lk)
 	connectInput[R](n, 1, rk)
+	n.canCache = func(i int) bool { return cachedJoinKind(kind, i) }
+	var sj *staticJoin[L, R, O]
+	n.reset = func() {
+		if n.cached {
+			sj = &staticJoin[L, R, O]{static: n.cacheInput, index: make([]*sortjoin.Index, n.opt.Parallelism)}
+		}
+	}
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[O](n, out)
 		if err != nil {
@@ -97,6 +104,15 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 		e := &joinEmitter[L, R, O]{fn: fn, lc: lc, rc: rc, next: c, batch: env.opts.BatchSize}
 		name := fmt.Sprintf("%s %d", where, tc.Subtask)
 		ctx := tc.Context()
+		if sj != nil && tc.loop != nil {
+			if err := sj.run(tc, li, ri, kind, e, name); err != nil {
+				return err
+			}
+			if err := e.flush(); err != nil {
+				return err
+			}
+			return c.close()
+		}
 		switch local := n.opt.Decision.Local; local {
 		case optimizer.HybridHashBuildFirst, optimizer.HybridHashBuildSecond:
 			build := sortjoin.Left

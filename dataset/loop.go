@@ -47,6 +47,7 @@ type loop struct {
 	workset   *node // a delta iteration's workset tail
 	aggs      []rollable
 	converged func(superstep int) bool
+	spilled   func() int64 // a delta iteration's solution set spill so far
 
 	// per execution (reset)
 	mu       sync.Mutex
@@ -74,7 +75,10 @@ type SuperstepStats struct {
 	Records int64
 	// Delta is the records merged into the solution set (delta iterations).
 	Delta int64
-	Time  time.Duration
+	// SolutionSpilled is what the solution set (delta iterations) has
+	// written to disk so far, in bytes.
+	SolutionSpilled int64
+	Time            time.Duration
 }
 
 // IterationStats are an iteration's supersteps, in order.
@@ -168,6 +172,9 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 	if d, ok := lp.deltaCount(); ok {
 		st.Delta = d
 	}
+	if lp.spilled != nil {
+		st.SolutionSpilled = lp.spilled()
+	}
 	lp.stats = append(lp.stats, st)
 	for _, c := range lp.counts {
 		c.Store(0)
@@ -254,6 +261,20 @@ func (lp *loop) seal(where string) {
 		if n.loop != lp || (n.role != loopBody && n.role != loopTail) {
 			continue
 		}
+		static := -1
+		for i, in := range n.inputs {
+			if in.loop != lp || in.role == notInLoop {
+				if static >= 0 {
+					static = -2 // several: replay them
+				} else if static == -1 {
+					static = i
+				}
+			}
+		}
+		if static >= 0 && n.canCache != nil && n.canCache(static) {
+			n.cached, n.cacheInput = true, static // read once, kept as an index
+			continue
+		}
 		for i, in := range n.inputs {
 			if in.loop == lp && in.role != notInLoop {
 				continue
@@ -323,6 +344,9 @@ func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 			continue
 		}
 		d := &n.opt.Decision
+		if n.cached {
+			d.Notes = append(d.Notes, fmt.Sprintf("loop-invariant input %d: read once, kept as a hash index across supersteps", n.cacheInput))
+		}
 		for i, in := range n.inputs {
 			if in.loop != n.loop {
 				continue
@@ -341,11 +365,11 @@ func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 func (lp *loop) runTask(tc *task, head *node, body func() error) error {
 	for i, in := range head.inputs {
 		if in.loop == lp && in.role != notInLoop {
-			next, err := in.supersteps(tc, i)
+			si, err := in.supersteps(tc, i)
 			if err != nil {
 				return err
 			}
-			tc.stepInputs = append(tc.stepInputs, next)
+			tc.stepInputs = append(tc.stepInputs, si)
 		}
 	}
 	ctx := tc.Context()
@@ -354,6 +378,14 @@ func (lp *loop) runTask(tc *task, head *node, body func() error) error {
 		if err := body(); err != nil {
 			return err
 		}
+		// an operator may stop reading early (a join with an empty build side
+		// skips its probe side): the rest of the superstep is dropped, so that
+		// producers never block on it
+		for _, si := range tc.stepInputs {
+			if err := si.drain(ctx); err != nil {
+				return err
+			}
+		}
 		more, err := lp.await(ctx, step)
 		if err != nil {
 			return err
@@ -361,8 +393,8 @@ func (lp *loop) runTask(tc *task, head *node, body func() error) error {
 		if !more {
 			return nil
 		}
-		for _, next := range tc.stepInputs {
-			next()
+		for _, si := range tc.stepInputs {
+			si.next()
 		}
 	}
 }
@@ -370,12 +402,28 @@ func (lp *loop) runTask(tc *task, head *node, body func() error) error {
 // errNoLoop is returned for a loop API used outside its step function.
 var errNoLoop = errors.New("not inside an iteration")
 
-// stepSupersteps returns the function that puts input i of a task (records of
-// T) into superstep mode and returns its NextSuperstep.
-func stepSupersteps[T any](tc *task, i int) (func(), error) {
+// stepInput is an input of a loop task read in superstep mode.
+type stepInput struct {
+	next  func()                          // start reading the next superstep
+	drain func(ctx context.Context) error // skip the rest of this superstep
+}
+
+// stepSupersteps puts input i of a task (records of T) into superstep mode.
+func stepSupersteps[T any](tc *task, i int) (stepInput, error) {
 	r := flow.Input[T](tc.TaskContext, i)
 	if err := r.Supersteps(); err != nil {
-		return nil, err
+		return stepInput{}, err
 	}
-	return r.NextSuperstep, nil
+	drain := func(ctx context.Context) error {
+		for {
+			_, err := r.Next(ctx)
+			if err != nil {
+				if isEOF(err) {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	return stepInput{next: r.NextSuperstep, drain: drain}, nil
 }

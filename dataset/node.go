@@ -85,10 +85,16 @@ type node struct {
 	loop        *loop
 	role        loopRole
 	resultOf    *loop // an iteration's result source
+	// canCache (joins) says whether a loop-invariant input i can be kept as an
+	// index across supersteps instead of replayed; cached and cacheInput are
+	// set by loop.seal when it is.
+	canCache   func(input int) bool
+	cached     bool
+	cacheInput int
 	loopDelta   bool
 	replayer    map[*loop]*node
 	newReplayer func(lp *loop) *node
-	supersteps  func(tc *task, input int) (func(), error)
+	supersteps  func(tc *task, input int) (stepInput, error)
 }
 
 func (n *node) name() string { return n.opt.Name }

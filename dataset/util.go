@@ -57,7 +57,7 @@ type task struct {
 	// inputs read in superstep mode.
 	loop       *loop
 	step       int
-	stepInputs []func()
+	stepInputs []stepInput
 }
 
 // onExit registers f to run when the task's body returns.
