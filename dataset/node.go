@@ -82,15 +82,15 @@ type node struct {
 	// loop, the node that replays this node's output (a loop-invariant input)
 	// every superstep; newReplayer makes one and supersteps puts the reader
 	// of this node's output into superstep mode (both typed by the output).
-	loop        *loop
-	role        loopRole
-	resultOf    *loop // an iteration's result source
+	loop     *loop
+	role     loopRole
+	resultOf *loop // an iteration's result source
 	// canCache (joins) says whether a loop-invariant input i can be kept as an
 	// index across supersteps instead of replayed; cached and cacheInput are
 	// set by loop.seal when it is.
-	canCache   func(input int) bool
-	cached     bool
-	cacheInput int
+	canCache    func(input int) bool
+	cached      bool
+	cacheInput  int
 	loopDelta   bool
 	replayer    map[*loop]*node
 	newReplayer func(lp *loop) *node
