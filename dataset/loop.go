@@ -335,9 +335,12 @@ func (e *Env) checkLoops() error {
 }
 
 // fixLoopExchanges makes the edges inside every iteration pipelined (only
-// pipelined edges carry end-of-superstep events). A planner that asked for a
-// blocking exchange there saw branches of the step rejoin: a pipelined
-// exchange could deadlock, so such steps are refused.
+// pipelined edges carry end-of-superstep events). Branches of a step that
+// rejoin are safe when they part at a loop source (the head, a replayed
+// input): those emit to each output on its own (emitEach), so no exchange
+// waits for another. A planner that asked for a blocking exchange where
+// branches part at an operator of the step saw a rejoin a pipelined exchange
+// could deadlock on: such steps are refused.
 func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 	for _, n := range e.nodes {
 		if n.loop == nil || n.role == loopSource {
@@ -347,16 +350,42 @@ func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 		if n.cached {
 			d.Notes = append(d.Notes, fmt.Sprintf("loop-invariant input %d: read once, kept as a hash index across supersteps", n.cacheInput))
 		}
+		blocking := false
 		for i, in := range n.inputs {
-			if in.loop != n.loop {
-				continue
+			if in.loop == n.loop && d.Exchange[i] == optimizer.Blocking {
+				d.Exchange[i] = optimizer.Pipelined
+				blocking = true
 			}
-			if d.Exchange[i] == optimizer.Blocking {
-				return fmt.Errorf("dataset: %s: both inputs come from the same part of the step function of %s, which needs a blocking exchange inside the iteration: join with a loop-invariant input, or union the branches instead", n.name(), n.loop.name)
-			}
+		}
+		if blocking && sharesBodyAncestor(n) {
+			return fmt.Errorf("dataset: %s: its inputs part at an operator inside the step function of %s and meet again here, which needs a blocking exchange inside the iteration: compute the shared part from the partial solution in each branch, or union the branches", n.name(), n.loop.name)
 		}
 	}
 	return nil
+}
+
+// sharesBodyAncestor reports whether two inputs of n (inside its loop) both
+// derive from one operator of the step (not a loop source).
+func sharesBodyAncestor(n *node) bool {
+	seen := map[*node]int{}
+	for i, in := range n.inputs {
+		stack := []*node{in}
+		visited := map[*node]bool{}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if visited[x] || x.loop != n.loop || x.role != loopBody {
+				continue
+			}
+			visited[x] = true
+			if j, ok := seen[x]; ok && j != i {
+				return true
+			}
+			seen[x] = i
+			stack = append(stack, x.inputs...)
+		}
+	}
+	return false
 }
 
 // loopVertex runs a task of a loop: once per superstep until the barrier says

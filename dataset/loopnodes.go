@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
@@ -17,20 +20,65 @@ func newLoopHead[T any](lp *loop, initial *DataSet[T], where string, replay func
 	n.loop, n.role = lp, loopSource
 	lp.head = n
 	connectInput[T](n, 0, nil)
+	codec := codecOrNil[T](env)
+	var first []*spool[T] // superstep 1: the initial input, per subtask
+	n.reset = func() { first = make([]*spool[T], n.opt.Parallelism) }
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)
 		if err != nil {
 			return err
 		}
 		if tc.step == 1 {
-			return drive(tc, c)
+			s := newSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), codec)
+			first[tc.Subtask] = s
+			if err := s.fill(tc); err != nil {
+				return err
+			}
+			defer func() { s.release(); first[tc.Subtask] = nil }()
+			return emitEach(tc, c, func(c collector[T]) error {
+				return s.replay(tc.Context(), env.opts.BatchSize, c.collect)
+			})
 		}
-		if err := replay(tc, c); err != nil {
+		return emitEach(tc, c, func(c collector[T]) error { return replay(tc, c) })
+	}
+	return newDataSet[T](env, n)
+}
+
+// emitEach runs emit once per output edge of a loop source, each in its own
+// goroutine, and closes the outputs (ending the superstep). A step whose
+// branches rejoin (the partial solution read by two operators that meet
+// again) then cannot deadlock on a full exchange: no edge waits for another.
+func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) error {
+	outs := []collector[T]{c}
+	var rows *atomic.Int64
+	if cc, ok := c.(*countingCollector[T]); ok {
+		if f, ok := cc.next.(*fanout[T]); ok && len(f.outs) > 1 {
+			outs, rows = f.outs, cc.rows
+		}
+	}
+	if len(outs) == 1 {
+		if err := emit(c); err != nil {
 			return err
 		}
 		return c.close()
 	}
-	return newDataSet[T](env, n)
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	for i, o := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var oc collector[T] = o
+			if i == 0 {
+				oc = &countingCollector[T]{next: o, rows: rows}
+			}
+			if errs[i] = emit(oc); errs[i] == nil {
+				errs[i] = o.close()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // newReplayer adds the node that replays in, a loop-invariant input of lp's
@@ -54,31 +102,17 @@ func newReplayer[T any](lp *loop, in *node) *node {
 		if err != nil {
 			return err
 		}
-		if tc.step > 1 {
-			if err := spools[tc.Subtask].replay(tc.Context(), env.opts.BatchSize, c.collect); err != nil {
-				return err
-			}
-			return c.close()
-		}
-		s := newSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), codec)
-		lp.hold(s.release)
-		spools[tc.Subtask] = s
-		in := flow.Input[T](tc.TaskContext, 0)
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if isEOF(err) {
-					return c.close()
-				}
-				return err
-			}
-			if err := s.add(b); err != nil {
-				return err
-			}
-			if err := c.collect(b); err != nil {
+		if tc.step == 1 {
+			s := newSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), codec)
+			lp.hold(s.release)
+			spools[tc.Subtask] = s
+			if err := s.fill(tc); err != nil {
 				return err
 			}
 		}
+		return emitEach(tc, c, func(c collector[T]) error {
+			return spools[tc.Subtask].replay(tc.Context(), env.opts.BatchSize, c.collect)
+		})
 	}
 	newDataSet[T](env, n)
 	return n

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/sortjoin"
 	"github.com/weirdata/weir/spill"
@@ -32,6 +34,9 @@ type spool[T any] struct {
 	n       int64
 	scratch []byte
 	segSize int
+	// resMu guards res while several goroutines replay the spool at once
+	// (a loop source replays it to each of its outputs).
+	resMu sync.Mutex
 }
 
 func newSpool[T any](env sortjoin.Env, name string, codec *memory.Codec[T]) *spool[T] {
@@ -56,6 +61,23 @@ func (s *spool[T]) add(b []T) error {
 		}
 	}
 	return nil
+}
+
+// fill adds input 0 of a task until it ends.
+func (s *spool[T]) fill(tc *task) error {
+	in := flow.Input[T](tc.TaskContext, 0)
+	for {
+		b, err := in.Next(tc.Context())
+		if err != nil {
+			if isEOF(err) {
+				return nil
+			}
+			return err
+		}
+		if err := s.add(b); err != nil {
+			return err
+		}
+	}
 }
 
 // put stores one encoded record.
@@ -157,7 +179,8 @@ func (s *spool[T]) freeMemory() {
 
 // replay decodes every record (spilled first, then in memory) and passes them
 // to fn in batches of up to batch records. Decoded strings and slices are
-// fresh memory: fn's receivers may keep them.
+// fresh memory: fn's receivers may keep them. Several goroutines may replay a
+// spool at once, as long as none adds to it.
 func (s *spool[T]) replay(ctx context.Context, batch int, fn func([]T) error) error {
 	buf := make([]T, 0, batch)
 	arena := memory.NewArena(0)
@@ -197,8 +220,14 @@ func (s *spool[T]) replay(ctx context.Context, batch int, fn func([]T) error) er
 
 func (s *spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 	rm := s.space.Options().ReaderMemory()
+	s.resMu.Lock()
 	s.res.Force(rm)
-	defer s.res.Shrink(rm)
+	s.resMu.Unlock()
+	defer func() {
+		s.resMu.Lock()
+		s.res.Shrink(rm)
+		s.resMu.Unlock()
+	}()
 	r, err := s.space.Open(h)
 	if err != nil {
 		return fmt.Errorf("dataset: %s: open %s: %w", s.name, h.Name, err)
