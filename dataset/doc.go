@@ -82,6 +82,39 @@
 // changed. Sinks commit only after stage 2 succeeded; the stored files are
 // removed on every path.
 //
+// # Iterations
+//
+// Iterate (bulk) and IterateDelta run loops inside the dataflow, as Flink does,
+// not as one job per superstep. The step function builds its operators once;
+// they run in long-lived tasks, once per superstep:
+//
+//   - The head (the step's input) emits the partial solution or workset, then an
+//     end-of-superstep event on each output; loop-invariant inputs the step
+//     reads (data sets built outside it) are read once and replayed each
+//     superstep, except the invariant side of a join, which is read once and kept
+//     as a hash index (sortjoin.Index) that every superstep probes.
+//   - Inside the step every edge is pipelined; a reader in superstep mode
+//     (flow.Reader.Supersteps) ends each superstep at the aligned event, so an
+//     operator that reads "until EOF" runs one superstep and is run again for
+//     the next. Its outputs then send the event on.
+//   - The tails store the next partial solution, workset or delta per subtask
+//     (spools: serialized in managed memory, spilling), and every subtask of the
+//     loop meets at a barrier. The last to arrive swaps the partial solutions,
+//     merges the delta into the solution set, rolls the aggregators, records
+//     the superstep's statistics (Result.Iterations) and decides: the maximum
+//     number of supersteps, an empty workset, an empty termination criterion
+//     (TerminateWhenEmpty) or a convergence criterion (ConvergeWhen) end the loop.
+//   - The solution set of a delta iteration is one sortjoin.Index per subtask,
+//     hash-partitioned by key like the workset that probes it (JoinSolution), and
+//     spills buckets to disk when it outgrows the budget.
+//   - The loop's result is a source that emits the last partial solution (or the
+//     solution set) once the loop ended.
+//
+// Branches of a step that part at the head or a replayed input and meet again
+// are fine (those emit to each output on its own); branches that part at an
+// operator inside the step and meet again are refused, since a pipelined
+// exchange could deadlock there. Sinks belong after the iteration.
+//
 // Output chains into its producer's task when it can. Its writers close their
 // temporary files when their input ends; Execute commits (renames) them only
 // after the whole job succeeded, and aborts them otherwise, so a failed job

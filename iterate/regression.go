@@ -1,0 +1,135 @@
+package iterate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/weirdata/weir/dataset"
+)
+
+// Sample is a training sample: features X and target Y.
+type Sample struct {
+	X []float64
+	Y float64
+}
+
+// Model is a linear model y = B + W·x.
+type Model struct {
+	B float64
+	W []float64
+}
+
+// gradient is the sum of N samples' gradients of the squared loss: G[0] for
+// B, G[1+i] for W[i].
+type gradient struct {
+	G []float64
+	N int64
+}
+
+// LinearRegression fits y ≈ b + w·x to samples by batch gradient descent on
+// the squared loss, as Flink's LinearRegression example does: a bulk
+// iteration over the one-record model, starting at zero, whose every
+// superstep computes every sample's gradient against the model (a broadcast
+// set), sums them (a combiner first) and moves the model by step times the
+// mean gradient:
+//
+//	θ' = θ - step * (1/n) Σ (θ·(1, x) - y) (1, x)
+//
+//	model ─► Iterate ┬─► samples ─► gradient (model broadcast) ─► sum ─┐
+//	                 └──────────────────────── update (model broadcast) ◄┘
+//
+// It converges when step is below 2 over the largest eigenvalue of the
+// samples' (1, x) second-moment matrix; Flink's example uses 0.01. Every
+// sample should have as many features as the first; an empty input gives no
+// model.
+func LinearRegression(samples *dataset.DataSet[Sample], iterations int, step float64) *dataset.DataSet[Model] {
+	initial := dataset.FromSlice(samples.Env(), []Model{{}})
+	return dataset.Iterate(initial, iterations, func(_ *dataset.Iteration, model *dataset.DataSet[Model]) *dataset.DataSet[Model] {
+		grads := dataset.MapWithBroadcast(samples, model, func(s Sample, m []Model) gradient {
+			g := make([]float64, 1+len(s.X))
+			e := predict(m[0], s.X) - s.Y
+			g[0] = e
+			for i, x := range s.X {
+				g[1+i] = e * x
+			}
+			return gradient{G: g, N: 1}
+		})
+		type keyed = dataset.KV[int8, gradient]
+		sum := dataset.GroupBy(dataset.Map(grads, func(g gradient) keyed { return keyed{Value: g} }),
+			func(k keyed) int8 { return k.Key }).
+			Reduce(func(a, b keyed) keyed {
+				if len(a.Value.G) != len(b.Value.G) {
+					panic(fmt.Sprintf("iterate: linear-regression: samples with %d and %d features", len(a.Value.G)-1, len(b.Value.G)-1))
+				}
+				g := make([]float64, len(a.Value.G))
+				for i := range g {
+					g[i] = a.Value.G[i] + b.Value.G[i]
+				}
+				return keyed{Value: gradient{G: g, N: a.Value.N + b.Value.N}}
+			})
+		return dataset.MapWithBroadcast(sum, model, func(k keyed, m []Model) Model {
+			g, n := k.Value.G, float64(k.Value.N)
+			next := Model{B: m[0].B - step*g[0]/n, W: make([]float64, len(g)-1)}
+			for i := range next.W {
+				w := 0.0
+				if i < len(m[0].W) {
+					w = m[0].W[i]
+				}
+				next.W[i] = w - step*g[1+i]/n
+			}
+			return next
+		})
+	})
+}
+
+// predict returns m's prediction for x; missing weights count as zero.
+func predict(m Model, x []float64) float64 {
+	y := m.B
+	for i, w := range m.W {
+		if i < len(x) {
+			y += w * x[i]
+		}
+	}
+	return y
+}
+
+// parseSample reads "x1 .. xd y".
+func parseSample(line []byte) (Sample, error) {
+	xs, err := parseFloats(line)
+	if err != nil {
+		return Sample{}, fmt.Errorf("value %w", err)
+	}
+	if len(xs) < 2 {
+		return Sample{}, fmt.Errorf("%q: want features and a target separated by spaces", line)
+	}
+	return Sample{X: xs[:len(xs)-1], Y: xs[len(xs)-1]}, nil
+}
+
+// RunLinearRegression runs LinearRegression on input ("x1 .. xd y" lines; ""
+// for RegressionSamples) and writes the model as one line "b w1 .. wd".
+func RunLinearRegression(ctx context.Context, o Options, input string, iterations int, step float64) error {
+	env := dataset.New(o.Dataset)
+	var samples *dataset.DataSet[Sample]
+	if input == "" {
+		samples = dataset.FromSlice(env, RegressionSamples)
+	} else {
+		var err error
+		if samples, err = readLines(env, "input", input, parseSample); err != nil {
+			return fmt.Errorf("iterate: linear-regression: --input: %w", err)
+		}
+	}
+	out := dataset.Map(LinearRegression(samples, iterations, step), func(m Model) string {
+		var b strings.Builder
+		b.WriteString(formatFloat(m.B))
+		for _, w := range m.W {
+			b.WriteByte(' ')
+			b.WriteString(formatFloat(w))
+		}
+		return b.String()
+	})
+	if err := emit(ctx, env, out, o); err != nil {
+		return fmt.Errorf("iterate: linear-regression: %w", err)
+	}
+	return nil
+}
