@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/internal/gen"
+)
+
+// Connected components on a grid converges slowly (one superstep per step of
+// the grid's diameter: about 2w for a w×w grid), which is where a delta
+// iteration, touching only the vertices whose component changed, should beat
+// the same label propagation as a bulk iteration, which touches every vertex
+// and edge every superstep. Run
+//
+//	go test ./bench -run '^$' -bench GridComponents -benchtime 1x
+//	WEIR_GRID=300 go test ./bench -run '^$' -bench GridComponents -benchtime 1x
+//
+// Each op runs the whole iteration; ms/superstep is the per-superstep cost.
+
+type vc struct{ V, C int64 }
+
+type edge struct{ Src, Dst int64 }
+
+func gridSize() int {
+	if s := os.Getenv("WEIR_GRID"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 1 {
+			return n
+		}
+	}
+	return 100
+}
+
+func gridGraph(w int) ([]int64, []edge) {
+	vs := make([]int64, 0, w*w)
+	for v := range int64(w * w) {
+		vs = append(vs, v)
+	}
+	var es []edge
+	for s, d := range gen.Grid(int64(w), int64(w)) {
+		es = append(es, edge{s, d}, edge{d, s})
+	}
+	return vs, es
+}
+
+func byV(x vc) int64           { return x.V }
+func bySrc(e edge) int64       { return e.Src }
+func minC(a, b vc) vc          { return vc{a.V, min(a.C, b.C)} }
+func label(v int64) vc         { return vc{v, v} }
+func spread(x *vc, e *edge) vc { return vc{e.Dst, x.C} }
+
+// deltaComponents is Flink's ConnectedComponents: the workset holds the
+// vertices whose component shrank.
+func deltaComponents(env *dataset.Env, vs []int64, es []edge) *dataset.DataSet[vc] {
+	labels := dataset.Map(dataset.FromSlice(env, vs), label)
+	edges := dataset.FromSlice(env, es)
+	return dataset.IterateDelta(labels, labels, byV, 1<<20,
+		func(it *dataset.DeltaIteration[vc, int64], ws *dataset.DataSet[vc]) (*dataset.DataSet[vc], *dataset.DataSet[vc]) {
+			cands := dataset.Join(ws, edges, byV, bySrc, spread)
+			mins := dataset.GroupBy(cands, byV).Reduce(minC)
+			delta := dataset.JoinSolution(mins, it, byV, func(w, sol *vc, emit func(vc)) {
+				if sol != nil && w.C < sol.C {
+					emit(*w)
+				}
+			})
+			return delta, delta
+		})
+}
+
+// bulkComponents is the same label propagation as a bulk iteration: every
+// vertex takes the least label among its own and its neighbours', until no
+// label changes.
+func bulkComponents(env *dataset.Env, vs []int64, es []edge) *dataset.DataSet[vc] {
+	labels := dataset.Map(dataset.FromSlice(env, vs), label)
+	edges := dataset.FromSlice(env, es)
+	return dataset.Iterate(labels, 1<<20, func(it *dataset.Iteration, cur *dataset.DataSet[vc]) *dataset.DataSet[vc] {
+		cands := dataset.Join(cur, edges, byV, bySrc, spread)
+		next := dataset.GroupBy(dataset.Union(cur, cands), byV).Reduce(minC)
+		changed := dataset.Join(next, cur, byV, byV, func(a, b *vc) vc { return vc{a.V, a.C - b.C} })
+		dataset.TerminateWhenEmpty(it, changed.Filter(func(x vc) bool { return x.C != 0 }))
+		return next
+	})
+}
+
+func BenchmarkGridComponents(b *testing.B) {
+	w := gridSize()
+	vs, es := gridGraph(w)
+	for _, mode := range []string{"delta", "bulk"} {
+		b.Run(fmt.Sprintf("%s/%dx%d", mode, w, w), func(b *testing.B) {
+			var steps int
+			var total time.Duration
+			for b.Loop() {
+				env := dataset.New(dataset.Options{Parallelism: 2})
+				var res *dataset.DataSet[vc]
+				if mode == "delta" {
+					res = deltaComponents(env, vs, es)
+				} else {
+					res = bulkComponents(env, vs, es)
+				}
+				got := dataset.Collect(res)
+				start := time.Now()
+				r, err := env.Execute(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+				steps = len(r.Iterations[0].Supersteps)
+				for _, x := range got.Values() {
+					if x.C != 0 {
+						b.Fatalf("vertex %d in component %d, want 0", x.V, x.C)
+					}
+				}
+			}
+			b.ReportMetric(float64(steps), "supersteps")
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N)/float64(steps), "ms/superstep")
+		})
+	}
+}
