@@ -406,3 +406,39 @@ func TestIterateRejoin(t *testing.T) {
 		})
 	}
 }
+
+// TestIterateInputReadAfterLoop: a data set read by the step (replayed every
+// superstep) and, after the iteration, by an operator that broadcasts the
+// iteration's result (k-means assigns the points to the final centroids).
+// The loop reads the points to the end before its result exists, so the
+// operator after the loop must not make their producer wait: no deadlock,
+// whatever the size and parallelism.
+func TestIterateInputReadAfterLoop(t *testing.T) {
+	for _, c := range configs {
+		for _, n := range []int{10, 20000} {
+			t.Run(fmt.Sprintf("%s/%d", c.name, n), func(t *testing.T) {
+				env := newEnv(t, c)
+				xs := make([]int64, n)
+				for i := range xs {
+					xs[i] = int64(i)
+				}
+				points := FromSlice(env, xs)
+				shift := Iterate(FromSlice(env, []int64{0}), 3, func(it *Iteration, s *DataSet[int64]) *DataSet[int64] {
+					// the step reads points: the largest point, plus the shift
+					m := MapWithBroadcast(s, points, func(v int64, ps []int64) int64 { return v + int64(len(ps)) })
+					return m
+				})
+				out := MapWithBroadcast(points, shift, func(p int64, sh []int64) int64 { return p + sh[0] })
+				got := Collect(out)
+				if _, err := env.Execute(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				vals := got.Values()
+				slices.Sort(vals)
+				if len(vals) != n || vals[0] != int64(3*n) || vals[n-1] != int64(3*n+n-1) {
+					t.Fatalf("got %d values from %v, want %d from %d", len(vals), vals[:min(3, len(vals))], n, 3*n)
+				}
+			})
+		}
+	}
+}

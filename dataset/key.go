@@ -35,6 +35,9 @@ func newKeyer[T, K any](sel func(T) K) (*keyer[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	if k := scalarKeyer(sel); k != nil {
+		return k, nil
+	}
 	scratch := sync.Pool{New: func() any { return new(K) }}
 	var zero K
 	return &keyer[T]{
@@ -55,6 +58,56 @@ func newKeyer[T, K any](sel func(T) K) (*keyer[T], error) {
 			return h
 		},
 	}, nil
+}
+
+// scalarKeyer returns the keyer of a selector of an int64, int32, int, uint64
+// or string key, which encodes the key straight from the selector's result
+// (no scratch value, no pool), exactly as memory.ValueKey encodes it; nil for
+// other key types.
+func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
+	switch f := any(sel).(type) {
+	case func(T) int64:
+		return &keyer[T]{
+			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, f(*v)) },
+			hash: func(v *T) uint64 {
+				var buf [8]byte
+				return memory.Hash(memory.AppendInt64(buf[:0], f(*v)), partitionSeed)
+			},
+		}
+	case func(T) int32:
+		return &keyer[T]{
+			append: func(dst []byte, v *T) []byte { return memory.AppendInt32(dst, f(*v)) },
+			hash: func(v *T) uint64 {
+				var buf [4]byte
+				return memory.Hash(memory.AppendInt32(buf[:0], f(*v)), partitionSeed)
+			},
+		}
+	case func(T) int:
+		return &keyer[T]{
+			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, int64(f(*v))) },
+			hash: func(v *T) uint64 {
+				var buf [8]byte
+				return memory.Hash(memory.AppendInt64(buf[:0], int64(f(*v))), partitionSeed)
+			},
+		}
+	case func(T) uint64:
+		return &keyer[T]{
+			append: func(dst []byte, v *T) []byte { return memory.AppendUint64(dst, f(*v)) },
+			hash: func(v *T) uint64 {
+				var buf [8]byte
+				return memory.Hash(memory.AppendUint64(buf[:0], f(*v)), partitionSeed)
+			},
+		}
+	case func(T) string:
+		return &keyer[T]{
+			append: func(dst []byte, v *T) []byte { return memory.AppendString(dst, f(*v)) },
+			hash: func(v *T) uint64 {
+				var buf [128]byte
+				return memory.Hash(memory.AppendString(buf[:0], f(*v)), partitionSeed)
+			},
+		}
+	}
+	return nil
 }
 
 // codecOrNil returns T's serializer, or nil when T has none (edges that stay

@@ -342,6 +342,33 @@ func (e *Env) checkLoops() error {
 // branches part at an operator of the step saw a rejoin a pipelined exchange
 // could deadlock on: such steps are refused.
 func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
+	// A data set read both by an iteration (replayed, or the invariant side of
+	// a join, or the initial input) and by operators after it: the loop reads
+	// its part to the end before the result exists, while the operator after
+	// the loop may wait for the result first (a broadcast of it). Its edges to
+	// operators outside the loop are made blocking, so that the producer never
+	// waits for them.
+	feedsLoop := map[*node]bool{}
+	for _, n := range e.nodes {
+		if n.loop != nil && n.role != notInLoop {
+			for _, in := range n.inputs {
+				if in.loop == nil || in.role == notInLoop {
+					feedsLoop[in] = true
+				}
+			}
+		}
+	}
+	for _, n := range e.nodes {
+		if n.loop != nil && n.role != notInLoop {
+			continue
+		}
+		for i, in := range n.inputs {
+			if feedsLoop[in] && n.opt.Decision.Exchange[i] != optimizer.Blocking {
+				n.opt.Decision.Exchange[i] = optimizer.Blocking
+				n.opt.Decision.Notes = append(n.opt.Decision.Notes, fmt.Sprintf("input %d blocking: its producer also feeds an iteration", i))
+			}
+		}
+	}
 	for _, n := range e.nodes {
 		if n.loop == nil || n.role == loopSource {
 			continue

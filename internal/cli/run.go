@@ -12,16 +12,18 @@ import (
 )
 
 // newRunCommand is `weir run <example>`: Flink's batch examples as weir DataSet
-// programs, one subcommand each (see package examples).
+// programs, one subcommand each (see packages examples and iterate).
 func newRunCommand(g *globalOptions) *cobra.Command {
 	ex := &explainFlags{}
 	cmd := &cobra.Command{
 		Use:   "run <example>",
-		Short: "Run one of Flink's batch examples: wordcount, weblog or enum-triangles",
+		Short: "Run one of Flink's batch examples: wordcount, weblog, enum-triangles, or an iteration job",
 		Long: `Run one of Flink's batch examples (flink-examples-batch) as a weir DataSet program,
-on its built-in default data or on files. Every example writes its result lines
-sorted, to stdout or to --output (written under a temporary name and renamed when
-complete), and honours --memory, --tmp and --parallelism. A missing file or a
+on its built-in default data or on files: wordcount, weblog, enum-triangles, and
+the iteration jobs pagerank, connected-components, sssp, kmeans, linear-regression
+and transitive-closure. Every example writes its result lines sorted, to stdout or
+to --output (written under a temporary name and renamed when complete), and
+honours --memory, --tmp and --parallelism. A missing file or a
 malformed line stops it with an error naming the file and the line.
 
 --explain prints the example's optimized plan instead and runs nothing (see weir
@@ -29,13 +31,14 @@ explain --help for the format).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &usageError{err: fmt.Errorf("unknown example %q: want wordcount, weblog or enum-triangles", args[0])}
+				return &usageError{err: fmt.Errorf("unknown example %q: want wordcount, weblog, enum-triangles, pagerank, connected-components, sssp, kmeans, linear-regression or transitive-closure", args[0])}
 			}
 			return cmd.Help()
 		},
 	}
 	ex.register(cmd.PersistentFlags())
 	cmd.AddCommand(newWordCountCommand(g, ex), newWebLogCommand(g, ex), newTrianglesCommand(g, ex))
+	cmd.AddCommand(iterationCommands(g, ex)...)
 	return cmd
 }
 

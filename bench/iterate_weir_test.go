@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/iterate"
+)
+
+// weir's iteration jobs on the hand loops' R-MAT graph (see iterate_test.go),
+// at parallelism 2, with unlimited memory. Run next to the hand loops:
+//
+//	go test ./bench -run '^$' -bench 'Hand|Weir(PageRank|Components)' -benchtime 1x
+//	WEIR_ITER_SCALE=20 go test ./bench -run '^$' -bench 'Weir(PageRank|Components)' -benchtime 1x
+//
+// ms/superstep is the iteration's time per superstep; the time to read the
+// graph into the job and build the loop-invariant indexes is in ns/op only.
+
+func weirGraph(g *handGraph) ([]int64, []iterate.Edge) {
+	pages := make([]int64, g.n)
+	for i := range pages {
+		pages[i] = int64(i)
+	}
+	edges := make([]iterate.Edge, len(g.src))
+	for i := range edges {
+		edges[i] = iterate.Edge{Src: int64(g.src[i]), Dst: int64(g.dst[i])}
+	}
+	return pages, edges
+}
+
+func BenchmarkWeirPageRank(b *testing.B) {
+	g, scale := benchGraph(b)
+	pages, edges := weirGraph(g)
+	b.Run(fmt.Sprintf("scale%d", scale), func(b *testing.B) {
+		var steps []dataset.SuperstepStats
+		for b.Loop() {
+			env := dataset.New(dataset.Options{Parallelism: handWorkers})
+			ranks := iterate.PageRank(dataset.FromSlice(env, pages), dataset.FromSlice(env, edges),
+				iterate.PageRankParams{Iterations: handIterations, Epsilon: -1})
+			n := dataset.Count(ranks)
+			r, err := env.Execute(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n.N() != int64(g.n) {
+				b.Fatalf("%d ranks, want %d", n.N(), g.n)
+			}
+			steps = r.Iterations[0].Supersteps
+		}
+		reportSupersteps(b, steps)
+	})
+}
+
+func BenchmarkWeirComponents(b *testing.B) {
+	g, scale := benchGraph(b)
+	pages, edges := weirGraph(g)
+	b.Run(fmt.Sprintf("scale%d", scale), func(b *testing.B) {
+		var steps []dataset.SuperstepStats
+		for b.Loop() {
+			env := dataset.New(dataset.Options{Parallelism: handWorkers})
+			cc := iterate.ConnectedComponents(dataset.FromSlice(env, pages), dataset.FromSlice(env, edges), 1<<20)
+			n := dataset.Count(cc)
+			r, err := env.Execute(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n.N() != int64(g.n) {
+				b.Fatalf("%d vertices, want %d", n.N(), g.n)
+			}
+			steps = r.Iterations[0].Supersteps
+		}
+		reportSupersteps(b, steps)
+	})
+}
+
+// reportSupersteps reports the last run's supersteps and their mean time.
+func reportSupersteps(b *testing.B, steps []dataset.SuperstepStats) {
+	var total time.Duration
+	for _, s := range steps {
+		total += s.Time
+	}
+	b.ReportMetric(float64(len(steps)), "supersteps")
+	if len(steps) > 0 {
+		b.ReportMetric(float64(total.Microseconds())/1000/float64(len(steps)), "ms/superstep")
+	}
+}
