@@ -73,6 +73,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 		return st.next[tc.Subtask]
 	})
 	tail.opt.Parallelism = p
+	lp.next = tail
 	lp.seal(where)
 	tail.reset = func() { st.cur, st.next = make([]*spool[T], p), make([]*spool[T], p) }
 	// the next partial solution becomes the current one at every barrier

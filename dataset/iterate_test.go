@@ -334,6 +334,11 @@ func TestIterateTermination(t *testing.T) {
 			if n := len(r.Iterations[0].Supersteps); n != 17 {
 				t.Fatalf("%d supersteps, want 17", n)
 			}
+			for _, s := range r.Iterations[0].Supersteps {
+				if s.Records != int64(len(xs)) { // the partial solution's, not the criterion's
+					t.Fatalf("superstep %d: %d records, want %d", s.Superstep, s.Records, len(xs))
+				}
+			}
 			for _, v := range got.Values() {
 				if v != 0 {
 					t.Fatalf("value %d after the iteration, want 0", v)

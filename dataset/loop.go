@@ -44,6 +44,7 @@ type loop struct {
 	// built with the program
 	tails     []*node
 	criterion *node // TerminateWhenEmpty's tail, if any
+	next      *node // a bulk iteration's next-partial-solution tail
 	workset   *node // a delta iteration's workset tail
 	aggs      []rollable
 	converged func(superstep int) bool
@@ -145,8 +146,8 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 	st := SuperstepStats{Superstep: step}
 	if lp.workset != nil {
 		st.Records = lp.counts[lp.workset].Load()
-	} else if len(lp.tails) > 0 {
-		st.Records = lp.counts[lp.tails[0]].Load()
+	} else if lp.next != nil {
+		st.Records = lp.counts[lp.next].Load()
 	}
 	for _, hook := range lp.onStep {
 		if err := hook(ctx); err != nil {

@@ -3,9 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
 	"github.com/weirdata/weir/iterate"
 )
@@ -20,8 +24,32 @@ func runIterate(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output s
 		return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
 	}
 	return runExample(cmd, g, ex, output, func(ctx context.Context, o examples.Options) error {
+		prev := o.Executed
+		o.Executed = func(res *dataset.Result) {
+			printSupersteps(cmd.ErrOrStderr(), res)
+			if prev != nil {
+				prev(res)
+			}
+		}
 		return job(ctx, iterate.Options(o))
 	})
+}
+
+// printSupersteps writes what every superstep of the job's iterations did:
+// the records of the next partial solution or workset, the delta merged into
+// the solution set, and the time.
+func printSupersteps(w io.Writer, res *dataset.Result) {
+	for _, it := range res.Iterations {
+		fmt.Fprintf(w, "%s: %d supersteps\n", it.Name, len(it.Supersteps))
+		delta := strings.HasPrefix(it.Name, "IterateDelta")
+		for _, s := range it.Supersteps {
+			if delta {
+				fmt.Fprintf(w, "  superstep %4d  workset %10d  delta %10d  %v\n", s.Superstep, s.Records, s.Delta, s.Time.Round(10*time.Microsecond))
+			} else {
+				fmt.Fprintf(w, "  superstep %4d  records %10d  %v\n", s.Superstep, s.Records, s.Time.Round(10*time.Microsecond))
+			}
+		}
+	}
 }
 
 // iterationCommands returns the subcommands of `weir run` for the iteration jobs.

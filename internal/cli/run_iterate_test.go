@@ -25,7 +25,7 @@ func runIterateJob(t *testing.T, args []string, check func(t *testing.T, out str
 		d := newRunDirs(t)
 		a := append(slices.Clone(args), "--parallelism", p, "--memory", "1MiB", "--tmp", d.tmp)
 		code, stdout, stderr := runWeir(context.Background(), a...)
-		if code != 0 || stderr != "" {
+		if code != 0 || !isSuperstepReport(stderr) {
 			t.Fatalf("%v: exit %d, stderr %q", a, code, stderr)
 		}
 		check(t, stdout)
@@ -34,12 +34,34 @@ func runIterateJob(t *testing.T, args []string, check func(t *testing.T, out str
 		a = append(slices.Clone(args), "--parallelism", p, "--tmp", d.tmp, "--output", d.output())
 		code, stdout, stderr = runWeir(context.Background(), a...)
 		got, _ := os.ReadFile(d.output())
-		if code != 0 || stderr != "" || stdout != "" {
+		if code != 0 || !isSuperstepReport(stderr) || stdout != "" {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q", a, code, stdout, stderr)
 		}
 		check(t, string(got))
 		d.check(t, true)
 	}
+}
+
+// isSuperstepReport reports whether s is what printSupersteps writes for one
+// iteration: a header with the number of supersteps, then one line for each,
+// numbered from 1.
+func isSuperstepReport(s string) bool {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	var n int
+	if len(lines) < 2 || !strings.HasSuffix(lines[0], " supersteps") {
+		return false
+	}
+	f := strings.Fields(lines[0])
+	if _, err := fmt.Sscan(f[len(f)-2], &n); err != nil || n != len(lines)-1 {
+		return false
+	}
+	for i, l := range lines[1:] {
+		var step int
+		if _, err := fmt.Sscanf(l, "  superstep %d", &step); err != nil || step != i+1 {
+			return false
+		}
+	}
+	return true
 }
 
 // exactly returns a check that the output is want.
