@@ -1,0 +1,64 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+type keyedSum struct {
+	K   int64
+	Sum int64
+	N   int32
+}
+
+// TestTypedCombiner: a Reduce over a flat record type combines without
+// serializing; with more groups than its table holds it sends partial groups
+// early, and with one hot key it folds everything into one. The sums equal a
+// map's, at every parallelism and budget.
+func TestTypedCombiner(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n, groups int
+	}{
+		{"empty", 0, 1},
+		{"hot-key", 50000, 1},
+		{"more-groups-than-the-table", 120000, 3 * typedCombinerEntries},
+		{"unique", 40000, 1 << 30},
+	} {
+		r := rand.New(rand.NewPCG(uint64(tc.n), 5))
+		in := make([]keyedSum, tc.n)
+		want := map[int64]int64{}
+		for i := range in {
+			k := r.Int64N(int64(tc.groups))
+			in[i] = keyedSum{K: k, Sum: int64(i), N: 1}
+			want[k] += int64(i)
+		}
+		for _, c := range configs {
+			t.Run(fmt.Sprintf("%s/%s", tc.name, c.name), func(t *testing.T) {
+				env := newEnv(t, c)
+				red := GroupBy(FromSlice(env, in), func(x keyedSum) int64 { return x.K }).
+					Reduce(func(a, b keyedSum) keyedSum { return keyedSum{a.K, a.Sum + b.Sum, a.N + b.N} })
+				got := Collect(red)
+				if _, err := env.Execute(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				vals := got.Values()
+				if len(vals) != len(want) {
+					t.Fatalf("%d groups, want %d", len(vals), len(want))
+				}
+				var n int64
+				for _, v := range vals {
+					if want[v.K] != v.Sum {
+						t.Fatalf("key %d: sum %d, want %d", v.K, v.Sum, want[v.K])
+					}
+					n += int64(v.N)
+				}
+				if n != int64(tc.n) {
+					t.Fatalf("%d records combined, want %d", n, tc.n)
+				}
+			})
+		}
+	}
+}
