@@ -64,3 +64,9 @@ func (a *Aggregator[A]) roll() {
 	a.prev, a.cur = a.cur, a.zero
 	a.mu.Unlock()
 }
+
+func (a *Aggregator[A]) clear() {
+	a.mu.Lock()
+	a.prev, a.cur = a.zero, a.zero
+	a.mu.Unlock()
+}

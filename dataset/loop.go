@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -89,8 +88,11 @@ type IterationStats struct {
 }
 
 // rollable is an aggregator: at every barrier its superstep's value becomes
-// the previous one.
-type rollable interface{ roll() }
+// the previous one; clear starts an execution from zero.
+type rollable interface {
+	roll()
+	clear()
+}
 
 func (e *Env) newLoop(name string, max int) *loop {
 	lp := &loop{env: e, name: name, max: max}
@@ -112,8 +114,7 @@ func (lp *loop) reset() {
 	lp.stats = nil
 	lp.exits, lp.released, lp.release = 0, false, nil
 	for _, a := range lp.aggs {
-		a.roll()
-		a.roll()
+		a.clear()
 	}
 }
 
@@ -416,7 +417,7 @@ func sharesBodyAncestor(n *node) bool {
 	return false
 }
 
-// loopVertex runs a task of a loop: once per superstep until the barrier says
+// runTask runs a task of a loop: once per superstep until the barrier says
 // the iteration ended. body builds the task's operator chain and runs it for
 // one superstep.
 func (lp *loop) runTask(tc *task, head *node, body func() error) error {
@@ -455,9 +456,6 @@ func (lp *loop) runTask(tc *task, head *node, body func() error) error {
 		}
 	}
 }
-
-// errNoLoop is returned for a loop API used outside its step function.
-var errNoLoop = errors.New("not inside an iteration")
 
 // stepInput is an input of a loop task read in superstep mode.
 type stepInput struct {
