@@ -377,6 +377,11 @@ func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 		}
 		d := &n.opt.Decision
 		if n.cached {
+			// the invariant side is the build side, whatever was planned
+			d.Local = optimizer.HybridHashBuildFirst
+			if n.cacheInput == 1 {
+				d.Local = optimizer.HybridHashBuildSecond
+			}
 			d.Notes = append(d.Notes, fmt.Sprintf("loop-invariant input %d: read once, kept as a hash index across supersteps", n.cacheInput))
 		}
 		blocking := false
