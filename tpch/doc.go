@@ -1,5 +1,4 @@
-// Package tpch holds TPC-H queries 1, 3, 5, 6, 10, 12, 14 and 19 written as
-// weir DataSet programs, over the eight TPC-H tables stored as Parquet files
+// Package tpch holds the 22 TPC-H queries written as weir DataSet programs, over the eight TPC-H tables stored as Parquet files
 // (<dir>/lineitem.parquet, <dir>/orders.parquet, ...).
 //
 // # Model

@@ -401,11 +401,15 @@ func (d *db) q19() []Q19Row {
 	return []Q19Row{{Revenue: sum, Null: !found}}
 }
 
+// oracleQueries are the queries the naive oracle computes (the ones the
+// variant tests run); every query is compared with DuckDB's answers anyway.
+var oracleQueries = []int{1, 3, 5, 6, 10, 12, 14, 19}
+
 // TestOracleMatchesDuckDB checks the oracle itself against DuckDB's answers,
 // so that the variants compare weir with something known to be right.
 func TestOracleMatchesDuckDB(t *testing.T) {
 	d := loadDB(t, sf001)
-	for _, n := range Numbers() {
+	for _, n := range oracleQueries {
 		s, _ := Query(n)
 		want := readAnswer(t, answerPath(sf001, n))
 		compare(t, Result{Columns: s.Columns, Rows: d.oracle(n)}, want)

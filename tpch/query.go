@@ -77,13 +77,27 @@ func spec[T Row](n int, title string, cols []string, q func(*dataset.Env, string
 
 var registry = []Spec{
 	spec(1, "Pricing Summary Report", q1Columns, Q1),
+	spec(2, "Minimum Cost Supplier", q2Columns, Q2),
 	spec(3, "Shipping Priority", q3Columns, Q3),
+	spec(4, "Order Priority Checking", q4Columns, Q4),
 	spec(5, "Local Supplier Volume", q5Columns, Q5),
 	spec(6, "Forecasting Revenue Change", q6Columns, Q6),
+	spec(7, "Volume Shipping", q7Columns, Q7),
+	spec(8, "National Market Share", q8Columns, Q8),
+	spec(9, "Product Type Profit Measure", q9Columns, Q9),
 	spec(10, "Returned Item Reporting", q10Columns, Q10),
+	spec(11, "Important Stock Identification", q11Columns, Q11),
 	spec(12, "Shipping Modes and Order Priority", q12Columns, Q12),
+	spec(13, "Customer Distribution", q13Columns, Q13),
 	spec(14, "Promotion Effect", q14Columns, Q14),
+	spec(15, "Top Supplier", q15Columns, Q15),
+	spec(16, "Parts/Supplier Relationship", q16Columns, Q16),
+	spec(17, "Small-Quantity-Order Revenue", q17Columns, Q17),
+	spec(18, "Large Volume Customer", q18Columns, Q18),
 	spec(19, "Discounted Revenue", q19Columns, Q19),
+	spec(20, "Potential Part Promotion", q20Columns, Q20),
+	spec(21, "Suppliers Who Kept Orders Waiting", q21Columns, Q21),
+	spec(22, "Global Sales Opportunity", q22Columns, Q22),
 }
 
 // Query returns the Spec of TPC-H query n, and false when weir does not

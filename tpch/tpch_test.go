@@ -59,7 +59,7 @@ var configs = []config{
 // few hundred filtered rows (Q19's parts; Q12's lineitems, which the
 // cost-based planner broadcasts once the Parquet filters' estimate shows how
 // few they are), which fits in any budget.
-var spills = []int{3, 5, 10, 14}
+var spills = []int{3, 5, 7, 8, 9, 10, 11, 13, 14, 16, 18, 20, 21}
 
 // run executes query n over dir in config c and checks that the spill
 // directory is left empty.
@@ -128,11 +128,18 @@ func readAnswer(t *testing.T, path string) [][]string {
 	if len(recs) == 0 {
 		t.Fatalf("%s: no header row", path)
 	}
+	// one row holding one NULL (Q17 over data where nothing qualifies) is an
+	// empty line, which encoding/csv skips
+	if len(recs) == 1 && len(recs[0]) == 1 {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n\n") {
+			recs = append(recs, []string{""})
+		}
+	}
 	return recs
 }
 
 // compare checks res against want (header row first) row by row, in order:
-// numbers within abs 0.01 or rel 1e-6, everything else exactly.
+// numbers within a relative 1e-9, everything else exactly.
 func compare(t *testing.T, res Result, want [][]string) {
 	t.Helper()
 	if !slices.Equal(res.Columns, want[0]) {
@@ -161,8 +168,8 @@ func fieldEqual(got, want string) bool {
 	if gerr != nil || werr != nil {
 		return got == want
 	}
-	d := math.Abs(g - w)
-	return d <= 0.01 || d <= 1e-6*math.Abs(w)
+	// relative: shares (Q8) are smaller than any absolute tolerance worth having
+	return math.Abs(g-w) <= 1e-9*math.Abs(w)
 }
 
 func TestFieldEqual(t *testing.T) {
@@ -170,9 +177,12 @@ func TestFieldEqual(t *testing.T) {
 		got, want string
 		ok        bool
 	}{
-		{"1.005", "1.00", true},
-		{"1.02", "1.00", false},
-		{"100000000.5", "100000000.45", true},
+		{"1.00", "1.00", true},
+		{"1.0000000000001", "1.00", true},
+		{"1.005", "1.00", false},
+		{"0.0283", "0.0284", false},
+		{"0", "0", true},
+		{"0.001", "0", false},
 		{"100010", "100000", false},
 		{"1995-03-11", "1995-03-11", true},
 		{"1995-03-12", "1995-03-11", false},
@@ -187,7 +197,11 @@ func TestFieldEqual(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	if got, want := Numbers(), []int{1, 3, 5, 6, 10, 12, 14, 19}; !slices.Equal(got, want) {
+	want := make([]int, 22)
+	for i := range want {
+		want[i] = i + 1
+	}
+	if got := Numbers(); !slices.Equal(got, want) {
 		t.Fatalf("Numbers() = %v, want %v", got, want)
 	}
 	for _, n := range Numbers() {
@@ -196,11 +210,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Query(%d) = %+v, %v", n, s, ok)
 		}
 	}
-	if _, ok := Query(2); ok {
-		t.Errorf("Query(2) found; it is not implemented")
+	if _, ok := Query(23); ok {
+		t.Errorf("Query(23) found; TPC-H has 22 queries")
 	}
-	_, err := Run(context.Background(), dataset.New(dataset.Options{}), sf001, 2)
-	if err == nil || !strings.Contains(err.Error(), "query 2 is not implemented") {
+	_, err := Run(context.Background(), dataset.New(dataset.Options{}), sf001, 23)
+	if err == nil || !strings.Contains(err.Error(), "query 23 is not implemented") {
 		t.Errorf("Run(2): %v", err)
 	}
 }

@@ -296,7 +296,7 @@ func TestExplainUsageErrors(t *testing.T) {
 		{"tpch", "--data", tpchData, "--query", "3", "--explain", "--explain-format", "svg"},
 		{"tpch", "--data", tpchData, "--query", "3", "--explain", "--explain-analyze"},
 		{"run", "weblog", "--explain", "--explain-format", "TEXT"},
-		{"explain", "tpch", "--data", tpchData, "--query", "2"},
+		{"explain", "tpch", "--data", tpchData, "--query", "23"},
 		{"explain", "sort"},
 	} {
 		code, stdout, stderr := runWeir(context.Background(), args...)

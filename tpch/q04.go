@@ -1,0 +1,56 @@
+package tpch
+
+import (
+	"strconv"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/parquet"
+)
+
+var q4Columns = []string{"o_orderpriority", "order_count"}
+
+// q4Order is the orders projection of Q4.
+type q4Order struct {
+	OrderKey int64  `weir:"o_orderkey"`
+	Priority string `weir:"o_orderpriority"`
+}
+
+// q4Line is the lineitem projection of Q4.
+type q4Line struct {
+	OrderKey    int64        `weir:"l_orderkey"`
+	CommitDate  parquet.Date `weir:"l_commitdate"`
+	ReceiptDate parquet.Date `weir:"l_receiptdate"`
+}
+
+// Q4Row is a row of Q4 (Order Priority Checking).
+type Q4Row struct {
+	Priority string
+	Count    int64
+}
+
+// Fields implements Row.
+func (r Q4Row) Fields() []string { return []string{r.Priority, strconv.FormatInt(r.Count, 10)} }
+
+// Q4 is Order Priority Checking. The EXISTS subquery is a semi-join:
+//
+//	orders (1993 Q3, in the scan)
+//	  ─SemiJoin on orderkey─ lineitem (commit < receipt: Filter)
+//	  ─GroupBy(orderpriority).Reduce(count)→ Sort(orderpriority)
+func Q4(env *dataset.Env, dir string) (*Rows[Q4Row], error) {
+	s := newScanner(env, dir)
+	orders := scan[q4Order](s, "orders",
+		where("o_orderdate", parquet.Ge, date(1993, 7, 1)), where("o_orderdate", parquet.Lt, date(1993, 10, 1)))
+	late := scan[q4Line](s, "lineitem").Filter(func(l q4Line) bool { return l.CommitDate < l.ReceiptDate })
+
+	waited := dataset.SemiJoin(orders, late,
+		func(o q4Order) int64 { return o.OrderKey }, func(l q4Line) int64 { return l.OrderKey }).
+		On("orderkey").Forwards("orderkey")
+	ones := dataset.Map(waited, func(o q4Order) Q4Row { return Q4Row{Priority: o.Priority, Count: 1} })
+	priority := func(r Q4Row) string { return r.Priority }
+	counts := dataset.GroupBy(ones, priority).On("orderpriority").Reduce(func(a, b Q4Row) Q4Row {
+		a.Count += b.Count
+		return a
+	})
+	sorted := dataset.Sort(counts, priority, dataset.Ascending).On("orderpriority")
+	return &Rows[Q4Row]{c: dataset.Collect(sorted)}, s.err()
+}

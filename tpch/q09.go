@@ -1,0 +1,136 @@
+package tpch
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/parquet"
+)
+
+var q9Columns = []string{"nation", "o_year", "sum_profit"}
+
+// q9Part is the part projection of Q9.
+type q9Part struct {
+	PartKey int64  `weir:"p_partkey"`
+	Name    string `weir:"p_name"`
+}
+
+// q9Line is the lineitem projection of Q9.
+type q9Line struct {
+	OrderKey      int64           `weir:"l_orderkey"`
+	PartKey       int64           `weir:"l_partkey"`
+	SuppKey       int64           `weir:"l_suppkey"`
+	Quantity      parquet.Decimal `weir:"l_quantity"`
+	ExtendedPrice parquet.Decimal `weir:"l_extendedprice"`
+	Discount      parquet.Decimal `weir:"l_discount"`
+}
+
+// q9PartSupp is the partsupp projection of Q9.
+type q9PartSupp struct {
+	PartKey    int64           `weir:"ps_partkey"`
+	SuppKey    int64           `weir:"ps_suppkey"`
+	SupplyCost parquet.Decimal `weir:"ps_supplycost"`
+}
+
+// q9Supplier is the supplier projection of Q9.
+type q9Supplier struct {
+	SuppKey   int64 `weir:"s_suppkey"`
+	NationKey int64 `weir:"s_nationkey"`
+}
+
+// q9Order is the orders projection of Q9.
+type q9Order struct {
+	OrderKey  int64        `weir:"o_orderkey"`
+	OrderDate parquet.Date `weir:"o_orderdate"`
+}
+
+// q9PartSuppKey is the composite key ps_partkey, ps_suppkey (= l_partkey, l_suppkey).
+type q9PartSuppKey struct{ PartKey, SuppKey int64 }
+
+// q9Profit is a line's profit, with the supplier's nation once known.
+type q9Profit struct {
+	OrderKey int64
+	SuppKey  int64
+	Nation   string
+	Amount   parquet.Decimal // scale 4
+}
+
+// q9SuppNation is a supplier with its nation's name.
+type q9SuppNation struct {
+	SuppKey int64
+	Nation  string
+}
+
+// q9Group is Q9's grouping key.
+type q9Group struct {
+	Nation string
+	Year   int64
+}
+
+// Q9Row is a row of Q9 (Product Type Profit Measure).
+type Q9Row struct {
+	q9Group
+	Profit parquet.Decimal // scale 4
+}
+
+// Fields implements Row.
+func (r Q9Row) Fields() []string {
+	return []string{r.Nation, strconv.FormatInt(r.Year, 10), r.Profit.String()}
+}
+
+// q9Amount is l_extendedprice × (1 − l_discount) − ps_supplycost × l_quantity.
+func q9Amount(l *q9Line, ps *q9PartSupp) q9Profit {
+	return q9Profit{OrderKey: l.OrderKey, SuppKey: l.SuppKey,
+		Amount: discounted(l.ExtendedPrice, l.Discount).Sub(ps.SupplyCost.Mul(l.Quantity))}
+}
+
+// Q9 is Product Type Profit Measure:
+//
+//	lineitem ─SemiJoin on partkey─ part (p_name LIKE '%green%': Filter), broadcast
+//	  ─Join on (partkey, suppkey)─ partsupp
+//	  ─Join on suppkey─ (supplier ─Join─ nation, broadcast)
+//	  ─Join on orderkey─ orders
+//	  ─GroupBy(nation, o_year).Reduce(Σ amount)→ SortBy(nation, o_year desc)
+func Q9(env *dataset.Env, dir string) (*Rows[Q9Row], error) {
+	s := newScanner(env, dir)
+	parts := scan[q9Part](s, "part").Filter(func(p q9Part) bool { return strings.Contains(p.Name, "green") })
+	lines := scan[q9Line](s, "lineitem")
+	partSupps := scan[q9PartSupp](s, "partsupp")
+	supps := scan[q9Supplier](s, "supplier")
+	nations := scan[nation](s, "nation")
+	orders := scan[q9Order](s, "orders")
+
+	green := dataset.SemiJoin(lines, parts,
+		func(l q9Line) int64 { return l.PartKey }, func(p q9Part) int64 { return p.PartKey },
+		dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
+	profits := dataset.Join(green, partSupps,
+		func(l q9Line) q9PartSuppKey { return q9PartSuppKey{l.PartKey, l.SuppKey} },
+		func(ps q9PartSupp) q9PartSuppKey { return q9PartSuppKey{ps.PartKey, ps.SuppKey} },
+		q9Amount).On("partkey", "suppkey").Forwards("suppkey")
+	suppNations := dataset.Join(supps, nations,
+		func(s q9Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
+		func(s *q9Supplier, n *nation) q9SuppNation { return q9SuppNation{SuppKey: s.SuppKey, Nation: n.Name} },
+		dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
+	named := dataset.Join(profits, suppNations,
+		func(p q9Profit) int64 { return p.SuppKey }, func(s q9SuppNation) int64 { return s.SuppKey },
+		func(p *q9Profit, s *q9SuppNation) q9Profit {
+			out := *p
+			out.Nation = s.Nation
+			return out
+		}).On("suppkey").Forwards("suppkey")
+	dated := dataset.Join(named, orders,
+		func(p q9Profit) int64 { return p.OrderKey }, func(o q9Order) int64 { return o.OrderKey },
+		func(p *q9Profit, o *q9Order) Q9Row {
+			return Q9Row{q9Group: q9Group{Nation: p.Nation, Year: int64(o.OrderDate.Time().Year())}, Profit: p.Amount}
+		}).On("orderkey")
+	sums := dataset.GroupBy(dated, func(r Q9Row) q9Group { return r.q9Group }).On("nation", "o_year").
+		Reduce(func(a, b Q9Row) Q9Row {
+			a.Profit = a.Profit.Add(b.Profit)
+			return a
+		})
+	sorted := dataset.SortBy(sums,
+		dataset.By(func(r Q9Row) string { return r.Nation }, dataset.Ascending),
+		dataset.By(func(r Q9Row) int64 { return r.Year }, dataset.Descending)).On("nation", "o_year")
+	return &Rows[Q9Row]{c: dataset.Collect(sorted)}, s.err()
+}
