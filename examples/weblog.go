@@ -200,7 +200,7 @@ func parseDocument(line []byte, sl *slab) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	return Document{URL: sl.str(f[0]), Text: sl.str(f[1])}, nil
+	return Document{URL: sl.String(f[0]), Text: sl.String(f[1])}, nil
 }
 
 func parseRank(line []byte, sl *slab) (Rank, error) {
@@ -217,7 +217,7 @@ func parseRank(line []byte, sl *slab) (Rank, error) {
 	if err != nil {
 		return Rank{}, err
 	}
-	return Rank{Rank: rank, URL: sl.str(f[1]), AvgDuration: dur}, nil
+	return Rank{Rank: rank, URL: sl.String(f[1]), AvgDuration: dur}, nil
 }
 
 func parseVisit(line []byte, sl *slab) (Visit, error) {
@@ -232,5 +232,5 @@ func parseVisit(line []byte, sl *slab) (Visit, error) {
 	if _, err := atoi32("date", f[2][:4]); err != nil {
 		return Visit{}, fmt.Errorf("date %q: want YYYY-MM-DD", f[2])
 	}
-	return Visit{URL: sl.str(f[1]), Date: sl.str(f[2])}, nil
+	return Visit{URL: sl.String(f[1]), Date: sl.String(f[2])}, nil
 }

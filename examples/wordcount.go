@@ -135,7 +135,7 @@ func (t *tokenizer) split(line string, emit func(WordCount)) {
 
 func (t *tokenizer) emitWord(line string, start, end int, changed bool, emit func(WordCount)) {
 	if changed {
-		emit(WordCount{Word: t.sl.str(t.word), Count: 1})
+		emit(WordCount{Word: t.sl.String(t.word), Count: 1})
 		return
 	}
 	emit(WordCount{Word: line[start:end], Count: 1})
