@@ -1,64 +1,20 @@
 package iterate
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"io"
-	"math"
 
 	"github.com/weirdata/weir/dataset"
-	"github.com/weirdata/weir/formats/text"
+	"github.com/weirdata/weir/internal/lines"
 )
 
-// Options configure one run of a job. Its fields are those of examples.Options,
-// so that one converts to the other.
-type Options struct {
-	// Dataset configures the program's Env: parallelism, memory budget, segment
-	// size and spill directory.
-	Dataset dataset.Options
-	// Output is the file to write the result lines to, "" for Stdout. The file is
-	// written under a temporary name beside it and renamed when complete; on
-	// error nothing is left.
-	Output string
-	// Stdout receives the result lines when Output is "" (nil: io.Discard).
-	Stdout io.Writer
-	// Executed, when set, receives the job's result (its plan with actual
-	// rows, its metrics, its supersteps) after the job succeeded.
-	Executed func(*dataset.Result)
-}
+// Options configure one run of a job; they are examples.Options too:
+// Dataset configures the Env; the result lines go to Output (written under a
+// temporary name and renamed when complete) or, when it is "", to Stdout;
+// Executed, when set, receives the job's result (plan, metrics, supersteps).
+type Options = lines.Options
 
 // emit adds the sink of the sorted result lines to the program, runs it and
-// returns its error, a *ParseError unwrapped.
-//
-// To a file, the sorted subtasks are gathered in order into one subtask (First
-// with no limit keeps everything, reading subtask 0 first) whose text sink
-// writes one file; to Stdout, Print does the same gathering.
-func emit(ctx context.Context, env *dataset.Env, lines *dataset.DataSet[string], o Options) error {
-	var out *bufio.Writer
-	if o.Output != "" {
-		dataset.Output(lines.First(math.MaxInt), "result "+o.Output, text.NewSink(o.Output))
-	} else {
-		w := o.Stdout
-		if w == nil {
-			w = io.Discard
-		}
-		out = bufio.NewWriterSize(w, 64<<10)
-		dataset.Print(lines, out)
-	}
-	res, err := env.Execute(ctx)
-	if err != nil {
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			return pe
-		}
-		return err
-	}
-	if o.Executed != nil {
-		o.Executed(res)
-	}
-	if out != nil {
-		return out.Flush()
-	}
-	return nil
+// returns its error, a *ParseError unwrapped (lines.Emit).
+func emit(ctx context.Context, env *dataset.Env, out *dataset.DataSet[string], o Options) error {
+	return lines.Emit(ctx, env, out, o)
 }

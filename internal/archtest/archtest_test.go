@@ -63,6 +63,10 @@ func publicAPI(p string) bool {
 	return isStd(p) || p == module+"/dataset" || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 }
 
+// jobAPI is publicAPI plus internal/lines, the runner the example and
+// iteration jobs share.
+func jobAPI(p string) bool { return publicAPI(p) || p == module+"/internal/lines" }
+
 func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
 
 func TestDependencyRules(t *testing.T) {
@@ -86,9 +90,10 @@ func TestDependencyRules(t *testing.T) {
 		},
 		"formats": isStd,
 		// programs on the public API: no runtime, no kernels
-		"tpch":     publicAPI,
-		"examples": publicAPI,
-		"iterate":  publicAPI,
+		"tpch":           publicAPI,
+		"examples":       jobAPI,
+		"iterate":        jobAPI,
+		"internal/lines": publicAPI,
 	}
 	for dir, imps := range pkgs {
 		for p := range imps {

@@ -31,7 +31,7 @@ func runIterate(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output s
 				prev(res)
 			}
 		}
-		return job(ctx, iterate.Options(o))
+		return job(ctx, o)
 	})
 }
 
