@@ -11,15 +11,22 @@ import (
 // sends them all downstream.
 const typedCombinerEntries = 1 << 16
 
-// typedCombiner is the combiner of a Reduce over a flat record type (fixed
-// size, no pointers: memory.Codec.Flat), which needs no serialization: it
-// keeps up to typedCombinerEntries groups as Go values in an open-addressing
-// table (keys in one byte arena) and reduces each record into its group with
-// the user's function directly. When the table is full it sends every group
-// downstream and starts over, as a combiner may (its output is partial
-// results); at the end it sends what it holds. Its memory is fixed and taken
-// from the task's memory manager. Records of other types go through the
-// serialized sortjoin.HashAggregator (combineCollector).
+// typedCombinerOwned is how many bytes of strings a typed combiner copies into
+// its own arena before it sends its groups downstream.
+const typedCombinerOwned = 8 << 20
+
+// typedCombiner is the combiner of a Reduce over a record type whose only
+// references are strings and byte slices (memory.Codec.Shallow; flat types
+// included), which needs no serialization: it keeps up to
+// typedCombinerEntries groups as Go values in an open-addressing table (keys
+// in one byte arena) and reduces each record into its group with the user's
+// function directly. A group's strings are copied into the combiner's arena
+// when they are new (memory.Codec.Own), so a group never keeps an input batch
+// alive. When the table or the arena is full it sends every group downstream
+// and starts over, as a combiner may (its output is partial results); at the
+// end it sends what it holds. Its memory is fixed and taken from the task's
+// memory manager. Records of other types go through the serialized
+// sortjoin.HashAggregator (combineCollector).
 type typedCombiner[T any] struct {
 	k     *keyer[T]
 	fn    func(a, b T) T
@@ -32,9 +39,13 @@ type typedCombiner[T any] struct {
 	key   []byte
 	mask  uint64
 	batch int
+
+	codec *memory.Codec[T] // nil for flat types: nothing to own
+	arena *memory.Arena
+	owned int // bytes copied into arena
 }
 
-func newTypedCombiner[T any](tc *task, k *keyer[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
+func newTypedCombiner[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
 	c := &typedCombiner[T]{k: k, fn: fn, next: next, batch: batch,
 		slots: make([]int32, 2*typedCombinerEntries),
 		hash:  make([]uint64, 0, typedCombinerEntries),
@@ -42,15 +53,25 @@ func newTypedCombiner[T any](tc *task, k *keyer[T], fn func(a, b T) T, next coll
 		vals:  make([]T, 0, typedCombinerEntries),
 		mask:  2*typedCombinerEntries - 1,
 	}
-	res := tc.Env.Memory.NewReservation("typed combiner")
 	var zero T
-	res.Force(int64(typedCombinerEntries) * (2*4 + 8 + 4 + int64(unsafe.Sizeof(zero)) + 16))
+	size := int64(typedCombinerEntries) * (2*4 + 8 + 4 + int64(unsafe.Sizeof(zero)) + 16)
+	if !codec.Flat() {
+		c.codec, c.arena = codec, memory.NewArena(0)
+		size += typedCombinerOwned
+	}
+	res := tc.Env.Memory.NewReservation("typed combiner")
+	res.Force(size)
 	tc.onExit(func() { _ = res.Release() })
 	return c
 }
 
 func (c *typedCombiner[T]) collect(b []T) error {
 	for i := range b {
+		if c.owned > typedCombinerOwned {
+			if err := c.flush(); err != nil {
+				return err
+			}
+		}
 		c.key = c.k.append(c.key[:0], &b[i])
 		h := memory.Hash(c.key, partitionSeed^0x9e3779b97f4a7c15)
 		j := h & c.mask
@@ -65,6 +86,9 @@ func (c *typedCombiner[T]) collect(b []T) error {
 					continue
 				}
 				c.vals = append(c.vals, b[i])
+				if c.codec != nil {
+					c.owned += c.codec.Own(&c.vals[len(c.vals)-1], nil, c.arena)
+				}
 				c.hash = append(c.hash, h)
 				c.keys = append(c.keys, c.key...)
 				c.koff = append(c.koff, int32(len(c.keys)))
@@ -73,7 +97,11 @@ func (c *typedCombiner[T]) collect(b []T) error {
 			}
 			g := s - 1
 			if c.hash[g] == h && bytes.Equal(c.keys[c.koff[g]:c.koff[g+1]], c.key) {
-				c.vals[g] = c.fn(c.vals[g], b[i])
+				r := c.fn(c.vals[g], b[i])
+				if c.codec != nil {
+					c.owned += c.codec.Own(&r, &c.vals[g], c.arena)
+				}
+				c.vals[g] = r
 				break
 			}
 			j = (j + 1) & c.mask
@@ -90,6 +118,10 @@ func (c *typedCombiner[T]) flush() error {
 		}
 	}
 	clear(c.slots)
+	if c.codec != nil {
+		clear(c.vals) // let the arena go
+		c.arena, c.owned = memory.NewArena(0), 0
+	}
 	c.vals, c.hash, c.keys, c.koff = c.vals[:0], c.hash[:0], c.keys[:0], c.koff[:1]
 	return nil
 }

@@ -56,6 +56,13 @@ func AntiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fu
 	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Anti, "AntiJoin at "+caller(1), hint)
 }
 
+// optJoinKind names each join kind for the optimizer's estimates.
+var optJoinKind = map[sortjoin.JoinKind]optimizer.JoinKind{
+	sortjoin.Inner: optimizer.InnerJoin, sortjoin.LeftOuter: optimizer.LeftOuterJoin,
+	sortjoin.RightOuter: optimizer.RightOuterJoin, sortjoin.FullOuter: optimizer.FullOuterJoin,
+	sortjoin.Semi: optimizer.SemiJoin, sortjoin.Anti: optimizer.AntiJoin,
+}
+
 func keepLeft[L, R any](l *L, _ *R) L { return *l }
 
 func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(*L, *R) O,
@@ -68,6 +75,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	// semi and anti joins) must not be broadcast, or every subtask would emit them.
 	n.opt.Outer = [2]bool{kind == sortjoin.LeftOuter || kind == sortjoin.FullOuter || kind == sortjoin.Semi || kind == sortjoin.Anti,
 		kind == sortjoin.RightOuter || kind == sortjoin.FullOuter}
+	n.opt.JoinKind = optJoinKind[kind]
 	if len(hint) > 0 {
 		n.opt.JoinHint = hint[0]
 	}

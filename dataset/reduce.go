@@ -59,8 +59,8 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 		if err != nil {
 			return nil, err
 		}
-		if codec.Flat() {
-			return newTypedCombiner(tc, k, fn, out, env.opts.BatchSize), nil
+		if codec.Shallow() {
+			return newTypedCombiner(tc, k, codec, fn, out, env.opts.BatchSize), nil
 		}
 		c := &combineCollector[T]{tc: tc, k: k, codec: codec, next: out, batch: env.opts.BatchSize}
 		c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{

@@ -49,6 +49,7 @@ func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T]
 		switch {
 		case st.Matching > 0: // zero may be a source that does not estimate it
 			n.opt.EstimatedRows = st.Matching
+			n.opt.SourceRows = st.Rows
 		case st.Rows >= 0:
 			n.opt.EstimatedRows = st.Rows
 		}

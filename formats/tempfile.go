@@ -65,12 +65,21 @@ func (t *TempFile) Finish(err error) error {
 	return nil
 }
 
-// Commit renames the closed temporary file to its final name.
+// Mode is the permission an output gets when it is committed: what os.Create
+// gives under the usual umask (the temporary file is private until then).
+const Mode os.FileMode = 0o644
+
+// Commit renames the closed temporary file to its final name, readable by
+// all (Mode).
 func (t *TempFile) Commit() error {
 	if err := t.Check("commit", Closed); err != nil {
 		return err
 	}
-	if err := os.Rename(t.F.Name(), t.Final); err != nil {
+	err := os.Chmod(t.F.Name(), Mode)
+	if err == nil {
+		err = os.Rename(t.F.Name(), t.Final)
+	}
+	if err != nil {
 		t.State = Aborted
 		os.Remove(t.F.Name())
 		return t.Errorf("commit", err)

@@ -61,8 +61,8 @@ func TestCostBasedQ3ShapeReusesJoinPartitioning(t *testing.T) {
 	cust := b.source("customer", 1500)
 	seg := b.add(Map, "filter segment", cust)
 	seg.PreservesAll = true
-	seg.Selectivity = 0.2
-	orders := b.source("orders", 15000)
+	seg.Selectivity = 0.9 // keeps most customers: their orders are too many to broadcast
+	orders := b.source("orders", 30000)
 	co := b.join("customer-orders", seg, orders, "int64", "custkey")
 	co.Forwards = [][]string{nil, {"orderkey"}} // the join function keeps the order's key
 	li := b.source("lineitem", 60000)
@@ -77,7 +77,7 @@ func TestCostBasedQ3ShapeReusesJoinPartitioning(t *testing.T) {
 		t.Errorf("a forwarded grouping runs a combiner")
 	}
 	if got := co.Decision.Ship[0]; got != Broadcast {
-		t.Errorf("the filtered customer table (300 rows) against 15000 orders ships %s, want BROADCAST\n%s", got, b.p.Explain())
+		t.Errorf("the filtered customer table (1350 rows) against 30000 orders ships %s, want BROADCAST\n%s", got, b.p.Explain())
 	}
 	if !strings.Contains(strings.Join(g.Decision.Notes, ";"), "reuses HASH(orderkey)") {
 		t.Errorf("no note explains the reuse: %q", g.Decision.Notes)

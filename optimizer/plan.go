@@ -187,6 +187,8 @@ type Node struct {
 	// Outer reports, for a Join, whether unmatched records of input 0 / input 1
 	// are kept (outer joins cannot broadcast their preserved side).
 	Outer [2]bool
+	// JoinKind is, for a Join, which records it emits; size estimates use it.
+	JoinKind JoinKind
 	// CrossHint sizes a Cross's inputs.
 	CrossHint CrossHint
 	// EstimatedRows is the size estimate in rows, -1 when unknown: a source's
@@ -194,6 +196,9 @@ type Node struct {
 	EstimatedRows int64
 	// EstimatedBytes is a source's size in bytes (file sizes), -1 when unknown.
 	EstimatedBytes int64
+	// SourceRows is, for a source whose EstimatedRows counts the rows its
+	// filters keep, how many rows it holds in all (0 when unknown).
+	SourceRows int64
 	// RowBytes is the estimated in-memory size of one output record (0:
 	// unknown; planners then assume DefaultRowBytes).
 	RowBytes int64
@@ -232,7 +237,26 @@ const DefaultRowBytes = 64
 type Estimate struct {
 	Rows  int64 // -1 when unknown
 	Bytes int64 // -1 when unknown
+
+	// frac is the share of its base relation's rows the data set keeps after
+	// the filters (and semi joins) on its way from the sources; base is that
+	// relation's size in rows: the largest source a chain of many-to-one
+	// joins starts from. Join estimates use them (see estimate).
+	frac, base float64
 }
+
+// JoinKind is which records a Join emits.
+type JoinKind uint8
+
+// The join kinds.
+const (
+	InnerJoin      JoinKind = iota // matched pairs
+	LeftOuterJoin                  // and the unmatched records of input 0
+	RightOuterJoin                 // and the unmatched records of input 1
+	FullOuterJoin                  // and the unmatched records of both
+	SemiJoin                       // the records of input 0 with a match
+	AntiJoin                       // the records of input 0 without a match
+)
 
 // Costs are a plan's estimated costs, compared in Flink's order: network
 // (bytes shipped between subtasks), then disk (bytes spilled and read back),

@@ -11,5 +11,6 @@ func newGenCommand() *cobra.Command {
 	}
 	cmd.AddCommand(newGenLinesCommand())
 	cmd.AddCommand(newGenGraphCommand(), newGenPointsCommand())
+	cmd.AddCommand(newGenTPCHCommand())
 	return cmd
 }

@@ -26,11 +26,12 @@ func TestPlansGolden(t *testing.T) {
 }
 
 // TestPlansReuseProperties checks the property reuse the golden plans show:
-// at parallelism 8, broadcasting the orders side of Q3's join with lineitem
-// costs more than repartitioning both on orderkey, and the grouping after the
-// join (its keys include orderkey) is then forwarded, not shuffled again.
+// in Q13 the orders are counted per customer (hash-partitioned on custkey)
+// and then outer-joined with the customers on custkey, so at parallelism 8 the
+// counts are forwarded into the join, not shuffled again, and only the
+// customers are repartitioned.
 func TestPlansReuseProperties(t *testing.T) {
-	p := explainJSON(t, "--data", tpchData, "--query", "3", "--parallelism", "8", "--memory", "256MiB")
+	p := explainJSON(t, "--data", tpchData, "--query", "13", "--parallelism", "8", "--memory", "256MiB")
 	find := func(p planJSON, id *int) int {
 		for i := range p.Nodes {
 			if id != nil && p.Nodes[i].ID == *id {
@@ -39,21 +40,24 @@ func TestPlansReuseProperties(t *testing.T) {
 		}
 		return -1
 	}
-	reduce := -1
+	join := -1
 	for i := range p.Nodes {
-		if p.Nodes[i].Operator == "Reduce" {
-			reduce = i
+		if p.Nodes[i].Operator == "Join" {
+			join = i
 		}
 	}
-	if reduce < 0 || len(p.Nodes[reduce].Inputs) != 1 {
-		t.Fatalf("no Reduce with one input in the plan")
+	if join < 0 || len(p.Nodes[join].Inputs) != 2 {
+		t.Fatalf("no Join with two inputs in the plan")
 	}
-	if got := p.Nodes[reduce].Inputs[0].ShipStrategy; got != "FORWARD" {
-		t.Errorf("Q3's grouping ships its input %s, want FORWARD", got)
+	in := p.Nodes[join].Inputs
+	if got := in[1].ShipStrategy; got != "FORWARD" {
+		t.Errorf("Q13's join ships the per-customer counts %s, want FORWARD", got)
 	}
-	j := find(p, p.Nodes[reduce].Inputs[0].ID)
-	if j < 0 || p.Nodes[j].Operator != "Join" || p.Nodes[j].Inputs[0].ShipStrategy != "HASH" || p.Nodes[j].Inputs[1].ShipStrategy != "HASH" {
-		t.Errorf("the grouping's input is not a join repartitioned on both sides")
+	if r := find(p, in[1].ID); r < 0 || p.Nodes[r].Operator != "Reduce" || p.Nodes[r].Inputs[0].ShipStrategy != "HASH" {
+		t.Errorf("the join's second input is not a grouping hash-partitioned on its key")
+	}
+	if got := in[0].ShipStrategy; got != "HASH" {
+		t.Errorf("Q13's join ships the customers %s, want HASH", got)
 	}
 	// the tiny tables are broadcast wherever they meet a larger input
 	for _, q := range []string{"5", "10"} {
