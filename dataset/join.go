@@ -24,6 +24,9 @@ const (
 )
 
 // Join joins l and r on equal keys and applies fn to every matching pair.
+// fn gets pointers into weir's buffers (a hash join keeps its build side as
+// Go values and passes them as they are): it must not modify *l or *r, nor
+// keep the pointers after it returns; what it returns may hold their strings.
 func Join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
 	return join(l, r, lkey, rkey, fn, sortjoin.Inner, "Join at "+caller(1), hint)
 }
@@ -127,9 +130,30 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			if local == optimizer.HybridHashBuildSecond {
 				build = sortjoin.Right
 			}
-			var st sortjoin.JoinStats
-			st, err = sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, li, ri, kind, e.emit)
-			tc.Metrics.AddSpilled(st.BytesSpilled)
+			// the serialized hybrid hash join, over buildIt in place of the
+			// build input
+			hashJoin := func(buildIt sortjoin.Iterator) error {
+				l, r := sortjoin.Iterator(li), sortjoin.Iterator(ri)
+				if build == sortjoin.Left {
+					l = buildIt
+				} else {
+					r = buildIt
+				}
+				st, err := sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, l, r, kind, e.emit)
+				tc.Metrics.AddSpilled(st.BytesSpilled)
+				return err
+			}
+			batch := env.opts.BatchSize
+			switch {
+			case build == sortjoin.Right && typedJoinable(rc):
+				err = runTypedHashJoin(tc, ri, li, typedKindOf(kind, false), func(b *R, p *L) O { return fn(p, b) }, c, batch, hashJoin)
+			case build == sortjoin.Left && typedJoinable(lc):
+				err = runTypedHashJoin(tc, li, ri, typedKindOf(kind, true), func(b *L, p *R) O { return fn(b, p) }, c, batch, hashJoin)
+			case build == sortjoin.Left:
+				err = hashJoin(li)
+			default:
+				err = hashJoin(ri)
+			}
 		case optimizer.SortMerge:
 			// an input the planner found sorted on the key already (InputLocal
 			// NONE) is merged as it arrives

@@ -19,21 +19,6 @@ import (
 
 var tables = []string{"customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"}
 
-func dataDir(tb testing.TB) string {
-	dir := os.Getenv("WEIR_TPCH_DIR")
-	if dir == "" {
-		dir = "../../../shared/tpch/sf0.1"
-	}
-	if _, err := os.Stat(filepath.Join(dir, "lineitem.parquet")); err != nil {
-		tb.Skipf("no TPC-H tables in %s (set WEIR_TPCH_DIR)", dir)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return abs
-}
-
 func threads() int {
 	if n, err := strconv.Atoi(os.Getenv("WEIR_BENCH_THREADS")); err == nil && n > 0 {
 		return n

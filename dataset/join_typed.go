@@ -1,0 +1,289 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"math/bits"
+	"unsafe"
+
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/sortjoin"
+)
+
+// typedJoinChunk is how much memory a typed hash join reserves at a time.
+const typedJoinChunk = 1 << 20
+
+// A typed hash join is the hybrid hash join's fast path for a build side that
+// fits in the operator's memory share: the build records are kept as Go
+// values (their strings copied into the join's arena: memory.Codec.Own), with
+// their encoded keys and hashes, in a chained hash table; probe records are
+// looked up as they come, a batch at a time, without being serialized, and
+// the join function gets pointers to both values. Nothing is decoded.
+//
+// It reserves its memory from the task's manager as it builds. When the build
+// side outgrows the operator's share, or the budget runs out, it gives up:
+// the records it holds and the rest of the build input are replayed, in their
+// serialized form, into sortjoin.HashJoin, which partitions and spills. The
+// typed records are dropped as they are replayed; the memory they take until
+// then is released from the reservation before the hash join starts, so for
+// that moment the task may hold up to one share more than its budget.
+type typedBuild[B any] struct {
+	codec *memory.Codec[B]
+	k     *keyer[B]
+	vals  []B
+	hash  []uint64
+	next  []int32 // chain: index+1 of the next record in the same bucket
+	keys  []byte
+	koff  []int32 // keys[koff[i]:koff[i+1]] is record i's key
+	heads []int32 // bucket: index+1 of its first record
+	mask  uint64
+	arena *memory.Arena
+	used  int64 // bytes taken
+	res   *memory.Reservation
+	limit int64 // the share; 0: only the budget limits it
+}
+
+// errTypedOverflow ends a typed build that outgrew its memory.
+var errTypedOverflow = errors.New("typed join build side outgrew its memory")
+
+// typedJoinable reports whether a build side of type B can be held as Go
+// values: its strings and byte slices can be owned (memory.Codec.Shallow).
+func typedJoinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
+
+// add appends a batch of build records, or returns errTypedOverflow and the
+// index of the record that did not fit (it is held, the ones after it not).
+func (t *typedBuild[B]) add(batch []B) (int, error) {
+	var zero B
+	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 8 // value, hash, next, koff, heads (2 × int32)
+	for i := range batch {
+		before := len(t.keys)
+		t.keys = t.k.append(t.keys, &batch[i])
+		size := per + int64(len(t.keys)-before)
+		t.vals = append(t.vals, batch[i])
+		if !t.codec.Flat() {
+			size += int64(t.codec.Own(&t.vals[len(t.vals)-1], nil, t.arena))
+		}
+		t.used += size
+		if t.used > t.res.Bytes() {
+			if t.limit > 0 && t.used > t.limit {
+				return i, errTypedOverflow
+			}
+			if err := t.res.Grow(max(typedJoinChunk, t.used-t.res.Bytes())); err != nil {
+				return i, errTypedOverflow
+			}
+		}
+		t.koff = append(t.koff, int32(len(t.keys)))
+		t.hash = append(t.hash, memory.Hash(t.keys[before:], typedJoinSeed))
+	}
+	return len(batch), nil
+}
+
+// typedJoinSeed seeds a typed join's hashes (unlike the partitioner's, so
+// that a partition's keys spread over the table).
+const typedJoinSeed = partitionSeed ^ 0x6a09e667f3bcc908
+
+// index builds the hash table over the records added.
+func (t *typedBuild[B]) index() {
+	n := len(t.vals)
+	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
+	t.heads = make([]int32, size)
+	t.next = make([]int32, n)
+	t.mask = size - 1
+	for i := range n {
+		s := t.hash[i] & t.mask
+		t.next[i] = t.heads[s]
+		t.heads[s] = int32(i + 1)
+	}
+}
+
+// typedProbe joins the probe records of type P with a built table of B.
+type typedProbe[B, P, O any] struct {
+	build   *typedBuild[B]
+	k       *keyer[P]
+	pair    func(b *B, p *P) O // the user's function, sides put back in place
+	kind    typedKind
+	matched []bool // per build record, for the kinds that need it
+	key     []byte
+	out     []O
+	next    collector[O]
+	batch   int
+}
+
+// typedKind says what a typed join emits, relative to its build and probe
+// sides.
+type typedKind struct {
+	pairs          bool // matched pairs
+	probeUnmatched bool // probe records without a match: pair(nil, p)
+	buildUnmatched bool // build records without a match, at the end: pair(b, nil)
+	probeSemi      bool // probe records with a match, once: pair(nil, p)
+	buildSemi      bool // build records with a match, once: pair(b, nil)
+}
+
+// typedKindOf maps a join kind to what a typed join emits when the left
+// input is the build side (buildLeft) or the right one.
+func typedKindOf(kind sortjoin.JoinKind, buildLeft bool) typedKind {
+	switch kind {
+	case sortjoin.Inner:
+		return typedKind{pairs: true}
+	case sortjoin.LeftOuter:
+		return typedKind{pairs: true, buildUnmatched: buildLeft, probeUnmatched: !buildLeft}
+	case sortjoin.RightOuter:
+		return typedKind{pairs: true, buildUnmatched: !buildLeft, probeUnmatched: buildLeft}
+	case sortjoin.FullOuter:
+		return typedKind{pairs: true, buildUnmatched: true, probeUnmatched: true}
+	case sortjoin.Semi:
+		return typedKind{buildSemi: buildLeft, probeSemi: !buildLeft}
+	default: // Anti
+		return typedKind{buildUnmatched: buildLeft, probeUnmatched: !buildLeft}
+	}
+}
+
+func (p *typedProbe[B, P, O]) emit(o O) error {
+	p.out = append(p.out, o)
+	if len(p.out) >= p.batch {
+		return p.flush()
+	}
+	return nil
+}
+
+func (p *typedProbe[B, P, O]) flush() error {
+	if len(p.out) == 0 {
+		return nil
+	}
+	err := p.next.collect(p.out)
+	clear(p.out)
+	p.out = p.out[:0]
+	return err
+}
+
+// probe joins one batch of probe records.
+func (p *typedProbe[B, P, O]) probe(batch []P) error {
+	t := p.build
+	for i := range batch {
+		pr := &batch[i]
+		p.key = p.k.append(p.key[:0], pr)
+		h := memory.Hash(p.key, typedJoinSeed)
+		found := false
+		for e := t.heads[h&t.mask]; e != 0; e = t.next[e-1] {
+			j := e - 1
+			if t.hash[j] != h || !bytes.Equal(t.keys[t.koff[j]:t.koff[j+1]], p.key) {
+				continue
+			}
+			found = true
+			if p.matched != nil {
+				if p.kind.buildSemi && !p.matched[j] {
+					if err := p.emit(p.pair(&t.vals[j], nil)); err != nil {
+						return err
+					}
+				}
+				p.matched[j] = true
+			}
+			if p.kind.pairs {
+				if err := p.emit(p.pair(&t.vals[j], pr)); err != nil {
+					return err
+				}
+			} else if !p.kind.buildSemi && !p.kind.buildUnmatched {
+				break // a probe-side semi or anti join needs one match
+			}
+		}
+		switch {
+		case found && p.kind.probeSemi, !found && p.kind.probeUnmatched:
+			if err := p.emit(p.pair(nil, pr)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// finish emits the build records the kind keeps unmatched.
+func (p *typedProbe[B, P, O]) finish() error {
+	if p.kind.buildUnmatched {
+		for j := range p.build.vals {
+			if !p.matched[j] {
+				if err := p.emit(p.pair(&p.build.vals[j], nil)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return p.flush()
+}
+
+// runTypedHashJoin runs a hash join with build input bi (of B) and probe
+// input pi (of P) on Go values, falling back to sortjoin.HashJoin over the
+// serialized inputs when the build side does not fit (see typedBuild). bit
+// and pit are the inputs as serialized iterators, for that fallback;
+// hashJoin runs it with them.
+func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P], kind typedKind,
+	pair func(b *B, p *P) O, next collector[O], batch int,
+	hashJoin func(build sortjoin.Iterator) error) error {
+	ctx := tc.Context()
+	t := &typedBuild[B]{codec: bi.codec, k: bi.k, koff: make([]int32, 1), arena: memory.NewArena(0),
+		res: tc.Env.Memory.NewReservation("typed hash join"), limit: tc.memShare}
+	defer func() { _ = t.res.Release() }()
+	for {
+		b, err := bi.in.Next(ctx)
+		if err != nil {
+			if !isEOF(err) {
+				return err
+			}
+			break
+		}
+		if i, err := t.add(b); err != nil {
+			// replay what is held, then the rest of b and of the input
+			held, rest := t.vals, b[i+1:]
+			t.vals, t.keys, t.hash, t.koff = nil, nil, nil, nil
+			_ = t.res.Release()
+			return hashJoin(&replayIter[B]{held: held, rest: rest, k: bi.k, codec: bi.codec, in: bi})
+		}
+	}
+	t.index()
+	pr := &typedProbe[B, P, O]{build: t, k: pi.k, pair: pair, kind: kind, next: next, batch: batch}
+	if kind.buildSemi || kind.buildUnmatched {
+		pr.matched = make([]bool, len(t.vals))
+	}
+	for {
+		b, err := pi.in.Next(ctx)
+		if err != nil {
+			if !isEOF(err) {
+				return err
+			}
+			break
+		}
+		if err := pr.probe(b); err != nil {
+			return err
+		}
+	}
+	return pr.finish()
+}
+
+// replayIter serializes the records a typed build held (held, then the rest
+// of the batch it stopped in), then continues with the input.
+type replayIter[T any] struct {
+	held, rest []T
+	k          *keyer[T]
+	codec      *memory.Codec[T]
+	in         *inputIter[T]
+	key, val   []byte
+}
+
+func (r *replayIter[T]) Next() ([]byte, []byte, bool) {
+	var v *T
+	switch {
+	case len(r.held) > 0:
+		v = &r.held[0]
+		r.held = r.held[1:]
+	case len(r.rest) > 0:
+		v = &r.rest[0]
+		r.rest = r.rest[1:]
+	default:
+		return r.in.Next()
+	}
+	r.key = r.k.append(r.key[:0], v)
+	r.val = r.codec.Append(r.val[:0], v)
+	return r.key, r.val, true
+}
+
+func (r *replayIter[T]) Err() error   { return r.in.Err() }
+func (r *replayIter[T]) Close() error { return r.in.Close() }

@@ -1,0 +1,91 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type wideCustomer struct {
+	ID     int64
+	Nation string
+	Note   string // long: the build side outgrows a few MiB
+}
+
+// TestTypedJoinOutgrowsItsMemory runs hash joins whose build side (4 MB of
+// customers with long notes) fits an unlimited budget but not a 3 MiB one: there
+// the typed build fills its first megabytes and then hands what it holds and
+// the rest of its input to the spilling hash join. Every kind, either build
+// side, equals the oracle, and the notes arrive intact.
+func TestTypedJoinOutgrowsItsMemory(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	var cs []customer
+	var wide []wideCustomer
+	for i := int64(1); i <= 20000; i++ {
+		if r.IntN(5) == 0 {
+			continue
+		}
+		c := customer{ID: i, Nation: fmt.Sprintf("N%d", r.IntN(25))}
+		cs = append(cs, c)
+		wide = append(wide, wideCustomer{ID: i, Nation: c.Nation, Note: strings.Repeat(c.Nation, 100)})
+	}
+	var os []order
+	for i := int64(1); i <= 30000; i++ {
+		os = append(os, order{ID: i, Customer: 1 + r.Int64N(22000)})
+	}
+	combine := func(o *order, c *wideCustomer) joined {
+		var j joined
+		if o != nil {
+			j.Order = o.ID
+		}
+		if c != nil {
+			if c.Note != strings.Repeat(c.Nation, 100) {
+				panic(fmt.Sprintf("customer %d: note %.20q… does not match nation %s", c.ID, c.Note, c.Nation))
+			}
+			j.Customer, j.Nation = c.ID, c.Nation
+		}
+		return j
+	}
+	for _, kind := range []string{"inner", "left", "right", "full", "semi", "anti"} {
+		want := oracleJoin(cs, os, kind)
+		for _, hint := range []JoinHint{RepartitionHashFirst, RepartitionHashSecond} {
+			for _, c := range []config{{"p1-unlimited", 1, 0}, {"p2-3MiB", 2, 3 << 20}} {
+				t.Run(fmt.Sprintf("%s/%s/%s", kind, hint, c.name), func(t *testing.T) {
+					env := newEnv(t, c)
+					ords, custs := FromSlice(env, os), FromSlice(env, wide)
+					okey := func(o order) int64 { return o.Customer }
+					ckey := func(c wideCustomer) int64 { return c.ID }
+					var out *DataSet[joined]
+					switch kind {
+					case "inner":
+						out = Join(ords, custs, okey, ckey, combine, hint)
+					case "left":
+						out = LeftOuterJoin(ords, custs, okey, ckey, combine, hint)
+					case "right":
+						out = RightOuterJoin(ords, custs, okey, ckey, combine, hint)
+					case "full":
+						out = FullOuterJoin(ords, custs, okey, ckey, combine, hint)
+					case "semi":
+						out = Map(SemiJoin(ords, custs, okey, ckey, hint), func(o order) joined { return joined{Order: o.ID} })
+					case "anti":
+						out = Map(AntiJoin(ords, custs, okey, ckey, hint), func(o order) joined { return joined{Order: o.ID} })
+					}
+					got := Collect(out)
+					res, err := env.Execute(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g := sortJoined(got.Values()); !slices.Equal(g, want) {
+						t.Fatalf("got %d rows, want %d", len(g), len(want))
+					}
+					if c.memory > 0 && hint == RepartitionHashSecond && spilled(res) == 0 {
+						t.Errorf("a 4 MB build side under a 3 MiB budget spilled nothing")
+					}
+				})
+			}
+		}
+	}
+}
