@@ -32,10 +32,13 @@ type typedBuild[B any] struct {
 	k     *keyer[B]
 	vals  []B
 	hash  []uint64
-	next  []int32 // chain: index+1 of the next record in the same bucket
 	keys  []byte
 	koff  []int32 // keys[koff[i]:koff[i+1]] is record i's key
-	heads []int32 // bucket: index+1 of its first record
+	// slots is the open-addressing table (linear probing): 0 for empty, else
+	// the key's hash tag (its high 32 bits) and index+1 of the first record
+	// with the key; next chains the other records with the same key.
+	slots []uint64
+	next  []int32 // index+1 of the next record with the same key, 0 at the end
 	mask  uint64
 	arena *memory.Arena
 	used  int64 // bytes taken
@@ -54,7 +57,7 @@ func typedJoinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
 // index of the record that did not fit (it is held, the ones after it not).
 func (t *typedBuild[B]) add(batch []B) (int, error) {
 	var zero B
-	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 8 // value, hash, next, koff, heads (2 × int32)
+	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 16 // value, hash, next, koff, slots (2 × uint64)
 	for i := range batch {
 		before := len(t.keys)
 		t.keys = t.k.append(t.keys, &batch[i])
@@ -86,13 +89,42 @@ const typedJoinSeed = partitionSeed ^ 0x6a09e667f3bcc908
 func (t *typedBuild[B]) index() {
 	n := len(t.vals)
 	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
-	t.heads = make([]int32, size)
+	t.slots = make([]uint64, size)
 	t.next = make([]int32, n)
 	t.mask = size - 1
-	for i := range n {
-		s := t.hash[i] & t.mask
-		t.next[i] = t.heads[s]
-		t.heads[s] = int32(i + 1)
+	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
+		h := t.hash[i]
+		tag := h >> 32
+		for s := h & t.mask; ; s = (s + 1) & t.mask {
+			e := t.slots[s]
+			if e == 0 {
+				t.slots[s] = tag<<32 | uint64(i+1)
+				break
+			}
+			if j := int32(e) - 1; e>>32 == tag && t.hash[j] == h && bytes.Equal(t.key(j), t.key(int32(i))) {
+				t.next[i] = j + 1 // i heads the key's chain now
+				t.slots[s] = tag<<32 | uint64(i+1)
+				break
+			}
+		}
+	}
+}
+
+func (t *typedBuild[B]) key(i int32) []byte { return t.keys[t.koff[i]:t.koff[i+1]] }
+
+// lookup returns index+1 of the first record with key k (hash h), 0 if none.
+func (t *typedBuild[B]) lookup(h uint64, k []byte) int32 {
+	tag := h >> 32
+	for s := h & t.mask; ; s = (s + 1) & t.mask {
+		e := t.slots[s]
+		if e == 0 {
+			return 0
+		}
+		if e>>32 == tag {
+			if j := int32(e) - 1; t.hash[j] == h && bytes.Equal(t.key(j), k) {
+				return j + 1
+			}
+		}
 	}
 }
 
@@ -163,13 +195,10 @@ func (p *typedProbe[B, P, O]) probe(batch []P) error {
 		pr := &batch[i]
 		p.key = p.k.append(p.key[:0], pr)
 		h := memory.Hash(p.key, typedJoinSeed)
-		found := false
-		for e := t.heads[h&t.mask]; e != 0; e = t.next[e-1] {
+		first := t.lookup(h, p.key)
+		found := first != 0
+		for e := first; e != 0; e = t.next[e-1] {
 			j := e - 1
-			if t.hash[j] != h || !bytes.Equal(t.keys[t.koff[j]:t.koff[j+1]], p.key) {
-				continue
-			}
-			found = true
 			if p.matched != nil {
 				if p.kind.buildSemi && !p.matched[j] {
 					if err := p.emit(p.pair(&t.vals[j], nil)); err != nil {
