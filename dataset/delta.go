@@ -185,7 +185,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 		}
 		return nil
 	})
-	res := newLoopResult(lp, "Result of "+where, func(tc *task, c collector[T]) error {
+	res := newLoopResult(lp, "Result of "+where, solution.n, func(tc *task, c collector[T]) error {
 		x := st.index[tc.Subtask]
 		if x == nil {
 			return nil

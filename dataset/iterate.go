@@ -16,7 +16,10 @@ func (it *Iteration) Superstep() int { return int(it.lp.stepNow.Load()) }
 // ConvergeWhen ends the iteration after the first superstep for which fn
 // returns true. fn runs at the superstep barrier, after the aggregators rolled:
 // their Previous values are that superstep's (Flink's convergence criterion).
-func (it *Iteration) ConvergeWhen(fn func(superstep int) bool) { it.lp.converged = fn }
+func (it *Iteration) ConvergeWhen(fn func(superstep int) bool) {
+	it.lp.converged = fn
+	it.lp.model() // the planner expects fewer supersteps
+}
 
 // TerminateWhenEmpty ends the iteration after the first superstep in which
 // criterion, a data set computed by the step function, is empty (Flink's
@@ -86,7 +89,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 		}
 		return nil
 	})
-	return newLoopResult(lp, "Result of "+where, func(tc *task, c collector[T]) error {
+	return newLoopResult(lp, "Result of "+where, head.n, func(tc *task, c collector[T]) error {
 		s := st.cur[tc.Subtask]
 		if s == nil {
 			return nil

@@ -294,6 +294,7 @@ func (lp *loop) seal(where string) {
 		}
 	}
 	if len(added) == 0 {
+		lp.model()
 		return
 	}
 	// place every replayer just before its first consumer, so that nodes stay
@@ -315,6 +316,38 @@ func (lp *loop) seal(where string) {
 	e.nodes = nodes
 	for i, n := range e.nodes {
 		n.opt.ID = i
+	}
+	lp.model()
+}
+
+// supersteps is how many supersteps the planner should expect of lp: its
+// maximum, or at most optimizer.DefaultIterations when it may end earlier (a
+// delta iteration's workset may empty; a termination or convergence
+// criterion may stop it).
+func (lp *loop) supersteps() int {
+	if lp.workset != nil || lp.criterion != nil || lp.converged != nil {
+		return max(1, min(lp.max, optimizer.DefaultIterations))
+	}
+	return max(1, lp.max)
+}
+
+// model tells the planner, in the optimizer nodes of lp's head, step,
+// replayers and tails, how many times they run (Node.Iterations) and which of
+// their inputs are loop-invariant (Node.Static): the inputs from outside the
+// loop that are still wired in after seal (the head's initial input, a
+// replayer's input, the side a join keeps as an index) reach them once, in
+// the first superstep.
+func (lp *loop) model() {
+	k := lp.supersteps()
+	for _, n := range lp.env.nodes {
+		if n.loop != lp || n.role == notInLoop {
+			continue
+		}
+		n.opt.Iterations = k
+		n.opt.Static = make([]bool, len(n.inputs))
+		for i, in := range n.inputs {
+			n.opt.Static[i] = in.loop != lp || in.role == notInLoop
+		}
 	}
 }
 
@@ -377,12 +410,17 @@ func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 		}
 		d := &n.opt.Decision
 		if n.cached {
-			// the invariant side is the build side, whatever was planned
-			d.Local = optimizer.HybridHashBuildFirst
+			// the invariant side is the build side; a planner that knows
+			// Node.Static (CostBased) planned so, and says so in its notes
+			want := optimizer.HybridHashBuildFirst
 			if n.cacheInput == 1 {
-				d.Local = optimizer.HybridHashBuildSecond
+				want = optimizer.HybridHashBuildSecond
 			}
-			d.Notes = append(d.Notes, fmt.Sprintf("loop-invariant input %d: read once, kept as a hash index across supersteps", n.cacheInput))
+			if d.Local != want {
+				d.Local = want
+				d.InputLocal = nil
+				d.Notes = append(d.Notes, fmt.Sprintf("loop-invariant input %d: read once, kept as a hash index across supersteps", n.cacheInput))
+			}
 		}
 		blocking := false
 		for i, in := range n.inputs {

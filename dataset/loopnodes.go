@@ -152,12 +152,14 @@ func newLoopTail[T any](lp *loop, ds *DataSet[T], name string, store func(tc *ta
 }
 
 // newLoopResult adds the source of an iteration's result: its subtasks wait
-// until the iteration ended, then emit what emit gives them.
-func newLoopResult[T any](lp *loop, name string, emit func(tc *task, c collector[T]) error) *DataSet[T] {
+// until the iteration ended, then emit what emit gives them. The planner
+// estimates it as large as sizeOf (the partial solution or the solution
+// set's input).
+func newLoopResult[T any](lp *loop, name string, sizeOf *node, emit func(tc *task, c collector[T]) error) *DataSet[T] {
 	env := lp.env
 	n := env.newNode(optimizer.Source, name)
 	n.opt.Parallelism = lp.head.opt.Parallelism
-	n.opt.EstimatedRows = lp.head.inputs[0].opt.EstimatedRows
+	n.opt.SizeOf = &sizeOf.opt
 	n.resultOf = lp
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)

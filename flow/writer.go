@@ -107,6 +107,9 @@ func (w *Writer[T]) Emit(v *T) error {
 func (w *Writer[T]) EmitBatch(vs []T) error {
 	w.lock()
 	defer w.unlock()
+	if w.strategy == Forward && !w.sampling && w.err == nil && !w.done {
+		return w.forwardBatch(vs)
+	}
 	for i := range vs {
 		if err := w.emit(&vs[i]); err != nil {
 			return err
@@ -141,6 +144,26 @@ func (w *Writer[T]) emit(v *T) error {
 		return w.err
 	}
 	return w.route(v)
+}
+
+// forwardBatch appends vs to the one consumer's batch a run at a time (the
+// bulk form of route for Forward edges), sending each batch when full.
+func (w *Writer[T]) forwardBatch(vs []T) error {
+	c := w.src
+	for len(vs) > 0 && w.err == nil {
+		b := w.bufs[c]
+		if b == nil {
+			b = w.x.getBatch()
+		}
+		n := min(w.x.batchSize-len(b), len(vs))
+		b = append(b, vs[:n]...)
+		vs = vs[n:]
+		w.bufs[c] = b
+		if len(b) == w.x.batchSize {
+			w.err = w.send(c)
+		}
+	}
+	return w.err
 }
 
 // route appends v to its consumer's batch and sends the batch when full.

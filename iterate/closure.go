@@ -35,7 +35,8 @@ func TransitiveClosure(edges *dataset.DataSet[Edge], maxIterations int) *dataset
 
 // RunTransitiveClosure runs TransitiveClosure on edges ("src dst" lines or
 // Parquet columns src and dst; "" for ComponentEdges, as Flink's example)
-// and writes "src dst" lines sorted.
+// and writes "src dst" lines sorted, or to a Parquet o.Output the pairs in
+// that order with INT64 columns src and dst.
 func RunTransitiveClosure(ctx context.Context, o Options, edges string, maxIterations int) error {
 	env := dataset.New(o.Dataset)
 	var in *dataset.DataSet[Edge]
@@ -48,8 +49,8 @@ func RunTransitiveClosure(ctx context.Context, o Options, edges string, maxItera
 		}
 	}
 	pairs := dataset.Sort(TransitiveClosure(in, maxIterations), dataset.Self[Edge], dataset.Ascending)
-	out := dataset.Map(pairs, func(e Edge) string { return fmt.Sprintf("%d %d", e.Src, e.Dst) })
-	if err := emit(ctx, env, out, o); err != nil {
+	format := func(e Edge) string { return fmt.Sprintf("%d %d", e.Src, e.Dst) }
+	if err := emitRows(ctx, env, pairs, format, o); err != nil {
 		return fmt.Errorf("iterate: transitive-closure: %w", err)
 	}
 	return nil

@@ -8,9 +8,10 @@ import (
 )
 
 // VertexComponent is a vertex with the id of its component: the smallest
-// vertex id in it.
+// vertex id in it. The tags name its Parquet columns.
 type VertexComponent struct {
-	Vertex, Component int64
+	Vertex    int64 `weir:"vertex"`
+	Component int64 `weir:"component"`
 }
 
 // GraphInputs name the vertex and edge files of a graph job; "" means the
@@ -68,7 +69,9 @@ func endpoints(edges *dataset.DataSet[Edge]) *dataset.DataSet[int64] {
 
 // RunConnectedComponents runs ConnectedComponents on in (default: Flink's
 // ConnectedComponentsData; with edges but no vertices, the edges' endpoints
-// are the vertices) and writes "vertex component" lines sorted by vertex.
+// are the vertices) and writes "vertex component" lines sorted by vertex, or
+// to a Parquet o.Output the rows in that order with INT64 columns vertex and
+// component.
 func RunConnectedComponents(ctx context.Context, o Options, in GraphInputs, maxIterations int) error {
 	env := dataset.New(o.Dataset)
 	var vertices *dataset.DataSet[int64]
@@ -90,8 +93,8 @@ func RunConnectedComponents(ctx context.Context, o Options, in GraphInputs, maxI
 		vertices = endpoints(edges)
 	}
 	cc := dataset.Sort(ConnectedComponents(vertices, edges, maxIterations), vertexOf, dataset.Ascending)
-	out := dataset.Map(cc, func(x VertexComponent) string { return fmt.Sprintf("%d %d", x.Vertex, x.Component) })
-	if err := emit(ctx, env, out, o); err != nil {
+	format := func(x VertexComponent) string { return fmt.Sprintf("%d %d", x.Vertex, x.Component) }
+	if err := emitRows(ctx, env, cc, format, o); err != nil {
 		return fmt.Errorf("iterate: connected-components: %w", err)
 	}
 	return nil

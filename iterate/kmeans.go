@@ -140,12 +140,21 @@ func formatPoint(id int64, x []float64) string {
 
 // RunKMeans runs KMeans on in (default: KMeansPoints and KMeansCentroids) and
 // writes, as Flink's example does, every point with its final cluster as
-// "centroidId x1 .. xd" lines, sorted.
+// "centroidId x1 .. xd" lines, sorted; or, to a Parquet o.Output, the rows of
+// those lines in their order with columns cluster (INT64) and x1 .. xd
+// (DOUBLE), for d up to 8, the first centroid's dimension, read before the
+// job starts.
 func RunKMeans(ctx context.Context, o Options, in KMeansInputs, iterations int) error {
 	env := dataset.New(o.Dataset)
 	var points *dataset.DataSet[Point]
 	var centroids *dataset.DataSet[Centroid]
 	var err error
+	dims := 0
+	if isParquet(o.Output) {
+		if dims, err = centroidDims(ctx, in.Centroids); err != nil {
+			return fmt.Errorf("iterate: kmeans: %w", err)
+		}
+	}
 	if in.Points == "" {
 		points = dataset.FromSlice(env, KMeansPoints)
 	} else if points, err = readLines(env, "points", in.Points, parsePoint); err != nil {
@@ -157,6 +166,12 @@ func RunKMeans(ctx context.Context, o Options, in KMeansInputs, iterations int) 
 		return fmt.Errorf("iterate: kmeans: --centroids: %w", err)
 	}
 	_, clustered := KMeans(points, centroids, iterations)
+	if dims > 0 {
+		if err := emitClusteredParquet(ctx, env, clustered, dims, o); err != nil {
+			return fmt.Errorf("iterate: kmeans: %w", err)
+		}
+		return nil
+	}
 	lines := dataset.Map(clustered, func(p ClusteredPoint) string { return formatPoint(p.Centroid, p.X) })
 	if err := emit(ctx, env, dataset.Sort(lines, dataset.Self[string], dataset.Ascending), o); err != nil {
 		return fmt.Errorf("iterate: kmeans: %w", err)

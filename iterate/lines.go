@@ -4,13 +4,13 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 
 	"fmt"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
 	"github.com/weirdata/weir/formats/text"
+	"github.com/weirdata/weir/internal/lines"
 
 	"github.com/weirdata/weir/formats"
 )
@@ -27,9 +27,11 @@ func openLines[T any](path string, parse func([]byte) (T, error)) (formats.Sourc
 	return text.OpenParsed(path, func(line []byte, _ *text.Strings) (T, error) { return parse(line) })
 }
 
-// Edge is a directed edge from Src to Dst (a link, for PageRank).
+// Edge is a directed edge from Src to Dst (a link, for PageRank). The tags
+// name its Parquet columns.
 type Edge struct {
-	Src, Dst int64
+	Src int64 `weir:"src"`
+	Dst int64 `weir:"dst"`
 }
 
 // vertexRow is a row of a Parquet vertex file: an INT64 column id.
@@ -43,8 +45,9 @@ type edgeRow struct {
 	Dst int64 `weir:"dst"`
 }
 
-// isParquet reports whether path names a Parquet file.
-func isParquet(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".parquet") }
+// isParquet reports whether path names a Parquet file: its name ends in
+// ".parquet", in any case (lines.IsParquet).
+func isParquet(path string) bool { return lines.IsParquet(path) }
 
 // readVertices reads vertex ids: "id" lines, or a Parquet column id.
 func readVertices(env *dataset.Env, name, path string) (*dataset.DataSet[int64], error) {

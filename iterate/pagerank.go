@@ -12,10 +12,10 @@ import (
 // Damping is PageRank's damping factor, Flink's DAMPENING_FACTOR.
 const Damping = 0.85
 
-// Page is a page with its rank.
+// Page is a page with its rank. The tags name its Parquet columns.
 type Page struct {
-	ID   int64
-	Rank float64
+	ID   int64   `weir:"id"`
+	Rank float64 `weir:"rank"`
 }
 
 // PageRankInputs name the inputs of RunPageRank; "" means the default data.
@@ -104,7 +104,8 @@ func PageRank(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], p Pag
 func pageID(p Page) int64 { return p.ID }
 
 // RunPageRank runs PageRank on in (default: Flink's PageRankData, 15 pages)
-// and writes "id rank" lines sorted by id.
+// and writes "id rank" lines sorted by id, or to a Parquet o.Output the rows
+// in that order with columns id (INT64) and rank (DOUBLE).
 func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankParams) error {
 	env := dataset.New(o.Dataset)
 	var pages *dataset.DataSet[int64]
@@ -121,8 +122,8 @@ func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankPa
 		return fmt.Errorf("iterate: pagerank: --links: %w", err)
 	}
 	ranks := dataset.Sort(PageRank(pages, links, p), pageID, dataset.Ascending)
-	out := dataset.Map(ranks, func(p Page) string { return fmt.Sprintf("%d %s", p.ID, formatFloat(p.Rank)) })
-	if err := emit(ctx, env, out, o); err != nil {
+	format := func(p Page) string { return fmt.Sprintf("%d %s", p.ID, formatFloat(p.Rank)) }
+	if err := emitRows(ctx, env, ranks, format, o); err != nil {
 		return fmt.Errorf("iterate: pagerank: %w", err)
 	}
 	return nil

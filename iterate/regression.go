@@ -3,6 +3,7 @@ package iterate
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/weirdata/weir/dataset"
@@ -106,8 +107,17 @@ func parseSample(line []byte) (Sample, error) {
 	return Sample{X: xs[:len(xs)-1], Y: xs[len(xs)-1]}, nil
 }
 
+// coefficient is a row of RunLinearRegression's Parquet output: a model's
+// coefficient named as the text line orders them ("b", "w1", .. "wd").
+type coefficient struct {
+	Name  string  `weir:"name"`
+	Value float64 `weir:"value"`
+}
+
 // RunLinearRegression runs LinearRegression on input ("x1 .. xd y" lines; ""
-// for RegressionSamples) and writes the model as one line "b w1 .. wd".
+// for RegressionSamples) and writes the model as one line "b w1 .. wd"; or,
+// to a Parquet o.Output, one row per coefficient in that order with columns
+// name (STRING: "b", "w1", ..) and value (DOUBLE).
 func RunLinearRegression(ctx context.Context, o Options, input string, iterations int, step float64) error {
 	env := dataset.New(o.Dataset)
 	var samples *dataset.DataSet[Sample]
@@ -119,7 +129,20 @@ func RunLinearRegression(ctx context.Context, o Options, input string, iteration
 			return fmt.Errorf("iterate: linear-regression: --input: %w", err)
 		}
 	}
-	out := dataset.Map(LinearRegression(samples, iterations, step), func(m Model) string {
+	model := LinearRegression(samples, iterations, step)
+	if isParquet(o.Output) {
+		rows := dataset.FlatMap(model, func(m Model, out func(coefficient)) {
+			out(coefficient{Name: "b", Value: m.B})
+			for i, w := range m.W {
+				out(coefficient{Name: "w" + strconv.Itoa(i+1), Value: w})
+			}
+		})
+		if err := emitParquet(ctx, env, rows, o); err != nil {
+			return fmt.Errorf("iterate: linear-regression: %w", err)
+		}
+		return nil
+	}
+	out := dataset.Map(model, func(m Model) string {
 		var b strings.Builder
 		b.WriteString(formatFloat(m.B))
 		for _, w := range m.W {

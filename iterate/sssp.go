@@ -14,9 +14,10 @@ type WeightedEdge struct {
 }
 
 // Distance is a vertex with the length of its shortest path from the source.
+// The tags name its Parquet columns.
 type Distance struct {
-	Vertex   int64
-	Distance float64
+	Vertex   int64   `weir:"vertex"`
+	Distance float64 `weir:"distance"`
 }
 
 // ShortestPaths computes the length of the shortest directed path from source
@@ -75,7 +76,8 @@ func parseWeightedEdge(line []byte) (WeightedEdge, error) {
 
 // RunShortestPaths runs ShortestPaths from source on edges ("src dst weight"
 // lines; "" for PathEdges) and writes "vertex distance" lines sorted by
-// vertex.
+// vertex, or to a Parquet o.Output the rows in that order with columns vertex
+// (INT64) and distance (DOUBLE).
 func RunShortestPaths(ctx context.Context, o Options, edges string, source int64, maxIterations int) error {
 	env := dataset.New(o.Dataset)
 	var in *dataset.DataSet[WeightedEdge]
@@ -88,8 +90,8 @@ func RunShortestPaths(ctx context.Context, o Options, edges string, source int64
 		}
 	}
 	ds := dataset.Sort(ShortestPaths(in, source, maxIterations), distVertex, dataset.Ascending)
-	out := dataset.Map(ds, func(d Distance) string { return fmt.Sprintf("%d %s", d.Vertex, formatFloat(d.Distance)) })
-	if err := emit(ctx, env, out, o); err != nil {
+	format := func(d Distance) string { return fmt.Sprintf("%d %s", d.Vertex, formatFloat(d.Distance)) }
+	if err := emitRows(ctx, env, ds, format, o); err != nil {
 		return fmt.Errorf("iterate: sssp: %w", err)
 	}
 	return nil

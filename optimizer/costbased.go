@@ -335,6 +335,7 @@ func joinStrategies(n *Node, req []requirement, sortBoth []InputLocal) ([]strate
 		RepartitionHashSecond: {req: co, local: HybridHashBuildSecond},
 		RepartitionSortMerge:  {req: co, local: SortMerge, inLocal: sortBoth},
 	}
+	st := staticSide(n)
 	if n.JoinHint != OptimizerChooses {
 		s, ok := all[n.JoinHint]
 		if !ok {
@@ -344,7 +345,26 @@ func joinStrategies(n *Node, req []requirement, sortBoth []InputLocal) ([]strate
 			return nil, fmt.Errorf("optimizer: join %q: %s cannot keep the unmatched records of the broadcast input", n.Name, n.JoinHint)
 		}
 		s.note = "hint " + n.JoinHint.String()
+		if st >= 0 && s.local != buildOn(st) {
+			// the ship strategies are the hint's; the table is the kept static input
+			s.local = buildOn(st)
+			s.inLocal = nil
+			s.note += fmt.Sprintf(", built on static input %d", st)
+		}
 		return []strategy{s}, nil
+	}
+	if st >= 0 {
+		// the static input is kept as the hash table across supersteps: build
+		// on it, hashed with the other input or broadcast, or broadcast the
+		// other input to its partitions
+		out := []strategy{{req: co, local: buildOn(st)}, bcast(st)}
+		if d := 1 - st; !n.Outer[d] {
+			r := make([]requirement, 2)
+			r[d] = requirement{kind: reqBroadcast}
+			r[st] = requirement{kind: reqAny}
+			out = append(out, strategy{req: r, local: buildOn(st)})
+		}
+		return out, nil
 	}
 	var out []strategy
 	for _, h := range []JoinHint{RepartitionHashFirst, RepartitionHashSecond, BroadcastHashFirst, BroadcastHashSecond, RepartitionSortMerge} {
@@ -354,6 +374,27 @@ func joinStrategies(n *Node, req []requirement, sortBoth []InputLocal) ([]strate
 		out = append(out, all[h])
 	}
 	return out, nil
+}
+
+// staticSide returns the static input of a Join (see Node.Static), or -1.
+func staticSide(n *Node) int {
+	if n.Kind != Join {
+		return -1
+	}
+	for i, st := range n.Static {
+		if st && i < 2 {
+			return i
+		}
+	}
+	return -1
+}
+
+// buildOn is the hybrid hash strategy that builds on input b.
+func buildOn(b int) Local {
+	if b == 1 {
+		return HybridHashBuildSecond
+	}
+	return HybridHashBuildFirst
 }
 
 func broadcastSide(h JoinHint) int {
@@ -440,21 +481,30 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 	rows := func(i int) float64 { return float64(max(n.Inputs[i].Decision.Estimate.Rows, 0)) }
 	bytes := func(i int) float64 { return float64(max(n.Inputs[i].Decision.Estimate.Bytes, 0)) }
 	par := float64(max(n.Parallelism, 1))
-	var own Costs
+	k := float64(max(n.Iterations, 1)) // supersteps
+	// per is the cost of one superstep (of the only run outside iterations);
+	// once the work on static inputs, paid in the first superstep only
+	var per, once Costs
+	at := func(i int) *Costs {
+		if isStatic(n, i) {
+			return &once
+		}
+		return &per
+	}
 	for i := range ins {
 		b := bytes(i)
 		switch c.ship[i] {
 		case Forward:
 		case Broadcast:
-			own.Network += b * par
+			at(i).Network += b * par
 		default:
 			if n.Kind == Reduce && n.Combinable && c.ship[i] == Hash {
 				// a combiner before the shuffle ships at most the groups of each producer subtask
 				c.combine = true
-				own.CPU += rows(i)
+				at(i).CPU += rows(i)
 				b = min(b, float64(max(est.Bytes, 0))*float64(max(n.Inputs[i].Parallelism, 1)))
 			}
-			own.Network += b
+			at(i).Network += b
 		}
 	}
 	if s.local == SortMerge { // an input already sorted on the key is merged as it comes
@@ -480,15 +530,16 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 	}
 	switch s.local {
 	case HashAggregate:
-		own.CPU += rows(0)
+		per.CPU += rows(0)
 		if float64(est.Bytes)/par > share {
-			own.Disk += 2 * bytes(0)
+			per.Disk += 2 * bytes(0)
 		}
 	case SortGroup, SortLocal:
-		own = own.Add(sortCost(0))
+		*at(0) = at(0).Add(sortCost(0))
 	case SortMerge, SortCoGroup:
-		own = own.Add(sortCost(0)).Add(sortCost(1))
-		own.CPU += rows(0) + rows(1)
+		*at(0) = at(0).Add(sortCost(0))
+		*at(1) = at(1).Add(sortCost(1))
+		per.CPU += rows(0) + rows(1)
 	case HybridHashBuildFirst, HybridHashBuildSecond:
 		b := 0
 		if s.local == HybridHashBuildSecond {
@@ -500,19 +551,42 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 			perSubtask = buildBytes
 			buildRows *= par // every subtask builds the whole table
 		}
-		own.CPU += 2*buildRows + rows(1-b)
+		// a static build side is built once and probed every superstep
+		at(b).CPU += 2 * buildRows
+		at(1 - b).CPU += rows(1 - b)
 		if perSubtask > share {
 			spilled := 1 - share/perSubtask
-			own.Disk += 2 * spilled * (bytes(b) + bytes(1-b))
+			at(b).Disk += 2 * spilled * bytes(b)
+			at(1 - b).Disk += 2 * spilled * bytes(1-b)
+		}
+		if isStatic(n, b) {
+			note := fmt.Sprintf("static input %d cached: shipped and built once", b)
+			if k > 1 {
+				note += fmt.Sprintf(", probed ×%d supersteps", int(k))
+			}
+			c.notes = append(c.notes, note)
 		}
 	case NestedLoopsBlockFirst, NestedLoopsBlockSecond:
-		own.CPU += rows(0) * rows(1)
+		per.CPU += rows(0) * rows(1)
 	}
+	own := per
+	if k > 1 && (per != Costs{} || once != Costs{}) {
+		own = Costs{Network: per.Network * k, Disk: per.Disk * k, CPU: per.CPU * k}
+		note := fmt.Sprintf("×%d supersteps: %s per superstep", int(k), costsText(per))
+		if once != (Costs{}) {
+			note += fmt.Sprintf(", %s once", costsText(once))
+		}
+		c.notes = append(c.notes, note)
+	}
+	own = own.Add(once)
 	c.own = own
 	c.cost = c.cost.Add(own)
 	c.out = outputProps(n, s, c.ship, shipped)
 	return c
 }
+
+// isStatic reports whether input i of n is static (see Node.Static).
+func isStatic(n *Node, i int) bool { return i < len(n.Static) && n.Static[i] }
 
 // outputProps returns the properties of n's output.
 func outputProps(n *Node, s strategy, ship []Ship, in []props) props {

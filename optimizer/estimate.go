@@ -13,6 +13,10 @@ const (
 	DefaultGroupRatio = 0.1
 	// DefaultAntiSelectivity is the share of its left input an anti join keeps.
 	DefaultAntiSelectivity = 0.5
+	// DefaultIterations is the number of supersteps planners expect of an
+	// iteration that may end before its maximum (a delta iteration, whose
+	// workset may empty; a termination or convergence criterion).
+	DefaultIterations = 10
 )
 
 // estimate fills n.Decision.Estimate from its inputs' estimates, the user's
@@ -25,6 +29,11 @@ const (
 // the other input kept. A semi join keeps its left input's records times the
 // share the right input kept; an anti join keeps DefaultAntiSelectivity of
 // them. Outer joins keep at least their preserved inputs' records.
+//
+// Iterations: a step's operators are estimated per superstep from their
+// inputs; the head of a bulk iteration (the partial solution) is as large
+// as its initial input, and an iteration's result (a source with SizeOf) as
+// large as the initial partial solution or the solution set's input.
 func estimate(n *Node) Estimate {
 	rowBytes := n.RowBytes
 	if rowBytes <= 0 {
@@ -57,6 +66,10 @@ func estimate(n *Node) Estimate {
 		if n.Kind == Source && float64(n.SourceRows) > rows && rows > 0 {
 			f, b, derived = rows/float64(n.SourceRows), float64(n.SourceRows), true // filtered in the scan
 		}
+	case n.Kind == Source && n.SizeOf != nil && n.SizeOf.Decision.Estimate.Rows >= 0:
+		// an iteration's result: as large as the partial solution or solution set
+		rows = float64(n.SizeOf.Decision.Estimate.Rows)
+		f, b, derived = n.SizeOf.Decision.Estimate.frac, n.SizeOf.Decision.Estimate.base, true
 	case n.Kind == Source && n.EstimatedBytes > 0:
 		rows = math.Ceil(float64(n.EstimatedBytes) / float64(rowBytes))
 	case n.Kind == Source:

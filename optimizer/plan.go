@@ -224,6 +224,27 @@ type Node struct {
 	// sort, partition, first), so every property of its input survives.
 	PreservesAll bool
 
+	// Iterations is how many times the node runs: 0 or 1 outside iterations;
+	// for a node of an iteration's step (its head, operators, replayed inputs
+	// and tails) the supersteps the planner expects: the iteration's maximum,
+	// or at most DefaultIterations when it may end earlier. Its cost is the
+	// cost of one superstep times Iterations, except the work on Static
+	// inputs, which is paid once.
+	Iterations int
+	// Static reports, per input (nil: none), whether the input is
+	// loop-invariant: computed outside the iteration, its records reach the
+	// node once, in the first superstep, and the node keeps them (the initial
+	// partial solution, a replayed input's spool, the side a join of the step
+	// keeps as a hash index across supersteps). Shipping a static input is
+	// paid once; a Join with a static input builds on it, once, so the
+	// planner considers only the strategies that build on it.
+	Static []bool
+	// SizeOf is, for a source that emits another node's records (an
+	// iteration's result: the last partial solution, as large as the initial
+	// one, or the solution set), that node, which comes before it in the
+	// plan: the source is estimated as its size unless EstimatedRows is set.
+	SizeOf *Node
+
 	// Decision is filled in by a Planner.
 	Decision Decision
 	// Actual is filled in after the program ran (EXPLAIN ANALYZE).
