@@ -28,7 +28,7 @@ const typedCombinerOwned = 8 << 20
 // memory manager. Records of other types go through the serialized
 // sortjoin.HashAggregator (combineCollector).
 type typedCombiner[T any] struct {
-	k     *keyer[T]
+	k     func(dst []byte, v *T) []byte // the keyer's appender
 	fn    func(a, b T) T
 	next  collector[T]
 	slots []int32 // index+1 into vals, 0 empty
@@ -40,18 +40,20 @@ type typedCombiner[T any] struct {
 	mask  uint64
 	batch int
 
+	last  int32            // the group of the last record, -1 for none
 	codec *memory.Codec[T] // nil for flat types: nothing to own
 	arena *memory.Arena
 	owned int // bytes copied into arena
 }
 
 func newTypedCombiner[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
-	c := &typedCombiner[T]{k: k, fn: fn, next: next, batch: batch,
+	c := &typedCombiner[T]{k: k.appender(), fn: fn, next: next, batch: batch,
 		slots: make([]int32, 2*typedCombinerEntries),
 		hash:  make([]uint64, 0, typedCombinerEntries),
 		koff:  make([]int32, 1, typedCombinerEntries+1),
 		vals:  make([]T, 0, typedCombinerEntries),
 		mask:  2*typedCombinerEntries - 1,
+		last:  -1,
 	}
 	var zero T
 	size := int64(typedCombinerEntries) * (2*4 + 8 + 4 + int64(unsafe.Sizeof(zero)) + 16)
@@ -72,7 +74,12 @@ func (c *typedCombiner[T]) collect(b []T) error {
 				return err
 			}
 		}
-		c.key = c.k.append(c.key[:0], &b[i])
+		c.key = c.k(c.key[:0], &b[i])
+		// clustered input: the group of the record before, without a lookup
+		if g := c.last; g >= 0 && bytes.Equal(c.keys[c.koff[g]:c.koff[g+1]], c.key) {
+			c.reduceInto(g, &b[i])
+			continue
+		}
 		h := memory.Hash(c.key, partitionSeed^0x9e3779b97f4a7c15)
 		j := h & c.mask
 		for {
@@ -93,21 +100,28 @@ func (c *typedCombiner[T]) collect(b []T) error {
 				c.keys = append(c.keys, c.key...)
 				c.koff = append(c.koff, int32(len(c.keys)))
 				c.slots[j] = int32(len(c.vals))
+				c.last = int32(len(c.vals)) - 1 // the new group
 				break
 			}
 			g := s - 1
 			if c.hash[g] == h && bytes.Equal(c.keys[c.koff[g]:c.koff[g+1]], c.key) {
-				r := c.fn(c.vals[g], b[i])
-				if c.codec != nil {
-					c.owned += c.codec.Own(&r, &c.vals[g], c.arena)
-				}
-				c.vals[g] = r
+				c.reduceInto(g, &b[i])
+				c.last = g
 				break
 			}
 			j = (j + 1) & c.mask
 		}
 	}
 	return nil
+}
+
+// reduceInto reduces v into group g.
+func (c *typedCombiner[T]) reduceInto(g int32, v *T) {
+	r := c.fn(c.vals[g], *v)
+	if c.codec != nil {
+		c.owned += c.codec.Own(&r, &c.vals[g], c.arena)
+	}
+	c.vals[g] = r
 }
 
 // flush sends every group downstream and empties the table.
@@ -118,6 +132,7 @@ func (c *typedCombiner[T]) flush() error {
 		}
 	}
 	clear(c.slots)
+	c.last = -1
 	if c.codec != nil {
 		clear(c.vals) // let the arena go
 		c.arena, c.owned = memory.NewArena(0), 0

@@ -110,6 +110,21 @@
 //   - The loop's result is a source that emits the last partial solution (or the
 //     solution set) once the loop ended.
 //
+// Planning: the planner sees the step's operators (with the head, the
+// replayers and the tails) as running once per superstep,
+// optimizer.Node.Iterations times: the maximum number of supersteps, or at
+// most optimizer.DefaultIterations for delta iterations and iterations with
+// a termination or convergence criterion, which may end earlier. Inputs from
+// outside the loop that reach an operator only in the first superstep (the
+// initial partial solution or workset, a replayer's input, the invariant side
+// of a join kept as an index) are marked optimizer.Node.Static: shipping them
+// is paid once, and a join builds on its invariant side, once. So a step's
+// join ships a small dynamic input to the invariant side's partitions (or
+// broadcasts it) rather than re-shipping the invariant side every superstep;
+// its notes in EXPLAIN say what is paid once and what per superstep. The
+// loop's result is estimated as large as the initial partial solution (bulk)
+// or the solution set's input (delta).
+//
 // Branches of a step that part at the head or a replayed input and meet again
 // are fine (those emit to each output on its own); branches that part at an
 // operator inside the step and meet again are refused, since a pipelined

@@ -29,7 +29,7 @@ const typedJoinChunk = 1 << 20
 // that moment the task may hold up to one share more than its budget.
 type typedBuild[B any] struct {
 	codec *memory.Codec[B]
-	k     *keyer[B]
+	k     func(dst []byte, v *B) []byte // the keyer's appender
 	vals  []B
 	hash  []uint64
 	keys  []byte
@@ -60,7 +60,7 @@ func (t *typedBuild[B]) add(batch []B) (int, error) {
 	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 16 // value, hash, next, koff, slots (2 × uint64)
 	for i := range batch {
 		before := len(t.keys)
-		t.keys = t.k.append(t.keys, &batch[i])
+		t.keys = t.k(t.keys, &batch[i])
 		size := per + int64(len(t.keys)-before)
 		t.vals = append(t.vals, batch[i])
 		if !t.codec.Flat() {
@@ -131,8 +131,8 @@ func (t *typedBuild[B]) lookup(h uint64, k []byte) int32 {
 // typedProbe joins the probe records of type P with a built table of B.
 type typedProbe[B, P, O any] struct {
 	build   *typedBuild[B]
-	k       *keyer[P]
-	pair    func(b *B, p *P) O // the user's function, sides put back in place
+	k       func(dst []byte, v *P) []byte // the keyer's appender
+	pair    func(b *B, p *P) O            // the user's function, sides put back in place
 	kind    typedKind
 	matched []bool // per build record, for the kinds that need it
 	key     []byte
@@ -193,7 +193,7 @@ func (p *typedProbe[B, P, O]) probe(batch []P) error {
 	t := p.build
 	for i := range batch {
 		pr := &batch[i]
-		p.key = p.k.append(p.key[:0], pr)
+		p.key = p.k(p.key[:0], pr)
 		h := memory.Hash(p.key, typedJoinSeed)
 		first := t.lookup(h, p.key)
 		found := first != 0
@@ -248,7 +248,7 @@ func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P],
 	pair func(b *B, p *P) O, next collector[O], batch int,
 	hashJoin func(build sortjoin.Iterator) error) error {
 	ctx := tc.Context()
-	t := &typedBuild[B]{codec: bi.codec, k: bi.k, koff: make([]int32, 1), arena: memory.NewArena(0),
+	t := &typedBuild[B]{codec: bi.codec, k: bi.k.appender(), koff: make([]int32, 1), arena: memory.NewArena(0),
 		res: tc.Env.Memory.NewReservation("typed hash join"), limit: tc.memShare}
 	defer func() { _ = t.res.Release() }()
 	for {
@@ -268,7 +268,7 @@ func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P],
 		}
 	}
 	t.index()
-	pr := &typedProbe[B, P, O]{build: t, k: pi.k, pair: pair, kind: kind, next: next, batch: batch}
+	pr := &typedProbe[B, P, O]{build: t, k: pi.k.appender(), pair: pair, kind: kind, next: next, batch: batch}
 	if kind.buildSemi || kind.buildUnmatched {
 		pr.matched = make([]bool, len(t.vals))
 	}

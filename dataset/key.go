@@ -22,6 +22,18 @@ type keyer[T any] struct {
 	// into the Arena, or pointing into the key when the Arena is nil.
 	raw     func(v *T) []byte
 	fromRaw func(b []byte, a *memory.Arena) T
+	// local, when set, returns an append function with scratch of its own,
+	// for one goroutine (no pool); keyers without scratch leave it nil.
+	local func() func(dst []byte, v *T) []byte
+}
+
+// appender returns the append function of k for one goroutine: local's when
+// k has one, else append.
+func (k *keyer[T]) appender() func(dst []byte, v *T) []byte {
+	if k.local != nil {
+		return k.local()
+	}
+	return k.append
 }
 
 // newKeyer builds the keyer of sel, choosing K's encoding once.
@@ -56,6 +68,13 @@ func newKeyer[T, K any](sel func(T) K) (*keyer[T], error) {
 			*k = zero
 			scratch.Put(k)
 			return h
+		},
+		local: func() func(dst []byte, v *T) []byte {
+			k := new(K) // holds the last key until the next call
+			return func(dst []byte, v *T) []byte {
+				*k = sel(*v)
+				return kk.Append(dst, k)
+			}
 		},
 	}, nil
 }

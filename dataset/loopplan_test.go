@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"context"
+	"fmt"
 	"iter"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,60 +24,80 @@ type planEdge struct{ Src, Dst int64 }
 
 type planAdjacency struct {
 	ID    int64
+	Rank  float64
 	Dests []int64
 }
 
 // pageRankPlan builds a PageRank-like bulk iteration over pages and edges
 // (sizes declared, no data): every superstep joins the ranks with the
 // adjacency lists (loop-invariant), spreads each rank over its links and sums
-// per page.
-func pageRankPlan(env *Env, pages, edges int64, iterations int) {
+// per page. With declared, the keys are named (On, Forwards), so the planner
+// sees the adjacency lists partitioned by page.
+func pageRankPlan(env *Env, pages, edges int64, iterations int, declared bool) {
 	ps := FromSlice[int64](env, nil).WithEstimate(pages)
 	links := FromSlice[planEdge](env, nil).WithEstimate(edges)
-	adj := ReduceGroup(GroupBy(links, func(e planEdge) int64 { return e.Src }).On("id"),
-		func(src int64, es iter.Seq[planEdge], emit func(planAdjacency)) {
-			a := planAdjacency{ID: src}
-			for e := range es {
-				a.Dests = append(a.Dests, e.Dst)
-			}
-			emit(a)
-		}).Forwards("id")
+	bySrc := GroupBy(links, func(e planEdge) int64 { return e.Src })
+	if declared {
+		bySrc = bySrc.On("id")
+	}
+	adj := ReduceGroup(bySrc, func(src int64, es iter.Seq[planEdge], emit func(planAdjacency)) {
+		a := planAdjacency{ID: src}
+		for e := range es {
+			a.Dests = append(a.Dests, e.Dst)
+		}
+		emit(a)
+	})
+	if declared {
+		adj = adj.Forwards("id")
+	}
 	initial := Map(ps, func(id int64) planRank { return planRank{ID: id, Rank: 1} })
 	ranks := Iterate(initial, iterations, func(_ *Iteration, r *DataSet[planRank]) *DataSet[planRank] {
 		withAdj := Join(r, adj, func(p planRank) int64 { return p.ID }, func(a planAdjacency) int64 { return a.ID },
-			func(p *planRank, a *planAdjacency) planAdjacency { return planAdjacency{ID: int64(p.Rank), Dests: a.Dests} }).On("id")
+			func(p *planRank, a *planAdjacency) planAdjacency {
+				return planAdjacency{ID: p.ID, Rank: p.Rank, Dests: a.Dests}
+			})
+		if declared {
+			withAdj = withAdj.On("id")
+		}
 		contribs := FlatMap(withAdj, func(a planAdjacency, emit func(planRank)) {
 			for _, d := range a.Dests {
-				emit(planRank{ID: d, Rank: float64(a.ID) / float64(len(a.Dests))})
+				emit(planRank{ID: d, Rank: a.Rank / float64(len(a.Dests))})
 			}
 		}).WithSelectivity(float64(edges) / float64(max(pages, 1)))
-		return GroupBy(contribs, func(p planRank) int64 { return p.ID }).On("id").
-			Reduce(func(a, b planRank) planRank { return planRank{ID: a.ID, Rank: a.Rank + b.Rank} })
+		byPage := GroupBy(contribs, func(p planRank) int64 { return p.ID })
+		if declared {
+			byPage = byPage.On("id")
+		}
+		return byPage.Reduce(func(a, b planRank) planRank { return planRank{ID: a.ID, Rank: a.Rank + b.Rank} })
 	})
 	Collect(ranks)
 }
 
-// componentsPlan builds connected components as a delta iteration: the
-// workset joins the (loop-invariant) edges, the minimum per vertex is kept
-// when JoinSolution finds it smaller than the solution set's.
-func componentsPlan(env *Env, vertices, edges int64, iterations int) {
-	type vc struct{ V, C int64 }
-	vs := Map(FromSlice[int64](env, nil).WithEstimate(vertices), func(v int64) vc { return vc{v, v} })
-	es := FromSlice[planEdge](env, nil).WithEstimate(edges)
-	vertex := func(x vc) int64 { return x.V }
+// planVC is a vertex and its component.
+type planVC struct{ V, C int64 }
+
+// componentsPlan builds connected components as a delta iteration over
+// vertices and edges (each edge in both directions), declaring their sizes
+// as vEst and eEst: the workset joins the (loop-invariant) edges, the
+// minimum per vertex is kept when JoinSolution finds it smaller than the
+// solution set's.
+func componentsPlan(env *Env, vertices []int64, edges []planEdge, vEst, eEst int64, iterations int) *Collected[planVC] {
+	vs := Map(FromSlice(env, vertices).WithEstimate(vEst), func(v int64) planVC { return planVC{v, v} })
+	es := FromSlice(env, edges).WithEstimate(eEst)
+	vertex := func(x planVC) int64 { return x.V }
 	res := IterateDelta(vs, vs, vertex, iterations,
-		func(it *DeltaIteration[vc, int64], ws *DataSet[vc]) (*DataSet[vc], *DataSet[vc]) {
+		func(it *DeltaIteration[planVC, int64], ws *DataSet[planVC]) (*DataSet[planVC], *DataSet[planVC]) {
 			cands := Join(ws, es, vertex, func(e planEdge) int64 { return e.Src },
-				func(x *vc, e *planEdge) vc { return vc{e.Dst, x.C} })
-			mins := GroupBy(cands, vertex).Reduce(func(a, b vc) vc { return vc{a.V, min(a.C, b.C)} })
-			delta := JoinSolution(mins, it, vertex, func(w *vc, sol *vc, emit func(vc)) {
+				func(x *planVC, e *planEdge) planVC { return planVC{e.Dst, x.C} })
+			mins := GroupBy(cands, vertex).Reduce(func(a, b planVC) planVC { return planVC{a.V, min(a.C, b.C)} })
+			delta := JoinSolution(mins, it, vertex, func(w *planVC, sol *planVC, emit func(planVC)) {
 				if sol != nil && w.C < sol.C {
 					emit(*w)
 				}
 			})
 			return delta, delta
 		})
-	Collect(res)
+	return Collect(res)
 }
 
 // TestLoopPlansGolden compares the plans of a PageRank-like bulk iteration
@@ -91,9 +114,10 @@ func TestLoopPlansGolden(t *testing.T) {
 		env := New(Options{Parallelism: int(arg("parallelism")), Memory: 256 << 20})
 		switch d.Cmd {
 		case "pagerank":
-			pageRankPlan(env, arg("pages"), arg("edges"), int(arg("iterations")))
+			_, declared := d.Arg("declared")
+			pageRankPlan(env, arg("pages"), arg("edges"), int(arg("iterations")), declared)
 		case "components":
-			componentsPlan(env, arg("vertices"), arg("edges"), int(arg("iterations")))
+			componentsPlan(env, nil, nil, arg("vertices"), arg("edges"), int(arg("iterations")))
 		default:
 			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
 		}
@@ -126,7 +150,7 @@ func TestLoopPlanIterationsAndStatic(t *testing.T) {
 	const pages, edges = 50_000, 2_000_000
 	for _, iters := range []int{1, 7} {
 		env := New(Options{Parallelism: 4, Memory: 256 << 20})
-		pageRankPlan(env, pages, edges, iters)
+		pageRankPlan(env, pages, edges, iters, true)
 		p, err := env.Plan()
 		if err != nil {
 			t.Fatal(err)
@@ -166,7 +190,7 @@ func TestLoopPlanIterationsAndStatic(t *testing.T) {
 	}
 
 	env := New(Options{Parallelism: 4, Memory: 256 << 20})
-	componentsPlan(env, 30_000, 100_000, 100)
+	componentsPlan(env, nil, nil, 30_000, 100_000, 100)
 	p, err := env.Plan()
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +205,87 @@ func TestLoopPlanIterationsAndStatic(t *testing.T) {
 	for _, n := range p.Nodes {
 		if n.Kind == optimizer.Source && n.Iterations != 0 {
 			t.Errorf("%s outside the loop has Iterations %d", n.Name, n.Iterations)
+		}
+	}
+}
+
+// TestLoopPlansRun runs connected components under the strategies the
+// planner picks for the step's join at two declared sizes and several
+// parallelisms (the workset broadcast to the edges' partitions, both hashed,
+// or the edges broadcast once; the edges always the cached build side) and
+// compares the components with a union-find over the same graph.
+func TestLoopPlansRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	const nv = 300
+	vertices := make([]int64, nv)
+	for i := range vertices {
+		vertices[i] = int64(i)
+	}
+	var edges []planEdge
+	for range 220 {
+		a, b := rng.Int64N(nv), rng.Int64N(nv)
+		edges = append(edges, planEdge{a, b}, planEdge{b, a})
+	}
+	// union-find: every vertex's component is the smallest vertex of its tree
+	parent := make([]int64, nv)
+	for i := range parent {
+		parent[i] = int64(i)
+	}
+	var find func(x int64) int64
+	find = func(x int64) int64 {
+		if parent[x] != x {
+			parent[x] = find(parent[x])
+		}
+		return parent[x]
+	}
+	for _, e := range edges {
+		a, b := find(e.Src), find(e.Dst)
+		parent[max(a, b)] = min(a, b)
+	}
+	seen := map[[2]optimizer.Ship]bool{}
+	for _, c := range configs {
+		for _, sizes := range [][2]int64{{1000, 1_000_000}, {30_000, 100_000}} {
+			t.Run(fmt.Sprintf("%s/edges%d", c.name, sizes[1]), func(t *testing.T) {
+				env := newEnv(t, c)
+				got := componentsPlan(env, vertices, edges, sizes[0], sizes[1], 100)
+				p, err := env.Plan()
+				if err != nil {
+					t.Fatal(err)
+				}
+				j := findNode(t, p, "Join at")
+				if j.Decision.Local != optimizer.HybridHashBuildSecond {
+					t.Fatalf("the join builds %s, want on the edges\n%s", j.Decision.Local, p.Text())
+				}
+				seen[[2]optimizer.Ship(j.Decision.Ship)] = true
+				if _, err := env.Execute(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				comp := map[int64]int64{}
+				for _, x := range got.Values() {
+					if _, dup := comp[x.V]; dup {
+						t.Fatalf("vertex %d twice in the result", x.V)
+					}
+					comp[x.V] = x.C
+				}
+				if len(comp) != nv {
+					t.Fatalf("%d vertices in the result, want %d", len(comp), nv)
+				}
+				for v := range int64(nv) {
+					if comp[v] != find(v) {
+						t.Fatalf("vertex %d in component %d, want %d", v, comp[v], find(v))
+					}
+				}
+			})
+		}
+	}
+	// the sizes and parallelisms cover the three ways to build on the edges
+	for _, want := range [][2]optimizer.Ship{
+		{optimizer.Broadcast, optimizer.Forward}, // the small workset to the edges' partitions
+		{optimizer.Hash, optimizer.Hash},         // both hashed, the edges once
+		{optimizer.Forward, optimizer.Broadcast}, // the edges broadcast once
+	} {
+		if !seen[want] {
+			t.Errorf("no run shipped the join's inputs %v (ran %v)", want, seen)
 		}
 	}
 }

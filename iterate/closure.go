@@ -40,17 +40,19 @@ func TransitiveClosure(edges *dataset.DataSet[Edge], maxIterations int) *dataset
 func RunTransitiveClosure(ctx context.Context, o Options, edges string, maxIterations int) error {
 	env := dataset.New(o.Dataset)
 	var in *dataset.DataSet[Edge]
+	var err error
 	if edges == "" {
 		in = dataset.FromSlice(env, ComponentEdges)
-	} else {
-		var err error
-		if in, err = readEdges(env, "edges", edges); err != nil {
-			return fmt.Errorf("iterate: transitive-closure: --edges: %w", err)
-		}
+	} else if in, err = readEdges(env, "edges", edges); err != nil {
+		return fmt.Errorf("iterate: transitive-closure: --edges: %w", err)
 	}
 	pairs := dataset.Sort(TransitiveClosure(in, maxIterations), dataset.Self[Edge], dataset.Ascending)
-	format := func(e Edge) string { return fmt.Sprintf("%d %d", e.Src, e.Dst) }
-	if err := emitRows(ctx, env, pairs, format, o); err != nil {
+	if isParquet(o.Output) {
+		err = emitParquet(ctx, env, pairs, o)
+	} else {
+		err = emit(ctx, env, dataset.Map(pairs, func(e Edge) string { return fmt.Sprintf("%d %d", e.Src, e.Dst) }), o)
+	}
+	if err != nil {
 		return fmt.Errorf("iterate: transitive-closure: %w", err)
 	}
 	return nil

@@ -93,8 +93,12 @@ func RunConnectedComponents(ctx context.Context, o Options, in GraphInputs, maxI
 		vertices = endpoints(edges)
 	}
 	cc := dataset.Sort(ConnectedComponents(vertices, edges, maxIterations), vertexOf, dataset.Ascending)
-	format := func(x VertexComponent) string { return fmt.Sprintf("%d %d", x.Vertex, x.Component) }
-	if err := emitRows(ctx, env, cc, format, o); err != nil {
+	if isParquet(o.Output) {
+		err = emitParquet(ctx, env, cc, o)
+	} else {
+		err = emit(ctx, env, dataset.Map(cc, func(x VertexComponent) string { return fmt.Sprintf("%d %d", x.Vertex, x.Component) }), o)
+	}
+	if err != nil {
 		return fmt.Errorf("iterate: connected-components: %w", err)
 	}
 	return nil

@@ -14,9 +14,17 @@
 //     (files, or the default data when a path is ""), runs it and writes the
 //     result lines sorted, so that output is deterministic at any parallelism
 //     and memory budget.
-//   - Output goes to Options.Output through the formats/text sink (a temporary
-//     file renamed on success, nothing left on error) or to Options.Stdout.
-//     Output is always text, whatever the file name.
+//   - Output goes to Options.Output or to Options.Stdout. A file is written
+//     under a temporary name and renamed on success; nothing is left on error.
+//     A file whose name ends in ".parquet" (in any case) gets Parquet through
+//     the formats/parquet sink, the same rows in the same order as the text
+//     lines with typed, named columns: pagerank id INT64, rank DOUBLE;
+//     connected components vertex, component INT64; sssp vertex INT64,
+//     distance DOUBLE; k-means cluster INT64, x1 .. xd DOUBLE (d at most 8,
+//     taken from the first initial centroid before the job starts); linear
+//     regression one row per coefficient, name STRING ("b", "w1", ..) and
+//     value DOUBLE; transitive closure src, dst INT64. Any other name gets the
+//     text lines (formats/text).
 //   - Text inputs are read one file per split so that a malformed line fails
 //     the run with a *ParseError naming the file and the 1-based line. Graph
 //     inputs whose name ends in ".parquet" are read with formats/parquet

@@ -27,13 +27,3 @@ func emit(ctx context.Context, env *dataset.Env, out *dataset.DataSet[string], o
 func emitParquet[R any](ctx context.Context, env *dataset.Env, rows *dataset.DataSet[R], o Options) error {
 	return lines.EmitParquet(ctx, env, rows, o)
 }
-
-// emitRows writes the sorted result rows: to a Parquet file with the columns
-// of R when o.Output names one (isParquet), else as the lines format makes of
-// them (emit).
-func emitRows[R any](ctx context.Context, env *dataset.Env, rows *dataset.DataSet[R], format func(R) string, o Options) error {
-	if isParquet(o.Output) {
-		return emitParquet(ctx, env, rows, o)
-	}
-	return emit(ctx, env, dataset.Map(rows, format), o)
-}

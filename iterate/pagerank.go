@@ -122,8 +122,12 @@ func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankPa
 		return fmt.Errorf("iterate: pagerank: --links: %w", err)
 	}
 	ranks := dataset.Sort(PageRank(pages, links, p), pageID, dataset.Ascending)
-	format := func(p Page) string { return fmt.Sprintf("%d %s", p.ID, formatFloat(p.Rank)) }
-	if err := emitRows(ctx, env, ranks, format, o); err != nil {
+	if isParquet(o.Output) {
+		err = emitParquet(ctx, env, ranks, o)
+	} else {
+		err = emit(ctx, env, dataset.Map(ranks, func(p Page) string { return fmt.Sprintf("%d %s", p.ID, formatFloat(p.Rank)) }), o)
+	}
+	if err != nil {
 		return fmt.Errorf("iterate: pagerank: %w", err)
 	}
 	return nil

@@ -81,17 +81,19 @@ func parseWeightedEdge(line []byte) (WeightedEdge, error) {
 func RunShortestPaths(ctx context.Context, o Options, edges string, source int64, maxIterations int) error {
 	env := dataset.New(o.Dataset)
 	var in *dataset.DataSet[WeightedEdge]
+	var err error
 	if edges == "" {
 		in = dataset.FromSlice(env, PathEdges)
-	} else {
-		var err error
-		if in, err = readLines(env, "edges", edges, parseWeightedEdge); err != nil {
-			return fmt.Errorf("iterate: sssp: --edges: %w", err)
-		}
+	} else if in, err = readLines(env, "edges", edges, parseWeightedEdge); err != nil {
+		return fmt.Errorf("iterate: sssp: --edges: %w", err)
 	}
 	ds := dataset.Sort(ShortestPaths(in, source, maxIterations), distVertex, dataset.Ascending)
-	format := func(d Distance) string { return fmt.Sprintf("%d %s", d.Vertex, formatFloat(d.Distance)) }
-	if err := emitRows(ctx, env, ds, format, o); err != nil {
+	if isParquet(o.Output) {
+		err = emitParquet(ctx, env, ds, o)
+	} else {
+		err = emit(ctx, env, dataset.Map(ds, func(d Distance) string { return fmt.Sprintf("%d %s", d.Vertex, formatFloat(d.Distance)) }), o)
+	}
+	if err != nil {
 		return fmt.Errorf("iterate: sssp: %w", err)
 	}
 	return nil

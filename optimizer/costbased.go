@@ -30,8 +30,19 @@ import (
 //     Pruning keeps, per operator, the cheapest candidate for each distinct
 //     output property and at most maxCandidates overall; an operator with
 //     several consumers keeps only its cheapest, so that it is computed once.
+//   - Iterations: an operator of an iteration's step (Node.Iterations > 1)
+//     costs its cost per superstep times the supersteps, except the work on
+//     its static (loop-invariant) inputs, which is paid once: shipping them,
+//     and a join's build on the static input it keeps as a hash index. Such
+//     a join is only planned to build on its static input, hashed with the
+//     other input, broadcast, or with the other input broadcast to its
+//     partitions; so a step that joins a small dynamic input with a large
+//     static one broadcasts the dynamic side when it runs a few times, and
+//     hashes the static side once when it runs many. Notes give the cost per
+//     superstep and what is paid once.
 //   - Hints: join hints, cross size hints and forced ship strategies are
-//     honoured exactly.
+//     honoured exactly (a join with a static input keeps the hint's ship
+//     strategies and builds on the static input).
 //   - Exchanges are pipelined, except where a branch that leaves an operator
 //     rejoins it later at an operator that reads one input fully before the
 //     other (a hash join's build side, a sort-merge join, a cross): the later

@@ -16,6 +16,18 @@
 // reuse), compares costs by network, then disk, then CPU bytes and work, and
 // honours every hint exactly (see costbased.go). Simple applies fixed rules.
 //
+// Iterations: dataset marks the operators of an iteration's step with the
+// number of supersteps to expect (Node.Iterations: the maximum, or at most
+// DefaultIterations when the loop may end earlier) and their loop-invariant
+// inputs (Node.Static). CostBased multiplies the work done every superstep
+// and counts the work on static inputs once (shipping them; a join's build on
+// the static side it keeps as a hash index across supersteps, the only side
+// such a join builds on), so that a step prefers to ship its static inputs
+// once and its dynamic ones cheaply; the notes say so ("static input 1
+// cached: shipped and built once, probed ×20 supersteps", "×20 supersteps:
+// ... per superstep, ... once"). An iteration's result, a source with SizeOf,
+// is estimated as its partial solution or solution set.
+//
 // Keys and properties are in terms of logical field names the program declares
 // (Node.Keys, Node.Forwards): a property survives an operator only through the
 // fields it forwards, or all of them when it passes its records through

@@ -34,11 +34,11 @@ func TestEstimateForeignKeyJoins(t *testing.T) {
 		n    *Node
 		want int64
 	}{
-		{semi, 30000},       // 600,000 × 0.05
-		{withSupp, 30000},   // one partsupp per line
-		{dated, 30000},      // one order per line, whichever side the lines are on
-		{anti, 75000},       // DefaultAntiSelectivity of the orders
-		{outer, 150000},     // at least every order
+		{semi, 30000},        // 600,000 × 0.05
+		{withSupp, 30000},    // one partsupp per line
+		{dated, 30000},       // one order per line, whichever side the lines are on
+		{anti, 75000},        // DefaultAntiSelectivity of the orders
+		{outer, 150000},      // at least every order
 		{lineOrders, 120000}, // 600,000 × 30,000 / 150,000
 	} {
 		if got := c.n.Decision.Estimate.Rows; got != c.want {

@@ -22,7 +22,9 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 on its built-in default data or on files: wordcount, weblog, enum-triangles, and
 the iteration jobs pagerank, connected-components, sssp, kmeans, linear-regression
 and transitive-closure. Every example writes its result lines sorted, to stdout or
-to --output (written under a temporary name and renamed when complete), and
+to --output (written under a temporary name and renamed when complete; the
+iteration jobs write typed Parquet columns instead when --output ends in
+.parquet), and
 honours --memory, --tmp and --parallelism. A missing file or a
 malformed line stops it with an error naming the file and the line.
 

@@ -77,7 +77,9 @@ than --epsilon (negative: never).
   --pages  page ids, one a line, or a Parquet file with an INT64 column id
   --links  "src dst" lines, or a Parquet file with INT64 columns src and dst
 
-Both default to Flink's PageRankData (15 pages). Prints "id rank" lines sorted by id.`,
+Both default to Flink's PageRankData (15 pages). Prints "id rank" lines sorted by id;
+an --output name ending in .parquet gets Parquet instead: columns id (INT64) and
+rank (DOUBLE), in the same order.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			return runIterate(cmd, g, ex, output, p.Iterations, func(ctx context.Context, o iterate.Options) error {
@@ -90,7 +92,7 @@ Both default to Flink's PageRankData (15 pages). Prints "id rank" lines sorted b
 	f.StringVar(&in.Links, "links", "", "links between pages (default: Flink's PageRankData)")
 	f.IntVar(&p.Iterations, "iterations", 10, "greatest number of supersteps")
 	f.Float64Var(&p.Epsilon, "epsilon", 1e-4, "stop once no rank changes by more than this in a superstep (negative: never)")
-	f.StringVar(&output, "output", "", "file to write the ranks to (default: stdout)")
+	f.StringVar(&output, "output", "", "file to write the ranks to, Parquet if it ends in .parquet (default: stdout)")
 	return cmd
 }
 
@@ -112,7 +114,8 @@ changes, or after --iterations supersteps.
   --edges     "src dst" lines, or a Parquet file with INT64 columns src and dst
 
 Without --edges, Flink's ConnectedComponentsData. Prints "vertex component" lines
-sorted by vertex.`,
+sorted by vertex; an --output name ending in .parquet gets Parquet instead: INT64
+columns vertex and component, in the same order.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
@@ -124,7 +127,7 @@ sorted by vertex.`,
 	f.StringVar(&in.Vertices, "vertices", "", "vertex ids (default: the edges' endpoints, or Flink's data)")
 	f.StringVar(&in.Edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
 	f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the components to (default: stdout)")
+	f.StringVar(&output, "output", "", "file to write the components to, Parquet if it ends in .parquet (default: stdout)")
 	return cmd
 }
 
@@ -142,7 +145,9 @@ or after --iterations supersteps.
 
   --edges  "src dst weight" lines (default: a small built-in graph, source 1)
 
-Prints "vertex distance" lines sorted by vertex; unreachable vertices are left out.`,
+Prints "vertex distance" lines sorted by vertex; unreachable vertices are left out.
+An --output name ending in .parquet gets Parquet instead: columns vertex (INT64)
+and distance (DOUBLE), in the same order.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
@@ -154,7 +159,7 @@ Prints "vertex distance" lines sorted by vertex; unreachable vertices are left o
 	f.StringVar(&edges, "edges", "", "weighted edges (default: built-in)")
 	f.Int64Var(&source, "source", 1, "the vertex the paths start from")
 	f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the distances to (default: stdout)")
+	f.StringVar(&output, "output", "", "file to write the distances to, Parquet if it ends in .parquet (default: stdout)")
 	return cmd
 }
 
@@ -174,7 +179,9 @@ its points; a centroid no point chose is dropped. Runs --iterations supersteps.
   --centroids  "id x1 .. xd" lines, the initial centroids
 
 Both default to built-in 2-D data with four centroids. Prints, as Flink's example
-does, every point with its final cluster as "centroidId x1 .. xd" lines, sorted.`,
+does, every point with its final cluster as "centroidId x1 .. xd" lines, sorted.
+An --output name ending in .parquet gets Parquet instead: columns cluster (INT64)
+and x1 .. xd (DOUBLE), in the same order, for points of up to 8 dimensions.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
@@ -186,7 +193,7 @@ does, every point with its final cluster as "centroidId x1 .. xd" lines, sorted.
 	f.StringVar(&in.Points, "points", "", "points to cluster (default: built-in)")
 	f.StringVar(&in.Centroids, "centroids", "", "initial centroids (default: built-in)")
 	f.IntVar(&iterations, "iterations", 10, "number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the clustered points to (default: stdout)")
+	f.StringVar(&output, "output", "", "file to write the clustered points to, Parquet if it ends in .parquet (default: stdout)")
 	return cmd
 }
 
@@ -206,7 +213,9 @@ features of order 10).
   --input  "x1 .. xd y" lines: d features and the target (default: part of Flink's
            LinearRegressionData, y ≈ 2x)
 
-Prints the model as one line "b w1 .. wd": y = b + w1 x1 + ... + wd xd.`,
+Prints the model as one line "b w1 .. wd": y = b + w1 x1 + ... + wd xd. An --output
+name ending in .parquet gets Parquet instead: one row per coefficient, in that order,
+with columns name (STRING: b, w1, ..) and value (DOUBLE).`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			if !(step > 0) {
@@ -221,7 +230,7 @@ Prints the model as one line "b w1 .. wd": y = b + w1 x1 + ... + wd xd.`,
 	f.StringVar(&input, "input", "", "samples (default: built-in)")
 	f.IntVar(&iterations, "iterations", 10, "number of supersteps")
 	f.Float64Var(&step, "step", 0.01, "gradient descent step size")
-	f.StringVar(&output, "output", "", "file to write the model to (default: stdout)")
+	f.StringVar(&output, "output", "", "file to write the model to, Parquet if it ends in .parquet (default: stdout)")
 	return cmd
 }
 
@@ -239,7 +248,8 @@ pair is found, or after --iterations supersteps.
   --edges  "src dst" lines, or a Parquet file with INT64 columns src and dst
            (default: Flink's ConnectedComponentsData, as Flink's example)
 
-Prints "src dst" lines sorted.`,
+Prints "src dst" lines sorted; an --output name ending in .parquet gets Parquet
+instead: INT64 columns src and dst, in the same order.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command) error {
 			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
@@ -250,6 +260,6 @@ Prints "src dst" lines sorted.`,
 	f := cmd.Flags()
 	f.StringVar(&edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
 	f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the pairs to (default: stdout)")
+	f.StringVar(&output, "output", "", "file to write the pairs to, Parquet if it ends in .parquet (default: stdout)")
 	return cmd
 }

@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/weirdata/weir/formats/parquet"
 	"github.com/weirdata/weir/internal/gen"
 	"github.com/weirdata/weir/internal/oracle"
 	"github.com/weirdata/weir/iterate"
@@ -323,6 +325,348 @@ func TestRunIterateErrors(t *testing.T) {
 				t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit 1 and one line containing %q", args, code, stdout, stderr, tc.want)
 			}
 			d.check(t, false)
+		}
+	}
+}
+
+// readParquet reads the rows of the Parquet file path into R, in file order,
+// with weir's Parquet source, and checks that the file's columns are exactly
+// cols, holding values of the Go types of types (int64 for INT64, float64 for
+// DOUBLE, string for STRING), read off the column statistics.
+func readParquet[R any](t *testing.T, path string, cols []string, types []any) []R {
+	t.Helper()
+	ctx := context.Background()
+	src, err := parquet.Open[R](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := src.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(st.Columns)); !slices.Equal(got, slices.Sorted(slices.Values(cols))) {
+		t.Fatalf("%s: columns %v, want %v", path, got, cols)
+	}
+	for i, c := range cols {
+		if st.Rows > 0 && reflect.TypeOf(st.Columns[c].Min) != reflect.TypeOf(types[i]) {
+			t.Fatalf("%s: column %s holds %T, want %T", path, c, st.Columns[c].Min, types[i])
+		}
+	}
+	splits, err := src.Splits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []R
+	for _, s := range splits {
+		if err := src.Read(ctx, s, func(b []R) error { out = append(out, b...); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if int64(len(out)) != st.Rows {
+		t.Fatalf("%s: read %d rows, the footer says %d", path, len(out), st.Rows)
+	}
+	return out
+}
+
+// runIterateParquet runs `weir run` with args at parallelism 1 and 3 to
+// stdout, checks that output with check, then runs it again with --output
+// NAME.parquet (the extension in either case) and checks that the file, read
+// back by lines (the rows in text form), holds exactly the text output, and
+// that the output directory holds only the file and the spill directory
+// nothing.
+func runIterateParquet(t *testing.T, args []string, check func(t *testing.T, out string), lines func(t *testing.T, path string) string) {
+	t.Helper()
+	for i, p := range []string{"1", "3"} {
+		tmp := t.TempDir()
+		a := append(slices.Clone(args), "--parallelism", p, "--tmp", tmp)
+		code, text, stderr := runWeir(context.Background(), a...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", a, code, stderr)
+		}
+		check(t, text)
+		dir := t.TempDir()
+		name := []string{"result.parquet", "result.PARQUET"}[i]
+		out := filepath.Join(dir, name)
+		a = append(slices.Clone(args), "--parallelism", p, "--memory", "1MiB", "--tmp", tmp, "--output", out)
+		code, stdout, stderr := runWeir(context.Background(), a...)
+		if code != 0 || stdout != "" || !isSuperstepReport(stderr) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", a, code, stdout, stderr)
+		}
+		if got := lines(t, out); !sameResult(got, text) {
+			t.Fatalf("%v: the Parquet rows are\n%s\nthe text output\n%s", a, got, text)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != name {
+			t.Errorf("%v: output directory holds %v, want %s", a, ents, name)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Errorf("%v: spill directory holds %v", a, ents)
+		}
+	}
+}
+
+// sameResult reports whether the lines of a and b have the same fields, equal
+// as strings or, for numbers, within 1e-12 relative: the order in which a
+// reduce adds floats depends on the order in which records arrive.
+func sameResult(a, b string) bool {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	if len(la) != len(lb) {
+		return false
+	}
+	for i := range la {
+		fa, fb := strings.Fields(la[i]), strings.Fields(lb[i])
+		if len(fa) != len(fb) {
+			return false
+		}
+		for j := range fa {
+			if fa[j] == fb[j] {
+				continue
+			}
+			x, errx := strconv.ParseFloat(fa[j], 64)
+			y, erry := strconv.ParseFloat(fb[j], 64)
+			if errx != nil || erry != nil || math.Abs(x-y) > 1e-12*max(1, math.Abs(y)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// g formats x as the text outputs do.
+func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func TestRunIterateParquetOutput(t *testing.T) {
+	type rank struct {
+		ID   int64   `weir:"id"`
+		Rank float64 `weir:"rank"`
+	}
+	type component struct {
+		Vertex    int64 `weir:"vertex"`
+		Component int64 `weir:"component"`
+	}
+	type distance struct {
+		Vertex   int64   `weir:"vertex"`
+		Distance float64 `weir:"distance"`
+	}
+	type pair struct {
+		Src int64 `weir:"src"`
+		Dst int64 `weir:"dst"`
+	}
+	edges := pairsOf(iterate.PageRankLinks)
+	for i := range edges {
+		edges[i][0]--
+		edges[i][1]--
+	}
+	t.Run("pagerank", func(t *testing.T) {
+		want, _ := oracle.PageRankConverged(15, edges, iterate.Damping, 1e-4, 10)
+		runIterateParquet(t, []string{"run", "pagerank"}, func(t *testing.T, out string) {
+			if n := strings.Count(out, "\n"); n != 15 {
+				t.Fatalf("%d lines, want 15", n)
+			}
+		}, func(t *testing.T, path string) string {
+			var b strings.Builder
+			for i, r := range readParquet[rank](t, path, []string{"id", "rank"}, []any{int64(0), 0.0}) {
+				if r.ID != int64(i+1) || math.Abs(r.Rank-want[i]) > 1e-12 {
+					t.Fatalf("row %d is %v, the oracle's page %d has rank %v", i, r, i+1, want[i])
+				}
+				fmt.Fprintf(&b, "%d %s\n", r.ID, g(r.Rank))
+			}
+			return b.String()
+		})
+	})
+	componentLines := func(t *testing.T, path string) string {
+		var b strings.Builder
+		for _, r := range readParquet[component](t, path, []string{"vertex", "component"}, []any{int64(0), int64(0)}) {
+			fmt.Fprintf(&b, "%d %d\n", r.Vertex, r.Component)
+		}
+		return b.String()
+	}
+	t.Run("connected-components", func(t *testing.T) {
+		cc := oracle.Components(iterate.ComponentVertices, pairsOf(iterate.ComponentEdges))
+		var b strings.Builder
+		for _, v := range iterate.ComponentVertices {
+			fmt.Fprintf(&b, "%d %d\n", v, cc[v])
+		}
+		runIterateParquet(t, []string{"run", "connected-components"}, exactly(b.String()), componentLines)
+		// a Parquet edge file in, Parquet out
+		pq := filepath.Join(t.TempDir(), "edges.parquet")
+		if err := gen.WriteEdges(pq, gen.Parquet, gen.Grid(3, 2)); err != nil {
+			t.Fatal(err)
+		}
+		runIterateParquet(t, []string{"run", "connected-components", "--edges", pq},
+			exactly("0 0\n1 0\n2 0\n3 0\n4 0\n5 0\n"), componentLines)
+	})
+	t.Run("sssp", func(t *testing.T) {
+		var oes []oracle.WeightedEdge
+		for _, e := range iterate.PathEdges {
+			oes = append(oes, oracle.WeightedEdge{Src: e.Src, Dst: e.Dst, Weight: e.Weight})
+		}
+		want := oracle.ShortestPaths(1, oes)
+		var b strings.Builder
+		for _, v := range slices.Sorted(maps.Keys(want)) {
+			fmt.Fprintf(&b, "%d %s\n", v, g(want[v]))
+		}
+		runIterateParquet(t, []string{"run", "sssp"}, exactly(b.String()), func(t *testing.T, path string) string {
+			var b strings.Builder
+			for _, r := range readParquet[distance](t, path, []string{"vertex", "distance"}, []any{int64(0), 0.0}) {
+				fmt.Fprintf(&b, "%d %s\n", r.Vertex, g(r.Distance))
+			}
+			return b.String()
+		})
+	})
+	t.Run("kmeans", func(t *testing.T) {
+		type point2 struct {
+			Cluster int64   `weir:"cluster"`
+			X1      float64 `weir:"x1"`
+			X2      float64 `weir:"x2"`
+		}
+		type point1 struct {
+			Cluster int64   `weir:"cluster"`
+			X1      float64 `weir:"x1"`
+		}
+		type point3 struct {
+			Cluster    int64 `weir:"cluster"`
+			X1, X2, X3 float64
+		}
+		var points [][]float64
+		for _, p := range iterate.KMeansPoints {
+			points = append(points, p.X)
+		}
+		var cs []oracle.Centroid
+		for _, c := range iterate.KMeansCentroids {
+			cs = append(cs, oracle.Centroid{ID: c.ID, X: c.X})
+		}
+		_, ids := oracle.KMeans(points, cs, 10)
+		var want []string
+		for i, p := range points {
+			want = append(want, fmt.Sprintf("%d %s %s\n", ids[i], g(p[0]), g(p[1])))
+		}
+		slices.Sort(want)
+		runIterateParquet(t, []string{"run", "kmeans"}, exactly(strings.Join(want, "")), func(t *testing.T, path string) string {
+			var b strings.Builder
+			for _, r := range readParquet[point2](t, path, []string{"cluster", "x1", "x2"}, []any{int64(0), 0.0, 0.0}) {
+				fmt.Fprintf(&b, "%d %s %s\n", r.Cluster, g(r.X1), g(r.X2))
+			}
+			return b.String()
+		})
+		// one dimension, from files: 0 and 1 go to centroid 7, 10 and 11 to 8
+		pts := writeRunInput(t, "points.txt", "0", "1", "10", "11")
+		cen := writeRunInput(t, "centroids.txt", "8 1", "7 0")
+		runIterateParquet(t, []string{"run", "kmeans", "--points", pts, "--centroids", cen, "--iterations", "3"},
+			exactly("7 0\n7 1\n8 10\n8 11\n"), func(t *testing.T, path string) string {
+				var b strings.Builder
+				for _, r := range readParquet[point1](t, path, []string{"cluster", "x1"}, []any{int64(0), 0.0}) {
+					fmt.Fprintf(&b, "%d %s\n", r.Cluster, g(r.X1))
+				}
+				return b.String()
+			})
+		// three dimensions, ids of two digits: rows in the text lines' order
+		// ("10 ..." before "9 ..."); the oracle clusters them
+		pts = writeRunInput(t, "points.txt", "0 0 0", "0 1 0", "5 5 5", "5 6 5", "-1 0 0")
+		cen = writeRunInput(t, "centroids.txt", "9 0 0 0", "10 5 5 5")
+		_, ids = oracle.KMeans([][]float64{{0, 0, 0}, {0, 1, 0}, {5, 5, 5}, {5, 6, 5}, {-1, 0, 0}},
+			[]oracle.Centroid{{ID: 9, X: []float64{0, 0, 0}}, {ID: 10, X: []float64{5, 5, 5}}}, 2)
+		if !slices.Equal(ids, []int64{9, 9, 10, 10, 9}) {
+			t.Fatalf("the oracle's clusters %v", ids)
+		}
+		runIterateParquet(t, []string{"run", "kmeans", "--points", pts, "--centroids", cen, "--iterations", "2"},
+			exactly("10 5 5 5\n10 5 6 5\n9 -1 0 0\n9 0 0 0\n9 0 1 0\n"), func(t *testing.T, path string) string {
+				var b strings.Builder
+				for _, r := range readParquet[point3](t, path, []string{"x1", "x2", "x3", "cluster"}, []any{0.0, 0.0, 0.0, int64(0)}) {
+					fmt.Fprintf(&b, "%d %s %s %s\n", r.Cluster, g(r.X1), g(r.X2), g(r.X3))
+				}
+				return b.String()
+			})
+	})
+	t.Run("linear-regression", func(t *testing.T) {
+		type coefficient struct {
+			Name  string  `weir:"name"`
+			Value float64 `weir:"value"`
+		}
+		want := gradientDescent(iterate.RegressionSamples, 10, 0.01)
+		check := func(t *testing.T, out string) {
+			for i, f := range strings.Fields(out) {
+				if x, _ := strconv.ParseFloat(f, 64); math.Abs(x-want[i]) > 1e-9 {
+					t.Fatalf("model %q, want %v", out, want)
+				}
+			}
+		}
+		runIterateParquet(t, []string{"run", "linear-regression"}, check, func(t *testing.T, path string) string {
+			var vals []string
+			for i, r := range readParquet[coefficient](t, path, []string{"name", "value"}, []any{"", 0.0}) {
+				if wantName := []string{"b", "w1"}[min(i, 1)]; r.Name != wantName || i > 1 {
+					t.Fatalf("row %d is %v, want the coefficient %s", i, r, wantName)
+				}
+				vals = append(vals, g(r.Value))
+			}
+			return strings.Join(vals, " ") + "\n"
+		})
+		// two features
+		in := writeRunInput(t, "samples.txt", "0 0 1", "1 0 3", "0 1 0", "1 1 2", "-1 0.5 -1.5")
+		runIterateParquet(t, []string{"run", "linear-regression", "--input", in, "--iterations", "5", "--step", "0.5"},
+			func(*testing.T, string) {}, func(t *testing.T, path string) string {
+				var names, vals []string
+				for _, r := range readParquet[coefficient](t, path, []string{"name", "value"}, []any{"", 0.0}) {
+					names = append(names, r.Name)
+					vals = append(vals, g(r.Value))
+				}
+				if !slices.Equal(names, []string{"b", "w1", "w2"}) {
+					t.Fatalf("coefficients %v, want b, w1, w2", names)
+				}
+				return strings.Join(vals, " ") + "\n"
+			})
+	})
+	t.Run("transitive-closure", func(t *testing.T) {
+		var b strings.Builder
+		for _, p := range oracle.TransitiveClosure(pairsOf(iterate.ComponentEdges)) {
+			fmt.Fprintf(&b, "%d %d\n", p[0], p[1])
+		}
+		runIterateParquet(t, []string{"run", "transitive-closure"}, exactly(b.String()), func(t *testing.T, path string) string {
+			var b strings.Builder
+			for _, r := range readParquet[pair](t, path, []string{"src", "dst"}, []any{int64(0), int64(0)}) {
+				fmt.Fprintf(&b, "%d %d\n", r.Src, r.Dst)
+			}
+			return b.String()
+		})
+	})
+}
+
+// TestRunIterateParquetErrors: a job that fails, before it starts or while it
+// runs, leaves no Parquet file.
+func TestRunIterateParquetErrors(t *testing.T) {
+	badEdges := writeRunInput(t, "edges.txt", "1 2", "2 x")
+	badCentroids := writeRunInput(t, "centroids.txt", "c1 1 2")
+	wide := writeRunInput(t, "wide.txt", "1 1 2 3 4 5 6 7 8 9")
+	widePoints := writeRunInput(t, "widep.txt", "1 2 3 4 5 6 7 8 9")
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // stderr's one line contains this
+	}{
+		{[]string{"run", "pagerank", "--links", badEdges}, "iterate: pagerank: " + badEdges + ` line 2: vertex "x": not an integer`},
+		{[]string{"run", "connected-components", "--edges", badEdges}, badEdges + ` line 2: vertex "x"`},
+		{[]string{"run", "transitive-closure", "--edges", badEdges}, badEdges + ` line 2: vertex "x"`},
+		{[]string{"run", "kmeans", "--centroids", badCentroids}, "iterate: kmeans: " + badCentroids + ` line 1: id "c1": not an integer`},
+		{[]string{"run", "kmeans", "--centroids", empty}, "iterate: kmeans: --centroids: " + empty + " holds no centroid"},
+		{[]string{"run", "kmeans", "--centroids", wide, "--points", widePoints}, "iterate: kmeans: Parquet output holds points of 1 to 8 coordinates, these have 9"},
+		// two dimensions from the centroids, three in the points: the job fails
+		{[]string{"run", "kmeans", "--points", writeRunInput(t, "p3.txt", "1 2 3")}, "a point has 3 coordinates"},
+	} {
+		for _, p := range []string{"1", "3"} {
+			dir, tmp := t.TempDir(), t.TempDir()
+			args := append(slices.Clone(tc.args), "--tmp", tmp, "--output", filepath.Join(dir, "x.parquet"), "--parallelism", p)
+			code, stdout, stderr := runWeir(context.Background(), args...)
+			if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit 1 and one line containing %q", args, code, stdout, stderr, tc.want)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("%v: output directory holds %v", args, ents)
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("%v: spill directory holds %v", args, ents)
+			}
 		}
 	}
 }
