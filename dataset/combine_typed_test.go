@@ -68,10 +68,11 @@ type namedSum struct {
 	Sum  int64
 }
 
-// TestTypedCombinerStrings: a Reduce over records with strings combines in the
-// typed table too, owning each group's strings; 40,000 groups of 300-byte
-// names (12 MB) pass the bytes it owns before it flushes, so it flushes early.
-// The sums equal a map's at every parallelism and budget.
+// TestTypedCombinerStrings: a Reduce over records with strings combines and
+// aggregates in typed tables too, owning each group's strings; 40,000 groups
+// of 300-byte names (12 MB) pass the bytes the combiner owns before it
+// flushes, so it flushes early, and under small budgets the final phase
+// spills. The sums equal a map's at every parallelism and budget.
 func TestTypedCombinerStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 5))
 	const groups = 40000
@@ -86,13 +87,20 @@ func TestTypedCombinerStrings(t *testing.T) {
 		in[i] = namedSum{Name: n, Sum: int64(i)}
 		want[n] += int64(i)
 	}
-	for _, c := range configs {
+	// p2-32MiB: the combiners take about 23 MiB; each final aggregation's
+	// typed table fills some megabytes of its share and then hands its groups
+	// over to the spilling aggregator
+	for _, c := range append(configs, config{"p2-32MiB", 2, 32 << 20}) {
 		t.Run(c.name, func(t *testing.T) {
 			env := newEnv(t, c)
 			got := Collect(GroupBy(FromSlice(env, in), func(x namedSum) string { return x.Name }).
 				Reduce(func(a, b namedSum) namedSum { return namedSum{a.Name, a.Sum + b.Sum} }))
-			if _, err := env.Execute(context.Background()); err != nil {
+			res, err := env.Execute(context.Background())
+			if err != nil {
 				t.Fatal(err)
+			}
+			if c.memory > 0 && spilled(res) == 0 {
+				t.Errorf("12 MB of groups under a %d-byte budget spilled nothing", c.memory)
 			}
 			vals := got.Values()
 			if len(vals) != len(want) {

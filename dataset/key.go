@@ -22,6 +22,9 @@ type keyer[T any] struct {
 	// into the Arena, or pointing into the key when the Arena is nil.
 	raw     func(v *T) []byte
 	fromRaw func(b []byte, a *memory.Arena) T
+	// size is the length of every encoded key when it is fixed (8 for int64
+	// keys), 0 when keys vary.
+	size int
 	// local, when set, returns an append function with scratch of its own,
 	// for one goroutine (no pool); keyers without scratch leave it nil.
 	local func() func(dst []byte, v *T) []byte
@@ -86,7 +89,7 @@ func newKeyer[T, K any](sel func(T) K) (*keyer[T], error) {
 func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 	switch f := any(sel).(type) {
 	case func(T) int64:
-		return &keyer[T]{
+		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, f(*v)) },
 			hash: func(v *T) uint64 {
 				var buf [8]byte
@@ -94,7 +97,7 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 			},
 		}
 	case func(T) int32:
-		return &keyer[T]{
+		return &keyer[T]{size: 4,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt32(dst, f(*v)) },
 			hash: func(v *T) uint64 {
 				var buf [4]byte
@@ -102,7 +105,7 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 			},
 		}
 	case func(T) int:
-		return &keyer[T]{
+		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, int64(f(*v))) },
 			hash: func(v *T) uint64 {
 				var buf [8]byte
@@ -110,7 +113,7 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 			},
 		}
 	case func(T) uint64:
-		return &keyer[T]{
+		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendUint64(dst, f(*v)) },
 			hash: func(v *T) uint64 {
 				var buf [8]byte

@@ -79,14 +79,25 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 		if err != nil {
 			return err
 		}
-		agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
-			Name: fmt.Sprintf("%s %d", where, tc.Subtask),
-			Mode: sortjoin.Final,
-		}, reduceBytes(codec, fn))
-		tc.onExit(func() {
-			tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
-			agg.Close()
-		})
+		newAgg := func() *sortjoin.HashAggregator {
+			agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+				Name: fmt.Sprintf("%s %d", where, tc.Subtask),
+				Mode: sortjoin.Final,
+			}, reduceBytes(codec, fn))
+			tc.onExit(func() {
+				tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
+				agg.Close()
+			})
+			return agg
+		}
+		if codec.Shallow() {
+			f := newTypedFinal(tc, k, codec, fn, newAgg)
+			if err := drive[T](tc, f); err != nil {
+				return err
+			}
+			return f.finish(c, env.opts.BatchSize)
+		}
+		agg := newAgg()
 		add := &combineCollector[T]{k: k, codec: codec, agg: agg}
 		if err := drive[T](tc, add); err != nil {
 			return err

@@ -1,0 +1,85 @@
+package dataset
+
+import (
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/sortjoin"
+)
+
+// typedFinalChunk is how much memory a typed final aggregation reserves at a
+// time.
+const typedFinalChunk = 1 << 20
+
+// typedFinal is the final phase of a Reduce over records whose only
+// references are strings (memory.Codec.Shallow): the groups are Go values in
+// a groupTable, reduced with the user's function as records arrive, and sent
+// downstream at the end, nothing serialized or decoded. It reserves its
+// memory from the task's manager as the table grows. When the groups outgrow
+// the operator's share, or the budget runs out, it hands over: the groups it
+// holds (partial results, which the function is free to combine further) and
+// every record after them go, serialized, into a Final-mode
+// sortjoin.HashAggregator, which spills. Its reservation is released before
+// the hand-over, so for that moment the task may hold up to one share more
+// than its budget.
+type typedFinal[T any] struct {
+	tc     *task
+	t      *groupTable[T]
+	res    *memory.Reservation
+	limit  int64 // the share; 0: only the budget limits it
+	newAgg func() *sortjoin.HashAggregator
+	k      *keyer[T]
+	codec  *memory.Codec[T]
+	spill  *combineCollector[T] // after the hand-over
+}
+
+func newTypedFinal[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
+	newAgg func() *sortjoin.HashAggregator) *typedFinal[T] {
+	f := &typedFinal[T]{tc: tc, t: newGroupTable(k, codec, fn, 1024), limit: tc.memShare,
+		res: tc.Env.Memory.NewReservation("typed aggregation"), newAgg: newAgg, k: k, codec: codec}
+	tc.onExit(func() { _ = f.res.Release() })
+	return f
+}
+
+func (f *typedFinal[T]) collect(b []T) error {
+	if f.spill != nil {
+		return f.spill.collect(b)
+	}
+	for i := range b {
+		f.t.add(&b[i])
+		if used := f.t.bytes(); used > f.res.Bytes() {
+			if (f.limit > 0 && used > f.limit) || f.res.Grow(max(typedFinalChunk, used-f.res.Bytes())) != nil {
+				return f.handOver(b[i+1:])
+			}
+		}
+	}
+	return nil
+}
+
+// handOver moves the groups held and rest into a spilling hash aggregator.
+func (f *typedFinal[T]) handOver(rest []T) error {
+	held := f.t.vals
+	f.t = nil
+	_ = f.res.Release()
+	f.spill = &combineCollector[T]{k: f.k, codec: f.codec, agg: f.newAgg()}
+	if err := f.spill.collect(held); err != nil {
+		return err
+	}
+	return f.spill.collect(rest)
+}
+
+func (f *typedFinal[T]) close() error { return nil } // finish sends the result
+
+// finish sends the groups downstream and closes it.
+func (f *typedFinal[T]) finish(next collector[T], batch int) error {
+	if f.spill == nil {
+		if err := f.t.emit(next, batch); err != nil {
+			return err
+		}
+		return next.close()
+	}
+	it, err := f.spill.agg.Finish(f.tc.Context())
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	return emitDecoded(f.tc, it, f.codec, next, batch)
+}
