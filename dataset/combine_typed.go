@@ -1,10 +1,6 @@
 package dataset
 
-import (
-	"unsafe"
-
-	"github.com/weirdata/weir/memory"
-)
+import "github.com/weirdata/weir/memory"
 
 // typedCombinerEntries is how many groups a typed combiner holds before it
 // sends them all downstream.
@@ -30,7 +26,7 @@ type typedCombiner[T any] struct {
 
 func newTypedCombiner[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
 	c := &typedCombiner[T]{t: newGroupTable(k, codec, fn, typedCombinerEntries), next: next, batch: batch}
-	size := int64(typedCombinerEntries)*groupBytes[T]() + int64(unsafe.Sizeof(uint64(0)))*typedCombinerEntries
+	size := int64(typedCombinerEntries) * groupBytes[T]() // the slots included
 	if !codec.Flat() {
 		size += typedCombinerOwned
 	}
