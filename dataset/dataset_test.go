@@ -261,6 +261,29 @@ func sortJoined(js []joined) []joined {
 	return js
 }
 
+// joinOfKind joins orders with customers of type C on the customer id by
+// the join of kind ("inner", "left", "right", "full", "semi", "anti"); semi
+// and anti joins yield the order ids.
+func joinOfKind[C any](kind string, ords *DataSet[order], custs *DataSet[C], ckey func(C) int64,
+	combine func(*order, *C) joined, hint JoinHint) *DataSet[joined] {
+	okey := func(o order) int64 { return o.Customer }
+	orderOnly := func(o order) joined { return joined{Order: o.ID} }
+	switch kind {
+	case "inner":
+		return Join(ords, custs, okey, ckey, combine, hint)
+	case "left":
+		return LeftOuterJoin(ords, custs, okey, ckey, combine, hint)
+	case "right":
+		return RightOuterJoin(ords, custs, okey, ckey, combine, hint)
+	case "full":
+		return FullOuterJoin(ords, custs, okey, ckey, combine, hint)
+	case "semi":
+		return Map(SemiJoin(ords, custs, okey, ckey, hint), orderOnly)
+	default:
+		return Map(AntiJoin(ords, custs, okey, ckey, hint), orderOnly)
+	}
+}
+
 func TestJoins(t *testing.T) {
 	cs, os := joinInputs(7)
 	combine := func(o *order, c *customer) joined {
@@ -281,24 +304,7 @@ func TestJoins(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%s", kind, hint, c.name), func(t *testing.T) {
 					env := newEnv(t, c)
 					ords, custs := FromSlice(env, os), FromSlice(env, cs)
-					okey := func(o order) int64 { return o.Customer }
-					ckey := func(c customer) int64 { return c.ID }
-					var out *DataSet[joined]
-					switch kind {
-					case "inner":
-						out = Join(ords, custs, okey, ckey, combine, hint)
-					case "left":
-						out = LeftOuterJoin(ords, custs, okey, ckey, combine, hint)
-					case "right":
-						out = RightOuterJoin(ords, custs, okey, ckey, combine, hint)
-					case "full":
-						out = FullOuterJoin(ords, custs, okey, ckey, combine, hint)
-					case "semi":
-						out = Map(SemiJoin(ords, custs, okey, ckey, hint), func(o order) joined { return joined{Order: o.ID} })
-					case "anti":
-						out = Map(AntiJoin(ords, custs, okey, ckey, hint), func(o order) joined { return joined{Order: o.ID} })
-					}
-					got := Collect(out)
+					got := Collect(joinOfKind(kind, ords, custs, func(c customer) int64 { return c.ID }, combine, hint))
 					res, err := env.Execute(context.Background())
 					broadcastsPreserved := (hint == BroadcastHashFirst && kind != "inner" && kind != "right") ||
 						(hint == BroadcastHashSecond && (kind == "right" || kind == "full"))

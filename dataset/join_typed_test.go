@@ -56,24 +56,7 @@ func TestTypedJoinOutgrowsItsMemory(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%s", kind, hint, c.name), func(t *testing.T) {
 					env := newEnv(t, c)
 					ords, custs := FromSlice(env, os), FromSlice(env, wide)
-					okey := func(o order) int64 { return o.Customer }
-					ckey := func(c wideCustomer) int64 { return c.ID }
-					var out *DataSet[joined]
-					switch kind {
-					case "inner":
-						out = Join(ords, custs, okey, ckey, combine, hint)
-					case "left":
-						out = LeftOuterJoin(ords, custs, okey, ckey, combine, hint)
-					case "right":
-						out = RightOuterJoin(ords, custs, okey, ckey, combine, hint)
-					case "full":
-						out = FullOuterJoin(ords, custs, okey, ckey, combine, hint)
-					case "semi":
-						out = Map(SemiJoin(ords, custs, okey, ckey, hint), func(o order) joined { return joined{Order: o.ID} })
-					case "anti":
-						out = Map(AntiJoin(ords, custs, okey, ckey, hint), func(o order) joined { return joined{Order: o.ID} })
-					}
-					got := Collect(out)
+					got := Collect(joinOfKind(kind, ords, custs, func(c wideCustomer) int64 { return c.ID }, combine, hint))
 					res, err := env.Execute(context.Background())
 					if err != nil {
 						t.Fatal(err)
