@@ -107,8 +107,17 @@ func (w *Writer[T]) Emit(v *T) error {
 func (w *Writer[T]) EmitBatch(vs []T) error {
 	w.lock()
 	defer w.unlock()
-	if w.strategy == Forward && !w.sampling && w.err == nil && !w.done {
-		return w.forwardBatch(vs)
+	if !w.sampling && w.err == nil && !w.done {
+		switch w.strategy {
+		case Forward:
+			return w.forwardBatch(vs)
+		case Hash:
+			return w.hashBatch(vs)
+		case Range:
+			if w.part.View != nil {
+				return w.rangeBatch(vs)
+			}
+		}
 	}
 	for i := range vs {
 		if err := w.emit(&vs[i]); err != nil {
@@ -164,6 +173,32 @@ func (w *Writer[T]) forwardBatch(vs []T) error {
 		}
 	}
 	return w.err
+}
+
+// hashBatch is route for every record of vs on a Hash edge, with the
+// strategy's dispatch hoisted out of the loop.
+func (w *Writer[T]) hashBatch(vs []T) error {
+	hash, n := w.part.Hash, uint64(w.n)
+	for i := range vs {
+		w.append(int((hash(&vs[i])>>32)*n>>32), &vs[i])
+		if w.err != nil {
+			return w.err
+		}
+	}
+	return nil
+}
+
+// rangeBatch is route for every record of vs on a Range edge whose keys are
+// the records' own bytes (Partitioner.View).
+func (w *Writer[T]) rangeBatch(vs []T) error {
+	view, bounds := w.part.View, w.bounds
+	for i := range vs {
+		w.append(rangeIndex(bounds, view(&vs[i])), &vs[i])
+		if w.err != nil {
+			return w.err
+		}
+	}
+	return nil
 }
 
 // route appends v to its consumer's batch and sends the batch when full.
