@@ -52,7 +52,9 @@
 // Record-at-a-time operators (Map, FlatMap, Filter) whose input is forwarded run
 // chained inside their producer's task: batches pass from function to function
 // with no exchange and no copy. A Reduce runs a combiner on the producer side of
-// its shuffle, then a hash aggregation (sortjoin.HashAggregator) per subtask;
+// its shuffle, then a hash aggregation (sortjoin.HashAggregator) per subtask, or,
+// when its input arrives sorted on the key, a sorted grouping that folds each
+// group as it streams by;
 // joins run the sortjoin hybrid hash join or sort-merge join. Keys are the
 // results of typed key selectors, encoded once per record with memory.ValueKey;
 // records cross spilling operators serialized with memory.Codec. Self is the

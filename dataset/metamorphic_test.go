@@ -12,9 +12,10 @@ import (
 )
 
 // The metamorphic test runs one program under every forced strategy (join
-// hints, cross hints) and under the planners' own choices, with and without
-// the key annotations that let the cost-based planner reuse partitionings,
-// and checks that all give the naive oracle's answer.
+// hints, cross hints, the Reduce's sorted grouping) and under the planners'
+// own choices, with and without the key annotations that let the cost-based
+// planner reuse partitionings, and checks that all give the naive oracle's
+// answer.
 
 type mmCustomer struct {
 	CustKey int64
@@ -167,6 +168,12 @@ func TestMetamorphicStrategies(t *testing.T) {
 	}
 	for i, h := range all[1:] {
 		variants = append(variants, variant{fmt.Sprintf("hints/%s", h), optimizer.CostBased{}, h, all[(i+2)%len(all)], antiHints[i%len(antiHints)], i%2 == 0})
+	}
+	// the Reduce as a sorted grouping (local sort), which the planner picks
+	// by itself only over input already sorted on its key
+	for _, annotate := range []bool{false, true} {
+		variants = append(variants, variant{fmt.Sprintf("sort-group/annotated=%v", annotate), sortGroupPlanner{optimizer.LocalSort},
+			0, optimizer.RepartitionSortMerge, 0, annotate})
 	}
 	for _, c := range []config{{"p1", 1, 0}, {"p3", 3, 0}, {"p2-tiny-memory", 2, 96 << 10}} {
 		for _, v := range variants {

@@ -29,6 +29,12 @@ func GroupBy[T, K any](ds *DataSet[T], key func(T) K) *Grouping[T, K] {
 // key: its result has the key of its arguments. The optimizer relies on that:
 // the key fields named with On pass through a Reduce unchanged, so its output
 // is partitioned as its input was shuffled.
+//
+// The planner runs it as a hash aggregation, or as a sorted grouping
+// (optimizer.SortGroup, reduce_sorted.go) when its input arrives sorted on
+// the key (after a sort-merge join or a sort on the same fields, named with
+// On): the groups are then folded as they come, one at a time, and come out in
+// key order.
 func (g *Grouping[T, K]) Reduce(fn func(a, b T) T) *DataSet[T] {
 	return reduce(g, fn, "Reduce at "+caller(1))
 }
@@ -78,6 +84,9 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 		c, err := asCollector[T](n, out)
 		if err != nil {
 			return err
+		}
+		if n.opt.Decision.Local == optimizer.SortGroup {
+			return runSortedReduce(tc, n, where, k, codec, fn, c, env.opts.BatchSize)
 		}
 		newAgg := func() *sortjoin.HashAggregator {
 			agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{

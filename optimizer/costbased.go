@@ -17,8 +17,14 @@ import (
 //     enumerated against each of its inputs' candidate sub-plans: ship
 //     strategies (forward, hash, range, broadcast, rebalance), driver
 //     strategies (broadcast or repartition hybrid hash join with either build
-//     side, sort-merge join; hash aggregation with or without a combiner;
-//     broadcast either side of a cross).
+//     side, sort-merge join; for a Reduce, hash aggregation or sorted
+//     grouping, with a combiner before a hash shuffle; broadcast either side
+//     of a cross). A sort-merge join or a sorted grouping whose input
+//     arrives forwarded and already sorted on its key does not sort it again
+//     (InputLocal NONE): the join merges it and the grouping streams it, one
+//     group at a time. A hash aggregation costs two units of CPU per row
+//     (hash and probe, as a hash join's build), a streaming grouping one, a
+//     sort n·log2(n/p).
 //   - Interesting properties: a candidate carries the partitioning and order
 //     its output has (props.go); an input already partitioned as the operator
 //     needs it is forwarded, not shuffled again. Properties survive an operator
@@ -276,7 +282,9 @@ func strategies(n *Node) ([]strategy, error) {
 	}
 	switch n.Kind {
 	case Reduce:
-		return []strategy{{req: req, local: HashAggregate}}, nil
+		// a hash aggregation, or sorted grouping, which streams an input
+		// already sorted on the key (see build)
+		return []strategy{{req: req, local: HashAggregate}, {req: req, local: SortGroup, inLocal: sorts(0)}}, nil
 	case GroupReduce:
 		return []strategy{{req: req, local: SortGroup, inLocal: sorts(0)}}, nil
 	case Sort:
@@ -518,7 +526,8 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 			at(i).Network += b
 		}
 	}
-	if s.local == SortMerge { // an input already sorted on the key is merged as it comes
+	// an input already sorted on the key is merged, or grouped, as it comes
+	if s.local == SortMerge || (n.Kind == Reduce && s.local == SortGroup) {
 		c.inLocal = slices.Clone(c.inLocal)
 		for i := range ins {
 			f, t := keysOf(n, i)
@@ -540,13 +549,16 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 		return cost
 	}
 	switch s.local {
-	case HashAggregate:
-		per.CPU += rows(0)
+	case HashAggregate: // every row hashed, probed and folded into its group
+		per.CPU += 2 * rows(0)
 		if float64(est.Bytes)/par > share {
 			per.Disk += 2 * bytes(0)
 		}
 	case SortGroup, SortLocal:
 		*at(0) = at(0).Add(sortCost(0))
+		if n.Kind == Reduce { // the walk over the sorted groups: one pass, one group held
+			per.CPU += rows(0)
+		}
 	case SortMerge, SortCoGroup:
 		*at(0) = at(0).Add(sortCost(0))
 		*at(1) = at(1).Add(sortCost(1))
@@ -610,6 +622,10 @@ func outputProps(n *Node, s strategy, ship []Ship, in []props) props {
 	case Partition:
 		return in[0]
 	case Reduce:
+		if s.local == SortGroup { // the groups come out in key order
+			f, t := keysOf(n, 0)
+			return through(n, 0, props{g: in[0].g, l: local{order: f, keyType: t}})
+		}
 		out := through(n, 0, in[0])
 		out.l = local{}
 		return out
