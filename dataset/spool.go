@@ -24,12 +24,15 @@ import (
 // A spool belongs to one goroutine at a time: the iteration's barrier orders
 // the tail that fills it and the head that replays it.
 type spool[T any] struct {
-	name    string
-	codec   *memory.Codec[T]
-	res     *memory.Reservation
-	space   *spill.Space
-	segs    [][]byte // segments, each cut to the bytes used
-	big     [][]byte // records larger than a segment (order among records is not kept)
+	name  string
+	codec *memory.Codec[T]
+	res   *memory.Reservation
+	space *spill.Space
+	// segs are segments, each cut to the bytes used, and records larger than
+	// a segment, each in memory of its own (big[i] says which), in the
+	// order the records came
+	segs    [][]byte
+	big     []bool
 	files   []spill.Handle
 	n       int64
 	scratch []byte
@@ -92,10 +95,10 @@ func (s *spool[T]) put(rec []byte) error {
 		s.res.Force(int64(size))
 		b := make([]byte, 0, size)
 		b = append(append(b, hdr[:h]...), rec...)
-		s.big = append(s.big, b)
+		s.segs, s.big = append(s.segs, b), append(s.big, true)
 		return nil
 	}
-	if len(s.segs) == 0 || cap(s.segs[len(s.segs)-1])-len(s.segs[len(s.segs)-1]) < size {
+	if len(s.segs) == 0 || s.big[len(s.segs)-1] || cap(s.segs[len(s.segs)-1])-len(s.segs[len(s.segs)-1]) < size {
 		seg, err := s.res.Segment()
 		if errors.Is(err, memory.ErrBudgetExceeded) {
 			if err := s.spill(); err != nil {
@@ -105,23 +108,17 @@ func (s *spool[T]) put(rec []byte) error {
 		} else if err != nil {
 			return err
 		}
-		s.segs = append(s.segs, seg[:0])
+		s.segs, s.big = append(s.segs, seg[:0]), append(s.big, false)
 	}
 	last := &s.segs[len(s.segs)-1]
 	*last = append(append(*last, hdr[:h]...), rec...)
 	return nil
 }
 
-// each calls fn with every record held in memory, in order: segments, then
-// records larger than a segment.
+// each calls fn with every record held in memory, in the order they came.
 func (s *spool[T]) each(fn func(rec []byte) error) error {
 	for _, seg := range s.segs {
 		if err := walkRecords(seg, fn); err != nil {
-			return err
-		}
-	}
-	for _, b := range s.big {
-		if err := walkRecords(b, fn); err != nil {
 			return err
 		}
 	}
@@ -145,7 +142,7 @@ func walkRecords(b []byte, fn func(rec []byte) error) error {
 // spill writes the records held in memory to a spill file and frees their
 // memory.
 func (s *spool[T]) spill() error {
-	if len(s.segs) == 0 && len(s.big) == 0 {
+	if len(s.segs) == 0 {
 		return nil
 	}
 	w, err := s.space.Create()
@@ -166,14 +163,14 @@ func (s *spool[T]) spill() error {
 }
 
 func (s *spool[T]) freeMemory() {
-	for _, seg := range s.segs {
-		s.res.FreeSegment(seg[:cap(seg)])
-	}
-	for _, b := range s.big {
-		s.res.Shrink(int64(cap(b)))
+	for i, seg := range s.segs {
+		if s.big[i] {
+			s.res.Shrink(int64(cap(seg)))
+		} else {
+			s.res.FreeSegment(seg[:cap(seg)])
+		}
 	}
 	clear(s.segs)
-	clear(s.big)
 	s.segs, s.big = s.segs[:0], s.big[:0]
 }
 
