@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"unsafe"
 
@@ -73,6 +74,10 @@ func (t *groupTable[T]) groupKey(g int32) []byte {
 // add reduces *v into its group, or starts a group with it.
 func (t *groupTable[T]) add(v *T) {
 	t.key = t.k(t.key[:0], v)
+	if t.size == 8 {
+		t.add8(v)
+		return
+	}
 	// clustered input: the group of the record before, without a lookup
 	if g := t.last; g >= 0 && bytes.Equal(t.groupKey(g), t.key) {
 		t.reduceInto(g, v)
@@ -83,21 +88,7 @@ func (t *groupTable[T]) add(v *T) {
 	for s := h & t.mask; ; s = (s + 1) & t.mask {
 		e := t.slots[s]
 		if e == 0 {
-			t.vals = append(t.vals, *v)
-			g := int32(len(t.vals) - 1)
-			if t.codec != nil {
-				t.owned += t.codec.Own(&t.vals[g], nil, t.arena)
-			}
-			t.hash = append(t.hash, h)
-			t.keys = append(t.keys, t.key...)
-			if t.size == 0 {
-				t.koff = append(t.koff, int32(len(t.keys)))
-			}
-			t.slots[s] = tag<<32 | uint64(g+1)
-			t.last = g
-			if 2*len(t.vals) > len(t.slots) {
-				t.grow()
-			}
+			t.insert(s, h, v)
 			return
 		}
 		if e>>32 == tag {
@@ -107,6 +98,50 @@ func (t *groupTable[T]) add(v *T) {
 				return
 			}
 		}
+	}
+}
+
+// add8 is add for keys of 8 bytes (an int64, say), compared as words.
+func (t *groupTable[T]) add8(v *T) {
+	k := binary.LittleEndian.Uint64(t.key)
+	if g := t.last; g >= 0 && binary.LittleEndian.Uint64(t.keys[8*int(g):]) == k {
+		t.reduceInto(g, v)
+		return
+	}
+	h := memory.Hash(t.key, groupSeed)
+	tag := h >> 32
+	for s := h & t.mask; ; s = (s + 1) & t.mask {
+		e := t.slots[s]
+		if e == 0 {
+			t.insert(s, h, v)
+			return
+		}
+		if e>>32 == tag {
+			if g := int32(e) - 1; binary.LittleEndian.Uint64(t.keys[8*int(g):]) == k {
+				t.reduceInto(g, v)
+				t.last = g
+				return
+			}
+		}
+	}
+}
+
+// insert starts a group with *v (key t.key, hash h) in the empty slot s.
+func (t *groupTable[T]) insert(s, h uint64, v *T) {
+	t.vals = append(t.vals, *v)
+	g := int32(len(t.vals) - 1)
+	if t.codec != nil {
+		t.owned += t.codec.Own(&t.vals[g], nil, t.arena)
+	}
+	t.hash = append(t.hash, h)
+	t.keys = append(t.keys, t.key...)
+	if t.size == 0 {
+		t.koff = append(t.koff, int32(len(t.keys)))
+	}
+	t.slots[s] = h>>32<<32 | uint64(g+1)
+	t.last = g
+	if 2*len(t.vals) > len(t.slots) {
+		t.grow()
 	}
 }
 

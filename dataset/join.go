@@ -102,7 +102,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	var sj *staticJoin[L, R, O]
 	n.reset = func() {
 		if n.cached {
-			sj = &staticJoin[L, R, O]{static: n.cacheInput, index: make([]*sortjoin.Index, n.opt.Parallelism)}
+			sj = newStaticJoin[L, R, O](n.cacheInput, n.opt.Parallelism)
 		}
 	}
 	n.run = func(tc *task, out any) error {
@@ -116,7 +116,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 		name := fmt.Sprintf("%s %d", where, tc.Subtask)
 		ctx := tc.Context()
 		if sj != nil && tc.loop != nil {
-			if err := sj.run(tc, li, ri, kind, e, name); err != nil {
+			if err := sj.run(tc, li, ri, kind, e, fn, c, name); err != nil {
 				return err
 			}
 			if err := e.flush(); err != nil {

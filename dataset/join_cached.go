@@ -2,8 +2,10 @@ package dataset
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/sortjoin"
 )
 
@@ -29,22 +31,63 @@ func cachedJoinKind(kind sortjoin.JoinKind, static int) bool {
 // superstep then probes the index with the other input's records. Nothing of
 // the invariant input is read, shipped or hashed again (Flink's cached static
 // path of an iteration).
+//
+// When the invariant input fits in the operator's memory share, it is kept
+// instead as Go values in a typed hash table (see typedBuild; records with
+// slices or pointers are deep-copied once, through their codec), reserved
+// from the manager until the loop ends, and probed every superstep without
+// serializing or decoding either side; when it does not fit, what was read is
+// replayed into the index.
 type staticJoin[L, R, O any] struct {
 	static int // the loop-invariant input: 0 (left) or 1 (right)
 	index  []*sortjoin.Index
+	typedL []*typedBuild[L] // per subtask, when static == 0 and held as values
+	typedR []*typedBuild[R] // per subtask, when static == 1 and held as values
+	built  []bool           // per subtask: the invariant input was read
 }
 
-// run is one superstep of one subtask.
-func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R], kind sortjoin.JoinKind, e *joinEmitter[L, R, O], name string) error {
+func newStaticJoin[L, R, O any](static, par int) *staticJoin[L, R, O] {
+	return &staticJoin[L, R, O]{static: static, index: make([]*sortjoin.Index, par),
+		typedL: make([]*typedBuild[L], par), typedR: make([]*typedBuild[R], par), built: make([]bool, par)}
+}
+
+// run is one superstep of one subtask; fn is the user's join function, c the
+// collector the typed path emits to (e's).
+func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R], kind sortjoin.JoinKind, e *joinEmitter[L, R, O],
+	fn func(*L, *R) O, c collector[O], name string) error {
+	sub := tc.Subtask
+	var replay sortjoin.Iterator // the invariant input, when it did not fit as values
+	if !sj.built[sub] {
+		sj.built[sub] = true
+		var err error
+		if sj.static == 1 {
+			sj.typedR[sub], replay, err = buildStatic(tc, ri, name)
+		} else {
+			sj.typedL[sub], replay, err = buildStatic(tc, li, name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	batch := e.batch
+	if t := sj.typedR[sub]; t != nil {
+		return probeStatic(tc, t, li, typedKindOf(kind, false), func(b *R, p *L) O { return fn(p, b) }, c, batch)
+	}
+	if t := sj.typedL[sub]; t != nil {
+		return probeStatic(tc, t, ri, typedKindOf(kind, true), func(b *L, p *R) O { return fn(b, p) }, c, batch)
+	}
 	ctx := tc.Context()
-	x := sj.index[tc.Subtask]
+	x := sj.index[sub]
 	if x == nil {
 		x = sortjoin.NewIndex(tc.Env, sortjoin.IndexOptions{Name: name + " index", Memory: tc.memShare, Seed: indexSeed})
 		tc.loop.hold(func() { _ = x.Close() })
-		sj.index[tc.Subtask] = x
+		sj.index[sub] = x
 		var in sortjoin.Iterator = ri
 		if sj.static == 0 {
 			in = li
+		}
+		if replay != nil {
+			in = replay
 		}
 		sorted, err := sortAll(ctx, tc.newSorter(name+" sort invariant input"), in)
 		if err != nil {
@@ -119,6 +162,58 @@ func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R],
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// buildStatic reads a loop-invariant input into a typed hash table whose
+// memory stays reserved until the loop ends. When the input outgrows the
+// operator's share it returns no table but an iterator that replays, in
+// serialized form, what was read and then the rest of the input.
+func buildStatic[S any](tc *task, in *inputIter[S], name string) (*typedBuild[S], sortjoin.Iterator, error) {
+	ctx := tc.Context()
+	t := &typedBuild[S]{codec: in.codec, k: in.k.appender(), koff: make([]int32, 1), arena: memory.NewArena(0),
+		res: tc.Env.Memory.NewReservation(name + " invariant input"), limit: tc.memShare, deep: true}
+	for {
+		b, err := in.in.Next(ctx)
+		if err != nil {
+			if !isEOF(err) {
+				_ = t.res.Release()
+				return nil, nil, err
+			}
+			break
+		}
+		if i, err := t.add(b); err != nil {
+			_ = t.res.Release()
+			if !errors.Is(err, errTypedOverflow) {
+				return nil, nil, err
+			}
+			held, rest := t.vals, b[i+1:]
+			return nil, &replayIter[S]{held: held, rest: rest, k: in.k, codec: in.codec, in: in}, nil
+		}
+	}
+	t.index()
+	tc.loop.hold(func() { _ = t.res.Release() })
+	return t, nil, nil
+}
+
+// probeStatic joins one superstep's records of the other input with a typed
+// invariant table (no build-side kinds: see cachedJoinKind).
+func probeStatic[S, D, O any](tc *task, t *typedBuild[S], in *inputIter[D], kind typedKind,
+	pair func(s *S, d *D) O, next collector[O], batch int) error {
+	ctx := tc.Context()
+	pr := &typedProbe[S, D, O]{build: t, k: in.k.appender(), pair: pair, kind: kind, next: next, batch: batch}
+	for {
+		b, err := in.in.Next(ctx)
+		if err != nil {
+			if !isEOF(err) {
+				return err
+			}
+			break
+		}
+		if err := pr.probe(b); err != nil {
+			return err
+		}
+	}
+	return pr.finish()
 }
 
 // groupInto stores every key of a sorted iterator in x with all its values,

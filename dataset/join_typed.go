@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/bits"
 	"unsafe"
 
@@ -41,6 +42,11 @@ type typedBuild[B any] struct {
 	next  []int32 // index+1 of the next record with the same key, 0 at the end
 	mask  uint64
 	arena *memory.Arena
+	// deep copies records whose codec is not Shallow through their serialized
+	// form (memory.Codec.DecodeArena), so that they share nothing with the
+	// input's; enc is its buffer.
+	deep  bool
+	enc   []byte
 	used  int64 // bytes taken
 	res   *memory.Reservation
 	limit int64 // the share; 0: only the budget limits it
@@ -55,6 +61,7 @@ func typedJoinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
 
 // add appends a batch of build records, or returns errTypedOverflow and the
 // index of the record that did not fit (it is held, the ones after it not).
+// Any other error (a failed deep copy) ends the join.
 func (t *typedBuild[B]) add(batch []B) (int, error) {
 	var zero B
 	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 16 // value, hash, next, koff, slots (2 × uint64)
@@ -63,8 +70,17 @@ func (t *typedBuild[B]) add(batch []B) (int, error) {
 		t.keys = t.k(t.keys, &batch[i])
 		size := per + int64(len(t.keys)-before)
 		t.vals = append(t.vals, batch[i])
-		if !t.codec.Flat() {
-			size += int64(t.codec.Own(&t.vals[len(t.vals)-1], nil, t.arena))
+		switch v := &t.vals[len(t.vals)-1]; {
+		case t.codec.Flat():
+		case t.codec.Shallow():
+			size += int64(t.codec.Own(v, nil, t.arena))
+		case t.deep:
+			t.enc = t.codec.Append(t.enc[:0], v)
+			if _, err := t.codec.DecodeArena(t.enc, v, t.arena); err != nil {
+				t.vals = t.vals[:len(t.vals)-1]
+				return i, fmt.Errorf("internal error: copy of a build record: %w", err)
+			}
+			size += int64(len(t.enc))
 		}
 		t.used += size
 		if t.used > t.res.Bytes() {
