@@ -231,6 +231,7 @@ func (c *writerCollector[T]) close() error {
 type countingCollector[T any] struct {
 	next collector[T]
 	rows *atomic.Int64
+	raws int64 // records collectRaw counted and rows does not hold yet
 }
 
 func (c *countingCollector[T]) collect(b []T) error {
@@ -238,13 +239,32 @@ func (c *countingCollector[T]) collect(b []T) error {
 	return c.next.collect(b)
 }
 
-func (c *countingCollector[T]) close() error { return c.next.close() }
+func (c *countingCollector[T]) close() error {
+	c.rows.Add(c.raws)
+	c.raws = 0
+	return c.next.close()
+}
 
 // borrows passes on whether the next collector is a borrower, so that
 // counting does not cost a sort its borrowed output buffer.
 func (c *countingCollector[T]) borrows() bool {
 	b, ok := c.next.(borrower)
 	return ok && b.borrows()
+}
+
+// raw passes on whether the next collector takes raw records (rawCollector).
+func (c *countingCollector[T]) raw() bool {
+	r, ok := c.next.(rawCollector)
+	return ok && r.raw()
+}
+
+// collectRaw counts one record and passes it on.
+func (c *countingCollector[T]) collectRaw(b []byte) error {
+	if c.raws++; c.raws == 1024 {
+		c.rows.Add(c.raws)
+		c.raws = 0
+	}
+	return c.next.(rawCollector).collectRaw(b)
 }
 
 // asCollector asserts a chain link's type, once per task.

@@ -211,6 +211,9 @@ func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], 
 // emitRaw is emitDecoded for a sorter whose keys are the records (see
 // newSortKeyer).
 func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
+	if r, ok := c.(rawCollector); ok && r.raw() {
+		return emitEachRaw(tc, it, r, c, batch)
+	}
 	if b, ok := c.(borrower); ok && b.borrows() {
 		return emitBorrowed(tc, it, fromRaw, c, batch)
 	}
@@ -224,6 +227,39 @@ func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory
 // borrower is implemented by collectors that may be handed records whose
 // bytes are reused once collect returns: they keep nothing of them.
 type borrower interface{ borrows() bool }
+
+// rawCollector is implemented by collectors that can take a record whose key
+// is its own bytes (a string, say) as those bytes, one record at a time, valid
+// only during the call: emitRaw then hands them the merge's keys as they come,
+// without copying them into a batch first.
+type rawCollector interface {
+	raw() bool
+	collectRaw(b []byte) error
+}
+
+// emitEachRaw is emitRaw for a rawCollector; it checks for cancellation every
+// batch records.
+func emitEachRaw[T any](tc *task, it sortjoin.Iterator, r rawCollector, c collector[T], batch int) error {
+	ctx := tc.Context()
+	for n := 1; ; n++ {
+		key, _, ok := it.Next()
+		if !ok {
+			break
+		}
+		if err := r.collectRaw(key); err != nil {
+			return err
+		}
+		if n%batch == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	return c.close()
+}
 
 // borrowedBytes is the size of the buffer emitBorrowed reuses for each batch.
 const borrowedBytes = 256 << 10

@@ -133,6 +133,7 @@ type sinkCollector[T any] struct {
 	closed bool
 	done   func()        // hands the closed writer to the job's commit
 	rows   *atomic.Int64 // the records the sink received
+	raws   int64         // records collectRaw counted and rows does not hold yet
 }
 
 func (c *sinkCollector[T]) collect(b []T) error {
@@ -141,6 +142,8 @@ func (c *sinkCollector[T]) collect(b []T) error {
 }
 
 func (c *sinkCollector[T]) close() error {
+	c.rows.Add(c.raws)
+	c.raws = 0
 	if err := c.w.Close(); err != nil {
 		return err
 	}
@@ -154,6 +157,21 @@ func (c *sinkCollector[T]) close() error {
 func (c *sinkCollector[T]) borrows() bool {
 	_, ok := c.w.(formats.ValueCopier)
 	return ok
+}
+
+// raw reports whether the writer takes records as their bytes
+// (formats.RawWriter).
+func (c *sinkCollector[T]) raw() bool {
+	_, ok := c.w.(formats.RawWriter)
+	return ok
+}
+
+func (c *sinkCollector[T]) collectRaw(b []byte) error {
+	if c.raws++; c.raws == 1024 {
+		c.rows.Add(c.raws)
+		c.raws = 0
+	}
+	return c.w.(formats.RawWriter).WriteRaw(b)
 }
 
 // Print writes every record of ds to w, one per line as fmt's %v prints it, from

@@ -59,6 +59,15 @@ type ValueCopier interface {
 	CopiesValues()
 }
 
+// RawWriter is implemented by writers of records that are byte strings
+// (string or []byte): WriteRaw writes one record given as its bytes, which are
+// valid only during the call, like Write([]T{T(b)}). A producer whose records
+// are views of bytes it reuses record by record (a merge of sorted runs) then
+// hands them over without copying them first.
+type RawWriter interface {
+	WriteRaw(b []byte) error
+}
+
 // Writer writes one output file in two phases, as Flink's output formats do:
 // each subtask writes and closes its file, and the job publishes every file
 // only after all of its tasks succeeded.

@@ -389,7 +389,8 @@ type rangeWriter struct {
 	off   int64 // where the next flush writes; -1 until known
 	start int64
 	buf   []byte
-	state int // 0 open, 1 closed, 2 committed or aborted
+	lines int64 // lines WriteRaw wrote
+	state int   // 0 open, 1 closed, 2 committed or aborted
 }
 
 // CopiesValues implements formats.ValueCopier: Write copies the lines into its
@@ -417,6 +418,33 @@ func (w *rangeWriter) Write(batch []string) error {
 	w.s.lines.Add(int64(len(batch)))
 	if sortHook != nil {
 		sortHook("write")
+	}
+	return nil
+}
+
+// WriteRaw implements formats.RawWriter: it writes one line given as its
+// bytes (the sort's merge hands them over without a copy).
+func (w *rangeWriter) WriteRaw(l []byte) error {
+	if w.off < 0 {
+		if err := w.locate(); err != nil {
+			return err
+		}
+	}
+	if len(w.buf)+len(l)+1 > cap(w.buf) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+		if len(l)+1 > cap(w.buf) {
+			w.buf = make([]byte, 0, len(l)+1)
+		}
+	}
+	w.buf = append(w.buf, l...)
+	w.buf = append(w.buf, '\n')
+	if w.lines++; w.lines%1024 == 0 {
+		w.s.lines.Add(1024)
+		if sortHook != nil {
+			sortHook("write")
+		}
 	}
 	return nil
 }
@@ -464,6 +492,7 @@ func (w *rangeWriter) Close() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
+	w.s.lines.Add(w.lines % 1024) // WriteRaw added the rest
 	w.state = 1
 	if end, _ := w.s.sizes.offset(w.i + 1); w.off != end {
 		return fmt.Errorf("internal error: range %d ends at byte %d, counted %d", w.i, w.off, end)
