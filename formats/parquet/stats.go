@@ -43,7 +43,7 @@ func (s *Source[T]) Stats(ctx context.Context) (st formats.Stats, err error) {
 		st.Bytes += sr.size
 		chunks := sr.f.pf.RowGroups()[sr.rg].ColumnChunks()
 		share := 1.0
-		for _, flt := range sr.f.filters {
+		for _, flt := range estimateFilters(sr.f.filters) {
 			if cc, ok := chunks[flt.desc.leaf].(*pq.FileColumnChunk); ok {
 				share *= flt.selectivity(cc)
 			} else {
@@ -156,4 +156,45 @@ func intStat(d *colDesc, x int64) any {
 		return time.Unix(sec, (x-sec*per)*d.tsUnit).UTC()
 	}
 	return x
+}
+
+// estimateFilters returns the filters whose selectivities multiply in an
+// estimate: the ranges declared on one column (a lower and an upper bound,
+// say) merged into their intersection, since they are not independent.
+func estimateFilters(fs []*filter) []*filter {
+	var out []*filter
+	at := map[int]int{} // column leaf -> index in out of its merged range
+	for _, f := range fs {
+		i, seen := at[f.desc.leaf]
+		if !seen || !isRange(f) || !isRange(out[i]) {
+			if isRange(f) && !seen {
+				at[f.desc.leaf] = len(out)
+			}
+			out = append(out, f)
+			continue
+		}
+		m := *out[i]
+		m.ints = intersect(m.ints, f.ints)
+		m.flts = intersect(m.flts, f.flts)
+		m.bytes = intersect(m.bytes, f.bytes)
+		out[i] = &m
+	}
+	return out
+}
+
+// isRange reports whether f is a range (not a set, not empty).
+func isRange(f *filter) bool {
+	return !f.ints.isSet && !f.flts.isSet && !f.bytes.isSet &&
+		!f.ints.empty && !f.flts.empty && !f.bytes.empty
+}
+
+// intersect returns the range both a and b allow.
+func intersect[V int64 | float64 | string](a, b bounds[V]) bounds[V] {
+	if b.hasLo && (!a.hasLo || b.lo > a.lo || b.lo == a.lo && !b.loInc) {
+		a.lo, a.hasLo, a.loInc = b.lo, true, b.loInc
+	}
+	if b.hasHi && (!a.hasHi || b.hi < a.hi || b.hi == a.hi && !b.hiInc) {
+		a.hi, a.hasHi, a.hiInc = b.hi, true, b.hiInc
+	}
+	return a
 }
