@@ -18,8 +18,9 @@ import (
 //     strategies (forward, hash, range, broadcast, rebalance), driver
 //     strategies (broadcast or repartition hybrid hash join with either build
 //     side, sort-merge join; for a Reduce, hash aggregation or sorted
-//     grouping, with a combiner before a hash shuffle; broadcast either side
-//     of a cross). A sort-merge join or a sorted grouping whose input
+//     grouping, each with or without a combiner before a hash shuffle (the
+//     combiner wins when its groups ship fewer bytes than the input, and
+//     costs a pass when they would not); broadcast either side of a cross). A sort-merge join or a sorted grouping whose input
 //     arrives forwarded and already sorted on its key does not sort it again
 //     (InputLocal NONE): the join merges it and the grouping streams it, one
 //     group at a time. A hash aggregation costs two units of CPU per row
@@ -244,6 +245,9 @@ type strategy struct {
 	local   Local
 	inLocal []InputLocal
 	note    string
+	// noCombine: a combinable Reduce shuffles its input as it is, without a
+	// combiner (cheaper when the combiner would not shrink it)
+	noCombine bool
 }
 
 // keysOf returns input i's logical key fields and key type.
@@ -284,7 +288,12 @@ func strategies(n *Node) ([]strategy, error) {
 	case Reduce:
 		// a hash aggregation, or sorted grouping, which streams an input
 		// already sorted on the key (see build)
-		return []strategy{{req: req, local: HashAggregate}, {req: req, local: SortGroup, inLocal: sorts(0)}}, nil
+		out := []strategy{{req: req, local: HashAggregate}, {req: req, local: SortGroup, inLocal: sorts(0)}}
+		if n.Combinable {
+			out = append(out, strategy{req: req, local: HashAggregate, noCombine: true},
+				strategy{req: req, local: SortGroup, inLocal: sorts(0), noCombine: true})
+		}
+		return out, nil
 	case GroupReduce:
 		return []strategy{{req: req, local: SortGroup, inLocal: sorts(0)}}, nil
 	case Sort:
@@ -517,7 +526,10 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 		case Broadcast:
 			at(i).Network += b * par
 		default:
-			if n.Kind == Reduce && n.Combinable && c.ship[i] == Hash {
+			if n.Kind == Reduce && n.Combinable && s.noCombine && c.ship[i] == Hash {
+				c.notes = append(c.notes, "no combiner: it would not shrink the input")
+			}
+			if n.Kind == Reduce && n.Combinable && !s.noCombine && c.ship[i] == Hash {
 				// a combiner before the shuffle ships at most the groups of each producer subtask
 				c.combine = true
 				at(i).CPU += rows(i)

@@ -194,3 +194,32 @@ func estimateAll(t *testing.T, p *Plan, n *Node) Estimate {
 	t.Fatalf("node #%d not in the plan", n.ID)
 	return est
 }
+
+// TestReduceCombinerOnlyWhereItShrinks: a combinable Reduce shuffled by hash
+// runs a combiner when its groups are fewer than its input rows per producer,
+// and none when every row is its own group (the combiner would ship as much
+// and cost a pass), as its declared estimate says.
+func TestReduceCombinerOnlyWhereItShrinks(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		groups  int64 // the Reduce's declared estimate; -1: the default
+		combine bool
+	}{
+		{"few groups", 1_000, true},
+		{"default estimate", -1, true},
+		{"a group per row", 1_000_000, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBuilder(4)
+			src := b.source("src", 1_000_000)
+			g := b.group("g", src, "k")
+			g.EstimatedRows = c.groups
+			b.sink(g)
+			b.plan(t)
+			d := g.Decision
+			if d.Ship[0] != Hash || d.Combine != c.combine {
+				t.Fatalf("ship %v combine %v, want HASH and combine %v\n%s", d.Ship, d.Combine, c.combine, b.p.Explain())
+			}
+		})
+	}
+}
