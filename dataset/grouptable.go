@@ -74,12 +74,8 @@ func (t *groupTable[T]) groupKey(g int32) []byte {
 // add reduces *v into its group, or starts a group with it.
 func (t *groupTable[T]) add(v *T) {
 	t.key = t.k(t.key[:0], v)
-	if t.size == 8 {
-		t.add8(v)
-		return
-	}
 	// clustered input: the group of the record before, without a lookup
-	if g := t.last; g >= 0 && bytes.Equal(t.groupKey(g), t.key) {
+	if g := t.last; g >= 0 && t.sameKey(g) {
 		t.reduceInto(g, v)
 		return
 	}
@@ -92,7 +88,7 @@ func (t *groupTable[T]) add(v *T) {
 			return
 		}
 		if e>>32 == tag {
-			if g := int32(e) - 1; bytes.Equal(t.groupKey(g), t.key) { // tags differ for most others
+			if g := int32(e) - 1; t.sameKey(g) { // tags differ for most others
 				t.reduceInto(g, v)
 				t.last = g
 				return
@@ -101,29 +97,13 @@ func (t *groupTable[T]) add(v *T) {
 	}
 }
 
-// add8 is add for keys of 8 bytes (an int64, say), compared as words.
-func (t *groupTable[T]) add8(v *T) {
-	k := binary.LittleEndian.Uint64(t.key)
-	if g := t.last; g >= 0 && binary.LittleEndian.Uint64(t.keys[8*int(g):]) == k {
-		t.reduceInto(g, v)
-		return
+// sameKey reports whether group g's key is t.key; keys of 8 bytes (an
+// int64, say) are compared as words.
+func (t *groupTable[T]) sameKey(g int32) bool {
+	if t.size == 8 {
+		return binary.LittleEndian.Uint64(t.keys[8*int(g):]) == binary.LittleEndian.Uint64(t.key)
 	}
-	h := memory.Hash(t.key, groupSeed)
-	tag := h >> 32
-	for s := h & t.mask; ; s = (s + 1) & t.mask {
-		e := t.slots[s]
-		if e == 0 {
-			t.insert(s, h, v)
-			return
-		}
-		if e>>32 == tag {
-			if g := int32(e) - 1; binary.LittleEndian.Uint64(t.keys[8*int(g):]) == k {
-				t.reduceInto(g, v)
-				t.last = g
-				return
-			}
-		}
-	}
+	return bytes.Equal(t.groupKey(g), t.key)
 }
 
 // insert starts a group with *v (key t.key, hash h) in the empty slot s.

@@ -2,10 +2,8 @@ package dataset
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
-	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/sortjoin"
 )
 
@@ -169,28 +167,11 @@ func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R],
 // operator's share it returns no table but an iterator that replays, in
 // serialized form, what was read and then the rest of the input.
 func buildStatic[S any](tc *task, in *inputIter[S], name string) (*typedBuild[S], sortjoin.Iterator, error) {
-	ctx := tc.Context()
-	t := &typedBuild[S]{codec: in.codec, k: in.k.appender(), koff: make([]int32, 1), arena: memory.NewArena(0),
-		res: tc.Env.Memory.NewReservation(name + " invariant input"), limit: tc.memShare, deep: true}
-	for {
-		b, err := in.in.Next(ctx)
-		if err != nil {
-			if !isEOF(err) {
-				_ = t.res.Release()
-				return nil, nil, err
-			}
-			break
-		}
-		if i, err := t.add(b); err != nil {
-			_ = t.res.Release()
-			if !errors.Is(err, errTypedOverflow) {
-				return nil, nil, err
-			}
-			held, rest := t.vals, b[i+1:]
-			return nil, &replayIter[S]{held: held, rest: rest, k: in.k, codec: in.codec, in: in}, nil
-		}
+	t := newTypedBuild(tc, in, name+" invariant input", true)
+	replay, err := t.build(tc.Context(), in)
+	if err != nil || replay != nil {
+		return nil, replay, err
 	}
-	t.index()
 	tc.loop.hold(func() { _ = t.res.Release() })
 	return t, nil, nil
 }
@@ -199,21 +180,8 @@ func buildStatic[S any](tc *task, in *inputIter[S], name string) (*typedBuild[S]
 // invariant table (no build-side kinds: see cachedJoinKind).
 func probeStatic[S, D, O any](tc *task, t *typedBuild[S], in *inputIter[D], kind typedKind,
 	pair func(s *S, d *D) O, next collector[O], batch int) error {
-	ctx := tc.Context()
 	pr := &typedProbe[S, D, O]{build: t, k: in.k.appender(), pair: pair, kind: kind, next: next, batch: batch}
-	for {
-		b, err := in.in.Next(ctx)
-		if err != nil {
-			if !isEOF(err) {
-				return err
-			}
-			break
-		}
-		if err := pr.probe(b); err != nil {
-			return err
-		}
-	}
-	return pr.finish()
+	return pr.run(tc.Context(), in)
 }
 
 // groupInto stores every key of a sorted iterator in x with all its values,

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -263,44 +264,73 @@ func (p *typedProbe[B, P, O]) finish() error {
 func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P], kind typedKind,
 	pair func(b *B, p *P) O, next collector[O], batch int,
 	hashJoin func(build sortjoin.Iterator) error) error {
-	ctx := tc.Context()
-	t := &typedBuild[B]{codec: bi.codec, k: bi.k.appender(), koff: make([]int32, 1), arena: memory.NewArena(0),
-		res: tc.Env.Memory.NewReservation("typed hash join"), limit: tc.memShare}
+	t := newTypedBuild(tc, bi, "typed hash join", false)
 	defer func() { _ = t.res.Release() }()
-	for {
-		b, err := bi.in.Next(ctx)
-		if err != nil {
-			if !isEOF(err) {
-				return err
-			}
-			break
-		}
-		if i, err := t.add(b); err != nil {
-			// replay what is held, then the rest of b and of the input
-			held, rest := t.vals, b[i+1:]
-			t.vals, t.keys, t.hash, t.koff = nil, nil, nil, nil
-			_ = t.res.Release()
-			return hashJoin(&replayIter[B]{held: held, rest: rest, k: bi.k, codec: bi.codec, in: bi})
-		}
+	replay, err := t.build(tc.Context(), bi)
+	if err != nil {
+		return err
 	}
-	t.index()
+	if replay != nil {
+		return hashJoin(replay)
+	}
 	pr := &typedProbe[B, P, O]{build: t, k: pi.k.appender(), pair: pair, kind: kind, next: next, batch: batch}
 	if kind.buildSemi || kind.buildUnmatched {
 		pr.matched = make([]bool, len(t.vals))
 	}
+	return pr.run(tc.Context(), pi)
+}
+
+// newTypedBuild returns an empty table for build records read from in, its
+// memory reserved from the task's manager under name, up to the task's share.
+func newTypedBuild[B any](tc *task, in *inputIter[B], name string, deep bool) *typedBuild[B] {
+	return &typedBuild[B]{codec: in.codec, k: in.k.appender(), koff: make([]int32, 1), arena: memory.NewArena(0),
+		res: tc.Env.Memory.NewReservation(name), limit: tc.memShare, deep: deep}
+}
+
+// build reads every batch of in into t and indexes it. When the records
+// outgrow t's memory, it releases that memory and returns an iterator that
+// replays, serialized, the records held and then the rest of the input; on
+// an error it releases it too.
+func (t *typedBuild[B]) build(ctx context.Context, in *inputIter[B]) (sortjoin.Iterator, error) {
 	for {
-		b, err := pi.in.Next(ctx)
+		b, err := in.in.Next(ctx)
+		if err != nil {
+			if !isEOF(err) {
+				_ = t.res.Release()
+				return nil, err
+			}
+			break
+		}
+		if i, err := t.add(b); err != nil {
+			_ = t.res.Release()
+			if !errors.Is(err, errTypedOverflow) {
+				return nil, err
+			}
+			held, rest := t.vals, b[i+1:]
+			t.vals, t.keys, t.hash, t.koff = nil, nil, nil, nil
+			return &replayIter[B]{held: held, rest: rest, k: in.k, codec: in.codec, in: in}, nil
+		}
+	}
+	t.index()
+	return nil, nil
+}
+
+// run probes the table with every batch of in, then emits what finish
+// emits.
+func (p *typedProbe[B, P, O]) run(ctx context.Context, in *inputIter[P]) error {
+	for {
+		b, err := in.in.Next(ctx)
 		if err != nil {
 			if !isEOF(err) {
 				return err
 			}
 			break
 		}
-		if err := pr.probe(b); err != nil {
+		if err := p.probe(b); err != nil {
 			return err
 		}
 	}
-	return pr.finish()
+	return p.finish()
 }
 
 // replayIter serializes the records a typed build held (held, then the rest
