@@ -231,7 +231,7 @@ func (c *writerCollector[T]) close() error {
 type countingCollector[T any] struct {
 	next collector[T]
 	rows *atomic.Int64
-	raws int64 // records collectRaw counted and rows does not hold yet
+	raws int64 // records the raw writer counted and rows does not hold yet
 }
 
 func (c *countingCollector[T]) collect(b []T) error {
@@ -252,19 +252,24 @@ func (c *countingCollector[T]) borrows() bool {
 	return ok && b.borrows()
 }
 
-// raw passes on whether the next collector takes raw records (rawCollector).
-func (c *countingCollector[T]) raw() bool {
+// rawWriter passes on the next collector's (see rawCollector), counting
+// the records.
+func (c *countingCollector[T]) rawWriter() func(b []byte) error {
 	r, ok := c.next.(rawCollector)
-	return ok && r.raw()
-}
-
-// collectRaw counts one record and passes it on.
-func (c *countingCollector[T]) collectRaw(b []byte) error {
-	if c.raws++; c.raws == 1024 {
-		c.rows.Add(c.raws)
-		c.raws = 0
+	if !ok {
+		return nil
 	}
-	return c.next.(rawCollector).collectRaw(b)
+	w := r.rawWriter()
+	if w == nil {
+		return nil
+	}
+	return func(b []byte) error {
+		if c.raws++; c.raws == 1024 {
+			c.rows.Add(c.raws)
+			c.raws = 0
+		}
+		return w(b)
+	}
 }
 
 // asCollector asserts a chain link's type, once per task.

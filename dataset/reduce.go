@@ -211,8 +211,10 @@ func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], 
 // emitRaw is emitDecoded for a sorter whose keys are the records (see
 // newSortKeyer).
 func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
-	if r, ok := c.(rawCollector); ok && r.raw() {
-		return emitEachRaw(tc, it, r, c, batch)
+	if r, ok := c.(rawCollector); ok {
+		if w := r.rawWriter(); w != nil {
+			return emitEachRaw(tc, it, w, c, batch)
+		}
 	}
 	if b, ok := c.(borrower); ok && b.borrows() {
 		return emitBorrowed(tc, it, fromRaw, c, batch)
@@ -228,25 +230,25 @@ func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory
 // bytes are reused once collect returns: they keep nothing of them.
 type borrower interface{ borrows() bool }
 
-// rawCollector is implemented by collectors that can take a record whose key
+// rawCollector is implemented by collectors that may take a record whose key
 // is its own bytes (a string, say) as those bytes, one record at a time, valid
-// only during the call: emitRaw then hands them the merge's keys as they come,
-// without copying them into a batch first.
+// only during the call: emitRaw then hands the merge's keys to the function
+// rawWriter returns (nil: they cannot) as they come, without copying them
+// into a batch first.
 type rawCollector interface {
-	raw() bool
-	collectRaw(b []byte) error
+	rawWriter() func(b []byte) error
 }
 
-// emitEachRaw is emitRaw for a rawCollector; it checks for cancellation every
-// batch records.
-func emitEachRaw[T any](tc *task, it sortjoin.Iterator, r rawCollector, c collector[T], batch int) error {
+// emitEachRaw is emitRaw for a rawCollector's writer w; it checks for
+// cancellation every batch records.
+func emitEachRaw[T any](tc *task, it sortjoin.Iterator, w func(b []byte) error, c collector[T], batch int) error {
 	ctx := tc.Context()
 	for n := 1; ; n++ {
 		key, _, ok := it.Next()
 		if !ok {
 			break
 		}
-		if err := r.collectRaw(key); err != nil {
+		if err := w(key); err != nil {
 			return err
 		}
 		if n%batch == 0 {

@@ -133,7 +133,7 @@ type sinkCollector[T any] struct {
 	closed bool
 	done   func()        // hands the closed writer to the job's commit
 	rows   *atomic.Int64 // the records the sink received
-	raws   int64         // records collectRaw counted and rows does not hold yet
+	raws   int64         // records the raw writer counted and rows does not hold yet
 }
 
 func (c *sinkCollector[T]) collect(b []T) error {
@@ -159,19 +159,20 @@ func (c *sinkCollector[T]) borrows() bool {
 	return ok
 }
 
-// raw reports whether the writer takes records as their bytes
-// (formats.RawWriter).
-func (c *sinkCollector[T]) raw() bool {
-	_, ok := c.w.(formats.RawWriter)
-	return ok
-}
-
-func (c *sinkCollector[T]) collectRaw(b []byte) error {
-	if c.raws++; c.raws == 1024 {
-		c.rows.Add(c.raws)
-		c.raws = 0
+// rawWriter returns the writer's WriteRaw, counting the records, when it
+// takes records as their bytes (formats.RawWriter); else nil.
+func (c *sinkCollector[T]) rawWriter() func(b []byte) error {
+	rw, ok := c.w.(formats.RawWriter)
+	if !ok {
+		return nil
 	}
-	return c.w.(formats.RawWriter).WriteRaw(b)
+	return func(b []byte) error {
+		if c.raws++; c.raws == 1024 {
+			c.rows.Add(c.raws)
+			c.raws = 0
+		}
+		return rw.WriteRaw(b)
+	}
 }
 
 // Print writes every record of ds to w, one per line as fmt's %v prints it, from

@@ -398,22 +398,10 @@ type rangeWriter struct {
 func (w *rangeWriter) CopiesValues() {}
 
 func (w *rangeWriter) Write(batch []string) error {
-	if w.off < 0 {
-		if err := w.locate(); err != nil {
+	for _, l := range batch {
+		if err := writeLine(w, l); err != nil {
 			return err
 		}
-	}
-	for _, l := range batch {
-		if len(w.buf)+len(l)+1 > cap(w.buf) {
-			if err := w.flush(); err != nil {
-				return err
-			}
-			if len(l)+1 > cap(w.buf) {
-				w.buf = make([]byte, 0, len(l)+1)
-			}
-		}
-		w.buf = append(w.buf, l...)
-		w.buf = append(w.buf, '\n')
 	}
 	w.s.lines.Add(int64(len(batch)))
 	if sortHook != nil {
@@ -425,6 +413,21 @@ func (w *rangeWriter) Write(batch []string) error {
 // WriteRaw implements formats.RawWriter: it writes one line given as its
 // bytes (the sort's merge hands them over without a copy).
 func (w *rangeWriter) WriteRaw(l []byte) error {
+	if err := writeLine(w, l); err != nil {
+		return err
+	}
+	if w.lines++; w.lines%1024 == 0 {
+		w.s.lines.Add(1024)
+		if sortHook != nil {
+			sortHook("write")
+		}
+	}
+	return nil
+}
+
+// writeLine appends l and a newline to w's buffer, flushing it first when
+// full (a line longer than the buffer gets a buffer of its own).
+func writeLine[L string | []byte](w *rangeWriter, l L) error {
 	if w.off < 0 {
 		if err := w.locate(); err != nil {
 			return err
@@ -440,12 +443,6 @@ func (w *rangeWriter) WriteRaw(l []byte) error {
 	}
 	w.buf = append(w.buf, l...)
 	w.buf = append(w.buf, '\n')
-	if w.lines++; w.lines%1024 == 0 {
-		w.s.lines.Add(1024)
-		if sortHook != nil {
-			sortHook("write")
-		}
-	}
 	return nil
 }
 
