@@ -202,13 +202,7 @@ func TestSortedReduceFlat(t *testing.T) {
 					in = SortPartition(PartitionByHash(in, key).On("k"), key, Ascending).On("k")
 				}
 				got := Collect(GroupBy(in, key).On("k").Reduce(sum))
-				res, err := env.Execute(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(res.Plan, "local=SORT_GROUP") {
-					t.Fatalf("no sorted grouping:\n%s", res.Plan)
-				}
+				executeSortGroup(t, env)
 				vals := got.Values()
 				if len(vals) != len(want) {
 					t.Fatalf("%d groups, want %d", len(vals), len(want))
@@ -226,6 +220,19 @@ func TestSortedReduceFlat(t *testing.T) {
 // TestSortedReduceRefusesUnsortedStream forces streaming over input that is
 // not sorted: the grouping fails instead of emitting a key twice, and leaves
 // no spill file behind (newEnv checks).
+// executeSortGroup runs env's program and fails the test unless it ran and
+// its plan holds a sorted grouping.
+func executeSortGroup(t *testing.T, env *Env) {
+	t.Helper()
+	res, err := env.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Plan, "local=SORT_GROUP") {
+		t.Fatalf("no sorted grouping:\n%s", res.Plan)
+	}
+}
+
 func TestSortedReduceRefusesUnsortedStream(t *testing.T) {
 	env := newEnv(t, config{"p2-tiny-memory", 2, 96 << 10})
 	env.opts.Planner = sortGroupPlanner{optimizer.LocalNone}
@@ -353,13 +360,7 @@ func TestSortedReduceInIteration(t *testing.T) {
 				return GroupBy(spread, func(x kv) int64 { return x.K }).Reduce(func(a, b kv) kv { return kv{a.K, (a.V + b.V) % mod} })
 			})
 			got := Collect(out)
-			res, err := env.Execute(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(res.Plan, "local=SORT_GROUP") {
-				t.Fatalf("no sorted grouping:\n%s", res.Plan)
-			}
+			executeSortGroup(t, env)
 			vals := got.Values()
 			if len(vals) != keys {
 				t.Fatalf("%d keys, want %d", len(vals), keys)

@@ -202,7 +202,9 @@ func TestRunIterateShortestPaths(t *testing.T) {
 	runIterateJob(t, []string{"run", "sssp", "--edges", es}, exactly("1 0\n2 0.5\n3 0.75\n"))
 }
 
-func TestRunIterateKMeans(t *testing.T) {
+// kmeansDefaultLines is what `weir run kmeans` prints for its default data,
+// by Lloyd's oracle: "cluster x y" lines, sorted.
+func kmeansDefaultLines() []string {
 	var points [][]float64
 	for _, p := range iterate.KMeansPoints {
 		points = append(points, p.X)
@@ -214,10 +216,14 @@ func TestRunIterateKMeans(t *testing.T) {
 	_, ids := oracle.KMeans(points, cs, 10)
 	var lines []string
 	for i, p := range points {
-		lines = append(lines, fmt.Sprintf("%d %s %s", ids[i], strconv.FormatFloat(p[0], 'g', -1, 64), strconv.FormatFloat(p[1], 'g', -1, 64)))
+		lines = append(lines, fmt.Sprintf("%d %s %s\n", ids[i], g(p[0]), g(p[1])))
 	}
 	slices.Sort(lines)
-	runIterateJob(t, []string{"run", "kmeans"}, exactly(strings.Join(lines, "\n")+"\n"))
+	return lines
+}
+
+func TestRunIterateKMeans(t *testing.T) {
+	runIterateJob(t, []string{"run", "kmeans"}, exactly(strings.Join(kmeansDefaultLines(), "")))
 	// one dimension, from files: 0 and 1 go to centroid 7, 10 and 11 to 8
 	pts := writeRunInput(t, "points.txt", "0", "1", "10", "11")
 	cen := writeRunInput(t, "centroids.txt", "8 1", "7 0")
@@ -527,21 +533,7 @@ func TestRunIterateParquetOutput(t *testing.T) {
 			Cluster    int64 `weir:"cluster"`
 			X1, X2, X3 float64
 		}
-		var points [][]float64
-		for _, p := range iterate.KMeansPoints {
-			points = append(points, p.X)
-		}
-		var cs []oracle.Centroid
-		for _, c := range iterate.KMeansCentroids {
-			cs = append(cs, oracle.Centroid{ID: c.ID, X: c.X})
-		}
-		_, ids := oracle.KMeans(points, cs, 10)
-		var want []string
-		for i, p := range points {
-			want = append(want, fmt.Sprintf("%d %s %s\n", ids[i], g(p[0]), g(p[1])))
-		}
-		slices.Sort(want)
-		runIterateParquet(t, []string{"run", "kmeans"}, exactly(strings.Join(want, "")), func(t *testing.T, path string) string {
+		runIterateParquet(t, []string{"run", "kmeans"}, exactly(strings.Join(kmeansDefaultLines(), "")), func(t *testing.T, path string) string {
 			var b strings.Builder
 			for _, r := range readParquet[point2](t, path, []string{"cluster", "x1", "x2"}, []any{int64(0), 0.0, 0.0}) {
 				fmt.Fprintf(&b, "%d %s %s\n", r.Cluster, g(r.X1), g(r.X2))
@@ -563,7 +555,7 @@ func TestRunIterateParquetOutput(t *testing.T) {
 		// ("10 ..." before "9 ..."); the oracle clusters them
 		pts = writeRunInput(t, "points.txt", "0 0 0", "0 1 0", "5 5 5", "5 6 5", "-1 0 0")
 		cen = writeRunInput(t, "centroids.txt", "9 0 0 0", "10 5 5 5")
-		_, ids = oracle.KMeans([][]float64{{0, 0, 0}, {0, 1, 0}, {5, 5, 5}, {5, 6, 5}, {-1, 0, 0}},
+		_, ids := oracle.KMeans([][]float64{{0, 0, 0}, {0, 1, 0}, {5, 5, 5}, {5, 6, 5}, {-1, 0, 0}},
 			[]oracle.Centroid{{ID: 9, X: []float64{0, 0, 0}}, {ID: 10, X: []float64{5, 5, 5}}}, 2)
 		if !slices.Equal(ids, []int64{9, 9, 10, 10, 9}) {
 			t.Fatalf("the oracle's clusters %v", ids)
