@@ -231,7 +231,6 @@ func (c *writerCollector[T]) close() error {
 type countingCollector[T any] struct {
 	next collector[T]
 	rows *atomic.Int64
-	raws int64 // records the raw writer counted and rows does not hold yet
 }
 
 func (c *countingCollector[T]) collect(b []T) error {
@@ -239,11 +238,7 @@ func (c *countingCollector[T]) collect(b []T) error {
 	return c.next.collect(b)
 }
 
-func (c *countingCollector[T]) close() error {
-	c.rows.Add(c.raws)
-	c.raws = 0
-	return c.next.close()
-}
+func (c *countingCollector[T]) close() error { return c.next.close() }
 
 // borrows passes on whether the next collector is a borrower, so that
 // counting does not cost a sort its borrowed output buffer.
@@ -252,24 +247,19 @@ func (c *countingCollector[T]) borrows() bool {
 	return ok && b.borrows()
 }
 
-// rawWriter passes on the next collector's (see rawCollector), counting
-// the records.
+// rawWriter passes on the next collector's (see rawCollector).
 func (c *countingCollector[T]) rawWriter() func(b []byte) error {
-	r, ok := c.next.(rawCollector)
-	if !ok {
-		return nil
+	if r, ok := c.next.(rawCollector); ok {
+		return r.rawWriter()
 	}
-	w := r.rawWriter()
-	if w == nil {
-		return nil
-	}
-	return func(b []byte) error {
-		if c.raws++; c.raws == 1024 {
-			c.rows.Add(c.raws)
-			c.raws = 0
-		}
-		return w(b)
-	}
+	return nil
+}
+
+// rawWritten counts the records the raw writer took and tells the next
+// collector.
+func (c *countingCollector[T]) rawWritten(n int64) {
+	c.rows.Add(n)
+	c.next.(rawCollector).rawWritten(n)
 }
 
 // asCollector asserts a chain link's type, once per task.

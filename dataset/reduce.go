@@ -213,7 +213,7 @@ func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], 
 func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
 	if r, ok := c.(rawCollector); ok {
 		if w := r.rawWriter(); w != nil {
-			return emitEachRaw(tc, it, w, c, batch)
+			return emitEachRaw(tc, it, r, w, c, batch)
 		}
 	}
 	if b, ok := c.(borrower); ok && b.borrows() {
@@ -234,16 +234,20 @@ type borrower interface{ borrows() bool }
 // is its own bytes (a string, say) as those bytes, one record at a time, valid
 // only during the call: emitRaw then hands the merge's keys to the function
 // rawWriter returns (nil: they cannot) as they come, without copying them
-// into a batch first.
+// into a batch first. The caller counts the records it wrote and reports them
+// through rawWritten every so often and before close, so that nothing on the
+// way is written per record (two subtasks' collectors may share a cache line).
 type rawCollector interface {
 	rawWriter() func(b []byte) error
+	rawWritten(n int64)
 }
 
-// emitEachRaw is emitRaw for a rawCollector's writer w; it checks for
-// cancellation every batch records.
-func emitEachRaw[T any](tc *task, it sortjoin.Iterator, w func(b []byte) error, c collector[T], batch int) error {
+// emitEachRaw is emitRaw for a rawCollector's writer w; every batch records it
+// reports them to r and checks for cancellation.
+func emitEachRaw[T any](tc *task, it sortjoin.Iterator, r rawCollector, w func(b []byte) error, c collector[T], batch int) error {
 	ctx := tc.Context()
-	for n := 1; ; n++ {
+	n := 0 // records written and not yet reported
+	for {
 		key, _, ok := it.Next()
 		if !ok {
 			break
@@ -251,12 +255,15 @@ func emitEachRaw[T any](tc *task, it sortjoin.Iterator, w func(b []byte) error, 
 		if err := w(key); err != nil {
 			return err
 		}
-		if n%batch == 0 {
+		if n++; n == batch {
+			r.rawWritten(int64(n))
+			n = 0
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 	}
+	r.rawWritten(int64(n))
 	if err := it.Err(); err != nil {
 		return err
 	}

@@ -133,7 +133,6 @@ type sinkCollector[T any] struct {
 	closed bool
 	done   func()        // hands the closed writer to the job's commit
 	rows   *atomic.Int64 // the records the sink received
-	raws   int64         // records the raw writer counted and rows does not hold yet
 }
 
 func (c *sinkCollector[T]) collect(b []T) error {
@@ -142,8 +141,6 @@ func (c *sinkCollector[T]) collect(b []T) error {
 }
 
 func (c *sinkCollector[T]) close() error {
-	c.rows.Add(c.raws)
-	c.raws = 0
 	if err := c.w.Close(); err != nil {
 		return err
 	}
@@ -159,21 +156,17 @@ func (c *sinkCollector[T]) borrows() bool {
 	return ok
 }
 
-// rawWriter returns the writer's WriteRaw, counting the records, when it
-// takes records as their bytes (formats.RawWriter); else nil.
+// rawWriter returns the writer's WriteRaw when it takes records as their
+// bytes (formats.RawWriter); else nil.
 func (c *sinkCollector[T]) rawWriter() func(b []byte) error {
-	rw, ok := c.w.(formats.RawWriter)
-	if !ok {
-		return nil
+	if rw, ok := c.w.(formats.RawWriter); ok {
+		return rw.WriteRaw
 	}
-	return func(b []byte) error {
-		if c.raws++; c.raws == 1024 {
-			c.rows.Add(c.raws)
-			c.raws = 0
-		}
-		return rw.WriteRaw(b)
-	}
+	return nil
 }
+
+// rawWritten counts the records WriteRaw took.
+func (c *sinkCollector[T]) rawWritten(n int64) { c.rows.Add(n) }
 
 // Print writes every record of ds to w, one per line as fmt's %v prints it, from
 // one subtask that reads ds's subtasks in order (so a sorted data set prints in

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -110,17 +111,19 @@ func isTerminal(w io.Writer) bool {
 
 // sortJob is one run of `weir sort`, a DataSet program on the runtime:
 //
-//	Read input (text splits; count each range's bytes) ──range-partition by
-//	bounds sampled from the file──► SortPartition (each range sorted in managed
-//	memory, spilling sorted runs) ──► write every range at its offset of one
-//	temporary file ──► rename to the output when the job succeeded
+//	Read input (text splits) ──range-partition by bounds sampled from the
+//	file──► count each range's lines and bytes ──► SortPartition (each range
+//	sorted in managed memory, spilling sorted runs) ──► write every range at its
+//	offset of one temporary file ──► rename to the output when the job succeeded
 //
 // Sampling the file up front (reading a few hundred 4 KiB chunks) gives the
 // range bounds before the job starts, so the readers route lines at once instead
-// of holding them back for the runtime's own sampling. The readers also add up
-// the bytes of each range; a range's sort emits only after every reader has
-// finished, so by then its writer knows the sizes of the ranges before it, and
-// all ranges write at once, each to its own part of the output.
+// of holding them back for the runtime's own sampling. Each range's subtask adds
+// up the bytes it receives (chained in front of its sort, so no line is routed
+// twice). A range's writer waits until every range's input has ended, which
+// happens when the readers finish, at about the time the sorts start emitting;
+// then it knows the sizes of the ranges before it, and all ranges write at once,
+// each to its own part of the output.
 type sortJob struct {
 	input, output, tmp string
 	memory             int64
@@ -150,8 +153,8 @@ const (
 	phaseMerge
 )
 
-// sortHook, when set by a test, is called with "read" after every batch read
-// and "write" after every batch written.
+// sortHook, when set by a test, is called with "read" after every 1024 lines
+// read and "write" after every buffer written.
 var sortHook func(event string)
 
 // run sorts the input into the output, leaving nothing behind on error.
@@ -192,11 +195,14 @@ func (j *sortJob) run(ctx context.Context) (err error) {
 		TmpDir:      j.tmp,
 		Spill:       spill.Options{Codec: j.codec, BlockSize: pow2Clamp(j.memory/1024, 4<<10, 256<<10)},
 	})
-	sizes := &rangeSizes{bounds: bounds, size: make([]int64, parts)}
-	lines := dataset.FromSource(env, "input", &countingSource{Source: src, n: &j.read, sizes: sizes})
+	sizes := newRangeSizes(parts)
+	lines := dataset.FromSource(env, "input", src)
 	if parts > 1 {
 		lines = dataset.PartitionByRangeBounds(lines, dataset.Self[string], bounds)
 	}
+	lines = dataset.MapPartition(lines, func(in iter.Seq[string], emit func(string)) {
+		j.countRange(bounds, sizes, in, emit)
+	})
 	sorted := dataset.SortPartition(lines, dataset.Self[string], dataset.Ascending)
 	sink := &rangeFileSink{path: j.output, sizes: sizes, written: &j.written, phase: &j.phase,
 		bufSize: pow2Clamp(j.memory/32, 4<<10, 4<<20)}
@@ -211,7 +217,7 @@ func (j *sortJob) run(ctx context.Context) (err error) {
 		}
 		return err
 	}
-	j.summary = sortSummary{Lines: sink.lines.Load(), Bytes: j.written.Load(), Ranges: parts,
+	j.summary = sortSummary{Lines: sizes.lines, Bytes: j.written.Load(), Ranges: parts,
 		PeakMemory: res.Metrics.PeakMemory, SpilledBytes: res.Metrics.SpilledBytes(), Plan: res.Plan}
 	return nil
 }
@@ -232,59 +238,71 @@ func checkDir(dir, what string) error {
 	return nil
 }
 
-// countingSource is a text source that adds the bytes of the lines it reads to
-// n (for the progress line) and to their ranges' sizes.
-type countingSource struct {
-	*text.Source
-	n     *atomic.Int64
-	sizes *rangeSizes
-}
-
-func (s *countingSource) Read(ctx context.Context, sp formats.Split, fn func([]string) error) error {
-	local := make([]int64, len(s.sizes.size))
-	err := s.Source.Read(ctx, sp, func(batch []string) error {
-		var n int64
-		if len(local) == 1 {
-			for _, l := range batch {
-				n += int64(len(l)) + 1
-			}
-			local[0] += n
-		} else {
-			for _, l := range batch {
-				n += int64(len(l)) + 1
-				local[rangeOf(s.sizes.bounds, l)] += int64(len(l)) + 1
+// countRange passes the lines of one key range on to its sort, adding their
+// bytes (as the output holds them) to the range's size and to the bytes read
+// for the progress line. The range is that of its first line (an empty range
+// has no size to add).
+func (j *sortJob) countRange(bounds []string, sizes *rangeSizes, in iter.Seq[string], emit func(string)) {
+	r, lines := -1, int64(0)
+	var size, unreported int64
+	for l := range in {
+		if r < 0 {
+			r = rangeOf(bounds, l)
+		}
+		emit(l)
+		size += int64(len(l)) + 1
+		if lines++; lines%1024 == 0 {
+			j.read.Add(size - unreported)
+			unreported = size
+			if sortHook != nil {
+				sortHook("read")
 			}
 		}
-		s.n.Add(n)
-		if sortHook != nil {
-			sortHook("read")
-		}
-		return fn(batch)
-	})
-	s.sizes.add(local)
-	return err
+	}
+	j.read.Add(size - unreported)
+	sizes.end(r, size, lines)
 }
 
 // rangeSizes is the byte size of every key range's lines, as the output holds
-// them, added up by the readers.
+// them, added up as the ranges' inputs end.
 type rangeSizes struct {
-	bounds []string
-	mu     sync.Mutex
-	size   []int64
+	mu      sync.Mutex
+	size    []int64
+	lines   int64
+	pending int           // ranges whose input has not ended
+	ended   chan struct{} // closed when pending reaches zero
 }
 
-func (r *rangeSizes) add(local []int64) {
+func newRangeSizes(parts int) *rangeSizes {
+	return &rangeSizes{size: make([]int64, parts), pending: parts, ended: make(chan struct{})}
+}
+
+// end records that one range's input ended with size bytes in lines lines; r
+// is the range, -1 when it had none.
+func (r *rangeSizes) end(i int, size, lines int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, n := range local {
-		r.size[i] += n
+	if i >= 0 {
+		r.size[i] += size
+	}
+	r.lines += lines
+	if r.pending--; r.pending == 0 {
+		close(r.ended)
 	}
 }
 
-// offset returns where range i starts in the output and the output's size. It
-// is called when range i's sort emits its first line, or ends empty: its input
-// has ended, so every reader has finished.
-func (r *rangeSizes) offset(i int) (off, total int64) {
+// offset returns where range i starts in the output and the output's size,
+// waiting until every range's input has ended.
+func (r *rangeSizes) offset(ctx context.Context, i int) (off, total int64, err error) {
+	select {
+	case <-r.ended:
+	default:
+		select {
+		case <-r.ended:
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for p, n := range r.size {
@@ -293,7 +311,7 @@ func (r *rangeSizes) offset(i int) (off, total int64) {
 		}
 		total += n
 	}
-	return off, total
+	return off, total, nil
 }
 
 // rangeOf returns the range of line under PartitionByRangeBounds' rule: range
@@ -319,7 +337,6 @@ type rangeFileSink struct {
 	sizes   *rangeSizes
 	written *atomic.Int64
 	phase   *atomic.Int32
-	lines   atomic.Int64
 	bufSize int // each writer's buffer
 
 	mu        sync.Mutex
@@ -341,7 +358,7 @@ func (s *rangeFileSink) Create(ctx context.Context, i, n int) (formats.Writer[st
 		s.f, s.committed, s.failed, s.sized = f, 0, false, false
 	}
 	s.open++
-	return &rangeWriter{s: s, i: i, n: n, off: -1, buf: make([]byte, 0, s.bufSize)}, nil
+	return &rangeWriter{ctx: ctx, s: s, i: i, n: n, off: -1, buf: make([]byte, 0, s.bufSize)}, nil
 }
 
 // release ends one writer; the last one closes the file and renames it (all
@@ -384,14 +401,20 @@ func (s *rangeFileSink) release(commit bool) error {
 
 // rangeWriter writes one range; see rangeFileSink.
 type rangeWriter struct {
+	_     cacheLinePad // the writers of two ranges run at once
+	ctx   context.Context
 	s     *rangeFileSink
 	i, n  int
 	off   int64 // where the next flush writes; -1 until known
 	start int64
 	buf   []byte
-	lines int64 // lines WriteRaw wrote
-	state int   // 0 open, 1 closed, 2 committed or aborted
+	state int // 0 open, 1 closed, 2 committed or aborted
+	_     cacheLinePad
 }
+
+// cacheLinePad keeps the fields of a struct that one goroutine writes per
+// record off the cache lines of its neighbours in memory.
+type cacheLinePad [64]byte
 
 // CopiesValues implements formats.ValueCopier: Write copies the lines into its
 // buffer.
@@ -403,27 +426,12 @@ func (w *rangeWriter) Write(batch []string) error {
 			return err
 		}
 	}
-	w.s.lines.Add(int64(len(batch)))
-	if sortHook != nil {
-		sortHook("write")
-	}
 	return nil
 }
 
 // WriteRaw implements formats.RawWriter: it writes one line given as its
 // bytes (the sort's merge hands them over without a copy).
-func (w *rangeWriter) WriteRaw(l []byte) error {
-	if err := writeLine(w, l); err != nil {
-		return err
-	}
-	if w.lines++; w.lines%1024 == 0 {
-		w.s.lines.Add(1024)
-		if sortHook != nil {
-			sortHook("write")
-		}
-	}
-	return nil
-}
+func (w *rangeWriter) WriteRaw(l []byte) error { return writeLine(w, l) }
 
 // writeLine appends l and a newline to w's buffer, flushing it first when
 // full (a line longer than the buffer gets a buffer of its own).
@@ -449,7 +457,10 @@ func writeLine[L string | []byte](w *rangeWriter, l L) error {
 // locate learns where the range starts; the first range to learn the output's
 // size gives the file its length.
 func (w *rangeWriter) locate() error {
-	off, total := w.s.sizes.offset(w.i)
+	off, total, err := w.s.sizes.offset(w.ctx, w.i)
+	if err != nil {
+		return err
+	}
 	w.s.phase.Store(phaseMerge)
 	w.off, w.start = off, off
 	w.s.mu.Lock()
@@ -474,6 +485,9 @@ func (w *rangeWriter) flush() error {
 	w.off += int64(len(w.buf))
 	w.s.written.Add(int64(len(w.buf)))
 	w.buf = w.buf[:0]
+	if sortHook != nil {
+		sortHook("write")
+	}
 	return nil
 }
 
@@ -489,9 +503,8 @@ func (w *rangeWriter) Close() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	w.s.lines.Add(w.lines % 1024) // WriteRaw added the rest
 	w.state = 1
-	if end, _ := w.s.sizes.offset(w.i + 1); w.off != end {
+	if end, _, _ := w.s.sizes.offset(w.ctx, w.i+1); w.off != end {
 		return fmt.Errorf("internal error: range %d ends at byte %d, counted %d", w.i, w.off, end)
 	}
 	return nil
