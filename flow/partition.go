@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/weirdata/weir/memory"
 )
 
 // target returns the consumer a record goes to (not called for Broadcast), or -1
@@ -19,10 +21,10 @@ func (w *Writer[T]) target(v *T) int {
 		return int((h >> 32) * uint64(w.n) >> 32)
 	case Range:
 		if w.part.View != nil {
-			return rangeIndex(w.bounds, w.part.View(v))
+			return w.bounds.index(w.part.View(v))
 		}
 		w.key = w.part.Key(w.key[:0], v)
-		return rangeIndex(w.bounds, w.key)
+		return w.bounds.index(w.key)
 	case Rebalance:
 		p := w.rr
 		w.rr++
@@ -41,13 +43,31 @@ func (w *Writer[T]) target(v *T) int {
 	return 0
 }
 
-// rangeIndex returns the first i with key <= bounds[i], or len(bounds): the
-// consumer of key.
-func rangeIndex(bounds [][]byte, key []byte) int {
-	lo, hi := 0, len(bounds)
+// rangeBounds are a Range edge's bounds with the 8-byte normalized prefix of
+// each (memory.Prefix), so that routing a key compares integers and looks at
+// the bytes only when a prefix ties.
+type rangeBounds struct {
+	keys     [][]byte
+	prefixes []uint64
+}
+
+func newRangeBounds(keys [][]byte) rangeBounds {
+	b := rangeBounds{keys: keys, prefixes: make([]uint64, len(keys))}
+	for i, k := range keys {
+		b.prefixes[i] = memory.Prefix(k)
+	}
+	return b
+}
+
+// index returns the first i with key <= keys[i], or len(keys): the consumer
+// of key.
+func (b *rangeBounds) index(key []byte) int {
+	p := memory.Prefix(key)
+	lo, hi := 0, len(b.keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(bounds[m], key) < 0 {
+		// Prefixes order as their keys do, except that equal prefixes say nothing.
+		if bp := b.prefixes[m]; bp < p || bp == p && bytes.Compare(b.keys[m], key) < 0 {
 			lo = m + 1
 		} else {
 			hi = m

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -181,13 +182,43 @@ func flattenGot(got [][]rec) []rec {
 }
 
 func TestRangeIndex(t *testing.T) {
-	b := [][]byte{{2}, {4}, {4}, {7}}
+	b := newRangeBounds([][]byte{{2}, {4}, {4}, {7}})
 	for _, tc := range []struct {
 		key  byte
 		want int
 	}{{0, 0}, {2, 0}, {3, 1}, {4, 1}, {5, 3}, {7, 3}, {8, 4}} {
-		if got := rangeIndex(b, []byte{tc.key}); got != tc.want {
-			t.Errorf("rangeIndex(%d) = %d, want %d", tc.key, got, tc.want)
+		if got := b.index([]byte{tc.key}); got != tc.want {
+			t.Errorf("index(%d) = %d, want %d", tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestRangeIndexPrefixes checks routing by prefix against a binary search with
+// bytes.Compare alone, over keys that share their 8-byte prefixes, end inside
+// them or have trailing zero bytes (which the prefix cannot tell from its
+// padding).
+func TestRangeIndexPrefixes(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	key := func() []byte {
+		k := make([]byte, r.IntN(12))
+		for i := range k {
+			k[i] = []byte{0, 1, 'a', 0xff}[r.IntN(4)]
+		}
+		return k
+	}
+	for range 200 {
+		keys := make([][]byte, 1+r.IntN(6))
+		for i := range keys {
+			keys[i] = key()
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		b := newRangeBounds(keys)
+		for range 200 {
+			k := key()
+			want, _ := slices.BinarySearchFunc(keys, k, bytes.Compare) // the first i with k <= keys[i]
+			if got := b.index(k); got != want {
+				t.Fatalf("bounds %q: index(%q) = %d, want %d", keys, k, got, want)
+			}
 		}
 	}
 }

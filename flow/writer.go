@@ -26,7 +26,7 @@ type Writer[T any] struct {
 	n        int
 	strategy ShipStrategy
 	part     *Partitioner[T]
-	bounds   [][]byte
+	bounds   rangeBounds
 	rr       int
 	key      []byte
 	scratch  []byte
@@ -53,7 +53,7 @@ func (e *edge[T]) writer(tc *TaskContext) output {
 	x := e.rt
 	w := &Writer[T]{
 		x: x, tc: tc, src: tc.Subtask, n: x.nCons,
-		strategy: e.strategy, part: &e.part, bounds: e.part.Bounds,
+		strategy: e.strategy, part: &e.part, bounds: newRangeBounds(e.part.Bounds),
 		bufs:    make([][]T, x.nCons),
 		gen:     make([]uint64, x.nCons),
 		seenGen: make([]uint64, x.nCons),
@@ -191,9 +191,9 @@ func (w *Writer[T]) hashBatch(vs []T) error {
 // rangeBatch is route for every record of vs on a Range edge whose keys are
 // the records' own bytes (Partitioner.View).
 func (w *Writer[T]) rangeBatch(vs []T) error {
-	view, bounds := w.part.View, w.bounds
+	view, bounds := w.part.View, &w.bounds
 	for i := range vs {
-		w.append(rangeIndex(bounds, view(&vs[i])), &vs[i])
+		w.append(bounds.index(view(&vs[i])), &vs[i])
 		if w.err != nil {
 			return w.err
 		}
@@ -378,7 +378,7 @@ func (w *Writer[T]) replaySample() error {
 	case <-x.j.ctx.Done():
 		return x.j.ctx.Err()
 	}
-	w.bounds = x.sampler.bounds
+	w.bounds = newRangeBounds(x.sampler.bounds)
 	w.sampling = false
 	it := newStoreReader(local)
 	defer it.close()
