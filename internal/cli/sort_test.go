@@ -135,6 +135,8 @@ func TestSortCommand(t *testing.T) {
 		{"spilling", nastyLines(2, 60000)},
 		{"random-100-byte-lines", randomLines(t, 20000)},
 		{"lines-longer-than-buffers", longLines(6, 300)},
+		// equal bounds: some ranges get no line
+		{"skewed", append(bytes.Repeat([]byte("same\n"), 30000), "a\nz\n"...)},
 	}
 	for _, in := range inputs {
 		for _, cfg := range []struct {
