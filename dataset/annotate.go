@@ -221,6 +221,10 @@ func clonePlan(p *optimizer.Plan) *optimizer.Plan {
 		}
 		c.Keyed, c.Ordered = slices.Clone(n.Keyed), slices.Clone(n.Ordered)
 		c.KeyTypes, c.Descending = slices.Clone(n.KeyTypes), slices.Clone(n.Descending)
+		c.Static = slices.Clone(n.Static)
+		if s, ok := copies[n.SizeOf]; ok { // SizeOf comes before n in the plan
+			c.SizeOf = s
+		}
 		c.Keys, c.Forwards = cloneNames(n.Keys), cloneNames(n.Forwards)
 		if n.Forced != nil {
 			c.Forced = make(map[int]optimizer.Ship, len(n.Forced))

@@ -209,6 +209,65 @@ func TestLoopPlanIterationsAndStatic(t *testing.T) {
 	}
 }
 
+// TestPlanIsACopy checks that the plan Env.Plan hands out shares nothing
+// with the program's own model: every node, input and SizeOf it points to is
+// its own, and its Static flags are its own slices.
+func TestPlanIsACopy(t *testing.T) {
+	env := New(Options{Parallelism: 4, Memory: 256 << 20})
+	pageRankPlan(env, 50_000, 2_000_000, 7, true)
+	p, err := env.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := map[*optimizer.Node]bool{}
+	for _, n := range env.nodes {
+		model[&n.opt] = true
+	}
+	own := map[*optimizer.Node]bool{}
+	for _, n := range p.Nodes {
+		own[n] = true
+	}
+	sizeOf, static := 0, 0
+	for _, n := range p.Nodes {
+		if model[n] {
+			t.Fatalf("%s is the program's own node", n.Name)
+		}
+		for i, in := range n.Inputs {
+			if !own[in] {
+				t.Errorf("%s: input %d is not a node of the plan", n.Name, i)
+			}
+		}
+		if n.SizeOf != nil {
+			sizeOf++
+			if !own[n.SizeOf] {
+				t.Errorf("%s: SizeOf %s is not a node of the plan", n.Name, n.SizeOf.Name)
+			}
+		}
+		if len(n.Static) > 0 {
+			static++
+		}
+	}
+	if sizeOf == 0 || static == 0 {
+		t.Fatalf("the plan has %d nodes with SizeOf and %d with Static, want some of each", sizeOf, static)
+	}
+	for _, n := range env.nodes {
+		for i := range n.opt.Static {
+			n.opt.Static[i] = !n.opt.Static[i]
+		}
+	}
+	defer func() {
+		for _, n := range env.nodes {
+			for i := range n.opt.Static {
+				n.opt.Static[i] = !n.opt.Static[i]
+			}
+		}
+	}()
+	j := findNode(t, p, "Join at")
+	if j.Static[0] || !j.Static[1] {
+		t.Errorf("the plan's join Static %v changed with the program's, want [false true]", j.Static)
+	}
+}
+
 // TestLoopPlansRun runs connected components under the strategies the
 // planner picks for the step's join at two declared sizes and several
 // parallelisms (the workset broadcast to the edges' partitions, both hashed,
