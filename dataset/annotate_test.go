@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -461,5 +462,49 @@ func TestAnnotationErrorsNameTheCaller(t *testing.T) {
 				t.Errorf("Execute: %v; want an error naming %s", err, where)
 			}
 		})
+	}
+}
+
+// TestPlannedHook checks Options.Planned: Execute hands it the plan Env.Plan
+// returns (an iteration's fix-ups included) before running anything, stops
+// with its error, and runs as usual when it returns nil.
+func TestPlannedHook(t *testing.T) {
+	stop := errors.New("planned only")
+	var got *optimizer.Plan
+	var ran atomic.Int64
+	build := func(hook func(*optimizer.Plan) error) (*Env, *Collected[planRank]) {
+		env := New(Options{Parallelism: 2, Planned: hook})
+		initial := Map(FromSlice(env, []int64{1, 2, 3}), func(id int64) planRank {
+			ran.Add(1)
+			return planRank{ID: id, Rank: 1}
+		})
+		out := Iterate(initial, 3, func(_ *Iteration, r *DataSet[planRank]) *DataSet[planRank] {
+			return Map(r, func(p planRank) planRank { p.Rank *= 2; return p })
+		})
+		return env, Collect(out)
+	}
+	env, out := build(func(p *optimizer.Plan) error { got = p; return stop })
+	if _, err := env.Execute(context.Background()); !errors.Is(err, stop) {
+		t.Fatalf("Execute returned %v, want the hook's error", err)
+	}
+	if ran.Load() != 0 || len(out.Values()) != 0 {
+		t.Fatalf("the job ran: %d records mapped, %d collected", ran.Load(), len(out.Values()))
+	}
+	want, err := env.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got.Text() != want.Text() {
+		t.Fatalf("the hook got the plan\n%v\nwant Env.Plan's\n%s", got, want.Text())
+	}
+
+	env, out = build(func(*optimizer.Plan) error { return nil })
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	vals := out.Values()
+	slices.SortFunc(vals, func(a, b planRank) int { return int(a.ID - b.ID) })
+	if len(vals) != 3 || vals[0] != (planRank{1, 8}) || vals[2] != (planRank{3, 8}) {
+		t.Fatalf("ranks %v, want ids 1-3 with rank 8", vals)
 	}
 }

@@ -40,8 +40,11 @@
 // operator's record size is estimated from its type, once (the static size,
 // plus 16 bytes for each string, slice, map, pointer or interface).
 //
-// Env.Plan returns the planned optimizer model without running anything;
-// Execute returns the same plan in Result.Optimized with what each operator
+// Env.Plan returns the planned optimizer model without running anything (the
+// iterations' fix-ups included: their edges pipelined, blocking edges from
+// what feeds a loop to what reads it after); Options.Planned gets the same
+// plan from inside Execute and may stop it there, for callers that do not
+// hold the Env (weir run ... --explain). Execute returns the same plan in Result.Optimized with what each operator
 // did (records emitted, and its task's busy time, peak memory and spilled
 // bytes) in its nodes' Actual. Errors in annotations (On where there is no
 // key, Forwards or WithSelectivity on a source) name the caller, like the

@@ -30,6 +30,13 @@ type Options struct {
 	Spill spill.Options
 	// Planner chooses strategies; nil means optimizer.CostBased.
 	Planner optimizer.Planner
+	// Planned, when set, is called by Execute with a copy of the plan it is
+	// about to run, as Env.Plan returns it (the iterations' fix-ups and
+	// Adaptive's notes included; with Adaptive, the first planning), before
+	// anything runs. An error from it ends Execute with that error: a caller
+	// that does not hold the Env (a library that builds and executes its own
+	// program) can print the plan and stop there.
+	Planned func(*optimizer.Plan) error
 	// Mode overrides exchange modes, as Flink's ExecutionMode does.
 	Mode flow.ExecutionMode
 	// BatchSize is the number of records per batch; zero means flow's default.
@@ -165,9 +172,15 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	if e.opts.Adaptive && len(e.loops) == 0 {
 		st := e.splitStages()
 		if len(st.cuts) > 0 {
+			if err := e.planned(plan); err != nil {
+				return nil, err
+			}
 			return e.executeAdaptive(ctx, plan, st)
 		}
 		st.addNotes(e, plan)
+	}
+	if err := e.planned(plan); err != nil {
+		return nil, err
 	}
 	res, err := e.runStage(ctx, e.nodes)
 	if err != nil {
@@ -178,6 +191,14 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	}
 	e.publish()
 	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res, Iterations: e.iterationStats()}, nil
+}
+
+// planned hands a copy of plan to Options.Planned, if set.
+func (e *Env) planned(plan *optimizer.Plan) error {
+	if e.opts.Planned == nil {
+		return nil
+	}
+	return e.opts.Planned(clonePlan(plan))
 }
 
 // iterationStats returns what every iteration of the last execution did.

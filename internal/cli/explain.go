@@ -73,34 +73,10 @@ func (e *explainFlags) validate() error {
 	return checkPlanFormat("explain-format", e.format)
 }
 
-// errPlanned ends a job that was only to be planned (see planOnly).
+// errPlanned ends a job that was only to be planned: dataset.Options.Planned
+// keeps the plan and returns it, so that Env.Execute returns before running
+// anything.
 var errPlanned = errors.New("cli: planned, not run")
-
-// planOnly is a planner that plans with its inner planner, keeps the plan and
-// fails with errPlanned, so that Env.Execute returns before running anything.
-// It lets --explain plan programs whose Env the command does not hold (the
-// examples build and execute theirs).
-type planOnly struct {
-	inner optimizer.Planner
-	plan  *optimizer.Plan
-}
-
-// newPlanOnly wraps opts' planner (dataset's default, optimizer.CostBased, when nil).
-func newPlanOnly(opts dataset.Options) *planOnly {
-	inner := opts.Planner
-	if inner == nil {
-		inner = optimizer.CostBased{}
-	}
-	return &planOnly{inner: inner}
-}
-
-func (p *planOnly) Plan(plan *optimizer.Plan) error {
-	if err := p.inner.Plan(plan); err != nil {
-		return err
-	}
-	p.plan = plan
-	return errPlanned
-}
 
 // explainTPCHOptions are the flags of `weir explain tpch`.
 type explainTPCHOptions struct {

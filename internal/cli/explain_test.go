@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -267,6 +268,31 @@ func TestExplainRunExample(t *testing.T) {
 	var p planJSON
 	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || len(p.Nodes) == 0 {
 		t.Errorf("enum-triangles --explain json: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// TestExplainIterationExchanges checks that weir run --explain prints the
+// exchanges an iteration job runs with (the loops' fix-ups included: edges
+// inside a loop pipelined, a loop's feeders blocking), the same as the plan
+// --explain-analyze prints after running it.
+func TestExplainIterationExchanges(t *testing.T) {
+	edges := regexp.MustCompile(`in\d+:[A-Z]+/[A-Z]+`)
+	for _, job := range []string{"connected-components", "pagerank", "kmeans"} {
+		code, planned, stderr := runWeir(context.Background(), "run", job, "--explain", "--parallelism", "2")
+		if code != 0 {
+			t.Fatalf("%s --explain: exit %d, stderr %q", job, code, stderr)
+		}
+		code, _, analyzed := runWeir(context.Background(), "run", job, "--explain-analyze", "--parallelism", "2")
+		if code != 0 {
+			t.Fatalf("%s --explain-analyze: exit %d, stderr %q", job, code, analyzed)
+		}
+		got, want := edges.FindAllString(planned, -1), edges.FindAllString(analyzed, -1)
+		if len(got) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: --explain shows the edges %v, the job ran with %v\n%s", job, got, want, planned)
+		}
+		if job == "connected-components" && !strings.Contains(planned, "its producer also feeds an iteration") {
+			t.Errorf("%s --explain lacks the note on a loop's feeder:\n%s", job, planned)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
+	"github.com/weirdata/weir/optimizer"
 )
 
 // newRunCommand is `weir run <example>`: Flink's batch examples as weir DataSet
@@ -47,8 +48,8 @@ explain --help for the format).`,
 // runExample validates the global flags and runs job with the examples.Options
 // they and --output make. The examples' errors name the example. With
 // --explain, the example's program is planned and its plan printed instead of
-// running it: the examples build and execute their Env themselves, so a
-// planOnly planner stops Execute once the plan is made.
+// running it: the examples build and execute their Env themselves, so
+// dataset.Options.Planned keeps the plan Execute is about to run and stops it.
 func runExample(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output string,
 	job func(ctx context.Context, o examples.Options) error) error {
 	if err := g.validate(); err != nil {
@@ -59,10 +60,12 @@ func runExample(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output s
 	}
 	opts, progressDone := g.datasetOptions(cmd, "run "+cmd.Name())
 	defer progressDone()
-	var planned *planOnly
+	var planned *optimizer.Plan
 	if ex.plan {
-		planned = newPlanOnly(opts)
-		opts.Planner = planned
+		opts.Planned = func(p *optimizer.Plan) error {
+			planned = p
+			return errPlanned
+		}
 	}
 	o := examples.Options{
 		Dataset: opts,
@@ -81,8 +84,8 @@ func runExample(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output s
 	if perr := stopProfile(); err == nil && perr != nil {
 		err = perr
 	}
-	if planned != nil && planned.plan != nil && errors.Is(err, errPlanned) {
-		return writePlan(cmd.OutOrStdout(), planned.plan, ex.format)
+	if planned != nil && errors.Is(err, errPlanned) {
+		return writePlan(cmd.OutOrStdout(), planned, ex.format)
 	}
 	if err == nil && analyzed != nil && analyzed.Optimized != nil {
 		return writePlan(cmd.ErrOrStderr(), analyzed.Optimized, ex.format)
