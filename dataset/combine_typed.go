@@ -25,7 +25,8 @@ type typedCombiner[T any] struct {
 }
 
 func newTypedCombiner[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
-	c := &typedCombiner[T]{t: newGroupTable(k, codec, fn, typedCombinerEntries), next: next, batch: batch}
+	// a dense array of 4 entries a group takes what the slots would
+	c := &typedCombiner[T]{t: newGroupTable(k, codec, fn, typedCombinerEntries, 4*typedCombinerEntries), next: next, batch: batch}
 	size := int64(typedCombinerEntries) * groupBytes[T]() // the slots included
 	if !codec.Flat() {
 		size += typedCombinerOwned

@@ -33,7 +33,7 @@ type typedFinal[T any] struct {
 
 func newTypedFinal[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
 	newAgg func() *sortjoin.HashAggregator) *typedFinal[T] {
-	f := &typedFinal[T]{tc: tc, t: newGroupTable(k, codec, fn, 1024), limit: tc.memShare,
+	f := &typedFinal[T]{tc: tc, t: newGroupTable(k, codec, fn, 1024, denseFloor(tc.memShare)), limit: tc.memShare,
 		res: tc.Env.Memory.NewReservation("typed aggregation"), newAgg: newAgg, k: k, codec: codec}
 	tc.onExit(func() { _ = f.res.Release() })
 	return f
@@ -67,6 +67,16 @@ func (f *typedFinal[T]) handOver(rest []T) error {
 }
 
 func (f *typedFinal[T]) close() error { return nil } // finish sends the result
+
+// denseFloor is how many entries (4 bytes each) a final aggregation's dense
+// array may take whatever its number of groups: an eighth of the share, from
+// 4096 to 1M entries (1M without a share).
+func denseFloor(share int64) int {
+	if share <= 0 {
+		return 1 << 20
+	}
+	return int(min(max(share/8/4, 4096), 1<<20))
+}
 
 // finish sends the groups downstream and closes it.
 func (f *typedFinal[T]) finish(next collector[T], batch int) error {
