@@ -10,12 +10,8 @@ import (
 	"github.com/weirdata/weir/memory"
 )
 
-// TestGroupTableModes checks a group table of int64 keys against a map, in
-// the dense mode and after it turns to hash mode: keys in order and shuffled,
-// negative keys, keys at the ends of int64, a range that only widens downward,
-// and keys that spread too far for dense mode part way through; then again
-// after a reset, which keeps the mode.
-func TestGroupTableModes(t *testing.T) {
+// sumTable returns an empty group table of keyedSum by K that adds up Sum and N.
+func sumTable(t testing.TB, groups, denseFloor int) *groupTable[keyedSum] {
 	k, err := newKeyer[keyedSum, int64](func(x keyedSum) int64 { return x.K })
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +21,15 @@ func TestGroupTableModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	add := func(a, b keyedSum) keyedSum { return keyedSum{a.K, a.Sum + b.Sum, a.N + b.N} }
+	return newGroupTable(k, codec, add, groups, denseFloor)
+}
+
+// TestGroupTableModes checks a group table of int64 keys against a map, in
+// the dense mode and after it turns to hash mode: keys in order and shuffled,
+// negative keys, keys at the ends of int64, a range that only widens downward,
+// and keys that spread too far for dense mode part way through; then again
+// after a reset, which keeps the mode.
+func TestGroupTableModes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	seq := func(from, n int64) []int64 {
 		ks := make([]int64, n)
@@ -72,7 +77,7 @@ func TestGroupTableModes(t *testing.T) {
 	} {
 		for _, floor := range []int{0, 4096, 1 << 20} {
 			t.Run(fmt.Sprintf("%s/floor=%d", tc.name, floor), func(t *testing.T) {
-				tab := newGroupTable(k, codec, add, 16, floor)
+				tab := sumTable(t, 16, floor)
 				for round := range 2 { // a reset table keeps its mode
 					want := map[int64]int64{}
 					for i, key := range tc.keys {
@@ -105,15 +110,6 @@ func TestGroupTableModes(t *testing.T) {
 // (PageRank's contributions to the pages of one subtask, say) to a fresh
 // table, in dense mode and in hash mode.
 func BenchmarkGroupTable(b *testing.B) {
-	k, err := newKeyer[keyedSum, int64](func(x keyedSum) int64 { return x.K })
-	if err != nil {
-		b.Fatal(err)
-	}
-	codec, err := memory.NewCodec[keyedSum]()
-	if err != nil {
-		b.Fatal(err)
-	}
-	add := func(a, b keyedSum) keyedSum { return keyedSum{a.K, a.Sum + b.Sum, a.N + b.N} }
 	for _, keys := range []int64{1 << 16, 1 << 20} {
 		r := rand.New(rand.NewPCG(1, 1))
 		in := make([]keyedSum, 4<<20)
@@ -123,7 +119,7 @@ func BenchmarkGroupTable(b *testing.B) {
 		for _, mode := range []string{"dense", "hash"} {
 			b.Run(fmt.Sprintf("keys=%d/%s", keys, mode), func(b *testing.B) {
 				for b.Loop() {
-					tab := newGroupTable(k, codec, add, 1024, 1<<20)
+					tab := sumTable(b, 1024, 1<<20)
 					if mode == "hash" {
 						tab.toHash()
 					}
