@@ -277,7 +277,7 @@ func newRangeSizes(parts int) *rangeSizes {
 	return &rangeSizes{size: make([]int64, parts), pending: parts, ended: make(chan struct{})}
 }
 
-// end records that one range's input ended with size bytes in lines lines; r
+// end records that range i's input ended with size bytes in lines lines; i
 // is the range, -1 when it had none.
 func (r *rangeSizes) end(i int, size, lines int64) {
 	r.mu.Lock()
