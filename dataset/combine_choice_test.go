@@ -53,15 +53,7 @@ func TestReduceWithoutCombiner(t *testing.T) {
 				if _, err := env.Execute(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				vals := got.Values()
-				if len(vals) != len(want) {
-					t.Fatalf("%d groups, want %d", len(vals), len(want))
-				}
-				for _, x := range vals {
-					if want[x.K] != x.V {
-						t.Fatalf("key %d: sum %d, want %d", x.K, x.V, want[x.K])
-					}
-				}
+				checkGroups(t, got.Values(), want, func(x kv) int64 { return x.K }, func(x kv) int64 { return x.V })
 			})
 		}
 	}

@@ -45,14 +45,9 @@ func TestTypedCombiner(t *testing.T) {
 					t.Fatal(err)
 				}
 				vals := got.Values()
-				if len(vals) != len(want) {
-					t.Fatalf("%d groups, want %d", len(vals), len(want))
-				}
+				checkGroups(t, vals, want, func(v keyedSum) int64 { return v.K }, func(v keyedSum) int64 { return v.Sum })
 				var n int64
 				for _, v := range vals {
-					if want[v.K] != v.Sum {
-						t.Fatalf("key %d: sum %d, want %d", v.K, v.Sum, want[v.K])
-					}
 					n += int64(v.N)
 				}
 				if n != int64(tc.n) {

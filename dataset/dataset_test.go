@@ -45,6 +45,21 @@ var configs = []config{
 	{"p3-tiny-memory", 3, 96 << 10}, // a few 4 KiB segments per operator: aggregators and joins spill
 }
 
+// checkGroups fails t unless got holds one record per key of want, each with
+// the value want gives its key (key and val read them from a record).
+func checkGroups[T any, K, V comparable](t testing.TB, got []T, want map[K]V, key func(T) K, val func(T) V) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d groups, want %d", len(got), len(want))
+	}
+	for _, x := range got {
+		k := key(x)
+		if w, ok := want[k]; !ok || val(x) != w {
+			t.Fatalf("key %.40v: %.40v, want %.40v (a key of want: %v)", k, val(x), w, ok)
+		}
+	}
+}
+
 func newEnv(t *testing.T, c config) *Env {
 	t.Helper()
 	tmp := t.TempDir()

@@ -163,14 +163,7 @@ func TestSortedReduceEqualsOracle(t *testing.T) {
 					if c.parallelism == 1 && !slices.IsSortedFunc(vals, func(a, b srRec) int { return cmp.Compare(a.Key, b.Key) }) {
 						t.Errorf("one subtask's groups are not in key order")
 					}
-					if len(vals) != len(want) {
-						t.Fatalf("%d groups, want %d", len(vals), len(want))
-					}
-					for _, g := range vals {
-						if w, ok := want[g.Key]; !ok || g != w {
-							t.Fatalf("group %.20q: N=%d Text=%.20q, want N=%d Text=%.20q (found %v)", g.Key, g.N, g.Text, w.N, w.Text, ok)
-						}
-					}
+					checkGroups(t, vals, want, func(g srRec) string { return g.Key }, func(g srRec) srRec { return g })
 				})
 			}
 		}
@@ -203,15 +196,7 @@ func TestSortedReduceFlat(t *testing.T) {
 				}
 				got := Collect(GroupBy(in, key).On("k").Reduce(sum))
 				executeSortGroup(t, env)
-				vals := got.Values()
-				if len(vals) != len(want) {
-					t.Fatalf("%d groups, want %d", len(vals), len(want))
-				}
-				for _, p := range vals {
-					if want[p.K] != p.V {
-						t.Fatalf("key %d: %d, want %d", p.K, p.V, want[p.K])
-					}
-				}
+				checkGroups(t, got.Values(), want, key, func(p pair) int64 { return p.V })
 			})
 		}
 	}
