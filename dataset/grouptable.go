@@ -24,14 +24,18 @@ const groupSeed = partitionSeed ^ 0x9e3779b97f4a7c15
 // doubles when it is half full. It does not account its memory: its owners
 // (typedCombiner, typedFinal) bound it.
 //
-// Keys of 8 bytes (int64, say) start in dense mode: read as a big-endian word
-// (the encoding preserves order), a key u finds its group at dense[u-base], with
-// no hash and no key comparison, like DuckDB's perfect hash aggregation. The
-// range widens as keys arrive while it holds at most max(4 entries a group,
-// denseFloor) entries, 4 bytes each (the slots of the hash mode take 16 bytes
-// a group); a key beyond that turns the table into hash mode for good.
+// Keys of 8 bytes (int64, say) start in dense mode, like DuckDB's perfect hash
+// aggregation: read as a big-endian word (the encoding preserves order), a key
+// u has its group at dvals[u-base], marked in a bitmap, so a record costs no
+// hash, no key comparison and one access to the groups. The range widens as
+// keys arrive while it holds at most max(4 entries a group, denseFloor)
+// entries; a key beyond that turns the table into hash mode for good. With
+// noHash the range holds at most denseFloor entries, and a key beyond it makes
+// add report false, leaving the choice to the owner. Dense mode sends its
+// groups in key order.
 type groupTable[T any] struct {
 	k     func(dst []byte, v *T) []byte // the keyer's appender
+	word  func(v *T) uint64             // the keyer's word, or nil
 	size  int                           // the keys' fixed length (koff unused), or 0
 	fn    func(a, b T) T
 	codec *memory.Codec[T] // nil for flat types: nothing to own
@@ -42,26 +46,31 @@ type groupTable[T any] struct {
 	mask  uint64
 	hash  []uint64 // hash mode: each group's hash
 
-	dense      []int32 // dense mode: index+1 of the group of key base+i, or 0
-	base       uint64
-	lo, hi     uint64 // dense mode: the smallest and largest key held (lo > hi: none)
 	isDense    bool
-	denseFloor int // entries dense mode may take whatever the number of groups
+	noHash     bool     // dense mode: add reports false rather than turn to hash mode
+	dvals      []T      // dense mode: the group of key base+i, if bit i of present is set
+	present    []uint64 // bit i: key base+i has a group
+	base       uint64   // a multiple of 64, as len(dvals) is
+	lo, hi     uint64   // dense mode: the smallest and largest key held (lo > hi: none)
+	ndense     int      // dense mode: the number of groups
+	denseFloor int      // entries dense mode may take whatever the number of groups
 
 	keys []byte
 	koff []int32 // keys[koff[i]:koff[i+1]] is group i's key (variable sizes)
-	vals []T
+	vals []T     // hash mode: the groups
 	key  []byte
 	last int32 // the group of the last record, -1 for none
+	buf  []T   // dense mode: the batch emit sends
+	sink byte  // what addBatch's touches read, so that they are not dropped
 }
 
 // newGroupTable returns an empty table with room for groups groups; a table of
 // 8-byte keys starts in dense mode, allowed denseFloor entries at least.
 func newGroupTable[T any](k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, groups, denseFloor int) *groupTable[T] {
-	t := &groupTable[T]{k: k.appender(), size: k.size, fn: fn,
-		koff: make([]int32, 1, groups+1), vals: make([]T, 0, groups),
-		last: -1, isDense: k.size == 8, denseFloor: denseFloor, lo: math.MaxUint64}
+	t := &groupTable[T]{k: k.appender(), word: k.word, size: k.size, fn: fn,
+		koff: make([]int32, 1), last: -1, isDense: k.size == 8, denseFloor: denseFloor, lo: math.MaxUint64}
 	if !t.isDense {
+		t.vals = make([]T, 0, groups)
 		t.makeSlots(groups)
 	}
 	if !codec.Flat() {
@@ -79,20 +88,35 @@ func (t *groupTable[T]) makeSlots(groups int) {
 	}
 }
 
-// groupBytes is what one group costs besides its key and owned strings.
+// groupBytes is what one group costs in hash mode besides its key and owned
+// strings.
 func groupBytes[T any]() int64 {
 	var zero T
 	return int64(unsafe.Sizeof(zero)) + 8 + 4 + 16 // value, hash, koff, two slots
 }
 
-// bytes returns the memory the table's groups take (in dense mode, the dense
-// array too, where it is larger than the slots counted in groupBytes).
-func (t *groupTable[T]) bytes() int64 {
-	n := int64(len(t.vals))*groupBytes[T]() + int64(len(t.keys)) + int64(t.owned)
-	if extra := 4*int64(len(t.dense)) - 16*int64(len(t.vals)); extra > 0 {
-		n += extra
+// denseEntryBytes is what one entry of the dense mode costs, rounded up (the
+// value and a bit).
+func denseEntryBytes[T any]() int64 {
+	var zero T
+	return int64(unsafe.Sizeof(zero)) + 1
+}
+
+// groups returns the number of groups held.
+func (t *groupTable[T]) groups() int {
+	if t.isDense {
+		return t.ndense
 	}
-	return n
+	return len(t.vals)
+}
+
+// bytes returns the memory the table's groups take.
+func (t *groupTable[T]) bytes() int64 {
+	if t.isDense {
+		var zero T
+		return int64(len(t.dvals))*int64(unsafe.Sizeof(zero)) + 8*int64(len(t.present)) + int64(t.owned)
+	}
+	return int64(len(t.vals))*groupBytes[T]() + int64(len(t.keys)) + int64(t.owned)
 }
 
 func (t *groupTable[T]) groupKey(g int32) []byte {
@@ -103,16 +127,24 @@ func (t *groupTable[T]) groupKey(g int32) []byte {
 	return t.keys[t.koff[g]:t.koff[g+1]]
 }
 
-// add reduces *v into its group, or starts a group with it.
-func (t *groupTable[T]) add(v *T) {
+// add reduces *v into its group, or starts a group with it. It reports false,
+// having done neither, only in dense mode with noHash, when the key lies too
+// far from the others.
+func (t *groupTable[T]) add(v *T) bool {
+	if t.isDense {
+		if t.addDense(v) {
+			return true
+		}
+		if t.noHash {
+			return false
+		}
+		t.toHash(0)
+	}
 	t.key = t.k(t.key[:0], v)
 	// clustered input: the group of the record before, without a lookup
 	if g := t.last; g >= 0 && t.sameKey(g) {
-		t.reduceInto(g, v)
-		return
-	}
-	if t.isDense && t.addDense(v) {
-		return
+		t.reduceInto(&t.vals[g], v)
+		return true
 	}
 	h := memory.Hash(t.key, groupSeed)
 	tag := h >> 32
@@ -120,41 +152,110 @@ func (t *groupTable[T]) add(v *T) {
 		e := t.slots[s]
 		if e == 0 {
 			t.insert(s, h, v)
-			return
+			return true
 		}
 		if e>>32 == tag {
 			if g := int32(e) - 1; t.sameKey(g) { // tags differ for most others
-				t.reduceInto(g, v)
+				t.reduceInto(&t.vals[g], v)
 				t.last = g
-				return
+				return true
 			}
 		}
 	}
 }
 
-// addDense reduces *v (key t.key) into its group through the dense array, or
-// starts one; it reports false, having turned the table into hash mode, when
-// the key lies too far from the others.
+// denseWord returns *v's key as a word.
+func (t *groupTable[T]) denseWord(v *T) uint64 {
+	if t.word != nil {
+		return t.word(v)
+	}
+	t.key = t.k(t.key[:0], v)
+	return binary.BigEndian.Uint64(t.key)
+}
+
+// addDense reduces *v into its group in the dense array, or starts one; it
+// reports false, changing nothing, when the key lies too far from the others.
 func (t *groupTable[T]) addDense(v *T) bool {
-	u := binary.BigEndian.Uint64(t.key)
+	u := t.denseWord(v)
 	off := u - t.base
-	if off >= uint64(len(t.dense)) {
+	if off >= uint64(len(t.dvals)) {
 		if !t.widen(u) {
-			t.toHash()
 			return false
 		}
 		off = u - t.base
 	}
-	if e := t.dense[off]; e != 0 {
-		g := e - 1
-		t.reduceInto(g, v)
-		t.last = g
-		return true
-	}
-	g := t.newGroup(v)
-	t.dense[off] = g + 1
-	t.lo, t.hi = min(t.lo, u), max(t.hi, u)
+	t.addAt(v, off)
 	return true
+}
+
+// addAt reduces *v into the dense entry off, which its key indexes, or starts
+// a group there.
+func (t *groupTable[T]) addAt(v *T, off uint64) {
+	w, bit := off>>6, uint64(1)<<(off&63)
+	if t.present[w]&bit != 0 {
+		t.reduceInto(&t.dvals[off], v)
+		return
+	}
+	t.present[w] |= bit
+	t.dvals[off] = *v
+	if t.codec != nil {
+		t.owned += t.codec.Own(&t.dvals[off], nil, t.arena)
+	}
+	t.ndense++
+	u := t.base + off
+	t.lo, t.hi = min(t.lo, u), max(t.hi, u)
+}
+
+// readAhead is how many records addBatch reads ahead.
+const readAhead = 256
+
+// addBatch adds b's records in order until one's key lies beyond what dense
+// mode may hold, and returns how many it added. It is add for a batch, for
+// tables in dense mode over flat records with a word keyer (else it adds
+// none), and reads ahead: it finds the entries of readAhead records first
+// and touches them in a loop with no calls in it, so that their cache misses
+// overlap (a table of a million groups is far larger than the caches), and
+// then reduces the records into them.
+func (t *groupTable[T]) addBatch(b []T) int {
+	if !t.isDense || t.codec != nil || t.word == nil {
+		return 0
+	}
+	var offs [readAhead]uint64
+	for lo := 0; lo < len(b); lo += readAhead {
+		c := b[lo:min(lo+readAhead, len(b))]
+		o := offs[:len(c)]
+		for i := range c {
+			o[i] = t.word(&c[i]) - t.base
+		}
+		d := t.dvals
+		var s byte
+		for _, off := range o {
+			if off < uint64(len(d)) {
+				s += *(*byte)(unsafe.Pointer(&d[off]))
+			}
+		}
+		t.sink += s
+		base := t.base // a widen may move it, and the offsets with it
+		for i := range c {
+			if off := o[i]; t.base == base && off < uint64(len(t.dvals)) {
+				t.addAt(&c[i], off)
+				continue
+			}
+			if !t.addDense(&c[i]) {
+				return lo + i
+			}
+		}
+	}
+	return len(b)
+}
+
+// heldWords returns the range of dense entries, in whole words of the bitmap,
+// that holds every group: [from, to).
+func (t *groupTable[T]) heldWords() (from, to uint64) {
+	if t.lo > t.hi {
+		return 0, 0
+	}
+	return (t.lo - t.base) &^ 63, ((t.hi - t.base) | 63) + 1
 }
 
 // widen makes the dense array cover key u, doubling it where it can, or
@@ -165,11 +266,14 @@ func (t *groupTable[T]) widen(u uint64) bool {
 		return false // no range [base, base+n) holds it
 	}
 	need := hi - lo + 1
-	limit := uint64(max(4*(len(t.vals)+1), t.denseFloor))
+	limit := uint64(max(4*(t.ndense+1), t.denseFloor))
+	if t.noHash {
+		limit = uint64(t.denseFloor)
+	}
 	if need > limit {
 		return false
 	}
-	n := max(need, min(max(2*uint64(len(t.dense)), 1024), limit))
+	n := max(need, min(max(2*uint64(len(t.dvals)), 1024), limit))
 	// the slack goes on the side the span grew
 	var base uint64
 	switch {
@@ -181,23 +285,52 @@ func (t *groupTable[T]) widen(u uint64) bool {
 		base = lo
 	}
 	base = min(base, math.MaxUint64-n)
-	d := make([]int32, n)
-	if t.lo <= t.hi {
-		copy(d[t.lo-base:], t.dense[t.lo-t.base:t.hi-t.base+1])
+	end := base + n // >= hi+1
+	base &^= 63     // whole words of the bitmap
+	n = (end - base + 63) &^ 63
+	d, p := make([]T, n), make([]uint64, n/64)
+	if from, to := t.heldWords(); to > from {
+		at := t.base + from - base // a multiple of 64
+		copy(d[at:], t.dvals[from:to])
+		copy(p[at/64:], t.present[from/64:to/64])
 	}
-	t.dense, t.base, t.lo, t.hi = d, base, lo, hi
+	t.dvals, t.present, t.base, t.lo, t.hi = d, p, base, lo, hi
 	return true
 }
 
-// toHash turns the table into hash mode: it hashes every group's key into
-// new slots and drops the dense array.
-func (t *groupTable[T]) toHash() {
-	t.isDense, t.dense = false, nil
-	t.makeSlots(max(len(t.vals), 16))
+// denseValues appends the dense mode's groups to dst in key order.
+func (t *groupTable[T]) denseValues(dst []T) []T {
+	from, to := t.heldWords()
+	for w := from / 64; w < to/64; w++ {
+		for m := t.present[w]; m != 0; m &= m - 1 {
+			dst = append(dst, t.dvals[w*64+uint64(bits.TrailingZeros64(m))])
+		}
+	}
+	return dst
+}
+
+// toHash turns the table into hash mode, with room for groups groups at
+// least: it moves the groups out of the dense array, hashes their keys into
+// new slots and drops the array.
+func (t *groupTable[T]) toHash(groups int) {
+	t.vals = t.denseValues(t.vals[:0])
+	t.isDense, t.dvals, t.present, t.ndense = false, nil, nil, 0
+	t.lo, t.hi = math.MaxUint64, 0
+	t.makeSlots(max(len(t.vals), groups, 16))
 	for g := range t.vals {
-		t.hash = append(t.hash, memory.Hash(t.groupKey(int32(g)), groupSeed))
+		t.key = t.k(t.key[:0], &t.vals[g])
+		t.keys = append(t.keys, t.key...) // 8 bytes: koff unused
+		t.hash = append(t.hash, memory.Hash(t.key, groupSeed))
 	}
 	t.rehash()
+}
+
+// all returns every group; the slice may be the table's own.
+func (t *groupTable[T]) all() []T {
+	if t.isDense {
+		return t.denseValues(make([]T, 0, t.ndense))
+	}
+	return t.vals
 }
 
 // sameKey reports whether group g's key is t.key; keys of 8 bytes (an
@@ -211,16 +344,6 @@ func (t *groupTable[T]) sameKey(g int32) bool {
 
 // insert starts a group with *v (key t.key, hash h) in the empty slot s.
 func (t *groupTable[T]) insert(s, h uint64, v *T) {
-	g := t.newGroup(v)
-	t.hash = append(t.hash, h)
-	t.slots[s] = h>>32<<32 | uint64(g+1)
-	if 2*len(t.vals) > len(t.slots) {
-		t.grow()
-	}
-}
-
-// newGroup appends a group holding *v (key t.key) and returns its index.
-func (t *groupTable[T]) newGroup(v *T) int32 {
 	t.vals = append(t.vals, *v)
 	g := int32(len(t.vals) - 1)
 	if t.codec != nil {
@@ -231,16 +354,20 @@ func (t *groupTable[T]) newGroup(v *T) int32 {
 		t.koff = append(t.koff, int32(len(t.keys)))
 	}
 	t.last = g
-	return g
+	t.hash = append(t.hash, h)
+	t.slots[s] = h>>32<<32 | uint64(g+1)
+	if 2*len(t.vals) > len(t.slots) {
+		t.grow()
+	}
 }
 
-// reduceInto reduces *v into group g.
-func (t *groupTable[T]) reduceInto(g int32, v *T) {
-	r := t.fn(t.vals[g], *v)
+// reduceInto reduces *v into the group at g.
+func (t *groupTable[T]) reduceInto(g, v *T) {
+	r := t.fn(*g, *v)
 	if t.codec != nil {
-		t.owned += t.codec.Own(&r, &t.vals[g], t.arena)
+		t.owned += t.codec.Own(&r, g, t.arena)
 	}
-	t.vals[g] = r
+	*g = r
 }
 
 // grow doubles the slots and re-inserts every group.
@@ -265,8 +392,13 @@ func (t *groupTable[T]) rehash() {
 // lets the groups' memory go.
 func (t *groupTable[T]) reset() {
 	clear(t.slots)
-	clear(t.dense)
-	t.lo, t.hi = math.MaxUint64, 0
+	if from, to := t.heldWords(); to > from {
+		clear(t.present[from/64 : to/64])
+		if t.codec != nil {
+			clear(t.dvals[from:to])
+		}
+	}
+	t.lo, t.hi, t.ndense = math.MaxUint64, 0, 0
 	clear(t.vals)
 	t.vals, t.hash, t.keys, t.koff = t.vals[:0], t.hash[:0], t.keys[:0], t.koff[:1]
 	t.last = -1
@@ -277,10 +409,39 @@ func (t *groupTable[T]) reset() {
 
 // emit sends the groups to next, batch records at a time.
 func (t *groupTable[T]) emit(next collector[T], batch int) error {
+	if t.isDense {
+		return t.emitDense(next, batch)
+	}
 	for lo := 0; lo < len(t.vals); lo += batch {
 		if err := next.collect(t.vals[lo:min(lo+batch, len(t.vals))]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// emitDense sends the dense mode's groups to next in key order, batch records
+// at a time.
+func (t *groupTable[T]) emitDense(next collector[T], batch int) error {
+	if cap(t.buf) < batch {
+		t.buf = make([]T, 0, batch)
+	}
+	buf := t.buf[:0]
+	defer func() { clear(buf[:cap(buf)]) }() // no references kept
+	from, to := t.heldWords()
+	for w := from / 64; w < to/64; w++ {
+		for m := t.present[w]; m != 0; m &= m - 1 {
+			buf = append(buf, t.dvals[w*64+uint64(bits.TrailingZeros64(m))])
+			if len(buf) == batch {
+				if err := next.collect(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+	}
+	if len(buf) > 0 {
+		return next.collect(buf)
 	}
 	return nil
 }

@@ -447,3 +447,47 @@ func TestIterateInputReadAfterLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestIterateReleasesEachSuperstep: what a superstep's operators reserve
+// (here a Reduce's combiner and final table, under a budget) is released when
+// the superstep ends, so the peak memory of 40 supersteps is that of 2, not
+// twenty times it; and the sums stay right.
+func TestIterateReleasesEachSuperstep(t *testing.T) {
+	peak := func(n int) int64 {
+		env := New(Options{Parallelism: 2, Memory: 64 << 20, TmpDir: t.TempDir()})
+		xs := make([]keyedSum, 20000)
+		for i := range xs {
+			xs[i] = keyedSum{K: int64(i % 5000), Sum: 1, N: 1}
+		}
+		res := Iterate(FromSlice(env, xs), n, func(it *Iteration, p *DataSet[keyedSum]) *DataSet[keyedSum] {
+			sums := GroupBy(p, func(x keyedSum) int64 { return x.K }).
+				Reduce(func(a, b keyedSum) keyedSum { return keyedSum{a.K, a.Sum + b.Sum, a.N + b.N} })
+			// four records a key again, each a quarter of the sum plus one
+			return FlatMap(sums, func(s keyedSum, emit func(keyedSum)) {
+				for range 4 {
+					emit(keyedSum{K: s.K, Sum: s.Sum/4 + 1, N: 1})
+				}
+			})
+		})
+		got := Collect(res)
+		r, err := env.Execute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(1 + n) // every superstep adds one to each record
+		if len(got.Values()) != len(xs) {
+			t.Fatalf("%d supersteps: %d records, want %d", n, len(got.Values()), len(xs))
+		}
+		for _, v := range got.Values() {
+			if v.Sum != want {
+				t.Fatalf("%d supersteps: key %d sums to %d, want %d", n, v.K, v.Sum, want)
+			}
+		}
+		return r.Metrics.PeakMemory
+	}
+	two, forty := peak(2), peak(40)
+	t.Logf("peak memory: %d bytes after 2 supersteps, %d after 40", two, forty)
+	if forty > 2*two {
+		t.Fatalf("peak memory %d after 40 supersteps, %d after 2: supersteps keep what they reserved", forty, two)
+	}
+}

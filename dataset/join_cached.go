@@ -180,7 +180,7 @@ func buildStatic[S any](tc *task, in *inputIter[S], name string) (*typedBuild[S]
 // invariant table (no build-side kinds: see cachedJoinKind).
 func probeStatic[S, D, O any](tc *task, t *typedBuild[S], in *inputIter[D], kind typedKind,
 	pair func(s *S, d *D) O, next collector[O], batch int) error {
-	pr := &typedProbe[S, D, O]{build: t, k: in.k.appender(), pair: pair, kind: kind, next: next, batch: batch}
+	pr := &typedProbe[S, D, O]{build: t, k: in.k.appender(), word: in.k.word, pair: pair, kind: kind, next: next, batch: batch}
 	return pr.run(tc.Context(), in)
 }
 

@@ -3,8 +3,10 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -42,6 +44,14 @@ type typedBuild[B any] struct {
 	slots []uint64
 	next  []int32 // index+1 of the next record with the same key, 0 at the end
 	mask  uint64
+	// dense replaces slots when every key is 8 bytes and the keys, read as
+	// big-endian words, span at most 4 entries a record (the array then takes
+	// no more than the slots): dense[u-base] is index+1 of the first record
+	// with key u. A lookup is an index, and probes in key order (a Reduce's
+	// output in an iteration, say) read it in order.
+	dense []int32
+	base  uint64
+	ksize int // the keyer's fixed key size, or 0
 	arena *memory.Arena
 	// deep copies records whose codec is not Shallow through their serialized
 	// form (memory.Codec.DecodeArena), so that they share nothing with the
@@ -102,12 +112,15 @@ func (t *typedBuild[B]) add(batch []B) (int, error) {
 // that a partition's keys spread over the table).
 const typedJoinSeed = partitionSeed ^ 0x6a09e667f3bcc908
 
-// index builds the hash table over the records added.
+// index builds the hash table, or the dense array, over the records added.
 func (t *typedBuild[B]) index() {
 	n := len(t.vals)
+	t.next = make([]int32, n)
+	if t.indexDense() {
+		return
+	}
 	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
 	t.slots = make([]uint64, size)
-	t.next = make([]int32, n)
 	t.mask = size - 1
 	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
 		h := t.hash[i]
@@ -127,7 +140,39 @@ func (t *typedBuild[B]) index() {
 	}
 }
 
+// indexDense indexes the records in the dense array when their keys allow
+// it (see typedBuild.dense), and reports whether it did.
+func (t *typedBuild[B]) indexDense() bool {
+	n := len(t.vals)
+	if t.ksize != 8 || n == 0 {
+		return false
+	}
+	lo, hi := uint64(math.MaxUint64), uint64(0)
+	for i := range n {
+		u := binary.BigEndian.Uint64(t.keys[8*i:])
+		lo, hi = min(lo, u), max(hi, u)
+	}
+	if hi-lo >= 4*uint64(n) {
+		return false
+	}
+	t.dense, t.base = make([]int32, hi-lo+1), lo
+	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
+		off := binary.BigEndian.Uint64(t.keys[8*i:]) - lo
+		t.next[i] = t.dense[off]
+		t.dense[off] = int32(i + 1)
+	}
+	return true
+}
+
 func (t *typedBuild[B]) key(i int32) []byte { return t.keys[t.koff[i]:t.koff[i+1]] }
+
+// lookupDense returns index+1 of the first record with key word u, 0 if none.
+func (t *typedBuild[B]) lookupDense(u uint64) int32 {
+	if off := u - t.base; off < uint64(len(t.dense)) {
+		return t.dense[off]
+	}
+	return 0
+}
 
 // lookup returns index+1 of the first record with key k (hash h), 0 if none.
 func (t *typedBuild[B]) lookup(h uint64, k []byte) int32 {
@@ -149,6 +194,7 @@ func (t *typedBuild[B]) lookup(h uint64, k []byte) int32 {
 type typedProbe[B, P, O any] struct {
 	build   *typedBuild[B]
 	k       func(dst []byte, v *P) []byte // the keyer's appender
+	word    func(v *P) uint64             // the keyer's word, or nil
 	pair    func(b *B, p *P) O            // the user's function, sides put back in place
 	kind    typedKind
 	matched []bool // per build record, for the kinds that need it
@@ -210,9 +256,18 @@ func (p *typedProbe[B, P, O]) probe(batch []P) error {
 	t := p.build
 	for i := range batch {
 		pr := &batch[i]
-		p.key = p.k(p.key[:0], pr)
-		h := memory.Hash(p.key, typedJoinSeed)
-		first := t.lookup(h, p.key)
+		var first int32
+		switch {
+		case t.dense == nil:
+			p.key = p.k(p.key[:0], pr)
+			first = t.lookup(memory.Hash(p.key, typedJoinSeed), p.key)
+		case p.word != nil:
+			first = t.lookupDense(p.word(pr))
+		default:
+			if p.key = p.k(p.key[:0], pr); len(p.key) == 8 { // else no build key equals it
+				first = t.lookupDense(binary.BigEndian.Uint64(p.key))
+			}
+		}
 		found := first != 0
 		for e := first; e != 0; e = t.next[e-1] {
 			j := e - 1
@@ -273,7 +328,7 @@ func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P],
 	if replay != nil {
 		return hashJoin(replay)
 	}
-	pr := &typedProbe[B, P, O]{build: t, k: pi.k.appender(), pair: pair, kind: kind, next: next, batch: batch}
+	pr := &typedProbe[B, P, O]{build: t, k: pi.k.appender(), word: pi.k.word, pair: pair, kind: kind, next: next, batch: batch}
 	if kind.buildSemi || kind.buildUnmatched {
 		pr.matched = make([]bool, len(t.vals))
 	}
@@ -283,7 +338,7 @@ func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P],
 // newTypedBuild returns an empty table for build records read from in, its
 // memory reserved from the task's manager under name, up to the task's share.
 func newTypedBuild[B any](tc *task, in *inputIter[B], name string, deep bool) *typedBuild[B] {
-	return &typedBuild[B]{codec: in.codec, k: in.k.appender(), koff: make([]int32, 1), arena: memory.NewArena(0),
+	return &typedBuild[B]{codec: in.codec, k: in.k.appender(), ksize: in.k.size, koff: make([]int32, 1), arena: memory.NewArena(0),
 		res: tc.Env.Memory.NewReservation(name), limit: tc.memShare, deep: deep}
 }
 

@@ -28,6 +28,9 @@ type keyer[T any] struct {
 	// local, when set, returns an append function with scratch of its own,
 	// for one goroutine (no pool); keyers without scratch leave it nil.
 	local func() func(dst []byte, v *T) []byte
+	// word, for the scalar keys of 8 bytes (int64, int, uint64), returns the
+	// encoded key as a big-endian word without encoding it; nil otherwise.
+	word func(v *T) uint64
 }
 
 // appender returns the append function of k for one goroutine: local's when
@@ -91,6 +94,7 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 	case func(T) int64:
 		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, f(*v)) },
+			word:   func(v *T) uint64 { return uint64(f(*v)) ^ (1 << 63) },
 			hash: func(v *T) uint64 {
 				var buf [8]byte
 				return memory.Hash(memory.AppendInt64(buf[:0], f(*v)), partitionSeed)
@@ -107,6 +111,7 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 	case func(T) int:
 		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, int64(f(*v))) },
+			word:   func(v *T) uint64 { return uint64(int64(f(*v))) ^ (1 << 63) },
 			hash: func(v *T) uint64 {
 				var buf [8]byte
 				return memory.Hash(memory.AppendInt64(buf[:0], int64(f(*v))), partitionSeed)
@@ -115,6 +120,7 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 	case func(T) uint64:
 		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendUint64(dst, f(*v)) },
+			word:   func(v *T) uint64 { return f(*v) },
 			hash: func(v *T) uint64 {
 				var buf [8]byte
 				return memory.Hash(memory.AppendUint64(buf[:0], f(*v)), partitionSeed)

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"testing"
 
@@ -34,6 +35,14 @@ func TestScalarKeyer(t *testing.T) {
 		check("int", fn.append(nil, &v), kn.Append(nil, &n), fn.hash(&v), kn.Hash(&n, partitionSeed))
 		check("int32", f32.append(nil, &v), k32.Append(nil, &i32), f32.hash(&v), k32.Hash(&i32, partitionSeed))
 		check("uint64", fu.append(nil, &v), ku.Append(nil, &u), fu.hash(&v), ku.Hash(&u, partitionSeed))
+		for name, k := range map[string]*keyer[int64]{"int64": fi, "int": fn, "uint64": fu} {
+			if w, enc := k.word(&v), k.append(nil, &v); w != binary.BigEndian.Uint64(enc) {
+				t.Errorf("%s %d: word %#x, encoding %x", name, v, w, enc)
+			}
+		}
+	}
+	if f32.word != nil || fs.word != nil {
+		t.Error("a key of other than 8 bytes has a word")
 	}
 	for _, s := range []string{"", "a", "a\x00b", "\xff\xff", "weir"} {
 		check("string", fs.append(nil, &s), ks.Append(nil, &s), fs.hash(&s), ks.Hash(&s, partitionSeed))

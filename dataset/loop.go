@@ -476,7 +476,12 @@ func (lp *loop) runTask(tc *task, head *node, body func() error) error {
 	ctx := tc.Context()
 	for step := 1; ; step++ {
 		tc.step = step
-		if err := body(); err != nil {
+		err := body()
+		// what the superstep's operators hold (reservations, spill files,
+		// sorters) goes now, not when the task ends; what outlives a
+		// superstep is held by the loop (loop.hold)
+		tc.exit()
+		if err != nil {
 			return err
 		}
 		// an operator may stop reading early (a join with an empty build side

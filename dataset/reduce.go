@@ -66,7 +66,7 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 			return nil, err
 		}
 		if codec.Shallow() {
-			return newTypedCombiner(tc, k, codec, fn, out, env.opts.BatchSize), nil
+			return newTypedCombiner(tc, &n.combine[0], k, codec, fn, out, env.opts.BatchSize), nil
 		}
 		c := &combineCollector[T]{tc: tc, k: k, codec: codec, next: out, batch: env.opts.BatchSize}
 		c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
@@ -100,7 +100,7 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 			return agg
 		}
 		if codec.Shallow() {
-			f := newTypedFinal(tc, k, codec, fn, newAgg)
+			f := newTypedFinal(tc, n, k, codec, fn, newAgg)
 			if err := drive[T](tc, f); err != nil {
 				return err
 			}

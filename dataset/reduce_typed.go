@@ -19,9 +19,11 @@ const typedFinalChunk = 1 << 20
 // every record after them go, serialized, into a Final-mode
 // sortjoin.HashAggregator, which spills. Its reservation is released before
 // the hand-over, so for that moment the task may hold up to one share more
-// than its budget.
+// than its budget. A loop's task keeps the table and its reservation from one
+// superstep to the next, unless it handed over.
 type typedFinal[T any] struct {
 	tc     *task
+	key    any // what the task keeps it under
 	t      *groupTable[T]
 	res    *memory.Reservation
 	limit  int64 // the share; 0: only the budget limits it
@@ -31,11 +33,21 @@ type typedFinal[T any] struct {
 	spill  *combineCollector[T] // after the hand-over
 }
 
-func newTypedFinal[T any](tc *task, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
+// newTypedFinal returns the final aggregation of an operator's task; key
+// names the operator, under which a loop's task keeps the table (emptied) and
+// its reservation from one superstep to the next.
+func newTypedFinal[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
 	newAgg func() *sortjoin.HashAggregator) *typedFinal[T] {
-	f := &typedFinal[T]{tc: tc, t: newGroupTable(k, codec, fn, 1024, denseFloor(tc.memShare)), limit: tc.memShare,
-		res: tc.Env.Memory.NewReservation("typed aggregation"), newAgg: newAgg, k: k, codec: codec}
-	tc.onExit(func() { _ = f.res.Release() })
+	f := &typedFinal[T]{tc: tc, key: key, limit: tc.memShare, newAgg: newAgg, k: k, codec: codec}
+	if kept, ok := tc.kept[key].(*typedFinal[T]); ok {
+		f.t, f.res = kept.t, kept.res
+		f.t.reset()
+	} else {
+		f.t = newGroupTable(k, codec, fn, 1024, denseFloor(tc.memShare, denseEntryBytes[T]()))
+		f.res = tc.Env.Memory.NewReservation("typed aggregation")
+		res := f.res
+		tc.keep(key, f, func() { _ = res.Release() })
+	}
 	return f
 }
 
@@ -56,9 +68,10 @@ func (f *typedFinal[T]) collect(b []T) error {
 
 // handOver moves the groups held and rest into a spilling hash aggregator.
 func (f *typedFinal[T]) handOver(rest []T) error {
-	held := f.t.vals
+	held := f.t.all()
 	f.t = nil
 	_ = f.res.Release()
+	f.tc.drop(f.key)
 	f.spill = &combineCollector[T]{k: f.k, codec: f.codec, agg: f.newAgg()}
 	if err := f.spill.collect(held); err != nil {
 		return err
@@ -68,14 +81,15 @@ func (f *typedFinal[T]) handOver(rest []T) error {
 
 func (f *typedFinal[T]) close() error { return nil } // finish sends the result
 
-// denseFloor is how many entries (4 bytes each) a final aggregation's dense
-// array may take whatever its number of groups: an eighth of the share, from
-// 4096 to 1M entries (1M without a share).
-func denseFloor(share int64) int {
+// denseFloor is how many dense entries of entry bytes each a group table may
+// take whatever its number of groups: an eighth of the share (32 MiB without
+// a share), from 4096 to 1M entries.
+func denseFloor(share, entry int64) int {
+	budget := share / 8
 	if share <= 0 {
-		return 1 << 20
+		budget = 32 << 20
 	}
-	return int(min(max(share/8/4, 4096), 1<<20))
+	return int(min(max(budget/entry, 4096), 1<<20))
 }
 
 // finish sends the groups downstream and closes it.

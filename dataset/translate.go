@@ -84,7 +84,7 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 		head := vi.chain[0]
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.opt.Parallelism, func(ftc *flow.TaskContext) error {
 			tc := &task{TaskContext: ftc, memShare: share}
-			defer tc.exit()
+			defer tc.exitTask()
 			run := func() error {
 				tail := vi.chain[len(vi.chain)-1]
 				var out any

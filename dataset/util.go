@@ -58,9 +58,34 @@ type task struct {
 	loop       *loop
 	step       int
 	stepInputs []stepInput
+	// kept holds what the operators of a loop's task keep from one
+	// superstep to the next (see keep), and lasting what releases it when
+	// the task ends.
+	kept    map[any]any
+	lasting []func()
 }
 
-// onExit registers f to run when the task's body returns.
+// keep stores v under key for the next supersteps of a loop's task, to be
+// found in kept, and registers release to run when the task ends; outside a
+// loop it registers release with onExit and stores nothing.
+func (t *task) keep(key, v any, release func()) {
+	if t.loop == nil {
+		t.onExit(release)
+		return
+	}
+	if t.kept == nil {
+		t.kept = map[any]any{}
+	}
+	t.kept[key] = v
+	t.lasting = append(t.lasting, release)
+}
+
+// drop forgets what was kept under key; its release still runs when the task
+// ends.
+func (t *task) drop(key any) { delete(t.kept, key) }
+
+// onExit registers f to run when the task's body returns: in a loop's tasks,
+// at the end of each superstep.
 func (t *task) onExit(f func()) { t.cleanups = append(t.cleanups, f) }
 
 func (t *task) exit() {
@@ -68,6 +93,15 @@ func (t *task) exit() {
 		t.cleanups[i]()
 	}
 	t.cleanups = nil
+}
+
+// exitTask runs, when the task ends, what onExit and keep registered.
+func (t *task) exitTask() {
+	t.exit()
+	for i := len(t.lasting) - 1; i >= 0; i-- {
+		t.lasting[i]()
+	}
+	t.lasting, t.kept = nil, nil
 }
 
 // readBatches yields the batches of input 0 of a task (records of T) until the
