@@ -142,6 +142,7 @@ func (e *Env) plan() (*optimizer.Plan, error) {
 	if err := e.fixLoopExchanges(plan); err != nil {
 		return nil, err
 	}
+	e.shipBeforeReplay()
 	return plan, nil
 }
 

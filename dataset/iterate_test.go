@@ -7,7 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/weirdata/weir/optimizer"
 )
 
 // TestIterateCounter: the simplest bulk iteration, x -> x+1 for n supersteps,
@@ -489,5 +492,85 @@ func TestIterateReleasesEachSuperstep(t *testing.T) {
 	t.Logf("peak memory: %d bytes after 2 supersteps, %d after 40", two, forty)
 	if forty > 2*two {
 		t.Fatalf("peak memory %d after 40 supersteps, %d after 2: supersteps keep what they reserved", forty, two)
+	}
+}
+
+// TestReplayShippedOnce: a loop-invariant input that a CoGroup in the step
+// reads (replayed every superstep) is partitioned once, on its way into the
+// replayer, and the CoGroup reads the replayer forward; with the invariant
+// input at another parallelism than the loop, and broadcast to a Cross. The
+// results equal a closed form at every configuration: each superstep adds to
+// every key the sum of its static values.
+func TestReplayShippedOnce(t *testing.T) {
+	type kv struct{ K, V int64 }
+	for _, c := range configs {
+		for _, staticPar := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/static-p%d", c.name, staticPar), func(t *testing.T) {
+				env := newEnv(t, c)
+				xs := make([]kv, 2000)
+				for i := range xs {
+					xs[i] = kv{int64(i), 0}
+				}
+				var st []kv // key k has values 1..k%4
+				for k := range int64(2000) {
+					for v := int64(1); v <= k%4; v++ {
+						st = append(st, kv{k, v})
+					}
+				}
+				static := FromSlice(env, st).WithParallelism(staticPar)
+				one := FromSlice(env, []int64{1}).WithParallelism(staticPar)
+				const steps = 4
+				res := Iterate(FromSlice(env, xs), steps, func(it *Iteration, p *DataSet[kv]) *DataSet[kv] {
+					key := func(x kv) int64 { return x.K }
+					added := CoGroup(p, static, key, key, func(k int64, ps iter.Seq[kv], ss iter.Seq[kv], emit func(kv)) {
+						var add int64
+						for s := range ss {
+							add += s.V
+						}
+						for x := range ps {
+							emit(kv{x.K, x.V + add})
+						}
+					})
+					// times one, from a broadcast invariant input
+					return Map(Cross(added, one, func(a *kv, b *int64) kv { return kv{a.K, a.V * *b} }), func(x kv) kv { return x })
+				})
+				got := Collect(res)
+				r, err := env.Execute(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals := got.Values()
+				if len(vals) != len(xs) {
+					t.Fatalf("%d records, want %d", len(vals), len(xs))
+				}
+				for _, x := range vals {
+					m := x.K % 4
+					if want := steps * m * (m + 1) / 2; x.V != want {
+						t.Fatalf("key %d: %d, want %d", x.K, x.V, want)
+					}
+				}
+				if c.parallelism == 1 {
+					return // every edge is forward
+				}
+				for _, n := range r.Optimized.Nodes {
+					if !strings.HasPrefix(n.Name, "Replay ") {
+						continue
+					}
+					if n.Decision.Ship[0] == optimizer.Forward {
+						t.Errorf("%s: its input is forward; the exchange should move in front of it", n.Name)
+					}
+					if n.Parallelism != c.parallelism {
+						t.Errorf("%s: parallelism %d, want the loop's %d", n.Name, n.Parallelism, c.parallelism)
+					}
+				}
+				for _, n := range r.Optimized.Nodes {
+					for i, in := range n.Inputs {
+						if strings.HasPrefix(in.Name, "Replay ") && n.Decision.Ship[i] != optimizer.Forward {
+							t.Errorf("%s reads %s by %s, want forward", n.Name, in.Name, n.Decision.Ship[i])
+						}
+					}
+				}
+			})
+		}
 	}
 }

@@ -436,6 +436,48 @@ func (e *Env) fixLoopExchanges(plan *optimizer.Plan) error {
 	return nil
 }
 
+// shipBeforeReplay moves the exchange between a replayed loop-invariant
+// input and its consumer in front of the replayer. The planner puts it on the
+// edge from the replayer, which carries the input every superstep; in front,
+// the input is shipped once, in the first superstep, and each subtask's spool
+// holds its share, already partitioned (or broadcast) for the consumer. The
+// replayer takes the consumer's parallelism and its input's partitioner (the
+// records pass through unchanged, so its type and keys apply), and the
+// consumer reads it forward. It applies to a replayer with one consumer and
+// any exchange but a range partitioning, whose bounds are sampled on the edge
+// the planner chose.
+func (e *Env) shipBeforeReplay() {
+	type use struct {
+		n *node
+		i int
+	}
+	uses := map[*node][]use{}
+	for _, n := range e.nodes {
+		for i, in := range n.inputs {
+			if in.role == loopSource && in.inputs != nil && in.loop != nil && in.inputs[0].replayer[in.loop] == in {
+				uses[in] = append(uses[in], use{n, i})
+			}
+		}
+	}
+	for _, r := range e.nodes {
+		us, ok := uses[r]
+		if !ok || len(us) != 1 {
+			continue
+		}
+		c, i := us[0].n, us[0].i
+		d := &c.opt.Decision
+		if s := d.Ship[i]; s == optimizer.Forward || s == optimizer.Range {
+			continue
+		}
+		rd := &r.opt.Decision
+		rd.Ship[0], d.Ship[i] = d.Ship[i], optimizer.Forward
+		r.connect[0] = c.connect[i]
+		r.opt.Parallelism = c.opt.Parallelism
+		rd.Notes = append(rd.Notes, fmt.Sprintf("input 0 shipped %s once, for %s: the spool holds each subtask's share", rd.Ship[0], c.name()))
+		d.Notes = append(d.Notes, fmt.Sprintf("input %d forward: the loop-invariant input was shipped %s into its replayer, once", i, rd.Ship[0]))
+	}
+}
+
 // sharesBodyAncestor reports whether two inputs of n (inside its loop) both
 // derive from one operator of the step (not a loop source).
 func sharesBodyAncestor(n *node) bool {
