@@ -1,6 +1,10 @@
 package dataset
 
-import "github.com/weirdata/weir/memory"
+import (
+	"unsafe"
+
+	"github.com/weirdata/weir/memory"
+)
 
 // typedCombinerEntries is how many groups a typed combiner holds before it
 // sends them all downstream.
@@ -15,8 +19,9 @@ const typedCombinerOwned = 8 << 20
 // included), which needs no serialization: it keeps its groups in a
 // groupTable. Keys of 8 bytes start in the table's dense mode, which may take
 // denseFloor entries (an eighth of the share, or 32 MiB without one, up to 1M
-// entries): enough to combine every record of a million dense keys, a graph's
-// vertices say, into one. A key beyond that range sends every group
+// entries); with records small enough to be held in the entries (directBytes)
+// it combines every record of a million dense keys, a graph's vertices say,
+// into one, else it holds up to typedCombinerEntries groups. A key beyond that range sends every group
 // downstream; the table stays dense if the groups filled a quarter of it (keys
 // that move along), and turns to hashing otherwise. In hash mode it holds up
 // to typedCombinerEntries groups. When the table or its arena is full it
@@ -44,7 +49,12 @@ func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec
 	entries := max(denseFloor(tc.memShare, denseEntryBytes[T]()), int(hashBytes/denseEntryBytes[T]()))
 	c := &typedCombiner[T]{t: newGroupTable(k, codec, fn, typedCombinerEntries, entries), next: next, batch: batch}
 	c.t.noHash = true
-	size := max(hashBytes, int64(entries+128)*denseEntryBytes[T]()) // +128: whole words of the bitmap
+	denseBytes := int64(entries+128) * denseEntryBytes[T]() // +128: whole words of the bitmap
+	if !c.t.direct {
+		var zero T
+		denseBytes += typedCombinerEntries * int64(unsafe.Sizeof(zero))
+	}
+	size := max(hashBytes, denseBytes)
 	if !codec.Flat() {
 		size += typedCombinerOwned
 	}
@@ -57,7 +67,7 @@ func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec
 func (c *typedCombiner[T]) collect(b []T) error {
 	b = b[c.t.addBatch(b):] // all of it, in dense mode over flat records
 	for i := range b {
-		if c.t.owned > typedCombinerOwned || (!c.t.isDense && len(c.t.vals) >= typedCombinerEntries) {
+		if c.t.owned > typedCombinerOwned || (!(c.t.isDense && c.t.direct) && c.t.groups() >= typedCombinerEntries) {
 			if err := c.flush(); err != nil {
 				return err
 			}
@@ -75,7 +85,7 @@ func (c *typedCombiner[T]) collect(b []T) error {
 // downstream first, and turns the table to hashing unless they filled at
 // least a quarter of its range.
 func (c *typedCombiner[T]) wide(v *T) error {
-	dense := 4*c.t.ndense >= len(c.t.dvals)
+	dense := 4*uint64(c.t.ndense) >= c.t.denseLen()
 	if err := c.flush(); err != nil {
 		return err
 	}

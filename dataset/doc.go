@@ -96,8 +96,13 @@
 //   - The head (the step's input) emits the partial solution or workset, then an
 //     end-of-superstep event on each output; loop-invariant inputs the step
 //     reads (data sets built outside it) are read once and replayed each
-//     superstep, except the invariant side of a join, which is read once and kept
-//     as a hash index (sortjoin.Index) that every superstep probes.
+//     superstep (shipped once: an exchange between a replayer and its consumer
+//     moves in front of the replayer), except the invariant side of a join,
+//     which is read once and kept as a typed hash table (or, when it does not
+//     fit, a sortjoin.Index) that every superstep probes.
+//   - What an operator holds for a superstep is released when the superstep
+//     ends; a Reduce's combiner and final tables are kept by the task, reset,
+//     for the next superstep.
 //   - Inside the step every edge is pipelined; a reader in superstep mode
 //     (flow.Reader.Supersteps) ends each superstep at the aligned event, so an
 //     operator that reads "until EOF" runs one superstep and is run again for

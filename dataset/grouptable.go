@@ -26,8 +26,12 @@ const groupSeed = partitionSeed ^ 0x9e3779b97f4a7c15
 //
 // Keys of 8 bytes (int64, say) start in dense mode, like DuckDB's perfect hash
 // aggregation: read as a big-endian word (the encoding preserves order), a key
-// u has its group at dvals[u-base], marked in a bitmap, so a record costs no
-// hash, no key comparison and one access to the groups. The range widens as
+// u has its entry at u-base, so a record costs no hash and no key comparison.
+// Records of at most directBytes (a key and a value: a graph's vertices) are
+// held in the entries themselves (dvals, marked in a bitmap): one access to
+// the groups a record. Larger ones are appended to vals and an entry holds
+// index+1 of its group (dense), 4 bytes, so that sparse keys do not make the
+// table allocate, and touch, a large record for every entry. The range widens as
 // keys arrive while it holds at most max(4 entries a group, denseFloor)
 // entries; a key beyond that turns the table into hash mode for good. With
 // noHash the range holds at most denseFloor entries, and a key beyond it makes
@@ -48,16 +52,18 @@ type groupTable[T any] struct {
 
 	isDense    bool
 	noHash     bool     // dense mode: add reports false rather than turn to hash mode
-	dvals      []T      // dense mode: the group of key base+i, if bit i of present is set
-	present    []uint64 // bit i: key base+i has a group
-	base       uint64   // a multiple of 64, as len(dvals) is
+	direct     bool     // dense mode holds the records in dvals, else in vals through dense
+	dvals      []T      // direct: the group of key base+i, if bit i of present is set
+	present    []uint64 // direct: bit i: key base+i has a group
+	dense      []int32  // not direct: index+1 in vals of the group of key base+i, or 0
+	base       uint64   // a multiple of 64, as the dense range's length is
 	lo, hi     uint64   // dense mode: the smallest and largest key held (lo > hi: none)
 	ndense     int      // dense mode: the number of groups
 	denseFloor int      // entries dense mode may take whatever the number of groups
 
 	keys []byte
 	koff []int32 // keys[koff[i]:koff[i+1]] is group i's key (variable sizes)
-	vals []T     // hash mode: the groups
+	vals []T     // hash mode, and dense mode not direct: the groups
 	key  []byte
 	last int32 // the group of the last record, -1 for none
 	buf  []T   // dense mode: the batch emit sends
@@ -68,7 +74,8 @@ type groupTable[T any] struct {
 // 8-byte keys starts in dense mode, allowed denseFloor entries at least.
 func newGroupTable[T any](k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, groups, denseFloor int) *groupTable[T] {
 	t := &groupTable[T]{k: k.appender(), word: k.word, size: k.size, fn: fn,
-		koff: make([]int32, 1), last: -1, isDense: k.size == 8, denseFloor: denseFloor, lo: math.MaxUint64}
+		koff: make([]int32, 1), last: -1, isDense: k.size == 8, direct: denseDirect[T](),
+		denseFloor: denseFloor, lo: math.MaxUint64}
 	if !t.isDense {
 		t.vals = make([]T, 0, groups)
 		t.makeSlots(groups)
@@ -95,11 +102,31 @@ func groupBytes[T any]() int64 {
 	return int64(unsafe.Sizeof(zero)) + 8 + 4 + 16 // value, hash, koff, two slots
 }
 
-// denseEntryBytes is what one entry of the dense mode costs, rounded up (the
-// value and a bit).
+// directBytes is the largest record a dense table holds in its entries.
+const directBytes = 16
+
+// denseDirect reports whether a dense table of T holds records in its entries.
+func denseDirect[T any]() bool {
+	var zero T
+	return unsafe.Sizeof(zero) <= directBytes
+}
+
+// denseEntryBytes is what one entry of the dense mode costs, rounded up: the
+// record and a bit, or an index (the groups counted apart).
 func denseEntryBytes[T any]() int64 {
 	var zero T
+	if !denseDirect[T]() {
+		return 4
+	}
 	return int64(unsafe.Sizeof(zero)) + 1
+}
+
+// denseLen returns the length of the dense range.
+func (t *groupTable[T]) denseLen() uint64 {
+	if t.direct {
+		return uint64(len(t.dvals))
+	}
+	return uint64(len(t.dense))
 }
 
 // groups returns the number of groups held.
@@ -112,9 +139,13 @@ func (t *groupTable[T]) groups() int {
 
 // bytes returns the memory the table's groups take.
 func (t *groupTable[T]) bytes() int64 {
-	if t.isDense {
+	if t.isDense && t.direct {
 		var zero T
 		return int64(len(t.dvals))*int64(unsafe.Sizeof(zero)) + 8*int64(len(t.present)) + int64(t.owned)
+	}
+	if t.isDense {
+		var zero T
+		return 4*int64(len(t.dense)) + int64(len(t.vals))*int64(unsafe.Sizeof(zero)) + int64(t.owned)
 	}
 	return int64(len(t.vals))*groupBytes[T]() + int64(len(t.keys)) + int64(t.owned)
 }
@@ -178,7 +209,7 @@ func (t *groupTable[T]) denseWord(v *T) uint64 {
 func (t *groupTable[T]) addDense(v *T) bool {
 	u := t.denseWord(v)
 	off := u - t.base
-	if off >= uint64(len(t.dvals)) {
+	if off >= t.denseLen() {
 		if !t.widen(u) {
 			return false
 		}
@@ -191,6 +222,21 @@ func (t *groupTable[T]) addDense(v *T) bool {
 // addAt reduces *v into the dense entry off, which its key indexes, or starts
 // a group there.
 func (t *groupTable[T]) addAt(v *T, off uint64) {
+	if !t.direct {
+		if e := t.dense[off]; e != 0 {
+			t.reduceInto(&t.vals[e-1], v)
+			return
+		}
+		t.vals = append(t.vals, *v)
+		if t.codec != nil {
+			t.owned += t.codec.Own(&t.vals[len(t.vals)-1], nil, t.arena)
+		}
+		t.dense[off] = int32(len(t.vals))
+		t.ndense++
+		u := t.base + off
+		t.lo, t.hi = min(t.lo, u), max(t.hi, u)
+		return
+	}
 	w, bit := off>>6, uint64(1)<<(off&63)
 	if t.present[w]&bit != 0 {
 		t.reduceInto(&t.dvals[off], v)
@@ -217,7 +263,7 @@ const readAhead = 256
 // overlap (a table of a million groups is far larger than the caches), and
 // then reduces the records into them.
 func (t *groupTable[T]) addBatch(b []T) int {
-	if !t.isDense || t.codec != nil || t.word == nil {
+	if !t.isDense || !t.direct || t.codec != nil || t.word == nil {
 		return 0
 	}
 	var offs [readAhead]uint64
@@ -273,7 +319,7 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	if need > limit {
 		return false
 	}
-	n := max(need, min(max(2*uint64(len(t.dvals)), 1024), limit))
+	n := max(need, min(max(2*t.denseLen(), 1024), limit))
 	// the slack goes on the side the span grew
 	var base uint64
 	switch {
@@ -288,9 +334,18 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	end := base + n // >= hi+1
 	base &^= 63     // whole words of the bitmap
 	n = (end - base + 63) &^ 63
+	from, to := t.heldWords()
+	at := t.base + from - base // a multiple of 64
+	if !t.direct {
+		d := make([]int32, n)
+		if to > from {
+			copy(d[at:], t.dense[from:to])
+		}
+		t.dense, t.base, t.lo, t.hi = d, base, lo, hi
+		return true
+	}
 	d, p := make([]T, n), make([]uint64, n/64)
-	if from, to := t.heldWords(); to > from {
-		at := t.base + from - base // a multiple of 64
+	if to > from {
 		copy(d[at:], t.dvals[from:to])
 		copy(p[at/64:], t.present[from/64:to/64])
 	}
@@ -298,8 +353,12 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	return true
 }
 
-// denseValues appends the dense mode's groups to dst in key order.
+// denseValues appends the dense mode's groups to dst: in key order when
+// direct, else in the order they started.
 func (t *groupTable[T]) denseValues(dst []T) []T {
+	if !t.direct {
+		return append(dst, t.vals...)
+	}
 	from, to := t.heldWords()
 	for w := from / 64; w < to/64; w++ {
 		for m := t.present[w]; m != 0; m &= m - 1 {
@@ -313,8 +372,10 @@ func (t *groupTable[T]) denseValues(dst []T) []T {
 // least: it moves the groups out of the dense array, hashes their keys into
 // new slots and drops the array.
 func (t *groupTable[T]) toHash(groups int) {
-	t.vals = t.denseValues(t.vals[:0])
-	t.isDense, t.dvals, t.present, t.ndense = false, nil, nil, 0
+	if t.direct {
+		t.vals = t.denseValues(t.vals[:0])
+	}
+	t.isDense, t.dvals, t.present, t.dense, t.ndense = false, nil, nil, nil, 0
 	t.lo, t.hi = math.MaxUint64, 0
 	t.makeSlots(max(len(t.vals), groups, 16))
 	for g := range t.vals {
@@ -327,7 +388,7 @@ func (t *groupTable[T]) toHash(groups int) {
 
 // all returns every group; the slice may be the table's own.
 func (t *groupTable[T]) all() []T {
-	if t.isDense {
+	if t.isDense && t.direct {
 		return t.denseValues(make([]T, 0, t.ndense))
 	}
 	return t.vals
@@ -392,11 +453,13 @@ func (t *groupTable[T]) rehash() {
 // lets the groups' memory go.
 func (t *groupTable[T]) reset() {
 	clear(t.slots)
-	if from, to := t.heldWords(); to > from {
+	if from, to := t.heldWords(); to > from && t.direct {
 		clear(t.present[from/64 : to/64])
 		if t.codec != nil {
 			clear(t.dvals[from:to])
 		}
+	} else if to > from {
+		clear(t.dense[from:to])
 	}
 	t.lo, t.hi, t.ndense = math.MaxUint64, 0, 0
 	clear(t.vals)
@@ -409,7 +472,7 @@ func (t *groupTable[T]) reset() {
 
 // emit sends the groups to next, batch records at a time.
 func (t *groupTable[T]) emit(next collector[T], batch int) error {
-	if t.isDense {
+	if t.isDense && t.direct {
 		return t.emitDense(next, batch)
 	}
 	for lo := 0; lo < len(t.vals); lo += batch {

@@ -79,43 +79,54 @@ func TestGroupTableModes(t *testing.T) {
 		}(), never},
 	} {
 		for _, floor := range []int{0, 4096, 1 << 20} {
-			t.Run(fmt.Sprintf("%s/floor=%d", tc.name, floor), func(t *testing.T) {
-				tab := sumTable(t, 16, floor)
-				for round := range 2 { // a reset table keeps its mode
-					want := map[int64]int64{}
-					for i, key := range tc.keys {
-						v := keyedSum{K: key, Sum: int64(i), N: 1}
-						want[key] += int64(i)
-						tab.add(&v)
-					}
-					if tab.groups() != len(want) {
-						t.Fatalf("round %d: %d groups, want %d", round, tab.groups(), len(want))
-					}
-					checkEmitted(t, tab, want)
-					for _, v := range tab.all() {
-						if want[v.K] != v.Sum {
-							t.Fatalf("round %d: key %d sums to %d, want %d", round, v.K, v.Sum, want[v.K])
+			for _, direct := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/floor=%d/direct=%v", tc.name, floor, direct), func(t *testing.T) {
+					tab := sumTable(t, 16, floor)
+					tab.direct = direct    // the records in the entries, or behind indexes
+					for round := range 2 { // a reset table keeps its mode
+						want := map[int64]int64{}
+						for i, key := range tc.keys {
+							v := keyedSum{K: key, Sum: int64(i), N: 1}
+							want[key] += int64(i)
+							tab.add(&v)
 						}
+						if tab.groups() != len(want) {
+							t.Fatalf("round %d: %d groups, want %d", round, tab.groups(), len(want))
+						}
+						checkEmitted(t, tab, want)
+						for _, v := range tab.all() {
+							if want[v.K] != v.Sum {
+								t.Fatalf("round %d: key %d sums to %d, want %d", round, v.K, v.Sum, want[v.K])
+							}
+						}
+						if want := floor >= tc.minFloor; (want || tc.minFloor == never) && tab.isDense != want {
+							t.Errorf("round %d: dense mode %v at the end, want %v", round, tab.isDense, want)
+						}
+						if entries := int64(tab.denseLen()); tab.isDense && tab.bytes() < 24*entries*b2i(direct)+4*entries*b2i(!direct) {
+							t.Errorf("bytes %d do not count the dense array of %d entries", tab.bytes(), entries)
+						}
+						tab.reset()
 					}
-					if want := floor >= tc.minFloor; (want || tc.minFloor == never) && tab.isDense != want {
-						t.Errorf("round %d: dense mode %v at the end, want %v", round, tab.isDense, want)
-					}
-					if tab.isDense && tab.bytes() < 24*int64(len(tab.dvals)) {
-						t.Errorf("bytes %d do not count the dense array of %d entries", tab.bytes(), len(tab.dvals))
-					}
-					tab.reset()
-				}
-			})
+				})
+			}
 		}
 	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // BenchmarkGroupTable adds 4M records with int64 keys drawn from [0, keys)
 // (PageRank's contributions to the pages of one subtask, say) to a table, in
 // dense mode and in hash mode. The table is reset and reused from one op to
 // the next, as a loop's task reuses it from one superstep to the next, so
-// what is timed is adding, not allocating. Mode dense-batch adds batches of
-// 1024 with addBatch, which reads ahead.
+// what is timed is adding, not allocating. Mode dense holds the records in
+// the entries (as for records of up to directBytes), dense-indexed behind
+// indexes; dense-batch adds batches of 1024 with addBatch, which reads ahead.
 func BenchmarkGroupTable(b *testing.B) {
 	for _, keys := range []int64{1 << 16, 1 << 20} {
 		r := rand.New(rand.NewPCG(1, 1))
@@ -123,9 +134,10 @@ func BenchmarkGroupTable(b *testing.B) {
 		for i := range in {
 			in[i] = keyedSum{K: r.Int64N(keys), Sum: 1, N: 1}
 		}
-		for _, mode := range []string{"dense", "dense-batch", "hash"} {
+		for _, mode := range []string{"dense", "dense-batch", "dense-indexed", "hash"} {
 			b.Run(fmt.Sprintf("keys=%d/%s", keys, mode), func(b *testing.B) {
 				tab := sumTable(b, 1024, 1<<20)
+				tab.direct = mode != "dense-indexed"
 				if mode == "hash" {
 					tab.toHash(0)
 				}
