@@ -16,8 +16,9 @@ import (
 //	go test ./bench -run '^$' -bench 'Hand|Weir(PageRank|Components)' -benchtime 1x
 //	WEIR_ITER_SCALE=20 go test ./bench -run '^$' -bench 'Weir(PageRank|Components)' -benchtime 1x
 //
-// ms/superstep is the iteration's time per superstep; the time to read the
-// graph into the job and build the loop-invariant indexes is in ns/op only.
+// ms/superstep is the mean time of the supersteps after the first; first-ms
+// is the first superstep, which also builds the loop-invariant side (see
+// reportSupersteps). Reading the graph into the job is in ns/op only.
 
 func weirGraph(g *handGraph) ([]int64, []iterate.Edge) {
 	pages := make([]int64, g.n)

@@ -11,8 +11,8 @@ import (
 	"github.com/weirdata/weir/memory"
 )
 
-// sumTable returns an empty group table of keyedSum by K that adds up Sum and N.
-func sumTable(t testing.TB, groups, denseFloor int) *groupTable[keyedSum] {
+// keyedSumKeyer returns the keyer of keyedSum by K and keyedSum's codec.
+func keyedSumKeyer(t testing.TB) (*keyer[keyedSum], *memory.Codec[keyedSum]) {
 	k, err := newKeyer[keyedSum, int64](func(x keyedSum) int64 { return x.K })
 	if err != nil {
 		t.Fatal(err)
@@ -21,6 +21,12 @@ func sumTable(t testing.TB, groups, denseFloor int) *groupTable[keyedSum] {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return k, codec
+}
+
+// sumTable returns an empty group table of keyedSum by K that adds up Sum and N.
+func sumTable(t testing.TB, groups, denseFloor int) *groupTable[keyedSum] {
+	k, codec := keyedSumKeyer(t)
 	add := func(a, b keyedSum) keyedSum { return keyedSum{a.K, a.Sum + b.Sum, a.N + b.N} }
 	return newGroupTable(k, codec, add, groups, denseFloor)
 }

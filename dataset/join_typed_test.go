@@ -82,14 +82,7 @@ func TestTypedJoinOutgrowsItsMemory(t *testing.T) {
 // spread for it, which get hash slots; probes below, inside and above the
 // keys' range.
 func TestTypedBuildIndexes(t *testing.T) {
-	k, err := newKeyer[keyedSum, int64](func(x keyedSum) int64 { return x.K })
-	if err != nil {
-		t.Fatal(err)
-	}
-	codec, err := memory.NewCodec[keyedSum]()
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, codec := keyedSumKeyer(t)
 	r := rand.New(rand.NewPCG(4, 4))
 	keys := func(from, n int64, dups int) []int64 {
 		var ks []int64
