@@ -178,7 +178,7 @@ func TestTypedCombinerModes(t *testing.T) {
 				}
 				checkGroups(t, slices.Collect(maps.Keys(out.sums)), want, func(k int64) int64 { return k }, func(k int64) int64 { return out.sums[k] })
 				// behind indexes, it holds typedCombinerEntries groups at most
-			if tc.perKey && (direct || len(want) <= typedCombinerEntries) && out.n != int64(len(want)) {
+				if tc.perKey && (direct || len(want) <= typedCombinerEntries) && out.n != int64(len(want)) {
 					t.Errorf("%d records out, want one for each of %d keys", out.n, len(want))
 				}
 				if c.t.isDense && c.t.denseLen() > uint64(tc.floor+128) {
