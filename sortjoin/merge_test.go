@@ -2,6 +2,7 @@ package sortjoin
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -125,6 +126,11 @@ func TestRadixSort(t *testing.T) {
 		"one-byte":   func() []byte { return []byte{byte(r.IntN(3))} },
 		"prefix-tie": func() []byte { return append([]byte("12345678"), randBytes(r, r.IntN(4))...) },
 		"zero-pad":   func() []byte { return make([]byte, r.IntN(10)) },
+		// keys of one length up to 8 bytes are their prefixes: equal
+		// prefixes end the sort without a look at the keys
+		"eight-few":  func() []byte { return binary.BigEndian.AppendUint64(nil, uint64(r.IntN(5))<<40|7) },
+		"eight-many": func() []byte { return binary.BigEndian.AppendUint64(nil, r.Uint64N(1000)) },
+		"four-few":   func() []byte { return binary.BigEndian.AppendUint32(nil, uint32(r.IntN(4))) },
 		"long-shared": func() []byte {
 			return append([]byte("a shared prefix of thirty bytes"), randBytes(r, r.IntN(3))...)
 		},

@@ -2,6 +2,7 @@ package sortjoin
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -105,9 +106,11 @@ func benchSort(b *testing.B, data []byte, budget int64, keyLen int, async bool) 
 
 // BenchmarkIndexSort compares the radix sort of the index with slices.SortFunc
 // (pdqsort) on the same entries: 1M random 99-byte printable keys, as in a
-// sort buffer of `weir sort`, and 1M keys sharing their 8-byte prefix.
+// sort buffer of `weir sort`, 1M keys sharing their 8-byte prefix, and 1M
+// 8-byte keys with 16 records each (a graph's edges by source, whose equal
+// prefixes are equal keys).
 func BenchmarkIndexSort(b *testing.B) {
-	for _, shared := range []bool{false, true} {
+	for _, keys := range []string{"random", "shared-prefix", "int64-16-each"} {
 		r := rand.New(rand.NewPCG(2, 2))
 		m := memory.MustNewManager(memory.Options{})
 		buf := newSortBuffer(m, "bench", memory.Unlimited, 0)
@@ -117,14 +120,18 @@ func BenchmarkIndexSort(b *testing.B) {
 			for i := range key {
 				key[i] = byte(' ' + r.IntN(95))
 			}
-			if shared {
+			switch keys {
+			case "shared-prefix":
 				copy(key, "sameprefix")
+			case "int64-16-each":
+				key = binary.BigEndian.AppendUint64(key[:0], r.Uint64N(n/16))
 			}
 			buf.add(key, nil)
+			key = key[:99]
 		}
 		saved := append([]entry(nil), buf.idx...)
 		for _, alg := range []string{"radix", "pdqsort"} {
-			b.Run(fmt.Sprintf("shared-prefix=%v/%s", shared, alg), func(b *testing.B) {
+			b.Run(fmt.Sprintf("keys=%s/%s", keys, alg), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					copy(buf.idx, saved)

@@ -51,6 +51,10 @@ type sortBuffer struct {
 	segSize int
 	started bool // writer memory reserved
 	sorted  bool
+	// minKey and maxKey are the shortest and longest keys added since the
+	// last reset: keys of one length up to 8 bytes are their prefixes, so
+	// equal prefixes need no look at the keys.
+	minKey, maxKey int
 
 	// scratch slices for keys of records larger than a segment
 	scratchA, scratchB []byte
@@ -122,6 +126,10 @@ func (b *sortBuffer) add(key, val []byte) bool {
 		}
 		off = b.buf.AppendForce(key, val)
 	}
+	if len(b.idx) == 0 {
+		b.minKey, b.maxKey = len(key), len(key)
+	}
+	b.minKey, b.maxKey = min(b.minKey, len(key)), max(b.maxKey, len(key))
 	b.idx = append(b.idx, entry{prefix: memory.Prefix(key), off: off})
 	b.sorted = false
 	return true
@@ -205,6 +213,10 @@ func (b *sortBuffer) fetch(i int, ks, vs *[fetchBatch][]byte) int {
 	return n
 }
 
+// prefixKeys reports whether the keys are their prefixes: all of one length,
+// at most 8 bytes (int64 keys, say), so that equal prefixes are equal keys.
+func (b *sortBuffer) prefixKeys() bool { return b.minKey == b.maxKey && b.maxKey <= 8 }
+
 // compare orders two entries by prefix, then by full key.
 func (b *sortBuffer) compare(x, y entry) int {
 	if x.prefix != y.prefix {
@@ -212,6 +224,9 @@ func (b *sortBuffer) compare(x, y entry) int {
 			return -1
 		}
 		return 1
+	}
+	if b.prefixKeys() {
+		return 0
 	}
 	var kx, ky []byte
 	kx, b.scratchA = b.buf.Key(x.off, b.scratchA)
@@ -256,6 +271,9 @@ func (b *sortBuffer) radix(es []entry, depth, keyOff int) {
 		}
 		depth = max(depth, bits.LeadingZeros64(diff)/8)
 		if depth >= 8 {
+			if keyOff == 0 && b.prefixKeys() {
+				return // all equal
+			}
 			b.ties(es, keyOff+8)
 			return
 		}
