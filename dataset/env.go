@@ -129,6 +129,11 @@ func (e *Env) plan() (*optimizer.Plan, error) {
 	}
 	plan := &optimizer.Plan{Memory: e.opts.Memory}
 	for _, n := range e.nodes {
+		if n.unship != nil { // planned before: as the program built it
+			n.unship()
+		}
+	}
+	for _, n := range e.nodes {
 		n.model()
 		n.opt.Actual = nil
 		plan.Nodes = append(plan.Nodes, &n.opt)

@@ -535,6 +535,9 @@ func TestReplayShippedOnce(t *testing.T) {
 					return Map(Cross(added, one, func(a *kv, b *int64) kv { return kv{a.K, a.V * *b} }), func(x kv) kv { return x })
 				})
 				got := Collect(res)
+				if _, err := env.Plan(); err != nil { // planning twice plans the same
+					t.Fatal(err)
+				}
 				r, err := env.Execute(context.Background())
 				if err != nil {
 					t.Fatal(err)

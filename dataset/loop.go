@@ -471,6 +471,8 @@ func (e *Env) shipBeforeReplay() {
 		}
 		rd := &r.opt.Decision
 		rd.Ship[0], d.Ship[i] = d.Ship[i], optimizer.Forward
+		par, conn := r.opt.Parallelism, r.connect[0]
+		r.unship = func() { r.opt.Parallelism, r.connect[0], r.unship = par, conn, nil }
 		r.connect[0] = c.connect[i]
 		r.opt.Parallelism = c.opt.Parallelism
 		rd.Notes = append(rd.Notes, fmt.Sprintf("input 0 shipped %s once, for %s: the spool holds each subtask's share", rd.Ship[0], c.name()))

@@ -88,11 +88,15 @@ type node struct {
 	// canCache (joins) says whether a loop-invariant input i can be kept as an
 	// index across supersteps instead of replayed; cached and cacheInput are
 	// set by loop.seal when it is.
-	canCache    func(input int) bool
-	cached      bool
-	cacheInput  int
-	loopDelta   bool
-	replayer    map[*loop]*node
+	canCache   func(input int) bool
+	cached     bool
+	cacheInput int
+	loopDelta  bool
+	replayer   map[*loop]*node
+	// unship, on a replayer whose consumer's exchange shipBeforeReplay
+	// moved in front of it, puts back its parallelism and input edge
+	// before the program is planned again.
+	unship      func()
 	newReplayer func(lp *loop) *node
 	supersteps  func(tc *task, input int) (stepInput, error)
 }
