@@ -139,13 +139,13 @@ func (t *groupTable[T]) groups() int {
 
 // bytes returns the memory the table's groups take.
 func (t *groupTable[T]) bytes() int64 {
-	if t.isDense && t.direct {
-		var zero T
-		return int64(len(t.dvals))*int64(unsafe.Sizeof(zero)) + 8*int64(len(t.present)) + int64(t.owned)
-	}
-	if t.isDense {
-		var zero T
-		return 4*int64(len(t.dense)) + int64(len(t.vals))*int64(unsafe.Sizeof(zero)) + int64(t.owned)
+	var zero T
+	size := int64(unsafe.Sizeof(zero))
+	switch {
+	case t.isDense && t.direct:
+		return int64(len(t.dvals))*size + 8*int64(len(t.present)) + int64(t.owned)
+	case t.isDense:
+		return 4*int64(len(t.dense)) + int64(len(t.vals))*size + int64(t.owned)
 	}
 	return int64(len(t.vals))*groupBytes[T]() + int64(len(t.keys)) + int64(t.owned)
 }
@@ -232,9 +232,7 @@ func (t *groupTable[T]) addAt(v *T, off uint64) {
 			t.owned += t.codec.Own(&t.vals[len(t.vals)-1], nil, t.arena)
 		}
 		t.dense[off] = int32(len(t.vals))
-		t.ndense++
-		u := t.base + off
-		t.lo, t.hi = min(t.lo, u), max(t.hi, u)
+		t.started(off)
 		return
 	}
 	w, bit := off>>6, uint64(1)<<(off&63)
@@ -247,6 +245,11 @@ func (t *groupTable[T]) addAt(v *T, off uint64) {
 	if t.codec != nil {
 		t.owned += t.codec.Own(&t.dvals[off], nil, t.arena)
 	}
+	t.started(off)
+}
+
+// started counts a group started at dense entry off.
+func (t *groupTable[T]) started(off uint64) {
 	t.ndense++
 	u := t.base + off
 	t.lo, t.hi = min(t.lo, u), max(t.hi, u)
@@ -309,7 +312,7 @@ func (t *groupTable[T]) heldWords() (from, to uint64) {
 func (t *groupTable[T]) widen(u uint64) bool {
 	lo, hi := min(t.lo, u), max(t.hi, u) // the keys' span, u included
 	if hi == math.MaxUint64 {
-		return false // no range [base, base+n) holds it
+		return false // base+n below would overflow (a range ending at 2^64 may hold it, once made)
 	}
 	need := hi - lo + 1
 	limit := uint64(max(4*(t.ndense+1), t.denseFloor))
@@ -359,13 +362,25 @@ func (t *groupTable[T]) denseValues(dst []T) []T {
 	if !t.direct {
 		return append(dst, t.vals...)
 	}
+	_ = t.eachDirect(func(v *T) error {
+		dst = append(dst, *v)
+		return nil
+	})
+	return dst
+}
+
+// eachDirect calls f with every group of a direct dense table in key order,
+// until f returns an error, which it returns.
+func (t *groupTable[T]) eachDirect(f func(v *T) error) error {
 	from, to := t.heldWords()
 	for w := from / 64; w < to/64; w++ {
 		for m := t.present[w]; m != 0; m &= m - 1 {
-			dst = append(dst, t.dvals[w*64+uint64(bits.TrailingZeros64(m))])
+			if err := f(&t.dvals[w*64+uint64(bits.TrailingZeros64(m))]); err != nil {
+				return err
+			}
 		}
 	}
-	return dst
+	return nil
 }
 
 // toHash turns the table into hash mode, with room for groups groups at
@@ -453,12 +468,14 @@ func (t *groupTable[T]) rehash() {
 // lets the groups' memory go.
 func (t *groupTable[T]) reset() {
 	clear(t.slots)
-	if from, to := t.heldWords(); to > from && t.direct {
+	switch from, to := t.heldWords(); {
+	case to == from:
+	case t.direct:
 		clear(t.present[from/64 : to/64])
 		if t.codec != nil {
 			clear(t.dvals[from:to])
 		}
-	} else if to > from {
+	default:
 		clear(t.dense[from:to])
 	}
 	t.lo, t.hi, t.ndense = math.MaxUint64, 0, 0
@@ -491,20 +508,17 @@ func (t *groupTable[T]) emitDense(next collector[T], batch int) error {
 	}
 	buf := t.buf[:0]
 	defer func() { clear(buf[:cap(buf)]) }() // no references kept
-	from, to := t.heldWords()
-	for w := from / 64; w < to/64; w++ {
-		for m := t.present[w]; m != 0; m &= m - 1 {
-			buf = append(buf, t.dvals[w*64+uint64(bits.TrailingZeros64(m))])
-			if len(buf) == batch {
-				if err := next.collect(buf); err != nil {
-					return err
-				}
-				buf = buf[:0]
-			}
+	err := t.eachDirect(func(v *T) error {
+		buf = append(buf, *v)
+		if len(buf) < batch {
+			return nil
 		}
+		err := next.collect(buf)
+		buf = buf[:0]
+		return err
+	})
+	if err == nil && len(buf) > 0 {
+		err = next.collect(buf)
 	}
-	if len(buf) > 0 {
-		return next.collect(buf)
-	}
-	return nil
+	return err
 }

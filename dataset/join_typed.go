@@ -20,7 +20,7 @@ const typedJoinChunk = 1 << 20
 // A typed hash join is the hybrid hash join's fast path for a build side that
 // fits in the operator's memory share: the build records are kept as Go
 // values (their strings copied into the join's arena: memory.Codec.Own), with
-// their encoded keys and hashes, in a chained hash table; probe records are
+// their encoded keys, in a chained hash table; probe records are
 // looked up as they come, a batch at a time, without being serialized, and
 // the join function gets pointers to both values. Nothing is decoded.
 //
@@ -103,7 +103,6 @@ func (t *typedBuild[B]) add(batch []B) (int, error) {
 			}
 		}
 		t.koff = append(t.koff, int32(len(t.keys)))
-		t.hash = append(t.hash, memory.Hash(t.keys[before:], typedJoinSeed))
 	}
 	return len(batch), nil
 }
@@ -118,6 +117,11 @@ func (t *typedBuild[B]) index() {
 	t.next = make([]int32, n)
 	if t.indexDense() {
 		return
+	}
+	// the hashes, only now: a dense index needs none
+	t.hash = make([]uint64, n)
+	for i := range n {
+		t.hash[i] = memory.Hash(t.key(int32(i)), typedJoinSeed)
 	}
 	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
 	t.slots = make([]uint64, size)
@@ -153,7 +157,7 @@ func (t *typedBuild[B]) indexDense() bool {
 	}
 	lo, hi := uint64(math.MaxUint64), uint64(0)
 	for i := range n {
-		u := binary.BigEndian.Uint64(t.keys[8*i:])
+		u := t.word(i)
 		lo, hi = min(lo, u), max(hi, u)
 	}
 	if hi-lo >= 4*uint64(n) {
@@ -162,7 +166,7 @@ func (t *typedBuild[B]) indexDense() bool {
 	t.dense, t.base = make([]int32, hi-lo+1), lo
 	distinct := 0
 	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
-		off := binary.BigEndian.Uint64(t.keys[8*i:]) - lo
+		off := t.word(i) - lo
 		if t.dense[off] == 0 {
 			distinct++
 		}
@@ -189,7 +193,7 @@ func (t *typedBuild[B]) sortByKey() {
 	defer t.res.Shrink(extra)
 	pos := make([]int32, len(t.dense)) // records a key, then index+1 of its next place
 	for i := range n {
-		pos[binary.BigEndian.Uint64(t.keys[8*i:])-t.base]++
+		pos[t.word(i)-t.base]++
 	}
 	at := int32(0)
 	for off, c := range pos {
@@ -200,7 +204,7 @@ func (t *typedBuild[B]) sortByKey() {
 	}
 	vals, keys := make([]B, n), make([]byte, 8*n)
 	for i := range n {
-		off := binary.BigEndian.Uint64(t.keys[8*i:]) - t.base
+		off := t.word(i) - t.base
 		j := pos[off] - 1
 		pos[off]++
 		vals[j] = t.vals[i]
@@ -214,10 +218,13 @@ func (t *typedBuild[B]) sortByKey() {
 	}
 	t.next[n-1] = 0
 	clear(t.vals) // no references kept
-	t.vals, t.keys, t.hash = vals, keys, nil
+	t.vals, t.keys = vals, keys
 }
 
 func (t *typedBuild[B]) key(i int32) []byte { return t.keys[t.koff[i]:t.koff[i+1]] }
+
+// word returns record i's key, of 8 bytes, as a big-endian word.
+func (t *typedBuild[B]) word(i int) uint64 { return binary.BigEndian.Uint64(t.keys[8*i:]) }
 
 // lookupDense returns index+1 of the first record with key word u, 0 if none.
 func (t *typedBuild[B]) lookupDense(u uint64) int32 {

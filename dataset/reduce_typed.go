@@ -39,16 +39,23 @@ type typedFinal[T any] struct {
 func newTypedFinal[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
 	newAgg func() *sortjoin.HashAggregator) *typedFinal[T] {
 	f := &typedFinal[T]{tc: tc, key: key, limit: tc.memShare, newAgg: newAgg, k: k, codec: codec}
-	if kept, ok := tc.kept[key].(*typedFinal[T]); ok {
+	if kept, ok := tc.kept[key].(keptFinal[T]); ok {
 		f.t, f.res = kept.t, kept.res
 		f.t.reset()
-	} else {
-		f.t = newGroupTable(k, codec, fn, 1024, denseFloor(tc.memShare, denseEntryBytes[T]()))
-		f.res = tc.Env.Memory.NewReservation("typed aggregation")
-		res := f.res
-		tc.keep(key, f, func() { _ = res.Release() })
+		return f
 	}
+	f.t = newGroupTable(k, codec, fn, 1024, denseFloor(tc.memShare, denseEntryBytes[T]()))
+	f.res = tc.Env.Memory.NewReservation("typed aggregation")
+	res := f.res
+	tc.keep(key, keptFinal[T]{f.t, res}, func() { _ = res.Release() })
 	return f
+}
+
+// keptFinal is what a loop's task keeps of a typed final aggregation from one
+// superstep to the next.
+type keptFinal[T any] struct {
+	t   *groupTable[T]
+	res *memory.Reservation
 }
 
 func (f *typedFinal[T]) collect(b []T) error {
