@@ -65,18 +65,24 @@ func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec
 }
 
 func (c *typedCombiner[T]) collect(b []T) error {
-	b = b[c.t.addBatch(b):] // all of it, in dense mode over flat records
-	for i := range b {
+	for len(b) > 0 {
+		if n := c.t.addBatch(b); n > 0 { // in dense mode over flat records
+			b = b[n:]
+			continue
+		}
+		// b[0] goes one at a time: the table hashes, holds records behind
+		// indexes or owning memory, or its key lies beyond the dense range
 		if c.t.owned > typedCombinerOwned || (!(c.t.isDense && c.t.direct) && c.t.groups() >= typedCombinerEntries) {
 			if err := c.flush(); err != nil {
 				return err
 			}
 		}
-		if !c.t.add(&b[i]) {
-			if err := c.wide(&b[i]); err != nil {
+		if !c.t.add(&b[0]) {
+			if err := c.wide(&b[0]); err != nil {
 				return err
 			}
 		}
+		b = b[1:]
 	}
 	return nil
 }

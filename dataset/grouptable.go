@@ -258,41 +258,53 @@ func (t *groupTable[T]) started(off uint64) {
 // readAhead is how many records addBatch reads ahead.
 const readAhead = 256
 
-// addBatch adds b's records in order until one's key lies beyond what dense
-// mode may hold, and returns how many it added. It is add for a batch, for
-// tables in dense mode over flat records with a word keyer (else it adds
-// none), and reads ahead: it finds the entries of readAhead records first
-// and touches them in a loop with no calls in it, so that their cache misses
-// overlap (a table of a million groups is far larger than the caches), and
-// then reduces the records into them.
+// addBatch adds b's records in order and returns how many it added: all of
+// them, or fewer when a record's key lies beyond what dense mode may hold
+// (that record is not added) or made the table widen (it is added, and the
+// caller may check the table's bytes before it adds more). It is add for a
+// batch, for tables in dense mode over flat records with a word keyer (else
+// it adds none), and reads ahead: it finds the entries of readAhead records
+// first and touches them in a loop with no calls in it, so that their cache
+// misses overlap (a table of a million groups is far larger than the caches),
+// and then reduces the records into them in a loop whose only calls are the
+// reduce function's.
 func (t *groupTable[T]) addBatch(b []T) int {
 	if !t.isDense || !t.direct || t.codec != nil || t.word == nil {
 		return 0
 	}
 	var offs [readAhead]uint64
+	fn := t.fn
 	for lo := 0; lo < len(b); lo += readAhead {
 		c := b[lo:min(lo+readAhead, len(b))]
 		o := offs[:len(c)]
+		base := t.base
 		for i := range c {
-			o[i] = t.word(&c[i]) - t.base
+			o[i] = t.word(&c[i]) - base
 		}
-		d := t.dvals
+		d, p := t.dvals, t.present
+		n := uint64(len(d))
 		var s byte
 		for _, off := range o {
-			if off < uint64(len(d)) {
+			if off < n {
 				s += *(*byte)(unsafe.Pointer(&d[off]))
 			}
 		}
 		t.sink += s
-		base := t.base // a widen may move it, and the offsets with it
-		for i := range c {
-			if off := o[i]; t.base == base && off < uint64(len(t.dvals)) {
-				t.addAt(&c[i], off)
+		for i, off := range o {
+			if off >= n { // beyond the dense range
+				if !t.addDense(&c[i]) {
+					return lo + i
+				}
+				return lo + i + 1 // it widened the table
+			}
+			w, bit := off>>6, uint64(1)<<(off&63)
+			if p[w]&bit != 0 {
+				d[off] = fn(d[off], c[i])
 				continue
 			}
-			if !t.addDense(&c[i]) {
-				return lo + i
-			}
+			p[w] |= bit
+			d[off] = c[i]
+			t.started(off)
 		}
 	}
 	return len(b)
@@ -347,7 +359,7 @@ func (t *groupTable[T]) widen(u uint64) bool {
 		t.dense, t.base, t.lo, t.hi = d, base, lo, hi
 		return true
 	}
-	d, p := make([]T, n), make([]uint64, n/64)
+	d, p := memory.MakeHuge[T](int(n)), make([]uint64, n/64)
 	if to > from {
 		copy(d[at:], t.dvals[from:to])
 		copy(p[at/64:], t.present[from/64:to/64])

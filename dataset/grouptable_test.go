@@ -85,16 +85,24 @@ func TestGroupTableModes(t *testing.T) {
 		}(), never},
 	} {
 		for _, floor := range []int{0, 4096, 1 << 20} {
-			for _, direct := range []bool{true, false} {
-				t.Run(fmt.Sprintf("%s/floor=%d/direct=%v", tc.name, floor, direct), func(t *testing.T) {
+			for _, mode := range []string{"direct", "direct-batch", "indexed"} {
+				direct := mode != "indexed"
+				t.Run(fmt.Sprintf("%s/floor=%d/%s", tc.name, floor, mode), func(t *testing.T) {
 					tab := sumTable(t, 16, floor)
 					tab.direct = direct    // the records in the entries, or behind indexes
 					for round := range 2 { // a reset table keeps its mode
 						want := map[int64]int64{}
+						vs := make([]keyedSum, len(tc.keys))
 						for i, key := range tc.keys {
-							v := keyedSum{K: key, Sum: int64(i), N: 1}
+							vs[i] = keyedSum{K: key, Sum: int64(i), N: 1}
 							want[key] += int64(i)
-							tab.add(&v)
+						}
+						if mode == "direct-batch" {
+							addBatches(t, tab, vs, r)
+						} else {
+							for i := range vs {
+								tab.add(&vs[i])
+							}
 						}
 						if tab.groups() != len(want) {
 							t.Fatalf("round %d: %d groups, want %d", round, tab.groups(), len(want))
@@ -115,6 +123,33 @@ func TestGroupTableModes(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// addBatches adds vs to tab as typedFinal does, in batches of random sizes
+// with addBatch, one record with add where addBatch adds none, and checks
+// that addBatch stops only at a record it could not hold or one that
+// widened the table.
+func addBatches(t *testing.T, tab *groupTable[keyedSum], vs []keyedSum, r *rand.Rand) {
+	t.Helper()
+	for len(vs) > 0 {
+		c := vs[:min(len(vs), 1+r.IntN(600))]
+		for len(c) > 0 {
+			from, base, dense := tab.denseLen(), tab.base, tab.isDense
+			n := tab.addBatch(c)
+			switch {
+			case n == len(c):
+			case n == 0:
+				tab.add(&c[0])
+				n = 1
+			case dense && tab.isDense && tab.denseLen() == from && tab.base == base:
+				// it stopped without widening: c[n] must lie beyond the range
+				if off := tab.word(&c[n]) - tab.base; off < tab.denseLen() {
+					t.Fatalf("addBatch stopped at key %d, which the dense range holds", c[n].K)
+				}
+			}
+			c, vs = c[n:], vs[n:]
 		}
 	}
 }
@@ -151,8 +186,12 @@ func BenchmarkGroupTable(b *testing.B) {
 					tab.reset()
 					if mode == "dense-batch" {
 						for lo := 0; lo < len(in); lo += 1024 {
-							if n := tab.addBatch(in[lo : lo+1024]); n != 1024 {
-								b.Fatalf("addBatch added %d of 1024", n)
+							for c := in[lo : lo+1024]; len(c) > 0; {
+								n := tab.addBatch(c)
+								if n == 0 {
+									b.Fatalf("addBatch added none of %d", len(c))
+								}
+								c = c[n:]
 							}
 						}
 						continue

@@ -62,11 +62,16 @@ func (f *typedFinal[T]) collect(b []T) error {
 	if f.spill != nil {
 		return f.spill.collect(b)
 	}
-	for i := range b {
-		f.t.add(&b[i])
+	for len(b) > 0 {
+		n := f.t.addBatch(b) // stops after a record that widened the table
+		if n == 0 {
+			f.t.add(&b[0])
+			n = 1
+		}
+		b = b[n:]
 		if used := f.t.bytes(); used > f.res.Bytes() {
 			if (f.limit > 0 && used > f.limit) || f.res.Grow(max(typedFinalChunk, used-f.res.Bytes())) != nil {
-				return f.handOver(b[i+1:])
+				return f.handOver(b)
 			}
 		}
 	}

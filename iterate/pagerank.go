@@ -84,8 +84,9 @@ func PageRank(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], p Pag
 			})
 		contribs := dataset.FlatMap(withAdj, func(r rankedAdjacency, emit func(Page)) {
 			emit(Page{ID: r.ID})
+			share := r.Rank / float64(len(r.Dests)) // not used without links
 			for _, dst := range r.Dests {
-				emit(Page{ID: dst, Rank: r.Rank / float64(len(r.Dests))})
+				emit(Page{ID: dst, Rank: share})
 			}
 		})
 		sums := dataset.GroupBy(contribs, pageID).Reduce(func(a, b Page) Page { return Page{ID: a.ID, Rank: a.Rank + b.Rank} })

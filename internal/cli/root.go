@@ -19,9 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// DefaultMemory is the memory budget of a job without --memory.
-const DefaultMemory = 256 << 20
-
 // globalOptions are the persistent flags of the root command.
 type globalOptions struct {
 	memory      Size
@@ -81,7 +78,7 @@ func (g *globalOptions) validate() error {
 
 // NewRootCommand returns the weir command with its job commands.
 func NewRootCommand() *cobra.Command {
-	g := &globalOptions{memory: DefaultMemory}
+	g := &globalOptions{memory: Size(DefaultMemory())}
 	root := &cobra.Command{
 		Use:           "weir",
 		Short:         "weir runs batch dataflow jobs within a memory budget",
@@ -89,7 +86,7 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	pf := root.PersistentFlags()
-	pf.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB")
+	pf.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB; by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
 	pf.StringVar(&g.tmp, "tmp", "", "directory for spill files (default: the system's temporary directory)")
 	pf.IntVar(&g.parallelism, "parallelism", 0, "operator instances to run at once (default: the number of CPUs)")
 	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")

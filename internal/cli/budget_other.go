@@ -1,0 +1,5 @@
+//go:build !linux
+
+package cli
+
+func totalMemory() int64 { return 0 }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package memory
+
+import "unsafe"
+
+func adviseHuge(unsafe.Pointer, uintptr) {}
