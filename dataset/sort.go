@@ -210,11 +210,37 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		if err != nil {
 			return err
 		}
-		it, err := sortInput(tc, where, sortKey, codec)
-		if err != nil {
+		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
+		var it sortjoin.Iterator
+		if keyed && len(g.sorts) == 0 && k.word != nil && k.size == 8 && codec.Flat() {
+			d := newDenseGrouper(tc, k.word, &sortFeeder[T]{k: sortKey, codec: codec}, where)
+			if err := drive[T](tc, d); err != nil {
+				return err
+			}
+			grouped, err := d.group()
+			if err != nil {
+				return err
+			}
+			if grouped {
+				d.groups(func(vals []T) bool {
+					if err = tc.Context().Err(); err == nil {
+						fn(g.sel(vals[0]), valuesOf(vals), e.emit)
+						err = e.err
+					}
+					return err == nil
+				})
+				if err != nil {
+					return err
+				}
+				return e.close()
+			}
+			if it, err = d.fallback.s.Finish(tc.Context()); err != nil {
+				return err
+			}
+			tc.onExit(func() { it.Close() })
+		} else if it, err = sortInput(tc, where, sortKey, codec); err != nil {
 			return err
 		}
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
 		cur := &cursor{it: it}
 		cur.advance()
 		var v T

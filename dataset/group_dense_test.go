@@ -1,0 +1,107 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+type keyedVal struct {
+	K int64
+	V int64
+}
+
+// TestReduceGroupDense checks ReduceGroup over int64 keys, which a
+// denseGrouper groups by a counting sort when they are dense and hands to a
+// sorter when they are sparse or the budget is small, against a naive
+// grouping: every group once, with all its records, keys at both ends of
+// int64, an empty input, one key for most records, records
+// all of one key, and a group function that stops early.
+func TestReduceGroupDense(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	gen := func(n int, key func(i int) int64) []keyedVal {
+		vs := make([]keyedVal, n)
+		for i := range vs {
+			vs[i] = keyedVal{K: key(i), V: int64(i)}
+		}
+		return vs
+	}
+	for _, tc := range []struct {
+		name  string
+		in    []keyedVal
+		dense bool // the unlimited budget groups them by counting
+	}{
+		{"dense", gen(20000, func(int) int64 { return r.Int64N(3000) - 1000 }), true},
+		{"skewed", gen(20000, func(i int) int64 {
+			if i%10 != 0 {
+				return 7
+			}
+			return r.Int64N(5000)
+		}), true},
+		{"one-key", gen(5000, func(int) int64 { return math.MinInt64 }), true},
+		{"ends", gen(4000, func(i int) int64 { return []int64{math.MinInt64, math.MaxInt64, 0}[i%3] }), false},
+		{"sparse", gen(20000, func(int) int64 { return r.Int64() }), false},
+		{"empty", nil, true},
+	} {
+		want := map[int64][]int64{}
+		for _, v := range tc.in {
+			want[v.K] = append(want[v.K], v.V)
+		}
+		for _, c := range configs {
+			t.Run(tc.name+"/"+c.name, func(t *testing.T) {
+				env := newEnv(t, c)
+				g := GroupBy(FromSlice(env, tc.in), func(v keyedVal) int64 { return v.K })
+				groups := Collect(ReduceGroup(g, func(k int64, vals iter.Seq[keyedVal], emit func(KV[int64, []int64])) {
+					var vs []int64
+					for v := range vals {
+						if v.K != k {
+							panic(fmt.Sprintf("record of key %d in group %d", v.K, k))
+						}
+						vs = append(vs, v.V)
+					}
+					emit(KV[int64, []int64]{k, vs})
+				}))
+				firsts := Count(ReduceGroup(g, func(_ int64, vals iter.Seq[keyedVal], emit func(int)) {
+					for range vals {
+						emit(1)
+						break
+					}
+				}))
+				grouped, fellBack := denseGroupings.Load(), denseFallbacks.Load()
+				if _, err := env.Execute(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				got := groups.Values()
+				if len(got) != len(want) {
+					t.Fatalf("%d groups, want %d", len(got), len(want))
+				}
+				for _, kv := range got {
+					w := want[kv.Key]
+					slices.Sort(kv.Value) // want's are in order; a group's records come in no particular order
+					if !slices.Equal(kv.Value, w) {
+						t.Fatalf("key %d: %d records %v..., want %d %v...", kv.Key, len(kv.Value), kv.Value[:min(len(kv.Value), 5)],
+							len(w), w[:min(len(w), 5)])
+					}
+				}
+				if firsts.N() != int64(len(want)) {
+					t.Errorf("early-stopping group function: %d results, want %d", firsts.N(), len(want))
+				}
+				if c.memory == 0 && len(tc.in) > 0 {
+					if tc.dense && denseGroupings.Load() == grouped {
+						t.Error("no subtask grouped its records by counting")
+					}
+					if !tc.dense && denseFallbacks.Load() == fellBack {
+						t.Error("no subtask handed its sparse keys to a sorter")
+					}
+				}
+				if c.memory > 0 && len(tc.in) > 1000 && denseFallbacks.Load() == fellBack {
+					t.Errorf("under %d bytes no subtask handed its records to a sorter", c.memory)
+				}
+			})
+		}
+	}
+}
