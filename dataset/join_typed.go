@@ -76,6 +76,10 @@ func typedJoinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
 func (t *typedBuild[B]) add(batch []B) (int, error) {
 	var zero B
 	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 16 // value, hash, next, koff, slots (2 × uint64)
+	t.vals, t.koff = growDouble(t.vals, len(batch)), growDouble(t.koff, len(batch))
+	if t.ksize > 0 {
+		t.keys = growDouble(t.keys, t.ksize*len(batch))
+	}
 	for i := range batch {
 		before := len(t.keys)
 		t.keys = t.k(t.keys, &batch[i])
@@ -105,6 +109,18 @@ func (t *typedBuild[B]) add(batch []B) (int, error) {
 		t.koff = append(t.koff, int32(len(t.keys)))
 	}
 	return len(batch), nil
+}
+
+// growDouble returns s with room for n more elements, doubling its capacity
+// when it grows: append grows large slices by a quarter, which copies a
+// build side of millions of records four times over, doubling once.
+func growDouble[E any](s []E, n int) []E {
+	if need := len(s) + n; need > cap(s) {
+		g := make([]E, len(s), max(need, 2*cap(s)))
+		copy(g, s)
+		return g
+	}
+	return s
 }
 
 // typedJoinSeed seeds a typed join's hashes (unlike the partitioner's, so
@@ -163,7 +179,7 @@ func (t *typedBuild[B]) indexDense() bool {
 	if hi-lo >= 4*uint64(n) {
 		return false
 	}
-	t.dense, t.base = make([]int32, hi-lo+1), lo
+	t.dense, t.base = memory.MakeHuge[int32](int(hi-lo+1)), lo
 	distinct := 0
 	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
 		off := t.word(i) - lo
@@ -202,7 +218,7 @@ func (t *typedBuild[B]) sortByKey() {
 			at += c
 		}
 	}
-	vals, keys := make([]B, n), make([]byte, 8*n)
+	vals, keys := memory.MakeHuge[B](n), memory.MakeHuge[byte](8*n) // written at random
 	for i := range n {
 		off := t.word(i) - t.base
 		j := pos[off] - 1

@@ -26,6 +26,9 @@
 // path: a second Release returns ErrReleased, and Manager.Close returns an error
 // naming the owners of reservations never released (tests assert it returns nil).
 //
+// MakeHuge allocates a large array (a dense group table, a join's direct index)
+// and advises transparent huge pages for it on Linux, which Go's runtime does not.
+//
 // # Records: RecordBuffer
 //
 // A RecordBuffer appends (key, value) records into segments of one Reservation.
