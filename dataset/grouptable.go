@@ -40,6 +40,7 @@ const groupSeed = partitionSeed ^ 0x9e3779b97f4a7c15
 type groupTable[T any] struct {
 	k     func(dst []byte, v *T) []byte // the keyer's appender
 	word  func(v *T) uint64             // the keyer's word, or nil
+	words func(b []T, w []uint64)       // the keyer's words, set with word
 	size  int                           // the keys' fixed length (koff unused), or 0
 	fn    func(a, b T) T
 	codec *memory.Codec[T] // nil for flat types: nothing to own
@@ -73,7 +74,7 @@ type groupTable[T any] struct {
 // newGroupTable returns an empty table with room for groups groups; a table of
 // 8-byte keys starts in dense mode, allowed denseFloor entries at least.
 func newGroupTable[T any](k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, groups, denseFloor int) *groupTable[T] {
-	t := &groupTable[T]{k: k.appender(), word: k.word, size: k.size, fn: fn,
+	t := &groupTable[T]{k: k.appender(), word: k.word, words: k.words, size: k.size, fn: fn,
 		koff: make([]int32, 1), last: -1, isDense: k.size == 8, direct: denseDirect[T](),
 		denseFloor: denseFloor, lo: math.MaxUint64}
 	if !t.isDense {
@@ -269,7 +270,7 @@ const readAhead = 256
 // and then reduces the records into them in a loop whose only calls are the
 // reduce function's.
 func (t *groupTable[T]) addBatch(b []T) int {
-	if !t.isDense || !t.direct || t.codec != nil || t.word == nil {
+	if !t.isDense || !t.direct || t.codec != nil || t.words == nil {
 		return 0
 	}
 	var offs [readAhead]uint64
@@ -278,8 +279,9 @@ func (t *groupTable[T]) addBatch(b []T) int {
 		c := b[lo:min(lo+readAhead, len(b))]
 		o := offs[:len(c)]
 		base := t.base
-		for i := range c {
-			o[i] = t.word(&c[i]) - base
+		t.words(c, o)
+		for i := range o {
+			o[i] -= base
 		}
 		d, p := t.dvals, t.present
 		n := uint64(len(d))

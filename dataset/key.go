@@ -31,6 +31,9 @@ type keyer[T any] struct {
 	// word, for the scalar keys of 8 bytes (int64, int, uint64), returns the
 	// encoded key as a big-endian word without encoding it; nil otherwise.
 	word func(v *T) uint64
+	// words writes the words of a batch's keys into w (len(b) at least);
+	// set with word: one call a batch, not one a record.
+	words func(b []T, w []uint64)
 }
 
 // appender returns the append function of k for one goroutine: local's when
@@ -95,6 +98,11 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, f(*v)) },
 			word:   func(v *T) uint64 { return uint64(f(*v)) ^ (1 << 63) },
+			words: func(b []T, w []uint64) {
+				for i := range b {
+					w[i] = uint64(f(b[i])) ^ (1 << 63)
+				}
+			},
 			hash: func(v *T) uint64 {
 				var buf [8]byte
 				return memory.Hash(memory.AppendInt64(buf[:0], f(*v)), partitionSeed)
@@ -112,6 +120,11 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendInt64(dst, int64(f(*v))) },
 			word:   func(v *T) uint64 { return uint64(int64(f(*v))) ^ (1 << 63) },
+			words: func(b []T, w []uint64) {
+				for i := range b {
+					w[i] = uint64(int64(f(b[i]))) ^ (1 << 63)
+				}
+			},
 			hash: func(v *T) uint64 {
 				var buf [8]byte
 				return memory.Hash(memory.AppendInt64(buf[:0], int64(f(*v))), partitionSeed)
@@ -121,6 +134,11 @@ func scalarKeyer[T, K any](sel func(T) K) *keyer[T] {
 		return &keyer[T]{size: 8,
 			append: func(dst []byte, v *T) []byte { return memory.AppendUint64(dst, f(*v)) },
 			word:   func(v *T) uint64 { return f(*v) },
+			words: func(b []T, w []uint64) {
+				for i := range b {
+					w[i] = f(b[i])
+				}
+			},
 			hash: func(v *T) uint64 {
 				var buf [8]byte
 				return memory.Hash(memory.AppendUint64(buf[:0], f(*v)), partitionSeed)

@@ -41,7 +41,16 @@ func TestScalarKeyer(t *testing.T) {
 			}
 		}
 	}
-	if f32.word != nil || fs.word != nil {
+	for name, k := range map[string]*keyer[int64]{"int64": fi, "int": fn, "uint64": fu} {
+		ws := make([]uint64, len(ints))
+		k.words(ints, ws)
+		for i := range ints {
+			if enc := k.append(nil, &ints[i]); ws[i] != binary.BigEndian.Uint64(enc) {
+				t.Errorf("%s %d: words gives %#x, encoding %x", name, ints[i], ws[i], enc)
+			}
+		}
+	}
+	if f32.word != nil || fs.word != nil || f32.words != nil || fs.words != nil {
 		t.Error("a key of other than 8 bytes has a word")
 	}
 	for _, s := range []string{"", "a", "a\x00b", "\xff\xff", "weir"} {
