@@ -202,7 +202,7 @@ func (t *typedBuild[B]) indexDense() bool {
 func (t *typedBuild[B]) sortByKey() {
 	var zero B
 	n := len(t.vals)
-	extra := int64(n)*int64(unsafe.Sizeof(zero)) + 8*int64(n)
+	extra := int64(n) * int64(unsafe.Sizeof(zero))
 	if t.res.Grow(extra) != nil {
 		return
 	}
@@ -218,23 +218,29 @@ func (t *typedBuild[B]) sortByKey() {
 			at += c
 		}
 	}
-	vals, keys := memory.MakeHuge[B](n), memory.MakeHuge[byte](8*n) // written at random
+	vals := memory.MakeHuge[B](n) // written at random
 	for i := range n {
 		off := t.word(i) - t.base
 		j := pos[off] - 1
 		pos[off]++
 		vals[j] = t.vals[i]
-		copy(keys[8*j:], t.keys[8*i:8*i+8])
 	}
-	for i := range n - 1 { // a chain runs while the key repeats
-		t.next[i] = 0
-		if string(keys[8*i:8*i+8]) == string(keys[8*i+8:8*i+16]) {
-			t.next[i] = int32(i + 2)
+	// the chains run while the key repeats: key base+off's records are now
+	// [dense[off]-1, pos[off]-1), written in order
+	for off, end := range pos {
+		if end == 0 {
+			continue
 		}
+		from, to := int(t.dense[off]-1), int(end-1)
+		for j := from; j < to-1; j++ {
+			t.next[j] = int32(j + 2)
+		}
+		t.next[to-1] = 0
 	}
-	t.next[n-1] = 0
 	clear(t.vals) // no references kept
-	t.vals, t.keys = vals, keys
+	// a dense index finds records by the array: the encoded keys are not
+	// read again, and their order would be the input's
+	t.vals, t.keys, t.koff = vals, nil, nil
 }
 
 func (t *typedBuild[B]) key(i int32) []byte { return t.keys[t.koff[i]:t.koff[i+1]] }
