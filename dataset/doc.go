@@ -57,7 +57,10 @@
 // with no exchange and no copy. A Reduce runs a combiner on the producer side of
 // its shuffle, then a hash aggregation (sortjoin.HashAggregator) per subtask, or,
 // when its input arrives sorted on the key, a sorted grouping that folds each
-// group as it streams by;
+// group as it streams by. A ReduceGroup sorts its subtask's records by key
+// (sortjoin.Sorter), or, for flat records of one dense 8-byte key and no
+// SortGroup, groups them in memory by a counting sort, handing them to the
+// sorter when the keys are sparse or the budget refuses;
 // joins run the sortjoin hybrid hash join or sort-merge join. Keys are the
 // results of typed key selectors, encoded once per record with memory.ValueKey;
 // records cross spilling operators serialized with memory.Codec. Self is the

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"fmt"
-	"iter"
 	"math"
 	"sync/atomic"
 	"unsafe"
@@ -33,7 +32,8 @@ var denseGroupings, denseFallbacks atomic.Int64
 // counts. When the budget refuses, or the keys are too sparse for the
 // counts, it hands the records held and the rest of its input to a sorter
 // (fallback), which spills as the budget requires: the result is the same.
-// Groups come in key order; a group's records in the order they arrived.
+// Groups come in key order; a group's records in the order they arrived when
+// counted, in no particular order when sorted.
 type denseGrouper[T any] struct {
 	tc    *task
 	word  func(*T) uint64
@@ -46,14 +46,14 @@ type denseGrouper[T any] struct {
 	sorted []T     // the records in key order, after group
 	starts []int32 // sorted[starts[i]:starts[i+1]] is the group of key lo+i
 
-	fallback *sortFeeder[T] // not nil once the records went to a sorter
+	fallback *sortFeeder[T] // its sorter is set once the records went to one
 	where    string
 }
 
 func newDenseGrouper[T any](tc *task, word func(*T) uint64, feeder *sortFeeder[T], where string) *denseGrouper[T] {
 	d := &denseGrouper[T]{tc: tc, word: word, lo: math.MaxUint64, limit: tc.memShare, where: where,
 		res: tc.Env.Memory.NewReservation(where + " dense grouping")}
-	d.fallback = feeder // kept aside (s nil) until needed
+	d.fallback = feeder // its sorter made when needed
 	tc.onExit(func() { _ = d.res.Release() })
 	return d
 }
@@ -107,7 +107,7 @@ func (d *denseGrouper[T]) sort() error {
 	held := d.vals
 	d.vals = nil
 	d.fallback.s = d.tc.newSorter(fmt.Sprintf("%s %d", d.where, d.tc.Subtask))
-	_ = d.res.Release() // the sorter reserves its own; held is garbage after this
+	d.res.Shrink(d.res.Bytes()) // the sorter reserves its own; held is garbage after this
 	for len(held) > 0 {
 		n := min(len(held), 1024)
 		if err := d.fallback.collect(held[:n]); err != nil {
@@ -172,17 +172,6 @@ func (d *denseGrouper[T]) groups(f func(vals []T) bool) {
 	for k := 0; k+1 < len(d.starts); k++ {
 		if from, to := d.starts[k], d.starts[k+1]; to > from && !f(d.sorted[from:to]) {
 			return
-		}
-	}
-}
-
-// valuesOf returns the records of vals as a sequence.
-func valuesOf[T any](vals []T) iter.Seq[T] {
-	return func(yield func(T) bool) {
-		for _, v := range vals {
-			if !yield(v) {
-				return
-			}
 		}
 	}
 }

@@ -222,9 +222,18 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 				return err
 			}
 			if grouped {
+				var group []T
+				seq := func(yield func(T) bool) { // one for every group
+					for _, v := range group {
+						if !yield(v) {
+							return
+						}
+					}
+				}
 				d.groups(func(vals []T) bool {
 					if err = tc.Context().Err(); err == nil {
-						fn(g.sel(vals[0]), valuesOf(vals), e.emit)
+						group = vals
+						fn(g.sel(vals[0]), seq, e.emit)
 						err = e.err
 					}
 					return err == nil
