@@ -19,10 +19,10 @@ const typedCombinerOwned = 8 << 20
 // included), which needs no serialization: it keeps its groups in a
 // groupTable. Keys of 8 bytes start in the table's dense mode, which may take
 // denseFloor entries (an eighth of the share, or 32 MiB without one, up to 1M
-// entries); with records small enough to be held in the entries (directBytes)
-// it combines every record of a million dense keys, a graph's vertices say,
-// into one, else it holds up to typedCombinerEntries groups. A key beyond that range sends every group
-// downstream; the table stays dense if the groups filled a quarter of it (keys
+// entries); with records small enough to be held in the entries
+// (directBytes) it combines every record of a million dense keys, a graph's
+// vertices say, into one, else it holds up to typedCombinerEntries groups. A
+// key beyond that range sends every group downstream; the table stays dense if the groups filled a quarter of it (keys
 // that move along), and turns to hashing otherwise. In hash mode it holds up
 // to typedCombinerEntries groups. When the table or its arena is full it
 // sends every group downstream and starts over, as a combiner may (its output

@@ -1,7 +1,7 @@
 package dataset
 
 import (
-	"fmt"
+	"iter"
 	"math"
 	"sync/atomic"
 	"unsafe"
@@ -81,16 +81,14 @@ func (d *denseGrouper[T]) collect(b []T) error {
 		return d.fallback.collect(b)
 	}
 	if need := len(d.vals) + len(b); need > cap(d.vals) {
-		capacity := max(need, 2*cap(d.vals), 1024)
+		capacity := max(need, 2*cap(d.vals)) // what growDouble makes
 		if capacity > math.MaxInt32 || !d.reserve(int64(capacity)*d.recordBytes()) {
 			if err := d.sort(); err != nil {
 				return err
 			}
 			return d.fallback.collect(b)
 		}
-		vals := make([]T, len(d.vals), capacity)
-		copy(vals, d.vals)
-		d.vals = vals
+		d.vals = growDouble(d.vals, len(b))
 	}
 	for i := range b {
 		u := d.word(&b[i])
@@ -106,16 +104,9 @@ func (d *denseGrouper[T]) close() error { return nil }
 func (d *denseGrouper[T]) sort() error {
 	held := d.vals
 	d.vals = nil
-	d.fallback.s = d.tc.newSorter(fmt.Sprintf("%s %d", d.where, d.tc.Subtask))
+	d.fallback.s = d.tc.inputSorter(d.where)
 	d.res.Shrink(d.res.Bytes()) // the sorter reserves its own; held is garbage after this
-	for len(held) > 0 {
-		n := min(len(held), 1024)
-		if err := d.fallback.collect(held[:n]); err != nil {
-			return err
-		}
-		held = held[n:]
-	}
-	return nil
+	return d.fallback.collect(held)
 }
 
 // group sorts the records held by key with a counting sort, or hands them to
@@ -167,11 +158,27 @@ func (d *denseGrouper[T]) counting() (bool, error) {
 	return true, nil
 }
 
-// groups calls f with every group, in key order, until it returns false.
-func (d *denseGrouper[T]) groups(f func(vals []T) bool) {
-	for k := 0; k+1 < len(d.starts); k++ {
-		if from, to := d.starts[k], d.starts[k+1]; to > from && !f(d.sorted[from:to]) {
-			return
+// reduceDense calls fn with every group of d, in key order, through one
+// sequence for all of them, until the task is cancelled or emitting fails.
+func reduceDense[T, K, O any](tc *task, d *denseGrouper[T], sel func(T) K, fn func(K, iter.Seq[T], func(O)), e *bufferedEmitter[O]) error {
+	var group []T
+	seq := func(yield func(T) bool) {
+		for _, v := range group {
+			if !yield(v) {
+				return
+			}
 		}
 	}
+	for k := 0; k+1 < len(d.starts); k++ {
+		if group = d.sorted[d.starts[k]:d.starts[k+1]]; len(group) == 0 {
+			continue
+		}
+		if err := tc.Context().Err(); err != nil {
+			return err
+		}
+		if fn(sel(group[0]), seq, e.emit); e.err != nil {
+			return e.err
+		}
+	}
+	return nil
 }

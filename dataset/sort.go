@@ -89,15 +89,25 @@ func (t *task) newSorter(name string) *sortjoin.Sorter {
 // sortInput sorts the task's input 0 (records of T) by the key k encodes and
 // returns the sorted (key, serialized record) pairs; the task's exit closes them.
 func sortInput[T any](tc *task, where string, k *keyer[T], codec *memory.Codec[T]) (sortjoin.Iterator, error) {
-	s := tc.newSorter(fmt.Sprintf("%s %d", where, tc.Subtask))
+	s := tc.inputSorter(where)
 	if err := drive[T](tc, &sortFeeder[T]{k: k, codec: codec, s: s}); err != nil {
 		return nil, err
 	}
-	it, err := s.Finish(tc.Context())
+	return tc.finishSort(s)
+}
+
+// inputSorter returns the Sorter of the task's input for the operator at where.
+func (t *task) inputSorter(where string) *sortjoin.Sorter {
+	return t.newSorter(fmt.Sprintf("%s %d", where, t.Subtask))
+}
+
+// finishSort finishes s and returns its sorted pairs; the task's exit closes them.
+func (t *task) finishSort(s *sortjoin.Sorter) (sortjoin.Iterator, error) {
+	it, err := s.Finish(t.Context())
 	if err != nil {
 		return nil, err
 	}
-	tc.onExit(func() { it.Close() })
+	t.onExit(func() { it.Close() })
 	return it, nil
 }
 
@@ -212,7 +222,7 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		}
 		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
 		var it sortjoin.Iterator
-		if keyed && len(g.sorts) == 0 && k.word != nil && k.size == 8 && codec.Flat() {
+		if keyed && len(g.sorts) == 0 && k.word != nil && codec.Flat() {
 			d := newDenseGrouper(tc, k.word, &sortFeeder[T]{k: sortKey, codec: codec}, where)
 			if err := drive[T](tc, d); err != nil {
 				return err
@@ -222,31 +232,14 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 				return err
 			}
 			if grouped {
-				var group []T
-				seq := func(yield func(T) bool) { // one for every group
-					for _, v := range group {
-						if !yield(v) {
-							return
-						}
-					}
-				}
-				d.groups(func(vals []T) bool {
-					if err = tc.Context().Err(); err == nil {
-						group = vals
-						fn(g.sel(vals[0]), seq, e.emit)
-						err = e.err
-					}
-					return err == nil
-				})
-				if err != nil {
+				if err := reduceDense(tc, d, g.sel, fn, e); err != nil {
 					return err
 				}
 				return e.close()
 			}
-			if it, err = d.fallback.s.Finish(tc.Context()); err != nil {
+			if it, err = tc.finishSort(d.fallback.s); err != nil {
 				return err
 			}
-			tc.onExit(func() { it.Close() })
 		} else if it, err = sortInput(tc, where, sortKey, codec); err != nil {
 			return err
 		}

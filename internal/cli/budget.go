@@ -9,18 +9,22 @@ import (
 // MinDefaultMemory is the least budget of a job without --memory.
 const MinDefaultMemory = 256 << 20
 
+// cgroupLimits are the files of the process's cgroup memory limit: v2's
+// memory.max and v1's memory.limit_in_bytes.
+var cgroupLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+
 // DefaultMemory returns the memory budget of a job without --memory: a
 // quarter of the memory the process may use, the least of the machine's
-// memory and its cgroup's limit (v2 memory.max or v1
-// memory.limit_in_bytes), in whole MiB, and at least MinDefaultMemory. DuckDB takes 80% of
-// the memory by default and Flink gives its managed memory 40% of a task
-// manager's; the budget counts only what operators reserve (sort buffers,
-// hash tables, join indexes), while records in Go form and the garbage
-// collector's headroom come on top, hence the smaller share. Without a
-// reading (another system) it is MinDefaultMemory.
+// memory and its cgroup's limit (cgroupLimits), in whole MiB, and at least
+// MinDefaultMemory. DuckDB takes 80% of the memory by default and Flink
+// gives its managed memory 40% of a task manager's; the budget counts only
+// what operators reserve (sort buffers, hash tables, join indexes), while
+// records in Go form and the garbage collector's headroom come on top, hence
+// the smaller share. Without a reading (another system) it is
+// MinDefaultMemory.
 func DefaultMemory() int64 {
 	avail := totalMemory()
-	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+	for _, f := range cgroupLimits {
 		if limit := readLimit(f); limit > 0 && (avail == 0 || limit < avail) {
 			avail = limit
 		}

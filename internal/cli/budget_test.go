@@ -47,8 +47,11 @@ func TestDefaultMemory(t *testing.T) {
 		if total/4 >= MinDefaultMemory && got > total/4 {
 			t.Errorf("DefaultMemory() = %d, more than a quarter of MemTotal %d", got, total)
 		}
-		if got > MinDefaultMemory && got < total/4-(1<<20) && readLimit("/sys/fs/cgroup/memory.max") == 0 &&
-			readLimit("/sys/fs/cgroup/memory/memory.limit_in_bytes") == 0 {
+		limited := false
+		for _, f := range cgroupLimits {
+			limited = limited || readLimit(f) > 0
+		}
+		if got > MinDefaultMemory && got < total/4-(1<<20) && !limited {
 			t.Errorf("DefaultMemory() = %d, less than a quarter of MemTotal %d without a cgroup limit", got, total)
 		}
 	}
