@@ -299,8 +299,8 @@ func (t *groupTable[T]) addBatch(b []T) int {
 				}
 				return lo + i + 1 // it widened the table
 			}
-			// addAt's direct case, written out: calling addAt here took a
-			// record 36-49 ns against 28-39 (BenchmarkGroupTable dense-batch)
+			// addAt's direct case, written out: calling addAt here is
+			// slower (BenchmarkGroupTable, dense-batch)
 			w, bit := off>>6, uint64(1)<<(off&63)
 			if p[w]&bit != 0 {
 				d[off] = fn(d[off], c[i])

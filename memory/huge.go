@@ -15,9 +15,8 @@ const hugePage = 2 << 20
 // kernel refuses). Go's runtime does not ask for them, and on kernels whose
 // transparent_hugepage setting is "madvise" (Debian's default) a large array
 // that is accessed at random (a dense group table, a join's direct index)
-// then takes a TLB miss on nearly every access. Huge pages cut those: a
-// random update of a 16 MiB table went from about 7.2 to 5.9 ns on the
-// development machine. The advice covers only pages the array wholly holds
+// then takes a TLB miss on nearly every access; huge pages cut those
+// misses. The advice covers only pages the array wholly holds
 // and changes nothing Go relies on: it takes effect on the pages a fresh
 // array faults in, and is advice the kernel may ignore.
 func MakeHuge[T any](n int) []T {

@@ -195,9 +195,9 @@ const fetchBatch = 8
 // fetch returns records i, i+1, ... (at most fetchBatch, fewer at the end) in
 // index order in ks and vs and their number. In index order the records lie at
 // random places in memory; looking up several before using any lets their cache
-// misses overlap, which measured about 1.5-2x faster than one at a time; and
-// it touches the next batch's records first, so that their misses overlap with
-// this batch's work (see BenchmarkWriteRun in BENCHMARKS.md). The slices are
+// misses overlap instead of stalling on each record in turn; and it touches
+// the next batch's records first, so that their misses overlap with this
+// batch's work (BenchmarkWriteRun measures it). The slices are
 // valid until the next fetch (those of records larger than a segment live in
 // fetchScratch).
 func (b *sortBuffer) fetch(i int, ks, vs *[fetchBatch][]byte) int {

@@ -58,26 +58,18 @@ const (
 
 // Options configures the files of a Space. The zero value is usable.
 //
-// Default codec: None. Wall time of spill plus readback decides, on a 2-core
-// machine whose other core is busy: writing and reading back 256 MiB through a
-// DiskFS (256 KiB blocks) with
+// Default codec: None. The wall time of spilling plus reading back decides it:
 //
-//	go test -run '^$' -bench BenchmarkCodec -benchtime 2x -count 3 -cpu 1,2 ./spill/
+//	go test -run '^$' -bench BenchmarkCodec -benchtime 2x -count 1 ./spill/
 //
-// gave, as the median of three runs, MB/s of records through write + readback
-// at -cpu 1 / -cpu 2, and the ratio raw/disk (the shared machine had a load
-// average of 7-10 from other work, so absolute rates are low and noisy):
-//
-//	data set                      none          s2            zstd (fastest)
-//	text (100 B printable lines)  1006 / 835    1129 / 691    764 / 874     ratio 0.99 for all
-//	lineitem-like records         1007 / 833    176 / 150     36 / 100      ratio 0.99 / 2.14 / 2.87
-//
-// Random printable text does not shrink under either codec (blocks fall back to
-// stored), so compressing it only costs CPU; lineitem-like records shrink 2.1x
-// (S2) and 2.9x (zstd), but S2 encodes them at well under the disk's speed
-// (dd with O_DIRECT on the same disk: 609 MB/s write, 1.1 GB/s read), so the
-// compressed spill is 5x slower end to end. Choose S2 when spill files compete
-// for disk space or the disk is much slower than ~150 MB/s.
+// writes 256 MiB through a DiskFS and reads it back, as random printable text
+// and as lineitem-like records (BENCHMARKS.md, "Spill codec", has the figures).
+// Random printable text does not shrink under either codec (blocks fall back
+// to stored), so compressing it only costs CPU. Lineitem-like records shrink
+// about 2x (S2) and 3x (zstd), but S2 encodes them more slowly than the page
+// cache and the disk take them, so the compressed spill is slower end to end.
+// Choose S2 when spill files compete for disk space or the disk is much slower
+// than the codec.
 type Options struct {
 	// Codec compresses block payloads; DefaultCodec means the default above.
 	// Readers decode any codec, whatever their Options say: each block names its own.
@@ -106,8 +98,8 @@ func (o Options) EnsureDefaults() Options {
 }
 
 // Bytes one zstd codec state costs: what a fresh encoder or decoder allocates
-// while coding its first block (an upper bound of what it holds), measured by
-// TestCodecStateMemory: 1,513,040 and 176,176 bytes for 256 KiB blocks.
+// while coding its first block (an upper bound of what it holds).
+// TestCodecStateMemory measures it and fails when either allocates more.
 const (
 	zstdEncoderMemory = 1536 << 10
 	zstdDecoderMemory = 256 << 10
