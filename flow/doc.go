@@ -5,7 +5,8 @@
 // record-at-a-time operators into one vertex body) and the optimizer chooses
 // ship strategies and exchange modes; flow makes no strategy decisions.
 //
-// flow imports memory, spill and sortjoin and nothing above them.
+// flow imports memory, spill and resource and nothing above them; it never
+// imports the kernels (sortjoin).
 //
 // # Model
 //

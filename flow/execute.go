@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -95,7 +95,7 @@ type TaskContext struct {
 	Vertex      string
 	Subtask     int // 0-based
 	Parallelism int
-	Env         sortjoin.Env
+	Env         resource.Env
 	Metrics     *TaskMetrics
 
 	ctx     context.Context
@@ -132,7 +132,7 @@ type job struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	opts   Options
-	env    sortjoin.Env
+	env    resource.Env
 
 	once sync.Once
 	err  error
@@ -161,7 +161,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	env := sortjoin.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
+	env := resource.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
 	var cleanup []func() error
 	if env.Memory == nil {
 		m, err := memory.NewManager(memory.Options{SegmentSize: opts.SegmentSize, Budget: opts.Memory})
