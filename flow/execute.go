@@ -101,6 +101,7 @@ type TaskContext struct {
 	ctx     context.Context
 	inputs  []input
 	outputs []output
+	life    lifecycle
 }
 
 // Context returns the job's context: it is cancelled when any subtask fails or
@@ -117,6 +118,10 @@ func (tc *TaskContext) NumOutputs() int { return len(tc.outputs) }
 // input is a Reader of any record type.
 type input interface {
 	close()
+	// superstep mode, for Iteration.Run
+	supersteps() error
+	nextSuperstep()
+	drainSuperstep(ctx context.Context) error
 }
 
 // output is a Writer of any record type.
@@ -329,14 +334,16 @@ func taskError(v *Vertex, i int, err error) error {
 	return fmt.Errorf("flow: vertex %q subtask %d/%d: %w", v.name, i+1, v.parallelism, err)
 }
 
-// callBody runs body, turning a panic into an error with the panic value and
-// the top of the stack.
+// callBody runs body, then what the task's operators registered to run when
+// it ends (TaskContext.OnExit, OnEnd, Keep), turning a panic into an error
+// with the panic value and the top of the stack.
 func callBody(body func(*TaskContext) error, tc *TaskContext) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v\n%s", ErrPanic, r, shortStack(debug.Stack(), 16))
 		}
 	}()
+	defer tc.endTask()
 	return body(tc)
 }
 
