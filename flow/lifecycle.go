@@ -6,6 +6,8 @@ type lifecycle struct {
 	exit []func()    // OnExit: when the body returns, or at the end of each superstep
 	end  []func()    // OnEnd and Keep's releases: when the task ends
 	kept map[any]any // Keep: what lasts from one superstep to the next
+	// iterative is set by Iteration.Run: the body runs once per superstep
+	iterative bool
 }
 
 // OnExit registers f to run when the task's body returns, on every path
@@ -20,12 +22,16 @@ func (tc *TaskContext) OnExit(f func()) { tc.life.exit = append(tc.life.exit, f)
 // functions registered run last first.
 func (tc *TaskContext) OnEnd(f func()) { tc.life.end = append(tc.life.end, f) }
 
-// Keep stores v under key for the later supersteps of the task, where Kept
-// finds it, and registers release to run when the task ends (as OnEnd
-// does): how an operator keeps a hash table across supersteps. In a task
-// without supersteps the body runs once, so Kept never finds v again, and
-// release runs when the body returns.
+// Keep stores v under key for the later supersteps of a task that
+// Iteration.Run drives, where Kept finds it, and registers release to run
+// when the task ends (as OnEnd does): how an operator keeps a hash table
+// across supersteps. In a task without supersteps it stores nothing and
+// registers release as OnExit does.
 func (tc *TaskContext) Keep(key, v any, release func()) {
+	if !tc.life.iterative {
+		tc.OnExit(release)
+		return
+	}
 	if tc.life.kept == nil {
 		tc.life.kept = map[any]any{}
 	}

@@ -142,6 +142,7 @@ func (it *Iteration) Exit() {
 // A subtask that fails neither arrives nor leaves: the job's failure cancels
 // the context the others wait with, which releases them.
 func (it *Iteration) Run(tc *TaskContext, party int, in []int, body func(step int) error) error {
+	tc.life.iterative = true
 	for _, i := range in {
 		if i < 0 || i >= len(tc.inputs) {
 			return fmt.Errorf("flow: vertex %q has %d inputs, no input %d", tc.Vertex, len(tc.inputs), i)

@@ -164,6 +164,13 @@ func (j *iterationJob) graph() *Graph {
 					j.freed.Add(1)
 				})
 				tc.Keep("count", new(int), func() { j.released.Add(1) })
+				tc.Keep("dropped", 1, func() { j.released.Add(1) })
+			}
+			switch {
+			case step == 2:
+				tc.Drop("dropped")
+			case step > 2 && tc.Kept("dropped") != nil:
+				keptEvery = false
 			}
 			if c, ok := tc.Kept("count").(*int); !ok || *c != step-1 {
 				keptEvery = false
@@ -206,7 +213,7 @@ func (j *iterationJob) graph() *Graph {
 
 // TestIteration runs iterationJob: every superstep's sum is complete when
 // decide runs, decide runs once per superstep, kept values last across
-// supersteps and are released once per subtask, OnExit functions run every
+// supersteps (until dropped) and are released once each, OnExit functions run every
 // superstep, and the iteration's storage is freed once, after every user
 // ended.
 func TestIteration(t *testing.T) {
@@ -224,8 +231,8 @@ func TestIteration(t *testing.T) {
 			if j.stepSeen[0] != 5 || j.stepSeen[1] != 5 || j.resultStep != 5 {
 				t.Fatalf("Superstep() seen %v by the head, %d by the result; want 5", j.stepSeen, j.resultStep)
 			}
-			if j.kept.Load() != 3 || j.released.Load() != 3 {
-				t.Fatalf("%d body subtasks kept their value, %d released it; want 3, 3", j.kept.Load(), j.released.Load())
+			if j.kept.Load() != 3 || j.released.Load() != 6 {
+				t.Fatalf("%d body subtasks kept their values, %d released; want 3, 6", j.kept.Load(), j.released.Load())
 			}
 			if j.exitsPerStep.Load() != 3*5 {
 				t.Fatalf("OnExit ran %d times, want 15", j.exitsPerStep.Load())
@@ -251,8 +258,8 @@ func TestIterationFailure(t *testing.T) {
 	if j.decided.Load() != 1 {
 		t.Fatalf("decided %d supersteps, want 1", j.decided.Load())
 	}
-	if j.released.Load() != 3 || j.freed.Load() != 3 {
-		t.Fatalf("released %d kept values and freed %d held, want 3 and 3", j.released.Load(), j.freed.Load())
+	if j.released.Load() != 6 || j.freed.Load() != 3 {
+		t.Fatalf("released %d kept values and freed %d held, want 6 and 3", j.released.Load(), j.freed.Load())
 	}
 }
 
