@@ -22,10 +22,11 @@ import (
 // later arrival, gets the error. A party that stops waiting fails the
 // coordinator because it no longer takes part in the rounds the others wait for.
 //
-// decide runs in the goroutine of the party whose Arrive or Leave completed
-// the round, with that call's context and without the coordinator's lock held:
-// it may take its time, and parties may arrive at later rounds meanwhile. A
-// panic in decide fails the coordinator, then propagates to that goroutine.
+// decide runs in the goroutine of the Arrive or Leave call that completed the
+// round, with that call's context, and without the coordinator's lock held: it
+// may take its time, and parties may arrive at later rounds meanwhile (a round
+// they complete then is decided next by the same goroutine). A panic in
+// decide fails the coordinator, then propagates to that goroutine.
 //
 //	party 0: Arrive(1) ─ Wait ┐              ┌─> decision 1 ─ work ─ Arrive(2) ...
 //	party 1: Arrive(1) ─ Wait ┼─ decide(1) ──┼─> decision 1 ─ work ─ Arrive(2) ...
@@ -52,7 +53,8 @@ import (
 // order: it completes checkpoint n (writes its metadata, tells the sinks to
 // commit their pre-committed transactions) or, when a task recorded a
 // decline, aborts it. A task that finished leaves, so later checkpoints
-// complete without it; a task failure fails the coordinator.
+// complete without it; a task failure fails the coordinator (Fail), which
+// aborts the checkpoints in progress.
 type Coordinator[D any] struct {
 	decide func(ctx context.Context, round int) (D, error)
 
@@ -92,8 +94,9 @@ func (c *Coordinator[D]) Parties() int { return len(c.arrivals) }
 
 // Arrive records that party arrived at its next round and returns that round,
 // without waiting for its decision. If the arrival completes rounds, their
-// decide hooks run now, in this goroutine, with ctx. A party that left, or a
-// party number out of range, gets a failed round.
+// decide hooks run now, in this goroutine, with ctx (unless another goroutine
+// is deciding an earlier round: it decides them next). A party that left, or
+// a party number out of range, gets a failed round.
 func (c *Coordinator[D]) Arrive(ctx context.Context, party int) *Round[D] {
 	c.mu.Lock()
 	if party < 0 || party >= len(c.arrivals) {
@@ -123,7 +126,7 @@ func (c *Coordinator[D]) Await(ctx context.Context, party int) (D, error) {
 
 // Leave removes party from the rounds it did not arrive at. If the others
 // all arrived at the current round, it completes now: its decide hook runs in
-// this goroutine, with ctx. Leaving twice is harmless.
+// this goroutine, with ctx, as in Arrive. Leaving twice is harmless.
 func (c *Coordinator[D]) Leave(ctx context.Context, party int) {
 	c.mu.Lock()
 	if party < 0 || party >= len(c.arrivals) || c.left[party] {
