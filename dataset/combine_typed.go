@@ -41,7 +41,7 @@ type typedCombiner[T any] struct {
 // its reservation from one superstep to the next, so that its memory is not
 // allocated and touched afresh every superstep.
 func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
-	if t, ok := tc.kept[key].(*groupTable[T]); ok {
+	if t, ok := tc.kept(key).(*groupTable[T]); ok {
 		t.reset()
 		return &typedCombiner[T]{t: t, next: next, batch: batch}
 	}

@@ -10,8 +10,13 @@ import (
 type Iteration struct{ lp *loop }
 
 // Superstep returns the superstep running now, from 1. User functions of the
-// step may call it while the job runs.
-func (it *Iteration) Superstep() int { return int(it.lp.stepNow.Load()) }
+// step may call it while the job runs (it is 0 before the first run).
+func (it *Iteration) Superstep() int {
+	if it.lp.it == nil {
+		return 0
+	}
+	return it.lp.it.Superstep()
+}
 
 // ConvergeWhen ends the iteration after the first superstep for which fn
 // returns true. fn runs at the superstep barrier, after the aggregators rolled:

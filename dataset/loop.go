@@ -3,7 +3,6 @@ package dataset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,19 +20,18 @@ const (
 	loopTail            // a body sink: the next partial solution, workset, delta or criterion
 )
 
-// loop is one iteration of a program: its nodes, and while the job runs, the
-// superstep barrier every subtask of its tasks meets at the end of each
-// superstep (Flink's SuperstepBarrier: the runtime's end-of-superstep events
-// tell each task its superstep's input ended; the barrier tells the iteration
-// that every task ended it).
+// loop is one iteration of a program: its nodes, and while the job runs, its
+// flow.Iteration: the superstep barrier every subtask of its tasks meets at
+// the end of each superstep, and the storage those tasks and the tasks of its
+// result share.
 //
-// At the barrier the last subtask to arrive decides: it runs the iteration's
-// hooks (the next partial solution becomes the current one, the delta is merged
-// into the solution set), rolls the aggregators, records the superstep's
-// statistics and checks the termination criteria (the maximum number of
-// supersteps, an empty workset, an empty termination criterion, a convergence
-// criterion). Then every subtask either runs the next superstep or ends, and
-// the iteration's result becomes readable (done is closed).
+// At the barrier the last subtask to arrive runs decide: it runs the
+// iteration's hooks (the next partial solution becomes the current one, the
+// delta is merged into the solution set), rolls the aggregators, records the
+// superstep's statistics and checks the termination criteria (the maximum
+// number of supersteps, an empty workset, an empty termination criterion, a
+// convergence criterion). Then every subtask either runs the next superstep
+// or ends, and the iteration's result becomes readable.
 type loop struct {
 	env  *Env
 	name string
@@ -49,22 +47,13 @@ type loop struct {
 	converged func(superstep int) bool
 	spilled   func() int64 // a delta iteration's solution set spill so far
 
-	// per execution (reset)
-	mu       sync.Mutex
-	parties  int // subtasks of the loop's tasks, set by translate
-	arrived  int
-	gate     chan struct{}
-	more     bool
-	err      error
-	done     chan struct{}
-	stepNow  atomic.Int64
-	started  time.Time
-	counts   map[*node]*atomic.Int64 // records each tail received this superstep
-	stats    []SuperstepStats
-	onStep   []func(ctx context.Context) error // hooks run at every barrier
-	exits    int                               // tasks that may hold the loop's storage
-	released bool
-	release  []func()
+	onStep []func(ctx context.Context) error // hooks run at every barrier
+
+	// per execution (reset, then start)
+	it      *flow.Iteration
+	started time.Time
+	counts  map[*node]*atomic.Int64 // records each tail received this superstep
+	stats   []SuperstepStats
 }
 
 // SuperstepStats is what one superstep of an iteration did.
@@ -102,47 +91,27 @@ func (e *Env) newLoop(name string, max int) *loop {
 
 // reset prepares an execution.
 func (lp *loop) reset() {
-	lp.parties, lp.arrived, lp.more, lp.err = 0, 0, false, nil
-	lp.gate = make(chan struct{})
-	lp.done = make(chan struct{})
-	lp.stepNow.Store(1)
+	lp.it = nil
 	lp.started = time.Now()
 	lp.counts = map[*node]*atomic.Int64{}
 	for _, t := range lp.tails {
 		lp.counts[t] = new(atomic.Int64)
 	}
 	lp.stats = nil
-	lp.exits, lp.released, lp.release = 0, false, nil
 	for _, a := range lp.aggs {
 		a.clear()
 	}
 }
 
-// await is a subtask's arrival at the barrier after superstep step. It returns
-// whether another superstep follows.
-func (lp *loop) await(ctx context.Context, step int) (bool, error) {
-	lp.mu.Lock()
-	gate := lp.gate
-	lp.arrived++
-	if lp.arrived == lp.parties {
-		lp.arrived = 0
-		lp.more, lp.err = lp.decide(ctx, step)
-		if !lp.more {
-			close(lp.done)
-		}
-		lp.gate = make(chan struct{})
-		close(gate)
-	}
-	lp.mu.Unlock()
-	select {
-	case <-gate:
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
-	return lp.more, lp.err
+// start makes the execution's barrier, once translate knows the loop's tasks:
+// parties subtasks of the loop's tasks meet at it, and users subtasks (those
+// and the result's) share the loop's storage.
+func (lp *loop) start(parties, users int) {
+	lp.it = flow.NewIteration(parties, users, lp.decide)
 }
 
-// decide runs at the barrier, in the last subtask to arrive.
+// decide runs at the barrier, once per superstep, in the last subtask to
+// arrive: it says whether another superstep follows.
 func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 	st := SuperstepStats{Superstep: step}
 	if lp.workset != nil {
@@ -181,9 +150,6 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 	for _, c := range lp.counts {
 		c.Store(0)
 	}
-	if !stop {
-		lp.stepNow.Store(int64(step + 1))
-	}
 	return !stop, nil
 }
 
@@ -197,42 +163,9 @@ func (lp *loop) deltaCount() (int64, bool) {
 	return 0, false
 }
 
-// waitDone blocks until the iteration ended (for its result's tasks).
-func (lp *loop) waitDone(ctx context.Context) error {
-	select {
-	case <-lp.done:
-		return lp.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// hold registers storage to free once every task that may read it has ended.
-func (lp *loop) hold(free func()) {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	if lp.released {
-		free()
-		return
-	}
-	lp.release = append(lp.release, free)
-}
-
-// exit is called by every task of the loop and of its result when it ends; the
-// last one frees the loop's storage.
-func (lp *loop) exit(total int) {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	lp.exits++
-	if lp.exits < total || lp.released {
-		return
-	}
-	lp.released = true
-	for _, f := range lp.release {
-		f()
-	}
-	lp.release = nil
-}
+// hold registers storage to free once every task that may read it (the
+// loop's and its result's) has ended.
+func (lp *loop) hold(free func()) { lp.it.Hold(free) }
 
 // ---- building: which nodes are in the loop ----
 
@@ -504,73 +437,19 @@ func sharesBodyAncestor(n *node) bool {
 	return false
 }
 
-// runTask runs a task of a loop: once per superstep until the barrier says
-// the iteration ended. body builds the task's operator chain and runs it for
-// one superstep.
-func (lp *loop) runTask(tc *task, head *node, body func() error) error {
-	for i, in := range head.inputs {
-		if in.loop == lp && in.role != notInLoop {
-			si, err := in.supersteps(tc, i)
-			if err != nil {
-				return err
-			}
-			tc.stepInputs = append(tc.stepInputs, si)
+// runTask runs subtask party of the loop's barrier, a subtask of a task of
+// the loop, once per superstep until the barrier says the iteration ended
+// (flow.Iteration.Run). body builds the task's operator chain and runs it for
+// one superstep; the inputs from inside the loop are read in superstep mode.
+func (lp *loop) runTask(tc *task, head *node, party int, body func() error) error {
+	var in []int
+	for i, n := range head.inputs {
+		if n.loop == lp && n.role != notInLoop {
+			in = append(in, i)
 		}
 	}
-	ctx := tc.Context()
-	for step := 1; ; step++ {
+	return lp.it.Run(tc.TaskContext, party, in, func(step int) error {
 		tc.step = step
-		err := body()
-		// what the superstep's operators hold (reservations, spill files,
-		// sorters) goes now, not when the task ends; what outlives a
-		// superstep is held by the loop (loop.hold)
-		tc.exit()
-		if err != nil {
-			return err
-		}
-		// an operator may stop reading early (a join with an empty build side
-		// skips its probe side): the rest of the superstep is dropped, so that
-		// producers never block on it
-		for _, si := range tc.stepInputs {
-			if err := si.drain(ctx); err != nil {
-				return err
-			}
-		}
-		more, err := lp.await(ctx, step)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
-		for _, si := range tc.stepInputs {
-			si.next()
-		}
-	}
-}
-
-// stepInput is an input of a loop task read in superstep mode.
-type stepInput struct {
-	next  func()                          // start reading the next superstep
-	drain func(ctx context.Context) error // skip the rest of this superstep
-}
-
-// stepSupersteps puts input i of a task (records of T) into superstep mode.
-func stepSupersteps[T any](tc *task, i int) (stepInput, error) {
-	r := flow.Input[T](tc.TaskContext, i)
-	if err := r.Supersteps(); err != nil {
-		return stepInput{}, err
-	}
-	drain := func(ctx context.Context) error {
-		for {
-			_, err := r.Next(ctx)
-			if err != nil {
-				if isEOF(err) {
-					return nil
-				}
-				return err
-			}
-		}
-	}
-	return stepInput{next: r.NextSuperstep, drain: drain}, nil
+		return body()
+	})
 }

@@ -166,7 +166,7 @@ func newLoopResult[T any](lp *loop, name string, sizeOf *node, emit func(tc *tas
 		if err != nil {
 			return err
 		}
-		if err := lp.waitDone(tc.Context()); err != nil {
+		if err := lp.it.Wait(tc.Context()); err != nil {
 			return err
 		}
 		if err := emit(tc, c); err != nil {

@@ -80,8 +80,7 @@ type node struct {
 	// Iterations (loop.go): the loop the node is part of and its role there;
 	// loopDelta marks a delta iteration's delta tail. replayer holds, per
 	// loop, the node that replays this node's output (a loop-invariant input)
-	// every superstep; newReplayer makes one and supersteps puts the reader
-	// of this node's output into superstep mode (both typed by the output).
+	// every superstep; newReplayer makes one (typed by the output).
 	loop     *loop
 	role     loopRole
 	resultOf *loop // an iteration's result source
@@ -98,7 +97,6 @@ type node struct {
 	// before the program is planned again.
 	unship      func()
 	newReplayer func(lp *loop) *node
-	supersteps  func(tc *task, input int) (stepInput, error)
 }
 
 func (n *node) name() string { return n.opt.Name }
@@ -134,7 +132,6 @@ func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 	n.opt.RowBytes = rowBytes[T]()
 	n.adapt = newAdaptOps[T](n)
 	n.newReplayer = func(lp *loop) *node { return newReplayer[T](lp, n) }
-	n.supersteps = stepSupersteps[T]
 	n.count = func(next any) any {
 		c, ok := next.(collector[T])
 		if !ok {

@@ -39,7 +39,7 @@ type typedFinal[T any] struct {
 func newTypedFinal[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
 	newAgg func() *sortjoin.HashAggregator) *typedFinal[T] {
 	f := &typedFinal[T]{tc: tc, key: key, limit: tc.memShare, newAgg: newAgg, k: k, codec: codec}
-	if kept, ok := tc.kept[key].(keptFinal[T]); ok {
+	if kept, ok := tc.kept(key).(keptFinal[T]); ok {
 		f.t, f.res = kept.t, kept.res
 		f.t.reset()
 		return f

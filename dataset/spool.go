@@ -10,7 +10,7 @@ import (
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -42,7 +42,7 @@ type spool[T any] struct {
 	resMu sync.Mutex
 }
 
-func newSpool[T any](env sortjoin.Env, name string, codec *memory.Codec[T]) *spool[T] {
+func newSpool[T any](env resource.Env, name string, codec *memory.Codec[T]) *spool[T] {
 	return &spool[T]{
 		name:    name,
 		codec:   codec,

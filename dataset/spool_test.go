@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -40,7 +40,7 @@ func TestSpoolKeepsOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newSpool(sortjoin.Env{Memory: mgr, FS: disk}, "test spool", codec)
+			s := newSpool(resource.Env{Memory: mgr, FS: disk}, "test spool", codec)
 			defer s.release()
 			for round := range 2 {
 				for i := 0; i < len(recs); i += 7 {

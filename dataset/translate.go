@@ -62,21 +62,26 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 			n.vertex = i
 		}
 	}
-	// every subtask of an iteration's tasks meets at its barrier; those and
-	// the subtasks of its result share its storage
-	loopTasks := map[*loop]int{}
-	for _, vi := range vertices {
+	// every subtask of an iteration's tasks is a party of its barrier (party
+	// first[v] + subtask); those and the subtasks of its result share its
+	// storage
+	parties, users := map[*loop]int{}, map[*loop]int{}
+	first := make([]int, len(vertices))
+	for v, vi := range vertices {
 		h := vi.chain[0]
 		if h.loop != nil && h.role != notInLoop {
-			h.loop.parties += h.opt.Parallelism
-			loopTasks[h.loop] += h.opt.Parallelism
+			first[v] = parties[h.loop]
+			parties[h.loop] += h.opt.Parallelism
+			users[h.loop] += h.opt.Parallelism
 		}
 		if h.resultOf != nil {
-			loopTasks[h.resultOf] += h.opt.Parallelism
+			users[h.resultOf] += h.opt.Parallelism
 		}
 	}
-	for _, vi := range vertices {
-		vi := vi
+	for lp, n := range users {
+		lp.start(parties[lp], n)
+	}
+	for v, vi := range vertices {
 		names := make([]string, len(vi.chain))
 		for i, n := range vi.chain {
 			names[i] = n.name()
@@ -84,7 +89,6 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 		head := vi.chain[0]
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.opt.Parallelism, func(ftc *flow.TaskContext) error {
 			tc := &task{TaskContext: ftc, memShare: share}
-			defer tc.exitTask()
 			run := func() error {
 				tail := vi.chain[len(vi.chain)-1]
 				var out any
@@ -105,12 +109,12 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 				return head.run(tc, out)
 			}
 			if lp := head.resultOf; lp != nil {
-				defer lp.exit(loopTasks[lp])
+				ftc.OnEnd(lp.it.Exit)
 			}
 			if lp := head.loop; lp != nil && head.role != notInLoop {
-				defer lp.exit(loopTasks[lp])
+				ftc.OnEnd(lp.it.Exit)
 				tc.loop = lp
-				return lp.runTask(tc, head, run)
+				return lp.runTask(tc, head, first[v]+ftc.Subtask, run)
 			}
 			return run()
 		})

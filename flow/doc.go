@@ -5,7 +5,8 @@
 // record-at-a-time operators into one vertex body) and the optimizer chooses
 // ship strategies and exchange modes; flow makes no strategy decisions.
 //
-// flow imports memory, spill and sortjoin and nothing above them.
+// flow imports memory, spill and resource and nothing above them; it never
+// imports the kernels (sortjoin).
 //
 // # Model
 //
@@ -90,6 +91,41 @@
 // (Flink's aligned checkpoints); Watermark is returned when the minimum over the
 // channels (WatermarkTracker) advances. Blocking and sampled Range edges carry
 // no events.
+//
+// # Task lifecycle
+//
+// A body registers what its operators must release: TaskContext.OnExit
+// functions run when the body returns, on every path (success, error, panic),
+// last first; OnEnd functions run after them, when the task ends. Keep stores
+// a value that lasts from one superstep to the next (a hash table and its
+// reservation, reset and reused) and releases it when the task ends; Kept
+// finds it, Drop forgets it. The runtime runs them before it closes the
+// task's inputs and finishes its outputs; a panic in one becomes the task's
+// error.
+//
+// # Coordination
+//
+// Coordinator synchronizes a fixed set of parties in numbered rounds: every
+// party arrives at its next round (Arrive, or Await to wait for the round's
+// decision); once every party that has not left arrived, a decide hook runs
+// exactly once for the round, in the goroutine of the last arrival, and its
+// decision is handed to every party that arrived. A party that leaves no
+// longer counts, so the rounds it did not reach complete without it. Fail, an
+// error of the hook, or the end of a waiting party's context releases every
+// waiting party with the error. Arrivals may run ahead of decisions (a party's
+// k-th arrival is at round k), which a checkpoint coordinator needs: rounds
+// are checkpoints, arrivals the tasks' acknowledgements, and the hook
+// completes the checkpoint once every task acknowledged it.
+//
+// Iteration is the superstep barrier on a Coordinator: its parties are the
+// subtasks of an iteration's tasks, its rounds the supersteps, and its hook
+// decides whether another superstep follows. Iteration.Run drives a subtask:
+// it puts the inputs inside the iteration into superstep mode, runs the body
+// once per superstep, runs the superstep's OnExit functions, drops what the
+// body left unread of the superstep, and waits at the barrier. The tasks that
+// read the iteration's result Wait for its end; storage that outlives
+// supersteps is registered with Hold and freed once every task of the
+// iteration and of its result called Exit.
 //
 // # Failure and cleanup
 //

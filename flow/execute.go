@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/sortjoin"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -95,12 +95,13 @@ type TaskContext struct {
 	Vertex      string
 	Subtask     int // 0-based
 	Parallelism int
-	Env         sortjoin.Env
+	Env         resource.Env
 	Metrics     *TaskMetrics
 
 	ctx     context.Context
 	inputs  []input
 	outputs []output
+	life    lifecycle
 }
 
 // Context returns the job's context: it is cancelled when any subtask fails or
@@ -117,6 +118,10 @@ func (tc *TaskContext) NumOutputs() int { return len(tc.outputs) }
 // input is a Reader of any record type.
 type input interface {
 	close()
+	// superstep mode, for Iteration.Run
+	supersteps() error
+	nextSuperstep()
+	drainSuperstep(ctx context.Context) error
 }
 
 // output is a Writer of any record type.
@@ -132,7 +137,7 @@ type job struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	opts   Options
-	env    sortjoin.Env
+	env    resource.Env
 
 	once sync.Once
 	err  error
@@ -161,7 +166,7 @@ func Execute(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	env := sortjoin.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
+	env := resource.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
 	var cleanup []func() error
 	if env.Memory == nil {
 		m, err := memory.NewManager(memory.Options{SegmentSize: opts.SegmentSize, Budget: opts.Memory})
@@ -329,14 +334,16 @@ func taskError(v *Vertex, i int, err error) error {
 	return fmt.Errorf("flow: vertex %q subtask %d/%d: %w", v.name, i+1, v.parallelism, err)
 }
 
-// callBody runs body, turning a panic into an error with the panic value and
-// the top of the stack.
+// callBody runs body, then what the task's operators registered to run when
+// it ends (TaskContext.OnExit, OnEnd, Keep), turning a panic into an error
+// with the panic value and the top of the stack.
 func callBody(body func(*TaskContext) error, tc *TaskContext) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v\n%s", ErrPanic, r, shortStack(debug.Stack(), 16))
 		}
 	}()
+	defer tc.endTask()
 	return body(tc)
 }
 

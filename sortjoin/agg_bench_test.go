@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkHashAggSum(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer disk.Close()
-			env := Env{Memory: memory.MustNewManager(memory.Options{Budget: tc.budget}), FS: disk}
+			env := resource.Env{Memory: memory.MustNewManager(memory.Options{Budget: tc.budget}), FS: disk}
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			b.ResetTimer()
@@ -76,7 +77,7 @@ func BenchmarkHashAggSum(b *testing.B) {
 	}
 }
 
-func benchHashAgg(b *testing.B, env Env, ids []uint64, distinct int) AggStats {
+func benchHashAgg(b *testing.B, env resource.Env, ids []uint64, distinct int) AggStats {
 	a := NewHashAggregator(env, AggOptions{Name: "bench", MaxRecursion: 3}, sumCombine)
 	defer a.Close()
 	var key [8]byte

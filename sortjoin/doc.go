@@ -13,7 +13,7 @@
 // uses reflection, interfaces or closures per record.
 //
 // Records flow through Iterator (Next returns slices valid until the next call).
-// Every operator draws memory from an Env's memory.Manager through its own
+// Every operator draws memory from a resource.Env's memory.Manager through its own
 // memory.Reservation, and spills through its own spill.Space on the Env's spill.FS.
 //
 // # Contracts

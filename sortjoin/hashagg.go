@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -176,7 +177,7 @@ const (
 // every path; Close after Finish is harmless and also releases what the iterator
 // holds). A HashAggregator is not safe for concurrent use; run one per partition.
 type HashAggregator struct {
-	env     Env
+	env     resource.Env
 	opts    AggOptions
 	combine CombineFunc
 	res     *memory.Reservation
@@ -201,7 +202,7 @@ type HashAggregator struct {
 // NewHashAggregator returns an aggregator drawing memory from env.Memory and
 // spilling to env.FS (Final mode only). combine must not be nil, and Partial mode
 // needs opts.Flush; a violation is reported by the first Add or Finish.
-func NewHashAggregator(env Env, opts AggOptions, combine CombineFunc) *HashAggregator {
+func NewHashAggregator(env resource.Env, opts AggOptions, combine CombineFunc) *HashAggregator {
 	auto := opts.Partitions == 0
 	opts = opts.EnsureDefaults()
 	a := &HashAggregator{env: env, opts: opts, combine: combine}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -269,7 +270,7 @@ func drainGroups(t testing.TB, it Iterator) (map[string][]byte, error) {
 }
 
 // runFinal aggregates recs in Final mode and returns the groups and stats.
-func runFinal(t testing.TB, env Env, opts AggOptions, c CombineFunc, recs []Record) (map[string][]byte, AggStats) {
+func runFinal(t testing.TB, env resource.Env, opts AggOptions, c CombineFunc, recs []Record) (map[string][]byte, AggStats) {
 	t.Helper()
 	a := NewHashAggregator(env, opts, c)
 	defer a.Close()
@@ -293,7 +294,7 @@ func runFinal(t testing.TB, env Env, opts AggOptions, c CombineFunc, recs []Reco
 }
 
 // runPartial aggregates recs in Partial mode and returns every flushed partial.
-func runPartial(t testing.TB, env Env, opts AggOptions, c CombineFunc, recs []Record) ([]Record, AggStats) {
+func runPartial(t testing.TB, env resource.Env, opts AggOptions, c CombineFunc, recs []Record) ([]Record, AggStats) {
 	t.Helper()
 	var partials []Record
 	opts.Mode = Partial
@@ -324,13 +325,13 @@ func runPartial(t testing.TB, env Env, opts AggOptions, c CombineFunc, recs []Re
 // memSortEnv is sortEnv on an in-memory file system, for the large sweeps: the
 // same checks, without a system call per spill file.
 type memSortEnv struct {
-	Env
+	resource.Env
 	fs *spill.MemFS
 }
 
 func newMemSortEnv(mo memory.Options) memSortEnv {
 	fs := spill.NewMemFS()
-	return memSortEnv{Env: Env{Memory: memory.MustNewManager(mo), FS: fs, Spill: testSpill}, fs: fs}
+	return memSortEnv{Env: resource.Env{Memory: memory.MustNewManager(mo), FS: fs, Spill: testSpill}, fs: fs}
 }
 
 // check asserts that every reservation was released and every spill file removed.
@@ -574,7 +575,7 @@ func TestHashAggParallel(t *testing.T) {
 }
 
 // aggregateShard is runFinal for a goroutine: errors instead of t.Fatal.
-func aggregateShard(env Env, name string, c CombineFunc, recs []Record) (map[string][]byte, error) {
+func aggregateShard(env resource.Env, name string, c CombineFunc, recs []Record) (map[string][]byte, error) {
 	a := NewHashAggregator(env, AggOptions{Name: name, MaxRecursion: 1}, c)
 	defer a.Close()
 	for _, r := range recs {
@@ -630,7 +631,7 @@ func TestHashAggFaults(t *testing.T) {
 }
 
 // aggregateErr runs an aggregation to its end and returns the first error.
-func aggregateErr(env Env, opts AggOptions, c CombineFunc, recs []Record) error {
+func aggregateErr(env resource.Env, opts AggOptions, c CombineFunc, recs []Record) error {
 	a := NewHashAggregator(env, opts, c)
 	defer a.Close()
 	for _, r := range recs {
@@ -773,7 +774,7 @@ func TestHashAggContract(t *testing.T) {
 	}
 	// Closing before Finish, with spilled partitions, removes everything.
 	m := memory.MustNewManager(memory.Options{SegmentSize: 4096, Budget: 4096})
-	b := NewHashAggregator(Env{Memory: m, FS: env.FS, Spill: testSpill}, AggOptions{}, sumCombine)
+	b := NewHashAggregator(resource.Env{Memory: m, FS: env.FS, Spill: testSpill}, AggOptions{}, sumCombine)
 	for i := range 5000 {
 		if err := b.Add(memory.AppendUint64(nil, uint64(i)), make([]byte, 8)); err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 )
 
 const (
@@ -107,7 +108,7 @@ type JoinStats struct {
 // table) when a partition finishes, and a spilled pair carries both sides of its
 // keys to the next level. Semi and Anti are about the left input whichever side is
 // built. The context is checked every 1024 records and once per partition.
-func HashJoin(ctx context.Context, env Env, opts HashJoinOptions, left, right Iterator, kind JoinKind, emit EmitFunc) (JoinStats, error) {
+func HashJoin(ctx context.Context, env resource.Env, opts HashJoinOptions, left, right Iterator, kind JoinKind, emit EmitFunc) (JoinStats, error) {
 	opts = opts.EnsureDefaults()
 	if env.Memory == nil {
 		return JoinStats{}, fmt.Errorf("sortjoin: %s: Env.Memory is nil", opts.Name)
@@ -145,7 +146,7 @@ func HashJoin(ctx context.Context, env Env, opts HashJoinOptions, left, right It
 
 // joinFanout chooses the partitions per level from the memory available: at most
 // DefaultJoinPartitions, at least 2, and two segments or spill writers each.
-func joinFanout(env Env) int {
+func joinFanout(env resource.Env) int {
 	per := max(int64(env.Memory.SegmentSize()), env.Spill.WriterMemory())
 	avail := env.Memory.Available()
 	p := DefaultJoinPartitions
@@ -158,7 +159,7 @@ func joinFanout(env Env) int {
 // hashJoin is the state of one HashJoin call, shared by all its levels.
 type hashJoin struct {
 	ctx   context.Context
-	env   Env
+	env   resource.Env
 	opts  HashJoinOptions
 	kind  JoinKind
 	emit  EmitFunc

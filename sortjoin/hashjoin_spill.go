@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -21,7 +22,7 @@ import (
 //
 // Not safe for concurrent use; it belongs to its operator's goroutine.
 type joinSpill struct {
-	env   Env
+	env   resource.Env
 	owner string
 	res   *memory.Reservation
 	space *spill.Space
@@ -29,7 +30,7 @@ type joinSpill struct {
 	rmem  int64
 }
 
-func newJoinSpill(env Env, owner string, res *memory.Reservation) joinSpill {
+func newJoinSpill(env resource.Env, owner string, res *memory.Reservation) joinSpill {
 	return joinSpill{
 		env:   env,
 		owner: owner,

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
 // runHashJoin runs one hash join over in-memory inputs and returns its sorted rows.
-func runHashJoin(ctx context.Context, env Env, opts HashJoinOptions, left, right []Record, kind JoinKind) ([]string, JoinStats, error) {
+func runHashJoin(ctx context.Context, env resource.Env, opts HashJoinOptions, left, right []Record, kind JoinKind) ([]string, JoinStats, error) {
 	var c rowCollector
 	st, err := HashJoin(ctx, env, opts, SliceIterator(left), SliceIterator(right), kind, c.emit)
 	return c.sorted(), st, err

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -130,7 +131,7 @@ const (
 // Calls made after an error return that error; Close then still releases all
 // memory and removes every spill file. An Index is not safe for concurrent use.
 type Index struct {
-	env     Env
+	env     resource.Env
 	opts    IndexOptions
 	res     *memory.Reservation
 	spill   joinSpill
@@ -187,7 +188,7 @@ type idxTable struct {
 
 // NewIndex returns an empty Index drawing memory from env.Memory and spilling to
 // env.FS. A nil env.Memory is reported by every call.
-func NewIndex(env Env, opts IndexOptions) *Index {
+func NewIndex(env resource.Env, opts IndexOptions) *Index {
 	opts = opts.EnsureDefaults()
 	x := &Index{env: env, opts: opts}
 	x.stats.Buckets = opts.Buckets

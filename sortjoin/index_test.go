@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -492,7 +493,7 @@ func TestIndexContract(t *testing.T) {
 		e.check(t)
 	})
 	t.Run("nil-memory", func(t *testing.T) {
-		x := NewIndex(Env{}, IndexOptions{})
+		x := NewIndex(resource.Env{}, IndexOptions{})
 		if err := x.Upsert(uintKey(1), nil); err == nil || !strings.Contains(err.Error(), "Env.Memory is nil") {
 			t.Errorf("Upsert without memory: %v", err)
 		}

@@ -1,10 +1,5 @@
 package sortjoin
 
-import (
-	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/spill"
-)
-
 // Iterator yields (key, value) records. Keys are encoded in the memory package's
 // order-preserving key encoding; values are opaque serialized records.
 //
@@ -17,14 +12,6 @@ type Iterator interface {
 	Next() (key, val []byte, ok bool)
 	Err() error
 	Close() error
-}
-
-// Env is what every operator of this package draws on: the memory manager its
-// reservations come from and the file system its spill files go to.
-type Env struct {
-	Memory *memory.Manager
-	FS     spill.FS
-	Spill  spill.Options
 }
 
 // Record is one (key, value) pair held in Go memory, for small inputs and tests.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -77,7 +78,7 @@ func BenchmarkHashJoin(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer disk.Close()
-			env := Env{Memory: mgr, FS: disk, Spill: spill.Options{BlockSize: 64 << 10}}
+			env := resource.Env{Memory: mgr, FS: disk, Spill: spill.Options{BlockSize: 64 << 10}}
 			rows := 0
 			emit := func(k, l, r []byte) error { rows++; return nil }
 			var probeTime time.Duration
@@ -112,7 +113,7 @@ func BenchmarkMergeJoin(b *testing.B) {
 	for _, kind := range []JoinKind{Inner, FullOuter} {
 		b.Run(kind.String(), func(b *testing.B) {
 			mgr := memory.MustNewManager(memory.Options{})
-			env := Env{Memory: mgr}
+			env := resource.Env{Memory: mgr}
 			rows := 0
 			emit := func(k, l, r []byte) error { rows++; return nil }
 			b.ReportAllocs()

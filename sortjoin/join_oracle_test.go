@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -305,7 +306,7 @@ var (
 // joinEnv is a memory manager and a spill FS (behind a FaultFS) for one test: the
 // disk (DiskFS in a temporary directory) or, for the large sweeps, a MemFS.
 type joinEnv struct {
-	Env
+	resource.Env
 	mgr   *memory.Manager
 	disk  *spill.DiskFS
 	mem   *spill.MemFS
@@ -342,7 +343,7 @@ func newJoinEnvFS(t testing.TB, mo memory.Options, disk bool) *joinEnv {
 		inner = e.mem
 	}
 	e.fault = spill.NewFaultFS(inner)
-	e.Env = Env{Memory: mgr, FS: e.fault, Spill: joinSpillOpts}
+	e.Env = resource.Env{Memory: mgr, FS: e.fault, Spill: joinSpillOpts}
 	return e
 }
 

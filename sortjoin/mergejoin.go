@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -41,7 +42,7 @@ const joinCtxEvery = 1024
 // MergeJoin returns, on every path.
 //
 // The context is checked every 1024 records and once per replay of a spilled group.
-func MergeJoin(ctx context.Context, env Env, name string, left, right Iterator, kind JoinKind, emit EmitFunc) error {
+func MergeJoin(ctx context.Context, env resource.Env, name string, left, right Iterator, kind JoinKind, emit EmitFunc) error {
 	if name == "" {
 		name = "mergejoin"
 	}

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
 // runMergeJoin sorts the inputs in Go, merge-joins them and returns the sorted rows.
-func runMergeJoin(ctx context.Context, env Env, left, right []Record, kind JoinKind) ([]string, error) {
+func runMergeJoin(ctx context.Context, env resource.Env, left, right []Record, kind JoinKind) ([]string, error) {
 	var c rowCollector
 	err := MergeJoin(ctx, env, "mj", SliceIterator(sortedRecords(left)), SliceIterator(sortedRecords(right)), kind, c.emit)
 	return c.sorted(), err

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -96,7 +97,7 @@ const (
 // Finish, closing the returned Iterator releases everything (Close is then a
 // no-op); after a failed one, everything is already released.
 type Sorter struct {
-	env   Env
+	env   resource.Env
 	opts  SortOptions
 	state sortState
 	err   error // sticky error of a failed spill
@@ -118,7 +119,7 @@ type spillJob struct {
 }
 
 // NewSorter returns an empty Sorter.
-func NewSorter(env Env, opts SortOptions) *Sorter {
+func NewSorter(env resource.Env, opts SortOptions) *Sorter {
 	s := &Sorter{env: env, opts: opts.EnsureDefaults()}
 	if s.opts.Async && s.opts.Memory != memory.Unlimited &&
 		s.opts.Memory/2 < env.Spill.WriterMemory()+int64(env.Memory.SegmentSize()) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -67,7 +68,7 @@ func benchSort(b *testing.B, data []byte, budget int64, keyLen int, async bool) 
 	}
 	defer disk.Close()
 	m := memory.MustNewManager(memory.Options{Budget: budget})
-	env := Env{Memory: m, FS: disk, Spill: spill.Options{Codec: spill.None}}
+	env := resource.Env{Memory: m, FS: disk, Spill: spill.Options{Codec: spill.None}}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var st SortStats

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
@@ -110,7 +111,7 @@ var testSpill = spill.Options{Codec: spill.S2, BlockSize: 1024}
 
 // sortEnv is a manager and a spill directory that a test checks at the end.
 type sortEnv struct {
-	Env
+	resource.Env
 	disk *spill.DiskFS
 }
 
@@ -120,7 +121,7 @@ func newSortEnv(t testing.TB, mo memory.Options, so spill.Options) sortEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sortEnv{Env: Env{Memory: memory.MustNewManager(mo), FS: disk, Spill: so}, disk: disk}
+	return sortEnv{Env: resource.Env{Memory: memory.MustNewManager(mo), FS: disk, Spill: so}, disk: disk}
 }
 
 // check asserts that every reservation was released and every spill file removed.
@@ -142,7 +143,7 @@ func (e sortEnv) check(t testing.TB) {
 }
 
 // sortAll adds recs to a new sorter and returns its output, copied.
-func sortAll(t testing.TB, env Env, opts SortOptions, recs []Record) ([]Record, SortStats) {
+func sortAll(t testing.TB, env resource.Env, opts SortOptions, recs []Record) ([]Record, SortStats) {
 	t.Helper()
 	s := NewSorter(env, opts)
 	defer s.Close()
@@ -298,7 +299,7 @@ func TestSorterParallel(t *testing.T) {
 }
 
 // sortToSlice is sortAll for goroutines: it returns errors instead of failing.
-func sortToSlice(env Env, opts SortOptions, recs []Record) ([]Record, error) {
+func sortToSlice(env resource.Env, opts SortOptions, recs []Record) ([]Record, error) {
 	s := NewSorter(env, opts)
 	defer s.Close()
 	for _, r := range recs {

@@ -71,8 +71,10 @@ func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	if len(pkgs["memory"]) == 0 || len(pkgs["sortjoin"]) == 0 {
-		t.Fatalf("did not find the memory and sortjoin packages (found %d packages)", len(pkgs))
+	for _, p := range []string{"memory", "resource", "sortjoin", "flow"} {
+		if len(pkgs[p]) == 0 {
+			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
+		}
 	}
 	allowed := map[string]func(string) bool{
 		// memory and spill are leaves.
@@ -80,13 +82,18 @@ func TestDependencyRules(t *testing.T) {
 		"spill": func(p string) bool {
 			return isStd(p) || strings.HasPrefix(p, "github.com/klauspost/compress")
 		},
-		"sortjoin": func(p string) bool {
+		// resource is a leaf above memory and spill: the bundle flow and
+		// sortjoin share.
+		"resource": func(p string) bool {
 			return isStd(p) || p == module+"/memory" || p == module+"/spill"
+		},
+		"sortjoin": func(p string) bool {
+			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource"
 		},
 		"cmd/weir": func(p string) bool { return isStd(p) || p == module+"/internal/cli" },
 		// the runtime executes what it is given: no API, formats or planning in it.
 		"flow": func(p string) bool {
-			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/sortjoin"
+			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource"
 		},
 		"formats": isStd,
 		// programs on the public API: no runtime, no kernels

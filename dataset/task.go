@@ -44,65 +44,34 @@ func runWrapped[T any](n *node) {
 }
 
 // task is one subtask of a vertex as the dataset operators see it: the flow
-// task context and the cleanups its operators registered, run when the task's
-// body returns on every path.
+// task context, whose lifecycle runs what the operators registered when the
+// body returns (flow.TaskContext.OnExit, Keep), and what the operators need
+// to know of the program.
 type task struct {
 	*flow.TaskContext
-	cleanups []func()
 	// memShare is the managed memory each memory-using operator instance may
 	// hold (0: no limit but the budget's); see Env.memoryShare.
 	memShare int64
-	// loop, in the tasks of an iteration, is the iteration; step is the
-	// current superstep (from 1) and stepInputs the NextSuperstep of the
-	// inputs read in superstep mode.
-	loop       *loop
-	step       int
-	stepInputs []stepInput
-	// kept holds what the operators of a loop's task keep from one
-	// superstep to the next (see keep), and lasting what releases it when
-	// the task ends.
-	kept    map[any]any
-	lasting []func()
+	// loop, in the tasks of an iteration, is the iteration, and step the
+	// current superstep (from 1).
+	loop *loop
+	step int
 }
 
-// keep stores v under key for the next supersteps of a loop's task, to be
-// found in kept, and registers release to run when the task ends; outside a
-// loop it registers release with onExit and stores nothing.
-func (t *task) keep(key, v any, release func()) {
-	if t.loop == nil {
-		t.onExit(release)
-		return
-	}
-	if t.kept == nil {
-		t.kept = map[any]any{}
-	}
-	t.kept[key] = v
-	t.lasting = append(t.lasting, release)
-}
+// keep stores v under key for the next supersteps of a loop's task, where
+// kept finds it, and registers release to run when the task ends.
+func (t *task) keep(key, v any, release func()) { t.Keep(key, v, release) }
+
+// kept returns what keep stored under key in an earlier superstep, or nil.
+func (t *task) kept(key any) any { return t.Kept(key) }
 
 // drop forgets what was kept under key; its release still runs when the task
 // ends.
-func (t *task) drop(key any) { delete(t.kept, key) }
+func (t *task) drop(key any) { t.Drop(key) }
 
 // onExit registers f to run when the task's body returns: in a loop's tasks,
 // at the end of each superstep.
-func (t *task) onExit(f func()) { t.cleanups = append(t.cleanups, f) }
-
-func (t *task) exit() {
-	for i := len(t.cleanups) - 1; i >= 0; i-- {
-		t.cleanups[i]()
-	}
-	t.cleanups = nil
-}
-
-// exitTask runs, when the task ends, what onExit and keep registered.
-func (t *task) exitTask() {
-	t.exit()
-	for i := len(t.lasting) - 1; i >= 0; i-- {
-		t.lasting[i]()
-	}
-	t.lasting, t.kept = nil, nil
-}
+func (t *task) onExit(f func()) { t.OnExit(f) }
 
 // readBatches yields the batches of input 0 of a task (records of T) until the
 // input ends; a read error stops it and is stored in *errp. A batch is valid
