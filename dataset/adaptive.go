@@ -89,7 +89,6 @@ func (e *Env) detachedNode(kind optimizer.OpKind, id int, name string, par int, 
 func materializeNode[T any](src *node, st *store) *node {
 	codec, err := memory.NewCodec[T]()
 	n := src.env.detachedNode(optimizer.Sink, src.opt.ID, fmt.Sprintf("Materialize #%d", src.opt.ID), src.opt.Parallelism, src)
-	n.opt.Inputs = []*optimizer.Node{&src.opt}
 	n.opt.Decision = optimizer.Decision{Ship: []optimizer.Ship{optimizer.Forward}, Exchange: []optimizer.Exchange{optimizer.Pipelined}}
 	connectInput[T](n, 0, nil)
 	n.wrap = func(tc *task, _ any) (any, error) {
@@ -355,7 +354,7 @@ func partitioningReused(c *node, consumers map[*node][]*node) bool {
 		}
 		seen[x] = true
 		for _, y := range consumers[x] {
-			d := y.opt.Decision
+			d := y.planned.Decision
 			for i, in := range y.inputs {
 				if in != x || i >= len(d.Ship) || d.Ship[i] != optimizer.Forward {
 					continue
@@ -430,20 +429,27 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 		}
 	}()
 
-	// stage 1: the cuts and what they depend on, each cut's output stored
+	// stage 1: the cuts and what they depend on, as first planned, each
+	// cut's output stored by a sink that reads it forward
 	var stage1 []*node
-	for _, n := range e.nodes {
+	plan1 := &optimizer.Plan{Memory: plan.Memory, Mode: plan.Mode}
+	for i, n := range e.nodes {
 		if st.stage1[n] {
 			stage1 = append(stage1, n)
+			plan1.Nodes = append(plan1.Nodes, plan.Nodes[i])
 		}
 	}
 	for _, c := range st.cuts {
 		s := &store{space: spill.NewSpace(fs, fmt.Sprintf("adaptive-%d", c.opt.ID), e.opts.Spill),
 			handles: make([]spill.Handle, c.opt.Parallelism)}
 		stores[c] = s
-		stage1 = append(stage1, c.adapt.materialize(s))
+		m := c.adapt.materialize(s)
+		pm := m.model(m.inputs)
+		pm.Inputs[0] = c.planned
+		stage1 = append(stage1, m)
+		plan1.Nodes = append(plan1.Nodes, pm)
 	}
-	res1, err := e.runStage(ctx, stage1)
+	res1, err := e.runStage(ctx, plan1, stage1)
 	if err != nil {
 		return nil, e.failed(err)
 	}
@@ -451,7 +457,8 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 		return nil, e.failed(fmt.Errorf("dataset: job canceled: %w", err))
 	}
 
-	// stage 2: the rest, reading the stored outputs, planned again
+	// stage 2: the rest, reading the stored outputs, planned again: its
+	// model reads a replay where the program reads a cut
 	replays := map[*node]*node{}
 	var stage2 []*node
 	for _, c := range st.cuts {
@@ -459,50 +466,37 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 		replays[c] = r
 		stage2 = append(stage2, r)
 	}
-	type wire struct {
-		n  *node
-		i  int
-		in *node
-	}
-	var rewired []wire
-	restore := func() {
-		for _, w := range rewired {
-			w.n.inputs[w.i] = w.in
-		}
-		for _, w := range rewired {
-			w.n.model()
-		}
-		rewired = nil
-	}
-	defer restore()
 	for _, n := range e.nodes {
 		if st.stage1[n] {
 			continue
 		}
-		for i, in := range n.inputs {
-			if r := replays[in]; r != nil {
-				rewired = append(rewired, wire{n, i, in})
-				n.inputs[i] = r
-			} else if st.stage1[in] {
+		for _, in := range n.inputs {
+			if replays[in] == nil && st.stage1[in] {
 				return nil, e.failed(fmt.Errorf("dataset: internal error: %s reads %s across the adaptive boundary", n.name(), in.name()))
 			}
 		}
 		stage2 = append(stage2, n)
 	}
-	plan2 := &optimizer.Plan{Memory: e.opts.Memory}
-	for _, n := range stage2 {
-		n.model()
-		n.opt.Actual = nil
-		plan2.Nodes = append(plan2.Nodes, &n.opt)
-	}
-	if err := e.opts.Planner.Plan(plan2); err != nil {
+	plan2 := e.modelOf(stage2, func(n *node) []*node {
+		ins := slices.Clone(n.inputs)
+		for i, in := range ins {
+			if r := replays[in]; r != nil {
+				ins[i] = r
+			}
+		}
+		return ins
+	})
+	if err := optimizer.Optimize(plan2, e.opts.Planner); err != nil {
 		return nil, e.failed(fmt.Errorf("dataset: re-plan: %w", err))
 	}
-	res2, err := e.runStage(ctx, stage2)
+	replanned2 := map[*node]*optimizer.Node{}
+	for i, n := range stage2 {
+		replanned2[n] = plan2.Nodes[i]
+	}
+	res2, err := e.runStage(ctx, plan2, stage2)
 	if err != nil {
 		return nil, e.failed(err)
 	}
-	restore()
 	released = true
 	if err := release(); err != nil {
 		return nil, e.failed(err)
@@ -518,11 +512,12 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 	}
 	metrics := &flow.Result{Vertices: append(slices.Clone(res1.Vertices), res2.Vertices...),
 		PeakMemory: max(res1.PeakMemory, res2.PeakMemory)}
-	final := &optimizer.Plan{Memory: e.opts.Memory}
-	for _, n := range e.nodes {
-		final.Nodes = append(final.Nodes, &n.opt)
+	final := clonePlan(plan)
+	for i, n := range e.nodes {
+		if p2 := replanned2[n]; p2 != nil {
+			final.Nodes[i].Decision = cloneDecision(p2.Decision)
+		}
 	}
-	final = clonePlan(final)
 	st.addNotes(e, final)
 	replanned := make([]bool, len(e.nodes))
 	for i, n := range e.nodes {

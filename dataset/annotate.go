@@ -172,42 +172,6 @@ func variableBytes(t reflect.Type) int64 {
 	return 0
 }
 
-// model derives the fields of n's optimizer node that follow from the
-// annotations (the forwarded fields, a sort's directions per named field) and
-// sets its inputs. It runs every time the program is planned, so annotations
-// made after an earlier plan count.
-func (n *node) model() {
-	n.opt.Inputs = make([]*optimizer.Node, len(n.inputs))
-	for i, in := range n.inputs {
-		n.opt.Inputs[i] = &in.opt
-	}
-	n.opt.Forwards = nil
-	for i := range n.inputs {
-		fw := slices.Clone(n.forwards)
-		if i == 0 && n.keysOf != nil && len(n.keysOf.opt.Keys) > 0 {
-			for _, f := range n.keysOf.opt.Keys[0] {
-				if !slices.Contains(fw, f) {
-					fw = append(fw, f)
-				}
-			}
-		}
-		if len(fw) > 0 {
-			if n.opt.Forwards == nil {
-				n.opt.Forwards = make([][]string, len(n.inputs))
-			}
-			n.opt.Forwards[i] = fw
-		}
-	}
-	n.opt.Descending = nil
-	if n.desc != nil {
-		n.opt.Descending = slices.Clone(n.desc)
-		if len(n.desc) == 1 && len(n.opt.Keys) > 0 && len(n.opt.Keys[0]) > 1 {
-			// one direction for a key of several named fields
-			n.opt.Descending = slices.Repeat(n.desc, len(n.opt.Keys[0]))
-		}
-	}
-}
-
 // clonePlan copies p, so that what Env.Plan and Execute hand out is the
 // caller's to keep: a later planning of the program does not change it.
 func clonePlan(p *optimizer.Plan) *optimizer.Plan {
@@ -232,9 +196,7 @@ func clonePlan(p *optimizer.Plan) *optimizer.Plan {
 				c.Forced[k] = v
 			}
 		}
-		d := &c.Decision
-		d.Ship, d.Exchange, d.InputLocal = slices.Clone(d.Ship), slices.Clone(d.Exchange), slices.Clone(d.InputLocal)
-		d.Notes = slices.Clone(d.Notes)
+		c.Decision = cloneDecision(n.Decision)
 		if n.Actual != nil {
 			a := *n.Actual
 			c.Actual = &a

@@ -51,7 +51,7 @@ func Cross[L, R, O any](l *DataSet[L], r *DataSet[R], fn func(l *L, r *R) O, hin
 		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
 		space := spill.NewSpace(tc.Env.FS, fmt.Sprintf("cross-%d", tc.Subtask), tc.Env.Spill)
 		tc.onExit(func() { space.Close() })
-		if n.opt.Decision.Local == optimizer.NestedLoopsBlockSecond {
+		if n.planned.Decision.Local == optimizer.NestedLoopsBlockSecond {
 			// input 0 is materialized, input 1 streamed
 			err = crossBlocks(tc, space, 1, 0, rc, lc, func(r *R, l *L) { e.emit(fn(l, r)) })
 		} else {

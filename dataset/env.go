@@ -31,14 +31,15 @@ type Options struct {
 	// Planner chooses strategies; nil means optimizer.CostBased.
 	Planner optimizer.Planner
 	// Planned, when set, is called by Execute with a copy of the plan it is
-	// about to run, as Env.Plan returns it (the iterations' fix-ups and
+	// about to run, as Env.Plan returns it (the optimizer's rules and
 	// Adaptive's notes included; with Adaptive, the first planning), before
 	// anything runs. An error from it ends Execute with that error: a caller
 	// that does not hold the Env (a library that builds and executes its own
 	// program) can print the plan and stop there.
 	Planned func(*optimizer.Plan) error
-	// Mode overrides exchange modes, as Flink's ExecutionMode does.
-	Mode flow.ExecutionMode
+	// Mode sets the exchange modes of the whole job, as Flink's
+	// ExecutionMode does; the planner applies it, so the plan shows it.
+	Mode optimizer.ExecutionMode
 	// BatchSize is the number of records per batch; zero means flow's default.
 	BatchSize int
 	// Progress, when set, receives the running job's progress every
@@ -110,16 +111,11 @@ type Result struct {
 // estimates and the planner's decisions. It returns the first error found
 // while building the program, or the planner's. The plan is a copy: changing
 // it changes nothing in the program.
-func (e *Env) Plan() (*optimizer.Plan, error) {
-	p, err := e.plan()
-	if err != nil {
-		return nil, err
-	}
-	return clonePlan(p), nil
-}
+func (e *Env) Plan() (*optimizer.Plan, error) { return e.plan() }
 
-// plan builds the optimizer's model over the nodes' own optimizer.Node values
-// and runs the planner, whose decisions translate then reads.
+// plan plans a copy of the program's model (see modelOf): the planner's
+// choices and the rules' (optimizer.Optimize). translate reads the result
+// and nothing else; the program is left as it was.
 func (e *Env) plan() (*optimizer.Plan, error) {
 	if len(e.errs) > 0 {
 		return nil, errors.Join(e.errs...)
@@ -127,27 +123,13 @@ func (e *Env) plan() (*optimizer.Plan, error) {
 	if len(e.nodes) == 0 {
 		return nil, fmt.Errorf("dataset: the program has no operators")
 	}
-	plan := &optimizer.Plan{Memory: e.opts.Memory}
-	for _, n := range e.nodes {
-		if n.unship != nil { // planned before: as the program built it
-			n.unship()
-		}
-	}
-	for _, n := range e.nodes {
-		n.model()
-		n.opt.Actual = nil
-		plan.Nodes = append(plan.Nodes, &n.opt)
-	}
 	if err := e.checkLoops(); err != nil {
 		return nil, err
 	}
-	if err := e.opts.Planner.Plan(plan); err != nil {
+	plan := e.modelOf(e.nodes, nil)
+	if err := optimizer.Optimize(plan, e.opts.Planner); err != nil {
 		return nil, fmt.Errorf("dataset: plan: %w", err)
 	}
-	if err := e.fixLoopExchanges(plan); err != nil {
-		return nil, err
-	}
-	e.shipBeforeReplay()
 	return plan, nil
 }
 
@@ -168,6 +150,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	bind(plan, e.nodes)
 	for _, n := range e.nodes {
 		n.reset()
 		n.rows.Store(0)
@@ -188,7 +171,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	if err := e.planned(plan); err != nil {
 		return nil, err
 	}
-	res, err := e.runStage(ctx, e.nodes)
+	res, err := e.runStage(ctx, plan, e.nodes)
 	if err != nil {
 		return nil, e.failed(err)
 	}
@@ -216,9 +199,10 @@ func (e *Env) iterationStats() []IterationStats {
 	return out
 }
 
-// runStage translates nodes (every node's inputs among them) and runs them.
-func (e *Env) runStage(ctx context.Context, nodes []*node) (*flow.Result, error) {
-	g, err := e.translate(nodes)
+// runStage translates plan, whose nodes nodes run as (in the same order),
+// and runs it.
+func (e *Env) runStage(ctx context.Context, plan *optimizer.Plan, nodes []*node) (*flow.Result, error) {
+	g, err := e.translate(plan, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +211,6 @@ func (e *Env) runStage(ctx context.Context, nodes []*node) (*flow.Result, error)
 		SegmentSize:   e.opts.SegmentSize,
 		TmpDir:        e.opts.TmpDir,
 		Spill:         e.opts.Spill,
-		Mode:          e.opts.Mode,
 		BatchSize:     e.opts.BatchSize,
 		Progress:      e.opts.Progress,
 		ProgressEvery: e.opts.ProgressEvery,

@@ -124,7 +124,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			}
 			return c.close()
 		}
-		switch local := n.opt.Decision.Local; local {
+		switch local := n.planned.Decision.Local; local {
 		case optimizer.HybridHashBuildFirst, optimizer.HybridHashBuildSecond:
 			build := sortjoin.Left
 			if local == optimizer.HybridHashBuildSecond {
@@ -158,7 +158,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			// an input the planner found sorted on the key already (InputLocal
 			// NONE) is merged as it arrives
 			sorted := func(i int, in sortjoin.Iterator, side string) (sortjoin.Iterator, error) {
-				if il := n.opt.Decision.InputLocal; i < len(il) && il[i] == optimizer.LocalNone {
+				if il := n.planned.Decision.InputLocal; i < len(il) && il[i] == optimizer.LocalNone {
 					return in, nil
 				}
 				it, err := sortAll(ctx, tc.newSorter(name+" sort "+side), in)

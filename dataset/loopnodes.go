@@ -96,7 +96,9 @@ func newReplayer[T any](lp *loop, in *node) *node {
 		env.fail(lp.name, fmt.Errorf("%s has no serializer: a loop-invariant input is kept serialized between supersteps", typeName[T]()))
 	}
 	var spools []*spool[T]
-	n.reset = func() { spools = make([]*spool[T], n.opt.Parallelism) }
+	// the plan may ship the input into the replayer for its consumer, at
+	// the consumer's parallelism (bind runs before reset)
+	n.reset = func() { spools = make([]*spool[T], n.planned.Parallelism) }
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)
 		if err != nil {

@@ -72,6 +72,10 @@ type node struct {
 	count  func(next any) any
 	rows   atomic.Int64
 	vertex int
+	// planned is the plan's node this execution runs n as (see bind): the
+	// decisions and the parallelism the operator reads. opt is the
+	// program's model, which planning never changes.
+	planned *optimizer.Node
 
 	// adapt, set for nodes with an output, builds the typed parts of adaptive
 	// execution over the node's output records (see adaptive.go).
@@ -87,15 +91,11 @@ type node struct {
 	// canCache (joins) says whether a loop-invariant input i can be kept as an
 	// index across supersteps instead of replayed; cached and cacheInput are
 	// set by loop.seal when it is.
-	canCache   func(input int) bool
-	cached     bool
-	cacheInput int
-	loopDelta  bool
-	replayer   map[*loop]*node
-	// unship, on a replayer whose consumer's exchange shipBeforeReplay
-	// moved in front of it, puts back its parallelism and input edge
-	// before the program is planned again.
-	unship      func()
+	canCache    func(input int) bool
+	cached      bool
+	cacheInput  int
+	loopDelta   bool
+	replayer    map[*loop]*node
 	newReplayer func(lp *loop) *node
 }
 
@@ -143,7 +143,7 @@ func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 		fan := &fanout[T]{}
 		for j, oe := range edges {
 			var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j), tc: tc}
-			if comb := oe.consumer.combine[oe.input]; comb != nil && oe.consumer.opt.Decision.Combine {
+			if comb := oe.consumer.combine[oe.input]; comb != nil && oe.consumer.planned.Decision.Combine {
 				wrapped, err := comb(tc, c)
 				if err != nil {
 					return nil, err

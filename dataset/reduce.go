@@ -85,7 +85,7 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 		if err != nil {
 			return err
 		}
-		if n.opt.Decision.Local == optimizer.SortGroup {
+		if n.planned.Decision.Local == optimizer.SortGroup {
 			return runSortedReduce(tc, n, where, k, codec, fn, c, env.opts.BatchSize)
 		}
 		newAgg := func() *sortjoin.HashAggregator {

@@ -28,7 +28,7 @@ const sortedCheckEvery = 4096
 func runSortedReduce[T any](tc *task, n *node, where string, k *keyer[T], codec *memory.Codec[T],
 	fn func(a, b T) T, out collector[T], batch int) error {
 	f := newGroupFolder(codec, fn, out, batch)
-	if il := n.opt.Decision.InputLocal; len(il) == 0 || il[0] == optimizer.LocalNone {
+	if il := n.planned.Decision.InputLocal; len(il) == 0 || il[0] == optimizer.LocalNone {
 		return drive[T](tc, &streamFolder[T]{f: f, ctx: tc.Context(), key: k.appender()})
 	}
 	it, err := sortInput(tc, where, k, codec)

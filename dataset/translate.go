@@ -8,30 +8,48 @@ import (
 	"github.com/weirdata/weir/optimizer"
 )
 
-// translate turns planned nodes (the program's, or one stage of an adaptive
-// execution: every node's inputs among them) into a flow graph: one vertex per chain
-// of operators (a head that reads inputs, then record-at-a-time operators whose
-// input is forwarded from a producer with no other consumer), one edge per input
-// of every chain head. Every operator's output collector is wrapped to count
-// the records it emits (see node.count).
-func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
-	consumers := map[*node][]*node{}
-	for _, n := range nodes {
-		for _, in := range n.inputs {
-			consumers[in] = append(consumers[in], n)
+// translate turns a plan (the program's, or one stage of an adaptive
+// execution) into a flow graph, reading only the plan: its edges, decisions
+// and parallelism. nodes[i] is the node plan.Nodes[i] runs: its operator. The
+// graph has one vertex per chain of operators (a head that reads inputs,
+// then record-at-a-time operators whose input is forwarded from a producer
+// with no other consumer) and one edge per input of every chain head. Every
+// operator's output collector is wrapped to count the records it emits (see
+// node.count).
+func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error) {
+	if len(plan.Nodes) != len(nodes) {
+		return nil, fmt.Errorf("dataset: internal error: a plan of %d nodes for %d operators", len(plan.Nodes), len(nodes))
+	}
+	index := make(map[*optimizer.Node]int, len(plan.Nodes))
+	byID := make(map[int]*node, len(nodes))
+	for i, pn := range plan.Nodes {
+		index[pn] = i
+		byID[pn.ID] = nodes[i]
+	}
+	// inputs[i] are the indexes of node i's inputs, in the plan
+	inputs := make([][]*node, len(nodes))
+	consumers := map[*node]int{}
+	for i, pn := range plan.Nodes {
+		for _, in := range pn.Inputs {
+			j, ok := index[in]
+			if !ok {
+				return nil, fmt.Errorf("dataset: internal error: %s reads a node outside its plan", nodes[i].name())
+			}
+			inputs[i] = append(inputs[i], nodes[j])
+			consumers[nodes[j]]++
 		}
 	}
-	chained := func(n *node) bool {
-		if n.wrap == nil || len(n.inputs) != 1 {
+	chained := func(n *node, ins []*node) bool {
+		if n.wrap == nil || len(ins) != 1 {
 			return false
 		}
-		p := n.inputs[0]
-		d := n.opt.Decision
+		p := ins[0]
+		d := n.planned.Decision
 		return d.Ship[0] == optimizer.Forward && d.Exchange[0] == optimizer.Pipelined &&
-			p.opt.Parallelism == n.opt.Parallelism && len(consumers[p]) == 1 && p.writers != nil
+			p.planned.Parallelism == n.planned.Parallelism && consumers[p] == 1 && p.writers != nil
 	}
 
-	share := e.memoryShare(nodes)
+	bind(plan, nodes)
 	g := flow.NewGraph()
 	type vertexInfo struct {
 		v     *flow.Vertex
@@ -40,11 +58,12 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 	}
 	var vertices []*vertexInfo
 	vertexOf := map[*node]*vertexInfo{}
-	for _, n := range nodes {
-		if chained(n) {
-			vi := vertexOf[n.inputs[0]]
+	headInputs := map[*node][]*node{}
+	for i, n := range nodes {
+		if chained(n, inputs[i]) {
+			vi := vertexOf[inputs[i][0]]
 			if vi == nil {
-				return nil, fmt.Errorf("dataset: internal error: %s reads %s, which does not run with it", n.name(), n.inputs[0].name())
+				return nil, fmt.Errorf("dataset: internal error: %s reads %s, which does not run with it", n.name(), inputs[i][0].name())
 			}
 			vi.chain = append(vi.chain, n)
 			vertexOf[n] = vi
@@ -55,6 +74,7 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 		}
 		vi := &vertexInfo{chain: []*node{n}}
 		vertexOf[n] = vi
+		headInputs[n] = inputs[i]
 		vertices = append(vertices, vi)
 	}
 	for i, vi := range vertices { // flow reports metrics per vertex in this order
@@ -71,11 +91,25 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 		h := vi.chain[0]
 		if h.loop != nil && h.role != notInLoop {
 			first[v] = parties[h.loop]
-			parties[h.loop] += h.opt.Parallelism
-			users[h.loop] += h.opt.Parallelism
+			parties[h.loop] += h.planned.Parallelism
+			users[h.loop] += h.planned.Parallelism
 		}
 		if h.resultOf != nil {
-			users[h.resultOf] += h.opt.Parallelism
+			users[h.resultOf] += h.planned.Parallelism
+		}
+	}
+	// every task's outputs: one per input of a consumer's head
+	for _, vi := range vertices {
+		head := vi.chain[0]
+		for i, in := range headInputs[head] {
+			from := vertexOf[in]
+			if from == nil {
+				return nil, fmt.Errorf("dataset: internal error: %s reads %s, which does not run with it", head.name(), in.name())
+			}
+			if from.chain[len(from.chain)-1] != in {
+				return nil, fmt.Errorf("dataset: internal error: %s is not the last operator of its task", in.name())
+			}
+			from.outs = append(from.outs, outEdge{consumer: head, input: i})
 		}
 	}
 	for lp, n := range users {
@@ -87,7 +121,8 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 			names[i] = n.name()
 		}
 		head := vi.chain[0]
-		vi.v = g.Vertex(strings.Join(names, " -> "), head.opt.Parallelism, func(ftc *flow.TaskContext) error {
+		share := taskShare(vi.chain, vi.outs)
+		vi.v = g.Vertex(strings.Join(names, " -> "), head.planned.Parallelism, func(ftc *flow.TaskContext) error {
 			tc := &task{TaskContext: ftc, memShare: share}
 			run := func() error {
 				tail := vi.chain[len(vi.chain)-1]
@@ -121,16 +156,19 @@ func (e *Env) translate(nodes []*node) (*flow.Graph, error) {
 	}
 	for _, vi := range vertices {
 		head := vi.chain[0]
-		for i, in := range head.inputs {
-			from := vertexOf[in]
-			if from == nil {
-				return nil, fmt.Errorf("dataset: internal error: %s reads %s, which does not run with it", head.name(), in.name())
+		d := head.planned.Decision
+		for i, in := range headInputs[head] {
+			connect := head.connect[i]
+			if f := d.ShipFor; f != nil {
+				// head ships its input for a consumer's input (the
+				// optimizer's shipBeforeReplay): with that input's key
+				c := byID[f.Node]
+				if c == nil || f.Input >= len(c.connect) {
+					return nil, fmt.Errorf("dataset: internal error: %s ships for #%d, which does not run with it", head.name(), f.Node)
+				}
+				connect = c.connect[f.Input]
 			}
-			if from.chain[len(from.chain)-1] != in {
-				return nil, fmt.Errorf("dataset: internal error: %s is not the last operator of its task", in.name())
-			}
-			head.connect[i](g, from.v, vi.v, head.opt.Decision.Ship[i], head.opt.Decision.Exchange[i])
-			from.outs = append(from.outs, outEdge{consumer: head, input: i})
+			connect(g, vertexOf[in].v, vi.v, d.Ship[i], d.Exchange[i])
 		}
 	}
 	return g, nil
@@ -145,28 +183,18 @@ func counted(n *node, out any) any {
 	return n.count(out)
 }
 
-// memoryShare splits the memory budget evenly between the subtasks of the
-// nodes' operators that hold managed memory (sorts, hash tables, combiners), as Flink
-// gives each operator a fraction of the managed memory, so that one operator
-// cannot starve the next one in its pipeline.
-func (e *Env) memoryShare(nodes []*node) int64 {
-	if e.opts.Memory <= 0 {
-		return 0
+// taskShare is the managed memory each memory-using operator of a task may
+// hold: the largest share the plan gives the task's chain or a combiner it
+// runs for a consumer (optimizer's memoryShare: one share for the job).
+func taskShare(chain []*node, outs []outEdge) int64 {
+	var share int64
+	for _, n := range chain {
+		share = max(share, n.planned.Decision.MemoryShare)
 	}
-	var users int64
-	for _, n := range nodes {
-		d := n.opt.Decision
-		if d.Local != optimizer.NoLocal {
-			users += int64(n.opt.Parallelism)
-		}
-		if d.Combine {
-			for _, in := range n.inputs {
-				users += int64(in.opt.Parallelism)
-			}
+	for _, oe := range outs {
+		if d := oe.consumer.planned.Decision; d.Combine {
+			share = max(share, d.MemoryShare)
 		}
 	}
-	if users == 0 {
-		return 0
-	}
-	return e.opts.Memory / users
+	return share
 }

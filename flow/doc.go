@@ -58,9 +58,8 @@
 // a spill.Space (records serialized with memory.Codec[T]) when the budget is
 // exhausted. Readers replay after every producer finished; a replayed file is
 // removed at once, the rest when the job ends. Blocking edges need a codec.
-// Options.Mode overrides the modes as Flink's ExecutionMode does: BatchExecution
-// makes every shuffle (non-Forward edge) blocking, BatchForced every edge,
-// PipelinedForced none.
+// Every edge runs in the mode Connect gave it: choosing modes is the
+// planner's work, not the runtime's.
 //
 // # Partitioners
 //

@@ -58,7 +58,7 @@ func (e *edge[T]) start(j *job) error {
 	nProd, nCons := e.from.parallelism, e.to.parallelism
 	x := &exchange[T]{
 		e: e, j: j,
-		mode:      j.opts.Mode.apply(e.strategy, e.mode),
+		mode:      e.mode,
 		nProd:     nProd,
 		nCons:     nCons,
 		batchSize: j.opts.BatchSize,

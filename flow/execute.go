@@ -45,8 +45,6 @@ type Options struct {
 	// zero means DefaultFlushTimeout, negative means batches go only when full
 	// (or before an event, or at the end).
 	FlushTimeout time.Duration
-	// Mode overrides the edges' exchange modes.
-	Mode ExecutionMode
 	// Manager, when set, is the job's memory manager; the caller closes it.
 	Manager *memory.Manager
 	// FS, when set, is the job's spill file system; the caller closes it.
@@ -214,6 +212,9 @@ func (j *job) run(g *Graph) (*Result, error) {
 		}
 	}
 	res := &Result{Vertices: make([]VertexMetrics, len(g.vertices))}
+	for _, e := range g.edges {
+		res.Edges = append(res.Edges, e.ran())
+	}
 	live := make([][]*TaskMetrics, len(g.vertices))
 	done := make([]atomic.Int32, len(g.vertices))
 	for vi, v := range g.vertices {

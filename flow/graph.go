@@ -68,50 +68,6 @@ func (m ExchangeMode) String() string {
 	return fmt.Sprintf("ExchangeMode(%d)", uint8(m))
 }
 
-// ExecutionMode overrides the edges' exchange modes for a whole job, as Flink's
-// ExecutionMode does.
-type ExecutionMode uint8
-
-const (
-	// PipelinedExecution keeps every edge's mode (the default).
-	PipelinedExecution ExecutionMode = iota
-	// PipelinedForced makes every edge pipelined.
-	PipelinedForced
-	// BatchExecution makes every shuffle (every edge but Forward) blocking.
-	BatchExecution
-	// BatchForced makes every edge blocking.
-	BatchForced
-)
-
-// String returns the mode's name as Flink spells it.
-func (m ExecutionMode) String() string {
-	switch m {
-	case PipelinedExecution:
-		return "PIPELINED"
-	case PipelinedForced:
-		return "PIPELINED_FORCED"
-	case BatchExecution:
-		return "BATCH"
-	case BatchForced:
-		return "BATCH_FORCED"
-	}
-	return fmt.Sprintf("ExecutionMode(%d)", uint8(m))
-}
-
-func (m ExecutionMode) apply(s ShipStrategy, mode ExchangeMode) ExchangeMode {
-	switch m {
-	case PipelinedForced:
-		return Pipelined
-	case BatchExecution:
-		if s != Forward {
-			return Blocking
-		}
-	case BatchForced:
-		return Blocking
-	}
-	return mode
-}
-
 // Partitioner routes the records of one edge. Strategy picks the field that is
 // used: Hash needs Hash, Range needs Key (and optionally Bounds), Custom needs
 // Custom; Forward, Broadcast and Rebalance need none.
@@ -145,8 +101,7 @@ type Graph struct {
 func NewGraph() *Graph { return &Graph{} }
 
 // String returns one line per vertex, in the order they were added, naming its
-// parallelism and its inputs with their ship strategy and exchange mode (as
-// given; Options.Mode may override the mode), e.g.
+// parallelism and its inputs with their ship strategy and exchange mode, e.g.
 //
 //	source p=2
 //	count p=2 <- source HASH PIPELINED
@@ -224,7 +179,7 @@ type edgeBase struct {
 	from, to *Vertex
 	out, in  int
 	strategy ShipStrategy
-	mode     ExchangeMode // as given; the effective one is in the runtime
+	mode     ExchangeMode
 }
 
 // edgeSpec is an edge of any record type, as the untyped runtime sees it.
@@ -233,6 +188,8 @@ type edgeSpec interface {
 	check() error
 	// start builds the edge's runtime state for one execution.
 	start(j *job) error
+	// ran describes the edge as its runtime state runs it (after start).
+	ran() EdgeInfo
 	reader(tc *TaskContext) input
 	writer(tc *TaskContext) output
 	// cleanup releases what the execution left: reservations, spill files.
@@ -251,6 +208,10 @@ type edge[T any] struct {
 }
 
 func (e *edge[T]) base() *edgeBase { return &e.edgeBase }
+
+func (e *edge[T]) ran() EdgeInfo {
+	return EdgeInfo{From: e.from.index, To: e.to.index, Input: e.in, Strategy: e.strategy, Mode: e.rt.mode}
+}
 
 func (e *edge[T]) check() error {
 	p := &e.part

@@ -4,26 +4,7 @@ import (
 	"testing"
 )
 
-func TestExecutionModeApply(t *testing.T) {
-	cases := []struct {
-		m    ExecutionMode
-		s    ShipStrategy
-		in   ExchangeMode
-		want ExchangeMode
-	}{
-		{PipelinedExecution, Hash, Pipelined, Pipelined},
-		{PipelinedExecution, Hash, Blocking, Blocking},
-		{PipelinedForced, Hash, Blocking, Pipelined},
-		{BatchExecution, Hash, Pipelined, Blocking},
-		{BatchExecution, Forward, Pipelined, Pipelined},
-		{BatchExecution, Forward, Blocking, Blocking},
-		{BatchForced, Forward, Pipelined, Blocking},
-	}
-	for _, c := range cases {
-		if got := c.m.apply(c.s, c.in); got != c.want {
-			t.Errorf("%v on %v %v: got %v, want %v", c.m, c.s, c.in, got, c.want)
-		}
-	}
+func TestShipStrategyString(t *testing.T) {
 	for s, want := range map[ShipStrategy]string{Forward: "FORWARD", Hash: "HASH", Range: "RANGE", Broadcast: "BROADCAST", Rebalance: "REBALANCE", Custom: "CUSTOM", 9: "ShipStrategy(9)"} {
 		if s.String() != want {
 			t.Errorf("%d: %q, want %q", s, s.String(), want)

@@ -77,10 +77,21 @@ func (v VertexMetrics) Total() SubtaskMetrics {
 }
 
 // Result is what Execute returns: metrics per vertex in the order vertices were
-// added, and the memory manager's peak.
+// added, the edges as they ran, in the order they were connected, and the
+// memory manager's peak.
 type Result struct {
 	Vertices   []VertexMetrics
+	Edges      []EdgeInfo
 	PeakMemory int64
+}
+
+// EdgeInfo is an edge as it ran: its producer and consumer (indexes into
+// Result.Vertices), which input of the consumer it is, its ship strategy and
+// its exchange mode.
+type EdgeInfo struct {
+	From, To, Input int
+	Strategy        ShipStrategy
+	Mode            ExchangeMode
 }
 
 // SpilledBytes returns the bytes all subtasks of all vertices wrote to spill

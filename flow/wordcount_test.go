@@ -139,11 +139,10 @@ func TestWordCount(t *testing.T) {
 	}
 }
 
-// TestWordCountExecutionModes runs the graph under every ExecutionMode, with
-// the edges given as pipelined and as blocking, under a tiny budget: the counts
-// stay right and the job spills exactly when the mode makes the shuffles
-// blocking.
-func TestWordCountExecutionModes(t *testing.T) {
+// TestWordCountEdgesRun runs the graph with its edges pipelined and blocking
+// under a tiny budget: the counts stay right, the job spills exactly when the
+// shuffle is blocking, and Result.Edges reports every edge as it ran.
+func TestWordCountEdgesRun(t *testing.T) {
 	text := lines(1000, 10)
 	want := map[string]int64{}
 	for _, l := range text {
@@ -151,25 +150,37 @@ func TestWordCountExecutionModes(t *testing.T) {
 			want[w]++
 		}
 	}
-	for _, em := range []ExecutionMode{PipelinedExecution, PipelinedForced, BatchExecution, BatchForced} {
-		for _, given := range []ExchangeMode{Pipelined, Blocking} {
-			t.Run(fmt.Sprintf("%v/%v", em, given), func(t *testing.T) {
-				env := newTestEnv(t, budgets[1].opts)
-				out := &wordCounts{m: map[string]int64{}}
-				res, err := Execute(bg, wordCountGraph(t, text, 2, given, out), env.options(Options{BatchSize: 64, Mode: em}))
-				if err != nil {
-					t.Fatal(err)
+	for _, given := range []ExchangeMode{Pipelined, Blocking} {
+		t.Run(given.String(), func(t *testing.T) {
+			env := newTestEnv(t, budgets[1].opts)
+			out := &wordCounts{m: map[string]int64{}}
+			g := wordCountGraph(t, text, 2, given, out)
+			res, err := Execute(bg, g, env.options(Options{BatchSize: 64}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.check(t)
+			if !maps.Equal(out.m, want) {
+				t.Fatal("counts differ")
+			}
+			s, _ := res.Vertex("source")
+			if spilled := s.Total().Spilled > 0; spilled != (given == Blocking) {
+				t.Errorf("spilled %d bytes; blocking shuffle: %v", s.Total().Spilled, given == Blocking)
+			}
+			// the edges as the graph lists them, one line per vertex
+			var ran strings.Builder
+			for vi, v := range res.Vertices {
+				fmt.Fprintf(&ran, "%s p=%d", v.Name, len(v.Subtasks))
+				for _, e := range res.Edges {
+					if e.To == vi {
+						fmt.Fprintf(&ran, " <- %s %v %v", res.Vertices[e.From].Name, e.Strategy, e.Mode)
+					}
 				}
-				env.check(t)
-				if !maps.Equal(out.m, want) {
-					t.Fatal("counts differ")
-				}
-				blocking := em == BatchExecution || em == BatchForced || (em == PipelinedExecution && given == Blocking)
-				s, _ := res.Vertex("source")
-				if spilled := s.Total().Spilled > 0; spilled != blocking {
-					t.Errorf("spilled %d bytes; blocking shuffles: %v", s.Total().Spilled, blocking)
-				}
-			})
-		}
+				ran.WriteString("\n")
+			}
+			if ran.String() != g.String() {
+				t.Errorf("edges ran:\n%s\ngraph:\n%s", ran.String(), g.String())
+			}
+		})
 	}
 }

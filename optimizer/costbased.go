@@ -50,10 +50,8 @@ import (
 //   - Hints: join hints, cross size hints and forced ship strategies are
 //     honoured exactly (a join with a static input keeps the hint's ship
 //     strategies and builds on the static input).
-//   - Exchanges are pipelined, except where a branch that leaves an operator
-//     rejoins it later at an operator that reads one input fully before the
-//     other (a hash join's build side, a sort-merge join, a cross): the later
-//     input's exchange is blocking, or the shared producer would deadlock.
+//   - Exchanges are pipelined; the rules Optimize runs after the planner make
+//     blocking those that must be (rules.go).
 type CostBased struct{}
 
 // maxCandidates bounds the sub-plans kept per operator.
@@ -130,36 +128,9 @@ func (CostBased) Plan(p *Plan) error {
 			Cumulative: c.cost,
 			Notes:      c.notes,
 		}
-		if n.OrderedGather {
-			for i := range d.Exchange {
-				d.Exchange[i] = Blocking // a blocking exchange replays producers in subtask order
-			}
-		}
 		n.Decision = d
 	}
-	breakRejoins(p)
 	return nil
-}
-
-// memoryShare is the managed memory one subtask of a memory-using operator
-// may expect (+Inf without a budget), as dataset splits it.
-func memoryShare(p *Plan) float64 {
-	if p.Memory <= 0 {
-		return math.Inf(1)
-	}
-	users := 0
-	for _, n := range p.Nodes {
-		switch n.Kind {
-		case Reduce, GroupReduce, Sort, Join, CoGroup, Cross:
-			users += max(n.Parallelism, 1)
-		}
-		if n.Combinable {
-			for _, in := range n.Inputs {
-				users += max(in.Parallelism, 1)
-			}
-		}
-	}
-	return float64(p.Memory) / float64(max(users, 1))
 }
 
 // prune keeps the cheapest candidate per output property, cheapest first, at
@@ -683,71 +654,4 @@ func outputProps(n *Node, s strategy, ship []Ship, in []props) props {
 		return props{g: global{kind: anyPart, par: n.Parallelism}}
 	}
 	return through(n, 0, in[0])
-}
-
-// breakRejoins makes blocking the exchange of every input that an operator
-// reads after another one fully, when the two inputs share an ancestor: the
-// shared producer would otherwise block on the later input's full channel
-// while the operator waits for the end of the first.
-func breakRejoins(p *Plan) {
-	anc := map[*Node]map[*Node]bool{}
-	for _, n := range p.Nodes {
-		a := map[*Node]bool{n: true}
-		for _, in := range n.Inputs {
-			for x := range anc[in] {
-				a[x] = true
-			}
-		}
-		anc[n] = a
-	}
-	for _, n := range p.Nodes {
-		if len(n.Inputs) < 2 {
-			continue
-		}
-		first := firstRead(n)
-		if first < 0 {
-			continue
-		}
-		for i, in := range n.Inputs {
-			if i == first {
-				continue
-			}
-			for _, x := range p.Nodes { // in plan order, for a stable note
-				if anc[in][x] && anc[n.Inputs[first]][x] {
-					n.Decision.Exchange[i] = Blocking
-					n.Decision.Notes = append(n.Decision.Notes,
-						fmt.Sprintf("input %d: blocking, it shares #%d with input %d, read first", i, x.ID, first))
-					break
-				}
-			}
-		}
-	}
-}
-
-// firstRead returns the input an operator reads to the end before the
-// others, or -1 when it reads them all at once (a union).
-func firstRead(n *Node) int {
-	switch n.Decision.Local {
-	case SortMerge:
-		if il := n.Decision.InputLocal; len(il) == 2 && il[0] == LocalNone && il[1] != LocalNone {
-			return 1 // input 0 is merged as it comes, after input 1 is sorted
-		}
-		return 0
-	case HybridHashBuildFirst, SortCoGroup:
-		return 0
-	case HybridHashBuildSecond:
-		return 1
-	case NestedLoopsBlockFirst: // input 1 is broadcast and materialized first
-		return 1
-	case NestedLoopsBlockSecond:
-		return 0
-	}
-	if n.Kind == MapPartition && n.Forced != nil {
-		for i := range n.Inputs {
-			if s, ok := n.Forced[i]; ok && s == Broadcast {
-				return i // a broadcast set is read before the main input
-			}
-		}
-	}
-	return -1
 }

@@ -50,7 +50,7 @@ func (b *builder) sink(in *Node) *Node { return b.add(Sink, "sink", in) }
 
 func (b *builder) plan(t *testing.T) *Plan {
 	t.Helper()
-	if err := (CostBased{}).Plan(b.p); err != nil {
+	if err := Optimize(b.p, CostBased{}); err != nil {
 		t.Fatal(err)
 	}
 	return b.p

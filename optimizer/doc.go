@@ -5,9 +5,23 @@
 // join, hash or sort-based grouping, with or without a combiner).
 //
 // The optimizer never imports the runtime: it reasons over the model in plan.go
-// (operators, the keys they require of their inputs, hints and size estimates)
-// and writes its choices into each Node's Decision. The dataset package builds
-// the model from a program and translates the decisions into a flow graph.
+// (operators, the keys they require of their inputs, hints, size estimates and
+// each operator's part in an iteration) and writes its choices into each Node's
+// Decision. The dataset package builds the model from a program, as a copy it
+// hands to Optimize, and translates the decisions into a flow graph; nothing
+// edits a decision after Optimize, so the plan is exactly what runs.
+//
+// Optimize runs a Planner, which chooses every operator's strategies, then the
+// rules of rules.go in their fixed order, one rule per file: a step's join
+// builds on the input it keeps (loopbuild.go), a replayed input is shipped in
+// front of its replayer (shipbeforereplay.go), the job's ExecutionMode is
+// applied (executionmode.go), exchanges block into an ordered gather
+// (orderedgather.go) and where branches rejoin (rejoins.go), exchanges are
+// pipelined inside iterations and blocking from an iteration's feeders to
+// what reads them after it (loopexchanges.go), every operator gets its share
+// of the memory budget (memoryshare.go: the share the cost model weighed), and
+// a last rule checks the plan without changing it (check.go). The exchange
+// rules that correctness needs run after the mode, so no mode undoes them.
 //
 // Planners implement Planner. CostBased, the default, is Flink's optimizer with
 // statistics: it estimates every operator's output, enumerates strategies
@@ -16,8 +30,9 @@
 // reuse), compares costs by network, then disk, then CPU bytes and work, and
 // honours every hint exactly (see costbased.go). Simple applies fixed rules.
 //
-// Iterations: dataset marks the operators of an iteration's step with the
-// number of supersteps to expect (Node.Iterations: the maximum, or at most
+// Iterations: dataset marks the operators of an iteration with its number and
+// their role (Node.Loop, Node.LoopRole: head, replayer, step operator, tail),
+// the number of supersteps to expect (Node.Iterations: the maximum, or at most
 // DefaultIterations when the loop may end earlier) and their loop-invariant
 // inputs (Node.Static). CostBased multiplies the work done every superstep
 // and counts the work on static inputs once (shipping them; a join's build on

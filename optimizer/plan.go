@@ -244,12 +244,53 @@ type Node struct {
 	// one, or the solution set), that node, which comes before it in the
 	// plan: the source is estimated as its size unless EstimatedRows is set.
 	SizeOf *Node
+	// Loop is the iteration the node runs in, numbered from 1 in program
+	// order; 0 outside iterations. Every node of an iteration has one of the
+	// roles of LoopRole.
+	Loop int
+	// LoopRole is the node's part in its iteration (Loop > 0).
+	LoopRole LoopRole
 
-	// Decision is filled in by a Planner.
+	// Decision is filled in by Optimize: the planner's choices, then the rules'.
 	Decision Decision
 	// Actual is filled in after the program ran (EXPLAIN ANALYZE).
 	Actual *Actual
 }
+
+// LoopRole is a node's part in an iteration.
+type LoopRole uint8
+
+const (
+	// LoopHead emits the partial solution (or workset) every superstep: its
+	// input 0 is the initial one, read in the first superstep.
+	LoopHead LoopRole = iota + 1
+	// LoopReplay reads a loop-invariant input (its input 0, from outside the
+	// iteration) once and replays it every superstep.
+	LoopReplay
+	// LoopStep is an operator of the step function: it runs every superstep.
+	LoopStep
+	// LoopTail receives what a superstep produced: the next partial
+	// solution, workset or delta, or a termination criterion.
+	LoopTail
+)
+
+func (r LoopRole) String() string {
+	switch r {
+	case LoopHead:
+		return "head"
+	case LoopReplay:
+		return "replay"
+	case LoopStep:
+		return "step"
+	case LoopTail:
+		return "tail"
+	}
+	return fmt.Sprintf("LoopRole(%d)", uint8(r))
+}
+
+// source reports whether the role emits every superstep without reading the
+// step: a head or a replayer.
+func (r LoopRole) source() bool { return r == LoopHead || r == LoopReplay }
 
 // DefaultRowBytes is the record size planners assume when a node's is unknown.
 const DefaultRowBytes = 64
@@ -348,6 +389,14 @@ type Decision struct {
 	InputLocal []InputLocal // per input; nil means LocalNone for every input
 	Local      Local        // the driver strategy
 	Combine    bool         // a Reduce runs a combiner before the shuffle
+	// ShipFor is set on a node that ships its input 0 for one consumer's
+	// input (a replayer of a loop-invariant input, see shipBeforeReplay):
+	// the edge is partitioned with that input's key, and the consumer reads
+	// the node forward.
+	ShipFor *Port
+	// MemoryShare is the managed memory, in bytes, each subtask of the node
+	// may reserve (0: no budget); see memoryShare.
+	MemoryShare int64
 	// Estimate is the planner's estimate of the node's output (Rows -1 when the
 	// planner makes none).
 	Estimate Estimate
@@ -358,6 +407,11 @@ type Decision struct {
 	Notes []string
 }
 
+// Port names an input of a node: the node's ID and the input's index.
+type Port struct {
+	Node, Input int
+}
+
 // Plan is a program's logical plan: its nodes in an order where every node comes
 // after its inputs, and the sinks.
 type Plan struct {
@@ -365,9 +419,14 @@ type Plan struct {
 	// Memory is the job's managed memory budget in bytes (0: unlimited);
 	// planners weigh spilling against it.
 	Memory int64
+	// Mode sets the exchange modes of the whole job, as Flink's
+	// ExecutionMode does (see executionMode).
+	Mode ExecutionMode
 }
 
-// Planner fills in every node's Decision.
+// Planner chooses every node's strategies: it fills in each Decision's ship
+// strategies, exchanges, local strategies and estimates. Optimize runs it and
+// then the rules.
 type Planner interface {
 	Plan(p *Plan) error
 }

@@ -7,8 +7,8 @@ import "fmt"
 // table behind a combiner and GroupReduce by sorting, and joins by
 // repartitioning both inputs into a hybrid hash join built from the smaller
 // estimated input (the second when unknown). Every JoinHint is honoured exactly.
-// Exchanges are pipelined except into an OrderedGather node; the runtime's
-// execution mode may make more of them blocking.
+// Exchanges are pipelined; the rules Optimize runs after it make blocking
+// those that must be and apply the job's execution mode.
 type Simple struct{}
 
 // Plan implements Planner.
@@ -30,9 +30,6 @@ func (Simple) Plan(p *Plan) error {
 			}
 			if sh, ok := n.Forced[i]; ok {
 				d.Ship[i] = sh
-			}
-			if n.OrderedGather {
-				d.Exchange[i] = Blocking // a blocking exchange replays producers in subtask order
 			}
 		}
 		switch n.Kind {

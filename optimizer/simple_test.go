@@ -33,7 +33,7 @@ func TestSimpleJoinHints(t *testing.T) {
 	} {
 		j := joinNode(src(0, 4, c.lrows), src(1, 4, c.rows), c.hint, [2]bool{})
 		p := &Plan{Nodes: []*Node{j.Inputs[0], j.Inputs[1], j}}
-		if err := (Simple{}).Plan(p); err != nil {
+		if err := Optimize(p, Simple{}); err != nil {
 			t.Fatalf("%s: %v", c.hint, err)
 		}
 		d := j.Decision
@@ -63,7 +63,7 @@ func TestSimpleShipsAndLocals(t *testing.T) {
 	f := &Node{ID: 5, Kind: MapPartition, Inputs: []*Node{o}, Parallelism: 1, OrderedGather: true}
 	k := &Node{ID: 6, Kind: Sink, Inputs: []*Node{f}, Parallelism: 1}
 	p := &Plan{Nodes: []*Node{s, m, r, g, o, f, k}}
-	if err := (Simple{}).Plan(p); err != nil {
+	if err := Optimize(p, Simple{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `0 Source "src" p=4
