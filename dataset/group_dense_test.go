@@ -19,7 +19,7 @@ type keyedVal struct {
 }
 
 // TestReduceGroupDense checks ReduceGroup over int64 keys, which a
-// denseGrouper groups by a counting sort when they are dense and hands to a
+// typed.DenseGrouper groups by a counting sort when they are dense and hands to a
 // sorter when they are sparse or the budget is small, against a naive
 // grouping: every group once, with all its records, keys at both ends of
 // int64, an empty input, one key for most records, records

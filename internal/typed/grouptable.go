@@ -22,7 +22,7 @@ const groupSeed = PartitionSeed ^ 0x9e3779b97f4a7c15
 // so a group never keeps an input batch alive. A record is reduced into its
 // group with the user's function directly: nothing is serialized. The table
 // doubles when it is half full. It does not account its memory: its owners
-// (typedCombiner, typedFinal) bound it.
+// (Combiner, Final) bound it.
 //
 // Keys of 8 bytes (int64, say) start in dense mode, like DuckDB's perfect hash
 // aggregation: read as a big-endian word (the encoding preserves order), a key

@@ -127,7 +127,7 @@ func TestGroupTableModes(t *testing.T) {
 	}
 }
 
-// addBatches adds vs to tab as typedFinal does, in batches of random sizes
+// addBatches adds vs to tab as Final does, in batches of random sizes
 // with addBatch, one record with add where addBatch adds none, and checks
 // that addBatch stops only at a record it could not hold or one that
 // widened the table.
