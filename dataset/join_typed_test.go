@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weirdata/weir/optimizer"
 )
 
 type wideCustomer struct {
@@ -66,6 +68,19 @@ func TestTypedJoinOutgrowsItsMemory(t *testing.T) {
 					}
 					if c.memory > 0 && hint == RepartitionHashSecond && spilled(res) == 0 {
 						t.Errorf("a 4 MB build side under a 3 MiB budget spilled nothing")
+					}
+					// the variant the join's subtasks ran, as EXPLAIN ANALYZE shows it
+					var variant string
+					for _, n := range res.Optimized.Nodes {
+						if n.Kind == optimizer.Join {
+							variant = n.Actual.Variant
+						}
+					}
+					switch {
+					case c.memory == 0 && !strings.HasPrefix(variant, "typed-join-"):
+						t.Errorf("variant %q with no budget, want a typed join", variant)
+					case c.memory > 0 && hint == RepartitionHashSecond && !strings.Contains(variant, "hybrid-hash-after-overflow"):
+						t.Errorf("variant %q under a 3 MiB budget, want hybrid-hash-after-overflow", variant)
 					}
 				})
 			}
