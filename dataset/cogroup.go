@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/sortjoin"
@@ -21,8 +22,8 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 	n := env.newNode(optimizer.CoGroup, where, l.n, r.n)
 	n.opt.Keyed[0], n.opt.Keyed[1] = true, true
 	n.opt.KeyTypes[0], n.opt.KeyTypes[1] = typeName[K](), typeName[K]()
-	lk, err1 := newKeyer[L, K](lkey)
-	rk, err2 := newKeyer[R, K](rkey)
+	lk, err1 := typed.NewKeyer[L, K](lkey)
+	rk, err2 := typed.NewKeyer[R, K](rkey)
 	lc, err3 := memory.NewCodec[L]()
 	rc, err4 := memory.NewCodec[R]()
 	for _, err := range []error{err1, err2, err3, err4} {
@@ -41,12 +42,12 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 		ctx := tc.Context()
 		name := fmt.Sprintf("%s %d", where, tc.Subtask)
 		ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
-		lit, err := sortAll(ctx, ls, &inputIter[L]{tc: tc, in: flowInput[L](tc, 0), k: lk, codec: lc})
+		lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flowInput[L](tc, 0), lk, lc))
 		if err != nil {
 			return err
 		}
 		defer lit.Close()
-		rit, err := sortAll(ctx, rs, &inputIter[R]{tc: tc, in: flowInput[R](tc, 1), k: rk, codec: rc})
+		rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flowInput[R](tc, 1), rk, rc))
 		if err != nil {
 			return err
 		}

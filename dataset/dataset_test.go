@@ -424,22 +424,6 @@ func TestPlanIsSimplePlannersChoice(t *testing.T) {
 	}
 }
 
-func TestKeyerAllocatesNothingPerRecord(t *testing.T) {
-	k, err := newKeyer[wordCount, string](func(wc wordCount) string { return wc.Word })
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := wordCount{Word: "allocation", Count: 1}
-	buf := make([]byte, 0, 64)
-	k.append(buf, &v) // warm the pool
-	if n := testing.AllocsPerRun(1000, func() {
-		buf = k.append(buf[:0], &v)
-		_ = k.hash(&v)
-	}); n != 0 {
-		t.Errorf("%v allocations per key", n)
-	}
-}
-
 func TestProgressReachesTheCaller(t *testing.T) {
 	var calls atomic.Int32
 	env := New(Options{Parallelism: 2, ProgressEvery: time.Millisecond, Progress: func(p flow.Progress) {

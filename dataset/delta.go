@@ -6,13 +6,14 @@ import (
 	"sync"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/sortjoin"
 )
 
 // indexSeed seeds the solution set's bucket hash: it must differ from
-// partitionSeed, whose high bits already chose the subtask.
+// typed.PartitionSeed, whose high bits already chose the subtask.
 const indexSeed = 0x51de5e7
 
 // DeltaIteration is the handle a delta iteration's step function gets: an
@@ -32,7 +33,7 @@ type deltaState[T, K any] struct {
 	key       *keyer[T]
 	codec     *memory.Codec[T]
 	index     []*sortjoin.Index
-	deltas    []*spool[T]
+	deltas    []*typed.Spool[T]
 	built     int
 	mu        sync.Mutex
 	ready     chan struct{} // closed when every partition of the solution set is built
@@ -64,14 +65,14 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	p := env.opts.Parallelism
 	st := &deltaState[T, K]{p: p, indexName: "solution set"}
 	var err error
-	if st.key, err = newKeyer[T, K](key); err != nil {
+	if st.key, err = typed.NewKeyer[T, K](key); err != nil {
 		env.fail(where, err)
 		st.key = &keyer[T]{}
 	}
 	if st.codec, err = memory.NewCodec[T](); err != nil {
 		env.fail(where, err)
 	}
-	wcodec := codecOrNil[W](env)
+	wcodec := typed.CodecOrNil[W]()
 	if wcodec == nil {
 		env.fail(where, fmt.Errorf("%s has no serializer: the workset is kept serialized between supersteps", typeName[W]()))
 	}
@@ -85,7 +86,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	connectInput[T](build, 0, st.key)
 	build.reset = func() {
 		st.index = make([]*sortjoin.Index, p)
-		st.deltas = make([]*spool[T], p)
+		st.deltas = make([]*typed.Spool[T], p)
 		st.built = 0
 		st.ready = make(chan struct{})
 	}
@@ -104,7 +105,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 				break
 			}
 			for i := range b {
-				kb = st.key.append(kb[:0], &b[i])
+				kb = st.key.Append(kb[:0], &b[i])
 				vb = st.codec.Append(vb[:0], &b[i])
 				if err := x.Upsert(kb, vb); err != nil {
 					return fmt.Errorf("dataset: %s: %w", where, err)
@@ -123,7 +124,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	wsState := &bulkState[W]{}
 	head := newLoopHead(lp, workset, where, func(tc *task, c collector[W]) error {
 		if s := wsState.cur[tc.Subtask]; s != nil {
-			return s.replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
 		}
 		return nil
 	})
@@ -134,10 +135,10 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 		env.fail(where, fmt.Errorf("the step function returned no delta or workset of this program"))
 		return solution
 	}
-	dtail := newLoopTail[T](lp, delta, "Delta of "+where, func(tc *task) *spool[T] {
+	dtail := newLoopTail[T](lp, delta, "Delta of "+where, func(tc *task) *typed.Spool[T] {
 		if st.deltas[tc.Subtask] == nil {
-			s := newSpool[T](tc.Env, fmt.Sprintf("delta %d", tc.Subtask), st.codec)
-			lp.hold(s.release)
+			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("delta %d", tc.Subtask), st.codec)
+			lp.hold(s.Release)
 			st.deltas[tc.Subtask] = s
 		}
 		return st.deltas[tc.Subtask]
@@ -149,16 +150,16 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	dtail.opt.Forced = map[int]optimizer.Ship{0: optimizer.Hash}
 	connectInput[T](dtail, 0, st.key)
 
-	wtail := newLoopTail[W](lp, next, "Next workset of "+where, func(tc *task) *spool[W] {
+	wtail := newLoopTail[W](lp, next, "Next workset of "+where, func(tc *task) *typed.Spool[W] {
 		if wsState.next[tc.Subtask] == nil {
-			s := newSpool[W](tc.Env, fmt.Sprintf("workset %d", tc.Subtask), wcodec)
-			lp.hold(s.release)
+			s := typed.NewSpool[W](tc.Env, fmt.Sprintf("workset %d", tc.Subtask), wcodec)
+			lp.hold(s.Release)
 			wsState.next[tc.Subtask] = s
 		}
 		return wsState.next[tc.Subtask]
 	})
 	wtail.opt.Parallelism = p
-	wtail.reset = func() { wsState.cur, wsState.next = make([]*spool[W], p), make([]*spool[W], p) }
+	wtail.reset = func() { wsState.cur, wsState.next = make([]*typed.Spool[W], p), make([]*typed.Spool[W], p) }
 	lp.workset = wtail
 	lp.spilled = func() int64 {
 		var n int64
@@ -180,7 +181,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 		wsState.cur, wsState.next = wsState.next, wsState.cur
 		for _, s := range wsState.next {
 			if s != nil {
-				s.reset()
+				s.Reset()
 			}
 		}
 		return nil
@@ -210,9 +211,9 @@ func (st *deltaState[T, K]) merge(ctx context.Context, batch int) error {
 			}
 			if d != nil {
 				var kb, vb []byte
-				errs[i] = d.replay(ctx, batch, func(b []T) error {
+				errs[i] = d.Replay(ctx, batch, func(b []T) error {
 					for j := range b {
-						kb = st.key.append(kb[:0], &b[j])
+						kb = st.key.Append(kb[:0], &b[j])
 						vb = st.codec.Append(vb[:0], &b[j])
 						if err := x.Upsert(kb, vb); err != nil {
 							return err
@@ -220,7 +221,7 @@ func (st *deltaState[T, K]) merge(ctx context.Context, batch int) error {
 					}
 					return nil
 				})
-				d.reset()
+				d.Reset()
 			}
 			if errs[i] == nil {
 				errs[i] = x.ApplyPending(ctx)
@@ -279,12 +280,12 @@ func JoinSolution[W, T, K, O any](ws *DataSet[W], it *DeltaIteration[T, K], wkey
 	n.opt.Keyed[0] = true
 	n.opt.KeyTypes[0] = typeName[K]()
 	n.opt.Forced = map[int]optimizer.Ship{0: optimizer.Hash}
-	wk, err := newKeyer[W, K](wkey)
+	wk, err := typed.NewKeyer[W, K](wkey)
 	if err != nil {
 		env.fail(where, err)
 		wk = &keyer[W]{}
 	}
-	wcodec := codecOrNil[W](env)
+	wcodec := typed.CodecOrNil[W]()
 	if wcodec == nil {
 		env.fail(where, fmt.Errorf("%s has no serializer", typeName[W]()))
 	}
@@ -331,7 +332,7 @@ func JoinSolution[W, T, K, O any](ws *DataSet[W], it *DeltaIteration[T, K], wkey
 				break
 			}
 			for i := range b {
-				kb = wk.append(kb[:0], &b[i])
+				kb = wk.Append(kb[:0], &b[i])
 				pb = wcodec.Append(pb[:0], &b[i])
 				if err := x.Probe(kb, pb, probe); err != nil {
 					return fmt.Errorf("dataset: %s: %w", where, err)

@@ -154,6 +154,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	for _, n := range e.nodes {
 		n.reset()
 		n.rows.Store(0)
+		n.variants.bits.Store(0)
 	}
 	for _, lp := range e.loops {
 		lp.reset()
@@ -243,7 +244,7 @@ func (e *Env) publish() {
 func (e *Env) actuals(plan *optimizer.Plan, res *flow.Result) *optimizer.Plan {
 	out := clonePlan(plan)
 	for i, n := range e.nodes {
-		a := &optimizer.Actual{Rows: n.rows.Load()}
+		a := &optimizer.Actual{Rows: n.rows.Load(), Variant: n.variants.load().String()}
 		if n.vertex >= 0 && n.vertex < len(res.Vertices) {
 			t := res.Vertices[n.vertex].Total()
 			a.Time, a.PeakMemory, a.Spilled = t.Busy, t.PeakMemory, t.Spilled

@@ -3,6 +3,8 @@ package dataset
 import (
 	"context"
 	"fmt"
+
+	"github.com/weirdata/weir/internal/typed"
 )
 
 // Iteration is the handle a step function gets: the current superstep, the
@@ -58,7 +60,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 	st := &bulkState[T]{}
 	head := newLoopHead(lp, initial, where, func(tc *task, c collector[T]) error {
 		if s := st.cur[tc.Subtask]; s != nil {
-			return s.replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
 		}
 		return nil
 	})
@@ -68,14 +70,14 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 		return head
 	}
 	p := head.n.opt.Parallelism
-	codec := codecOrNil[T](env)
+	codec := typed.CodecOrNil[T]()
 	if codec == nil {
 		env.fail(where, fmt.Errorf("%s has no serializer: the partial solution is kept serialized between supersteps", typeName[T]()))
 	}
-	tail := newLoopTail[T](lp, next, "Next partial solution of "+where, func(tc *task) *spool[T] {
+	tail := newLoopTail[T](lp, next, "Next partial solution of "+where, func(tc *task) *typed.Spool[T] {
 		if st.next[tc.Subtask] == nil {
-			s := newSpool[T](tc.Env, fmt.Sprintf("partial solution %d", tc.Subtask), codec)
-			lp.hold(s.release)
+			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("partial solution %d", tc.Subtask), codec)
+			lp.hold(s.Release)
 			st.next[tc.Subtask] = s
 		}
 		return st.next[tc.Subtask]
@@ -83,13 +85,13 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 	tail.opt.Parallelism = p
 	lp.next = tail
 	lp.seal(where)
-	tail.reset = func() { st.cur, st.next = make([]*spool[T], p), make([]*spool[T], p) }
+	tail.reset = func() { st.cur, st.next = make([]*typed.Spool[T], p), make([]*typed.Spool[T], p) }
 	// the next partial solution becomes the current one at every barrier
 	lp.onStep = append(lp.onStep, func(context.Context) error {
 		st.cur, st.next = st.next, st.cur
 		for _, s := range st.next {
 			if s != nil {
-				s.reset()
+				s.Reset()
 			}
 		}
 		return nil
@@ -99,12 +101,12 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 		if s == nil {
 			return nil
 		}
-		return s.replay(tc.Context(), env.opts.BatchSize, c.collect)
+		return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
 	})
 }
 
 // bulkState is a bulk iteration's partial solutions: per subtask, the one the
 // head replays this superstep (cur) and the one the tail fills (next).
 type bulkState[T any] struct {
-	cur, next []*spool[T]
+	cur, next []*typed.Spool[T]
 }

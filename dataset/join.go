@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/sortjoin"
@@ -86,8 +86,8 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 		env.fail(where, fmt.Errorf("the inputs belong to different programs"))
 		return newDataSet[O](env, n)
 	}
-	lk, err1 := newKeyer[L, K](lkey)
-	rk, err2 := newKeyer[R, K](rkey)
+	lk, err1 := typed.NewKeyer[L, K](lkey)
+	rk, err2 := typed.NewKeyer[R, K](rkey)
 	lc, err3 := memory.NewCodec[L]()
 	rc, err4 := memory.NewCodec[R]()
 	for _, err := range []error{err1, err2, err3, err4} {
@@ -110,15 +110,16 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 		if err != nil {
 			return err
 		}
-		li := &inputIter[L]{tc: tc, in: flow.Input[L](tc.TaskContext, 0), k: lk, codec: lc}
-		ri := &inputIter[R]{tc: tc, in: flow.Input[R](tc.TaskContext, 1), k: rk, codec: rc}
+		ctx := tc.Context()
+		li := typed.NewInput[L](ctx, flowInput[L](tc, 0), lk, lc)
+		ri := typed.NewInput[R](ctx, flowInput[R](tc, 1), rk, rc)
 		e := &joinEmitter[L, R, O]{fn: fn, lc: lc, rc: rc, next: c, batch: env.opts.BatchSize}
 		name := fmt.Sprintf("%s %d", where, tc.Subtask)
-		ctx := tc.Context()
 		if sj != nil && tc.loop != nil {
 			if err := sj.run(tc, li, ri, kind, e, fn, c, name); err != nil {
 				return err
 			}
+			n.variants.ran(sj.variant(tc.Subtask))
 			if err := e.flush(); err != nil {
 				return err
 			}
@@ -144,14 +145,24 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 				return err
 			}
 			batch := env.opts.BatchSize
+			res := tc.Env.Memory.NewReservation("typed hash join")
+			var out typed.Outcome
 			switch {
-			case build == sortjoin.Right && typedJoinable(rc):
-				err = runTypedHashJoin(tc, ri, li, typedKindOf(kind, false), func(b *R, p *L) O { return fn(p, b) }, c, batch, hashJoin)
-			case build == sortjoin.Left && typedJoinable(lc):
-				err = runTypedHashJoin(tc, li, ri, typedKindOf(kind, true), func(b *L, p *R) O { return fn(b, p) }, c, batch, hashJoin)
+			case build == sortjoin.Right && typed.Joinable(rc):
+				out, err = typed.HashJoin(ctx, res, tc.memShare, ri, li, typed.KindOf(kind, false),
+					func(b *R, p *L) O { return fn(p, b) }, c.collect, batch, hashJoin)
+				n.variants.ran(joinVariant(out))
+			case build == sortjoin.Left && typed.Joinable(lc):
+				out, err = typed.HashJoin(ctx, res, tc.memShare, li, ri, typed.KindOf(kind, true),
+					func(b *L, p *R) O { return fn(b, p) }, c.collect, batch, hashJoin)
+				n.variants.ran(joinVariant(out))
 			case build == sortjoin.Left:
+				_ = res.Release()
+				n.variants.ran(hybridHash)
 				err = hashJoin(li)
 			default:
+				_ = res.Release()
+				n.variants.ran(hybridHash)
 				err = hashJoin(ri)
 			}
 		case optimizer.SortMerge:
@@ -167,6 +178,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 				}
 				return it, err
 			}
+			n.variants.ran(sortMerge)
 			var lit, rit sortjoin.Iterator
 			if lit, err = sorted(0, li, "left"); err == nil {
 				if rit, err = sorted(1, ri, "right"); err == nil {
@@ -203,45 +215,6 @@ func sortAll(ctx context.Context, s *sortjoin.Sorter, in sortjoin.Iterator) (sor
 	}
 	return s.Finish(ctx)
 }
-
-// inputIter reads a task input of T as a sortjoin.Iterator of (key, serialized
-// record) pairs.
-type inputIter[T any] struct {
-	tc       *task
-	in       *flow.Reader[T]
-	k        *keyer[T]
-	codec    *memory.Codec[T]
-	batch    []T
-	i        int
-	key, val []byte
-	err      error
-	done     bool
-}
-
-func (it *inputIter[T]) Next() ([]byte, []byte, bool) {
-	for it.i >= len(it.batch) {
-		if it.done {
-			return nil, nil, false
-		}
-		b, err := it.in.Next(it.tc.Context())
-		if err != nil {
-			it.done = true
-			if !isEOF(err) {
-				it.err = err
-			}
-			return nil, nil, false
-		}
-		it.batch, it.i = b, 0
-	}
-	v := &it.batch[it.i]
-	it.i++
-	it.key = it.k.append(it.key[:0], v)
-	it.val = it.codec.Append(it.val[:0], v)
-	return it.key, it.val, true
-}
-
-func (it *inputIter[T]) Err() error   { return it.err }
-func (it *inputIter[T]) Close() error { it.done = true; return nil }
 
 // joinEmitter decodes joined pairs, applies the join function and sends the
 // results downstream a batch at a time.

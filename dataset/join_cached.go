@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/sortjoin"
 )
 
@@ -31,7 +32,7 @@ func cachedJoinKind(kind sortjoin.JoinKind, static int) bool {
 // path of an iteration).
 //
 // When the invariant input fits in the operator's memory share, it is kept
-// instead as Go values in a typed hash table (see typedBuild; records with
+// instead as Go values in a typed hash table (see typed.Build; records with
 // slices or pointers are deep-copied once, through their codec), reserved
 // from the manager until the loop ends, and probed every superstep without
 // serializing or decoding either side; when it does not fit, what was read is
@@ -39,19 +40,19 @@ func cachedJoinKind(kind sortjoin.JoinKind, static int) bool {
 type staticJoin[L, R, O any] struct {
 	static int // the loop-invariant input: 0 (left) or 1 (right)
 	index  []*sortjoin.Index
-	typedL []*typedBuild[L] // per subtask, when static == 0 and held as values
-	typedR []*typedBuild[R] // per subtask, when static == 1 and held as values
-	built  []bool           // per subtask: the invariant input was read
+	typedL []*typed.Build[L] // per subtask, when static == 0 and held as values
+	typedR []*typed.Build[R] // per subtask, when static == 1 and held as values
+	built  []bool            // per subtask: the invariant input was read
 }
 
 func newStaticJoin[L, R, O any](static, par int) *staticJoin[L, R, O] {
 	return &staticJoin[L, R, O]{static: static, index: make([]*sortjoin.Index, par),
-		typedL: make([]*typedBuild[L], par), typedR: make([]*typedBuild[R], par), built: make([]bool, par)}
+		typedL: make([]*typed.Build[L], par), typedR: make([]*typed.Build[R], par), built: make([]bool, par)}
 }
 
 // run is one superstep of one subtask; fn is the user's join function, c the
 // collector the typed path emits to (e's).
-func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R], kind sortjoin.JoinKind, e *joinEmitter[L, R, O],
+func (sj *staticJoin[L, R, O]) run(tc *task, li *typed.Input[L], ri *typed.Input[R], kind sortjoin.JoinKind, e *joinEmitter[L, R, O],
 	fn func(*L, *R) O, c collector[O], name string) error {
 	sub := tc.Subtask
 	var replay sortjoin.Iterator // the invariant input, when it did not fit as values
@@ -69,10 +70,10 @@ func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R],
 	}
 	batch := e.batch
 	if t := sj.typedR[sub]; t != nil {
-		return probeStatic(tc, t, li, typedKindOf(kind, false), func(b *R, p *L) O { return fn(p, b) }, c, batch)
+		return probeStatic(tc, t, li, typed.KindOf(kind, false), func(b *R, p *L) O { return fn(p, b) }, c, batch)
 	}
 	if t := sj.typedL[sub]; t != nil {
-		return probeStatic(tc, t, ri, typedKindOf(kind, true), func(b *L, p *R) O { return fn(b, p) }, c, batch)
+		return probeStatic(tc, t, ri, typed.KindOf(kind, true), func(b *L, p *R) O { return fn(b, p) }, c, batch)
 	}
 	ctx := tc.Context()
 	x := sj.index[sub]
@@ -162,26 +163,46 @@ func (sj *staticJoin[L, R, O]) run(tc *task, li *inputIter[L], ri *inputIter[R],
 	return nil
 }
 
+// variant names what subtask sub keeps of the invariant input.
+func (sj *staticJoin[L, R, O]) variant(sub int) variant {
+	dense, held := false, true
+	switch {
+	case sj.typedR[sub] != nil:
+		dense = sj.typedR[sub].Dense()
+	case sj.typedL[sub] != nil:
+		dense = sj.typedL[sub].Dense()
+	default:
+		held = false
+	}
+	switch {
+	case !held:
+		return cachedIndex
+	case dense:
+		return cachedTypedDense
+	}
+	return cachedTypedHash
+}
+
 // buildStatic reads a loop-invariant input into a typed hash table whose
 // memory stays reserved until the loop ends. When the input outgrows the
 // operator's share it returns no table but an iterator that replays, in
 // serialized form, what was read and then the rest of the input.
-func buildStatic[S any](tc *task, in *inputIter[S], name string) (*typedBuild[S], sortjoin.Iterator, error) {
-	t := newTypedBuild(tc, in, name+" invariant input", true)
-	replay, err := t.build(tc.Context(), in)
+func buildStatic[S any](tc *task, in *typed.Input[S], name string) (*typed.Build[S], sortjoin.Iterator, error) {
+	res := tc.Env.Memory.NewReservation(name + " invariant input")
+	t := typed.NewBuild(in, res, tc.memShare, true)
+	replay, err := t.Run(tc.Context(), in)
 	if err != nil || replay != nil {
 		return nil, replay, err
 	}
-	tc.loop.hold(func() { _ = t.res.Release() })
+	tc.loop.hold(func() { _ = res.Release() })
 	return t, nil, nil
 }
 
 // probeStatic joins one superstep's records of the other input with a typed
 // invariant table (no build-side kinds: see cachedJoinKind).
-func probeStatic[S, D, O any](tc *task, t *typedBuild[S], in *inputIter[D], kind typedKind,
+func probeStatic[S, D, O any](tc *task, t *typed.Build[S], in *typed.Input[D], kind typed.Kind,
 	pair func(s *S, d *D) O, next collector[O], batch int) error {
-	pr := &typedProbe[S, D, O]{build: t, k: in.k.appender(), word: in.k.word, pair: pair, kind: kind, next: next, batch: batch}
-	return pr.run(tc.Context(), in)
+	return typed.ProbeAll(tc.Context(), t, in, kind, pair, next.collect, batch)
 }
 
 // groupInto stores every key of a sorted iterator in x with all its values,

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -20,23 +21,23 @@ func newLoopHead[T any](lp *loop, initial *DataSet[T], where string, replay func
 	n.loop, n.role = lp, loopSource
 	lp.head = n
 	connectInput[T](n, 0, nil)
-	codec := codecOrNil[T](env)
-	var first []*spool[T] // superstep 1: the initial input, per subtask
-	n.reset = func() { first = make([]*spool[T], n.opt.Parallelism) }
+	codec := typed.CodecOrNil[T]()
+	var first []*typed.Spool[T] // superstep 1: the initial input, per subtask
+	n.reset = func() { first = make([]*typed.Spool[T], n.opt.Parallelism) }
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)
 		if err != nil {
 			return err
 		}
 		if tc.step == 1 {
-			s := newSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), codec)
+			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), codec)
 			first[tc.Subtask] = s
-			if err := s.fill(tc); err != nil {
+			if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
 				return err
 			}
-			defer func() { s.release(); first[tc.Subtask] = nil }()
+			defer func() { s.Release(); first[tc.Subtask] = nil }()
 			return emitEach(tc, c, func(c collector[T]) error {
-				return s.replay(tc.Context(), env.opts.BatchSize, c.collect)
+				return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
 			})
 		}
 		return emitEach(tc, c, func(c collector[T]) error { return replay(tc, c) })
@@ -91,29 +92,29 @@ func newReplayer[T any](lp *loop, in *node) *node {
 	n.loop, n.role = lp, loopSource
 	n.opt.PreservesAll = true // the same records every superstep
 	connectInput[T](n, 0, nil)
-	codec := codecOrNil[T](env)
+	codec := typed.CodecOrNil[T]()
 	if codec == nil {
 		env.fail(lp.name, fmt.Errorf("%s has no serializer: a loop-invariant input is kept serialized between supersteps", typeName[T]()))
 	}
-	var spools []*spool[T]
+	var spools []*typed.Spool[T]
 	// the plan may ship the input into the replayer for its consumer, at
 	// the consumer's parallelism (bind runs before reset)
-	n.reset = func() { spools = make([]*spool[T], n.planned.Parallelism) }
+	n.reset = func() { spools = make([]*typed.Spool[T], n.planned.Parallelism) }
 	n.run = func(tc *task, out any) error {
 		c, err := asCollector[T](n, out)
 		if err != nil {
 			return err
 		}
 		if tc.step == 1 {
-			s := newSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), codec)
-			lp.hold(s.release)
+			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), codec)
+			lp.hold(s.Release)
 			spools[tc.Subtask] = s
-			if err := s.fill(tc); err != nil {
+			if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
 				return err
 			}
 		}
 		return emitEach(tc, c, func(c collector[T]) error {
-			return spools[tc.Subtask].replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return spools[tc.Subtask].Replay(tc.Context(), env.opts.BatchSize, c.collect)
 		})
 	}
 	newDataSet[T](env, n)
@@ -122,12 +123,12 @@ func newReplayer[T any](lp *loop, in *node) *node {
 
 // newLoopTail adds a tail of lp reading ds: it counts the records of every
 // superstep and, when store is set, adds them to the spool store returns.
-func newLoopTail[T any](lp *loop, ds *DataSet[T], name string, store func(tc *task) *spool[T]) *node {
+func newLoopTail[T any](lp *loop, ds *DataSet[T], name string, store func(tc *task) *typed.Spool[T]) *node {
 	n := ds.env.newNode(optimizer.Sink, name, ds.n)
 	lp.tail(n)
 	connectInput[T](n, 0, nil)
 	n.run = func(tc *task, _ any) error {
-		var s *spool[T]
+		var s *typed.Spool[T]
 		if store != nil {
 			s = store(tc)
 		}
@@ -144,7 +145,7 @@ func newLoopTail[T any](lp *loop, ds *DataSet[T], name string, store func(tc *ta
 			n.rows.Add(int64(len(b)))
 			count.Add(int64(len(b)))
 			if s != nil {
-				if err := s.add(b); err != nil {
+				if err := s.Add(b); err != nil {
 					return err
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -68,10 +69,12 @@ type node struct {
 	// count, set for nodes with an output, wraps a collector of the node's
 	// output (collector[Out]) so that it adds every batch's length to rows:
 	// the records the node emitted in this execution (sinks add what they
-	// received). vertex is the index of the node's flow vertex.
-	count  func(next any) any
-	rows   atomic.Int64
-	vertex int
+	// received). vertex is the index of the node's flow vertex. variants
+	// are the physical variants its subtasks ran (variant.go).
+	count    func(next any) any
+	rows     atomic.Int64
+	variants variants
+	vertex   int
 	// planned is the plan's node this execution runs n as (see bind): the
 	// decisions and the parallelism the operator reads. opt is the
 	// program's model, which planning never changes.
@@ -167,17 +170,17 @@ func connectInput[T any](n *node, i int, k *keyer[T]) {
 			p.Strategy = flow.Forward
 		case optimizer.Hash:
 			p.Strategy = flow.Hash
-			p.Hash = k.hash
+			p.Hash = k.Hash
 		case optimizer.Range:
 			p.Strategy = flow.Range
-			p.Key = k.append
-			p.Bounds = k.bounds
-			p.View = k.raw
+			p.Key = k.Append
+			p.Bounds = k.Bounds
+			p.View = k.Raw
 		case optimizer.Broadcast:
 			p.Strategy = flow.Broadcast
 		case optimizer.Custom:
 			p.Strategy = flow.Custom
-			p.Custom = k.custom
+			p.Custom = k.Custom
 		default:
 			p.Strategy = flow.Rebalance
 		}
@@ -185,7 +188,7 @@ func connectInput[T any](n *node, i int, k *keyer[T]) {
 		if ex == optimizer.Blocking {
 			mode = flow.Blocking
 		}
-		flow.Connect[T](g, from, to, p, mode, codecOrNil[T](n.env))
+		flow.Connect[T](g, from, to, p, mode, typed.CodecOrNil[T]())
 	}
 }
 

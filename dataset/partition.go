@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -56,17 +57,17 @@ func rangeKeyer[T, K any](key func(T) K, bounds []K, parallelism int) (*keyer[T]
 	if len(bounds) != parallelism-1 {
 		return nil, fmt.Errorf("%d bounds for %d subtasks: want %d", len(bounds), parallelism, parallelism-1)
 	}
-	enc, err := newKeyer(func(k K) K { return k }) // the encoding of K, not raw
+	enc, err := typed.NewKeyer(func(k K) K { return k }) // the encoding of K, not raw
 	if err != nil {
 		return nil, err
 	}
-	if k.raw != nil { // T == K
-		enc = &keyer[K]{append: func(dst []byte, v *K) []byte { return k.append(dst, any(v).(*T)) }}
+	if k.Raw != nil { // T == K
+		enc = &keyer[K]{Append: func(dst []byte, v *K) []byte { return k.Append(dst, any(v).(*T)) }}
 	}
-	k.bounds = make([][]byte, len(bounds))
+	k.Bounds = make([][]byte, len(bounds))
 	for i := range bounds {
-		k.bounds[i] = enc.append(nil, &bounds[i])
-		if i > 0 && bytes.Compare(k.bounds[i-1], k.bounds[i]) > 0 {
+		k.Bounds[i] = enc.Append(nil, &bounds[i])
+		if i > 0 && bytes.Compare(k.Bounds[i-1], k.Bounds[i]) > 0 {
 			return nil, fmt.Errorf("bounds[%d] is less than bounds[%d]", i, i-1)
 		}
 	}
@@ -88,12 +89,12 @@ func partitionBy[T, K any](ds *DataSet[T], key func(T) K, custom func(T, int) in
 	k := &keyer[T]{}
 	if key != nil {
 		var err error
-		if k, err = newKeyer[T, K](key); err != nil {
+		if k, err = typed.NewKeyer[T, K](key); err != nil {
 			ds.env.fail(where, err)
 		}
 	}
 	if custom != nil {
-		k.custom = func(v *T, n int) int { return custom(*v, n) }
+		k.Custom = func(v *T, n int) int { return custom(*v, n) }
 	}
 	out := partitionByKeyer(ds, k, ship, where)
 	if key != nil {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/sortjoin"
@@ -49,7 +50,7 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 	if g.keys != nil {
 		n.setKeys(g.keys)
 	}
-	k, err := newKeyer[T, K](g.sel)
+	k, err := typed.NewKeyer[T, K](g.sel)
 	if err != nil {
 		env.fail(where, err)
 		return newDataSet[T](env, n)
@@ -100,12 +101,9 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 			return agg
 		}
 		if codec.Shallow() {
-			f := newTypedFinal(tc, n, k, codec, fn, newAgg)
-			if err := drive[T](tc, f); err != nil {
-				return err
-			}
-			return f.finish(c, env.opts.BatchSize)
+			return runTypedFinal(tc, n, k, codec, fn, newAgg, c, env.opts.BatchSize)
 		}
+		n.variants.ran(serializedHash)
 		agg := newAgg()
 		add := &combineCollector[T]{k: k, codec: codec, agg: agg}
 		if err := drive[T](tc, add); err != nil {
@@ -153,7 +151,7 @@ type combineCollector[T any] struct {
 
 func (c *combineCollector[T]) collect(b []T) error {
 	for i := range b {
-		c.key = c.k.append(c.key[:0], &b[i])
+		c.key = c.k.Append(c.key[:0], &b[i])
 		c.val = c.codec.Append(c.val[:0], &b[i])
 		if err := c.agg.Add(c.key, c.val); err != nil {
 			return err
@@ -198,32 +196,103 @@ func (c *combineCollector[T]) close() error {
 	return c.next.close()
 }
 
+// typedCombiner is the combiner of a Reduce over records typed.Combiner
+// holds as Go values (memory.Codec.Shallow), as a collector.
+type typedCombiner[T any] struct {
+	c    *typed.Combiner[T]
+	next collector[T]
+}
+
+// newTypedCombiner returns the combiner of an operator's task; key names the
+// operator's combiner, under which a loop's task keeps it (emptied) and its
+// reservation from one superstep to the next, so that its memory is not
+// allocated and touched afresh every superstep.
+func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
+	c, ok := tc.kept(key).(*typed.Combiner[T])
+	if !ok {
+		res := tc.Env.Memory.NewReservation("typed combiner")
+		c = typed.NewCombiner(k, codec, fn, res, tc.memShare, batch)
+		tc.keep(key, c, func() { _ = res.Release() })
+	}
+	c.Reset(next.collect)
+	return &typedCombiner[T]{c: c, next: next}
+}
+
+func (c *typedCombiner[T]) collect(b []T) error { return c.c.Add(b) }
+
+func (c *typedCombiner[T]) close() error {
+	if err := c.c.Flush(); err != nil {
+		return err
+	}
+	return c.next.close()
+}
+
+// runTypedFinal runs the final phase of a Reduce over records typed.Final
+// holds as Go values, and records which variant ran. A loop's task keeps the
+// Final (emptied) and its reservation from one superstep to the next under
+// the node, unless it handed over.
+func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
+	newAgg func() *sortjoin.HashAggregator, c collector[T], batch int) error {
+	f, ok := tc.kept(n).(*typed.Final[T])
+	if !ok {
+		res := tc.Env.Memory.NewReservation("typed aggregation")
+		f = typed.NewFinal(k, codec, fn, res, tc.memShare)
+		tc.keep(n, f, func() { _ = res.Release() })
+	}
+	f.Reset(newAgg, func() { tc.drop(n) })
+	err := drive[T](tc, collectFunc[T](f.Add))
+	switch {
+	case f.HandedOver():
+		n.variants.ran(serializedAfterFull)
+	case f.Dense():
+		n.variants.ran(typedDense)
+	default:
+		n.variants.ran(typedHash)
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.Finish(tc.Context(), c.collect, batch); err != nil {
+		return err
+	}
+	return c.close()
+}
+
+// collectFunc is a collector of a function; its close does nothing.
+type collectFunc[T any] func([]T) error
+
+func (f collectFunc[T]) collect(b []T) error { return f(b) }
+func (f collectFunc[T]) close() error        { return nil }
+
 // emitDecoded decodes the values of it into batches of T and sends them to c,
 // then closes c.
 func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], c collector[T], batch int) error {
-	a := memory.NewArena(0) // strings and slices of the output share slabs
-	return emitSorted(tc, it, c, batch, func(_, val []byte, v *T) error {
-		_, err := codec.DecodeArena(val, v, a)
+	if err := typed.EmitDecoded(tc.Context(), it, codec, c.collect, batch); err != nil {
 		return err
-	})
+	}
+	return c.close()
 }
 
 // emitRaw is emitDecoded for a sorter whose keys are the records (see
-// newSortKeyer).
+// newSortKeyer), choosing the emitter c allows.
 func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
-	if r, ok := c.(rawCollector); ok {
-		if w := r.rawWriter(); w != nil {
-			return emitEachRaw(tc, it, r, w, c, batch)
-		}
+	var err error
+	var w func([]byte) error
+	r, ok := c.(rawCollector)
+	if ok {
+		w = r.rawWriter()
 	}
-	if b, ok := c.(borrower); ok && b.borrows() {
-		return emitBorrowed(tc, it, fromRaw, c, batch)
+	if w != nil {
+		err = typed.EmitEachRaw(tc.Context(), it, w, r.rawWritten, batch)
+	} else if b, ok := c.(borrower); ok && b.borrows() {
+		err = typed.EmitBorrowed(tc.Context(), it, fromRaw, c.collect, batch)
+	} else {
+		err = typed.EmitRaw(tc.Context(), it, fromRaw, c.collect, batch)
 	}
-	a := memory.NewArena(0)
-	return emitSorted(tc, it, c, batch, func(key, _ []byte, v *T) error {
-		*v = fromRaw(key, a)
-		return nil
-	})
+	if err != nil {
+		return err
+	}
+	return c.close()
 }
 
 // borrower is implemented by collectors that may be handed records whose
@@ -240,122 +309,4 @@ type borrower interface{ borrows() bool }
 type rawCollector interface {
 	rawWriter() func(b []byte) error
 	rawWritten(n int64)
-}
-
-// emitEachRaw is emitRaw for a rawCollector's writer w; every batch records it
-// reports them to r and checks for cancellation.
-func emitEachRaw[T any](tc *task, it sortjoin.Iterator, r rawCollector, w func(b []byte) error, c collector[T], batch int) error {
-	ctx := tc.Context()
-	n := 0 // records written and not yet reported
-	for {
-		key, _, ok := it.Next()
-		if !ok {
-			break
-		}
-		if err := w(key); err != nil {
-			return err
-		}
-		if n++; n == batch {
-			r.rawWritten(int64(n))
-			n = 0
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-	}
-	r.rawWritten(int64(n))
-	if err := it.Err(); err != nil {
-		return err
-	}
-	return c.close()
-}
-
-// borrowedBytes is the size of the buffer emitBorrowed reuses for each batch.
-const borrowedBytes = 256 << 10
-
-// emitBorrowed is emitRaw for a borrower: the records of every batch point
-// into one buffer that the next batch reuses, instead of into fresh memory.
-func emitBorrowed[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
-	buf := make([]T, 0, batch)
-	var a memory.Arena // for records that do not fit the buffer
-	data := make([]byte, 0, borrowedBytes)
-	flush := func() error {
-		if err := tc.Context().Err(); err != nil {
-			return err
-		}
-		err := c.collect(buf)
-		clear(buf)
-		buf, data = buf[:0], data[:0]
-		return err
-	}
-	for {
-		key, _, ok := it.Next()
-		if !ok {
-			break
-		}
-		if len(data)+len(key) > cap(data) && len(buf) > 0 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		var v T
-		if len(key) > cap(data) {
-			v = fromRaw(key, &a) // a record larger than the buffer
-		} else {
-			n := len(data)
-			data = append(data, key...)
-			v = fromRaw(data[n:], nil)
-		}
-		buf = append(buf, v)
-		if len(buf) == batch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	if len(buf) > 0 {
-		if err := c.collect(buf); err != nil {
-			return err
-		}
-	}
-	return c.close()
-}
-
-// emitSorted makes a record of every (key, value) pair of it with decode and
-// sends them to c in batches, then closes c.
-func emitSorted[T any](tc *task, it sortjoin.Iterator, c collector[T], batch int, decode func(key, val []byte, v *T) error) error {
-	buf := make([]T, batch)
-	n := 0
-	for {
-		key, val, ok := it.Next()
-		if !ok {
-			break
-		}
-		if err := decode(key, val, &buf[n]); err != nil {
-			return err
-		}
-		n++
-		if n == batch {
-			if err := tc.Context().Err(); err != nil {
-				return err
-			}
-			if err := c.collect(buf); err != nil {
-				return err
-			}
-			clear(buf) // drop references for the collector's sake
-			n = 0
-		}
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	if n > 0 {
-		if err := c.collect(buf[:n]); err != nil {
-			return err
-		}
-	}
-	return c.close()
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/sortjoin"
 )
@@ -226,92 +225,6 @@ func TestSortedReduceRefusesUnsortedStream(t *testing.T) {
 	_, err := env.Execute(context.Background())
 	if !errors.Is(err, sortjoin.ErrUnsortedInput) {
 		t.Fatalf("err = %v, want ErrUnsortedInput", err)
-	}
-}
-
-// discard is a collector that keeps nothing.
-type discard[T any] struct{ n int }
-
-func (d *discard[T]) collect(b []T) error { d.n += len(b); return nil }
-func (d *discard[T]) close() error        { return nil }
-
-// resettableIter iterates recs again after each reset, allocating nothing.
-type resettableIter struct {
-	recs []sortjoin.Record
-	i    int
-}
-
-func (r *resettableIter) Next() ([]byte, []byte, bool) {
-	if r.i >= len(r.recs) {
-		return nil, nil, false
-	}
-	r.i++
-	return r.recs[r.i-1].Key, r.recs[r.i-1].Val, true
-}
-func (r *resettableIter) Err() error   { return nil }
-func (r *resettableIter) Close() error { return nil }
-
-// TestSortedReduceWalkAllocs checks that folding flat records allocates
-// nothing per record, streamed or from a sorter's output.
-func TestSortedReduceWalkAllocs(t *testing.T) {
-	type pair struct{ K, V int64 }
-	codec, err := memory.NewCodec[pair]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := newKeyer[pair, int64](func(p pair) int64 { return p.K })
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := func(a, b pair) pair { a.V += b.V; return a }
-	const n = 4096
-	ctx := context.Background()
-
-	out := &discard[pair]{}
-	s := &streamFolder[pair]{f: newGroupFolder(codec, sum, out, 64), ctx: ctx, key: k.appender()}
-	batch := make([]pair, n)
-	next := int64(0) // keys keep ascending from run to run
-	allocs := testing.AllocsPerRun(20, func() {
-		for i := range batch {
-			batch[i] = pair{next + int64(i/4), 1}
-		}
-		next += n / 4
-		if err := s.collect(batch); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("streaming %d flat records: %v allocations", n, allocs)
-	}
-	if err := s.close(); err != nil {
-		t.Fatal(err)
-	}
-	if runs := int(next / (n / 4)); out.n != runs*n/4 {
-		t.Errorf("%d groups emitted, want %d", out.n, runs*n/4)
-	}
-
-	out = &discard[pair]{}
-	f := newGroupFolder(codec, sum, out, 64)
-	it := &resettableIter{recs: make([]sortjoin.Record, n)}
-	for i := range it.recs {
-		it.recs[i] = sortjoin.Record{Key: make([]byte, 0, 8), Val: make([]byte, 0, 16)}
-	}
-	next = 0
-	p := new(pair) // encoded from, outside the walk
-	allocs = testing.AllocsPerRun(20, func() {
-		for i := range it.recs {
-			*p = pair{next + int64(i/4), 1}
-			it.recs[i].Key = k.append(it.recs[i].Key[:0], p)
-			it.recs[i].Val = codec.Append(it.recs[i].Val[:0], p)
-		}
-		next += n / 4
-		it.i = 0
-		if err := f.foldSorted(ctx, it, codec); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs > 1 { // the scratch record, once per walk
-		t.Errorf("folding %d sorted flat records: %v allocations", n, allocs)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 )
 
@@ -29,7 +30,7 @@ func isSelf[T, K, S any](sel func(T) K, self func(S) S) bool {
 // sort keeps no separate copy of the record. A raw key is only ever compared with
 // keys from the same keyer.
 func newSortKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
-	k, err := newOrderedKeyer(sel, o)
+	k, err := typed.NewOrderedKeyer(sel, o)
 	if err != nil || o != Ascending {
 		return k, err
 	}
@@ -39,11 +40,11 @@ func newSortKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
 		if !isSelf(sel, Self[string]) {
 			return k, nil
 		}
-		k.raw = func(v *T) []byte {
+		k.Raw = func(v *T) []byte {
 			s := *(*string)(unsafe.Pointer(v))
 			return unsafe.Slice(unsafe.StringData(s), len(s))
 		}
-		k.fromRaw = func(b []byte, a *memory.Arena) T {
+		k.FromRaw = func(b []byte, a *memory.Arena) T {
 			var s string
 			if a == nil { // b is the record's memory
 				s = unsafe.String(unsafe.SliceData(b), len(b))
@@ -56,8 +57,8 @@ func newSortKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
 		if !isSelf(sel, Self[[]byte]) {
 			return k, nil
 		}
-		k.raw = func(v *T) []byte { return *(*[]byte)(unsafe.Pointer(v)) }
-		k.fromRaw = func(b []byte, a *memory.Arena) T {
+		k.Raw = func(v *T) []byte { return *(*[]byte)(unsafe.Pointer(v)) }
+		k.FromRaw = func(b []byte, a *memory.Arena) T {
 			if a != nil {
 				b = a.Bytes(b)
 			}
@@ -66,7 +67,7 @@ func newSortKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
 	default:
 		return k, nil
 	}
-	raw := k.raw
-	k.append = func(dst []byte, v *T) []byte { return append(dst, raw(v)...) }
+	raw := k.Raw
+	k.Append = func(dst []byte, v *T) []byte { return append(dst, raw(v)...) }
 	return k, nil
 }

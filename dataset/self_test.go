@@ -31,13 +31,13 @@ func TestSelfKeyerIsRaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := k.raw != nil; got != tc.raw {
+		if got := k.Raw != nil; got != tc.raw {
 			t.Errorf("%s: raw keyer %v, want %v", tc.name, got, tc.raw)
 		}
 	}
 	kb, err := newSortKeyer(Self[[]byte], Ascending)
-	if err != nil || kb.raw == nil {
-		t.Errorf("Self[[]byte] ascending: raw %v, err %v", kb != nil && kb.raw != nil, err)
+	if err != nil || kb.Raw == nil {
+		t.Errorf("Self[[]byte] ascending: raw %v, err %v", kb != nil && kb.Raw != nil, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/sortjoin"
@@ -49,7 +50,7 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 	env := ds.env
 	n := env.newNode(optimizer.Sort, where, ds.n)
 	n.opt.Ordered[0] = total
-	if k.append == nil { // the key could not be built: the error is recorded
+	if k.Append == nil { // the key could not be built: the error is recorded
 		return newDataSet[T](env, n)
 	}
 	codec, err := memory.NewCodec[T]()
@@ -67,8 +68,8 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 		if err != nil {
 			return err
 		}
-		if k.fromRaw != nil {
-			return emitRaw(tc, it, k.fromRaw, c, env.opts.BatchSize)
+		if k.FromRaw != nil {
+			return emitRaw(tc, it, k.FromRaw, c, env.opts.BatchSize)
 		}
 		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
 	}
@@ -120,16 +121,16 @@ type sortFeeder[T any] struct {
 }
 
 func (f *sortFeeder[T]) collect(b []T) error {
-	if f.k.raw != nil { // the record is its key
+	if f.k.Raw != nil { // the record is its key
 		for i := range b {
-			if err := f.s.Add(f.k.raw(&b[i]), nil); err != nil {
+			if err := f.s.Add(f.k.Raw(&b[i]), nil); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for i := range b {
-		f.key = f.k.append(f.key[:0], &b[i])
+		f.key = f.k.Append(f.key[:0], &b[i])
 		f.val = f.codec.Append(f.val[:0], &b[i])
 		if err := f.s.Add(f.key, f.val); err != nil {
 			return err
@@ -174,7 +175,7 @@ func GroupFirst[T, K any](g *Grouping[T, K], n int) *DataSet[T] {
 // SortGroup orders the records within each group by sel, for ReduceGroup,
 // CombineGroup and GroupFirst. Calls chain: the first is the most significant.
 func SortGroup[T, K, S any](g *Grouping[T, K], sel func(T) S, o Order) *Grouping[T, K] {
-	k, err := newOrderedKeyer[T, S](sel, o)
+	k, err := typed.NewOrderedKeyer[T, S](sel, o)
 	if err != nil {
 		g.ds.env.fail("SortGroup at "+caller(1), err)
 		return g
@@ -196,7 +197,7 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		n.opt.Kind = optimizer.MapPartition
 		n.opt.Parallelism = g.ds.n.opt.Parallelism
 	}
-	k, err := newKeyer[T, K](g.sel)
+	k, err := typed.NewKeyer[T, K](g.sel)
 	if err != nil {
 		env.fail(where, err)
 		return newDataSet[O](env, n)
@@ -208,10 +209,10 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 	}
 	connectInput[T](n, 0, k)
 	// the sort key: the group key, then the SortGroup keys
-	sortKey := &keyer[T]{append: func(dst []byte, v *T) []byte {
-		dst = k.append(dst, v)
+	sortKey := &keyer[T]{Append: func(dst []byte, v *T) []byte {
+		dst = k.Append(dst, v)
 		for _, s := range g.sorts {
-			dst = s.append(dst, v)
+			dst = s.Append(dst, v)
 		}
 		return dst
 	}}
@@ -222,26 +223,37 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		}
 		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
 		var it sortjoin.Iterator
-		if keyed && len(g.sorts) == 0 && k.word != nil && codec.Flat() {
-			d := newDenseGrouper(tc, k.word, &sortFeeder[T]{k: sortKey, codec: codec}, where)
-			if err := drive[T](tc, d); err != nil {
+		if keyed && len(g.sorts) == 0 && k.Word != nil && codec.Flat() {
+			feeder := &sortFeeder[T]{k: sortKey, codec: codec}
+			res := tc.Env.Memory.NewReservation(where + " dense grouping")
+			tc.onExit(func() { _ = res.Release() })
+			d := typed.NewDenseGrouper(k.Word, res, tc.memShare, func() func([]T) error {
+				feeder.s = tc.inputSorter(where)
+				return feeder.collect
+			})
+			if err := drive[T](tc, collectFunc[T](d.Add)); err != nil {
 				return err
 			}
-			grouped, err := d.group()
+			grouped, err := d.Group()
 			if err != nil {
 				return err
 			}
 			if grouped {
+				n.variants.ran(countingSort)
 				if err := reduceDense(tc, d, g.sel, fn, e); err != nil {
 					return err
 				}
 				return e.close()
 			}
-			if it, err = tc.finishSort(d.fallback.s); err != nil {
+			n.variants.ran(sorter)
+			if it, err = tc.finishSort(feeder.s); err != nil {
 				return err
 			}
-		} else if it, err = sortInput(tc, where, sortKey, codec); err != nil {
-			return err
+		} else {
+			n.variants.ran(sorter)
+			if it, err = sortInput(tc, where, sortKey, codec); err != nil {
+				return err
+			}
 		}
 		cur := &cursor{it: it}
 		cur.advance()
@@ -253,7 +265,7 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 			if _, err := codec.Decode(cur.val, &v); err != nil {
 				return nil, err
 			}
-			gk = k.append(gk[:0], &v)
+			gk = k.Append(gk[:0], &v)
 			return gk, nil
 		}
 		for cur.ok {
@@ -309,4 +321,22 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		return e.close()
 	}
 	return newDataSet[O](env, n)
+}
+
+// reduceDense calls fn with every group of d, in key order, through one
+// sequence for all of them, until the task is cancelled or emitting fails.
+func reduceDense[T, K, O any](tc *task, d *typed.DenseGrouper[T], sel func(T) K, fn func(K, iter.Seq[T], func(O)), e *bufferedEmitter[O]) error {
+	var group []T
+	seq := func(yield func(T) bool) {
+		for _, v := range group {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+	return d.Each(tc.Context(), func(g []T) error {
+		group = g
+		fn(sel(group[0]), seq, e.emit)
+		return e.err
+	})
 }

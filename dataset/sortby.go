@@ -1,6 +1,10 @@
 package dataset
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/weirdata/weir/internal/typed"
+)
 
 // SortKey is one part of a composite sort key: a selector and a direction.
 type SortKey[T any] struct {
@@ -13,7 +17,7 @@ type SortKey[T any] struct {
 // By returns the sort key part sel in direction o, for SortBy and
 // SortPartitionBy: SortBy(ds, By(revenue, Descending), By(date, Ascending)).
 func By[T, K any](sel func(T) K, o Order) SortKey[T] {
-	k, err := newOrderedKeyer[T, K](sel, o)
+	k, err := typed.NewOrderedKeyer[T, K](sel, o)
 	return SortKey[T]{k: k, err: err, typ: typeName[K](), desc: o == Descending}
 }
 
@@ -46,9 +50,9 @@ func sortByKeys[T any](ds *DataSet[T], keys []SortKey[T], total bool, where stri
 		desc = append(desc, sk.desc)
 	}
 	if parts != nil {
-		k.append = func(dst []byte, v *T) []byte {
+		k.Append = func(dst []byte, v *T) []byte {
 			for _, p := range parts {
-				dst = p.append(dst, v)
+				dst = p.Append(dst, v)
 			}
 			return dst
 		}

@@ -29,8 +29,9 @@ import (
 // unknown), its own cost and its cumulative cost (network, disk, CPU). When
 // the node ran (Actual set, EXPLAIN ANALYZE) the line goes on with
 // "| actual rows=... time=... mem=... spilled=..." (rows exact, memory and
-// bytes spilled in human units) and "replanned" when the adaptive planner
-// changed it. A child line starts with the edge it hangs on:
+// bytes spilled in human units), "variant=..." naming the physical variants
+// its subtasks ran (Actual.Variant, see Variants) and "replanned" when the
+// adaptive planner changed it. A child line starts with the edge it hangs on:
 // in<i>:<ship>/<exchange>, then /<input local strategy> when it is not NONE.
 // The planner's notes follow their operator as "-- note" lines. A node
 // consumed more than once is printed in full where it is first reached and
@@ -105,6 +106,9 @@ func operatorLine(n *Node) string {
 	if a := n.Actual; a != nil {
 		fmt.Fprintf(&b, " | actual rows=%d time=%s mem=%s spilled=%s",
 			a.Rows, durationText(a.Time), humanCount(a.PeakMemory), humanCount(a.Spilled))
+		if a.Variant != "" {
+			fmt.Fprintf(&b, " variant=%s", a.Variant)
+		}
 		if a.Replanned {
 			b.WriteString(" replanned")
 		}
@@ -229,7 +233,7 @@ func (p *Plan) JSON() ([]byte, error) {
 		}
 		if a := n.Actual; a != nil {
 			jn.Actual = &jsonActual{Rows: a.Rows, TimeMS: float64(a.Time) / float64(time.Millisecond),
-				PeakMemory: a.PeakMemory, Spilled: a.Spilled, Replanned: a.Replanned}
+				PeakMemory: a.PeakMemory, Spilled: a.Spilled, Replanned: a.Replanned, Variant: a.Variant}
 		}
 		out.Nodes = append(out.Nodes, jn)
 	}
@@ -285,6 +289,7 @@ type jsonActual struct {
 	PeakMemory int64   `json:"peak_memory"`
 	Spilled    int64   `json:"spilled"`
 	Replanned  bool    `json:"replanned"`
+	Variant    string  `json:"variant,omitempty"`
 }
 
 // known returns &v, or nil (JSON null) when v is negative (unknown).
@@ -325,6 +330,9 @@ func (p *Plan) DOT() string {
 		if a := n.Actual; a != nil {
 			s := fmt.Sprintf("actual rows=%d time=%s mem=%s spilled=%s",
 				a.Rows, durationText(a.Time), humanCount(a.PeakMemory), humanCount(a.Spilled))
+			if a.Variant != "" {
+				s += " variant=" + a.Variant
+			}
 			if a.Replanned {
 				s += " replanned"
 			}

@@ -85,7 +85,7 @@ func analyzedPlan() *Plan {
 	p.Nodes[0].Actual = &Actual{Rows: 118_000, Time: 41*time.Millisecond + 300*time.Microsecond, PeakMemory: 0}
 	p.Nodes[1].Actual = &Actual{Rows: 1_190_311, Time: 41*time.Millisecond + 300*time.Microsecond}
 	p.Nodes[2].Actual = &Actual{Rows: 5211, Time: 2*time.Second + 120*time.Millisecond, PeakMemory: 16 << 20,
-		Spilled: 3_500_000, Replanned: true}
+		Spilled: 3_500_000, Replanned: true, Variant: "typed-dense+serialized-hash-after-overflow"}
 	p.Nodes[3].Actual = &Actual{Rows: 5211, Time: 800 * time.Microsecond, PeakMemory: 1 << 10}
 	return p
 }

@@ -380,6 +380,37 @@ type Actual struct {
 	// Replanned: the adaptive planner changed this node's strategy after
 	// measuring its inputs.
 	Replanned bool
+	// Variant names the physical variants the node's subtasks ran, as the
+	// runtime chose them within the planned strategy, joined by "+" when
+	// subtasks differed; empty for operators with a single variant. See
+	// Variants for the names.
+	Variant string
+}
+
+// Variants names the physical variants Actual.Variant reports, with what
+// each means. A Reduce's final phase: "typed-dense", "typed-hash",
+// "serialized-hash-after-overflow", "serialized-hash", "sorted-input" (a
+// SORT_GROUP over input that arrived sorted) or "sorter" (SORT_GROUP that
+// sorted first). A ReduceGroup: "counting-sort" or "sorter". A Join: "typed-join-dense", "typed-join-hash",
+// "hybrid-hash-after-overflow", "hybrid-hash", "sort-merge", and inside an
+// iteration "cached-typed-join-dense", "cached-typed-join-hash" or
+// "cached-index".
+var Variants = map[string]string{
+	"typed-dense":                    "groups as Go values in an array indexed by the key's word",
+	"typed-hash":                     "groups as Go values in a hash table",
+	"serialized-hash-after-overflow": "typed groups outgrew their memory and went to the serialized, spilling hash aggregation",
+	"serialized-hash":                "serialized, spilling hash aggregation throughout",
+	"sorted-input":                   "groups folded as they came, the input sorted on the key",
+	"counting-sort":                  "records grouped by a counting sort on dense key words",
+	"sorter":                         "records sorted by the external, spilling sorter",
+	"typed-join-dense":               "typed hash join, build side indexed by the key's word",
+	"typed-join-hash":                "typed hash join, build side in hash slots",
+	"hybrid-hash-after-overflow":     "typed build side outgrew its memory and went to the serialized hybrid hash join",
+	"hybrid-hash":                    "serialized hybrid hash join throughout",
+	"sort-merge":                     "sort-merge join",
+	"cached-typed-join-dense":        "iteration: loop-invariant side kept typed, indexed by the key's word",
+	"cached-typed-join-hash":         "iteration: loop-invariant side kept typed, in hash slots",
+	"cached-index":                   "iteration: loop-invariant side kept in a spilling sortjoin.Index",
 }
 
 // Decision is what a planner chose for a node.

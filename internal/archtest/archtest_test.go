@@ -90,6 +90,10 @@ func TestDependencyRules(t *testing.T) {
 		"sortjoin": func(p string) bool {
 			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource"
 		},
+		// the typed kernels: Go values over the binary kernels, never the API or the runtime
+		"internal/typed": func(p string) bool {
+			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/sortjoin" || p == module+"/resource"
+		},
 		"cmd/weir": func(p string) bool { return isStd(p) || p == module+"/internal/cli" },
 		// the runtime executes what it is given: no API, formats or planning in it.
 		"flow": func(p string) bool {

@@ -1,4 +1,4 @@
-package dataset
+package typed
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -14,24 +15,29 @@ import (
 	"github.com/weirdata/weir/sortjoin"
 )
 
-// typedJoinChunk is how much memory a typed hash join reserves at a time.
-const typedJoinChunk = 1 << 20
+// joinChunk is how much memory a typed hash join reserves at a time.
+const joinChunk = 1 << 20
 
-// A typed hash join is the hybrid hash join's fast path for a build side that
+// Build is the build side of a typed hash join, the hybrid hash join's fast
+// path for a build side that
 // fits in the operator's memory share: the build records are kept as Go
 // values (their strings copied into the join's arena: memory.Codec.Own), with
 // their encoded keys, in a chained hash table; probe records are
 // looked up as they come, a batch at a time, without being serialized, and
 // the join function gets pointers to both values. Nothing is decoded.
 //
-// It reserves its memory from the task's manager as it builds. When the build
-// side outgrows the operator's share, or the budget runs out, it gives up:
+// It reserves its memory as it builds. When the build side outgrows the
+// limit, or the budget runs out, it gives up:
 // the records it holds and the rest of the build input are replayed, in their
 // serialized form, into sortjoin.HashJoin, which partitions and spills. The
 // typed records are dropped as they are replayed; the memory they take until
 // then is released from the reservation before the hash join starts, so for
-// that moment the task may hold up to one share more than its budget.
-type typedBuild[B any] struct {
+// that moment the operator may hold up to one share more than its budget.
+//
+//	building ──(outgrows its memory)──▶ replaying, serialized (sortjoin.HashJoin)
+//	   │
+//	indexed: dense array (Dense keys) or hash slots ──▶ probed
+type Build[B any] struct {
 	codec *memory.Codec[B]
 	k     func(dst []byte, v *B) []byte // the keyer's appender
 	vals  []B
@@ -45,8 +51,8 @@ type typedBuild[B any] struct {
 	next  []int32 // index+1 of the next record with the same key, 0 at the end
 	mask  uint64
 	// dense replaces slots when every key is 8 bytes and the keys, read as
-	// big-endian words, span at most 4 entries a record (the array then takes
-	// no more than the slots): dense[u-base] is index+1 of the first record
+	// big-endian words, are dense (see Dense; entries of 4 bytes):
+	// dense[u-base] is index+1 of the first record
 	// with key u. A lookup is an index, and probes in key order (a Reduce's
 	// output in an iteration, say) read it in order.
 	dense []int32
@@ -63,17 +69,17 @@ type typedBuild[B any] struct {
 	limit int64 // the share; 0: only the budget limits it
 }
 
-// errTypedOverflow ends a typed build that outgrew its memory.
-var errTypedOverflow = errors.New("typed join build side outgrew its memory")
+// errOverflow ends a typed build that outgrew its memory.
+var errOverflow = errors.New("typed join build side outgrew its memory")
 
-// typedJoinable reports whether a build side of type B can be held as Go
-// values: its strings and byte slices can be owned (memory.Codec.Shallow).
-func typedJoinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
+// Joinable reports whether a build side of type B can be held as Go values:
+// its strings and byte slices can be owned (memory.Codec.Shallow).
+func Joinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
 
-// add appends a batch of build records, or returns errTypedOverflow and the
+// add appends a batch of build records, or returns errOverflow and the
 // index of the record that did not fit (it is held, the ones after it not).
 // Any other error (a failed deep copy) ends the join.
-func (t *typedBuild[B]) add(batch []B) (int, error) {
+func (t *Build[B]) add(batch []B) (int, error) {
 	var zero B
 	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 16 // value, hash, next, koff, slots (2 × uint64)
 	t.vals, t.koff = growDouble(t.vals, len(batch)), growDouble(t.koff, len(batch))
@@ -100,10 +106,10 @@ func (t *typedBuild[B]) add(batch []B) (int, error) {
 		t.used += size
 		if t.used > t.res.Bytes() {
 			if t.limit > 0 && t.used > t.limit {
-				return i, errTypedOverflow
+				return i, errOverflow
 			}
-			if err := t.res.Grow(max(typedJoinChunk, t.used-t.res.Bytes())); err != nil {
-				return i, errTypedOverflow
+			if err := t.res.Grow(max(joinChunk, t.used-t.res.Bytes())); err != nil {
+				return i, errOverflow
 			}
 		}
 		t.koff = append(t.koff, int32(len(t.keys)))
@@ -123,12 +129,12 @@ func growDouble[E any](s []E, n int) []E {
 	return s
 }
 
-// typedJoinSeed seeds a typed join's hashes (unlike the partitioner's, so
+// joinSeed seeds a typed join's hashes (unlike the partitioner's, so
 // that a partition's keys spread over the table).
-const typedJoinSeed = partitionSeed ^ 0x6a09e667f3bcc908
+const joinSeed = PartitionSeed ^ 0x6a09e667f3bcc908
 
 // index builds the hash table, or the dense array, over the records added.
-func (t *typedBuild[B]) index() {
+func (t *Build[B]) index() {
 	n := len(t.vals)
 	t.next = make([]int32, n)
 	if t.indexDense() {
@@ -137,7 +143,7 @@ func (t *typedBuild[B]) index() {
 	// the hashes, only now: a dense index needs none
 	t.hash = make([]uint64, n)
 	for i := range n {
-		t.hash[i] = memory.Hash(t.key(int32(i)), typedJoinSeed)
+		t.hash[i] = memory.Hash(t.key(int32(i)), joinSeed)
 	}
 	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
 	t.slots = make([]uint64, size)
@@ -161,12 +167,12 @@ func (t *typedBuild[B]) index() {
 }
 
 // indexDense indexes the records in the dense array when their keys allow
-// it (see typedBuild.dense), and reports whether it did. When keys repeat
+// it (see Build.dense), and reports whether it did. When keys repeat
 // (the edges of a graph by source, say), it also sorts the records by key,
 // stably, if the budget lends it the memory of a second copy for that moment:
 // a key's records then lie next to each other, as in a CSR adjacency array,
 // and a probe reads them in order instead of one cache miss each.
-func (t *typedBuild[B]) indexDense() bool {
+func (t *Build[B]) indexDense() bool {
 	n := len(t.vals)
 	if t.ksize != 8 || n == 0 {
 		return false
@@ -176,8 +182,15 @@ func (t *typedBuild[B]) indexDense() bool {
 		u := t.word(i)
 		lo, hi = min(lo, u), max(hi, u)
 	}
-	if hi-lo >= 4*uint64(n) {
+	if !Dense(hi-lo, n, DenseFloor(t.limit, 4)) {
 		return false
+	}
+	// beyond 4 entries a record the array takes more than the slots the
+	// records reserved
+	if extra := 4*int64(hi-lo+1) - 16*int64(n); extra > 0 {
+		if t.res.Grow(extra) != nil {
+			return false
+		}
 	}
 	t.dense, t.base = memory.MakeHuge[int32](int(hi-lo+1)), lo
 	distinct := 0
@@ -199,7 +212,7 @@ func (t *typedBuild[B]) indexDense() bool {
 // stable), rewriting dense and next so that every chain runs over
 // consecutive records; it keeps the input order when the budget cannot lend
 // the memory of the copy.
-func (t *typedBuild[B]) sortByKey() {
+func (t *Build[B]) sortByKey() {
 	var zero B
 	n := len(t.vals)
 	extra := int64(n) * int64(unsafe.Sizeof(zero))
@@ -243,13 +256,13 @@ func (t *typedBuild[B]) sortByKey() {
 	t.vals, t.keys, t.koff = vals, nil, nil
 }
 
-func (t *typedBuild[B]) key(i int32) []byte { return t.keys[t.koff[i]:t.koff[i+1]] }
+func (t *Build[B]) key(i int32) []byte { return t.keys[t.koff[i]:t.koff[i+1]] }
 
 // word returns record i's key, of 8 bytes, as a big-endian word.
-func (t *typedBuild[B]) word(i int) uint64 { return binary.BigEndian.Uint64(t.keys[8*i:]) }
+func (t *Build[B]) word(i int) uint64 { return binary.BigEndian.Uint64(t.keys[8*i:]) }
 
 // lookupDense returns index+1 of the first record with key word u, 0 if none.
-func (t *typedBuild[B]) lookupDense(u uint64) int32 {
+func (t *Build[B]) lookupDense(u uint64) int32 {
 	if off := u - t.base; off < uint64(len(t.dense)) {
 		return t.dense[off]
 	}
@@ -257,7 +270,7 @@ func (t *typedBuild[B]) lookupDense(u uint64) int32 {
 }
 
 // lookup returns index+1 of the first record with key k (hash h), 0 if none.
-func (t *typedBuild[B]) lookup(h uint64, k []byte) int32 {
+func (t *Build[B]) lookup(h uint64, k []byte) int32 {
 	tag := h >> 32
 	for s := h & t.mask; ; s = (s + 1) & t.mask {
 		e := t.slots[s]
@@ -272,23 +285,23 @@ func (t *typedBuild[B]) lookup(h uint64, k []byte) int32 {
 	}
 }
 
-// typedProbe joins the probe records of type P with a built table of B.
-type typedProbe[B, P, O any] struct {
-	build   *typedBuild[B]
+// Probe joins the probe records of type P with a built table of B.
+type Probe[B, P, O any] struct {
+	build   *Build[B]
 	k       func(dst []byte, v *P) []byte // the keyer's appender
 	word    func(v *P) uint64             // the keyer's word, or nil
 	pair    func(b *B, p *P) O            // the user's function, sides put back in place
-	kind    typedKind
+	kind    Kind
 	matched []bool // per build record, for the kinds that need it
 	key     []byte
 	out     []O
-	next    collector[O]
+	next    func([]O) error
 	batch   int
 }
 
-// typedKind says what a typed join emits, relative to its build and probe
+// Kind says what a typed join emits, relative to its build and probe
 // sides.
-type typedKind struct {
+type Kind struct {
 	pairs          bool // matched pairs
 	probeUnmatched bool // probe records without a match: pair(nil, p)
 	buildUnmatched bool // build records without a match, at the end: pair(b, nil)
@@ -296,26 +309,26 @@ type typedKind struct {
 	buildSemi      bool // build records with a match, once: pair(b, nil)
 }
 
-// typedKindOf maps a join kind to what a typed join emits when the left
+// KindOf maps a join kind to what a typed join emits when the left
 // input is the build side (buildLeft) or the right one.
-func typedKindOf(kind sortjoin.JoinKind, buildLeft bool) typedKind {
+func KindOf(kind sortjoin.JoinKind, buildLeft bool) Kind {
 	switch kind {
 	case sortjoin.Inner:
-		return typedKind{pairs: true}
+		return Kind{pairs: true}
 	case sortjoin.LeftOuter:
-		return typedKind{pairs: true, buildUnmatched: buildLeft, probeUnmatched: !buildLeft}
+		return Kind{pairs: true, buildUnmatched: buildLeft, probeUnmatched: !buildLeft}
 	case sortjoin.RightOuter:
-		return typedKind{pairs: true, buildUnmatched: !buildLeft, probeUnmatched: buildLeft}
+		return Kind{pairs: true, buildUnmatched: !buildLeft, probeUnmatched: buildLeft}
 	case sortjoin.FullOuter:
-		return typedKind{pairs: true, buildUnmatched: true, probeUnmatched: true}
+		return Kind{pairs: true, buildUnmatched: true, probeUnmatched: true}
 	case sortjoin.Semi:
-		return typedKind{buildSemi: buildLeft, probeSemi: !buildLeft}
+		return Kind{buildSemi: buildLeft, probeSemi: !buildLeft}
 	default: // Anti
-		return typedKind{buildUnmatched: buildLeft, probeUnmatched: !buildLeft}
+		return Kind{buildUnmatched: buildLeft, probeUnmatched: !buildLeft}
 	}
 }
 
-func (p *typedProbe[B, P, O]) emit(o O) error {
+func (p *Probe[B, P, O]) emit(o O) error {
 	p.out = append(p.out, o)
 	if len(p.out) >= p.batch {
 		return p.flush()
@@ -323,18 +336,18 @@ func (p *typedProbe[B, P, O]) emit(o O) error {
 	return nil
 }
 
-func (p *typedProbe[B, P, O]) flush() error {
+func (p *Probe[B, P, O]) flush() error {
 	if len(p.out) == 0 {
 		return nil
 	}
-	err := p.next.collect(p.out)
+	err := p.next(p.out)
 	clear(p.out)
 	p.out = p.out[:0]
 	return err
 }
 
 // probe joins one batch of probe records.
-func (p *typedProbe[B, P, O]) probe(batch []P) error {
+func (p *Probe[B, P, O]) probe(batch []P) error {
 	t := p.build
 	for i := range batch {
 		pr := &batch[i]
@@ -342,7 +355,7 @@ func (p *typedProbe[B, P, O]) probe(batch []P) error {
 		switch {
 		case t.dense == nil:
 			p.key = p.k(p.key[:0], pr)
-			first = t.lookup(memory.Hash(p.key, typedJoinSeed), p.key)
+			first = t.lookup(memory.Hash(p.key, joinSeed), p.key)
 		case p.word != nil:
 			first = t.lookupDense(p.word(pr))
 		default:
@@ -380,7 +393,7 @@ func (p *typedProbe[B, P, O]) probe(batch []P) error {
 }
 
 // finish emits the build records the kind keeps unmatched.
-func (p *typedProbe[B, P, O]) finish() error {
+func (p *Probe[B, P, O]) finish() error {
 	if p.kind.buildUnmatched {
 		for j := range p.build.vals {
 			if !p.matched[j] {
@@ -393,46 +406,115 @@ func (p *typedProbe[B, P, O]) finish() error {
 	return p.flush()
 }
 
-// runTypedHashJoin runs a hash join with build input bi (of B) and probe
-// input pi (of P) on Go values, falling back to sortjoin.HashJoin over the
-// serialized inputs when the build side does not fit (see typedBuild). bit
-// and pit are the inputs as serialized iterators, for that fallback;
-// hashJoin runs it with them.
-func runTypedHashJoin[B, P, O any](tc *task, bi *inputIter[B], pi *inputIter[P], kind typedKind,
-	pair func(b *B, p *P) O, next collector[O], batch int,
-	hashJoin func(build sortjoin.Iterator) error) error {
-	t := newTypedBuild(tc, bi, "typed hash join", false)
-	defer func() { _ = t.res.Release() }()
-	replay, err := t.build(tc.Context(), bi)
+// Batches is a task's input of T: Next returns its batches, each valid until
+// the next call, and io.EOF at the end. A flow.Reader is one.
+type Batches[T any] interface {
+	Next(ctx context.Context) ([]T, error)
+}
+
+// Input reads Batches of T as a sortjoin.Iterator of (key, serialized record)
+// pairs, for the serialized kernels; the typed ones read In directly.
+type Input[T any] struct {
+	In       Batches[T]
+	K        *Keyer[T]
+	Codec    *memory.Codec[T]
+	ctx      context.Context
+	batch    []T
+	i        int
+	key, val []byte
+	err      error
+	done     bool
+}
+
+// NewInput returns the input of in, keyed by k, read under ctx.
+func NewInput[T any](ctx context.Context, in Batches[T], k *Keyer[T], codec *memory.Codec[T]) *Input[T] {
+	return &Input[T]{ctx: ctx, In: in, K: k, Codec: codec}
+}
+
+func (it *Input[T]) Next() ([]byte, []byte, bool) {
+	for it.i >= len(it.batch) {
+		if it.done {
+			return nil, nil, false
+		}
+		b, err := it.In.Next(it.ctx)
+		if err != nil {
+			it.done = true
+			if !errors.Is(err, io.EOF) {
+				it.err = err
+			}
+			return nil, nil, false
+		}
+		it.batch, it.i = b, 0
+	}
+	v := &it.batch[it.i]
+	it.i++
+	it.key = it.K.Append(it.key[:0], v)
+	it.val = it.Codec.Append(it.val[:0], v)
+	return it.key, it.val, true
+}
+
+func (it *Input[T]) Err() error   { return it.err }
+func (it *Input[T]) Close() error { it.done = true; return nil }
+
+// Outcome says how a typed hash join ran.
+type Outcome uint8
+
+// The outcomes of a typed hash join.
+const (
+	// IndexedHash: the build side was indexed by hash slots.
+	IndexedHash Outcome = iota
+	// IndexedDense: the build side was indexed by an array of its key words.
+	IndexedDense
+	// Overflowed: the build side outgrew its memory and the serialized
+	// hybrid hash join ran.
+	Overflowed
+)
+
+// HashJoin runs a hash join with build input bi (of B) and probe input pi
+// (of P) on Go values, emitting pair's results to sink batch at a time. Its
+// memory is reserved on res (released when it returns) up to limit. When the
+// build side does not fit, it calls fallback with an iterator that replays
+// the build side serialized: fallback runs the serialized hybrid hash join
+// over it and pi.
+func HashJoin[B, P, O any](ctx context.Context, res *memory.Reservation, limit int64, bi *Input[B], pi *Input[P], kind Kind,
+	pair func(b *B, p *P) O, sink func([]O) error, batch int,
+	fallback func(build sortjoin.Iterator) error) (Outcome, error) {
+	t := NewBuild(bi, res, limit, false)
+	defer func() { _ = res.Release() }()
+	replay, err := t.Run(ctx, bi)
 	if err != nil {
-		return err
+		return IndexedHash, err
 	}
 	if replay != nil {
-		return hashJoin(replay)
+		return Overflowed, fallback(replay)
 	}
-	pr := &typedProbe[B, P, O]{build: t, k: pi.k.appender(), word: pi.k.word, pair: pair, kind: kind, next: next, batch: batch}
-	if kind.buildSemi || kind.buildUnmatched {
-		pr.matched = make([]bool, len(t.vals))
+	out := IndexedHash
+	if t.dense != nil {
+		out = IndexedDense
 	}
-	return pr.run(tc.Context(), pi)
+	return out, ProbeAll(ctx, t, pi, kind, pair, sink, batch)
 }
 
-// newTypedBuild returns an empty table for build records read from in, its
-// memory reserved from the task's manager under name, up to the task's share.
-func newTypedBuild[B any](tc *task, in *inputIter[B], name string, deep bool) *typedBuild[B] {
-	return &typedBuild[B]{codec: in.codec, k: in.k.appender(), ksize: in.k.size, koff: make([]int32, 1), arena: memory.NewArena(0),
-		res: tc.Env.Memory.NewReservation(name), limit: tc.memShare, deep: deep}
+// NewBuild returns an empty build side for records read from in, its memory
+// reserved on res up to limit (0: no limit but the budget's). deep copies
+// records whose codec is not Shallow through their serialized form.
+func NewBuild[B any](in *Input[B], res *memory.Reservation, limit int64, deep bool) *Build[B] {
+	return &Build[B]{codec: in.Codec, k: in.K.Appender(), ksize: in.K.Size, koff: make([]int32, 1), arena: memory.NewArena(0),
+		res: res, limit: limit, deep: deep}
 }
 
-// build reads every batch of in into t and indexes it. When the records
+// Dense reports whether the build side is indexed by the dense array.
+func (t *Build[B]) Dense() bool { return t.dense != nil }
+
+// Run reads every batch of in into t and indexes it. When the records
 // outgrow t's memory, it releases that memory and returns an iterator that
 // replays, serialized, the records held and then the rest of the input; on
 // an error it releases it too.
-func (t *typedBuild[B]) build(ctx context.Context, in *inputIter[B]) (sortjoin.Iterator, error) {
+func (t *Build[B]) Run(ctx context.Context, in *Input[B]) (sortjoin.Iterator, error) {
 	for {
-		b, err := in.in.Next(ctx)
+		b, err := in.In.Next(ctx)
 		if err != nil {
-			if !isEOF(err) {
+			if !errors.Is(err, io.EOF) {
 				_ = t.res.Release()
 				return nil, err
 			}
@@ -440,43 +522,49 @@ func (t *typedBuild[B]) build(ctx context.Context, in *inputIter[B]) (sortjoin.I
 		}
 		if i, err := t.add(b); err != nil {
 			_ = t.res.Release()
-			if !errors.Is(err, errTypedOverflow) {
+			if !errors.Is(err, errOverflow) {
 				return nil, err
 			}
 			held, rest := t.vals, b[i+1:]
 			t.vals, t.keys, t.hash, t.koff = nil, nil, nil, nil
-			return &replayIter[B]{held: held, rest: rest, k: in.k, codec: in.codec, in: in}, nil
+			return &replayIter[B]{held: held, rest: rest, k: in.K, codec: in.Codec, in: in}, nil
 		}
 	}
 	t.index()
 	return nil, nil
 }
 
-// run probes the table with every batch of in, then emits what finish
-// emits.
-func (p *typedProbe[B, P, O]) run(ctx context.Context, in *inputIter[P]) error {
+// ProbeAll joins every batch of in with the built side t, then emits the
+// build records kind keeps unmatched, sending pair's results to sink batch at
+// a time.
+func ProbeAll[B, P, O any](ctx context.Context, t *Build[B], in *Input[P], kind Kind,
+	pair func(b *B, p *P) O, sink func([]O) error, batch int) error {
+	pr := &Probe[B, P, O]{build: t, k: in.K.Appender(), word: in.K.Word, pair: pair, kind: kind, next: sink, batch: batch}
+	if kind.buildSemi || kind.buildUnmatched {
+		pr.matched = make([]bool, len(t.vals))
+	}
 	for {
-		b, err := in.in.Next(ctx)
+		b, err := in.In.Next(ctx)
 		if err != nil {
-			if !isEOF(err) {
+			if !errors.Is(err, io.EOF) {
 				return err
 			}
 			break
 		}
-		if err := p.probe(b); err != nil {
+		if err := pr.probe(b); err != nil {
 			return err
 		}
 	}
-	return p.finish()
+	return pr.finish()
 }
 
 // replayIter serializes the records a typed build held (held, then the rest
 // of the batch it stopped in), then continues with the input.
 type replayIter[T any] struct {
 	held, rest []T
-	k          *keyer[T]
+	k          *Keyer[T]
 	codec      *memory.Codec[T]
-	in         *inputIter[T]
+	in         *Input[T]
 	key, val   []byte
 }
 
@@ -492,7 +580,7 @@ func (r *replayIter[T]) Next() ([]byte, []byte, bool) {
 	default:
 		return r.in.Next()
 	}
-	r.key = r.k.append(r.key[:0], v)
+	r.key = r.k.Append(r.key[:0], v)
 	r.val = r.codec.Append(r.val[:0], v)
 	return r.key, r.val, true
 }

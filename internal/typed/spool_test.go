@@ -1,4 +1,4 @@
-package dataset
+package typed
 
 import (
 	"context"
@@ -40,16 +40,16 @@ func TestSpoolKeepsOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newSpool(resource.Env{Memory: mgr, FS: disk}, "test spool", codec)
-			defer s.release()
+			s := NewSpool(resource.Env{Memory: mgr, FS: disk}, "test spool", codec)
+			defer s.Release()
 			for round := range 2 {
 				for i := 0; i < len(recs); i += 7 {
-					if err := s.add(recs[i:min(i+7, len(recs))]); err != nil {
+					if err := s.Add(recs[i:min(i+7, len(recs))]); err != nil {
 						t.Fatal(err)
 					}
 				}
 				var got []string
-				if err := s.replay(context.Background(), 16, func(b []string) error {
+				if err := s.Replay(context.Background(), 16, func(b []string) error {
 					got = append(got, b...)
 					return nil
 				}); err != nil {
@@ -61,7 +61,7 @@ func TestSpoolKeepsOrder(t *testing.T) {
 				if spilled := len(s.files) > 0; spilled != (budget > 0) {
 					t.Fatalf("round %d: spilled %v under budget %d", round, spilled, budget)
 				}
-				s.reset()
+				s.Reset()
 				if s.Len() != 0 {
 					t.Fatalf("reset left %d records", s.Len())
 				}

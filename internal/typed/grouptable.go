@@ -1,4 +1,4 @@
-package dataset
+package typed
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // groupSeed seeds a group table's hashes (unlike the partitioner's, so that a
 // partition's keys spread over the table).
-const groupSeed = partitionSeed ^ 0x9e3779b97f4a7c15
+const groupSeed = PartitionSeed ^ 0x9e3779b97f4a7c15
 
 // groupTable holds the groups of a Reduce as Go values, for records whose
 // only references are strings and byte slices (memory.Codec.Shallow): an
@@ -22,7 +22,7 @@ const groupSeed = partitionSeed ^ 0x9e3779b97f4a7c15
 // so a group never keeps an input batch alive. A record is reduced into its
 // group with the user's function directly: nothing is serialized. The table
 // doubles when it is half full. It does not account its memory: its owners
-// (typedCombiner, typedFinal) bound it.
+// (Combiner, Final) bound it.
 //
 // Keys of 8 bytes (int64, say) start in dense mode, like DuckDB's perfect hash
 // aggregation: read as a big-endian word (the encoding preserves order), a key
@@ -32,8 +32,8 @@ const groupSeed = partitionSeed ^ 0x9e3779b97f4a7c15
 // the groups a record. Larger ones are appended to vals and an entry holds
 // index+1 of its group (dense), 4 bytes, so that sparse keys do not make the
 // table allocate, and touch, a large record for every entry. The range widens as
-// keys arrive while it holds at most max(4 entries a group, denseFloor)
-// entries; a key beyond that turns the table into hash mode for good. With
+// keys arrive while they stay dense (Dense: at most max(4 entries a group,
+// denseFloor) entries); a key beyond that turns the table into hash mode for good. With
 // noHash the range holds at most denseFloor entries, and a key beyond it makes
 // add report false, leaving the choice to the owner. Dense mode sends its
 // groups in key order.
@@ -73,9 +73,9 @@ type groupTable[T any] struct {
 
 // newGroupTable returns an empty table with room for groups groups; a table of
 // 8-byte keys starts in dense mode, allowed denseFloor entries at least.
-func newGroupTable[T any](k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, groups, denseFloor int) *groupTable[T] {
-	t := &groupTable[T]{k: k.appender(), word: k.word, words: k.words, size: k.size, fn: fn,
-		koff: make([]int32, 1), last: -1, isDense: k.size == 8, direct: denseDirect[T](),
+func newGroupTable[T any](k *Keyer[T], codec *memory.Codec[T], fn func(a, b T) T, groups, denseFloor int) *groupTable[T] {
+	t := &groupTable[T]{k: k.Appender(), word: k.Word, words: k.Words, size: k.Size, fn: fn,
+		koff: make([]int32, 1), last: -1, isDense: k.Size == 8, direct: denseDirect[T](),
 		denseFloor: denseFloor, lo: math.MaxUint64}
 	if !t.isDense {
 		t.vals = make([]T, 0, groups)
@@ -299,8 +299,8 @@ func (t *groupTable[T]) addBatch(b []T) int {
 				}
 				return lo + i + 1 // it widened the table
 			}
-			// addAt's direct case, written out: calling addAt here is
-			// slower (BenchmarkGroupTable, dense-batch)
+			// addAt's direct case, written out: the call costs more than
+			// the work (BenchmarkGroupTable dense-batch)
 			w, bit := off>>6, uint64(1)<<(off&63)
 			if p[w]&bit != 0 {
 				d[off] = fn(d[off], c[i])
@@ -330,14 +330,14 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	if hi == math.MaxUint64 {
 		return false // base+n below would overflow (a range ending at 2^64 may hold it, once made)
 	}
-	need := hi - lo + 1
-	limit := uint64(max(4*(t.ndense+1), t.denseFloor))
+	groups := t.ndense + 1
 	if t.noHash {
-		limit = uint64(t.denseFloor)
+		groups = 0 // the floor alone
 	}
-	if need > limit {
+	if !Dense(hi-lo, groups, t.denseFloor) {
 		return false
 	}
+	need, limit := hi-lo+1, uint64(max(4*groups, t.denseFloor))
 	n := max(need, min(max(2*t.denseLen(), 1024), limit))
 	// the slack goes on the side the span grew
 	var base uint64
@@ -504,12 +504,12 @@ func (t *groupTable[T]) reset() {
 }
 
 // emit sends the groups to next, batch records at a time.
-func (t *groupTable[T]) emit(next collector[T], batch int) error {
+func (t *groupTable[T]) emit(next func([]T) error, batch int) error {
 	if t.isDense && t.direct {
 		return t.emitDense(next, batch)
 	}
 	for lo := 0; lo < len(t.vals); lo += batch {
-		if err := next.collect(t.vals[lo:min(lo+batch, len(t.vals))]); err != nil {
+		if err := next(t.vals[lo:min(lo+batch, len(t.vals))]); err != nil {
 			return err
 		}
 	}
@@ -518,7 +518,7 @@ func (t *groupTable[T]) emit(next collector[T], batch int) error {
 
 // emitDense sends the dense mode's groups to next in key order, batch records
 // at a time.
-func (t *groupTable[T]) emitDense(next collector[T], batch int) error {
+func (t *groupTable[T]) emitDense(next func([]T) error, batch int) error {
 	if cap(t.buf) < batch {
 		t.buf = make([]T, 0, batch)
 	}
@@ -529,12 +529,12 @@ func (t *groupTable[T]) emitDense(next collector[T], batch int) error {
 		if len(buf) < batch {
 			return nil
 		}
-		err := next.collect(buf)
+		err := next(buf)
 		buf = buf[:0]
 		return err
 	})
 	if err == nil && len(buf) > 0 {
-		err = next.collect(buf)
+		err = next(buf)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package dataset
+package typed
 
 import (
 	"bytes"
@@ -31,30 +31,30 @@ func TestScalarKeyer(t *testing.T) {
 	fs := scalarKeyer(func(s string) string { return s })
 	for _, v := range ints {
 		n, i32, u := int(v), int32(v), uint64(v)
-		check("int64", fi.append(nil, &v), ki.Append(nil, &v), fi.hash(&v), ki.Hash(&v, partitionSeed))
-		check("int", fn.append(nil, &v), kn.Append(nil, &n), fn.hash(&v), kn.Hash(&n, partitionSeed))
-		check("int32", f32.append(nil, &v), k32.Append(nil, &i32), f32.hash(&v), k32.Hash(&i32, partitionSeed))
-		check("uint64", fu.append(nil, &v), ku.Append(nil, &u), fu.hash(&v), ku.Hash(&u, partitionSeed))
-		for name, k := range map[string]*keyer[int64]{"int64": fi, "int": fn, "uint64": fu} {
-			if w, enc := k.word(&v), k.append(nil, &v); w != binary.BigEndian.Uint64(enc) {
+		check("int64", fi.Append(nil, &v), ki.Append(nil, &v), fi.Hash(&v), ki.Hash(&v, PartitionSeed))
+		check("int", fn.Append(nil, &v), kn.Append(nil, &n), fn.Hash(&v), kn.Hash(&n, PartitionSeed))
+		check("int32", f32.Append(nil, &v), k32.Append(nil, &i32), f32.Hash(&v), k32.Hash(&i32, PartitionSeed))
+		check("uint64", fu.Append(nil, &v), ku.Append(nil, &u), fu.Hash(&v), ku.Hash(&u, PartitionSeed))
+		for name, k := range map[string]*Keyer[int64]{"int64": fi, "int": fn, "uint64": fu} {
+			if w, enc := k.Word(&v), k.Append(nil, &v); w != binary.BigEndian.Uint64(enc) {
 				t.Errorf("%s %d: word %#x, encoding %x", name, v, w, enc)
 			}
 		}
 	}
-	for name, k := range map[string]*keyer[int64]{"int64": fi, "int": fn, "uint64": fu} {
+	for name, k := range map[string]*Keyer[int64]{"int64": fi, "int": fn, "uint64": fu} {
 		ws := make([]uint64, len(ints))
-		k.words(ints, ws)
+		k.Words(ints, ws)
 		for i := range ints {
-			if enc := k.append(nil, &ints[i]); ws[i] != binary.BigEndian.Uint64(enc) {
+			if enc := k.Append(nil, &ints[i]); ws[i] != binary.BigEndian.Uint64(enc) {
 				t.Errorf("%s %d: words gives %#x, encoding %x", name, ints[i], ws[i], enc)
 			}
 		}
 	}
-	if f32.word != nil || fs.word != nil || f32.words != nil || fs.words != nil {
+	if f32.Word != nil || fs.Word != nil || f32.Words != nil || fs.Words != nil {
 		t.Error("a key of other than 8 bytes has a word")
 	}
 	for _, s := range []string{"", "a", "a\x00b", "\xff\xff", "weir"} {
-		check("string", fs.append(nil, &s), ks.Append(nil, &s), fs.hash(&s), ks.Hash(&s, partitionSeed))
+		check("string", fs.Append(nil, &s), ks.Append(nil, &s), fs.Hash(&s), ks.Hash(&s, PartitionSeed))
 	}
 	if scalarKeyer(func(v int64) float64 { return 0 }) != nil {
 		t.Fatal("a float64 key took a scalar fast path it has none of")
@@ -68,11 +68,32 @@ func TestScalarKeyerAllocs(t *testing.T) {
 	v, s := int64(7), "seven"
 	buf := make([]byte, 0, 64)
 	if n := testing.AllocsPerRun(100, func() {
-		_ = fi.hash(&v)
-		_ = fs.hash(&s)
-		buf = fi.append(buf[:0], &v)
-		buf = fs.append(buf[:0], &s)
+		_ = fi.Hash(&v)
+		_ = fs.Hash(&s)
+		buf = fi.Append(buf[:0], &v)
+		buf = fs.Append(buf[:0], &s)
 	}); n != 0 {
 		t.Fatalf("%v allocations per key", n)
+	}
+}
+
+type wordCount struct {
+	Word  string
+	Count int64
+}
+
+func TestKeyerAllocatesNothingPerRecord(t *testing.T) {
+	k, err := NewKeyer[wordCount, string](func(wc wordCount) string { return wc.Word })
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := wordCount{Word: "allocation", Count: 1}
+	buf := make([]byte, 0, 64)
+	k.Append(buf, &v) // warm the pool
+	if n := testing.AllocsPerRun(1000, func() {
+		buf = k.Append(buf[:0], &v)
+		_ = k.Hash(&v)
+	}); n != 0 {
+		t.Errorf("%v allocations per key", n)
 	}
 }

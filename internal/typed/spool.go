@@ -1,4 +1,4 @@
-package dataset
+package typed
 
 import (
 	"context"
@@ -8,22 +8,21 @@ import (
 	"io"
 	"sync"
 
-	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
 )
 
-// spool holds one partition of records of T between the supersteps of an
+// Spool holds one partition of records of T between the supersteps of an
 // iteration: the partial solution a tail stores for the head, a workset, a
 // delta, or a loop-invariant input replayed every superstep. Records are
 // serialized (uvarint length, then memory.Codec bytes) into segments of the
 // job's memory manager; when the budget is exhausted the segments are written
 // to a spill file and freed, so a spool never fails for lack of memory.
 //
-// A spool belongs to one goroutine at a time: the iteration's barrier orders
+// A Spool belongs to one goroutine at a time: the iteration's barrier orders
 // the tail that fills it and the head that replays it.
-type spool[T any] struct {
+type Spool[T any] struct {
 	name  string
 	codec *memory.Codec[T]
 	res   *memory.Reservation
@@ -42,8 +41,10 @@ type spool[T any] struct {
 	resMu sync.Mutex
 }
 
-func newSpool[T any](env resource.Env, name string, codec *memory.Codec[T]) *spool[T] {
-	return &spool[T]{
+// NewSpool returns an empty spool named name, taking its memory and spill
+// files from env.
+func NewSpool[T any](env resource.Env, name string, codec *memory.Codec[T]) *Spool[T] {
+	return &Spool[T]{
 		name:    name,
 		codec:   codec,
 		res:     env.Memory.NewReservation(name),
@@ -53,10 +54,10 @@ func newSpool[T any](env resource.Env, name string, codec *memory.Codec[T]) *spo
 }
 
 // Len returns the records added since the last reset.
-func (s *spool[T]) Len() int64 { return s.n }
+func (s *Spool[T]) Len() int64 { return s.n }
 
-// add appends a batch.
-func (s *spool[T]) add(b []T) error {
+// Add appends a batch.
+func (s *Spool[T]) Add(b []T) error {
 	for i := range b {
 		s.scratch = s.codec.Append(s.scratch[:0], &b[i])
 		if err := s.put(s.scratch); err != nil {
@@ -66,25 +67,24 @@ func (s *spool[T]) add(b []T) error {
 	return nil
 }
 
-// fill adds input 0 of a task until it ends.
-func (s *spool[T]) fill(tc *task) error {
-	in := flow.Input[T](tc.TaskContext, 0)
+// Fill adds every batch of in until it ends.
+func (s *Spool[T]) Fill(ctx context.Context, in Batches[T]) error {
 	for {
-		b, err := in.Next(tc.Context())
+		b, err := in.Next(ctx)
 		if err != nil {
-			if isEOF(err) {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
 		}
-		if err := s.add(b); err != nil {
+		if err := s.Add(b); err != nil {
 			return err
 		}
 	}
 }
 
 // put stores one encoded record.
-func (s *spool[T]) put(rec []byte) error {
+func (s *Spool[T]) put(rec []byte) error {
 	s.n++
 	var hdr [binary.MaxVarintLen64]byte
 	h := binary.PutUvarint(hdr[:], uint64(len(rec)))
@@ -116,7 +116,7 @@ func (s *spool[T]) put(rec []byte) error {
 }
 
 // each calls fn with every record held in memory, in the order they came.
-func (s *spool[T]) each(fn func(rec []byte) error) error {
+func (s *Spool[T]) each(fn func(rec []byte) error) error {
 	for _, seg := range s.segs {
 		if err := walkRecords(seg, fn); err != nil {
 			return err
@@ -129,7 +129,7 @@ func walkRecords(b []byte, fn func(rec []byte) error) error {
 	for len(b) > 0 {
 		l, h := binary.Uvarint(b)
 		if h <= 0 || uint64(len(b)-h) < l {
-			return fmt.Errorf("dataset: internal error: corrupt spool record")
+			return fmt.Errorf("typed: internal error: corrupt spool record")
 		}
 		if err := fn(b[h : h+int(l)]); err != nil {
 			return err
@@ -141,28 +141,28 @@ func walkRecords(b []byte, fn func(rec []byte) error) error {
 
 // spill writes the records held in memory to a spill file and frees their
 // memory.
-func (s *spool[T]) spill() error {
+func (s *Spool[T]) spill() error {
 	if len(s.segs) == 0 {
 		return nil
 	}
 	w, err := s.space.Create()
 	if err != nil {
-		return fmt.Errorf("dataset: %s: spill: %w", s.name, err)
+		return fmt.Errorf("typed: %s: spill: %w", s.name, err)
 	}
 	if err := s.each(w.Append); err != nil {
 		w.Abort()
-		return fmt.Errorf("dataset: %s: spill to %s: %w", s.name, w.Name(), err)
+		return fmt.Errorf("typed: %s: spill to %s: %w", s.name, w.Name(), err)
 	}
 	h, err := w.Finish()
 	if err != nil {
-		return fmt.Errorf("dataset: %s: spill to %s: %w", s.name, w.Name(), err)
+		return fmt.Errorf("typed: %s: spill to %s: %w", s.name, w.Name(), err)
 	}
 	s.files = append(s.files, h)
 	s.freeMemory()
 	return nil
 }
 
-func (s *spool[T]) freeMemory() {
+func (s *Spool[T]) freeMemory() {
 	for i, seg := range s.segs {
 		if s.big[i] {
 			s.res.Shrink(int64(cap(seg)))
@@ -174,11 +174,11 @@ func (s *spool[T]) freeMemory() {
 	s.segs, s.big = s.segs[:0], s.big[:0]
 }
 
-// replay decodes every record (spilled first, then in memory) and passes them
+// Replay decodes every record (spilled first, then in memory) and passes them
 // to fn in batches of up to batch records. Decoded strings and slices are
 // fresh memory: fn's receivers may keep them. Several goroutines may replay a
 // spool at once, as long as none adds to it.
-func (s *spool[T]) replay(ctx context.Context, batch int, fn func([]T) error) error {
+func (s *Spool[T]) Replay(ctx context.Context, batch int, fn func([]T) error) error {
 	buf := make([]T, 0, batch)
 	arena := memory.NewArena(0)
 	flush := func() error {
@@ -197,7 +197,7 @@ func (s *spool[T]) replay(ctx context.Context, batch int, fn func([]T) error) er
 		var zero T
 		buf = append(buf, zero)
 		if _, err := s.codec.DecodeArena(rec, &buf[len(buf)-1], arena); err != nil {
-			return fmt.Errorf("dataset: %s: decode: %w", s.name, err)
+			return fmt.Errorf("typed: %s: decode: %w", s.name, err)
 		}
 		if len(buf) == batch {
 			return flush()
@@ -215,7 +215,7 @@ func (s *spool[T]) replay(ctx context.Context, batch int, fn func([]T) error) er
 	return flush()
 }
 
-func (s *spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
+func (s *Spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 	rm := s.space.Options().ReaderMemory()
 	s.resMu.Lock()
 	s.res.Force(rm)
@@ -227,7 +227,7 @@ func (s *spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 	}()
 	r, err := s.space.Open(h)
 	if err != nil {
-		return fmt.Errorf("dataset: %s: open %s: %w", s.name, h.Name, err)
+		return fmt.Errorf("typed: %s: open %s: %w", s.name, h.Name, err)
 	}
 	defer r.Close()
 	for {
@@ -236,7 +236,7 @@ func (s *spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("dataset: %s: read %s: %w", s.name, h.Name, err)
+			return fmt.Errorf("typed: %s: read %s: %w", s.name, h.Name, err)
 		}
 		if err := fn(rec); err != nil {
 			return err
@@ -244,8 +244,8 @@ func (s *spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 	}
 }
 
-// reset empties the spool for reuse: memory freed, files removed.
-func (s *spool[T]) reset() {
+// Reset empties the spool for reuse: memory freed, files removed.
+func (s *Spool[T]) Reset() {
 	s.freeMemory()
 	for _, h := range s.files {
 		_ = s.space.Remove(h)
@@ -254,9 +254,9 @@ func (s *spool[T]) reset() {
 	s.n = 0
 }
 
-// release frees everything; the spool must not be used afterwards.
-func (s *spool[T]) release() {
-	s.reset()
+// Release frees everything; the spool must not be used afterwards.
+func (s *Spool[T]) Release() {
+	s.Reset()
 	_ = s.space.Close()
 	_ = s.res.Release()
 }

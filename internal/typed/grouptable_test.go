@@ -1,4 +1,4 @@
-package dataset
+package typed
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 )
 
 // keyedSumKeyer returns the keyer of keyedSum by K and keyedSum's codec.
-func keyedSumKeyer(t testing.TB) (*keyer[keyedSum], *memory.Codec[keyedSum]) {
-	k, err := newKeyer[keyedSum, int64](func(x keyedSum) int64 { return x.K })
+func keyedSumKeyer(t testing.TB) (*Keyer[keyedSum], *memory.Codec[keyedSum]) {
+	k, err := NewKeyer[keyedSum, int64](func(x keyedSum) int64 { return x.K })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestGroupTableModes(t *testing.T) {
 	}
 }
 
-// addBatches adds vs to tab as typedFinal does, in batches of random sizes
+// addBatches adds vs to tab as Final does, in batches of random sizes
 // with addBatch, one record with add where addBatch adds none, and checks
 // that addBatch stops only at a record it could not hold or one that
 // widened the table.
@@ -214,7 +214,6 @@ type sumCollector struct {
 	sums    map[int64]int64
 	n       int64 // records received
 	batches int
-	closed  bool
 }
 
 func (c *sumCollector) collect(b []keyedSum) error {
@@ -226,18 +225,39 @@ func (c *sumCollector) collect(b []keyedSum) error {
 	return nil
 }
 
-func (c *sumCollector) close() error { c.closed = true; return nil }
-
 // checkEmitted checks that tab sends every group once, with its sum, in
 // batches of at most 7.
 func checkEmitted(t *testing.T, tab *groupTable[keyedSum], want map[int64]int64) {
 	t.Helper()
 	c := &sumCollector{sums: map[int64]int64{}}
-	if err := tab.emit(c, 7); err != nil {
+	if err := tab.emit(c.collect, 7); err != nil {
 		t.Fatal(err)
 	}
 	if c.n != int64(len(want)) || c.batches != (len(want)+6)/7 {
 		t.Fatalf("emit sent %d records in %d batches, want %d in batches of 7", c.n, c.batches, len(want))
 	}
 	checkGroups(t, slices.Collect(maps.Keys(c.sums)), want, func(k int64) int64 { return k }, func(k int64) int64 { return c.sums[k] })
+}
+
+type keyedSum struct {
+	K   int64
+	Sum int64
+	N   int32
+}
+
+// checkGroups checks got, one record per group, against want by key.
+func checkGroups[T any, K, V comparable](t testing.TB, got []T, want map[K]V, key func(T) K, val func(T) V) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d groups, want %d", len(got), len(want))
+	}
+	for _, g := range got {
+		w, ok := want[key(g)]
+		if !ok {
+			t.Fatalf("group %v not expected", key(g))
+		}
+		if v := val(g); v != w {
+			t.Fatalf("group %v: %v, want %v", key(g), v, w)
+		}
+	}
 }
