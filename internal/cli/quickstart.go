@@ -55,6 +55,7 @@ func newQuickstartCommand(g *globalOptions) *cobra.Command {
 			return runQuickstart(cmd, g, int64(size), seed, keep)
 		}),
 	}
+	g.registerJob(cmd.Flags())
 	cmd.Flags().Var(&size, "size", "bytes of sample lines to make and sort")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed of the sample data")
 	cmd.Flags().StringVar(&keep, "keep", "", "directory to keep the input and output files in (default: a temporary one, removed)")
@@ -73,7 +74,7 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 		return fmt.Errorf("quickstart: %w", err)
 	}
 	opts, progressDone := g.datasetOptions(cmd, "quickstart")
-	err = runQuickstartJobWith(cmd.Context(), out, opts, dir)
+	err = runQuickstartJob(cmd.Context(), out, opts, dir)
 	progressDone()
 	if err != nil {
 		return fmt.Errorf("quickstart: %w", err)

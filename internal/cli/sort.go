@@ -63,21 +63,14 @@ complete; on error or interrupt no output and no spill file remain.`,
 			if isTerminal(cmd.ErrOrStderr()) {
 				job.progress = cmd.ErrOrStderr()
 			}
-			stopProfile, err := g.startProfile()
-			if err != nil {
-				return err
-			}
-			err = job.run(cmd.Context())
-			if perr := stopProfile(); err == nil && perr != nil {
-				err = perr
-			}
-			if err != nil {
+			if err := g.profile(func() error { return job.run(cmd.Context()) }); err != nil {
 				return fmt.Errorf("sort: %w", err)
 			}
 			return nil
 		}),
 	}
 	f := cmd.Flags()
+	g.registerJob(f)
 	f.StringVar(&o.input, "input", "", "file whose lines to sort (required)")
 	f.StringVar(&o.output, "output", "", "file to write the sorted lines to (required)")
 	f.StringVar(&o.codec, "spill-codec", "none", "compression of spill files: none, s2 or zstd")
