@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/examples/linesort"
 	"github.com/weirdata/weir/memory"
 )
 
@@ -87,21 +89,19 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 	if err := writeAtomically(input, func(w io.Writer) error { return WriteRandomLines(w, size, seed) }); err != nil {
 		return fmt.Errorf("quickstart: %w", err)
 	}
-	job := &sortJob{
-		input:       input,
-		output:      output,
-		tmp:         g.tmp,
-		memory:      int64(g.memory),
-		parallelism: g.workers(),
-	}
+	job := linesort.New(linesort.Options{
+		Input:   input,
+		Output:  output,
+		Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+	})
 	fmt.Fprintf(out, "weir quickstart: sort %s of random 100-byte lines with --memory %s and --parallelism %d\n",
-		humanBytes(size), humanBytes(int64(g.memory)), job.parallelism)
+		humanBytes(size), humanBytes(int64(g.memory)), g.workers())
 	start := time.Now()
-	if err := job.run(cmd.Context()); err != nil {
+	s, err := runSort(cmd.Context(), job, int64(g.memory), nil)
+	if err != nil {
 		return fmt.Errorf("quickstart: sort: %w", err)
 	}
 	elapsed := time.Since(start)
-	s := job.summary
 	fmt.Fprintf(out, "  sorted   %d lines, %s in %.2fs (%.0f MB/s) over %d key ranges\n",
 		s.Lines, humanBytes(s.Bytes), elapsed.Seconds(), float64(s.Bytes)/1e6/elapsed.Seconds(), s.Ranges)
 	fmt.Fprintf(out, "  spilled  %s of sorted runs to disk\n", humanBytes(s.SpilledBytes))
