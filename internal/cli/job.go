@@ -35,7 +35,7 @@ type job struct {
 // program runs one job with the values of its flags.
 type program func(ctx context.Context, o examples.Options) error
 
-// jobs returns the jobs of weir run, in the order help lists them.
+// runJobs returns the jobs of weir run, in the order help lists them.
 func runJobs() []*job {
 	return []*job{wordCountJob(), webLogJob(), trianglesJob(), pageRankJob(), componentsJob(),
 		shortestPathsJob(), kMeansJob(), regressionJob(), closureJob()}
