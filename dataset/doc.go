@@ -44,7 +44,7 @@
 // iterations' fix-ups included: their edges pipelined, blocking edges from
 // what feeds a loop to what reads it after); Options.Planned gets the same
 // plan from inside Execute and may stop it there, for callers that do not
-// hold the Env (weir run ... --explain). Execute returns the same plan in Result.Optimized with what each operator
+// hold the Env (weir explain <job>). Execute returns the same plan in Result.Optimized with what each operator
 // did (records emitted, and its task's busy time, peak memory and spilled
 // bytes) in its nodes' Actual. Errors in annotations (On where there is no
 // key, Forwards or WithSelectivity on a source) name the caller, like the

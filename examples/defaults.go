@@ -5,7 +5,7 @@ package examples
 // org.apache.flink.examples.java), record for record.
 
 // WordCountLines is Flink's WordCountData.WORDS: the text WordCount counts
-// without --input.
+// without an input file.
 var WordCountLines = []string{
 	"To be, or not to be,--that is the question:--",
 	"Whether 'tis nobler in the mind to suffer",
@@ -45,7 +45,7 @@ var WordCountLines = []string{
 }
 
 // TriangleEdges is Flink's EnumTrianglesData.EDGES: the graph EnumTriangles
-// reads without --edges.
+// reads without an edges file.
 var TriangleEdges = []Edge{
 	{1, 2}, {1, 3}, {1, 4}, {1, 5}, {2, 3}, {2, 5}, {3, 4}, {3, 7}, {3, 8}, {5, 6}, {7, 8},
 }

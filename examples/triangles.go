@@ -43,7 +43,7 @@ func RunTriangles(ctx context.Context, o Options, edges string) error {
 	} else {
 		src, err := openLines(edges, parseEdge)
 		if err != nil {
-			return fmt.Errorf("examples: enum-triangles: --edges: %w", err)
+			return fmt.Errorf("examples: enum-triangles: edges file: %w", err)
 		}
 		in = dataset.FromSource(env, "edges "+edges, src)
 	}

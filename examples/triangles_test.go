@@ -136,7 +136,7 @@ func TestTrianglesErrors(t *testing.T) {
 		path  string
 		want  string
 	}{
-		{name: "missing", path: missing, want: "--edges: stat " + missing},
+		{name: "missing", path: missing, want: "edges file: stat " + missing},
 		{name: "one vertex", lines: []string{"1 2", "3 4", "5"}, want: `edges.txt line 3: "5": want two vertex ids`},
 		{name: "not a number", lines: []string{"1 2", "3 x4"}, want: `edges.txt line 2: vertex "x4": not an integer`},
 	} {

@@ -96,15 +96,15 @@ func formatRank(r Rank) string {
 }
 
 // relation reads a file of records, or defaults when path is "".
-func relation[T any](env *dataset.Env, flag, path string, defaults []T, parse func([]byte, *slab) (T, error)) (*dataset.DataSet[T], error) {
+func relation[T any](env *dataset.Env, name, path string, defaults []T, parse func([]byte, *slab) (T, error)) (*dataset.DataSet[T], error) {
 	if path == "" {
 		return dataset.FromSlice(env, defaults), nil
 	}
 	src, err := openLines(path, parse)
 	if err != nil {
-		return nil, fmt.Errorf("examples: weblog: --%s: %w", flag, err)
+		return nil, fmt.Errorf("examples: weblog: %s file: %w", name, err)
 	}
-	return dataset.FromSource(env, flag+" "+path, src), nil
+	return dataset.FromSource(env, name+" "+path, src), nil
 }
 
 // WebLogProgram is the query of RunWebLog over the three relations, in no

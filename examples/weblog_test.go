@@ -170,7 +170,7 @@ func TestWebLogErrors(t *testing.T) {
 		lines []string // written to the bad file, if any
 		want  string   // the error contains this
 	}{
-		{name: "missing documents", in: WebLogInputs{Documents: missing}, want: "--documents: stat " + missing},
+		{name: "missing documents", in: WebLogInputs{Documents: missing}, want: "documents file: stat " + missing},
 		{name: "rank not a number", in: WebLogInputs{Documents: good.Documents, Visits: good.Visits}, bad: "ranks",
 			lines: []string{"30|url_0|43|", "x3|url_1|4|"}, want: `ranks.txt line 2: rank "x3": not an integer`},
 		{name: "few fields", in: WebLogInputs{Ranks: good.Ranks}, bad: "documents",

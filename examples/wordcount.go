@@ -30,7 +30,7 @@ func RunWordCount(ctx context.Context, o Options, input string) error {
 	} else {
 		src, err := text.Open(input)
 		if err != nil {
-			return fmt.Errorf("examples: wordcount: --input: %w", err)
+			return fmt.Errorf("examples: wordcount: input file: %w", err)
 		}
 		lines = dataset.FromSource(env, "input "+input, src)
 	}

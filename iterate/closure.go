@@ -44,7 +44,7 @@ func RunTransitiveClosure(ctx context.Context, o Options, edges string, maxItera
 	if edges == "" {
 		in = dataset.FromSlice(env, ComponentEdges)
 	} else if in, err = readEdges(env, "edges", edges); err != nil {
-		return fmt.Errorf("iterate: transitive-closure: --edges: %w", err)
+		return fmt.Errorf("iterate: transitive-closure: edges file: %w", err)
 	}
 	pairs := dataset.Sort(TransitiveClosure(in, maxIterations), dataset.Self[Edge], dataset.Ascending)
 	if isParquet(o.Output) {

@@ -80,12 +80,12 @@ func RunConnectedComponents(ctx context.Context, o Options, in GraphInputs, maxI
 	if in.Edges == "" {
 		edges = dataset.FromSlice(env, ComponentEdges)
 	} else if edges, err = readEdges(env, "edges", in.Edges); err != nil {
-		return fmt.Errorf("iterate: connected-components: --edges: %w", err)
+		return fmt.Errorf("iterate: connected-components: edges file: %w", err)
 	}
 	switch {
 	case in.Vertices != "":
 		if vertices, err = readVertices(env, "vertices", in.Vertices); err != nil {
-			return fmt.Errorf("iterate: connected-components: --vertices: %w", err)
+			return fmt.Errorf("iterate: connected-components: vertices file: %w", err)
 		}
 	case in.Edges == "":
 		vertices = dataset.FromSlice(env, ComponentVertices)

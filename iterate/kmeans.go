@@ -158,12 +158,12 @@ func RunKMeans(ctx context.Context, o Options, in KMeansInputs, iterations int) 
 	if in.Points == "" {
 		points = dataset.FromSlice(env, KMeansPoints)
 	} else if points, err = readLines(env, "points", in.Points, parsePoint); err != nil {
-		return fmt.Errorf("iterate: kmeans: --points: %w", err)
+		return fmt.Errorf("iterate: kmeans: points file: %w", err)
 	}
 	if in.Centroids == "" {
 		centroids = dataset.FromSlice(env, KMeansCentroids)
 	} else if centroids, err = readLines(env, "centroids", in.Centroids, parseCentroid); err != nil {
-		return fmt.Errorf("iterate: kmeans: --centroids: %w", err)
+		return fmt.Errorf("iterate: kmeans: centroids file: %w", err)
 	}
 	_, clustered := KMeans(points, centroids, iterations)
 	if dims > 0 {

@@ -31,11 +31,11 @@ func centroidDims(ctx context.Context, path string) (int, error) {
 	}
 	src, err := openLines(path, parseCentroid)
 	if err != nil {
-		return 0, fmt.Errorf("--centroids: %w", err)
+		return 0, fmt.Errorf("centroids file: %w", err)
 	}
 	splits, err := src.Splits(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("--centroids: %w", err)
+		return 0, fmt.Errorf("centroids file: %w", err)
 	}
 	for _, s := range splits {
 		d := 0
@@ -54,10 +54,10 @@ func centroidDims(ctx context.Context, path string) (int, error) {
 			if errors.As(err, &pe) {
 				return 0, pe
 			}
-			return 0, fmt.Errorf("--centroids: %w", err)
+			return 0, fmt.Errorf("centroids file: %w", err)
 		}
 	}
-	return 0, fmt.Errorf("--centroids: %s holds no centroid", path)
+	return 0, fmt.Errorf("centroids file: %s holds no centroid", path)
 }
 
 // emitClusteredParquet writes the clustered points of dimension d to the

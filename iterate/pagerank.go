@@ -115,12 +115,12 @@ func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankPa
 	if in.Pages == "" {
 		pages = dataset.FromSlice(env, PageRankPages)
 	} else if pages, err = readVertices(env, "pages", in.Pages); err != nil {
-		return fmt.Errorf("iterate: pagerank: --pages: %w", err)
+		return fmt.Errorf("iterate: pagerank: pages file: %w", err)
 	}
 	if in.Links == "" {
 		links = dataset.FromSlice(env, PageRankLinks)
 	} else if links, err = readEdges(env, "links", in.Links); err != nil {
-		return fmt.Errorf("iterate: pagerank: --links: %w", err)
+		return fmt.Errorf("iterate: pagerank: links file: %w", err)
 	}
 	ranks := dataset.Sort(PageRank(pages, links, p), pageID, dataset.Ascending)
 	if isParquet(o.Output) {

@@ -126,7 +126,7 @@ func RunLinearRegression(ctx context.Context, o Options, input string, iteration
 	} else {
 		var err error
 		if samples, err = readLines(env, "input", input, parseSample); err != nil {
-			return fmt.Errorf("iterate: linear-regression: --input: %w", err)
+			return fmt.Errorf("iterate: linear-regression: input file: %w", err)
 		}
 	}
 	model := LinearRegression(samples, iterations, step)

@@ -85,7 +85,7 @@ func RunShortestPaths(ctx context.Context, o Options, edges string, source int64
 	if edges == "" {
 		in = dataset.FromSlice(env, PathEdges)
 	} else if in, err = readLines(env, "edges", edges, parseWeightedEdge); err != nil {
-		return fmt.Errorf("iterate: sssp: --edges: %w", err)
+		return fmt.Errorf("iterate: sssp: edges file: %w", err)
 	}
 	ds := dataset.Sort(ShortestPaths(in, source, maxIterations), distVertex, dataset.Ascending)
 	if isParquet(o.Output) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -151,4 +152,11 @@ func BenchmarkIndexSort(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// sortPDQ is sort by slices.SortFunc, the reference the radix sort is
+// benchmarked against.
+func (b *sortBuffer) sortPDQ() {
+	slices.SortFunc(b.idx, b.cmp)
+	b.sorted = true
 }

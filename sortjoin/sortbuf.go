@@ -245,13 +245,6 @@ func (b *sortBuffer) sort() {
 	}
 }
 
-// sortPDQ is sort by slices.SortFunc, kept as the reference the radix sort is
-// tested and benchmarked against.
-func (b *sortBuffer) sortPDQ() {
-	slices.SortFunc(b.idx, b.cmp)
-	b.sorted = true
-}
-
 // radix sorts es with an in-place most-significant-digit radix sort (American
 // flag sort) on the bytes of the entries' prefixes, which agree on their first
 // depth bytes. The prefixes are the 8 key bytes from offset keyOff on (zero

@@ -133,6 +133,9 @@ type Result struct {
 	Spilled int64
 	// PeakMemory is the memory manager's peak, in bytes.
 	PeakMemory int64
+	// Executed is what Env.Execute returned: the plan with what each operator
+	// did, the metrics.
+	Executed *dataset.Result
 }
 
 // Run builds query n on env over the tables in dir, executes it and returns
@@ -150,7 +153,7 @@ func Run(ctx context.Context, env *dataset.Env, dir string, n int) (Result, erro
 	if err != nil {
 		return Result{}, fmt.Errorf("tpch: q%d: %w", n, err)
 	}
-	out := Result{Columns: slices.Clone(s.Columns), Rows: rows(), Plan: res.Plan}
+	out := Result{Columns: slices.Clone(s.Columns), Rows: rows(), Plan: res.Plan, Executed: res}
 	if m := res.Metrics; m != nil {
 		out.PeakMemory = m.PeakMemory
 		for _, v := range m.Vertices {

@@ -56,8 +56,14 @@ func TestDefaultMemory(t *testing.T) {
 		}
 	}
 	root := NewRootCommand()
-	if f := root.PersistentFlags().Lookup("memory"); f.DefValue != Size(got).String() {
-		t.Errorf("--memory defaults to %s, want %s", f.DefValue, Size(got))
+	for _, path := range [][]string{{"sort"}, {"tpch"}, {"run", "wordcount"}, {"explain", "kmeans"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := cmd.Flags().Lookup("memory"); f == nil || f.DefValue != Size(got).String() {
+			t.Errorf("%v: --memory is %+v, want a default of %s", path, f, Size(got))
+		}
 	}
 }
 

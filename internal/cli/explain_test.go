@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -176,16 +175,16 @@ func TestExplainDoesNotRun(t *testing.T) {
 	dir := corruptLineitem(t)
 	for _, args := range [][]string{
 		{"explain", "tpch", "--data", dir, "--query", "6", "--parallelism", "2"},
-		{"tpch", "--explain", "--data", dir, "--query", "6", "--parallelism", "2"},
+		{"explain", "tpch", "--data", dir, "--query", "6", "--parallelism", "2", "--format", "json"},
 	} {
 		code, stdout, stderr := runWeir(context.Background(), args...)
-		if code != 0 || !strings.Contains(stdout, " Sink ") {
+		if code != 0 || !strings.Contains(stdout, "Sink") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q: want the plan", args, code, stdout, stderr)
 		}
 	}
 	for _, args := range [][]string{
 		{"explain", "tpch", "--analyze", "--data", dir, "--query", "6", "--parallelism", "2"},
-		{"tpch", "--explain-analyze", "--data", dir, "--query", "6", "--parallelism", "2"},
+		{"tpch", "--data", dir, "--query", "6", "--parallelism", "2"},
 	} {
 		code, _, stderr := runWeir(context.Background(), args...)
 		if code != 1 || !strings.Contains(stderr, "lineitem") {
@@ -233,17 +232,10 @@ func TestExplainAnalyzeTPCH(t *testing.T) {
 			}
 		}
 
-		// weir tpch --explain-analyze: the result as usual, the plan on stderr.
-		code, csv, plan := runWeir(context.Background(), append([]string{"tpch", "--explain-analyze"}, args...)...)
-		if code != 0 {
-			t.Fatalf("q%s: tpch --explain-analyze: exit %d, stderr %q", c.query, code, plan)
-		}
-		_, plain, _ := runWeir(context.Background(), append([]string{"tpch"}, args...)...)
-		if csv != plain {
-			t.Errorf("q%s: stdout with --explain-analyze differs from weir tpch's:\n%s\nwant\n%s", c.query, csv, plain)
-		}
-		if got := sinkActualRows(t, plan); got != want || strings.Count(csv, "\n") != want+1 {
-			t.Errorf("q%s: sink actual rows=%d, %d CSV lines; want %d rows", c.query, got, strings.Count(csv, "\n"), want)
+		// The sink received exactly the rows weir tpch prints.
+		code, csv, stderr := runWeir(context.Background(), append([]string{"tpch"}, args...)...)
+		if code != 0 || strings.Count(csv, "\n") != want+1 {
+			t.Errorf("q%s: weir tpch: exit %d, %d CSV lines, stderr %q; want %d rows", c.query, code, strings.Count(csv, "\n"), stderr, want)
 		}
 	}
 }
@@ -251,7 +243,7 @@ func TestExplainAnalyzeTPCH(t *testing.T) {
 func TestExplainRunExample(t *testing.T) {
 	out := t.TempDir()
 	output := filepath.Join(out, "counts.txt")
-	code, stdout, stderr := runWeir(context.Background(), "run", "wordcount", "--explain", "--output", output,
+	code, stdout, stderr := runWeir(context.Background(), "explain", "wordcount", "--output", output,
 		"--parallelism", "2")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -262,68 +254,115 @@ func TestExplainRunExample(t *testing.T) {
 		}
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
-		t.Errorf("--explain ran the job: %v", ents)
+		t.Errorf("weir explain ran the job: %v", ents)
 	}
-	code, stdout, stderr = runWeir(context.Background(), "run", "enum-triangles", "--explain", "--explain-format", "json")
+	code, stdout, stderr = runWeir(context.Background(), "explain", "enum-triangles", "--format", "json")
 	var p planJSON
 	if code != 0 || json.Unmarshal([]byte(stdout), &p) != nil || len(p.Nodes) == 0 {
-		t.Errorf("enum-triangles --explain json: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+		t.Errorf("explain enum-triangles --format json: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }
 
-// TestExplainIterationExchanges checks that weir run --explain prints the
-// exchanges an iteration job runs with (the loops' fix-ups included: edges
-// inside a loop pipelined, a loop's feeders blocking), the same as the plan
-// --explain-analyze prints after running it.
+// TestExplainEveryJob explains every job of weir run and weir tpch in every
+// format, on its default data: the plan goes to stdout, nothing to stderr, and
+// the three formats show the same operators and edges.
+func TestExplainEveryJob(t *testing.T) {
+	for _, j := range explainJobs() {
+		args := []string{"explain", j.name, "--parallelism", "2"}
+		if j.name == "tpch" {
+			args = append(args, "--data", tpchData, "--query", "3")
+		}
+		code, text, stderr := runWeir(context.Background(), args...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		code, js, stderr := runWeir(context.Background(), append(args, "--format", "json")...)
+		var p planJSON
+		if code != 0 || stderr != "" || json.Unmarshal([]byte(js), &p) != nil {
+			t.Fatalf("%v --format json: exit %d, stderr %q, stdout:\n%s", args, code, stderr, js)
+		}
+		code, dot, stderr := runWeir(context.Background(), append(args, "--format", "dot")...)
+		if code != 0 || stderr != "" || !strings.HasPrefix(dot, "digraph") {
+			t.Fatalf("%v --format dot: exit %d, stderr %q, stdout:\n%s", args, code, stderr, dot)
+		}
+		inputs, sinks := 0, 0
+		for _, n := range p.Nodes {
+			inputs += len(n.Inputs)
+			if n.Operator == "Sink" {
+				sinks++
+			}
+			if n.Actual != nil {
+				t.Errorf("%s: node %d has actuals without --analyze", j.name, n.ID)
+			}
+		}
+		if sinks == 0 {
+			t.Errorf("%s: the plan has no sink:\n%s", j.name, js)
+		}
+		if got := strings.Count(text, "─ in"); got != inputs {
+			t.Errorf("%s: text has %d edges, JSON %d inputs:\n%s", j.name, got, inputs, text)
+		}
+		if got := strings.Count(dot, " -> "); got != inputs {
+			t.Errorf("%s: DOT has %d edges, JSON %d inputs:\n%s", j.name, got, inputs, dot)
+		}
+	}
+}
+
+// TestExplainIterationExchanges checks that weir explain prints the exchanges
+// an iteration job runs with (the loops' fix-ups included: edges inside a loop
+// pipelined, a loop's feeders blocking), the same as the plan weir explain
+// --analyze prints after running it.
 func TestExplainIterationExchanges(t *testing.T) {
 	edges := regexp.MustCompile(`in\d+:[A-Z]+/[A-Z]+`)
 	for _, job := range []string{"connected-components", "pagerank", "kmeans"} {
-		code, planned, stderr := runWeir(context.Background(), "run", job, "--explain", "--parallelism", "2")
+		code, planned, stderr := runWeir(context.Background(), "explain", job, "--parallelism", "2")
 		if code != 0 {
-			t.Fatalf("%s --explain: exit %d, stderr %q", job, code, stderr)
+			t.Fatalf("explain %s: exit %d, stderr %q", job, code, stderr)
 		}
-		code, _, analyzed := runWeir(context.Background(), "run", job, "--explain-analyze", "--parallelism", "2")
+		code, analyzed, stderr := runWeir(context.Background(), "explain", job, "--analyze", "--parallelism", "2")
 		if code != 0 {
-			t.Fatalf("%s --explain-analyze: exit %d, stderr %q", job, code, analyzed)
+			t.Fatalf("explain %s --analyze: exit %d, stderr %q", job, code, stderr)
 		}
 		got, want := edges.FindAllString(planned, -1), edges.FindAllString(analyzed, -1)
 		if len(got) == 0 || !slices.Equal(got, want) {
-			t.Errorf("%s: --explain shows the edges %v, the job ran with %v\n%s", job, got, want, planned)
+			t.Errorf("%s: explain shows the edges %v, the job ran with %v\n%s", job, got, want, planned)
 		}
 		if job == "connected-components" && !strings.Contains(planned, "its producer also feeds an iteration") {
-			t.Errorf("%s --explain lacks the note on a loop's feeder:\n%s", job, planned)
+			t.Errorf("explain %s lacks the note on a loop's feeder:\n%s", job, planned)
 		}
 	}
 }
 
-// TestExplainAnalyzeRunExample checks that weir run --explain-analyze prints
-// the result as usual and the plan with actual rows on stderr: the sink
-// received exactly the lines printed.
+// TestExplainAnalyzeRunExample checks that weir explain --analyze prints the
+// plan with actual rows on stdout, and not the result: the sink received
+// exactly the lines a plain run prints.
 func TestExplainAnalyzeRunExample(t *testing.T) {
-	code, stdout, stderr := runWeir(context.Background(), "run", "wordcount", "--explain-analyze", "--parallelism", "2")
-	if code != 0 {
+	code, stdout, stderr := runWeir(context.Background(), "explain", "wordcount", "--analyze", "--parallelism", "2")
+	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	_, plain, _ := runWeir(context.Background(), "run", "wordcount", "--parallelism", "2")
-	if stdout != plain || stdout == "" {
-		t.Fatalf("stdout differs from a plain run:\n%s\nwant:\n%s", stdout, plain)
+	if plain == "" {
+		t.Fatal("weir run wordcount printed nothing")
 	}
-	lines := strings.Count(stdout, "\n")
-	want := fmt.Sprintf("actual rows=%d ", lines)
-	first := strings.SplitN(stderr, "\n", 2)[0]
-	if !strings.Contains(first, " Sink ") || !strings.Contains(first, want) {
-		t.Errorf("the plan's first line is not the sink with %q:\n%s", want, stderr)
+	if got, want := sinkActualRows(t, stdout), strings.Count(plain, "\n"); got != want {
+		t.Errorf("sink actual rows=%d, want the %d lines of a plain run:\n%s", got, want, stdout)
+	}
+	if bad := regexp.MustCompile(`(?m)^[^#│└├ ]`).FindString(stdout); bad != "" {
+		t.Errorf("a line is not part of the plan (the result printed?):\n%s", stdout)
 	}
 }
 
 func TestExplainUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"explain", "tpch", "--data", tpchData, "--query", "3", "--format", "yaml"},
-		{"tpch", "--data", tpchData, "--query", "3", "--explain", "--explain-format", "svg"},
-		{"tpch", "--data", tpchData, "--query", "3", "--explain", "--explain-analyze"},
-		{"run", "weblog", "--explain", "--explain-format", "TEXT"},
+		{"explain", "weblog", "--format", "TEXT"},
+		{"explain", "pagerank", "--iterations", "0"},
 		{"explain", "tpch", "--data", tpchData, "--query", "23"},
+		{"explain", "tpch", "--query", "3"},
 		{"explain", "sort"},
+		{"tpch", "--data", tpchData, "--query", "3", "--explain"},
+		{"run", "wordcount", "--explain"},
+		{"gen", "lines", "--out", "x", "--size", "1KiB", "--memory", "1GiB"},
 	} {
 		code, stdout, stderr := runWeir(context.Background(), args...)
 		if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--help") {

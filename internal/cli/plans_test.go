@@ -10,19 +10,27 @@ import (
 )
 
 // TestPlansGolden compares the optimized plans of the TPC-H programs with
-// testdata/plans.txt, in the format `weir explain tpch` prints.
+// testdata/plans.txt, and those of the jobs of weir run on their default data
+// with testdata/jobs.txt, in the format weir explain prints.
 func TestPlansGolden(t *testing.T) {
-	golden.RunFile(t, filepath.Join("testdata", "plans.txt"), func(t *testing.T, d *golden.Case) string {
-		if d.Cmd != "explain" {
-			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
-		}
-		code, stdout, stderr := runWeir(context.Background(), "explain", "tpch", "--data", tpchData,
-			"--query", d.Args["query"], "--parallelism", d.Args["parallelism"], "--memory", "256MiB")
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", d.Pos, code, stderr)
-		}
-		return stdout
-	})
+	for _, file := range []string{"plans.txt", "jobs.txt"} {
+		golden.RunFile(t, filepath.Join("testdata", file), func(t *testing.T, d *golden.Case) string {
+			if d.Cmd != "explain" {
+				t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			}
+			args := []string{"explain", "tpch", "--parallelism", d.Args["parallelism"], "--memory", "256MiB"}
+			if job, ok := d.Arg("job"); ok {
+				args[1] = job
+			} else {
+				args = append(args, "--data", tpchData, "--query", d.Args["query"])
+			}
+			code, stdout, stderr := runWeir(context.Background(), args...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", d.Pos, code, stderr)
+			}
+			return stdout
+		})
+	}
 }
 
 // TestPlansReuseProperties checks the property reuse the golden plans show:

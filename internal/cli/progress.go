@@ -2,22 +2,25 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/examples/linesort"
 	"github.com/weirdata/weir/flow"
 )
 
 // progressEvery is how often a progress line is redrawn.
 const progressEvery = 250 * time.Millisecond
 
-// startProgress redraws a progress line on j.progress (if set) until the returned
-// stop function is called; stop waits for the goroutine and ends the line.
-func (j *sortJob) startProgress(inputSize int64) (stop func()) {
-	if j.progress == nil {
+// startSortProgress redraws a progress line of job on w (if not nil) until the
+// returned stop function is called; stop waits for the goroutine and ends the
+// line.
+func startSortProgress(w io.Writer, job *linesort.Job) (stop func()) {
+	if w == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -30,11 +33,11 @@ func (j *sortJob) startProgress(inputSize int64) (stop func()) {
 		for {
 			select {
 			case <-done:
-				j.drawProgress(inputSize)
-				fmt.Fprintln(j.progress)
+				drawSortProgress(w, job.Progress())
+				fmt.Fprintln(w)
 				return
 			case <-t.C:
-				j.drawProgress(inputSize)
+				drawSortProgress(w, job.Progress())
 			}
 		}
 	}()
@@ -47,12 +50,11 @@ func (j *sortJob) startProgress(inputSize int64) (stop func()) {
 	}
 }
 
-func (j *sortJob) drawProgress(inputSize int64) {
-	switch j.phase.Load() {
-	case phaseRead:
-		fmt.Fprintf(j.progress, "\rweir sort: reading %s of %s%s\033[K", humanBytes(j.read.Load()), humanBytes(inputSize), percent(j.read.Load(), inputSize))
-	default:
-		fmt.Fprintf(j.progress, "\rweir sort: merging, wrote %s of %s%s\033[K", humanBytes(j.written.Load()), humanBytes(j.read.Load()), percent(j.written.Load(), j.read.Load()))
+func drawSortProgress(w io.Writer, p linesort.Progress) {
+	if !p.Merging {
+		fmt.Fprintf(w, "\rweir sort: reading %s of %s%s\033[K", humanBytes(p.Read), humanBytes(p.Size), percent(p.Read, p.Size))
+	} else {
+		fmt.Fprintf(w, "\rweir sort: merging, wrote %s of %s%s\033[K", humanBytes(p.Written), humanBytes(p.Read), percent(p.Written, p.Read))
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/examples/linesort"
 	"github.com/weirdata/weir/memory"
 )
 
@@ -55,6 +57,7 @@ func newQuickstartCommand(g *globalOptions) *cobra.Command {
 			return runQuickstart(cmd, g, int64(size), seed, keep)
 		}),
 	}
+	g.registerJob(cmd.Flags())
 	cmd.Flags().Var(&size, "size", "bytes of sample lines to make and sort")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed of the sample data")
 	cmd.Flags().StringVar(&keep, "keep", "", "directory to keep the input and output files in (default: a temporary one, removed)")
@@ -73,7 +76,7 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 		return fmt.Errorf("quickstart: %w", err)
 	}
 	opts, progressDone := g.datasetOptions(cmd, "quickstart")
-	err = runQuickstartJobWith(cmd.Context(), out, opts, dir)
+	err = runQuickstartJob(cmd.Context(), out, opts, dir)
 	progressDone()
 	if err != nil {
 		return fmt.Errorf("quickstart: %w", err)
@@ -86,21 +89,19 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 	if err := writeAtomically(input, func(w io.Writer) error { return WriteRandomLines(w, size, seed) }); err != nil {
 		return fmt.Errorf("quickstart: %w", err)
 	}
-	job := &sortJob{
-		input:       input,
-		output:      output,
-		tmp:         g.tmp,
-		memory:      int64(g.memory),
-		parallelism: g.workers(),
-	}
+	job := linesort.New(linesort.Options{
+		Input:   input,
+		Output:  output,
+		Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+	})
 	fmt.Fprintf(out, "weir quickstart: sort %s of random 100-byte lines with --memory %s and --parallelism %d\n",
-		humanBytes(size), humanBytes(int64(g.memory)), job.parallelism)
+		humanBytes(size), humanBytes(int64(g.memory)), g.workers())
 	start := time.Now()
-	if err := job.run(cmd.Context()); err != nil {
+	s, err := runSort(cmd.Context(), job, int64(g.memory), nil)
+	if err != nil {
 		return fmt.Errorf("quickstart: sort: %w", err)
 	}
 	elapsed := time.Since(start)
-	s := job.summary
 	fmt.Fprintf(out, "  sorted   %d lines, %s in %.2fs (%.0f MB/s) over %d key ranges\n",
 		s.Lines, humanBytes(s.Bytes), elapsed.Seconds(), float64(s.Bytes)/1e6/elapsed.Seconds(), s.Ranges)
 	fmt.Fprintf(out, "  spilled  %s of sorted runs to disk\n", humanBytes(s.SpilledBytes))

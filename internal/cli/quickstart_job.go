@@ -131,13 +131,10 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// runQuickstartJob writes the sample tables as Parquet into dir, runs the job,
-// checks its answer against qsOracle and prints the result, plan and metrics.
-func runQuickstartJob(ctx context.Context, out io.Writer, g *globalOptions, dir string) error {
-	return runQuickstartJobWith(ctx, out, dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp}, dir)
-}
-
-func runQuickstartJobWith(ctx context.Context, out io.Writer, opts dataset.Options, dir string) error {
+// runQuickstartJob writes the sample tables as Parquet into dir, runs the job
+// with opts, checks its answer against qsOracle and prints the result, plan and
+// metrics.
+func runQuickstartJob(ctx context.Context, out io.Writer, opts dataset.Options, dir string) error {
 	cs, os := qsData(1)
 	cpath, opath := filepath.Join(dir, "customers.parquet"), filepath.Join(dir, "orders.parquet")
 	if err := writeParquet(ctx, cpath, cs); err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/weirdata/weir/dataset"
 )
 
 func TestQuickstart(t *testing.T) {
@@ -134,7 +136,7 @@ func TestQuickstartJobMatchesOracleAcrossSettings(t *testing.T) {
 	} {
 		var out strings.Builder
 		g.tmp = t.TempDir()
-		if err := runQuickstartJob(context.Background(), &out, g, t.TempDir()); err != nil {
+		if err := runQuickstartJob(context.Background(), &out, dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp}, t.TempDir()); err != nil {
 			t.Fatalf("parallelism %d, memory %d: %v", g.parallelism, g.memory, err)
 		}
 		if ents, _ := os.ReadDir(g.tmp); len(ents) != 0 {

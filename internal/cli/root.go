@@ -1,5 +1,6 @@
-// Package cli is weir's command line: a cobra root command with the flags every
-// job shares (--memory, --tmp, --parallelism) and one file per job command.
+// Package cli is weir's command line: a cobra root command and one file per
+// job command. The flags every job shares (--memory, --tmp, --parallelism)
+// are registered on the job commands only, not on the data generators.
 //
 // Contract: Execute runs a command line and returns the process's exit status;
 // only cmd/weir's main exits. Errors reach the user as one line on stderr and
@@ -17,9 +18,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// globalOptions are the persistent flags of the root command.
+// globalOptions are the flags every job command shares.
 type globalOptions struct {
 	memory      Size
 	tmp         string
@@ -28,14 +30,37 @@ type globalOptions struct {
 	cpuProfile  string // hidden --cpuprofile
 }
 
-// adaptiveUsage is the help of --adaptive (weir tpch, weir run, weir explain tpch).
+// adaptiveUsage is the help of --adaptive (weir tpch, weir run, weir explain).
 const adaptiveUsage = "measure the inputs of joins and crosses first and plan what reads them again with their real sizes (shown as re-planned in the analyzed plan)"
 
-// registerAdaptive adds --adaptive to f.
-func (g *globalOptions) registerAdaptive(f interface {
-	BoolVar(p *bool, name string, value bool, usage string)
-}) {
+// registerJob adds the flags every job shares to f: --memory, --tmp,
+// --parallelism and the hidden --cpuprofile.
+func (g *globalOptions) registerJob(f *pflag.FlagSet) {
+	f.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB; by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
+	f.StringVar(&g.tmp, "tmp", "", "directory for spill files (default: the system's temporary directory)")
+	f.IntVar(&g.parallelism, "parallelism", 0, "operator instances to run at once (default: the number of CPUs)")
+	f.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")
+	_ = f.MarkHidden("cpuprofile")
+}
+
+// registerProgram adds the flags of a job that runs a DataSet program to f:
+// registerJob's and --adaptive.
+func (g *globalOptions) registerProgram(f *pflag.FlagSet) {
+	g.registerJob(f)
 	f.BoolVar(&g.adaptive, "adaptive", false, adaptiveUsage)
+}
+
+// profile runs fn under the CPU profile asked for by --cpuprofile.
+func (g *globalOptions) profile(fn func() error) error {
+	stop, err := g.startProfile()
+	if err != nil {
+		return err
+	}
+	err = fn()
+	if perr := stop(); err == nil && perr != nil {
+		err = perr
+	}
+	return err
 }
 
 // startProfile starts the CPU profile asked for by --cpuprofile and returns the
@@ -85,16 +110,9 @@ func NewRootCommand() *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	pf := root.PersistentFlags()
-	pf.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB; by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
-	pf.StringVar(&g.tmp, "tmp", "", "directory for spill files (default: the system's temporary directory)")
-	pf.IntVar(&g.parallelism, "parallelism", 0, "operator instances to run at once (default: the number of CPUs)")
-	pf.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")
-	_ = pf.MarkHidden("cpuprofile")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
-	run := newRunCommand(g)
-	g.registerAdaptive(run.PersistentFlags())
-	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), newTPCHCommand(g), run,
+	tpch := tpchJob().command(g)
+	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), tpch, newRunCommand(g),
 		newExplainCommand(g))
 	return root
 }
@@ -137,7 +155,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	msg, _, _ := strings.Cut(err.Error(), "\n")
+	msg := errorLine(err)
 	var je *jobError
 	if !errors.As(err, &je) {
 		path := "weir"
@@ -148,4 +166,28 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "weir: %s\n", msg)
 	return 1
+}
+
+// errorLine is the first line of err's message. When err holds several errors
+// (errors.Join, as a program's build errors are), it says how many more there
+// were: "...: (and 2 more errors)".
+func errorLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) {
+		return msg
+	}
+	n := -1
+	for _, e := range joined.Unwrap() {
+		if e != nil {
+			n++
+		}
+	}
+	switch {
+	case n == 1:
+		msg += " (and 1 more error)"
+	case n > 1:
+		msg += fmt.Sprintf(" (and %d more errors)", n)
+	}
+	return msg
 }

@@ -7,33 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
 	"github.com/weirdata/weir/iterate"
 )
 
-// The `weir run` subcommands of the iteration jobs (package iterate).
-
-// runIterate runs an iteration job as runExample runs an example: the two
-// packages' Options have the same fields.
-func runIterate(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output string, iterations int,
-	job func(ctx context.Context, o iterate.Options) error) error {
-	if iterations < 1 {
-		return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
-	}
-	return runExample(cmd, g, ex, output, func(ctx context.Context, o examples.Options) error {
-		prev := o.Executed
-		o.Executed = func(res *dataset.Result) {
-			printSupersteps(cmd.ErrOrStderr(), res)
-			if prev != nil {
-				prev(res)
-			}
-		}
-		return job(ctx, o)
-	})
-}
+// The iteration jobs of weir run and weir explain (package iterate).
 
 // printSupersteps writes what every superstep of the job's iterations did:
 // the records of the next partial solution or workset, the delta merged into
@@ -52,22 +33,13 @@ func printSupersteps(w io.Writer, res *dataset.Result) {
 	}
 }
 
-// iterationCommands returns the subcommands of `weir run` for the iteration jobs.
-func iterationCommands(g *globalOptions, ex *explainFlags) []*cobra.Command {
-	return []*cobra.Command{
-		newPageRankCommand(g, ex), newComponentsCommand(g, ex), newShortestPathsCommand(g, ex),
-		newKMeansCommand(g, ex), newRegressionCommand(g, ex), newClosureCommand(g, ex),
-	}
-}
-
-func newPageRankCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
-	var in iterate.PageRankInputs
-	var output string
-	p := iterate.PageRankParams{}
-	cmd := &cobra.Command{
-		Use:   "pagerank [--pages FILE] [--links FILE] [--iterations N] [--epsilon E] [--output FILE]",
-		Short: "Rank pages by their links (Flink's PageRank, a bulk iteration)",
-		Long: `Run Flink's PageRank as a bulk iteration: every superstep sends each page's rank
+func pageRankJob() *job {
+	return &job{
+		name:      "pagerank",
+		args:      "[--pages FILE] [--links FILE] [--iterations N] [--epsilon E] [--output FILE]",
+		short:     "Rank pages by their links (Flink's PageRank, a bulk iteration)",
+		iterative: true,
+		long: `Run Flink's PageRank as a bulk iteration: every superstep sends each page's rank
 along its out-links, divided by its out-degree, and damps the sums with 0.85:
 rank' = 0.15/N + 0.85 * sum. Every page keeps a rank (0.15/N without in-links); a
 page without out-links passes its rank to no one. The iteration stops after
@@ -80,30 +52,32 @@ than --epsilon (negative: never).
 Both default to Flink's PageRankData (15 pages). Prints "id rank" lines sorted by id;
 an --output name ending in .parquet gets Parquet instead: columns id (INT64) and
 rank (DOUBLE), in the same order.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command) error {
-			return runIterate(cmd, g, ex, output, p.Iterations, func(ctx context.Context, o iterate.Options) error {
+		bind: func(f *pflag.FlagSet) program {
+			var in iterate.PageRankInputs
+			p := iterate.PageRankParams{}
+			f.StringVar(&in.Pages, "pages", "", "page ids (default: Flink's PageRankData)")
+			f.StringVar(&in.Links, "links", "", "links between pages (default: Flink's PageRankData)")
+			f.IntVar(&p.Iterations, "iterations", 10, "greatest number of supersteps")
+			f.Float64Var(&p.Epsilon, "epsilon", 1e-4, "stop once no rank changes by more than this in a superstep (negative: never)")
+			output := outputFlag(f, "file to write the ranks to, Parquet if it ends in .parquet (default: stdout)")
+			return func(ctx context.Context, o examples.Options) error {
+				if p.Iterations < 1 {
+					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", p.Iterations)}
+				}
+				o.Output = *output
 				return iterate.RunPageRank(ctx, o, in, p)
-			})
-		}),
+			}
+		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&in.Pages, "pages", "", "page ids (default: Flink's PageRankData)")
-	f.StringVar(&in.Links, "links", "", "links between pages (default: Flink's PageRankData)")
-	f.IntVar(&p.Iterations, "iterations", 10, "greatest number of supersteps")
-	f.Float64Var(&p.Epsilon, "epsilon", 1e-4, "stop once no rank changes by more than this in a superstep (negative: never)")
-	f.StringVar(&output, "output", "", "file to write the ranks to, Parquet if it ends in .parquet (default: stdout)")
-	return cmd
 }
 
-func newComponentsCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
-	var in iterate.GraphInputs
-	var output string
-	var iterations int
-	cmd := &cobra.Command{
-		Use:   "connected-components [--vertices FILE] [--edges FILE] [--iterations N] [--output FILE]",
-		Short: "Find the connected components of a graph (Flink's ConnectedComponents, a delta iteration)",
-		Long: `Run Flink's ConnectedComponents as a delta iteration: every vertex starts in a
+func componentsJob() *job {
+	return &job{
+		name:      "connected-components",
+		args:      "[--vertices FILE] [--edges FILE] [--iterations N] [--output FILE]",
+		short:     "Find the connected components of a graph (Flink's ConnectedComponents, a delta iteration)",
+		iterative: true,
+		long: `Run Flink's ConnectedComponents as a delta iteration: every vertex starts in a
 component of its own, named by its id; every superstep, the vertices whose
 component changed send it to their neighbours (edges count in both directions),
 and a vertex takes the smallest id it hears of. It stops when no component
@@ -116,29 +90,31 @@ changes, or after --iterations supersteps.
 Without --edges, Flink's ConnectedComponentsData. Prints "vertex component" lines
 sorted by vertex; an --output name ending in .parquet gets Parquet instead: INT64
 columns vertex and component, in the same order.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command) error {
-			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
+		bind: func(f *pflag.FlagSet) program {
+			var in iterate.GraphInputs
+			var iterations int
+			f.StringVar(&in.Vertices, "vertices", "", "vertex ids (default: the edges' endpoints, or Flink's data)")
+			f.StringVar(&in.Edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
+			f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
+			output := outputFlag(f, "file to write the components to, Parquet if it ends in .parquet (default: stdout)")
+			return func(ctx context.Context, o examples.Options) error {
+				if iterations < 1 {
+					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				}
+				o.Output = *output
 				return iterate.RunConnectedComponents(ctx, o, in, iterations)
-			})
-		}),
+			}
+		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&in.Vertices, "vertices", "", "vertex ids (default: the edges' endpoints, or Flink's data)")
-	f.StringVar(&in.Edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
-	f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the components to, Parquet if it ends in .parquet (default: stdout)")
-	return cmd
 }
 
-func newShortestPathsCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
-	var edges, output string
-	var source int64
-	var iterations int
-	cmd := &cobra.Command{
-		Use:   "sssp [--edges FILE] [--source ID] [--iterations N] [--output FILE]",
-		Short: "Single-source shortest paths in a weighted graph (a delta iteration)",
-		Long: `Compute the length of the shortest directed path from --source to every vertex
+func shortestPathsJob() *job {
+	return &job{
+		name:      "sssp",
+		args:      "[--edges FILE] [--source ID] [--iterations N] [--output FILE]",
+		short:     "Single-source shortest paths in a weighted graph (a delta iteration)",
+		iterative: true,
+		long: `Compute the length of the shortest directed path from --source to every vertex
 it reaches, as a delta iteration: every superstep relaxes the out-edges of the
 vertices whose distance fell in the one before. It stops when no distance falls,
 or after --iterations supersteps.
@@ -148,29 +124,32 @@ or after --iterations supersteps.
 Prints "vertex distance" lines sorted by vertex; unreachable vertices are left out.
 An --output name ending in .parquet gets Parquet instead: columns vertex (INT64)
 and distance (DOUBLE), in the same order.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command) error {
-			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
+		bind: func(f *pflag.FlagSet) program {
+			var edges string
+			var source int64
+			var iterations int
+			f.StringVar(&edges, "edges", "", "weighted edges (default: built-in)")
+			f.Int64Var(&source, "source", 1, "the vertex the paths start from")
+			f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
+			output := outputFlag(f, "file to write the distances to, Parquet if it ends in .parquet (default: stdout)")
+			return func(ctx context.Context, o examples.Options) error {
+				if iterations < 1 {
+					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				}
+				o.Output = *output
 				return iterate.RunShortestPaths(ctx, o, edges, source, iterations)
-			})
-		}),
+			}
+		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&edges, "edges", "", "weighted edges (default: built-in)")
-	f.Int64Var(&source, "source", 1, "the vertex the paths start from")
-	f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the distances to, Parquet if it ends in .parquet (default: stdout)")
-	return cmd
 }
 
-func newKMeansCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
-	var in iterate.KMeansInputs
-	var output string
-	var iterations int
-	cmd := &cobra.Command{
-		Use:   "kmeans [--points FILE] [--centroids FILE] [--iterations N] [--output FILE]",
-		Short: "Cluster points with k-means (Flink's KMeans, a bulk iteration)",
-		Long: `Run Flink's KMeans (Lloyd's algorithm) as a bulk iteration over the centroids:
+func kMeansJob() *job {
+	return &job{
+		name:      "kmeans",
+		args:      "[--points FILE] [--centroids FILE] [--iterations N] [--output FILE]",
+		short:     "Cluster points with k-means (Flink's KMeans, a bulk iteration)",
+		iterative: true,
+		long: `Run Flink's KMeans (Lloyd's algorithm) as a bulk iteration over the centroids:
 every superstep assigns every point to its nearest centroid (Euclidean; ties to
 the lowest id; the centroids are broadcast) and moves each centroid to the mean of
 its points; a centroid no point chose is dropped. Runs --iterations supersteps.
@@ -182,29 +161,31 @@ Both default to built-in 2-D data with four centroids. Prints, as Flink's exampl
 does, every point with its final cluster as "centroidId x1 .. xd" lines, sorted.
 An --output name ending in .parquet gets Parquet instead: columns cluster (INT64)
 and x1 .. xd (DOUBLE), in the same order, for points of up to 8 dimensions.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command) error {
-			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
+		bind: func(f *pflag.FlagSet) program {
+			var in iterate.KMeansInputs
+			var iterations int
+			f.StringVar(&in.Points, "points", "", "points to cluster (default: built-in)")
+			f.StringVar(&in.Centroids, "centroids", "", "initial centroids (default: built-in)")
+			f.IntVar(&iterations, "iterations", 10, "number of supersteps")
+			output := outputFlag(f, "file to write the clustered points to, Parquet if it ends in .parquet (default: stdout)")
+			return func(ctx context.Context, o examples.Options) error {
+				if iterations < 1 {
+					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				}
+				o.Output = *output
 				return iterate.RunKMeans(ctx, o, in, iterations)
-			})
-		}),
+			}
+		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&in.Points, "points", "", "points to cluster (default: built-in)")
-	f.StringVar(&in.Centroids, "centroids", "", "initial centroids (default: built-in)")
-	f.IntVar(&iterations, "iterations", 10, "number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the clustered points to, Parquet if it ends in .parquet (default: stdout)")
-	return cmd
 }
 
-func newRegressionCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
-	var input, output string
-	var iterations int
-	var step float64
-	cmd := &cobra.Command{
-		Use:   "linear-regression [--input FILE] [--iterations N] [--step S] [--output FILE]",
-		Short: "Fit a linear model by batch gradient descent (Flink's LinearRegression, a bulk iteration)",
-		Long: `Run Flink's LinearRegression as a bulk iteration: starting from the zero model,
+func regressionJob() *job {
+	return &job{
+		name:      "linear-regression",
+		args:      "[--input FILE] [--iterations N] [--step S] [--output FILE]",
+		short:     "Fit a linear model by batch gradient descent (Flink's LinearRegression, a bulk iteration)",
+		iterative: true,
+		long: `Run Flink's LinearRegression as a bulk iteration: starting from the zero model,
 every superstep computes the mean gradient of the squared loss over all samples
 (the model is broadcast) and moves the model by --step times it. Runs --iterations
 supersteps; the step must be small enough for the data (Flink's 0.01 is safe for
@@ -216,31 +197,35 @@ features of order 10).
 Prints the model as one line "b w1 .. wd": y = b + w1 x1 + ... + wd xd. An --output
 name ending in .parquet gets Parquet instead: one row per coefficient, in that order,
 with columns name (STRING: b, w1, ..) and value (DOUBLE).`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command) error {
-			if !(step > 0) {
-				return &usageError{err: fmt.Errorf("--step must be positive, got %g", step)}
-			}
-			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
+		bind: func(f *pflag.FlagSet) program {
+			var input string
+			var iterations int
+			var step float64
+			f.StringVar(&input, "input", "", "samples (default: built-in)")
+			f.IntVar(&iterations, "iterations", 10, "number of supersteps")
+			f.Float64Var(&step, "step", 0.01, "gradient descent step size")
+			output := outputFlag(f, "file to write the model to, Parquet if it ends in .parquet (default: stdout)")
+			return func(ctx context.Context, o examples.Options) error {
+				if !(step > 0) {
+					return &usageError{err: fmt.Errorf("--step must be positive, got %g", step)}
+				}
+				if iterations < 1 {
+					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				}
+				o.Output = *output
 				return iterate.RunLinearRegression(ctx, o, input, iterations, step)
-			})
-		}),
+			}
+		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&input, "input", "", "samples (default: built-in)")
-	f.IntVar(&iterations, "iterations", 10, "number of supersteps")
-	f.Float64Var(&step, "step", 0.01, "gradient descent step size")
-	f.StringVar(&output, "output", "", "file to write the model to, Parquet if it ends in .parquet (default: stdout)")
-	return cmd
 }
 
-func newClosureCommand(g *globalOptions, ex *explainFlags) *cobra.Command {
-	var edges, output string
-	var iterations int
-	cmd := &cobra.Command{
-		Use:   "transitive-closure [--edges FILE] [--iterations N] [--output FILE]",
-		Short: "All pairs connected by a directed path (Flink's TransitiveClosureNaive, as a delta iteration)",
-		Long: `Compute every pair (src, dst) that a directed path of one or more edges connects,
+func closureJob() *job {
+	return &job{
+		name:      "transitive-closure",
+		args:      "[--edges FILE] [--iterations N] [--output FILE]",
+		short:     "All pairs connected by a directed path (Flink's TransitiveClosureNaive, as a delta iteration)",
+		iterative: true,
+		long: `Compute every pair (src, dst) that a directed path of one or more edges connects,
 as a delta iteration over the pairs: every superstep extends the paths found in
 the one before by one edge and keeps those not found yet. It stops when no new
 pair is found, or after --iterations supersteps.
@@ -250,16 +235,19 @@ pair is found, or after --iterations supersteps.
 
 Prints "src dst" lines sorted; an --output name ending in .parquet gets Parquet
 instead: INT64 columns src and dst, in the same order.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command) error {
-			return runIterate(cmd, g, ex, output, iterations, func(ctx context.Context, o iterate.Options) error {
+		bind: func(f *pflag.FlagSet) program {
+			var edges string
+			var iterations int
+			f.StringVar(&edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
+			f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
+			output := outputFlag(f, "file to write the pairs to, Parquet if it ends in .parquet (default: stdout)")
+			return func(ctx context.Context, o examples.Options) error {
+				if iterations < 1 {
+					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				}
+				o.Output = *output
 				return iterate.RunTransitiveClosure(ctx, o, edges, iterations)
-			})
-		}),
+			}
+		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
-	f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-	f.StringVar(&output, "output", "", "file to write the pairs to, Parquet if it ends in .parquet (default: stdout)")
-	return cmd
 }

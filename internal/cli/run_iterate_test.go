@@ -312,7 +312,7 @@ func TestRunIterateErrors(t *testing.T) {
 	}{
 		{[]string{"run", "pagerank", "--links", badEdges}, badEdges + ` line 2: vertex "x": not an integer`},
 		{[]string{"run", "pagerank", "--pages", badPages}, badPages + ` line 2: "": want a vertex id`},
-		{[]string{"run", "pagerank", "--pages", missing}, "iterate: pagerank: --pages: stat " + missing},
+		{[]string{"run", "pagerank", "--pages", missing}, "iterate: pagerank: pages file: stat " + missing},
 		{[]string{"run", "connected-components", "--edges", badEdges}, badEdges + ` line 2: vertex "x"`},
 		{[]string{"run", "sssp", "--edges", badWeights}, badWeights + ` line 2: weight "three": not a number`},
 		{[]string{"run", "kmeans", "--points", badPoints}, badPoints + ` line 3: coordinate "y": not a number`},
@@ -641,7 +641,7 @@ func TestRunIterateParquetErrors(t *testing.T) {
 		{[]string{"run", "connected-components", "--edges", badEdges}, badEdges + ` line 2: vertex "x"`},
 		{[]string{"run", "transitive-closure", "--edges", badEdges}, badEdges + ` line 2: vertex "x"`},
 		{[]string{"run", "kmeans", "--centroids", badCentroids}, "iterate: kmeans: " + badCentroids + ` line 1: id "c1": not an integer`},
-		{[]string{"run", "kmeans", "--centroids", empty}, "iterate: kmeans: --centroids: " + empty + " holds no centroid"},
+		{[]string{"run", "kmeans", "--centroids", empty}, "iterate: kmeans: centroids file: " + empty + " holds no centroid"},
 		{[]string{"run", "kmeans", "--centroids", wide, "--points", widePoints}, "iterate: kmeans: Parquet output holds points of 1 to 8 coordinates, these have 9"},
 		// two dimensions from the centroids, three in the points: the job fails
 		{[]string{"run", "kmeans", "--points", writeRunInput(t, "p3.txt", "1 2 3")}, "a point has 3 coordinates"},

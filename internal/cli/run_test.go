@@ -162,9 +162,9 @@ func TestRunErrors(t *testing.T) {
 		args []string
 		want string // stderr's one line contains this
 	}{
-		{[]string{"run", "wordcount", "--input", missing}, "examples: wordcount: --input: formats/text: stat " + missing},
-		{[]string{"run", "enum-triangles", "--edges", missing}, "--edges: stat " + missing},
-		{[]string{"run", "weblog", "--visits", missing}, "--visits: stat " + missing},
+		{[]string{"run", "wordcount", "--input", missing}, "examples: wordcount: input file: formats/text: stat " + missing},
+		{[]string{"run", "enum-triangles", "--edges", missing}, "edges file: stat " + missing},
+		{[]string{"run", "weblog", "--visits", missing}, "visits file: stat " + missing},
 		{[]string{"run", "enum-triangles", "--edges", badEdges}, badEdges + ` line 3: vertex "x": not an integer`},
 		{[]string{"run", "weblog", "--ranks", badRanks}, badRanks + " line 2: 1 '|'-separated fields, want 3"},
 		{[]string{"run", "nope"}, `unknown example "nope"`},
@@ -173,11 +173,11 @@ func TestRunErrors(t *testing.T) {
 	} {
 		for _, p := range []string{"1", "3"} {
 			d := newRunDirs(t)
-			args := append(slices.Clone(tc.args), "--tmp", d.tmp)
-			if tc.args[1] != "nope" { // `weir run` itself has no --output
-				args = append(args, "--output", d.output())
+			args := slices.Clone(tc.args)
+			if tc.args[1] != "nope" { // `weir run` itself has no job flags
+				args = append(args, "--tmp", d.tmp, "--output", d.output())
 			}
-			if !slices.Contains(tc.args, "--parallelism") {
+			if tc.args[1] != "nope" && !slices.Contains(tc.args, "--parallelism") {
 				args = append(args, "--parallelism", p)
 			}
 			code, stdout, stderr := runWeir(context.Background(), args...)

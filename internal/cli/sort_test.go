@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -273,37 +272,5 @@ func checkFailure(t *testing.T, code int, stderr, want string) {
 	}
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q does not mention %q", stderr, want)
-	}
-}
-
-func TestSortCommandInterrupted(t *testing.T) {
-	data := nastyLines(4, 200000)
-	// Interrupt while reading (and spilling), and while writing the output.
-	for _, at := range []struct {
-		event string
-		n     int64
-	}{{"read", 1}, {"read", 20}, {"read", 150}, {"write", 1}, {"write", 30}} {
-		t.Run(fmt.Sprintf("%s=%d", at.event, at.n), func(t *testing.T) {
-			d := newSortDirs(t, data)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var seen atomic.Int64
-			sortHook = func(event string) {
-				if event == at.event && seen.Add(1) == at.n {
-					cancel()
-				}
-			}
-			defer func() { sortHook = nil }()
-			code, _, stderr := runWeir(ctx, "sort", "--input", d.in, "--output", d.out(),
-				"--memory", "256KiB", "--tmp", d.tmp, "--parallelism", "2")
-			if seen.Load() < at.n {
-				t.Fatalf("the job saw %d %q events, fewer than %d", seen.Load(), at.event, at.n)
-			}
-			if code == 0 {
-				t.Fatalf("an interrupted sort succeeded")
-			}
-			checkFailure(t, code, stderr, "canceled")
-			d.checkClean(t, false)
-		})
 	}
 }
