@@ -3,6 +3,7 @@ package sortjoin
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -133,6 +134,40 @@ func TestTightBudgetHashJoin(t *testing.T) {
 				t.Errorf("%d spill files for %d+%d records, want at most 200", created, n, n)
 			}
 		})
+	}
+	release()
+	e.check(t)
+}
+
+// TestTightBudgetAggregation sums by key with no memory left in the budget:
+// the sums equal a map's, partitions spill at the floor, so the files written
+// stay few, and nothing is left behind.
+func TestTightBudgetAggregation(t *testing.T) {
+	const budget = 4 << 20
+	e, release := tightEnv(t, budget)
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, keys = 200_000, 60_000
+	recs := make([]Record, n)
+	want := map[string]uint64{}
+	for i := range recs {
+		k := uintKey(rng.Uint64N(keys))
+		v := rng.Uint64N(1000)
+		recs[i] = Record{Key: k, Val: binary.LittleEndian.AppendUint64(nil, v)}
+		want[string(k)] += v
+	}
+	got, st := runFinal(t, e.Env, AggOptions{Name: "tight"}, sumCombine, recs)
+	if len(got) != len(want) {
+		t.Fatalf("%d groups, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || le64(g) != w {
+			t.Fatalf("group %x = %v, want %d", k, g, w)
+		}
+	}
+	created := e.fault.Count(spill.OpCreate)
+	t.Logf("%d files, %+v", created, st)
+	if created == 0 || created > 200 {
+		t.Errorf("%d spill files for %d records, want 1..200", created, n)
 	}
 	release()
 	e.check(t)
