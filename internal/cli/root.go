@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -84,6 +85,9 @@ func NewRootCommand() *cobra.Command {
 		Short:         "weir runs batch dataflow jobs within a memory budget",
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			g.limitRuntime()
+		},
 	}
 	pf := root.PersistentFlags()
 	pf.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB; by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
@@ -133,6 +137,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was: --memory sets it per command
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0

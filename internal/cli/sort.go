@@ -8,7 +8,6 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,13 +17,9 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats"
 	"github.com/weirdata/weir/formats/text"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/spill"
 )
-
-// runtimeOverhead is what the Go runtime may hold beyond the job's budget (stacks,
-// garbage not yet collected, spill buffers between uses); the job sets the
-// runtime's soft memory limit to budget + runtimeOverhead.
-const runtimeOverhead = 40 << 20
 
 // sortOptions are the flags of `weir sort`.
 type sortOptions struct {
@@ -174,8 +169,7 @@ func (j *sortJob) run(ctx context.Context) (err error) {
 	if err := checkDir(j.tmp, "spill directory"); err != nil {
 		return err
 	}
-	prevLimit := debug.SetMemoryLimit(j.memory + runtimeOverhead)
-	defer debug.SetMemoryLimit(prevLimit)
+	defer memory.LimitRuntime(j.memory)() // kept if the command set it already
 
 	var bounds []string
 	if j.parallelism > 1 && st.Mode().IsRegular() && st.Size() > 0 {
