@@ -69,6 +69,9 @@
 //
 // Every subtask of an operator that holds managed memory (a sort, a hash table,
 // a combiner) gets an even share of Options.Memory and spills beyond it.
+// Options.Memory defaults to memory.DefaultBudget; while a job runs the Go
+// runtime's soft memory limit follows its budget (memory.LimitRuntime), and the
+// spill files' blocks are sized for it (spill.Options.ForBudget).
 //
 // # Adaptive execution
 //

@@ -8,17 +8,21 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/spill"
 )
 
-// Options configures an Env. The zero value runs on all cores with no memory
-// budget.
+// Options configures an Env. The zero value runs on all cores with the default
+// memory budget.
 type Options struct {
 	// Parallelism is the number of subtasks of every operator; zero means
 	// runtime.GOMAXPROCS(0).
 	Parallelism int
-	// Memory is the managed memory budget of a job in bytes; zero means none.
+	// Memory is the managed memory budget of a job in bytes; zero means
+	// memory.DefaultBudget() (a quarter of the machine's or the cgroup's
+	// memory, at least 256 MiB), negative means none. While the job runs, the
+	// Go runtime's soft memory limit follows it (memory.LimitRuntime).
 	Memory int64
 	// SegmentSize is the size of a memory segment; zero means the memory
 	// package's default.
@@ -79,6 +83,10 @@ func New(opts Options) *Env {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = flow.DefaultBatchSize
 	}
+	if opts.Memory == 0 {
+		opts.Memory = memory.DefaultBudget()
+	}
+	opts.Memory = max(opts.Memory, 0)
 	return &Env{opts: opts}
 }
 
@@ -207,11 +215,12 @@ func (e *Env) runStage(ctx context.Context, plan *optimizer.Plan, nodes []*node)
 	if err != nil {
 		return nil, err
 	}
+	defer memory.LimitRuntime(e.opts.Memory)()
 	res, err := flow.Execute(ctx, g, flow.Options{
 		Memory:        e.opts.Memory,
 		SegmentSize:   e.opts.SegmentSize,
 		TmpDir:        e.opts.TmpDir,
-		Spill:         e.opts.Spill,
+		Spill:         e.opts.Spill.ForBudget(e.opts.Memory),
 		BatchSize:     e.opts.BatchSize,
 		Progress:      e.opts.Progress,
 		ProgressEvery: e.opts.ProgressEvery,

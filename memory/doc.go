@@ -26,6 +26,18 @@
 // path: a second Release returns ErrReleased, and Manager.Close returns an error
 // naming the owners of reservations never released (tests assert it returns nil).
 //
+// A spilling operator sets a floor on its Reservation (SetFloor, Manager.Floor:
+// a 32nd of the budget, between 256 KiB and 4 MiB): up to it Grow and Segment
+// succeed past the budget, so that what it writes at a time (a sorted run, a
+// partition) is never a few records while other operators hold the budget. A
+// tight budget then costs passes over the data, not thousands of files.
+//
+// DefaultBudget is the budget of a job that sets none (a quarter of the
+// machine's or the cgroup's memory, at least 256 MiB). LimitRuntime sets the Go
+// runtime's soft memory limit to the running jobs' budgets plus
+// RuntimeOverhead, unless the process has a limit of its own, so that the
+// garbage collector keeps the heap near the budget.
+//
 // MakeHuge allocates a large array (a dense group table, a join's direct index)
 // and advises transparent huge pages for it on Linux, which Go's runtime does not.
 //

@@ -101,6 +101,22 @@ func (m *Manager) Peak() int64 {
 	return m.peak
 }
 
+// Floor returns the floor a spilling operator sets on its reservation
+// (Reservation.SetFloor): a 32nd of the budget, between MinFloor and MaxFloor,
+// and at most an eighth of the budget; 0 without a budget.
+func (m *Manager) Floor() int64 {
+	if m.budget == Unlimited {
+		return 0
+	}
+	return min(max(m.budget/32, MinFloor), MaxFloor, m.budget/8)
+}
+
+// MinFloor and MaxFloor bound Manager.Floor.
+const (
+	MinFloor = 256 << 10
+	MaxFloor = 4 << 20
+)
+
 // Available returns the bytes that can still be reserved without exceeding the budget.
 func (m *Manager) Available() int64 {
 	m.mu.Lock()
@@ -198,9 +214,19 @@ type Reservation struct {
 	m        *Manager
 	owner    string
 	bytes    int64
+	floor    int64 // Grow and Segment succeed past the budget up to this
 	segments int
 	released bool
 }
+
+// SetFloor makes Grow and Segment succeed, past the budget if need be, while
+// the reservation holds at most n bytes with the memory asked for. An operator
+// that spills sets it to Manager.Floor so that what it writes at a time (a
+// sorted run, a partition's records) is never tiny when other operators hold
+// the budget: a tight budget then costs passes over the data, not a file per
+// few records. The overshoot is bounded by the floors of the reservations
+// that are alive at once.
+func (r *Reservation) SetFloor(n int64) { r.floor = n }
 
 // Owner returns the name given to NewReservation.
 func (r *Reservation) Owner() string { return r.owner }
@@ -222,7 +248,7 @@ func (r *Reservation) Grow(n int64) error {
 	if n <= 0 {
 		return nil
 	}
-	if err := r.m.grow(n, false); err != nil {
+	if err := r.m.grow(n, r.bytes+n <= r.floor); err != nil {
 		return err
 	}
 	r.bytes += n
@@ -270,7 +296,7 @@ func (r *Reservation) segment(force bool) ([]byte, error) {
 	if r.released {
 		return nil, fmt.Errorf("%s: %w", r.owner, ErrReleased)
 	}
-	s, err := r.m.segment(force)
+	s, err := r.m.segment(force || r.bytes+int64(r.m.segSize) <= r.floor)
 	if err != nil {
 		return nil, err
 	}

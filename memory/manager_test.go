@@ -267,3 +267,58 @@ func TestManagerConcurrent(t *testing.T) {
 	}
 	closeManager(t, m)
 }
+
+// TestFloor checks that a reservation with a floor grows past the budget up to
+// the floor and no further, and the floor a manager suggests.
+func TestFloor(t *testing.T) {
+	m := MustNewManager(Options{SegmentSize: 4 << 10, Budget: 64 << 10})
+	hog := m.NewReservation("hog")
+	if err := hog.Grow(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	r := m.NewReservation("floored")
+	if err := r.Grow(1); err == nil {
+		t.Fatal("Grow past the budget without a floor succeeded")
+	}
+	r.SetFloor(16 << 10)
+	if err := r.Grow(8 << 10); err != nil {
+		t.Fatalf("Grow under the floor: %v", err)
+	}
+	if _, err := r.Segment(); err != nil {
+		t.Fatalf("Segment under the floor: %v", err)
+	}
+	if err := r.Grow(4<<10 + 1); err == nil {
+		t.Fatal("Grow past the floor succeeded")
+	}
+	if _, err := r.Segment(); err != nil {
+		t.Fatalf("Segment up to the floor: %v", err)
+	}
+	if _, err := r.Segment(); err == nil {
+		t.Fatal("Segment past the floor succeeded")
+	}
+	if got, want := m.Used(), int64(64<<10+16<<10); got != want {
+		t.Fatalf("Used() = %d, want %d", got, want)
+	}
+	if err := r.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := hog.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct{ budget, want int64 }{
+		{0, 0},
+		{1 << 20, 128 << 10},
+		{4 << 20, MinFloor},
+		{32 << 20, 1 << 20},
+		{128 << 20, MaxFloor},
+		{8 << 30, MaxFloor},
+	} {
+		if got := MustNewManager(Options{Budget: tc.budget}).Floor(); got != tc.want {
+			t.Errorf("Floor() with budget %d = %d, want %d", tc.budget, got, tc.want)
+		}
+	}
+}

@@ -164,7 +164,9 @@ const (
 // segments and tables grow through the budget as records come, and when the budget
 // says no, Final mode spills the largest in-memory partition (its accumulators, then
 // every later value of that partition, go to its spill file) and Partial mode
-// flushes the whole table. Past the budget the aggregator takes only the fixed
+// flushes the whole table. In Final mode Grow succeeds past the budget up to the
+// manager's floor (memory.Reservation.SetFloor), so that partitions are not spilled
+// a few records at a time. Past the budget the aggregator takes only the fixed
 // minimum it needs to make progress (memory.Reservation.Force): one spill.Writer per
 // spilled partition of the level being built (the fan-out adapts so that they take
 // at most half the memory available), one spill.Reader while re-reading a partition,
@@ -221,6 +223,9 @@ func NewHashAggregator(env resource.Env, opts AggOptions, combine CombineFunc) *
 		return a
 	}
 	a.res = env.Memory.NewReservation(opts.Name)
+	if opts.Mode == Final {
+		a.res.SetFloor(env.Memory.Floor())
+	}
 	a.segSize = env.Memory.SegmentSize()
 	a.writerMem = env.Spill.WriterMemory()
 	a.readerMem = env.Spill.ReaderMemory()
@@ -239,7 +244,7 @@ func (a *HashAggregator) fanOut() int {
 	if a.env.Memory.Budget() == memory.Unlimited || a.writerMem <= 0 {
 		return a.opts.Partitions
 	}
-	fit := a.env.Memory.Available() / (2 * a.writerMem)
+	fit := max(a.env.Memory.Available(), a.env.Memory.Floor()) / (2 * a.writerMem)
 	p := a.opts.Partitions
 	for p > 2 && int64(p) > fit {
 		p >>= 1

@@ -242,7 +242,8 @@ func (it *aggIter) sortPartition(p aggSpilled) error {
 // would only be copied into another file, so the partition is sorted instead.
 func (it *aggIter) canHash() bool {
 	a := it.a
-	return a.env.Memory.Available() >= a.readerMem+2*a.writerMem+2*int64(a.segSize)
+	avail := max(a.env.Memory.Available(), a.env.Memory.Floor()-a.res.Bytes())
+	return avail >= a.readerMem+2*a.writerMem+2*int64(a.segSize)
 }
 
 // release closes what the iterator holds besides the table: the open reader and the

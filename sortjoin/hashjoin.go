@@ -96,7 +96,9 @@ type JoinStats struct {
 //
 // Memory (one reservation named opts.Name): the partitions' records, offsets and
 // hash tables, taken with Grow; when it fails, the largest in-memory partition is
-// spilled and its memory returned. The fixed minimum, taken past the budget if need
+// spilled and its memory returned. Up to the manager's floor Grow succeeds past
+// the budget (memory.Reservation.SetFloor), so that partitions are not spilled a
+// few records at a time while other operators hold the budget. The fixed minimum, taken past the budget if need
 // be: the probe batch's segment, spill writer and reader buffers (see joinSpill: at
 // most one writer per partition of the level; per level of recursion, one reader
 // on the build file while building, then one on the probe file while probing), and
@@ -121,6 +123,7 @@ func HashJoin(ctx context.Context, env resource.Env, opts HashJoinOptions, left,
 	}
 	j := &hashJoin{ctx: ctx, env: env, opts: opts, kind: kind, emit: emit}
 	j.res = env.Memory.NewReservation(opts.Name)
+	j.res.SetFloor(env.Memory.Floor())
 	j.spill = newJoinSpill(env, opts.Name, j.res)
 	j.segSize = env.Memory.SegmentSize()
 	j.fanout = opts.Partitions
@@ -144,11 +147,12 @@ func HashJoin(ctx context.Context, env resource.Env, opts HashJoinOptions, left,
 	return j.stats, err
 }
 
-// joinFanout chooses the partitions per level from the memory available: at most
-// DefaultJoinPartitions, at least 2, and two segments or spill writers each.
+// joinFanout chooses the partitions per level from the memory available (at
+// least the manager's floor): at most DefaultJoinPartitions, at least 2, and two
+// segments or spill writers each.
 func joinFanout(env resource.Env) int {
 	per := max(int64(env.Memory.SegmentSize()), env.Spill.WriterMemory())
-	avail := env.Memory.Available()
+	avail := max(env.Memory.Available(), env.Memory.Floor())
 	p := DefaultJoinPartitions
 	for p > 2 && int64(p)*2*per > avail {
 		p >>= 1

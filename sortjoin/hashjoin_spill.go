@@ -321,11 +321,11 @@ func (j *hashJoin) sortMerge(lv *joinLevel, pi int) error {
 
 // sortFile returns the records of file h in key order. The sorter gets half the
 // memory available when it starts, so that the build side's sorted iterator leaves
-// room for the probe side's.
+// room for the probe side's, and at least the manager's floor.
 func (j *hashJoin) sortFile(h spill.Handle, name string) (Iterator, error) {
 	share := int64(memory.Unlimited)
 	if j.env.Memory.Budget() != memory.Unlimited {
-		share = max(j.env.Memory.Available()/2, 4*int64(j.segSize))
+		share = max(j.env.Memory.Available()/2, j.env.Memory.Floor(), 4*int64(j.segSize))
 	}
 	s := NewSorter(j.env, SortOptions{Name: name, Memory: share})
 	defer s.Close()

@@ -235,15 +235,16 @@ func (m *mergeIter) afford(n int64) bool {
 	return m.held()+n <= m.opts.Memory && n <= m.res.Manager().Available()
 }
 
-// reserveReaders reserves memory for up to want readers, and for at least
-// min(want, 2) even past the budget, and returns how many it reserved.
+// reserveReaders reserves memory for up to want readers, and even past the
+// budget for at least min(want, the readers the manager's floor buys, and 2 at
+// least), and returns how many it reserved.
 func (m *mergeIter) reserveReaders(want int) int {
 	r := m.spill.ReaderMemory()
 	got := 0
 	for got < want && m.afford(r) && m.res.Grow(r) == nil {
 		got++
 	}
-	if least := min(want, 2); got < least {
+	if least := min(want, max(2, int(m.res.Manager().Floor()/r))); got < least {
 		m.res.Force(int64(least-got) * r)
 		got = least
 	}

@@ -107,7 +107,7 @@ func TestLoserTreeError(t *testing.T) {
 
 // sortBufferKeys fills a sort buffer with keys and returns it.
 func sortBufferKeys(t testing.TB, m *memory.Manager, keys [][]byte) *sortBuffer {
-	b := newSortBuffer(m, "radix-test", memory.Unlimited, 0)
+	b := newSortBuffer(m, "radix-test", memory.Unlimited, 0, 0)
 	for _, k := range keys {
 		if !b.add(k, nil) {
 			t.Fatal("unlimited buffer refused a record")

@@ -36,7 +36,9 @@ const joinCtxEvery = 1024
 //
 // Memory (one reservation named name): the right group's RecordBuffer and offsets,
 // and, once the group has spilled, one writer or reader buffer plus a RecordBuffer
-// block of left records of the group's key; all of it through Grow, except the fixed
+// block of left records of the group's key; all of it through Grow, which
+// succeeds past the budget up to the manager's floor (memory.Reservation.SetFloor:
+// a group smaller than that never goes to a file of its own), except the fixed
 // minimum taken with Force: one file buffer, one left record and the copies of the
 // current keys. Every byte is released and every spill file removed before
 // MergeJoin returns, on every path.
@@ -54,6 +56,7 @@ func MergeJoin(ctx context.Context, env resource.Env, name string, left, right I
 	}
 	j := &mergeJoin{ctx: ctx, name: name, kind: kind, emit: emit}
 	j.res = env.Memory.NewReservation(name)
+	j.res.SetFloor(env.Memory.Floor())
 	j.spill = newJoinSpill(env, name, j.res)
 	j.l = joinInput{it: left, side: Left, name: name}
 	j.r = joinInput{it: right, side: Right, name: name}

@@ -89,8 +89,12 @@ const (
 // memory as a merge input if the runs plus it fit in one merge (else it is spilled
 // too), and the rest of the memory buys merge readers (spill.Options.ReaderMemory
 // each) and, for intermediate merges, one writer. The fixed minimum, taken past the
-// budget if need be: one spill writer, 16 index slots and one record's segments
-// per buffer while filling; two readers and one writer while merging.
+// budget if need be: the manager's floor (memory.Manager.Floor, halved per buffer
+// when Async), so that runs are never tiny whatever other operators hold, or
+// one spill writer, 16 index slots and one record's segments if more, per
+// buffer while filling; while merging, one writer and readers worth the floor
+// (at least two), so that the fan-in under a tight budget costs passes over the
+// data, not a pass per two runs.
 //
 // A Sorter is used by one goroutine. Call Add any number of times, then Finish
 // once; Close may be called at any point and more than once. After a successful
@@ -134,8 +138,12 @@ func (s *Sorter) newBuffer(i int) *sortBuffer {
 	if s.opts.Async && limit != memory.Unlimited {
 		limit /= 2
 	}
+	floor := s.env.Memory.Floor()
+	if s.opts.Async {
+		floor /= 2
+	}
 	owner := fmt.Sprintf("%s/buffer%d", s.opts.Name, i)
-	return newSortBuffer(s.env.Memory, owner, limit, s.env.Spill.WriterMemory())
+	return newSortBuffer(s.env.Memory, owner, limit, s.env.Spill.WriterMemory(), floor)
 }
 
 // Stats returns what the sort did so far; after Finish it is complete.

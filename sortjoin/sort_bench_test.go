@@ -115,7 +115,7 @@ func BenchmarkIndexSort(b *testing.B) {
 	for _, keys := range []string{"random", "shared-prefix", "int64-16-each"} {
 		r := rand.New(rand.NewPCG(2, 2))
 		m := memory.MustNewManager(memory.Options{})
-		buf := newSortBuffer(m, "bench", memory.Unlimited, 0)
+		buf := newSortBuffer(m, "bench", memory.Unlimited, 0, 0)
 		key := make([]byte, 99)
 		const n = 1 << 20
 		for range n {

@@ -47,6 +47,7 @@ type sortBuffer struct {
 	buf     *memory.RecordBuffer
 	idx     []entry
 	limit   int64 // most bytes res may hold, unless forced
+	floor   int64 // bytes res holds past the budget if need be (a run's least size)
 	writer  int64 // spill writer memory to hold; reserved by the first add
 	segSize int
 	started bool // writer memory reserved
@@ -67,13 +68,17 @@ type sortBuffer struct {
 
 // newSortBuffer returns an empty buffer drawing from a new reservation of m named
 // owner, holding at most limit bytes (memory.Unlimited for no limit) of which
-// writer bytes are set aside for the spill writer.
-func newSortBuffer(m *memory.Manager, owner string, limit, writer int64) *sortBuffer {
+// writer bytes are set aside for the spill writer. Up to floor bytes it takes
+// past the limit and the budget (memory.Reservation.SetFloor), so that a run
+// is never tiny.
+func newSortBuffer(m *memory.Manager, owner string, limit, writer, floor int64) *sortBuffer {
 	res := m.NewReservation(owner)
+	res.SetFloor(floor)
 	b := &sortBuffer{
 		res:     res,
 		buf:     memory.NewRecordBuffer(res),
-		limit:   limit,
+		limit:   max(limit, floor),
+		floor:   floor,
 		writer:  writer,
 		segSize: m.SegmentSize(),
 	}
@@ -158,13 +163,14 @@ func (b *sortBuffer) growIndex(force bool) bool {
 
 // reset empties the buffer, keeping its segments, index and writer memory for the
 // next run; if the reservation holds more than its limit (after a forced record) or
-// the manager is past its budget, the spare segments go back.
+// the manager is past its budget and the buffer holds more than its floor, the
+// spare segments go back.
 func (b *sortBuffer) reset() {
 	b.buf.Reset()
 	b.idx = b.idx[:0]
 	b.sorted = false
 	m := b.res.Manager()
-	if b.res.Bytes() > b.limit || m.Used() > m.Budget() {
+	if b.res.Bytes() > b.limit || (m.Used() > m.Budget() && b.res.Bytes() > b.floor) {
 		b.buf.FreeSpare()
 	}
 }

@@ -14,7 +14,7 @@ import (
 func BenchmarkWriteRun(b *testing.B) {
 	data := printableRecords(1, 64<<20)
 	m := memory.MustNewManager(memory.Options{})
-	buf := newSortBuffer(m, "bench", memory.Unlimited, 0)
+	buf := newSortBuffer(m, "bench", memory.Unlimited, 0, 0)
 	for off := 0; off < len(data); off += 100 {
 		if !buf.add(data[off:off+99], nil) {
 			b.Fatal("buffer full")

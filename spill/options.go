@@ -97,6 +97,26 @@ func (o Options) EnsureDefaults() Options {
 	return o
 }
 
+// MinBudgetBlockSize is the least block size ForBudget chooses.
+const MinBudgetBlockSize = 16 << 10
+
+// ForBudget returns o with a block size chosen for a memory budget of budget
+// bytes when o leaves it zero: a 1024th of the budget as a power of two,
+// between MinBudgetBlockSize and DefaultBlockSize. Readers and writers hold two
+// blocks each, so under a tight budget smaller blocks let a merge read more
+// runs at once. A zero or negative budget (none) leaves o as it is.
+func (o Options) ForBudget(budget int64) Options {
+	if o.BlockSize != 0 || budget <= 0 {
+		return o
+	}
+	b := MinBudgetBlockSize
+	for b < DefaultBlockSize && int64(b)*2 <= budget/1024 {
+		b *= 2
+	}
+	o.BlockSize = b
+	return o
+}
+
 // Bytes one zstd codec state costs: what a fresh encoder or decoder allocates
 // while coding its first block (an upper bound of what it holds).
 // TestCodecStateMemory measures it and fails when either allocates more.

@@ -456,3 +456,25 @@ func TestWriterAndReaderStates(t *testing.T) {
 	wantErr(t, aborted.Append([]byte("y")), ErrClosed)
 	closeSpace(t, s, fs)
 }
+
+func TestForBudget(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		set    int
+		want   int
+	}{
+		{0, 0, 0},
+		{-1, 0, 0},
+		{1 << 20, 0, MinBudgetBlockSize},
+		{32 << 20, 0, 32 << 10},
+		{128 << 20, 0, 128 << 10},
+		{256 << 20, 0, DefaultBlockSize},
+		{64 << 30, 0, DefaultBlockSize},
+		{32 << 20, 4096, 4096}, // the caller's own
+	} {
+		got := Options{BlockSize: tc.set}.ForBudget(tc.budget).BlockSize
+		if got != tc.want {
+			t.Errorf("ForBudget(%d) with BlockSize %d = %d, want %d", tc.budget, tc.set, got, tc.want)
+		}
+	}
+}

@@ -1,47 +1,26 @@
 package cli
 
 import (
-	"os"
-	"strconv"
-	"strings"
+	"runtime/debug"
+
+	"github.com/weirdata/weir/memory"
 )
 
 // MinDefaultMemory is the least budget of a job without --memory.
-const MinDefaultMemory = 256 << 20
+const MinDefaultMemory = memory.MinDefaultBudget
 
-// cgroupLimits are the files of the process's cgroup memory limit: v2's
-// memory.max and v1's memory.limit_in_bytes.
-var cgroupLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+// DefaultMemory returns the memory budget of a job without --memory: the
+// library's default, memory.DefaultBudget (a quarter of the machine's or the
+// cgroup's memory, in whole MiB, at least MinDefaultMemory).
+func DefaultMemory() int64 { return memory.DefaultBudget() }
 
-// DefaultMemory returns the memory budget of a job without --memory: a
-// quarter of the memory the process may use, the least of the machine's
-// memory and its cgroup's limit (cgroupLimits), in whole MiB, and at least
-// MinDefaultMemory. DuckDB takes 80% of the memory by default and Flink
-// gives its managed memory 40% of a task manager's; the budget counts only
-// what operators reserve (sort buffers, hash tables, join indexes), while
-// records in Go form and the garbage collector's headroom come on top, hence
-// the smaller share. Without a reading (another system) it is
-// MinDefaultMemory.
-func DefaultMemory() int64 {
-	avail := totalMemory()
-	for _, f := range cgroupLimits {
-		if limit := readLimit(f); limit > 0 && (avail == 0 || limit < avail) {
-			avail = limit
-		}
+// limitRuntime sets the Go runtime's soft memory limit from --memory for
+// every command: the budget plus memory.RuntimeOverhead, so that the garbage
+// collector keeps the process near the budget. Execute restores the limit the
+// process had when the command ends. A jobs's own memory.LimitRuntime (in
+// dataset's Execute) then keeps this limit.
+func (g *globalOptions) limitRuntime() {
+	if g.memory > 0 {
+		debug.SetMemoryLimit(int64(g.memory) + memory.RuntimeOverhead)
 	}
-	return max(avail/4&^(1<<20-1), MinDefaultMemory) // whole MiB, to read well in --help
-}
-
-// readLimit returns the byte count in file f, or 0 without one ("max", no
-// file, or a v1 cgroup's "no limit", which is near 2^63).
-func readLimit(f string) int64 {
-	b, err := os.ReadFile(f)
-	if err != nil {
-		return 0
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil || n <= 0 || n >= 1<<60 {
-		return 0
-	}
-	return n
 }

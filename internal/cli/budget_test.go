@@ -3,36 +3,13 @@ package cli
 import (
 	"bufio"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-func TestReadLimit(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		text string
-		want int64
-	}{
-		{"4294967296\n", 4 << 30},
-		{"max\n", 0},                 // cgroup v2 without a limit
-		{"9223372036854771712\n", 0}, // cgroup v1 without a limit
-		{"", 0}, {"-1\n", 0}, {"12x\n", 0},
-	} {
-		f := filepath.Join(dir, "limit")
-		if err := os.WriteFile(f, []byte(tc.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if got := readLimit(f); got != tc.want {
-			t.Errorf("readLimit(%q) = %d, want %d", tc.text, got, tc.want)
-		}
-	}
-	if got := readLimit(filepath.Join(dir, "absent")); got != 0 {
-		t.Errorf("readLimit of a missing file = %d, want 0", got)
-	}
-}
+	"github.com/weirdata/weir/memory"
+)
 
 // TestDefaultMemory checks the default budget against the machine's memory as
 // /proc/meminfo gives it: at most a quarter of it (a cgroup may lower it), at
@@ -47,10 +24,7 @@ func TestDefaultMemory(t *testing.T) {
 		if total/4 >= MinDefaultMemory && got > total/4 {
 			t.Errorf("DefaultMemory() = %d, more than a quarter of MemTotal %d", got, total)
 		}
-		limited := false
-		for _, f := range cgroupLimits {
-			limited = limited || readLimit(f) > 0
-		}
+		limited := memory.CgroupLimit() > 0
 		if got > MinDefaultMemory && got < total/4-(1<<20) && !limited {
 			t.Errorf("DefaultMemory() = %d, less than a quarter of MemTotal %d without a cgroup limit", got, total)
 		}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -109,6 +110,9 @@ func NewRootCommand() *cobra.Command {
 		Short:         "weir runs batch dataflow jobs within a memory budget",
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			g.limitRuntime()
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	tpch := tpchJob().command(g)
@@ -151,6 +155,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // as it was: --memory sets it per command
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0

@@ -5,25 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples/linesort"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/spill"
 )
 
-// runtimeOverhead is what the Go runtime may hold beyond the job's budget (stacks,
-// garbage not yet collected, spill buffers between uses); weir sort sets the
-// runtime's soft memory limit to budget + runtimeOverhead.
-const runtimeOverhead = 40 << 20
-
 // runSort runs a sort under the runtime memory limit of its budget, drawing a
 // progress line on progress (nil: none).
-func runSort(ctx context.Context, job *linesort.Job, memory int64, progress io.Writer) (linesort.Summary, error) {
-	prevLimit := debug.SetMemoryLimit(memory + runtimeOverhead)
-	defer debug.SetMemoryLimit(prevLimit)
+func runSort(ctx context.Context, job *linesort.Job, budget int64, progress io.Writer) (linesort.Summary, error) {
+	defer memory.LimitRuntime(budget)() // kept if the command set it already
 	stop := startSortProgress(progress, job)
 	defer stop()
 	return job.Run(ctx)

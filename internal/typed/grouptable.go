@@ -138,7 +138,8 @@ func (t *groupTable[T]) groups() int {
 	return len(t.vals)
 }
 
-// bytes returns the memory the table's groups take.
+// bytes returns the memory the table's groups take, their arrays by
+// capacity (growing by appending holds up to twice what the groups need).
 func (t *groupTable[T]) bytes() int64 {
 	var zero T
 	size := int64(unsafe.Sizeof(zero))
@@ -146,9 +147,9 @@ func (t *groupTable[T]) bytes() int64 {
 	case t.isDense && t.direct:
 		return int64(len(t.dvals))*size + 8*int64(len(t.present)) + int64(t.owned)
 	case t.isDense:
-		return 4*int64(len(t.dense)) + int64(len(t.vals))*size + int64(t.owned)
+		return 4*int64(len(t.dense)) + int64(cap(t.vals))*size + int64(t.owned)
 	}
-	return int64(len(t.vals))*groupBytes[T]() + int64(len(t.keys)) + int64(t.owned)
+	return int64(cap(t.vals))*groupBytes[T]() + int64(cap(t.keys)) + int64(t.owned)
 }
 
 func (t *groupTable[T]) groupKey(g int32) []byte {

@@ -80,16 +80,23 @@ func Joinable[B any](c *memory.Codec[B]) bool { return c.Shallow() }
 // index of the record that did not fit (it is held, the ones after it not).
 // Any other error (a failed deep copy) ends the join.
 func (t *Build[B]) add(batch []B) (int, error) {
+	// The arrays are accounted by capacity: doubling holds up to twice what
+	// the records need.
 	var zero B
-	per := int64(unsafe.Sizeof(zero)) + 8 + 4 + 4 + 16 // value, hash, next, koff, slots (2 × uint64)
+	const per = 8 + 4 + 16 // hash, next, slots (2 × uint64), sized by the records at index time
+	arrays := func() int64 {
+		return int64(cap(t.vals))*int64(unsafe.Sizeof(zero)) + int64(cap(t.koff))*4 + int64(cap(t.keys))
+	}
+	before := arrays()
 	t.vals, t.koff = growDouble(t.vals, len(batch)), growDouble(t.koff, len(batch))
 	if t.ksize > 0 {
 		t.keys = growDouble(t.keys, t.ksize*len(batch))
 	}
+	t.used += arrays() - before
 	for i := range batch {
-		before := len(t.keys)
+		before := cap(t.keys)
 		t.keys = t.k(t.keys, &batch[i])
-		size := per + int64(len(t.keys)-before)
+		size := per + int64(cap(t.keys)-before)
 		t.vals = append(t.vals, batch[i])
 		switch v := &t.vals[len(t.vals)-1]; {
 		case t.codec.Flat():

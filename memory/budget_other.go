@@ -1,5 +1,5 @@
 //go:build !linux
 
-package cli
+package memory
 
 func totalMemory() int64 { return 0 }

@@ -1,0 +1,116 @@
+package memory
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// MinDefaultBudget is the least budget DefaultBudget returns.
+const MinDefaultBudget = 256 << 20
+
+// RuntimeOverhead is what a process may hold beyond its jobs' budgets: the Go
+// runtime's stacks and metadata, records in Go form in flight between
+// operators, and the garbage collector's headroom. LimitRuntime sets the
+// runtime's soft memory limit to the budgets plus this.
+const RuntimeOverhead = 40 << 20
+
+// cgroupLimits are the files of the process's cgroup memory limit: v2's
+// memory.max and v1's memory.limit_in_bytes.
+var cgroupLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+
+// DefaultBudget returns the budget of a job that sets none: a quarter of the
+// memory the process may use, the least of the machine's memory and its
+// cgroup's limit, in whole MiB, and at least MinDefaultBudget. DuckDB takes
+// 80% of the memory by default and Flink gives its managed memory 40% of a
+// task manager's; a budget counts what operators reserve (sort buffers, hash
+// tables, join indexes), while records in Go form and the garbage collector's
+// headroom come on top, hence the smaller share. Without a reading (another
+// system) it is MinDefaultBudget.
+func DefaultBudget() int64 {
+	avail := totalMemory()
+	if limit := CgroupLimit(); limit > 0 && (avail == 0 || limit < avail) {
+		avail = limit
+	}
+	return max(avail/4&^(1<<20-1), MinDefaultBudget) // whole MiB, to read well in --help
+}
+
+// CgroupLimit returns the memory limit of the process's cgroup in bytes, or 0
+// without one.
+func CgroupLimit() int64 {
+	var least int64
+	for _, f := range cgroupLimits {
+		if limit := readLimit(f); limit > 0 && (least == 0 || limit < least) {
+			least = limit
+		}
+	}
+	return least
+}
+
+// readLimit returns the byte count in file f, or 0 without one ("max", no
+// file, or a v1 cgroup's "no limit", which is near 2^63).
+func readLimit(f string) int64 {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n <= 0 || n >= 1<<60 {
+		return 0
+	}
+	return n
+}
+
+// runtimeLimit is the state of LimitRuntime: the budgets of the jobs running
+// under it and the limit the process had before the first of them.
+var runtimeLimit struct {
+	mu     sync.Mutex
+	jobs   int
+	sum    int64
+	before int64
+	owned  bool // the limit is LimitRuntime's, not the user's
+}
+
+// LimitRuntime sets the Go runtime's soft memory limit (debug.SetMemoryLimit)
+// to the budgets of the jobs running in the process plus RuntimeOverhead, so
+// that the garbage collector keeps the heap near what the jobs may hold, and
+// returns the function that ends the job's part (call it once, when the job
+// ends; the last one restores the limit the process had). A limit the process
+// already has (GOMEMLIMIT, or the program's own SetMemoryLimit) is kept: it is
+// the user's. An Unlimited or non-positive budget changes nothing.
+func LimitRuntime(budget int64) (end func()) {
+	if budget <= 0 || budget >= Unlimited-RuntimeOverhead {
+		return func() {}
+	}
+	l := &runtimeLimit
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.jobs == 0 {
+		l.before = debug.SetMemoryLimit(-1)
+		l.owned = l.before == math.MaxInt64
+	}
+	l.jobs++
+	l.sum += budget
+	if l.owned {
+		debug.SetMemoryLimit(l.sum + RuntimeOverhead)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.jobs--
+			l.sum -= budget
+			switch {
+			case !l.owned:
+			case l.jobs == 0:
+				debug.SetMemoryLimit(l.before)
+			default:
+				debug.SetMemoryLimit(l.sum + RuntimeOverhead)
+			}
+		})
+	}
+}
