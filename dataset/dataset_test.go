@@ -110,8 +110,8 @@ func TestWordCount(t *testing.T) {
 				}
 				// a combiner is planned where it can shrink the shuffle: not for one word
 				combine := in.name != "one"
-				if strings.Contains(res.Plan, "local=HASH_AGGREGATE combine") != combine || !strings.Contains(res.Plan, ":HASH/") {
-					t.Errorf("plan lacks the hash aggregation behind a hash shuffle, with a combiner %v:\n%s", combine, res.Plan)
+				if strings.Contains(res.Plan.Text(), "local=HASH_AGGREGATE combine") != combine || !strings.Contains(res.Plan.Text(), ":HASH/") {
+					t.Errorf("plan lacks the hash aggregation behind a hash shuffle, with a combiner %v:\n%s", combine, res.Plan.Text())
 				}
 				if c.memory > 0 && in.name == "many-keys" && spilled(res) == 0 {
 					t.Errorf("a %d-byte budget spilled nothing", c.memory)
@@ -335,7 +335,7 @@ func TestJoins(t *testing.T) {
 						t.Fatal(err)
 					}
 					if g := sortJoined(got.Values()); !slices.Equal(g, want) {
-						t.Fatalf("got %d rows, want %d\nplan:\n%s", len(g), len(want), res.Plan)
+						t.Fatalf("got %d rows, want %d\nplan:\n%s", len(g), len(want), res.Plan.Text())
 					}
 
 				})
@@ -419,8 +419,8 @@ func TestPlanIsSimplePlannersChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 300 customers are estimated fewer than 4000 orders... the smaller input (1) builds.
-	if !strings.Contains(res.Plan, "local="+optimizer.HybridHashBuildSecond.String()) {
-		t.Errorf("plan:\n%s", res.Plan)
+	if !strings.Contains(res.Plan.Text(), "local="+optimizer.HybridHashBuildSecond.String()) {
+		t.Errorf("plan:\n%s", res.Plan.Text())
 	}
 }
 

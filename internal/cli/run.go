@@ -9,7 +9,6 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
-	"github.com/weirdata/weir/optimizer"
 )
 
 // newRunCommand is `weir run <example>`: Flink's batch examples as weir DataSet
@@ -60,9 +59,9 @@ func runExample(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output s
 	}
 	opts, progressDone := g.datasetOptions(cmd, "run "+cmd.Name())
 	defer progressDone()
-	var planned *optimizer.Plan
+	var planned *dataset.Plan
 	if ex.plan {
-		opts.Planned = func(p *optimizer.Plan) error {
+		opts.Planned = func(p *dataset.Plan) error {
 			planned = p
 			return errPlanned
 		}
@@ -87,8 +86,8 @@ func runExample(cmd *cobra.Command, g *globalOptions, ex *explainFlags, output s
 	if planned != nil && errors.Is(err, errPlanned) {
 		return writePlan(cmd.OutOrStdout(), planned, ex.format)
 	}
-	if err == nil && analyzed != nil && analyzed.Optimized != nil {
-		return writePlan(cmd.ErrOrStderr(), analyzed.Optimized, ex.format)
+	if err == nil && analyzed != nil && analyzed.Plan != nil {
+		return writePlan(cmd.ErrOrStderr(), analyzed.Plan, ex.format)
 	}
 	return err
 }

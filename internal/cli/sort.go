@@ -18,7 +18,6 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats"
 	"github.com/weirdata/weir/formats/text"
-	"github.com/weirdata/weir/spill"
 )
 
 // runtimeOverhead is what the Go runtime may hold beyond the job's budget (stacks,
@@ -87,14 +86,14 @@ complete; on error or interrupt no output and no spill file remain.`,
 	return cmd
 }
 
-func parseCodec(s string) (spill.Codec, error) {
+func parseCodec(s string) (dataset.SpillCodec, error) {
 	switch s {
 	case "none":
-		return spill.None, nil
+		return dataset.SpillNone, nil
 	case "s2":
-		return spill.S2, nil
+		return dataset.SpillS2, nil
 	case "zstd":
-		return spill.Zstd, nil
+		return dataset.SpillZstd, nil
 	}
 	return 0, &usageError{err: fmt.Errorf("--spill-codec %q: want none, s2 or zstd", s)}
 }
@@ -128,7 +127,7 @@ type sortJob struct {
 	input, output, tmp string
 	memory             int64
 	parallelism        int
-	codec              spill.Codec
+	codec              dataset.SpillCodec
 	progress           io.Writer // nil: no progress lines
 
 	read    atomic.Int64 // input bytes read
@@ -140,11 +139,11 @@ type sortJob struct {
 
 // sortSummary is what a `weir sort` run did.
 type sortSummary struct {
-	Lines, Bytes int64 // lines and bytes sorted
-	Ranges       int   // key ranges sorted in parallel
-	SpilledBytes int64 // bytes written to spill files
-	PeakMemory   int64 // peak bytes reserved from the memory manager
-	Plan         string
+	Lines, Bytes int64         // lines and bytes sorted
+	Ranges       int           // key ranges sorted in parallel
+	SpilledBytes int64         // bytes written to spill files
+	PeakMemory   int64         // peak bytes reserved from the memory manager
+	Plan         *dataset.Plan // the plan that ran, with its actuals
 }
 
 // Phases shown in progress lines.
@@ -193,7 +192,7 @@ func (j *sortJob) run(ctx context.Context) (err error) {
 		Memory:      j.memory,
 		SegmentSize: pow2Clamp(j.memory/256, 4<<10, 1<<20),
 		TmpDir:      j.tmp,
-		Spill:       spill.Options{Codec: j.codec, BlockSize: pow2Clamp(j.memory/1024, 4<<10, 256<<10)},
+		Spill:       dataset.SpillOptions{Codec: j.codec, BlockSize: pow2Clamp(j.memory/1024, 4<<10, 256<<10)},
 	})
 	sizes := newRangeSizes(parts)
 	lines := dataset.FromSource(env, "input", src)

@@ -79,7 +79,7 @@ real sizes; --explain-analyze then shows the operators it re-planned.`,
 				if err := rows.WriteCSV(cmd.OutOrStdout()); err != nil {
 					return err
 				}
-				return writePlan(cmd.ErrOrStderr(), res.Optimized, ex.format)
+				return writePlan(cmd.ErrOrStderr(), res.Plan, ex.format)
 			}
 			stopProfile, err := g.startProfile()
 			if err != nil {
