@@ -287,17 +287,17 @@ func joinOfKind[C any](kind string, ords *DataSet[order], custs *DataSet[C], cke
 	orderOnly := func(o order) joined { return joined{Order: o.ID} }
 	switch kind {
 	case "inner":
-		return Join(ords, custs, okey, ckey, combine, hint)
+		return Join(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "left":
-		return LeftOuterJoin(ords, custs, okey, ckey, combine, hint)
+		return LeftOuterJoin(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "right":
-		return RightOuterJoin(ords, custs, okey, ckey, combine, hint)
+		return RightOuterJoin(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "full":
-		return FullOuterJoin(ords, custs, okey, ckey, combine, hint)
+		return FullOuterJoin(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "semi":
-		return Map(SemiJoin(ords, custs, okey, ckey, hint), orderOnly)
+		return Map(SemiJoin(ords, custs, okey, ckey).WithJoinHint(hint), orderOnly)
 	default:
-		return Map(AntiJoin(ords, custs, okey, ckey, hint), orderOnly)
+		return Map(AntiJoin(ords, custs, okey, ckey).WithJoinHint(hint), orderOnly)
 	}
 }
 
@@ -353,7 +353,7 @@ func TestJoinsSpillUnderTinyBudget(t *testing.T) {
 	for _, hint := range []JoinHint{RepartitionHashFirst, RepartitionSortMerge} {
 		env := newEnv(t, config{"p1-64KiB", 1, 64 << 10})
 		got := Collect(Join(FromSlice(env, os), FromSlice(env, cs), func(o order) int64 { return o.Customer },
-			func(c customer) int64 { return c.ID }, func(o *order, c *customer) joined { return joined{o.ID, c.ID, c.Nation} }, hint))
+			func(c customer) int64 { return c.ID }, func(o *order, c *customer) joined { return joined{o.ID, c.ID, c.Nation} }).WithJoinHint(hint))
 		res, err := env.Execute(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -168,7 +168,7 @@ func TestCross(t *testing.T) {
 				env := newEnv(t, c)
 				got := Collect(Cross(FromSlice(env, xs), FromSlice(env, ys), func(x *int, y *string) string {
 					return fmt.Sprintf("%d%s", *x, *y)
-				}, hint))
+				}).WithCrossHint(hint))
 				res, err := env.Execute(context.Background())
 				if err != nil {
 					t.Fatal(err)

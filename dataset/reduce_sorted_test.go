@@ -102,8 +102,8 @@ func srProgram(env *Env, variant string, recs []srRec) *Collected[srRec] {
 		for k := range srOracle(recs) {
 			keys = append(keys, srRec{Key: k})
 		}
-		in = Join(src, FromSlice(env, keys), srKey, srKey, func(l *srRec, _ *srRec) srRec { return *l },
-			optimizer.RepartitionSortMerge).On("key").Forwards("key")
+		in = Join(src, FromSlice(env, keys), srKey, srKey, func(l *srRec, _ *srRec) srRec { return *l }).
+			WithJoinHint(optimizer.RepartitionSortMerge).On("key").Forwards("key")
 	default: // forced-sort: as the planner forces it
 		in = src
 	}
