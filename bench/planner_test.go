@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/dataset"
-	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/tpch"
 )
 
@@ -40,8 +39,8 @@ func BenchmarkTPCHPlanners(b *testing.B) {
 	}
 	planners := []struct {
 		name string
-		p    optimizer.Planner
-	}{{"simple", optimizer.Simple{}}, {"costbased", optimizer.CostBased{}}}
+		p    dataset.Planner
+	}{{"simple", dataset.Simple{}}, {"costbased", dataset.CostBased{}}}
 	for _, n := range tpch.Numbers() {
 		for _, pl := range planners {
 			b.Run(fmt.Sprintf("q=%02d/planner=%s", n, pl.name), func(b *testing.B) {

@@ -404,7 +404,7 @@ func disjoint(a, b map[*node]bool) bool {
 // path the stores are removed.
 func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *stages) (res *Result, err error) {
 	before := clonePlan(plan) // the first planning, node by node in program order
-	fs, err := spill.NewDiskFS(e.opts.TmpDir)
+	fs, closeFS, err := e.spillFS()
 	if err != nil {
 		return nil, fmt.Errorf("dataset: adaptive: %w", err)
 	}
@@ -416,7 +416,7 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 				errs = append(errs, s.space.Close())
 			}
 		}
-		errs = append(errs, fs.Close())
+		errs = append(errs, closeFS())
 		if err := errors.Join(errs...); err != nil {
 			return fmt.Errorf("dataset: adaptive: %w", err)
 		}
@@ -536,9 +536,9 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 		}
 		d.Notes = append(d.Notes, "re-planned: "+strings.Join(why, "; "))
 	}
-	out := &Result{Plan: final.Explain(), Optimized: e.actuals(final, metrics), Metrics: metrics}
+	out := &Result{Plan: e.actuals(final, metrics), Metrics: metrics}
 	for i, r := range replanned {
-		out.Optimized.Nodes[i].Actual.Replanned = r
+		out.Plan.Nodes[i].Actual.Replanned = r
 	}
 	return out, nil
 }

@@ -122,32 +122,32 @@ func TestAdaptiveBroadcastsTheFilteredSide(t *testing.T) {
 				t.Fatalf("adaptive run: got %v, want %v", sortedAd(got.Values()), want)
 			}
 
-			join, filter := res.Optimized.Nodes[3], res.Optimized.Nodes[1]
+			join, filter := res.Plan.Nodes[3], res.Plan.Nodes[1]
 			if join.Kind != optimizer.Join || filter.Kind != optimizer.Map {
-				t.Fatalf("nodes 1 and 3 are %s and %s:\n%s", filter.Kind, join.Kind, res.Optimized.Text())
+				t.Fatalf("nodes 1 and 3 are %s and %s:\n%s", filter.Kind, join.Kind, res.Plan.Text())
 			}
 			if join.Decision.Ship[0] != optimizer.Broadcast || join.Decision.Local != optimizer.HybridHashBuildFirst {
-				t.Errorf("the join does not broadcast and build from its 5-row input:\n%s", res.Optimized.Text())
+				t.Errorf("the join does not broadcast and build from its 5-row input:\n%s", res.Plan.Text())
 			}
 			// The join is re-planned exactly when the plain plan did not broadcast already.
-			wasBroadcast := fixed.Optimized.Nodes[3].Decision.Ship[0] == optimizer.Broadcast
+			wasBroadcast := fixed.Plan.Nodes[3].Decision.Ship[0] == optimizer.Broadcast
 			if c.parallelism == 3 && wasBroadcast {
-				t.Fatalf("the plain plan broadcasts already; the test needs a plan it can change:\n%s", fixed.Plan)
+				t.Fatalf("the plain plan broadcasts already; the test needs a plan it can change:\n%s", fixed.Plan.Text())
 			}
 			if join.Actual == nil || join.Actual.Replanned == wasBroadcast {
-				t.Errorf("join replanned = %v, plain plan broadcast = %v:\n%s", join.Actual != nil && join.Actual.Replanned, wasBroadcast, res.Optimized.Text())
+				t.Errorf("join replanned = %v, plain plan broadcast = %v:\n%s", join.Actual != nil && join.Actual.Replanned, wasBroadcast, res.Plan.Text())
 			}
 			note := "re-planned: #1 produced 5 rows, estimated 50000"
 			if hasNote := slices.Contains(join.Decision.Notes, note); hasNote == wasBroadcast {
 				t.Errorf("join notes %q: want %q iff re-planned", join.Decision.Notes, note)
 			}
 			if testing.Verbose() {
-				t.Logf("plain:\n%s\nadaptive:\n%s", fixed.Optimized.Text(), res.Optimized.Text())
+				t.Logf("plain:\n%s\nadaptive:\n%s", fixed.Plan.Text(), res.Plan.Text())
 			}
-			if !strings.Contains(res.Plan, "in0:BROADCAST") || strings.Contains(res.Plan, "| actual") {
-				t.Errorf("Result.Plan is not the final plan without actuals:\n%s", res.Plan)
+			if !strings.Contains(res.Plan.Text(), "in0:BROADCAST") || !strings.Contains(res.Plan.Text(), "| actual") {
+				t.Errorf("Result.Plan is not the final plan with actuals:\n%s", res.Plan.Text())
 			}
-			for i, n := range res.Optimized.Nodes {
+			for i, n := range res.Plan.Nodes {
 				if n.Actual == nil {
 					t.Fatalf("node %d has no actuals", i)
 				}
@@ -156,7 +156,7 @@ func TestAdaptiveBroadcastsTheFilteredSide(t *testing.T) {
 				}
 			}
 			for i, rows := range []int64{adLeftRows, 5, adRightRows, int64(len(want)), int64(len(want))} {
-				if got := res.Optimized.Nodes[i].Actual.Rows; got != rows {
+				if got := res.Plan.Nodes[i].Actual.Rows; got != rows {
 					t.Errorf("node %d: actual rows %d, want %d", i, got, rows)
 				}
 			}
@@ -186,15 +186,15 @@ func TestAdaptiveKeepsAPlanWhoseEstimatesHold(t *testing.T) {
 			if !slices.Equal(sortedAd(got.Values()), want) {
 				t.Fatalf("got %d rows, want %d", len(got.Values()), len(want))
 			}
-			for i, n := range res.Optimized.Nodes {
+			for i, n := range res.Plan.Nodes {
 				if n.Actual.Replanned {
-					t.Errorf("node %d is marked replanned:\n%s", i, res.Optimized.Text())
+					t.Errorf("node %d is marked replanned:\n%s", i, res.Plan.Text())
 				}
-				if a, b := fixed.Optimized.Nodes[i].Decision, n.Decision; !slices.Equal(a.Ship, b.Ship) || a.Local != b.Local {
+				if a, b := fixed.Plan.Nodes[i].Decision, n.Decision; !slices.Equal(a.Ship, b.Ship) || a.Local != b.Local {
 					t.Errorf("node %d: ships %v local %s, the plain plan %v %s", i, b.Ship, b.Local, a.Ship, a.Local)
 				}
 			}
-			if got := res.Optimized.Nodes[1].Actual.Rows; got != adLeftRows/2 {
+			if got := res.Plan.Nodes[1].Actual.Rows; got != adLeftRows/2 {
 				t.Errorf("filter: %d rows", got)
 			}
 		})
@@ -239,8 +239,8 @@ func TestAdaptiveSideSinkCommitsAfterStageTwo(t *testing.T) {
 			if names := dirNames(t, out); len(names) != 3 {
 				t.Errorf("output files %v", names)
 			}
-			if !strings.Contains(res.Plan, "materialized, 5 rows") {
-				t.Errorf("plan:\n%s", res.Plan)
+			if !strings.Contains(res.Plan.Text(), "materialized, 5 rows") {
+				t.Errorf("plan:\n%s", res.Plan.Text())
 			}
 		})
 	}
@@ -290,7 +290,7 @@ func TestAdaptiveWithoutCuts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Values()) != 10 || strings.Contains(res.Plan, "adaptive:") || len(res.Metrics.Vertices) != 4 {
-		t.Errorf("%d rows, %d vertices, plan:\n%s", len(got.Values()), len(res.Metrics.Vertices), res.Plan)
+	if len(got.Values()) != 10 || strings.Contains(res.Plan.Text(), "adaptive:") || len(res.Metrics.Vertices) != 4 {
+		t.Errorf("%d rows, %d vertices, plan:\n%s", len(got.Values()), len(res.Metrics.Vertices), res.Plan.Text())
 	}
 }

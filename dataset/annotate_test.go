@@ -262,7 +262,7 @@ func TestParquetSourceEstimates(t *testing.T) {
 		if n.EstimatedBytes <= 0 || n.EstimatedBytes > fi.Size() {
 			t.Errorf("%s: estimated %d bytes; the file has %d", c.name, n.EstimatedBytes, fi.Size())
 		}
-		if a := nodeNamed(t, res.Optimized, c.name).Actual; a == nil || a.Rows != c.want {
+		if a := nodeNamed(t, res.Plan, c.name).Actual; a == nil || a.Rows != c.want {
 			t.Errorf("%s: actual %+v, want %d rows", c.name, a, c.want)
 		}
 	}
@@ -297,15 +297,22 @@ func TestActualRows(t *testing.T) {
 				if len(out.Values()) != len(groups) {
 					t.Fatalf("%d groups, want %d", len(out.Values()), len(groups))
 				}
-				before := clonePlan(res.Optimized)
+				before := clonePlan(res.Plan)
 				for _, n := range before.Nodes {
 					n.Actual = nil
 				}
-				if res.Plan != before.Explain() {
-					t.Errorf("Result.Plan\n%s\nis not the Explain of Optimized without actuals\n%s", res.Plan, before.Explain())
+				planned, err := env.Plan()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if before.Text() != planned.Text() {
+					t.Errorf("Result.Plan without actuals\n%s\nis not the plan Env.Plan returns\n%s", before.Text(), planned.Text())
+				}
+				if !strings.Contains(res.Plan.Text(), "| actual rows=") {
+					t.Errorf("Result.Plan.Text() shows no actuals:\n%s", res.Plan.Text())
 				}
 				for prefix, rows := range want {
-					n := nodeNamed(t, res.Optimized, prefix)
+					n := nodeNamed(t, res.Plan, prefix)
 					if n.Actual == nil {
 						t.Fatalf("run %d: %s has no Actual", run, n.Name)
 					}
@@ -314,7 +321,7 @@ func TestActualRows(t *testing.T) {
 					}
 				}
 				// the chained source, filter and map share their task's metrics
-				src, m := nodeNamed(t, res.Optimized, "FromSlice").Actual, nodeNamed(t, res.Optimized, "Map").Actual
+				src, m := nodeNamed(t, res.Plan, "FromSlice").Actual, nodeNamed(t, res.Plan, "Map").Actual
 				if src.Time != m.Time || src.Spilled != m.Spilled || src.PeakMemory != m.PeakMemory {
 					t.Errorf("run %d: source %+v and chained map %+v differ", run, src, m)
 				}
@@ -323,7 +330,7 @@ func TestActualRows(t *testing.T) {
 					spilled += v.Total().Spilled
 				}
 				var seen int64
-				for _, n := range res.Optimized.Nodes {
+				for _, n := range res.Plan.Nodes {
 					if n.Kind == optimizer.Reduce || n.Kind == optimizer.Sink {
 						seen += n.Actual.Spilled // each in a vertex of its own
 					}

@@ -26,13 +26,10 @@ const crossBlock = 4096
 // Cross applies fn to every pair of a record of l and a record of r. One input
 // is broadcast and materialized (spilled to disk); the other is read a block at
 // a time, and the materialized input is scanned once per block.
-func Cross[L, R, O any](l *DataSet[L], r *DataSet[R], fn func(l *L, r *R) O, hint ...CrossHint) *DataSet[O] {
+func Cross[L, R, O any](l *DataSet[L], r *DataSet[R], fn func(l *L, r *R) O) *DataSet[O] {
 	env := l.env
 	where := "Cross at " + caller(1)
 	n := env.newNode(optimizer.Cross, where, l.n, r.n)
-	if len(hint) > 0 {
-		n.opt.CrossHint = hint[0]
-	}
 	lc, err1 := memory.NewCodec[L]()
 	rc, err2 := memory.NewCodec[R]()
 	for _, err := range []error{err1, err2} {

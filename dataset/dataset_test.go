@@ -110,8 +110,8 @@ func TestWordCount(t *testing.T) {
 				}
 				// a combiner is planned where it can shrink the shuffle: not for one word
 				combine := in.name != "one"
-				if strings.Contains(res.Plan, "local=HASH_AGGREGATE combine") != combine || !strings.Contains(res.Plan, ":HASH/") {
-					t.Errorf("plan lacks the hash aggregation behind a hash shuffle, with a combiner %v:\n%s", combine, res.Plan)
+				if strings.Contains(res.Plan.Text(), "local=HASH_AGGREGATE combine") != combine || !strings.Contains(res.Plan.Text(), ":HASH/") {
+					t.Errorf("plan lacks the hash aggregation behind a hash shuffle, with a combiner %v:\n%s", combine, res.Plan.Text())
 				}
 				if c.memory > 0 && in.name == "many-keys" && spilled(res) == 0 {
 					t.Errorf("a %d-byte budget spilled nothing", c.memory)
@@ -287,17 +287,17 @@ func joinOfKind[C any](kind string, ords *DataSet[order], custs *DataSet[C], cke
 	orderOnly := func(o order) joined { return joined{Order: o.ID} }
 	switch kind {
 	case "inner":
-		return Join(ords, custs, okey, ckey, combine, hint)
+		return Join(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "left":
-		return LeftOuterJoin(ords, custs, okey, ckey, combine, hint)
+		return LeftOuterJoin(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "right":
-		return RightOuterJoin(ords, custs, okey, ckey, combine, hint)
+		return RightOuterJoin(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "full":
-		return FullOuterJoin(ords, custs, okey, ckey, combine, hint)
+		return FullOuterJoin(ords, custs, okey, ckey, combine).WithJoinHint(hint)
 	case "semi":
-		return Map(SemiJoin(ords, custs, okey, ckey, hint), orderOnly)
+		return Map(SemiJoin(ords, custs, okey, ckey).WithJoinHint(hint), orderOnly)
 	default:
-		return Map(AntiJoin(ords, custs, okey, ckey, hint), orderOnly)
+		return Map(AntiJoin(ords, custs, okey, ckey).WithJoinHint(hint), orderOnly)
 	}
 }
 
@@ -335,7 +335,7 @@ func TestJoins(t *testing.T) {
 						t.Fatal(err)
 					}
 					if g := sortJoined(got.Values()); !slices.Equal(g, want) {
-						t.Fatalf("got %d rows, want %d\nplan:\n%s", len(g), len(want), res.Plan)
+						t.Fatalf("got %d rows, want %d\nplan:\n%s", len(g), len(want), res.Plan.Text())
 					}
 
 				})
@@ -353,7 +353,7 @@ func TestJoinsSpillUnderTinyBudget(t *testing.T) {
 	for _, hint := range []JoinHint{RepartitionHashFirst, RepartitionSortMerge} {
 		env := newEnv(t, config{"p1-64KiB", 1, 64 << 10})
 		got := Collect(Join(FromSlice(env, os), FromSlice(env, cs), func(o order) int64 { return o.Customer },
-			func(c customer) int64 { return c.ID }, func(o *order, c *customer) joined { return joined{o.ID, c.ID, c.Nation} }, hint))
+			func(c customer) int64 { return c.ID }, func(o *order, c *customer) joined { return joined{o.ID, c.ID, c.Nation} }).WithJoinHint(hint))
 		res, err := env.Execute(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -419,8 +419,8 @@ func TestPlanIsSimplePlannersChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 300 customers are estimated fewer than 4000 orders... the smaller input (1) builds.
-	if !strings.Contains(res.Plan, "local="+optimizer.HybridHashBuildSecond.String()) {
-		t.Errorf("plan:\n%s", res.Plan)
+	if !strings.Contains(res.Plan.Text(), "local="+optimizer.HybridHashBuildSecond.String()) {
+		t.Errorf("plan:\n%s", res.Plan.Text())
 	}
 }
 

@@ -7,7 +7,7 @@
 // An Env collects a program: sources (FromSlice, FromSource) produce a
 // *DataSet[T]; transformations (Map, FlatMap, Filter, GroupBy(...).Reduce, Join,
 // ...) produce new data sets; sinks (Collect, Count) end them. Nothing runs until
-// Env.Execute, which plans the program (an optimizer.Planner chooses ship and
+// Env.Execute, which plans the program (a Planner chooses ship and
 // local strategies, honouring hints), translates it into a flow graph and runs
 // it.
 //
@@ -40,13 +40,14 @@
 // operator's record size is estimated from its type, once (the static size,
 // plus 16 bytes for each string, slice, map, pointer or interface).
 //
-// Env.Plan returns the planned optimizer model without running anything (the
+// Env.Plan returns the planned program, a Plan, without running anything (the
 // iterations' fix-ups included: their edges pipelined, blocking edges from
 // what feeds a loop to what reads it after); Options.Planned gets the same
 // plan from inside Execute and may stop it there, for callers that do not
-// hold the Env (weir explain <job>). Execute returns the same plan in Result.Optimized with what each operator
-// did (records emitted, and its task's busy time, peak memory and spilled
-// bytes) in its nodes' Actual. Errors in annotations (On where there is no
+// hold the Env (weir explain <job>). Execute returns the same plan in
+// Result.Plan with what each operator did (records emitted, and its task's
+// busy time, peak memory and spilled bytes) in its nodes' Actual; its Text
+// method prints it as EXPLAIN ANALYZE does. Errors in annotations (On where there is no
 // key, Forwards or WithSelectivity on a source) name the caller, like the
 // API's other build errors.
 //
@@ -80,14 +81,15 @@
 // cross whose strategy the planner chose freely (no hint, no forced ship on
 // that input, not a source: its size is known or declared), with everything
 // they depend on; each such operator's subtask i writes its records,
-// serialized with memory.Codec, to its own file under Options.TmpDir. Stage 2
+// serialized with memory.Codec, to its own file under Options.TmpDir (or in
+// Options.SpillFS). Stage 2
 // plans the rest of the program again, reading those files through sources
 // whose estimates are the real counts and whose subtask i replays file i, and
 // runs it: a repartition join whose filtered input turned out tiny becomes a
 // broadcast join. The planner counts a replayed input as unpartitioned, so an
 // input whose partitioning a later operator reuses is not measured; nor is one
 // whose ancestors also feed operators after the boundary, nor one whose type
-// has no codec (the plan's notes say why). Result.Optimized holds stage 1 as
+// has no codec (the plan's notes say why). Result.Plan holds stage 1 as
 // first planned and stage 2 as planned again, with notes giving the measured
 // sizes, and Actual.Replanned on the operators whose ship or local strategies
 // changed. Sinks commit only after stage 2 succeeded; the stored files are

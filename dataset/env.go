@@ -28,27 +28,32 @@ type Options struct {
 	// package's default.
 	SegmentSize int
 	// TmpDir is where spill files go ("" is the system's temporary directory).
+	// It is ignored when SpillFS is set.
 	TmpDir string
+	// SpillFS, when set, is the file system every spill file of the job goes
+	// to (a spill.FaultFS in tests); the caller closes it. Operators remove
+	// their files themselves, on success and on failure.
+	SpillFS SpillFS
 	// Spill sets the spill files' block size and compression (spill's defaults
 	// when zero).
-	Spill spill.Options
-	// Planner chooses strategies; nil means optimizer.CostBased.
-	Planner optimizer.Planner
+	Spill SpillOptions
+	// Planner chooses strategies; nil means CostBased.
+	Planner Planner
 	// Planned, when set, is called by Execute with a copy of the plan it is
 	// about to run, as Env.Plan returns it (the optimizer's rules and
 	// Adaptive's notes included; with Adaptive, the first planning), before
 	// anything runs. An error from it ends Execute with that error: a caller
 	// that does not hold the Env (a library that builds and executes its own
 	// program) can print the plan and stop there.
-	Planned func(*optimizer.Plan) error
+	Planned func(*Plan) error
 	// Mode sets the exchange modes of the whole job, as Flink's
 	// ExecutionMode does; the planner applies it, so the plan shows it.
-	Mode optimizer.ExecutionMode
+	Mode ExecutionMode
 	// BatchSize is the number of records per batch; zero means flow's default.
 	BatchSize int
 	// Progress, when set, receives the running job's progress every
 	// ProgressEvery (zero: one second); see flow.Options.Progress.
-	Progress      func(flow.Progress)
+	Progress      func(Progress)
 	ProgressEvery time.Duration
 	// Adaptive, when set, makes Execute measure before it commits to the
 	// strategies of the operators that consume freely planned two-input
@@ -58,7 +63,7 @@ type Options struct {
 	// those inputs to disk, then plans the rest of the program again with
 	// their real sizes and runs it on the stored records (for example a
 	// repartition join whose filtered input turned out tiny becomes a
-	// broadcast join). Result.Optimized marks what the second planning
+	// broadcast join). Result.Plan marks what the second planning
 	// changed (Actual.Replanned). See the package documentation. The default
 	// (false) plans once.
 	Adaptive bool
@@ -95,20 +100,17 @@ func (e *Env) Parallelism() int { return e.opts.Parallelism }
 
 // Result is what Execute reports.
 type Result struct {
-	// Plan is the planner's decisions: the Explain text of the plan, as it
-	// was before the run (Optimized without the actuals). With
-	// Options.Adaptive it is the final plan: the measured part as first
-	// planned, the rest as planned again.
-	Plan string
-	// Optimized is the plan that ran, with what each operator did in its
-	// nodes' Actual: the records it emitted (a sink: received), and the busy
-	// time (summed over subtasks), peak managed memory (summed over subtasks)
-	// and spilled bytes of its task, which chained operators share.
-	Optimized *optimizer.Plan
-	// Metrics are the runtime's per-operator, per-subtask metrics; with
+	// Plan is the plan that ran, with what each operator did in its nodes'
+	// Actual: the records it emitted (a sink: received), and the busy time
+	// (summed over subtasks), peak managed memory (summed over subtasks) and
+	// spilled bytes of its task, which chained operators share. Plan.Text()
+	// prints it as EXPLAIN ANALYZE does. With Options.Adaptive it is the final
+	// plan: the measured part as first planned, the rest as planned again.
+	Plan *Plan
+	// Metrics are the runtime's per-task, per-subtask metrics; with
 	// Options.Adaptive, the vertices of both stages, the first stage's first,
 	// and the larger of the two stages' peak memory.
-	Metrics *flow.Result
+	Metrics *Metrics
 	// Iterations holds, per iteration of the program (Iterate, IterateDelta),
 	// what each of its supersteps did.
 	Iterations []IterationStats
@@ -119,7 +121,7 @@ type Result struct {
 // estimates and the planner's decisions. It returns the first error found
 // while building the program, or the planner's. The plan is a copy: changing
 // it changes nothing in the program.
-func (e *Env) Plan() (*optimizer.Plan, error) { return e.plan() }
+func (e *Env) Plan() (*Plan, error) { return e.plan() }
 
 // plan plans a copy of the program's model (see modelOf): the planner's
 // choices and the rules' (optimizer.Optimize). translate reads the result
@@ -188,7 +190,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	e.publish()
-	return &Result{Plan: plan.Explain(), Optimized: e.actuals(plan, res), Metrics: res, Iterations: e.iterationStats()}, nil
+	return &Result{Plan: e.actuals(plan, res), Metrics: res, Iterations: e.iterationStats()}, nil
 }
 
 // planned hands a copy of plan to Options.Planned, if set.
@@ -216,19 +218,46 @@ func (e *Env) runStage(ctx context.Context, plan *optimizer.Plan, nodes []*node)
 		return nil, err
 	}
 	defer memory.LimitRuntime(e.opts.Memory)()
+	mgr, err := memory.NewManager(memory.Options{SegmentSize: e.opts.SegmentSize, Budget: e.opts.Memory})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
 	res, err := flow.Execute(ctx, g, flow.Options{
-		Memory:        e.opts.Memory,
-		SegmentSize:   e.opts.SegmentSize,
+		Manager:       mgr,
 		TmpDir:        e.opts.TmpDir,
+		FS:            e.opts.SpillFS,
 		Spill:         e.opts.Spill.ForBudget(e.opts.Memory),
 		BatchSize:     e.opts.BatchSize,
 		Progress:      e.opts.Progress,
 		ProgressEvery: e.opts.ProgressEvery,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		err = fmt.Errorf("dataset: %w", err)
 	}
-	return res, nil
+	return res, closeManager(mgr, err)
+}
+
+// closeManager closes a stage's memory manager and adds to err the
+// reservations an operator did not release, on success and on failure alike.
+func closeManager(m *memory.Manager, err error) error {
+	if cerr := m.Close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("dataset: %w", cerr))
+	}
+	return err
+}
+
+// spillFS returns the file system for spill files of the job's own (the
+// adaptive stages' stores) and what closes it: Options.SpillFS, which its
+// caller closes, or a new directory under Options.TmpDir.
+func (e *Env) spillFS() (spill.FS, func() error, error) {
+	if e.opts.SpillFS != nil {
+		return e.opts.SpillFS, func() error { return nil }, nil
+	}
+	fs, err := spill.NewDiskFS(e.opts.TmpDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fs, fs.Close, nil
 }
 
 // failed aborts the output of a failed execution and returns err with what

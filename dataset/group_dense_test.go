@@ -80,7 +80,7 @@ func TestReduceGroupDense(t *testing.T) {
 				}
 				// what the subtasks of the two ReduceGroups ran
 				var variants []string
-				for _, n := range res.Optimized.Nodes {
+				for _, n := range res.Plan.Nodes {
 					if n.Kind == optimizer.GroupReduce {
 						variants = append(variants, n.Actual.Variant)
 					}

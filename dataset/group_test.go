@@ -102,8 +102,8 @@ func TestCombineGroup(t *testing.T) {
 			if parts.N() > int64(len(want)*c.parallelism) || parts.N() < int64(len(want)) {
 				t.Errorf("%d partial groups for %d shops at parallelism %d", parts.N(), len(want), c.parallelism)
 			}
-			if cg := nodeNamed(t, res.Optimized, "CombineGroup"); cg.Decision.Ship[0] != optimizer.Forward {
-				t.Errorf("CombineGroup ships its input %s:\n%s", cg.Decision.Ship[0], res.Plan)
+			if cg := nodeNamed(t, res.Plan, "CombineGroup"); cg.Decision.Ship[0] != optimizer.Forward {
+				t.Errorf("CombineGroup ships its input %s:\n%s", cg.Decision.Ship[0], res.Plan.Text())
 			}
 		})
 	}

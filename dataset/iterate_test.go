@@ -555,7 +555,7 @@ func TestReplayShippedOnce(t *testing.T) {
 				if c.parallelism == 1 {
 					return // every edge is forward
 				}
-				for _, n := range r.Optimized.Nodes {
+				for _, n := range r.Plan.Nodes {
 					if !strings.HasPrefix(n.Name, "Replay ") {
 						continue
 					}
@@ -566,7 +566,7 @@ func TestReplayShippedOnce(t *testing.T) {
 						t.Errorf("%s: parallelism %d, want the loop's %d", n.Name, n.Parallelism, c.parallelism)
 					}
 				}
-				for _, n := range r.Optimized.Nodes {
+				for _, n := range r.Plan.Nodes {
 					for i, in := range n.Inputs {
 						if strings.HasPrefix(in.Name, "Replay ") && n.Decision.Ship[i] != optimizer.Forward {
 							t.Errorf("%s reads %s by %s, want forward", n.Name, in.Name, n.Decision.Ship[i])

@@ -27,36 +27,37 @@ const (
 // fn gets pointers into weir's buffers (a hash join keeps its build side as
 // Go values and passes them as they are): it must not modify *l or *r, nor
 // keep the pointers after it returns; what it returns may hold their strings.
-func Join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
-	return join(l, r, lkey, rkey, fn, sortjoin.Inner, "Join at "+caller(1), hint)
+// The planner chooses the strategy; WithJoinHint forces one.
+func Join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.Inner, "Join at "+caller(1))
 }
 
 // LeftOuterJoin is Join that also calls fn(l, nil) for every record of l without
 // a match.
-func LeftOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
-	return join(l, r, lkey, rkey, fn, sortjoin.LeftOuter, "LeftOuterJoin at "+caller(1), hint)
+func LeftOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.LeftOuter, "LeftOuterJoin at "+caller(1))
 }
 
 // RightOuterJoin is Join that also calls fn(nil, r) for every record of r
 // without a match.
-func RightOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
-	return join(l, r, lkey, rkey, fn, sortjoin.RightOuter, "RightOuterJoin at "+caller(1), hint)
+func RightOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.RightOuter, "RightOuterJoin at "+caller(1))
 }
 
 // FullOuterJoin is Join that also calls fn with a nil side for every record of
 // either input without a match.
-func FullOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O, hint ...JoinHint) *DataSet[O] {
-	return join(l, r, lkey, rkey, fn, sortjoin.FullOuter, "FullOuterJoin at "+caller(1), hint)
+func FullOuterJoin[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(l *L, r *R) O) *DataSet[O] {
+	return join(l, r, lkey, rkey, fn, sortjoin.FullOuter, "FullOuterJoin at "+caller(1))
 }
 
 // SemiJoin keeps the records of l that have at least one match in r, once each.
-func SemiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, hint ...JoinHint) *DataSet[L] {
-	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Semi, "SemiJoin at "+caller(1), hint)
+func SemiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K) *DataSet[L] {
+	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Semi, "SemiJoin at "+caller(1))
 }
 
 // AntiJoin keeps the records of l that have no match in r.
-func AntiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, hint ...JoinHint) *DataSet[L] {
-	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Anti, "AntiJoin at "+caller(1), hint)
+func AntiJoin[L, R, K any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K) *DataSet[L] {
+	return join(l, r, lkey, rkey, keepLeft[L, R], sortjoin.Anti, "AntiJoin at "+caller(1))
 }
 
 // optJoinKind names each join kind for the optimizer's estimates.
@@ -69,7 +70,7 @@ var optJoinKind = map[sortjoin.JoinKind]optimizer.JoinKind{
 func keepLeft[L, R any](l *L, _ *R) L { return *l }
 
 func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey func(R) K, fn func(*L, *R) O,
-	kind sortjoin.JoinKind, where string, hint []JoinHint) *DataSet[O] {
+	kind sortjoin.JoinKind, where string) *DataSet[O] {
 	env := l.env
 	n := env.newNode(optimizer.Join, where, l.n, r.n)
 	n.opt.Keyed[0], n.opt.Keyed[1] = true, true
@@ -79,9 +80,6 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	n.opt.Outer = [2]bool{kind == sortjoin.LeftOuter || kind == sortjoin.FullOuter || kind == sortjoin.Semi || kind == sortjoin.Anti,
 		kind == sortjoin.RightOuter || kind == sortjoin.FullOuter}
 	n.opt.JoinKind = optJoinKind[kind]
-	if len(hint) > 0 {
-		n.opt.JoinHint = hint[0]
-	}
 	if r.env != env {
 		env.fail(where, fmt.Errorf("the inputs belong to different programs"))
 		return newDataSet[O](env, n)

@@ -71,7 +71,7 @@ func TestTypedJoinOutgrowsItsMemory(t *testing.T) {
 					}
 					// the variant the join's subtasks ran, as EXPLAIN ANALYZE shows it
 					var variant string
-					for _, n := range res.Optimized.Nodes {
+					for _, n := range res.Plan.Nodes {
 						if n.Kind == optimizer.Join {
 							variant = n.Actual.Variant
 						}

@@ -123,11 +123,11 @@ func mmProgram(env *Env, cs []mmCustomer, os []mmOrder, ls []mmLine, h1, h2, h3 
 	orders := FromSlice(env, os)
 	lines := FromSlice(env, ls)
 	co := Join(cust, orders, func(c mmCustomer) int64 { return c.CustKey }, func(o mmOrder) int64 { return o.CustKey },
-		func(_ *mmCustomer, o *mmOrder) mmOrder { return *o }, h1)
+		func(_ *mmCustomer, o *mmOrder) mmOrder { return *o }).WithJoinHint(h1)
 	col := Join(co, lines, func(o mmOrder) int64 { return o.OrderKey }, func(l mmLine) int64 { return l.OrderKey },
 		func(o *mmOrder, l *mmLine) mmJoined {
 			return mmJoined{OrderKey: o.OrderKey, Priority: o.Priority, Revenue: l.Price * float64(l.Qty), Qty: l.Qty}
-		}, h2)
+		}).WithJoinHint(h2)
 	g := GroupBy(col, func(j mmJoined) mmGroupKey { return mmGroupKey{j.OrderKey, j.Priority} })
 	if annotate {
 		co.On("custkey").Forwards("orderkey")
@@ -139,7 +139,7 @@ func mmProgram(env *Env, cs []mmCustomer, os []mmOrder, ls []mmLine, h1, h2, h3 
 		a.Qty += b.Qty
 		return a
 	})
-	lonely := AntiJoin(FromSlice(env, cs), orders, func(c mmCustomer) int64 { return c.CustKey }, func(o mmOrder) int64 { return o.CustKey }, h3)
+	lonely := AntiJoin(FromSlice(env, cs), orders, func(c mmCustomer) int64 { return c.CustKey }, func(o mmOrder) int64 { return o.CustKey }).WithJoinHint(h3)
 	keys := Map(lonely, func(c mmCustomer) int64 { return c.CustKey })
 	return Collect(sums), Collect(keys)
 }
@@ -234,7 +234,7 @@ func TestSortMergeReusesOrder(t *testing.T) {
 			parted := PartitionByHash(FromSlice(env, os), byKey).On("orderkey")
 			sorted := SortPartition(parted, byKey, Ascending).On("orderkey")
 			j := Join(sorted, FromSlice(env, ls), byKey, func(l mmLine) int64 { return l.OrderKey },
-				func(o *mmOrder, l *mmLine) mmLine { return *l }, optimizer.RepartitionSortMerge).On("orderkey")
+				func(o *mmOrder, l *mmLine) mmLine { return *l }).WithJoinHint(optimizer.RepartitionSortMerge).On("orderkey")
 			got := Collect(j)
 			plan, err := env.Plan()
 			if err != nil {

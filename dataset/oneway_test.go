@@ -217,7 +217,7 @@ func TestExplainShowsWhatRuns(t *testing.T) {
 					t.Errorf("%s: the output differs from the default mode's", mode)
 				}
 				var doc struct{ Nodes []explained }
-				if err := json.Unmarshal([]byte(explainJSON(t, res.Optimized)), &doc); err != nil {
+				if err := json.Unmarshal([]byte(explainJSON(t, res.Plan)), &doc); err != nil {
 					t.Fatal(err)
 				}
 				checkEdges(t, mode, doc.Nodes, dataset.VertexOf(env), res)

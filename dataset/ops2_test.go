@@ -168,7 +168,7 @@ func TestCross(t *testing.T) {
 				env := newEnv(t, c)
 				got := Collect(Cross(FromSlice(env, xs), FromSlice(env, ys), func(x *int, y *string) string {
 					return fmt.Sprintf("%d%s", *x, *y)
-				}, hint))
+				}).WithCrossHint(hint))
 				res, err := env.Execute(context.Background())
 				if err != nil {
 					t.Fatal(err)
@@ -176,10 +176,10 @@ func TestCross(t *testing.T) {
 				g := slices.Clone(got.Values())
 				slices.Sort(g)
 				if !slices.Equal(g, want) {
-					t.Fatalf("cross: %d pairs, want %d\n%s", len(g), len(want), res.Plan)
+					t.Fatalf("cross: %d pairs, want %d\n%s", len(g), len(want), res.Plan.Text())
 				}
-				if cross := nodeNamed(t, res.Optimized, "Cross"); hint == SecondIsHuge && cross.Decision.Ship[0] != optimizer.Broadcast {
-					t.Errorf("SecondIsHuge does not broadcast the first input:\n%s", res.Plan)
+				if cross := nodeNamed(t, res.Plan, "Cross"); hint == SecondIsHuge && cross.Decision.Ship[0] != optimizer.Broadcast {
+					t.Errorf("SecondIsHuge does not broadcast the first input:\n%s", res.Plan.Text())
 				}
 			})
 		}

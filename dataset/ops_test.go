@@ -187,8 +187,8 @@ func TestSortAndFirst(t *testing.T) {
 			if got := prices(top.Values()); !slices.Equal(got, prices(want[:10])) {
 				t.Errorf("First(10) after Sort = %v, want %v", got, prices(want[:10]))
 			}
-			if !strings.Contains(res.Plan, ":RANGE/") {
-				t.Errorf("total sort without a range partitioning:\n%s", res.Plan)
+			if !strings.Contains(res.Plan.Text(), ":RANGE/") {
+				t.Errorf("total sort without a range partitioning:\n%s", res.Plan.Text())
 			}
 			// SortPartition: the same records; sorted within each subtask's run.
 			if len(parts.Values()) != len(in) {

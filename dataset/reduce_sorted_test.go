@@ -101,8 +101,8 @@ func srProgram(env *Env, variant string, recs []srRec) *Collected[srRec] {
 		for k := range srOracle(recs) {
 			keys = append(keys, srRec{Key: k})
 		}
-		in = Join(src, FromSlice(env, keys), srKey, srKey, func(l *srRec, _ *srRec) srRec { return *l },
-			optimizer.RepartitionSortMerge).On("key").Forwards("key")
+		in = Join(src, FromSlice(env, keys), srKey, srKey, func(l *srRec, _ *srRec) srRec { return *l }).
+			WithJoinHint(optimizer.RepartitionSortMerge).On("key").Forwards("key")
 	default: // forced-sort: as the planner forces it
 		in = src
 	}
@@ -141,7 +141,7 @@ func TestSortedReduceEqualsOracle(t *testing.T) {
 						t.Fatal(err)
 					}
 					var red *optimizer.Node
-					for _, n := range res.Optimized.Nodes {
+					for _, n := range res.Plan.Nodes {
 						if n.Kind == optimizer.Reduce {
 							red = n
 						}
@@ -149,7 +149,7 @@ func TestSortedReduceEqualsOracle(t *testing.T) {
 					d := red.Decision
 					if d.Local != optimizer.SortGroup || d.InputLocal[0] != v.local || d.Ship[0] != v.ship {
 						t.Fatalf("Reduce: local=%s input local=%v ship=%v, want SORT_GROUP, %s, %s\n%s",
-							d.Local, d.InputLocal, d.Ship, v.local, v.ship, res.Optimized.Text())
+							d.Local, d.InputLocal, d.Ship, v.local, v.ship, res.Plan.Text())
 					}
 					spilled := red.Actual.Spilled
 					switch {
@@ -212,8 +212,8 @@ func executeSortGroup(t *testing.T, env *Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.Plan, "local=SORT_GROUP") {
-		t.Fatalf("no sorted grouping:\n%s", res.Plan)
+	if !strings.Contains(res.Plan.Text(), "local=SORT_GROUP") {
+		t.Fatalf("no sorted grouping:\n%s", res.Plan.Text())
 	}
 }
 

@@ -101,26 +101,26 @@ func Q2(env *dataset.Env, dir string) (*Rows[Q2Row], error) {
 	partSupps := scan[q2PartSupp](s, "partsupp")
 
 	europe := dataset.SemiJoin(nations, regions,
-		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey },
-		dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
+		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
 	euroSupps := dataset.Join(supps, europe,
 		func(s q2Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
 		func(s *q2Supplier, n *nation) Q2Row {
 			return Q2Row{AcctBal: s.AcctBal, SuppName: s.Name, Nation: n.Name, Address: s.Address,
 				Phone: s.Phone, Comment: s.Comment, SuppKey: s.SuppKey}
-		}, dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
 	brass := dataset.Join(partSupps, parts,
 		func(ps q2PartSupp) int64 { return ps.PartKey }, func(p q2Part) int64 { return p.PartKey },
 		func(ps *q2PartSupp, p *q2Part) q2Offer {
 			return q2Offer{PartKey: ps.PartKey, SuppKey: ps.SuppKey, SupplyCost: ps.SupplyCost, Mfgr: p.Mfgr}
-		}, dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
 	offers := dataset.Join(brass, euroSupps,
 		func(o q2Offer) int64 { return o.SuppKey }, func(r Q2Row) int64 { return r.SuppKey },
 		func(o *q2Offer, r *Q2Row) Q2Row {
 			out := *r
 			out.PartKey, out.SupplyCost, out.Mfgr = o.PartKey, o.SupplyCost, o.Mfgr
 			return out
-		}, dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
 	byPart := dataset.GroupBy(offers, func(r Q2Row) int64 { return r.PartKey }).On("partkey")
 	cheapest := dataset.ReduceGroup(dataset.SortGroup(byPart, q2Cost, dataset.Ascending), q2Cheapest)
 	top := dataset.SortBy(cheapest,

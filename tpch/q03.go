@@ -63,8 +63,8 @@ func Q3(env *dataset.Env, dir string) (*Rows[Q3Row], error) {
 	lines := scan[linePrice](s, "lineitem", where("l_shipdate", parquet.Gt, date(1995, 3, 15)))
 
 	building := dataset.SemiJoin(orders, cust,
-		func(o q3Order) int64 { return o.CustKey }, func(c q3Customer) int64 { return c.CustKey },
-		dataset.BroadcastHashSecond).On("custkey").Forwards("orderkey", "custkey")
+		func(o q3Order) int64 { return o.CustKey }, func(c q3Customer) int64 { return c.CustKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("custkey").Forwards("orderkey", "custkey")
 	joined := dataset.Join(lines, building,
 		func(l linePrice) int64 { return l.OrderKey }, func(o q3Order) int64 { return o.OrderKey },
 		func(l *linePrice, o *q3Order) Q3Row {

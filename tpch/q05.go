@@ -79,13 +79,13 @@ func Q5(env *dataset.Env, dir string) (*Rows[Q5Row], error) {
 	lines := scan[q5Line](s, "lineitem")
 
 	asia := dataset.SemiJoin(nations, regions,
-		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey },
-		dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
+		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
 	asiaSupps := dataset.Join(supps, asia,
 		func(s q5Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
 		func(s *q5Supplier, n *nation) q5SuppNation {
 			return q5SuppNation{SuppKey: s.SuppKey, NationKey: s.NationKey, Nation: n.Name}
-		}, dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	custOrders := dataset.Join(orders, custs,
 		func(o q5Order) int64 { return o.CustKey }, func(c q5Customer) int64 { return c.CustKey },
 		func(o *q5Order, c *q5Customer) q5OrderNation {
@@ -99,8 +99,8 @@ func Q5(env *dataset.Env, dir string) (*Rows[Q5Row], error) {
 	local := dataset.Join(sales, asiaSupps,
 		func(x q5Sale) suppNation { return suppNation{x.SuppKey, x.NationKey} },
 		func(s q5SuppNation) suppNation { return suppNation{s.SuppKey, s.NationKey} },
-		func(x *q5Sale, s *q5SuppNation) Q5Row { return Q5Row{Nation: s.Nation, Revenue: x.Revenue} },
-		dataset.BroadcastHashSecond).On("suppkey", "nationkey")
+		func(x *q5Sale, s *q5SuppNation) Q5Row { return Q5Row{Nation: s.Nation, Revenue: x.Revenue} }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey", "nationkey")
 	sums := dataset.GroupBy(local, func(r Q5Row) string { return r.Nation }).On("n_name").Reduce(func(a, b Q5Row) Q5Row {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a

@@ -70,8 +70,8 @@ func (r Q7Row) Fields() []string {
 // q7Named joins records keyed by a nation key with the nation's name.
 func q7Named[T any](ds *dataset.DataSet[T], nations *dataset.DataSet[nation], key, nationKey func(T) int64) *dataset.DataSet[q7Keyed] {
 	return dataset.Join(ds, nations, nationKey, func(n nation) int64 { return n.NationKey },
-		func(v *T, n *nation) q7Keyed { return q7Keyed{Key: key(*v), Nation: n.Name} },
-		dataset.BroadcastHashSecond).On("nationkey")
+		func(v *T, n *nation) q7Keyed { return q7Keyed{Key: key(*v), Nation: n.Name} }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey")
 }
 
 // Q7 is Volume Shipping. With both nations FRANCE or GERMANY (in the nation
@@ -106,7 +106,7 @@ func Q7(env *dataset.Env, dir string) (*Rows[Q7Row], error) {
 		func(l *q7Line, s *q7Keyed) q7Shipment {
 			return q7Shipment{OrderKey: l.OrderKey, Nation: s.Nation, Year: int64(l.ShipDate.Time().Year()),
 				Volume: discounted(l.ExtendedPrice, l.Discount)}
-		}, dataset.BroadcastHashSecond).On("suppkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("suppkey")
 	trade := dataset.Join(shipments, orderNations,
 		func(x q7Shipment) int64 { return x.OrderKey }, func(o q7Keyed) int64 { return o.Key },
 		func(x *q7Shipment, o *q7Keyed) Q7Row {

@@ -102,17 +102,17 @@ func Q8(env *dataset.Env, dir string) (*Rows[Q8Row], error) {
 	supps := scan[q8Supplier](s, "supplier")
 
 	america := dataset.SemiJoin(n1, regions,
-		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey },
-		dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
+		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
 	amCusts := dataset.SemiJoin(custs, america,
-		func(c q8Customer) int64 { return c.NationKey }, func(n nation) int64 { return n.NationKey },
-		dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
+		func(c q8Customer) int64 { return c.NationKey }, func(n nation) int64 { return n.NationKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
 	amOrders := dataset.SemiJoin(orders, amCusts,
 		func(o q8Order) int64 { return o.CustKey }, func(c q8Customer) int64 { return c.CustKey }).
 		On("custkey").Forwards("orderkey", "custkey")
 	steel := dataset.SemiJoin(lines, parts,
-		func(l q8Line) int64 { return l.PartKey }, func(p q8Part) int64 { return p.PartKey },
-		dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
+		func(l q8Line) int64 { return l.PartKey }, func(p q8Part) int64 { return p.PartKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
 	sales := dataset.Join(steel, amOrders,
 		func(l q8Line) int64 { return l.OrderKey }, func(o q8Order) int64 { return o.OrderKey },
 		func(l *q8Line, o *q8Order) q8Sale {
@@ -121,8 +121,8 @@ func Q8(env *dataset.Env, dir string) (*Rows[Q8Row], error) {
 		}).On("orderkey").Forwards("suppkey")
 	suppNations := dataset.Join(supps, n2,
 		func(s q8Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(s *q8Supplier, n *nation) q8SuppNation { return q8SuppNation{SuppKey: s.SuppKey, Nation: n.Name} },
-		dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
+		func(s *q8Supplier, n *nation) q8SuppNation { return q8SuppNation{SuppKey: s.SuppKey, Nation: n.Name} }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
 	volumes := dataset.Join(sales, suppNations,
 		func(x q8Sale) int64 { return x.SuppKey }, func(s q8SuppNation) int64 { return s.SuppKey },
 		q8Volume).On("suppkey")

@@ -105,16 +105,16 @@ func Q9(env *dataset.Env, dir string) (*Rows[Q9Row], error) {
 	orders := scan[q9Order](s, "orders")
 
 	green := dataset.SemiJoin(lines, parts,
-		func(l q9Line) int64 { return l.PartKey }, func(p q9Part) int64 { return p.PartKey },
-		dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
+		func(l q9Line) int64 { return l.PartKey }, func(p q9Part) int64 { return p.PartKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
 	profits := dataset.Join(green, partSupps,
 		func(l q9Line) q9PartSuppKey { return q9PartSuppKey{l.PartKey, l.SuppKey} },
 		func(ps q9PartSupp) q9PartSuppKey { return q9PartSuppKey{ps.PartKey, ps.SuppKey} },
 		q9Amount).On("partkey", "suppkey").Forwards("suppkey")
 	suppNations := dataset.Join(supps, nations,
 		func(s q9Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(s *q9Supplier, n *nation) q9SuppNation { return q9SuppNation{SuppKey: s.SuppKey, Nation: n.Name} },
-		dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
+		func(s *q9Supplier, n *nation) q9SuppNation { return q9SuppNation{SuppKey: s.SuppKey, Nation: n.Name} }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
 	named := dataset.Join(profits, suppNations,
 		func(p q9Profit) int64 { return p.SuppKey }, func(s q9SuppNation) int64 { return s.SuppKey },
 		func(p *q9Profit, s *q9SuppNation) q9Profit {

@@ -89,7 +89,7 @@ func Q10(env *dataset.Env, dir string) (*Rows[Q10Row], error) {
 			out := *r
 			out.Nation = n.Name
 			return out
-		}, dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
 	top := dataset.Sort(named, func(r Q10Row) revenueDesc[int64] {
 		return revenueDesc[int64]{negRevenue(r.Revenue), r.CustKey}
 	}, dataset.Ascending).First(20)

@@ -66,11 +66,11 @@ func Q11(env *dataset.Env, dir string) (*Rows[Q11Row], error) {
 	partsupp := scan[q11PartSupp](s, "partsupp")
 
 	german := dataset.SemiJoin(supps, nations,
-		func(s q11Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
+		func(s q11Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	stock := dataset.SemiJoin(partsupp, german,
-		func(ps q11PartSupp) int64 { return ps.SuppKey }, func(s q11Supplier) int64 { return s.SuppKey },
-		dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
+		func(ps q11PartSupp) int64 { return ps.SuppKey }, func(s q11Supplier) int64 { return s.SuppKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
 	values := dataset.Map(stock, func(ps q11PartSupp) Q11Row {
 		return Q11Row{PartKey: ps.PartKey, Value: ps.SupplyCost.Mul(parquet.NewDecimal(ps.AvailQty, 0))}
 	}).Forwards("partkey")

@@ -90,7 +90,7 @@ func Q15(env *dataset.Env, dir string) (*Rows[Q15Row], error) {
 		func(r q15Revenue) int64 { return r.SuppKey }, func(s q15Supplier) int64 { return s.SuppKey },
 		func(r *q15Revenue, s *q15Supplier) Q15Row {
 			return Q15Row{SuppKey: s.SuppKey, Name: s.Name, Address: s.Address, Phone: s.Phone, Revenue: r.Revenue}
-		}, dataset.BroadcastHashFirst).On("suppkey").Forwards("suppkey")
+		}).WithJoinHint(dataset.BroadcastHashFirst).On("suppkey").Forwards("suppkey")
 	sorted := dataset.Sort(rows, func(r Q15Row) int64 { return r.SuppKey }, dataset.Ascending).On("suppkey")
 	return &Rows[Q15Row]{c: dataset.Collect(sorted)}, s.err()
 }

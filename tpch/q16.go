@@ -86,8 +86,8 @@ func Q16(env *dataset.Env, dir string) (*Rows[Q16Row], error) {
 	complaints := scan[q16Supplier](s, "supplier").Filter(q16Complaint)
 
 	fair := dataset.AntiJoin(partsupp, complaints,
-		func(ps q16PartSupp) int64 { return ps.SuppKey }, func(s q16Supplier) int64 { return s.SuppKey },
-		dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
+		func(ps q16PartSupp) int64 { return ps.SuppKey }, func(s q16Supplier) int64 { return s.SuppKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
 	offers := dataset.Join(fair, parts,
 		func(ps q16PartSupp) int64 { return ps.PartKey }, func(p q16Part) int64 { return p.PartKey },
 		func(ps *q16PartSupp, p *q16Part) q16Offer {

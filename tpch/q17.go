@@ -78,8 +78,8 @@ func Q17(env *dataset.Env, dir string) (*Rows[Q17Row], error) {
 	lines := scan[q17Line](s, "lineitem")
 
 	ours := dataset.SemiJoin(lines, parts,
-		func(l q17Line) int64 { return l.PartKey }, func(p q17Part) int64 { return p.PartKey },
-		dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
+		func(l q17Line) int64 { return l.PartKey }, func(p q17Part) int64 { return p.PartKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
 	small := dataset.ReduceGroup(dataset.GroupBy(ours, func(l q17Line) int64 { return l.PartKey }).On("partkey"), q17Small)
 	total := dataset.AggregateAll(small, dataset.Agg[q17Price, q17Price]{
 		Init:  func(p q17Price) q17Price { return p },

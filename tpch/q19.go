@@ -99,8 +99,8 @@ func Q19(env *dataset.Env, dir string) (*Rows[Q19Row], error) {
 
 	pairs := dataset.Join(lines, parts,
 		func(l q19Line) int64 { return l.PartKey }, func(p q19Part) int64 { return p.PartKey },
-		func(l *q19Line, p *q19Part) q19Pair { return q19Pair{*l, int64(p.branch())} },
-		dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
+		func(l *q19Line, p *q19Part) q19Pair { return q19Pair{*l, int64(p.branch())} }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
 	rev := dataset.FlatMap(pairs, q19Revenue)
 	sum := dataset.AggregateAll(rev, dataset.Agg[Q19Row, Q19Row]{
 		Init:  func(r Q19Row) Q19Row { return r },

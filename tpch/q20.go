@@ -79,14 +79,14 @@ func Q20(env *dataset.Env, dir string) (*Rows[Q20Row], error) {
 	nations := scan[nation](s, "nation", where("n_name", parquet.Eq, "CANADA"))
 
 	forestLines := dataset.SemiJoin(lines, parts,
-		func(l q20Line) int64 { return l.PartKey }, func(p q20Part) int64 { return p.PartKey },
-		dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
+		func(l q20Line) int64 { return l.PartKey }, func(p q20Part) int64 { return p.PartKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
 	shipped := dataset.Aggregate(
 		dataset.GroupBy(forestLines, func(l q20Line) q20Key { return q20Key{l.PartKey, l.SuppKey} }).On("partkey", "suppkey"),
 		dataset.SumOf(func(l q20Line) parquet.Decimal { return l.Quantity }))
 	forestPS := dataset.SemiJoin(partsupps, parts,
-		func(ps q20PartSupp) int64 { return ps.PartKey }, func(p q20Part) int64 { return p.PartKey },
-		dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
+		func(ps q20PartSupp) int64 { return ps.PartKey }, func(p q20Part) int64 { return p.PartKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
 	excess := dataset.Join(forestPS, shipped,
 		func(ps q20PartSupp) q20Key { return q20Key{ps.PartKey, ps.SuppKey} },
 		func(kv dataset.KV[q20Key, parquet.Decimal]) q20Key { return kv.Key },
@@ -96,8 +96,8 @@ func Q20(env *dataset.Env, dir string) (*Rows[Q20Row], error) {
 		}).On("partkey", "suppkey").Forwards("suppkey").
 		Filter(func(x q20Excess) bool { return x.Ok })
 	canada := dataset.SemiJoin(supps, nations,
-		func(s q20Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
+		func(s q20Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	chosen := dataset.SemiJoin(canada, excess,
 		func(s q20Supplier) int64 { return s.SuppKey }, func(x q20Excess) int64 { return x.SuppKey }).On("suppkey")
 	rows := dataset.Map(chosen, func(s q20Supplier) Q20Row { return Q20Row{Name: s.Name, Address: s.Address} })

@@ -111,8 +111,8 @@ func Q21(env *dataset.Env, dir string) (*Rows[Q21Row], error) {
 		func(w q21Waiting) int64 { return w.OrderKey }, func(o q21Order) int64 { return o.OrderKey }).
 		On("orderkey").Forwards("orderkey", "suppkey")
 	saudi := dataset.SemiJoin(supps, nations,
-		func(s q21Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
+		func(s q21Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	named := dataset.Join(final, saudi,
 		func(w q21Waiting) int64 { return w.SuppKey }, func(s q21Supplier) int64 { return s.SuppKey },
 		func(w *q21Waiting, s *q21Supplier) Q21Row { return Q21Row{Name: s.Name, NumWait: w.Late} }).On("suppkey")

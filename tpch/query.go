@@ -126,8 +126,8 @@ type Result struct {
 	Columns []string
 	// Rows are the result rows in ORDER BY order, one field per column.
 	Rows [][]string
-	// Plan is the planner's decisions, one line per operator.
-	Plan string
+	// Plan is the plan that ran, with what each operator did.
+	Plan *dataset.Plan
 	// Spilled is the record bytes the run's exchanges and operators wrote to
 	// spill files.
 	Spilled int64

@@ -273,12 +273,12 @@ func TestCancel(t *testing.T) {
 func TestPlans(t *testing.T) {
 	for _, n := range Numbers() {
 		res := run(t, configs[1], sf001, n)
-		for _, line := range strings.Split(res.Plan, "\n") {
+		for _, line := range strings.Split(res.Plan.Text(), "\n") {
 			if !strings.Contains(line, "Read nation") && !strings.Contains(line, "Read region") {
 				continue
 			}
 			if !strings.Contains(line, ":BROADCAST/") && !strings.Contains(line, ":FORWARD/") {
-				t.Errorf("q%d: a tiny table is repartitioned: %s\n%s", n, strings.TrimSpace(line), res.Plan)
+				t.Errorf("q%d: a tiny table is repartitioned: %s\n%s", n, strings.TrimSpace(line), res.Plan.Text())
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/weirdata/weir/optimizer"
+	"github.com/weirdata/weir/dataset"
 )
 
 // Plan formats of weir explain's --format.
@@ -29,7 +29,7 @@ func checkPlanFormat(flag, format string) error {
 
 // writePlan writes p in format: optimizer's Text, JSON or DOT, exactly as the
 // optimizer's golden files hold them.
-func writePlan(w io.Writer, p *optimizer.Plan, format string) error {
+func writePlan(w io.Writer, p *dataset.Plan, format string) error {
 	var out []byte
 	switch format {
 	case formatJSON:

@@ -10,7 +10,6 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples"
-	"github.com/weirdata/weir/optimizer"
 )
 
 // job is one DataSet program the command line runs (weir run <job>, weir
@@ -98,16 +97,16 @@ formats and weir ` + j.path() + ` --help for the job:
 		}
 		opts, progressDone := g.datasetOptions(cmd, cmd.CommandPath()[len("weir "):])
 		defer progressDone()
-		var plan *optimizer.Plan
+		var plan *dataset.Plan
 		if !e.analyze {
-			opts.Planned = func(p *optimizer.Plan) error {
+			opts.Planned = func(p *dataset.Plan) error {
 				plan = p
 				return errPlanned
 			}
 		}
 		o := examples.Options{Dataset: opts, Stdout: io.Discard}
 		if e.analyze {
-			o.Executed = func(res *dataset.Result) { plan = res.Optimized }
+			o.Executed = func(res *dataset.Result) { plan = res.Plan }
 		}
 		err := g.profile(func() error { return run(cmd.Context(), o) })
 		if err != nil && !(errors.Is(err, errPlanned) && plan != nil) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples/linesort"
-	"github.com/weirdata/weir/flow"
 )
 
 // progressEvery is how often a progress line is redrawn.
@@ -78,7 +77,7 @@ func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dat
 	var mu sync.Mutex
 	drawn := false
 	opts.ProgressEvery = progressEvery
-	opts.Progress = func(p flow.Progress) {
+	opts.Progress = func(p dataset.Progress) {
 		tasks, finished := len(p.Vertices), 0
 		var moved int64
 		for _, v := range p.Vertices {

@@ -11,15 +11,10 @@ import (
 )
 
 // printPlan writes a job's plan, indented under a title: the tree of
-// optimizer.Plan.Text with what each operator did, as weir explain --analyze
-// prints it (the one-line-per-operator Result.Plan when the result has no plan).
+// Plan.Text with what each operator did, as weir explain --analyze prints it.
 func printPlan(w io.Writer, res *dataset.Result) {
 	fmt.Fprintln(w, "plan:")
-	text := res.Plan
-	if res.Optimized != nil {
-		text = res.Optimized.Text()
-	}
-	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(res.Plan.Text(), "\n"), "\n") {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 }

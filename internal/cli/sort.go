@@ -11,7 +11,6 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples/linesort"
 	"github.com/weirdata/weir/memory"
-	"github.com/weirdata/weir/spill"
 )
 
 // runSort runs a sort under the runtime memory limit of its budget, drawing a
@@ -53,7 +52,7 @@ complete; on error or interrupt no output and no spill file remain.`,
 				Input:  o.input,
 				Output: o.output,
 				Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp,
-					Spill: spill.Options{Codec: codec}},
+					Spill: dataset.SpillOptions{Codec: codec}},
 			})
 			var progress io.Writer
 			if isTerminal(cmd.ErrOrStderr()) {
@@ -76,14 +75,14 @@ complete; on error or interrupt no output and no spill file remain.`,
 	return cmd
 }
 
-func parseCodec(s string) (spill.Codec, error) {
+func parseCodec(s string) (dataset.SpillCodec, error) {
 	switch s {
 	case "none":
-		return spill.None, nil
+		return dataset.SpillNone, nil
 	case "s2":
-		return spill.S2, nil
+		return dataset.SpillS2, nil
 	case "zstd":
-		return spill.Zstd, nil
+		return dataset.SpillZstd, nil
 	}
 	return 0, &usageError{err: fmt.Errorf("--spill-codec %q: want none, s2 or zstd", s)}
 }
