@@ -57,14 +57,13 @@ rank (DOUBLE), in the same order.`,
 			p := iterate.PageRankParams{}
 			f.StringVar(&in.Pages, "pages", "", "page ids (default: Flink's PageRankData)")
 			f.StringVar(&in.Links, "links", "", "links between pages (default: Flink's PageRankData)")
-			f.IntVar(&p.Iterations, "iterations", 10, "greatest number of supersteps")
 			f.Float64Var(&p.Epsilon, "epsilon", 1e-4, "stop once no rank changes by more than this in a superstep (negative: never)")
-			output := outputFlag(f, "file to write the ranks to, Parquet if it ends in .parquet (default: stdout)")
+			lf := bindLoop(f, 10, "greatest number of supersteps", "the ranks")
 			return func(ctx context.Context, o examples.Options) error {
-				if p.Iterations < 1 {
-					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", p.Iterations)}
+				if err := lf.apply(&o); err != nil {
+					return err
 				}
-				o.Output = *output
+				p.Iterations = lf.iterations
 				return iterate.RunPageRank(ctx, o, in, p)
 			}
 		},
@@ -92,17 +91,14 @@ sorted by vertex; an --output name ending in .parquet gets Parquet instead: INT6
 columns vertex and component, in the same order.`,
 		bind: func(f *pflag.FlagSet) program {
 			var in iterate.GraphInputs
-			var iterations int
 			f.StringVar(&in.Vertices, "vertices", "", "vertex ids (default: the edges' endpoints, or Flink's data)")
 			f.StringVar(&in.Edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
-			f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-			output := outputFlag(f, "file to write the components to, Parquet if it ends in .parquet (default: stdout)")
+			lf := bindLoop(f, 1000, "greatest number of supersteps", "the components")
 			return func(ctx context.Context, o examples.Options) error {
-				if iterations < 1 {
-					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				if err := lf.apply(&o); err != nil {
+					return err
 				}
-				o.Output = *output
-				return iterate.RunConnectedComponents(ctx, o, in, iterations)
+				return iterate.RunConnectedComponents(ctx, o, in, lf.iterations)
 			}
 		},
 	}
@@ -127,17 +123,14 @@ and distance (DOUBLE), in the same order.`,
 		bind: func(f *pflag.FlagSet) program {
 			var edges string
 			var source int64
-			var iterations int
 			f.StringVar(&edges, "edges", "", "weighted edges (default: built-in)")
 			f.Int64Var(&source, "source", 1, "the vertex the paths start from")
-			f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-			output := outputFlag(f, "file to write the distances to, Parquet if it ends in .parquet (default: stdout)")
+			lf := bindLoop(f, 1000, "greatest number of supersteps", "the distances")
 			return func(ctx context.Context, o examples.Options) error {
-				if iterations < 1 {
-					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				if err := lf.apply(&o); err != nil {
+					return err
 				}
-				o.Output = *output
-				return iterate.RunShortestPaths(ctx, o, edges, source, iterations)
+				return iterate.RunShortestPaths(ctx, o, edges, source, lf.iterations)
 			}
 		},
 	}
@@ -163,17 +156,14 @@ An --output name ending in .parquet gets Parquet instead: columns cluster (INT64
 and x1 .. xd (DOUBLE), in the same order, for points of up to 8 dimensions.`,
 		bind: func(f *pflag.FlagSet) program {
 			var in iterate.KMeansInputs
-			var iterations int
 			f.StringVar(&in.Points, "points", "", "points to cluster (default: built-in)")
 			f.StringVar(&in.Centroids, "centroids", "", "initial centroids (default: built-in)")
-			f.IntVar(&iterations, "iterations", 10, "number of supersteps")
-			output := outputFlag(f, "file to write the clustered points to, Parquet if it ends in .parquet (default: stdout)")
+			lf := bindLoop(f, 10, "number of supersteps", "the clustered points")
 			return func(ctx context.Context, o examples.Options) error {
-				if iterations < 1 {
-					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				if err := lf.apply(&o); err != nil {
+					return err
 				}
-				o.Output = *output
-				return iterate.RunKMeans(ctx, o, in, iterations)
+				return iterate.RunKMeans(ctx, o, in, lf.iterations)
 			}
 		},
 	}
@@ -199,21 +189,18 @@ name ending in .parquet gets Parquet instead: one row per coefficient, in that o
 with columns name (STRING: b, w1, ..) and value (DOUBLE).`,
 		bind: func(f *pflag.FlagSet) program {
 			var input string
-			var iterations int
 			var step float64
 			f.StringVar(&input, "input", "", "samples (default: built-in)")
-			f.IntVar(&iterations, "iterations", 10, "number of supersteps")
 			f.Float64Var(&step, "step", 0.01, "gradient descent step size")
-			output := outputFlag(f, "file to write the model to, Parquet if it ends in .parquet (default: stdout)")
+			lf := bindLoop(f, 10, "number of supersteps", "the model")
 			return func(ctx context.Context, o examples.Options) error {
 				if !(step > 0) {
 					return &usageError{err: fmt.Errorf("--step must be positive, got %g", step)}
 				}
-				if iterations < 1 {
-					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				if err := lf.apply(&o); err != nil {
+					return err
 				}
-				o.Output = *output
-				return iterate.RunLinearRegression(ctx, o, input, iterations, step)
+				return iterate.RunLinearRegression(ctx, o, input, lf.iterations, step)
 			}
 		},
 	}
@@ -237,17 +224,38 @@ Prints "src dst" lines sorted; an --output name ending in .parquet gets Parquet
 instead: INT64 columns src and dst, in the same order.`,
 		bind: func(f *pflag.FlagSet) program {
 			var edges string
-			var iterations int
 			f.StringVar(&edges, "edges", "", "edges of the graph (default: Flink's ConnectedComponentsData)")
-			f.IntVar(&iterations, "iterations", 1000, "greatest number of supersteps")
-			output := outputFlag(f, "file to write the pairs to, Parquet if it ends in .parquet (default: stdout)")
+			lf := bindLoop(f, 1000, "greatest number of supersteps", "the pairs")
 			return func(ctx context.Context, o examples.Options) error {
-				if iterations < 1 {
-					return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", iterations)}
+				if err := lf.apply(&o); err != nil {
+					return err
 				}
-				o.Output = *output
-				return iterate.RunTransitiveClosure(ctx, o, edges, iterations)
+				return iterate.RunTransitiveClosure(ctx, o, edges, lf.iterations)
 			}
 		},
 	}
+}
+
+// loopFlags are the flags every iteration job has: --iterations and --output.
+type loopFlags struct {
+	iterations int
+	output     *string
+}
+
+// bindLoop registers --iterations (def supersteps; usage says what they are)
+// and --output (a file for what, Parquet if its name ends in .parquet).
+func bindLoop(f *pflag.FlagSet, def int, usage, what string) *loopFlags {
+	lf := &loopFlags{}
+	f.IntVar(&lf.iterations, "iterations", def, usage)
+	lf.output = outputFlag(f, "file to write "+what+" to, Parquet if it ends in .parquet (default: stdout)")
+	return lf
+}
+
+// apply checks --iterations and sets o's output.
+func (lf *loopFlags) apply(o *examples.Options) error {
+	if lf.iterations < 1 {
+		return &usageError{err: fmt.Errorf("--iterations must be positive, got %d", lf.iterations)}
+	}
+	o.Output = *lf.output
+	return nil
 }
