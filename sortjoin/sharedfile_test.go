@@ -1,7 +1,6 @@
 package sortjoin
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -16,9 +15,7 @@ func TestSortSharesSpillFiles(t *testing.T) {
 	recs := manyRecords(11, 20000)
 	for _, async := range []bool{false, true} {
 		t.Run(fmt.Sprintf("async=%v", async), func(t *testing.T) {
-			env := newSortEnv(t, tinyMem, testSpill)
-			faults := spill.NewFaultFS(env.disk)
-			env.FS = faults
+			env, faults := faultySortEnv(t)
 			out, st := sortAll(t, env.Env, SortOptions{Async: async, MaxFanIn: 4}, recs)
 			checkSorted(t, recs, out)
 			files := faults.Count(spill.OpCreate)
@@ -35,53 +32,36 @@ func TestSortSharesSpillFiles(t *testing.T) {
 }
 
 // TestSortSharedFileFault fails a write in the middle of a run appended to a
-// spill file that already holds several runs: the sort fails naming the run,
-// every reservation is released and no file is left.
+// spill file that already holds several runs: the sort fails, every
+// reservation is released and no file is left.
 func TestSortSharedFileFault(t *testing.T) {
 	recs := manyRecords(12, 8000)
 	for _, async := range []bool{false, true} {
 		t.Run(fmt.Sprintf("async=%v", async), func(t *testing.T) {
 			// A clean sort counts the writes; the fault hits at two thirds of them.
-			env := newSortEnv(t, tinyMem, testSpill)
-			faults := spill.NewFaultFS(env.disk)
-			env.FS = faults
+			env, faults := faultySortEnv(t)
 			_, st := sortAll(t, env.Env, SortOptions{Async: async}, recs)
 			writes := faults.Count(spill.OpWrite)
 			env.check(t)
 			if st.Runs < 10 {
 				t.Fatalf("%d runs, want many", st.Runs)
 			}
-
-			env = newSortEnv(t, tinyMem, testSpill)
-			faults = spill.NewFaultFS(env.disk)
-			env.FS = faults
+			env, faults = faultySortEnv(t)
 			faults.FailNth(spill.OpWrite, writes*2/3)
-			s := NewSorter(env.Env, SortOptions{Async: async})
-			var err error
-			for _, r := range recs {
-				if err = s.Add(r.Key, r.Val); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				var it Iterator
-				if it, err = s.Finish(context.Background()); err == nil {
-					for {
-						if _, _, ok := it.Next(); !ok {
-							break
-						}
-					}
-					err = it.Err()
-					it.Close()
-				}
-			}
+			_, err := sortToSlice(env.Env, SortOptions{Async: async}, recs)
 			if !errors.Is(err, spill.ErrInjected) || faults.Count(spill.OpCreate) != 1 {
 				t.Fatalf("error %v after %d files created, want the injected fault in the one shared file", err, faults.Count(spill.OpCreate))
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
 			}
 			env.check(t)
 		})
 	}
+}
+
+// faultySortEnv returns a sort environment under the tiny budget whose spill
+// directory is behind a FaultFS.
+func faultySortEnv(t *testing.T) (sortEnv, *spill.FaultFS) {
+	env := newSortEnv(t, tinyMem, testSpill)
+	faults := spill.NewFaultFS(env.disk)
+	env.FS = faults
+	return env, faults
 }
