@@ -20,7 +20,9 @@
 // Readers open the file on their own and read their range from its offset,
 // also while a Writer appends to it. A Writer that fails or is aborted leaves
 // its file unusable for further runs. A file is removed when the last of its
-// runs is removed and no Writer holds it, or by Space.Close.
+// runs is removed and no Writer holds it, or by Space.Close; until then the
+// bytes of its removed runs stay on disk (a file takes no new run once it
+// holds FileSize bytes).
 //
 // # File format
 //
@@ -30,10 +32,9 @@
 // (None, S2 or Zstd; a payload that does not shrink is stored as None).
 // Uncompressed, a payload is a sequence of records, each uvarint(len) + bytes.
 // Records never straddle blocks: a block is cut at a record boundary, and a
-// record larger than Options.BlockSize gets a block of its own. The file ends
-// after its last block (a run ends after its last block); its record count and
-// size are in the Handle, which the Reader checks, so truncation at a block
-// boundary is detected too. Any
+// record larger than Options.BlockSize gets a block of its own. A run ends
+// after its last block; its record count and size are in the Handle, which the
+// Reader checks, so truncation at a block boundary is detected too. Any
 // corruption gives an error wrapping ErrCorrupt that names the file and block;
 // decoding never panics and never allocates more than the Handle says the file
 // holds.
