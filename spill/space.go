@@ -74,10 +74,14 @@ type sharedFile struct {
 
 var spaceSeq atomic.Int64
 
+// maxOwnerLen is how much of the owner a file name keeps, well within the
+// 255 bytes file systems allow a name.
+const maxOwnerLen = 96
+
 // NewSpace returns a Space that keeps its files in fs, under names that start
 // with owner (characters other than letters, digits, '.', '_' and '-' become
-// '_') followed by a number unique in this process, so two Spaces with the same
-// owner never collide.
+// '_'; only its first 96 bytes are kept) followed by a number unique in this
+// process, so two Spaces with the same owner never collide.
 func NewSpace(fs FS, owner string, opts Options) *Space {
 	clean := strings.Map(func(r rune) rune {
 		if r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
@@ -87,6 +91,9 @@ func NewSpace(fs FS, owner string, opts Options) *Space {
 	}, owner)
 	if clean == "" {
 		clean = "spill"
+	}
+	if len(clean) > maxOwnerLen {
+		clean = clean[:maxOwnerLen]
 	}
 	return &Space{
 		fs:      fs,

@@ -75,6 +75,22 @@ func TestSpaceCloseMidway(t *testing.T) {
 	}
 }
 
+// TestSpaceLongOwner creates a file on disk for an owner named by a long
+// operator chain: the name is cut to what file systems allow.
+func TestSpaceLongOwner(t *testing.T) {
+	d := newDiskFS(t)
+	owner := "flow-" + strings.Repeat("Result of Iterate at regression.go:49 -> FlatMap ", 8)
+	s := NewSpace(d, owner, Options{})
+	h := writeFile(t, s, [][]byte{[]byte("x")})
+	if len(h.Name) > 255 || !strings.HasPrefix(h.Name, "flow-Result_of_Iterate") {
+		t.Fatalf("name %q (%d bytes)", h.Name, len(h.Name))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertEmptyDir(t, d)
+}
+
 func TestSpaceNames(t *testing.T) {
 	m := NewMemFS()
 	a := NewSpace(m, "sort/run 1", Options{})
