@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weirdata/weir/formats"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -42,7 +43,8 @@ func FromSlice[T any](env *Env, xs []T) *DataSet[T] {
 // shared queue, so a slow split does not hold the others back. The optimizer's
 // estimates of its rows and bytes are the source's Stats, read once here: the
 // rows its declared filters are estimated to keep (Stats.Matching), else all
-// its rows.
+// its rows. A source that implements formats.ReadMemorer (Parquet) has its
+// decode buffers reserved from the memory budget while it reads each split.
 func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T] {
 	n := env.newNode(optimizer.Source, fmt.Sprintf("Read %s at %s", name, caller(1)))
 	if st, err := src.Stats(context.Background()); err == nil {
@@ -77,12 +79,28 @@ func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T]
 		if serr != nil {
 			return fmt.Errorf("%s: %w", name, serr)
 		}
+		// A source's decode buffers are reserved for the length of each Read.
+		rm, _ := src.(formats.ReadMemorer)
+		var res *memory.Reservation
+		if rm != nil {
+			res = tc.Env.Memory.NewReservation(name + " decode buffers")
+			defer res.Release()
+		}
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= len(splits) {
 				break
 			}
-			if err := src.Read(tc.Context(), splits[i], c.collect); err != nil {
+			var held int64
+			if rm != nil {
+				held = rm.ReadMemory(splits[i])
+				res.Force(held)
+			}
+			err := src.Read(tc.Context(), splits[i], c.collect)
+			if rm != nil {
+				res.Shrink(held)
+			}
+			if err != nil {
 				return err
 			}
 		}

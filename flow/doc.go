@@ -38,6 +38,14 @@
 // consumer, whose body owns the batch Next returned until its next call of Next,
 // when the Reader recycles it into the edge's free list. The steady state
 // allocates nothing per record and nothing per batch (TestSteadyStateAllocs).
+//
+// The batches in flight outside blocking stores (one being filled per
+// producer and consumer, one held by each Reader, one in flight per producer,
+// and on a pipelined edge Buffers per consumer channel) are reserved on the
+// job's memory.Manager for the whole execution, with Force since the edge
+// cannot run without them: BatchSize records of the record's Go size each,
+// grown once, for records that point to data, by the serialized size of the
+// first record sent. The rest of the budget shrinks accordingly.
 // Broadcast copies each record into every consumer's batch (no shared,
 // reference-counted batches: consumers may then treat batches as their own).
 //

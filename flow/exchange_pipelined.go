@@ -1,7 +1,9 @@
 package flow
 
 import (
+	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -52,6 +54,12 @@ type exchange[T any] struct {
 	space *spill.Space
 
 	allocated atomic.Int64 // batches made because the free list was empty
+
+	// The batches in flight outside blocking stores, reserved at start and,
+	// for records that point to data, grown once by the first batch sent.
+	inFlight int64
+	res      *memory.Reservation
+	sized    sync.Once
 }
 
 func (e *edge[T]) start(j *job) error {
@@ -75,6 +83,12 @@ func (e *edge[T]) start(j *job) error {
 	// Batches in circulation: one per (producer, consumer) being filled, Buffers per
 	// channel, one held by each reader and one in flight per producer.
 	x.free = make(chan []T, nProd*nCons+nCons*(j.opts.Buffers+1)+nProd)
+	x.inFlight = int64(nProd*nCons + nCons + nProd)
+	if x.mode == Pipelined {
+		x.inFlight += int64(nCons * j.opts.Buffers)
+	}
+	x.res = j.env.Memory.NewReservation("flow " + e.name + " batches in flight")
+	x.res.Force(x.inFlight * int64(x.batchSize) * x.elemSize)
 	if x.mode == Pipelined {
 		x.inbox = make([]chan message[T], nCons)
 		for c := range x.inbox {
@@ -118,6 +132,9 @@ func (e *edge[T]) cleanup() error {
 		s.release()
 	}
 	err := x.space.Close()
+	if rerr := x.res.Release(); rerr != nil && !errors.Is(rerr, memory.ErrReleased) && err == nil {
+		err = rerr
+	}
 	e.batches = x.allocated.Load()
 	e.rt = nil
 	if err != nil {
@@ -183,6 +200,20 @@ func (x *exchange[T]) estimate(b []T, scratch *[]byte) int64 {
 		est += n * int64(len(*scratch))
 	}
 	return est
+}
+
+// account grows the edge's reservation, once, by what the records of its
+// batches in flight point to (strings, slices), estimated from the first
+// record of the first full batch sent as its serialized size. The slices'
+// own bytes were reserved at start. It is safe for concurrent use.
+func (x *exchange[T]) account(b []T) {
+	if x.e.codec == nil || x.e.codec.Flat() || len(b) < x.batchSize {
+		return
+	}
+	x.sized.Do(func() {
+		rec := x.e.codec.Append(nil, &b[0])
+		x.res.Force(x.inFlight * int64(x.batchSize) * int64(len(rec)))
+	})
 }
 
 // newStore returns an empty store with its own reservation.

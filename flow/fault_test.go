@@ -34,6 +34,9 @@ func TestSpillFaults(t *testing.T) {
 					Connect(g, src, dst, ed.part, ed.mode, recCodec(t))
 					opts := env.options(Options{BatchSize: 64})
 					opts.FS = ffs
+					if op == spill.OpCreate && nth > 1 {
+						opts.Spill.FileSize = -1 // a file per run, so that there is a third
+					}
 					_, err := Execute(bg, g, opts)
 					if !errors.Is(err, spill.ErrInjected) {
 						t.Fatalf("got %v, want an injected fault", err)

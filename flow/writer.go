@@ -243,6 +243,7 @@ func (w *Writer[T]) send(c int) error {
 	met := w.tc.Metrics
 	met.recordsOut.Add(int64(len(b)))
 	met.bytesOut.Add(int64(len(b)) * w.x.elemSize)
+	w.x.account(b)
 	if w.x.mode == Blocking {
 		if err := w.x.j.ctx.Err(); err != nil {
 			w.x.putBatch(b)

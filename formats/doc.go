@@ -23,7 +23,12 @@
 //     Commit: a job that fails leaves nothing behind. A writer that also
 //     implements Remover can take back its committed file when a later commit
 //     of the same job fails.
-//   - Struct fields map to columns by the `weir:"name"` tag, else by the field name
-//     compared case-insensitively, else by the field name in snake_case; `weir:"-"`
-//     skips a field. Only exported fields are mapped.
+//   - Struct fields map to columns by the name in the `weir:"name"` tag, else the
+//     name in the `parquet:"name,..."` tag (parquet-go's convention; its options
+//     are ignored), else the field name compared case-insensitively, else the
+//     field name in snake_case. A `weir` tag wins over a `parquet` tag; a name of
+//     "-" in the tag that decides skips the field. Only exported fields are
+//     mapped, and one place (FieldsOf, Resolve) does it for every format. A
+//     field without a column is an error naming the file, the field and the
+//     column.
 package formats

@@ -11,15 +11,18 @@ import (
 type Field struct {
 	Column string       // the column name: the tag, or the Go name
 	GoName string       // the Go field name
-	Tagged bool         // Column came from a `weir:"..."` tag
+	Tagged bool         // Column came from a `weir` or `parquet` tag
+	Opts   string       // the `weir` tag's options after the name ("scale=2"), or ""
 	Index  int          // the field's index in the struct
 	Offset uintptr      // the field's offset in the struct
 	Type   reflect.Type // the field's type
 }
 
 // FieldsOf maps the exported fields of struct type t to columns, in field order.
-// A field tagged `weir:"-"` is skipped. Two fields naming the same column are an
-// error.
+// A field's column is the name in its `weir` tag, else the name in its `parquet`
+// tag (parquet-go's convention, "name,optional,..."; only the name is read), else
+// the field name. A name of "-" skips the field. Two fields naming the same
+// column are an error.
 func FieldsOf(t reflect.Type) ([]Field, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("formats: %s is not a struct", t)
@@ -32,14 +35,18 @@ func FieldsOf(t reflect.Type) ([]Field, error) {
 			continue
 		}
 		f := Field{Column: sf.Name, GoName: sf.Name, Index: i, Offset: sf.Offset, Type: sf.Type}
+		name := ""
 		if tag, ok := sf.Tag.Lookup("weir"); ok {
-			name, _, _ := strings.Cut(tag, ",")
-			if name == "-" {
-				continue
-			}
-			if name != "" {
-				f.Column, f.Tagged = name, true
-			}
+			name, f.Opts, _ = strings.Cut(tag, ",")
+		}
+		if name == "" {
+			name, _, _ = strings.Cut(sf.Tag.Get("parquet"), ",")
+		}
+		if name == "-" {
+			continue
+		}
+		if name != "" {
+			f.Column, f.Tagged = name, true
 		}
 		key := strings.ToLower(f.Column)
 		if prev, dup := seen[key]; dup {

@@ -65,3 +65,34 @@ func TestFieldsErrors(t *testing.T) {
 	}
 	_ = none{}.a
 }
+
+func TestFieldsParquetTags(t *testing.T) {
+	type tagged struct {
+		Key   int64  `parquet:"l_orderkey"`
+		Flag  string `parquet:"l_returnflag,optional,dict"`
+		Both  int    `weir:"w_name" parquet:"p_name"`
+		Opts  int    `weir:",scale=3" parquet:"p_opts"`
+		Skip  string `parquet:"-"`
+		Kept  string `weir:"kept" parquet:"-"`
+		Plain float64
+	}
+	fs, err := Fields[tagged]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Column+"/"+f.Opts)
+		if f.Tagged != (f.GoName != "Plain") {
+			t.Errorf("%s: Tagged = %v", f.GoName, f.Tagged)
+		}
+	}
+	want := "l_orderkey/ l_returnflag/ w_name/ p_opts/scale=3 kept/ Plain/"
+	if strings.Join(got, " ") != want {
+		t.Errorf("columns = %q, want %q", strings.Join(got, " "), want)
+	}
+	_, err = Resolve(fs, []string{"l_orderkey", "w_name", "p_opts", "kept", "plain"}, "lineitem.parquet")
+	if err == nil || !strings.Contains(err.Error(), "lineitem.parquet") || !strings.Contains(err.Error(), `"l_returnflag"`) {
+		t.Errorf("missing column: err = %v", err)
+	}
+}

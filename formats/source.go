@@ -24,6 +24,14 @@ type Source[T any] interface {
 	Stats(ctx context.Context) (Stats, error)
 }
 
+// ReadMemorer is implemented by sources that hold decode buffers while they
+// read a split, beyond the batches they pass on. ReadMemory returns their
+// bytes for s; the caller reserves them from its memory budget for the length
+// of Read, so that the rest of the budget shrinks accordingly.
+type ReadMemorer interface {
+	ReadMemory(s Split) int64
+}
+
 // Stats describe a source for the optimizer. Unknown numbers are -1.
 type Stats struct {
 	Rows  int64 // rows in all splits

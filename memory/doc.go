@@ -30,7 +30,13 @@
 // a 32nd of the budget, between 256 KiB and 4 MiB): up to it Grow and Segment
 // succeed past the budget, so that what it writes at a time (a sorted run, a
 // partition) is never a few records while other operators hold the budget. A
-// tight budget then costs passes over the data, not thousands of files.
+// tight budget then costs passes over the data, not thousands of files (and the
+// runs a spilling operator writes one after another share a spill file).
+//
+// Besides the operators, the runtime reserves what it holds for them: each
+// exchange its batches in flight (flow), each source its decode buffers while
+// it reads a split (formats.ReadMemorer: Parquet's page buffers), so the
+// operators' share of the budget shrinks by those.
 //
 // DefaultBudget is the budget of a job that sets none (a quarter of the
 // machine's or the cgroup's memory, at least 256 MiB). LimitRuntime sets the Go

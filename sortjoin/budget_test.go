@@ -1,12 +1,10 @@
 package sortjoin
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/weirdata/weir/memory"
@@ -41,46 +39,13 @@ func TestTightBudgetSortRuns(t *testing.T) {
 		recs[i] = Record{Key: memory.AppendUint64(nil, rng.Uint64()), Val: fmt.Appendf(nil, "value %d", i)}
 		size += int64(len(recs[i].Key) + len(recs[i].Val))
 	}
-	s := NewSorter(e.Env, SortOptions{Name: "tight", Async: true, Memory: 64 << 10})
-	for _, r := range recs {
-		if err := s.Add(r.Key, r.Val); err != nil {
-			t.Fatal(err)
-		}
-	}
-	it, err := s.Finish(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []Record
-	for {
-		k, v, ok := it.Next()
-		if !ok {
-			break
-		}
-		got = append(got, Record{Key: bytes.Clone(k), Val: bytes.Clone(v)})
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := it.Close(); err != nil {
-		t.Fatal(err)
-	}
-	want := slices.Clone(recs)
-	slices.SortFunc(want, func(a, b Record) int { return bytes.Compare(a.Key, b.Key) })
-	if len(got) != len(want) {
-		t.Fatalf("sorted %d records, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if !bytes.Equal(got[i].Key, want[i].Key) || !bytes.Equal(got[i].Val, want[i].Val) {
-			t.Fatalf("record %d = %x/%q, want %x/%q", i, got[i].Key, got[i].Val, want[i].Key, want[i].Val)
-		}
-	}
+	got, st := sortAll(t, e.Env, SortOptions{Name: "tight", Async: true, Memory: 64 << 10}, recs)
+	checkSorted(t, recs, got)
 	// A run holds at least half the floor (Async halves it) less the index and
 	// the writer; intermediate merges add a file per fan-in runs.
 	runBytes := e.mgr.Floor()/2 - e.Spill.WriterMemory()
 	bound := 3 * (size/runBytes + 1)
 	created := int64(e.fault.Count(spill.OpCreate))
-	st := s.Stats()
 	t.Logf("%d bytes, %d runs, %d merge passes, %d files, bound %d", size, st.Runs, st.MergePasses, created, bound)
 	if created == 0 || created > bound {
 		t.Errorf("%d spill files for %d bytes under a floor of %d, want 1..%d", created, size, e.mgr.Floor(), bound)
@@ -130,8 +95,8 @@ func TestTightBudgetHashJoin(t *testing.T) {
 			if st.SpilledPartitions == 0 {
 				t.Errorf("nothing spilled with the budget held elsewhere: %+v", st)
 			}
-			if created > 200 {
-				t.Errorf("%d spill files for %d+%d records, want at most 200", created, n, n)
+			if created > 32 {
+				t.Errorf("%d spill files for %d+%d records, want at most 32", created, n, n)
 			}
 		})
 	}
@@ -166,8 +131,8 @@ func TestTightBudgetAggregation(t *testing.T) {
 	}
 	created := e.fault.Count(spill.OpCreate)
 	t.Logf("%d files, %+v", created, st)
-	if created == 0 || created > 200 {
-		t.Errorf("%d spill files for %d records, want 1..200", created, n)
+	if created == 0 || created > 64 {
+		t.Errorf("%d spill files for %d records, want 1..64", created, n)
 	}
 	release()
 	e.check(t)

@@ -442,9 +442,7 @@ func TestSorterFaults(t *testing.T) {
 	recs := manyRecords(4, 8000)
 	for _, async := range []bool{false, true} {
 		t.Run(fmt.Sprintf("write-during-spill/async=%v", async), func(t *testing.T) {
-			env := newSortEnv(t, tinyMem, testSpill)
-			faults := spill.NewFaultFS(env.disk)
-			env.FS = faults
+			env, faults := faultySortEnv(t)
 			faults.FailNth(spill.OpWrite, 3)
 			s := NewSorter(env.Env, SortOptions{Async: async})
 			var err error
@@ -468,9 +466,7 @@ func TestSorterFaults(t *testing.T) {
 			env.check(t)
 		})
 		t.Run(fmt.Sprintf("read-during-merge/async=%v", async), func(t *testing.T) {
-			env := newSortEnv(t, tinyMem, testSpill)
-			faults := spill.NewFaultFS(env.disk)
-			env.FS = faults
+			env, faults := faultySortEnv(t)
 			s := NewSorter(env.Env, SortOptions{Async: async, MaxFanIn: 3})
 			defer s.Close()
 			for _, r := range recs {

@@ -3,6 +3,7 @@ package spill
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -136,6 +137,17 @@ func (f *faultFile) Sync() error {
 		return err
 	}
 	return f.inner.Sync()
+}
+
+// Seek moves a file opened for reading; only io.SeekStart is supported.
+func (f *faultFile) Seek(off int64, whence int) (int64, error) {
+	if whence != io.SeekStart {
+		return 0, fmt.Errorf("spill: faultfs seek %s: whence %d not supported", f.name, whence)
+	}
+	if err := seekTo(f.inner, off); err != nil {
+		return 0, err
+	}
+	return off, nil
 }
 
 func (f *faultFile) Close() error { return f.inner.Close() }

@@ -111,3 +111,17 @@ func (d *DiskFS) Remove(name string) error {
 type diskFile struct{ *os.File }
 
 func (diskFile) Sync() error { return nil }
+
+// seekTo moves a file just opened for reading to offset off: by Seek if the
+// File is an io.Seeker, else by reading and discarding off bytes.
+func seekTo(f File, off int64) error {
+	if sk, ok := f.(io.Seeker); ok {
+		_, err := sk.Seek(off, io.SeekStart)
+		return err
+	}
+	n, err := io.CopyN(io.Discard, f, off)
+	if err == nil && n < off {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}

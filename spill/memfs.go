@@ -120,6 +120,15 @@ func (f *memFile) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Seek moves a file opened for reading; only io.SeekStart is supported.
+func (f *memFile) Seek(off int64, whence int) (int64, error) {
+	if f.closed || f.write || whence != io.SeekStart || off < 0 {
+		return 0, fmt.Errorf("spill: memfs seek %s to %d (whence %d): %w", f.name, off, whence, fs.ErrInvalid)
+	}
+	f.off = int(off)
+	return off, nil
+}
+
 func (f *memFile) Write(p []byte) (int, error) {
 	if f.closed || !f.write {
 		return 0, fmt.Errorf("spill: memfs write %s: %w", f.name, fs.ErrClosed)

@@ -78,13 +78,25 @@ type Options struct {
 	// straddle blocks; a larger record gets a block of its own). Zero means
 	// DefaultBlockSize; other values are clamped to [MinBlockSize, MaxBlockSize].
 	BlockSize int
+	// FileSize is how many bytes a spill file grows to before the Space's next
+	// Writer starts a new one: Writers created one after another append their
+	// runs to the same file, each run a byte range of it, so that many small
+	// runs do not mean many files. Zero means DefaultFileSize; a negative value
+	// gives every Writer a file of its own.
+	FileSize int64
 }
+
+// DefaultFileSize is Options.FileSize when it is zero.
+const DefaultFileSize = 256 << 20
 
 // EnsureDefaults fills zero fields with their defaults, clamps BlockSize and
 // returns o. An unknown codec is kept: Space.Create reports it.
 func (o Options) EnsureDefaults() Options {
 	if o.Codec == DefaultCodec {
 		o.Codec = defaultCodec
+	}
+	if o.FileSize == 0 {
+		o.FileSize = DefaultFileSize
 	}
 	switch {
 	case o.BlockSize <= 0:

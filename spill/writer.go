@@ -29,10 +29,12 @@ import (
 // error call Abort (Finish has then already cleaned up, and Abort does nothing).
 // Finish or Abort stops the background goroutine.
 type Writer struct {
-	space *Space
-	name  string
-	file  File
-	opts  Options
+	space  *Space
+	name   string
+	file   File
+	opts   Options
+	shared *sharedFile // the file other runs share, or nil for a file of its own
+	base   int64       // where this Writer's run starts in the file
 
 	state   writerState
 	cur     *buffer // header room + framed records
@@ -216,9 +218,11 @@ func (w *Writer) writeBlock(blk []byte) error {
 	return nil
 }
 
-// Finish writes the last block, waits for the background, syncs and closes the
-// file and returns its Handle. The file stays until Space.Remove or Space.Close.
-// On error Finish removes the file, and the Writer is aborted.
+// Finish writes the last block, waits for the background, syncs the file and
+// returns the run's Handle; a file of its own is closed, a shared one stays open
+// for the Space's next Writer. The run stays until Space.Remove or Space.Close.
+// On error Finish drops the run (removing its file unless other runs share it),
+// and the Writer is aborted.
 func (w *Writer) Finish() (Handle, error) {
 	if w.state != writing {
 		return Handle{}, fmt.Errorf("spill: finish %s: %w", w.name, ErrClosed)
@@ -237,6 +241,20 @@ func (w *Writer) Finish() (Handle, error) {
 			err = fmt.Errorf("spill: sync %s: %w", w.name, serr)
 		}
 	}
+	if w.shared != nil {
+		if err == nil {
+			err = w.space.writerDone(w.shared, true, w.base+w.diskBytes)
+		} else {
+			w.space.writerDone(w.shared, false, 0)
+		}
+		w.space.forgetWriter(w)
+		if err != nil {
+			w.state = aborted
+			return Handle{}, err
+		}
+		w.state = finished
+		return Handle{Name: w.name, Offset: w.base, Records: w.records, Bytes: w.bytes, DiskBytes: w.diskBytes}, nil
+	}
 	cerr := w.file.Close()
 	if err == nil && cerr != nil {
 		err = fmt.Errorf("spill: close %s: %w", w.name, cerr)
@@ -252,7 +270,8 @@ func (w *Writer) Finish() (Handle, error) {
 	return Handle{Name: w.name, Records: w.records, Bytes: w.bytes, DiskBytes: w.diskBytes}, nil
 }
 
-// Abort stops the background, closes the file and removes it. It does nothing
+// Abort stops the background and drops the run: its file is closed and removed
+// unless other runs share it (the file then takes no more runs). It does nothing
 // after Finish (successful or not) or a previous Abort, so `defer w.Abort()` is
 // the idiom.
 func (w *Writer) Abort() {
@@ -262,6 +281,11 @@ func (w *Writer) Abort() {
 	w.state = aborted
 	w.aborting.Store(true)
 	w.stop()
+	if w.shared != nil {
+		w.space.writerDone(w.shared, false, 0)
+		w.space.forgetWriter(w)
+		return
+	}
 	w.file.Close()
 	w.space.remove(w.name) // a failure here leaves the file to Space.Close
 	w.space.forgetWriter(w)

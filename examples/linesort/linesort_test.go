@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,53 +12,8 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/internal/oracle"
 )
-
-// oracleSort sorts the lines of data as LC_ALL=C sort does, naively.
-func oracleSort(data []byte) []byte {
-	if len(data) == 0 {
-		return nil
-	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	slices.SortFunc(lines, bytes.Compare)
-	var out []byte
-	for _, l := range lines {
-		out = append(out, l...)
-		out = append(out, '\n')
-	}
-	return out
-}
-
-// nastyLines returns n lines of random bytes (no '\n') with duplicates, empty
-// lines, CRs, NULs and invalid UTF-8.
-func nastyLines(seed uint64, n int) []byte {
-	r := rand.New(rand.NewPCG(seed, 5))
-	alphabet := []byte("ab\r\x00\xff\xc3é Z~")
-	var buf, prev []byte
-	for range n {
-		var line []byte
-		switch r.IntN(5) {
-		case 0: // empty
-		case 1:
-			line = prev // duplicate
-		default:
-			for range r.IntN(40) {
-				c := alphabet[r.IntN(len(alphabet))]
-				if r.IntN(4) == 0 {
-					c = byte(r.IntN(256))
-				}
-				if c == '\n' {
-					c = 'n'
-				}
-				line = append(line, c)
-			}
-		}
-		buf = append(buf, line...)
-		buf = append(buf, '\n')
-		prev = line
-	}
-	return buf
-}
 
 // dirs are one sort's input, output and spill directories.
 type dirs struct{ in, outDir, tmp string }
@@ -100,8 +54,8 @@ func TestSort(t *testing.T) {
 	}{
 		{"empty", nil},
 		{"no-trailing-newline", []byte("b\nc\na")},
-		{"nasty", nastyLines(1, 3000)},
-		{"spilling", nastyLines(2, 40000)},
+		{"nasty", oracle.NastyLines(1, 3000)},
+		{"spilling", oracle.NastyLines(2, 40000)},
 		{"skewed", append(bytes.Repeat([]byte("same\n"), 20000), "a\nz\n"...)},
 	} {
 		for _, cfg := range []struct {
@@ -119,7 +73,7 @@ func TestSort(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := oracleSort(in.data)
+				want := oracle.SortLines(in.data)
 				if !bytes.Equal(got, want) {
 					t.Fatalf("output differs from the oracle: %d bytes, want %d", len(got), len(want))
 				}
@@ -136,7 +90,7 @@ func TestSort(t *testing.T) {
 }
 
 func TestSortInterrupted(t *testing.T) {
-	data := nastyLines(4, 200000)
+	data := oracle.NastyLines(4, 200000)
 	// Interrupt while reading (and spilling), and while writing the output.
 	for _, at := range []struct {
 		event string

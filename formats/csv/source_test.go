@@ -302,3 +302,37 @@ func TestLongPreamble(t *testing.T) {
 		t.Fatalf("comments only: %q %v", got, err)
 	}
 }
+
+// TestParquetTags maps a struct carrying parquet-go's tags to CSV columns;
+// a weir tag wins over a parquet tag and parquet:"-" skips a field.
+func TestParquetTags(t *testing.T) {
+	type line struct {
+		OrderKey int64   `parquet:"l_orderkey"`
+		Flag     string  `parquet:"l_returnflag,optional"`
+		Price    float64 `weir:"l_extendedprice" parquet:"price"`
+		Note     string  `parquet:"-"`
+	}
+	path := filepath.Join(t.TempDir(), "lineitem.csv")
+	data := "l_returnflag,l_extendedprice,l_orderkey,note\nA,1.5,7,x\nR,2.25,9,y\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, mustOpen[line](t, path, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []line{{7, "A", 1.5, ""}, {9, "R", 2.25, ""}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	type bad struct {
+		Key int64 `parquet:"l_partkey"`
+	}
+	src, err := Open[bad](path, Options{})
+	if err == nil {
+		_, err = readAll(t, src)
+	}
+	if err == nil || !strings.Contains(err.Error(), "lineitem.csv") || !strings.Contains(err.Error(), `"l_partkey"`) {
+		t.Errorf("bad mapping: err = %v", err)
+	}
+}

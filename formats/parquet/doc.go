@@ -20,6 +20,11 @@
 //	      ▼
 //	[]T: one monomorphic copy loop per field over the selected rows
 //
+// ReadMemory (formats.ReadMemorer) tells the caller what decode buffers Read
+// holds for a split, per decoded column the chunk reader's buffer plus at
+// most a page stored and three decoded (see maxPageBytes), so a job reserves
+// them from its budget.
+//
 // No reflection runs per record: reflect is used by Open (to build the plan)
 // and by NewSink's Create (to build the schema) only. Hot loops are generic
 // functions instantiated per type; a field's loop is a function value chosen

@@ -120,9 +120,8 @@ func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	}
 	group := pq.Group{}
 	cols := make([]column, len(fields))
-	st := reflect.TypeFor[T]()
 	for k, fl := range fields {
-		node, enc, err := nodeFor(fl.Type, st.Field(fl.Index).Tag.Get("weir"))
+		node, enc, err := nodeFor(fl.Type, fl.Opts)
 		if err != nil {
 			return nil, fmt.Errorf("formats/parquet: create %s: field %s: %w", final, fl.GoName, err)
 		}
@@ -160,9 +159,9 @@ func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 }
 
 // nodeFor returns the schema node and encoder of a field type.
-func nodeFor(t reflect.Type, tag string) (pq.Node, encodeFunc, error) {
+func nodeFor(t reflect.Type, opts string) (pq.Node, encodeFunc, error) {
 	if t.Kind() == reflect.Pointer {
-		node, enc, err := nodeFor(t.Elem(), tag)
+		node, enc, err := nodeFor(t.Elem(), opts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -183,7 +182,7 @@ func nodeFor(t reflect.Type, tag string) (pq.Node, encodeFunc, error) {
 		}, nil
 	case typeDecimal:
 		scale := int32(DefaultDecimalScale)
-		for _, opt := range strings.Split(tag, ",")[min(1, len(tag)):] {
+		for _, opt := range strings.Split(opts, ",") {
 			if v, ok := strings.CutPrefix(opt, "scale="); ok {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 || n > 18 {

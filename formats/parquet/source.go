@@ -143,7 +143,7 @@ func openFooter(r io.ReaderAt, size int64) (pf *pq.File, err error) {
 	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
 		return nil, fmt.Errorf("corrupt footer: length %d in a file of %d bytes", n, size)
 	}
-	pf, err = pq.OpenFile(r, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true), pq.ReadBufferSize(64<<10))
+	pf, err = pq.OpenFile(r, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true), pq.ReadBufferSize(readBufferBytes))
 	if err != nil {
 		return nil, fmt.Errorf("not a Parquet file or corrupt footer: %w", err)
 	}
@@ -264,6 +264,35 @@ func (s *Source[T]) Splits(ctx context.Context) ([]formats.Split, error) {
 		return nil, fmt.Errorf("formats/parquet: splits: %w", err)
 	}
 	return slices.Clone(s.splits), nil
+}
+
+// Memory one Read holds per column it decodes: parquet-go's buffered reader
+// of the column chunk, and at most a page's worth of stored bytes and three of
+// decoded values (the page being decoded, the byte-array page the previous
+// batch's strings point into, the dictionary). Writers cut pages at about
+// 1 MiB (parquet-go, DuckDB, Arrow), so a page is taken as the smaller of the
+// column chunk and maxPageBytes.
+const (
+	readBufferBytes = 64 << 10
+	maxPageBytes    = 1 << 20
+)
+
+// ReadMemory implements formats.ReadMemorer: the decode buffers Read holds
+// for sp, summed over the columns it decodes (see maxPageBytes), plus the
+// batch's value vectors.
+func (s *Source[T]) ReadMemory(sp formats.Split) int64 {
+	sr, ok := sp.(*split)
+	if !ok {
+		return 0
+	}
+	chunks := sr.f.pf.Metadata().RowGroups[sr.rg].Columns
+	var n int64
+	for _, c := range sr.f.cols {
+		md := chunks[c.leaf].MetaData
+		n += readBufferBytes + min(md.TotalCompressedSize, maxPageBytes) + 3*min(md.TotalUncompressedSize, maxPageBytes)
+		n += int64(s.opts.batchRows) * 8
+	}
+	return n
 }
 
 // BytesRead returns how many bytes all Reads so far have read from files.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/internal/oracle"
 )
 
 func TestQuickstart(t *testing.T) {
@@ -39,7 +40,7 @@ func TestQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(out, oracleSort(in)) {
+	if !bytes.Equal(out, oracle.SortLines(in)) {
 		t.Errorf("quickstart's sorted.txt differs from the oracle's sort of lines.txt")
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {

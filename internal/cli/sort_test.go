@@ -8,25 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-)
 
-// oracleSort sorts the lines of data as LC_ALL=C sort does, naively.
-func oracleSort(data []byte) []byte {
-	if len(data) == 0 {
-		return nil
-	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	slices.SortFunc(lines, bytes.Compare)
-	var out []byte
-	for _, l := range lines {
-		out = append(out, l...)
-		out = append(out, '\n')
-	}
-	return out
-}
+	"github.com/weirdata/weir/internal/oracle"
+)
 
 // gnuSort runs LC_ALL=C sort on path, or returns false if there is no sort.
 func gnuSort(t *testing.T, path string) ([]byte, bool) {
@@ -42,40 +28,6 @@ func gnuSort(t *testing.T, path string) ([]byte, bool) {
 		t.Fatalf("LC_ALL=C sort: %v", err)
 	}
 	return out, true
-}
-
-// nastyLines returns n lines of random bytes (no '\n') with duplicates, empty
-// lines, CRs, NULs, invalid UTF-8 and shared prefixes.
-func nastyLines(seed uint64, n int) []byte {
-	r := rand.New(rand.NewPCG(seed, 5))
-	alphabet := []byte("ab\r\x00\xff\xc3é Z~")
-	var buf []byte
-	var prev []byte
-	for range n {
-		var line []byte
-		switch r.IntN(6) {
-		case 0: // empty
-		case 1:
-			line = prev // duplicate
-		case 2:
-			line = append([]byte("shared-prefix:"), byte(r.IntN(256)))
-		default:
-			for range r.IntN(40) {
-				c := alphabet[r.IntN(len(alphabet))]
-				if r.IntN(4) == 0 {
-					c = byte(r.IntN(256))
-				}
-				if c == '\n' {
-					c = 'n'
-				}
-				line = append(line, c)
-			}
-		}
-		buf = append(buf, line...)
-		buf = append(buf, '\n')
-		prev = line
-	}
-	return buf
 }
 
 // runWeir runs the weir command line in-process.
@@ -130,8 +82,8 @@ func TestSortCommand(t *testing.T) {
 		{"one-empty-line", []byte("\n")},
 		{"no-trailing-newline", []byte("b\nc\na")},
 		{"crlf", []byte("b\r\na\r\nb\r\n\r\na\n")},
-		{"nasty", nastyLines(1, 3000)},
-		{"spilling", nastyLines(2, 60000)},
+		{"nasty", oracle.NastyLines(1, 3000)},
+		{"spilling", oracle.NastyLines(2, 60000)},
 		{"random-100-byte-lines", randomLines(t, 20000)},
 		{"lines-longer-than-buffers", longLines(6, 300)},
 		// equal bounds: some ranges get no line
@@ -156,7 +108,7 @@ func TestSortCommand(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := oracleSort(in.data); !bytes.Equal(got, want) {
+				if want := oracle.SortLines(in.data); !bytes.Equal(got, want) {
 					t.Fatalf("output differs from the oracle: %d bytes, want %d", len(got), len(want))
 				}
 				if gnu, ok := gnuSort(t, d.in); ok && !bytes.Equal(got, gnu) {

@@ -102,15 +102,7 @@ func FuzzGroupTable(f *testing.F) {
 					want[v.K] += v.Sum
 				}
 			}
-			if tab.groups() != len(want) {
-				t.Fatalf("round %d: %d groups, want %d", round, tab.groups(), len(want))
-			}
-			checkEmitted(t, tab, want)
-			for _, v := range tab.all() {
-				if want[v.K] != v.Sum {
-					t.Fatalf("round %d: key %d sums to %d, want %d", round, v.K, v.Sum, want[v.K])
-				}
-			}
+			checkTable(t, tab, want, round)
 			tab.reset()
 		}
 	})
@@ -202,25 +194,6 @@ func FuzzTypedBuild(f *testing.F) {
 				t.Fatalf("dense index %v, the rule says %v (span %d, %d records)", b.Dense(), rule, span, len(in))
 			}
 		}
-		var got []int64
-		p := &Probe[keyedSum, keyedSum, int64]{build: b, k: k.Appender(), batch: 1,
-			next: func(o []int64) error { got = append(got, o...); return nil },
-			kind: Kind{pairs: true}, pair: func(b *keyedSum, _ *keyedSum) int64 { return b.Sum }}
-		probes := append(slices.Clone(keys), math.MinInt64, math.MaxInt64, 0, -1001, 64536)
-		for _, word := range []bool{true, false} {
-			p.word = nil
-			if word {
-				p.word = k.Word
-			}
-			for _, key := range probes {
-				got = got[:0]
-				if err := p.probe([]keyedSum{{K: key}}); err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want[key]) {
-					t.Fatalf("key %d (word %v): records %v, want %v", key, word, got, want[key])
-				}
-			}
-		}
+		checkProbes(t, b, k, append(slices.Clone(keys), math.MinInt64, math.MaxInt64, 0, -1001, 64536), want)
 	})
 }

@@ -104,15 +104,7 @@ func TestGroupTableModes(t *testing.T) {
 								tab.add(&vs[i])
 							}
 						}
-						if tab.groups() != len(want) {
-							t.Fatalf("round %d: %d groups, want %d", round, tab.groups(), len(want))
-						}
-						checkEmitted(t, tab, want)
-						for _, v := range tab.all() {
-							if want[v.K] != v.Sum {
-								t.Fatalf("round %d: key %d sums to %d, want %d", round, v.K, v.Sum, want[v.K])
-							}
-						}
+						checkTable(t, tab, want, round)
 						if want := floor >= tc.minFloor; (want || tc.minFloor == never) && tab.isDense != want {
 							t.Errorf("round %d: dense mode %v at the end, want %v", round, tab.isDense, want)
 						}
@@ -227,6 +219,21 @@ func (c *sumCollector) collect(b []keyedSum) error {
 
 // checkEmitted checks that tab sends every group once, with its sum, in
 // batches of at most 7.
+// checkTable checks that tab holds the groups of want, with their sums,
+// both as emitted and as kept, after round rounds.
+func checkTable(t *testing.T, tab *groupTable[keyedSum], want map[int64]int64, round int) {
+	t.Helper()
+	if tab.groups() != len(want) {
+		t.Fatalf("round %d: %d groups, want %d", round, tab.groups(), len(want))
+	}
+	checkEmitted(t, tab, want)
+	for _, v := range tab.all() {
+		if want[v.K] != v.Sum {
+			t.Fatalf("round %d: key %d sums to %d, want %d", round, v.K, v.Sum, want[v.K])
+		}
+	}
+}
+
 func checkEmitted(t *testing.T, tab *groupTable[keyedSum], want map[int64]int64) {
 	t.Helper()
 	c := &sumCollector{sums: map[int64]int64{}}

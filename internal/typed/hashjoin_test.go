@@ -82,28 +82,35 @@ func TestBuildIndexes(t *testing.T) {
 				if want := budget == 0 || len(want) == len(in); b.dense != nil && consecutive != want {
 					t.Errorf("chains over consecutive records: %v, want %v", consecutive, want)
 				}
-				var got []int64
-				p := &Probe[keyedSum, keyedSum, int64]{build: b, k: k.Appender(), batch: 1,
-					next: func(o []int64) error { got = append(got, o...); return nil },
-					kind: Kind{pairs: true}, pair: func(b *keyedSum, _ *keyedSum) int64 { return b.Sum }}
-				probes := slices.Clone(tc.keys)
-				probes = append(probes, math.MinInt64, math.MaxInt64, -1, 0, 1, 3, 5001, -2001, math.MaxInt64-1000)
-				for _, word := range []bool{true, false} { // the keyer's word, or the encoded key
-					p.word = nil
-					if word {
-						p.word = k.Word
-					}
-					for _, key := range probes {
-						got = got[:0]
-						if err := p.probe([]keyedSum{{K: key}}); err != nil {
-							t.Fatal(err)
-						}
-						if !slices.Equal(got, want[key]) {
-							t.Fatalf("key %d (word %v): records %v, want %v", key, word, got, want[key])
-						}
-					}
-				}
+				probes := append(slices.Clone(tc.keys), math.MinInt64, math.MaxInt64, -1, 0, 1, 3, 5001, -2001, math.MaxInt64-1000)
+				checkProbes(t, b, k, probes, want)
 			})
+		}
+	}
+}
+
+// checkProbes probes b with one record of each key in probes, through the
+// keyer's word and through the encoded key, and checks that each finds the
+// Sums of want[key], the build records of that key in input order.
+func checkProbes(t *testing.T, b *Build[keyedSum], k *Keyer[keyedSum], probes []int64, want map[int64][]int64) {
+	t.Helper()
+	var got []int64
+	p := &Probe[keyedSum, keyedSum, int64]{build: b, k: k.Appender(), batch: 1,
+		next: func(o []int64) error { got = append(got, o...); return nil },
+		kind: Kind{pairs: true}, pair: func(b *keyedSum, _ *keyedSum) int64 { return b.Sum }}
+	for _, word := range []bool{true, false} {
+		p.word = nil
+		if word {
+			p.word = k.Word
+		}
+		for _, key := range probes {
+			got = got[:0]
+			if err := p.probe([]keyedSum{{K: key}}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want[key]) {
+				t.Fatalf("key %d (word %v): records %v, want %v", key, word, got, want[key])
+			}
 		}
 	}
 }
