@@ -11,6 +11,12 @@
 // local strategies, honouring hints), translates it into a flow graph and runs
 // it.
 //
+// Names: Count is a sink (the number of records of a data set); the aggregate
+// functions that Aggregate and AggregateAll compute per group live in package
+// agg (agg.Count, agg.Sum, ..., of type agg.Func); the values an iteration's
+// step combines across subtasks per superstep are loop aggregators (LoopCount,
+// LoopSum, ..., of type LoopAggregator).
+//
 // Type-changing transforms are package functions (Go methods cannot have type
 // parameters); type-preserving ones are methods. Errors found while building a
 // program (a key type that cannot be a key, a record type the serializer does
