@@ -412,19 +412,19 @@ func TestAnnotationErrorsNameTheCaller(t *testing.T) {
 			return w
 		}, "has no key to name"},
 		{"On without fields", func(env *Env) string {
-			ds := Distinct(FromSlice(env, []int{1}), Self[int])
+			ds := Distinct(FromSlice(env, []int{1}), Self[int]())
 			w := here(1)
 			ds.On()
 			return w
 		}, "no fields named"},
 		{"On SortBy with a name too many", func(env *Env) string {
-			ds := SortBy(FromSlice(env, []int{1}), By(Self[int], Ascending), By(Self[int], Descending))
+			ds := SortBy(FromSlice(env, []int{1}), By(Self[int](), Ascending), By(Self[int](), Descending))
 			w := here(1)
 			ds.On("a", "b", "c")
 			return w
 		}, "2 key parts"},
 		{"Grouping.On with an empty name", func(env *Env) string {
-			g := GroupBy(FromSlice(env, []int{1}), Self[int])
+			g := GroupBy(FromSlice(env, []int{1}), Self[int]())
 			w := here(1)
 			g.On("a", " ")
 			return w

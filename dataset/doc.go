@@ -70,9 +70,10 @@
 // sorter when the keys are sparse or the budget refuses;
 // joins run the sortjoin hybrid hash join or sort-merge join. Keys are the
 // results of typed key selectors, encoded once per record with memory.ValueKey;
-// records cross spilling operators serialized with memory.Codec. Self is the
-// whole-record key (Flink's "*"): sorting strings or byte slices ascending by
-// Self stores each record once, as its own key.
+// records cross spilling operators serialized with memory.Codec. Self[T]() is
+// the whole-record key (Flink's "*"): sorting strings or byte slices ascending
+// by it stores each record once, as its own key (the sort's variant
+// "self-key").
 //
 // Every subtask of an operator that holds managed memory (a sort, a hash table,
 // a combiner) gets an even share of Options.Memory and spills beyond it.
