@@ -24,7 +24,8 @@ import (
 // is a function, so weir cannot check the names against it: give exactly one
 // name per field of the key (one for a scalar key, one per field of a struct
 // key, in field order). Call On right after creating ds; a Grouping's key can
-// be named before the reduction with Grouping.On instead.
+// be named before the reduction with Grouping.On instead. On changes ds
+// itself and returns it: a := ds.On("k") names ds's key too.
 func (ds *DataSet[T]) On(fields ...string) *DataSet[T] {
 	where := "On at " + caller(1)
 	if err := checkFields(fields, false); err != nil {
@@ -60,7 +61,8 @@ func (n *node) setKeys(fields []string) {
 
 // On names the logical fields of the grouping's key, in key order (see
 // DataSet.On); the reduction that follows (Reduce, Aggregate, ReduceGroup,
-// CombineGroup, GroupFirst) carries the names.
+// CombineGroup, GroupFirst) carries the names. It changes g itself and
+// returns it.
 func (g *Grouping[T, K]) On(fields ...string) *Grouping[T, K] {
 	if err := checkFields(fields, false); err != nil {
 		g.ds.env.fail("On at "+caller(1), err)
@@ -78,7 +80,8 @@ func (g *Grouping[T, K]) On(fields ...string) *Grouping[T, K] {
 // so data partitioned on orderkey before the join stays so after it. The
 // optimizer uses only the names an input has (named by On upstream); it cannot
 // check that the function really copies the fields, so a wrong declaration
-// gives wrong results.
+// gives wrong results. Forwards changes ds itself and returns it: a :=
+// ds.Forwards("f") declares the fields for ds too.
 func (ds *DataSet[T]) Forwards(fields ...string) *DataSet[T] {
 	where := "Forwards at " + caller(1)
 	if err := checkFields(fields, true); err != nil {
@@ -94,7 +97,8 @@ func (ds *DataSet[T]) Forwards(fields ...string) *DataSet[T] {
 }
 
 // WithEstimate declares the number of records the operator that produced ds
-// emits, for the optimizer (it replaces a source's statistics).
+// emits, for the optimizer (it replaces a source's statistics). It changes ds
+// itself and returns it: a := ds.WithEstimate(10) changes ds too.
 func (ds *DataSet[T]) WithEstimate(rows int64) *DataSet[T] {
 	if rows < 0 {
 		ds.env.fail("WithEstimate at "+caller(1), fmt.Errorf("%d rows: want at least 0", rows))
@@ -106,7 +110,8 @@ func (ds *DataSet[T]) WithEstimate(rows int64) *DataSet[T] {
 
 // WithSelectivity declares how many records the operator that produced ds
 // emits per input record (0.1 for a filter that keeps a tenth, 3 for a flatMap
-// that emits three), for the optimizer's estimates.
+// that emits three), for the optimizer's estimates. It changes ds itself and
+// returns it: a := ds.WithSelectivity(0.1) changes ds too.
 func (ds *DataSet[T]) WithSelectivity(f float64) *DataSet[T] {
 	where := "WithSelectivity at " + caller(1)
 	switch {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 	"github.com/weirdata/weir/optimizer"
 )
@@ -62,7 +63,7 @@ func TestAnnotationsSetModelFields(t *testing.T) {
 	perOrder := GroupBy(sales, func(s annSale) int64 { return s.OrderKey }).On("orderkey").
 		Reduce(func(a, b annSale) annSale { a.Price += b.Price; return a })
 	perCust := Aggregate(GroupBy(perOrder, func(s annSale) annPair { return annPair{s.CustKey, s.OrderKey} }).On("custkey", "orderkey"),
-		Sum(func(s annSale) float64 { return s.Price }))
+		agg.Sum(func(s annSale) float64 { return s.Price }))
 	modes := Distinct(lines, func(l annLine) string { return l.Mode }).On("mode")
 	hashed := PartitionByHash(orders, func(o annOrder) int64 { return o.CustKey }).On("custkey")
 	ranged := PartitionByRange(orders, func(o annOrder) int64 { return o.OrderKey })
@@ -411,19 +412,19 @@ func TestAnnotationErrorsNameTheCaller(t *testing.T) {
 			return w
 		}, "has no key to name"},
 		{"On without fields", func(env *Env) string {
-			ds := Distinct(FromSlice(env, []int{1}), Self[int])
+			ds := Distinct(FromSlice(env, []int{1}), Self[int]())
 			w := here(1)
 			ds.On()
 			return w
 		}, "no fields named"},
 		{"On SortBy with a name too many", func(env *Env) string {
-			ds := SortBy(FromSlice(env, []int{1}), By(Self[int], Ascending), By(Self[int], Descending))
+			ds := SortBy(FromSlice(env, []int{1}), By(Self[int](), Ascending), By(Self[int](), Descending))
 			w := here(1)
 			ds.On("a", "b", "c")
 			return w
 		}, "2 key parts"},
 		{"Grouping.On with an empty name", func(env *Env) string {
-			g := GroupBy(FromSlice(env, []int{1}), Self[int])
+			g := GroupBy(FromSlice(env, []int{1}), Self[int]())
 			w := here(1)
 			g.On("a", " ")
 			return w

@@ -11,6 +11,12 @@
 // local strategies, honouring hints), translates it into a flow graph and runs
 // it.
 //
+// Names: Count is a sink (the number of records of a data set); the aggregate
+// functions that Aggregate and AggregateAll compute per group live in package
+// agg (agg.Count, agg.Sum, ..., of type agg.Func); the values an iteration's
+// step combines across subtasks per superstep are loop aggregators (LoopCount,
+// LoopSum, ..., of type LoopAggregator).
+//
 // Type-changing transforms are package functions (Go methods cannot have type
 // parameters); type-preserving ones are methods. Errors found while building a
 // program (a key type that cannot be a key, a record type the serializer does
@@ -64,9 +70,10 @@
 // sorter when the keys are sparse or the budget refuses;
 // joins run the sortjoin hybrid hash join or sort-merge join. Keys are the
 // results of typed key selectors, encoded once per record with memory.ValueKey;
-// records cross spilling operators serialized with memory.Codec. Self is the
-// whole-record key (Flink's "*"): sorting strings or byte slices ascending by
-// Self stores each record once, as its own key.
+// records cross spilling operators serialized with memory.Codec. Self[T]() is
+// the whole-record key (Flink's "*"): sorting strings or byte slices ascending
+// by it stores each record once, as its own key (the sort's variant
+// "self-key").
 //
 // Every subtask of an operator that holds managed memory (a sort, a hash table,
 // a combiner) gets an even share of Options.Memory and spills beyond it.

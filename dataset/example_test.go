@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 )
 
 // Word count: split lines into words, count each word, print the counts in
@@ -19,7 +20,7 @@ func Example() {
 		}
 	})
 	counts := dataset.Aggregate(dataset.GroupBy(words, func(w string) string { return w }),
-		dataset.CountOf[string]())
+		agg.Count[string]())
 	sorted := dataset.Sort(counts, func(kv dataset.KV[string, int64]) string { return kv.Key }, dataset.Ascending)
 	result := dataset.Collect(sorted)
 	if _, err := env.Execute(context.Background()); err != nil {

@@ -15,7 +15,7 @@ func TestHintsReachThePlan(t *testing.T) {
 	env := newEnv(t, config{"p3", 3, 0})
 	big := FromSlice(env, make([]int64, 1000)).WithEstimate(1_000_000_000)
 	small := FromSlice(env, []int64{1, 2, 3})
-	Count(Join(small, big, Self[int64], Self[int64], func(a, b *int64) int64 { return *a }).
+	Count(Join(small, big, Self[int64](), Self[int64](), func(a, b *int64) int64 { return *a }).
 		WithJoinHint(BroadcastHashSecond))
 	Count(Cross(small, big, func(a, b *int64) int64 { return *a }).WithCrossHint(SecondIsHuge))
 	p, err := env.Plan()
@@ -36,8 +36,8 @@ func TestHintOnTheWrongOperator(t *testing.T) {
 	env := newEnv(t, config{"p1", 1, 0})
 	xs := FromSlice(env, []int64{1, 2})
 	Count(Map(xs, func(v int64) int64 { return v }).WithJoinHint(BroadcastHashFirst))
-	Count(Join(xs, xs, Self[int64], Self[int64], func(a, b *int64) int64 { return *a }).WithCrossHint(SecondIsTiny))
-	Count(Join(xs, xs, Self[int64], Self[int64], func(a, b *int64) int64 { return *a }).WithJoinHint(JoinHint(99)))
+	Count(Join(xs, xs, Self[int64](), Self[int64](), func(a, b *int64) int64 { return *a }).WithCrossHint(SecondIsTiny))
+	Count(Join(xs, xs, Self[int64](), Self[int64](), func(a, b *int64) int64 { return *a }).WithJoinHint(JoinHint(99)))
 	_, err := env.Execute(context.Background())
 	if err == nil {
 		t.Fatal("Execute succeeded")

@@ -352,7 +352,7 @@ func TestIterateTermination(t *testing.T) {
 			env := newEnv(t, c)
 			var seen []int64
 			res := Iterate(FromSlice(env, xs), 100, func(it *Iteration, p *DataSet[int64]) *DataSet[int64] {
-				sum := SumAggregator[int64](it)
+				sum := LoopSum[int64](it)
 				it.ConvergeWhen(func(step int) bool {
 					seen = append(seen, sum.Previous())
 					return sum.Previous() == 0

@@ -32,10 +32,10 @@ func newLoopHead[T any](lp *loop, initial *DataSet[T], where string, replay func
 		if tc.step == 1 {
 			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), codec)
 			first[tc.Subtask] = s
+			defer func() { s.Release(); first[tc.Subtask] = nil }() // on a failed Fill too
 			if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
 				return err
 			}
-			defer func() { s.Release(); first[tc.Subtask] = nil }()
 			return emitEach(tc, c, func(c collector[T]) error {
 				return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
 			})

@@ -277,7 +277,8 @@ func asCollector[T any](n *node, x any) (collector[T], error) {
 
 // WithParallelism sets the number of subtasks of the operator that produces ds
 // (Flink's setParallelism); call it right after creating ds, before using it.
-// Record-at-a-time operators and sinks made from ds afterwards inherit it.
+// Record-at-a-time operators and sinks made from ds afterwards inherit it. It
+// changes ds itself and returns it: a := ds.WithParallelism(2) changes ds too.
 func (ds *DataSet[T]) WithParallelism(p int) *DataSet[T] {
 	if p <= 0 {
 		ds.env.fail("WithParallelism at "+caller(1), fmt.Errorf("parallelism %d: want at least 1", p))

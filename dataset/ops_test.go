@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats"
 )
 
@@ -70,17 +71,17 @@ type shopStats struct {
 
 func TestAggregations(t *testing.T) {
 	in := sales(3, 20000)
-	type agg struct {
+	type shopAgg struct {
 		n              int64
 		sum, min, mean float64
 		maxItem        int64
 	}
-	want := map[string]*agg{}
+	want := map[string]*shopAgg{}
 	var total float64
 	for _, s := range in {
 		a := want[s.Shop]
 		if a == nil {
-			a = &agg{min: math.Inf(1)}
+			a = &shopAgg{min: math.Inf(1)}
 			want[s.Shop] = a
 		}
 		a.n++
@@ -94,15 +95,15 @@ func TestAggregations(t *testing.T) {
 			env := newEnv(t, c)
 			ds := FromSlice(env, in)
 			g := GroupBy(ds, func(s sale) string { return s.Shop })
-			sums := Collect(Aggregate(g, Sum(func(s sale) float64 { return s.Price })))
-			counts := Collect(Aggregate(g, CountOf[sale]()))
-			mins := Collect(Aggregate(g, Min(func(s sale) float64 { return s.Price })))
-			avgs := Collect(Aggregate(g, Avg(func(s sale) float64 { return s.Price })))
-			maxBy := Collect(Aggregate(g, MaxBy(func(s sale) int64 { return s.Item })))
-			all := Collect(AggregateAll(ds, Sum(func(s sale) float64 { return s.Price })))
+			sums := Collect(Aggregate(g, agg.Sum(func(s sale) float64 { return s.Price })))
+			counts := Collect(Aggregate(g, agg.Count[sale]()))
+			mins := Collect(Aggregate(g, agg.Min(func(s sale) float64 { return s.Price })))
+			avgs := Collect(Aggregate(g, agg.Avg(func(s sale) float64 { return s.Price })))
+			maxBy := Collect(Aggregate(g, agg.MaxBy(func(s sale) int64 { return s.Item })))
+			all := Collect(AggregateAll(ds, agg.Sum(func(s sale) float64 { return s.Price })))
 			distinct := Count(Distinct(ds, func(s sale) string { return s.Shop }))
 			// several aggregates at once with a struct accumulator
-			multi := Collect(Aggregate(g, Agg[sale, shopStats]{
+			multi := Collect(Aggregate(g, agg.Func[sale, shopStats]{
 				Init: func(s sale) shopStats { return shopStats{1, s.Price, s.Price, s.Item} },
 				Merge: func(a, b shopStats) shopStats {
 					return shopStats{a.N + b.N, a.Sum + b.Sum, min(a.MinPrice, b.MinPrice), max(a.MaxItem, b.MaxItem)}

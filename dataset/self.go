@@ -2,26 +2,50 @@ package dataset
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 )
 
-// Self is the key selector of the whole record, like Flink's "*" key
-// expression: Sort(lines, Self[string], Ascending) sorts strings by their bytes.
+// Self returns the key selector of the whole record, like Flink's "*" key
+// expression: Sort(lines, Self[string](), Ascending) sorts strings by their
+// bytes.
 //
-// Any selector works, but Self lets Sort, SortPartition and the range
+// Any selector works, but Self's lets Sort, SortPartition and the range
 // partitioners store a string or []byte record once, as its own key, instead of
 // once as the key and once more as the record: half the bytes to sort, spill and
-// merge.
-func Self[T any](v T) T { return v }
+// merge. They recognize the selector by its value, not its code: Self returns
+// the same function value for each T, so it may be passed through generic code
+// freely; a function of your own that returns its argument is an ordinary
+// selector.
+func Self[T any]() func(T) T {
+	t := reflect.TypeFor[T]()
+	if f, ok := selves.Load(t); ok {
+		return f.(func(T) T)
+	}
+	f, _ := selves.LoadOrStore(t, func(v T) T { return v })
+	return f.(func(T) T)
+}
 
-// isSelf reports whether sel is self, a non-generic instantiation of Self (in
-// generic code Self[T] would be a different function value). It compares code
-// pointers once, when the program is built.
-func isSelf[T, K, S any](sel func(T) K, self func(S) S) bool {
-	return sel != nil && reflect.ValueOf(sel).Pointer() == reflect.ValueOf(self).Pointer()
+// selves holds Self's function value per record type.
+var selves sync.Map // reflect.Type -> func(T) T
+
+// isSelf reports whether sel is the function value Self returns for T: the
+// same func value, compared by the pointer it holds, once, when the program is
+// built.
+func isSelf[T, K any](sel func(T) K) bool {
+	f, ok := any(sel).(func(T) T)
+	if !ok || f == nil {
+		return false
+	}
+	self, ok := selves.Load(reflect.TypeFor[T]())
+	if !ok {
+		return false
+	}
+	g := self.(func(T) T)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&f)) == *(*unsafe.Pointer)(unsafe.Pointer(&g))
 }
 
 // newSortKeyer is newOrderedKeyer, except that sorting strings or byte slices
@@ -37,7 +61,7 @@ func newSortKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
 	var zero T
 	switch any(zero).(type) {
 	case string:
-		if !isSelf(sel, Self[string]) {
+		if !isSelf(sel) {
 			return k, nil
 		}
 		k.Raw = func(v *T) []byte {
@@ -54,7 +78,7 @@ func newSortKeyer[T, K any](sel func(T) K, o Order) (*keyer[T], error) {
 			return *(*T)(unsafe.Pointer(&s))
 		}
 	case []byte:
-		if !isSelf(sel, Self[[]byte]) {
+		if !isSelf(sel) {
 			return k, nil
 		}
 		k.Raw = func(v *T) []byte { return *(*[]byte)(unsafe.Pointer(v)) }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/formats/text"
+	"github.com/weirdata/weir/optimizer"
 )
 
 func TestSelfKeyerIsRaw(t *testing.T) {
@@ -21,8 +22,8 @@ func TestSelfKeyerIsRaw(t *testing.T) {
 		raw  bool
 		k    func() (*keyer[string], error)
 	}{
-		{"Self ascending", true, func() (*keyer[string], error) { return newSortKeyer(Self[string], Ascending) }},
-		{"Self descending", false, func() (*keyer[string], error) { return newSortKeyer(Self[string], Descending) }},
+		{"Self ascending", true, func() (*keyer[string], error) { return newSortKeyer(Self[string](), Ascending) }},
+		{"Self descending", false, func() (*keyer[string], error) { return newSortKeyer(Self[string](), Descending) }},
 		{"identity closure", false, func() (*keyer[string], error) {
 			return newSortKeyer(func(s string) string { return s }, Ascending)
 		}},
@@ -35,9 +36,72 @@ func TestSelfKeyerIsRaw(t *testing.T) {
 			t.Errorf("%s: raw keyer %v, want %v", tc.name, got, tc.raw)
 		}
 	}
-	kb, err := newSortKeyer(Self[[]byte], Ascending)
+	kb, err := newSortKeyer(Self[[]byte](), Ascending)
 	if err != nil || kb.Raw == nil {
-		t.Errorf("Self[[]byte] ascending: raw %v, err %v", kb != nil && kb.Raw != nil, err)
+		t.Errorf("Self[[]byte]() ascending: raw %v, err %v", kb != nil && kb.Raw != nil, err)
+	}
+}
+
+// sortWhole sorts ds by the whole record from generic code, as a user's
+// helper would: Self[T]() here is the same value as Self[string]() at the
+// call site.
+func sortWhole[T any](ds *DataSet[T], o Order) *DataSet[T] {
+	return Sort(ds, Self[T](), o)
+}
+
+// sortKeyed sorts ds by key from generic code: the selector travels through
+// an interface and a type parameter before Sort sees it.
+func sortKeyed[T, K any](ds *DataSet[T], key any) *DataSet[T] {
+	return Sort(ds, key.(func(T) K), Ascending)
+}
+
+// TestSelfThroughGenericHelper checks that a Self key reaches Sort's identity
+// path (the self-key variant in EXPLAIN ANALYZE) whichever generic code
+// passes it, that an identity function of the user's own does not, and that
+// every sort equals slices.Sort.
+func TestSelfThroughGenericHelper(t *testing.T) {
+	vals := nastyStrings(3, 2000)
+	want := slices.Clone(vals)
+	slices.Sort(want)
+	for _, tc := range []struct {
+		name string
+		self bool
+		sort func(*DataSet[string]) *DataSet[string]
+	}{
+		{"Self at the call site", true, func(ds *DataSet[string]) *DataSet[string] { return Sort(ds, Self[string](), Ascending) }},
+		{"Self[T] in a generic helper", true, func(ds *DataSet[string]) *DataSet[string] { return sortWhole(ds, Ascending) }},
+		{"Self through an interface", true, func(ds *DataSet[string]) *DataSet[string] {
+			return sortKeyed[string, string](ds, Self[string]())
+		}},
+		{"an identity function", false, func(ds *DataSet[string]) *DataSet[string] {
+			return Sort(ds, func(s string) string { return s }, Ascending)
+		}},
+	} {
+		for _, c := range []config{configs[0], configs[3]} {
+			t.Run(tc.name+"/"+c.name, func(t *testing.T) {
+				env := newEnv(t, c)
+				got := Collect(tc.sort(FromSlice(env, vals)))
+				res, err := env.Execute(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Values(), want) {
+					t.Fatalf("sorted %d values, want the %d of slices.Sort in its order", len(got.Values()), len(want))
+				}
+				var variant string
+				for _, n := range res.Plan.Nodes {
+					if n.Kind == optimizer.Sort {
+						variant = n.Actual.Variant
+					}
+				}
+				if (variant == "self-key") != tc.self {
+					t.Errorf("the sort ran variant %q, want self-key %v", variant, tc.self)
+				}
+			})
+		}
+	}
+	if isSelf(Self[[]byte]()) != true || isSelf(func(b []byte) []byte { return b }) {
+		t.Errorf("isSelf tells Self[[]byte]() from an identity function wrongly")
 	}
 }
 
@@ -80,13 +144,13 @@ func TestSortSelf(t *testing.T) {
 		for _, c := range configs {
 			t.Run(in.name+"/"+c.name, func(t *testing.T) {
 				env := newEnv(t, c)
-				all := Collect(Sort(FromSlice(env, in.vals), Self[string], Ascending))
-				desc := Collect(Sort(FromSlice(env, in.vals), Self[string], Descending))
+				all := Collect(Sort(FromSlice(env, in.vals), Self[string](), Ascending))
+				desc := Collect(Sort(FromSlice(env, in.vals), Self[string](), Descending))
 				bs := make([][]byte, len(in.vals))
 				for i, s := range in.vals {
 					bs[i] = []byte(s)
 				}
-				byts := Collect(Sort(FromSlice(env, bs), Self[[]byte], Ascending))
+				byts := Collect(Sort(FromSlice(env, bs), Self[[]byte](), Ascending))
 				if _, err := env.Execute(context.Background()); err != nil {
 					t.Fatal(err)
 				}
@@ -100,11 +164,11 @@ func TestSortSelf(t *testing.T) {
 				}
 				gotb := byts.Values()
 				if len(gotb) != len(want) {
-					t.Fatalf("Sort(Self[[]byte]): %d values, want %d", len(gotb), len(want))
+					t.Fatalf("Sort(Self[[]byte]()): %d values, want %d", len(gotb), len(want))
 				}
 				for i := range want {
 					if string(gotb[i]) != want[i] {
-						t.Fatalf("Sort(Self[[]byte]) value %d is %q, want %q", i, gotb[i], want[i])
+						t.Fatalf("Sort(Self[[]byte]()) value %d is %q, want %q", i, gotb[i], want[i])
 					}
 				}
 			})
@@ -123,7 +187,7 @@ func TestSortSelfToTextSink(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env := newEnv(t, c)
 			dir := t.TempDir()
-			sorted := SortPartition(PartitionByRangeBounds(FromSlice(env, vals), Self[string], rangeBoundsFor(vals, c.parallelism)), Self[string], Ascending)
+			sorted := SortPartition(PartitionByRangeBounds(FromSlice(env, vals), Self[string](), rangeBoundsFor(vals, c.parallelism)), Self[string](), Ascending)
 			Output(sorted, "lines", text.NewSink(filepath.Join(dir, "out")))
 			if _, err := env.Execute(context.Background()); err != nil {
 				t.Fatal(err)

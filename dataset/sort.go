@@ -69,6 +69,7 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 			return err
 		}
 		if k.FromRaw != nil {
+			n.variants.ran(selfKey)
 			return emitRaw(tc, it, k.FromRaw, c, env.opts.BatchSize)
 		}
 		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)

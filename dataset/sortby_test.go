@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -71,7 +72,7 @@ func TestSumOfDecimals(t *testing.T) {
 	}
 	env := newEnv(t, configs[3]) // parallelism 3, tiny memory
 	g := GroupBy(FromSlice(env, in), func(s sale) string { return s.Shop })
-	sums := Collect(Aggregate(g, SumOf(func(s sale) parquet.Decimal { return parquet.NewDecimal(int64(s.Price*100+0.5), 2) })))
+	sums := Collect(Aggregate(g, agg.SumAdder(func(s sale) parquet.Decimal { return parquet.NewDecimal(int64(s.Price*100+0.5), 2) })))
 	if _, err := env.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}

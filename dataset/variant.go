@@ -34,6 +34,8 @@ const (
 	cachedTypedDense        // iteration: invariant side kept typed, indexed by key word
 	cachedTypedHash         // iteration: invariant side kept typed, in hash slots
 	cachedIndex             // iteration: invariant side kept in a spilling sortjoin.Index
+	// Sort
+	selfKey // each record stored once, as its own key (Self)
 )
 
 var variantNames = []string{
@@ -41,6 +43,7 @@ var variantNames = []string{
 	"counting-sort", "sorter",
 	"typed-join-dense", "typed-join-hash", "hybrid-hash-after-overflow", "hybrid-hash", "sort-merge",
 	"cached-typed-join-dense", "cached-typed-join-hash", "cached-index",
+	"self-key",
 }
 
 // String names the variants set in v, joined by "+".

@@ -18,13 +18,13 @@ import (
 // TransitiveClosureNaive gives the same pairs with a bulk iteration that
 // joins all the paths with the edges every superstep.
 func TransitiveClosure(edges *dataset.DataSet[Edge], maxIterations int) *dataset.DataSet[Edge] {
-	paths := dataset.Distinct(edges, dataset.Self[Edge])
-	return dataset.IterateDelta(paths, paths, dataset.Self[Edge], maxIterations,
+	paths := dataset.Distinct(edges, dataset.Self[Edge]())
+	return dataset.IterateDelta(paths, paths, dataset.Self[Edge](), maxIterations,
 		func(it *dataset.DeltaIteration[Edge, Edge], ws *dataset.DataSet[Edge]) (*dataset.DataSet[Edge], *dataset.DataSet[Edge]) {
 			longer := dataset.Join(ws, edges, func(p Edge) int64 { return p.Dst }, func(e Edge) int64 { return e.Src },
 				func(p *Edge, e *Edge) Edge { return Edge{Src: p.Src, Dst: e.Dst} })
-			cands := dataset.Distinct(longer, dataset.Self[Edge])
-			delta := dataset.JoinSolution(cands, it, dataset.Self[Edge], func(w *Edge, sol *Edge, emit func(Edge)) {
+			cands := dataset.Distinct(longer, dataset.Self[Edge]())
+			delta := dataset.JoinSolution(cands, it, dataset.Self[Edge](), func(w *Edge, sol *Edge, emit func(Edge)) {
 				if sol == nil {
 					emit(*w)
 				}
@@ -46,7 +46,7 @@ func RunTransitiveClosure(ctx context.Context, o Options, edges string, maxItera
 	} else if in, err = readEdges(env, "edges", edges); err != nil {
 		return fmt.Errorf("iterate: transitive-closure: edges file: %w", err)
 	}
-	pairs := dataset.Sort(TransitiveClosure(in, maxIterations), dataset.Self[Edge], dataset.Ascending)
+	pairs := dataset.Sort(TransitiveClosure(in, maxIterations), dataset.Self[Edge](), dataset.Ascending)
 	if isParquet(o.Output) {
 		err = emitParquet(ctx, env, pairs, o)
 	} else {

@@ -64,7 +64,7 @@ func endpoints(edges *dataset.DataSet[Edge]) *dataset.DataSet[int64] {
 		emit(e.Src)
 		emit(e.Dst)
 	})
-	return dataset.Distinct(ends, dataset.Self[int64])
+	return dataset.Distinct(ends, dataset.Self[int64]())
 }
 
 // RunConnectedComponents runs ConnectedComponents on in (default: Flink's

@@ -173,7 +173,7 @@ func RunKMeans(ctx context.Context, o Options, in KMeansInputs, iterations int) 
 		return nil
 	}
 	lines := dataset.Map(clustered, func(p ClusteredPoint) string { return formatPoint(p.Centroid, p.X) })
-	if err := emit(ctx, env, dataset.Sort(lines, dataset.Self[string], dataset.Ascending), o); err != nil {
+	if err := emit(ctx, env, dataset.Sort(lines, dataset.Self[string](), dataset.Ascending), o); err != nil {
 		return fmt.Errorf("iterate: kmeans: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 )
 
 // Damping is PageRank's damping factor, Flink's DAMPENING_FACTOR.
@@ -61,7 +62,7 @@ type rankedAdjacency struct {
 // that id a rank too. With p.Epsilon >= 0 the iteration ends after the first
 // superstep in which no page's rank changed by more than it.
 func PageRank(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], p PageRankParams) *dataset.DataSet[Page] {
-	count := dataset.AggregateAll(pages, dataset.CountOf[int64]())
+	count := dataset.AggregateAll(pages, agg.Count[int64]())
 	initial := dataset.MapWithBroadcast(pages, count, func(id int64, n []int64) Page {
 		return Page{ID: id, Rank: 1 / float64(n[0])}
 	})

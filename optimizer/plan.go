@@ -394,7 +394,8 @@ type Actual struct {
 // sorted first). A ReduceGroup: "counting-sort" or "sorter". A Join: "typed-join-dense", "typed-join-hash",
 // "hybrid-hash-after-overflow", "hybrid-hash", "sort-merge", and inside an
 // iteration "cached-typed-join-dense", "cached-typed-join-hash" or
-// "cached-index".
+// "cached-index". A Sort: "self-key" when it stored each record once, as its
+// own key (dataset.Self), none otherwise.
 var Variants = map[string]string{
 	"typed-dense":                    "groups as Go values in an array indexed by the key's word",
 	"typed-hash":                     "groups as Go values in a hash table",
@@ -411,6 +412,7 @@ var Variants = map[string]string{
 	"cached-typed-join-dense":        "iteration: loop-invariant side kept typed, indexed by the key's word",
 	"cached-typed-join-hash":         "iteration: loop-invariant side kept typed, in hash slots",
 	"cached-index":                   "iteration: loop-invariant side kept in a spilling sortjoin.Index",
+	"self-key":                       "each record stored once, as its own key (dataset.Self)",
 }
 
 // Decision is what a planner chose for a node.

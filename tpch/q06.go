@@ -2,6 +2,7 @@ package tpch
 
 import (
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -40,7 +41,7 @@ func Q6(env *dataset.Env, dir string) (*Rows[Q6Row], error) {
 		where("l_shipdate", parquet.Lt, date(1995, 1, 1)),
 		where("l_discount", parquet.Between, 0.05, 0.07),
 		where("l_quantity", parquet.Lt, 24))
-	sum := dataset.AggregateAll(lines, dataset.Agg[q6Line, Q6Row]{
+	sum := dataset.AggregateAll(lines, agg.Func[q6Line, Q6Row]{
 		Init:  func(l q6Line) Q6Row { return Q6Row{Revenue: l.ExtendedPrice.Mul(l.Discount)} },
 		Merge: func(a, b Q6Row) Q6Row { return Q6Row{Revenue: a.Revenue.Add(b.Revenue)} },
 	})

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -78,7 +79,7 @@ func Q11(env *dataset.Env, dir string) (*Rows[Q11Row], error) {
 		a.Value = a.Value.Add(b.Value)
 		return a
 	})
-	total := dataset.AggregateAll(perPart, dataset.SumOf(func(r Q11Row) parquet.Decimal { return r.Value }))
+	total := dataset.AggregateAll(perPart, agg.SumAdder(func(r Q11Row) parquet.Decimal { return r.Value }))
 	important := dataset.FlatMapWithBroadcast(perPart, total, q11Important)
 	sorted := dataset.Sort(important, func(r Q11Row) int64 { return -r.Value.Rescale(2).Unscaled }, dataset.Ascending)
 	return &Rows[Q11Row]{c: dataset.Collect(sorted)}, s.err()

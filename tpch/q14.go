@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -66,7 +67,7 @@ func Q14(env *dataset.Env, dir string) (*Rows[Q14Row], error) {
 	rev := dataset.Join(lines, parts,
 		func(l q14Line) int64 { return l.PartKey }, func(p q14Part) int64 { return p.PartKey },
 		q14Revenue).On("partkey")
-	sums := dataset.AggregateAll(rev, dataset.Agg[q14Sums, q14Sums]{
+	sums := dataset.AggregateAll(rev, agg.Func[q14Sums, q14Sums]{
 		Init:  func(x q14Sums) q14Sums { return x },
 		Merge: q14Merge,
 	})

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -81,7 +82,7 @@ func Q15(env *dataset.Env, dir string) (*Rows[Q15Row], error) {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a
 	})
-	best := dataset.AggregateAll(perSupp, dataset.Agg[q15Revenue, q15Revenue]{
+	best := dataset.AggregateAll(perSupp, agg.Func[q15Revenue, q15Revenue]{
 		Init:  func(r q15Revenue) q15Revenue { return r },
 		Merge: q15Max,
 	})

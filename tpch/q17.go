@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -81,7 +82,7 @@ func Q17(env *dataset.Env, dir string) (*Rows[Q17Row], error) {
 		func(l q17Line) int64 { return l.PartKey }, func(p q17Part) int64 { return p.PartKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
 	small := dataset.ReduceGroup(dataset.GroupBy(ours, func(l q17Line) int64 { return l.PartKey }).On("partkey"), q17Small)
-	total := dataset.AggregateAll(small, dataset.Agg[q17Price, q17Price]{
+	total := dataset.AggregateAll(small, agg.Func[q17Price, q17Price]{
 		Init:  func(p q17Price) q17Price { return p },
 		Merge: func(a, b q17Price) q17Price { return q17Price{Sum: a.Sum.Add(b.Sum)} },
 	})

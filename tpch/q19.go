@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -102,7 +103,7 @@ func Q19(env *dataset.Env, dir string) (*Rows[Q19Row], error) {
 		func(l *q19Line, p *q19Part) q19Pair { return q19Pair{*l, int64(p.branch())} }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
 	rev := dataset.FlatMap(pairs, q19Revenue)
-	sum := dataset.AggregateAll(rev, dataset.Agg[Q19Row, Q19Row]{
+	sum := dataset.AggregateAll(rev, agg.Func[Q19Row, Q19Row]{
 		Init:  func(r Q19Row) Q19Row { return r },
 		Merge: func(a, b Q19Row) Q19Row { return Q19Row{Revenue: a.Revenue.Add(b.Revenue)} },
 	})

@@ -2,6 +2,7 @@ package tpch
 
 import (
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -83,7 +84,7 @@ func Q20(env *dataset.Env, dir string) (*Rows[Q20Row], error) {
 		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
 	shipped := dataset.Aggregate(
 		dataset.GroupBy(forestLines, func(l q20Line) q20Key { return q20Key{l.PartKey, l.SuppKey} }).On("partkey", "suppkey"),
-		dataset.SumOf(func(l q20Line) parquet.Decimal { return l.Quantity }))
+		agg.SumAdder(func(l q20Line) parquet.Decimal { return l.Quantity }))
 	forestPS := dataset.SemiJoin(partsupps, parts,
 		func(ps q20PartSupp) int64 { return ps.PartKey }, func(p q20Part) int64 { return p.PartKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")

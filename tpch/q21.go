@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -105,7 +106,7 @@ func Q21(env *dataset.Env, dir string) (*Rows[Q21Row], error) {
 
 	perOrder := dataset.Aggregate(
 		dataset.GroupBy(lines, func(l q21Line) int64 { return l.OrderKey }).On("orderkey"),
-		dataset.Agg[q21Line, q21Acc]{Init: q21Init, Merge: q21Merge})
+		agg.Func[q21Line, q21Acc]{Init: q21Init, Merge: q21Merge})
 	waiting := dataset.FlatMap(perOrder, q21Wait).Forwards("orderkey")
 	final := dataset.SemiJoin(waiting, orders,
 		func(w q21Waiting) int64 { return w.OrderKey }, func(o q21Order) int64 { return o.OrderKey }).

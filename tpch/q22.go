@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -75,7 +76,7 @@ func Q22(env *dataset.Env, dir string) (*Rows[Q22Row], error) {
 	orders := scan[q22Order](s, "orders")
 
 	positive := custs.Filter(func(c q22Customer) bool { return c.AcctBal.Unscaled > 0 })
-	avg := dataset.AggregateAll(positive, dataset.Agg[q22Customer, q22Avg]{
+	avg := dataset.AggregateAll(positive, agg.Func[q22Customer, q22Avg]{
 		Init:  func(c q22Customer) q22Avg { return q22Avg{Sum: c.AcctBal, Count: 1} },
 		Merge: func(a, b q22Avg) q22Avg { return q22Avg{Sum: a.Sum.Add(b.Sum), Count: a.Count + b.Count} },
 	})

@@ -114,12 +114,12 @@ func (j *Job) run(ctx context.Context) (Summary, error) {
 	sizes := newRangeSizes(parts)
 	lines := dataset.FromSource(env, "input", src)
 	if parts > 1 {
-		lines = dataset.PartitionByRangeBounds(lines, dataset.Self[string], bounds)
+		lines = dataset.PartitionByRangeBounds(lines, dataset.Self[string](), bounds)
 	}
 	lines = dataset.MapPartition(lines, func(in iter.Seq[string], emit func(string)) {
 		j.countRange(bounds, sizes, in, emit)
 	})
-	sorted := dataset.SortPartition(lines, dataset.Self[string], dataset.Ascending)
+	sorted := dataset.SortPartition(lines, dataset.Self[string](), dataset.Ascending)
 	sink := &rangeFileSink{job: j, path: j.opts.Output, sizes: sizes, bufSize: pow2Clamp(memory/32, 4<<10, 4<<20)}
 	dataset.Output(sorted, "output", sink)
 

@@ -68,7 +68,7 @@ func TestErrorLineCountsJoinedErrors(t *testing.T) {
 	env := dataset.New(dataset.Options{Parallelism: 1})
 	ds := dataset.FromSlice(env, []int{3, 1, 2})
 	for range 3 {
-		dataset.PartitionByRangeBounds(ds, dataset.Self[int], []int{2, 1})
+		dataset.PartitionByRangeBounds(ds, dataset.Self[int](), []int{2, 1})
 	}
 	dataset.Collect(ds)
 	_, err := env.Execute(t.Context())
