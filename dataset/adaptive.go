@@ -116,6 +116,7 @@ func materializeNode[T any](src *node, st *store) *node {
 
 // storeWriter writes one subtask's records to its spill file.
 type storeWriter[T any] struct {
+	flow.Plain
 	tc       *task
 	w        *spill.Writer
 	codec    *memory.Codec[T]
@@ -124,7 +125,7 @@ type storeWriter[T any] struct {
 	finished bool
 }
 
-func (c *storeWriter[T]) collect(b []T) error {
+func (c *storeWriter[T]) Collect(b []T) error {
 	for i := range b {
 		c.buf = c.codec.Append(c.buf[:0], &b[i])
 		if err := c.w.Append(c.buf); err != nil {
@@ -134,7 +135,7 @@ func (c *storeWriter[T]) collect(b []T) error {
 	return nil
 }
 
-func (c *storeWriter[T]) close() error {
+func (c *storeWriter[T]) End() error {
 	c.finished = true // a failed Finish removes the file
 	h, err := c.w.Finish()
 	if err != nil {
@@ -185,18 +186,18 @@ func replayNode[T any](src *node, st *store) *node {
 				if err := tc.Context().Err(); err != nil {
 					return err
 				}
-				if err := c.collect(batch); err != nil {
+				if err := c.Collect(batch); err != nil {
 					return err
 				}
 				batch = batch[:0]
 			}
 		}
 		if len(batch) > 0 {
-			if err := c.collect(batch); err != nil {
+			if err := c.Collect(batch); err != nil {
 				return err
 			}
 		}
-		return c.close()
+		return c.End()
 	}
 	newDataSet[T](e, n)
 	n.opt.RowBytes = src.opt.RowBytes

@@ -45,7 +45,7 @@ func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v
 		if readErr != nil {
 			return readErr
 		}
-		return e.close()
+		return e.End()
 	}
 	return newDataSet[U](env, n)
 }

@@ -98,7 +98,7 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 		if rcur.err != nil {
 			return rcur.err
 		}
-		return e.close()
+		return e.End()
 	}
 	return newDataSet[O](env, n)
 }

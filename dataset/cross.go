@@ -63,7 +63,7 @@ func Cross[L, R, O any](l *DataSet[L], r *DataSet[R], fn func(l *L, r *R) O, hin
 		if e.err != nil {
 			return e.err
 		}
-		return e.close()
+		return e.End()
 	}
 	return newDataSet[O](env, n)
 }

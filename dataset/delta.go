@@ -124,7 +124,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	wsState := &bulkState[W]{}
 	head := newLoopHead(lp, workset, where, func(tc *task, c collector[W]) error {
 		if s := wsState.cur[tc.Subtask]; s != nil {
-			return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 		}
 		return nil
 	})
@@ -248,7 +248,7 @@ func (st *deltaState[T, K]) emitAll(ctx context.Context, x *sortjoin.Index, batc
 		}
 		buf = append(buf, v)
 		if len(buf) == batch {
-			err := c.collect(buf)
+			err := c.Collect(buf)
 			clear(buf)
 			buf = buf[:0]
 			return err
@@ -259,7 +259,7 @@ func (st *deltaState[T, K]) emitAll(ctx context.Context, x *sortjoin.Index, batc
 		return err
 	}
 	if len(buf) > 0 {
-		return c.collect(buf)
+		return c.Collect(buf)
 	}
 	return nil
 }
@@ -342,7 +342,7 @@ func JoinSolution[W, T, K, O any](ws *DataSet[W], it *DeltaIteration[T, K], wkey
 		if err := x.FinishProbes(tc.Context(), probe); err != nil {
 			return fmt.Errorf("dataset: %s: %w", where, err)
 		}
-		return e.close()
+		return e.End()
 	}
 	return newDataSet[O](env, n)
 }

@@ -60,7 +60,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 	st := &bulkState[T]{}
 	head := newLoopHead(lp, initial, where, func(tc *task, c collector[T]) error {
 		if s := st.cur[tc.Subtask]; s != nil {
-			return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 		}
 		return nil
 	})
@@ -101,7 +101,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 		if s == nil {
 			return nil
 		}
-		return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+		return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 	})
 }
 

@@ -123,7 +123,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			if err := e.flush(); err != nil {
 				return err
 			}
-			return c.close()
+			return c.End()
 		}
 		switch local := n.planned.Decision.Local; local {
 		case optimizer.HybridHashBuildFirst, optimizer.HybridHashBuildSecond:
@@ -150,11 +150,11 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 			switch {
 			case build == sortjoin.Right && typed.Joinable(rc):
 				out, err = typed.HashJoin(ctx, res, tc.memShare, ri, li, typed.KindOf(kind, false),
-					func(b *R, p *L) O { return fn(p, b) }, c.collect, batch, hashJoin)
+					func(b *R, p *L) O { return fn(p, b) }, c.Collect, batch, hashJoin)
 				n.variants.ran(joinVariant(out))
 			case build == sortjoin.Left && typed.Joinable(lc):
 				out, err = typed.HashJoin(ctx, res, tc.memShare, li, ri, typed.KindOf(kind, true),
-					func(b *L, p *R) O { return fn(b, p) }, c.collect, batch, hashJoin)
+					func(b *L, p *R) O { return fn(b, p) }, c.Collect, batch, hashJoin)
 				n.variants.ran(joinVariant(out))
 			case build == sortjoin.Left:
 				_ = res.Release()
@@ -194,7 +194,7 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 		if err := e.flush(); err != nil {
 			return err
 		}
-		return c.close()
+		return c.End()
 	}
 	return newDataSet[O](env, n)
 }
@@ -253,7 +253,7 @@ func (e *joinEmitter[L, R, O]) flush() error {
 	if len(e.buf) == 0 {
 		return nil
 	}
-	err := e.next.collect(e.buf)
+	err := e.next.Collect(e.buf)
 	e.buf = e.buf[:0]
 	return err
 }

@@ -37,7 +37,7 @@ func newLoopHead[T any](lp *loop, initial *DataSet[T], where string, replay func
 			}
 			defer func() { s.Release(); first[tc.Subtask] = nil }()
 			return emitEach(tc, c, func(c collector[T]) error {
-				return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+				return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 			})
 		}
 		return emitEach(tc, c, func(c collector[T]) error { return replay(tc, c) })
@@ -53,7 +53,7 @@ func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) 
 	outs := []collector[T]{c}
 	var rows *atomic.Int64
 	if cc, ok := c.(*countingCollector[T]); ok {
-		if f, ok := cc.next.(*fanout[T]); ok && len(f.outs) > 1 {
+		if f, ok := cc.collector.(*fanout[T]); ok && len(f.outs) > 1 {
 			outs, rows = f.outs, cc.rows
 		}
 	}
@@ -61,7 +61,7 @@ func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) 
 		if err := emit(c); err != nil {
 			return err
 		}
-		return c.close()
+		return c.End()
 	}
 	errs := make([]error, len(outs))
 	var wg sync.WaitGroup
@@ -71,10 +71,10 @@ func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) 
 			defer wg.Done()
 			var oc collector[T] = o
 			if i == 0 {
-				oc = &countingCollector[T]{next: o, rows: rows}
+				oc = &countingCollector[T]{collector: o, rows: rows}
 			}
 			if errs[i] = emit(oc); errs[i] == nil {
-				errs[i] = o.close()
+				errs[i] = o.End()
 			}
 		}()
 	}
@@ -114,7 +114,7 @@ func newReplayer[T any](lp *loop, in *node) *node {
 			}
 		}
 		return emitEach(tc, c, func(c collector[T]) error {
-			return spools[tc.Subtask].Replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return spools[tc.Subtask].Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 		})
 	}
 	newDataSet[T](env, n)
@@ -175,7 +175,7 @@ func newLoopResult[T any](lp *loop, name string, sizeOf *node, emit func(tc *tas
 		if err := emit(tc, c); err != nil {
 			return err
 		}
-		return c.close()
+		return c.End()
 	}
 	return newDataSet[T](env, n)
 }

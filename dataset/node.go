@@ -19,12 +19,9 @@ type DataSet[T any] struct {
 // Env returns the program the data set belongs to.
 func (ds *DataSet[T]) Env() *Env { return ds.env }
 
-// collector receives a chain's batches. A batch is valid only during collect;
-// close is called once, after the last batch, on success.
-type collector[T any] interface {
-	collect(batch []T) error
-	close() error
-}
+// collector receives a chain's batches (flow.Collector): a batch is valid
+// only during Collect; End is called once, after the last batch, on success.
+type collector[T any] = flow.Collector[T]
 
 // node is one operator of a program, untyped: its typed behaviour lives in the
 // closures its constructor sets, each of which asserts its types once per task.
@@ -140,7 +137,7 @@ func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 		if !ok {
 			return next // asCollector reports the mismatch
 		}
-		return &countingCollector[T]{next: c, rows: &n.rows}
+		return &countingCollector[T]{collector: c, rows: &n.rows}
 	}
 	n.writers = func(tc *task, edges []outEdge) (any, error) {
 		fan := &fanout[T]{}
@@ -193,20 +190,23 @@ func connectInput[T any](n *node, i int, k *keyer[T]) {
 }
 
 // fanout sends every batch to each of a vertex's output collectors.
-type fanout[T any] struct{ outs []collector[T] }
+type fanout[T any] struct {
+	flow.Plain
+	outs []collector[T]
+}
 
-func (f *fanout[T]) collect(b []T) error {
+func (f *fanout[T]) Collect(b []T) error {
 	for _, c := range f.outs {
-		if err := c.collect(b); err != nil {
+		if err := c.Collect(b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (f *fanout[T]) close() error {
+func (f *fanout[T]) End() error {
 	for _, c := range f.outs {
-		if err := c.close(); err != nil {
+		if err := c.End(); err != nil {
 			return err
 		}
 	}
@@ -217,13 +217,14 @@ func (f *fanout[T]) close() error {
 // close ends the superstep with an EndOfSuperstep event. Flow closes the writer when
 // the task's body returns.
 type writerCollector[T any] struct {
+	flow.Plain
 	w  *flow.Writer[T]
 	tc *task
 }
 
-func (c *writerCollector[T]) collect(b []T) error { return c.w.EmitBatch(b) }
+func (c *writerCollector[T]) Collect(b []T) error { return c.w.EmitBatch(b) }
 
-func (c *writerCollector[T]) close() error {
+func (c *writerCollector[T]) End() error {
 	if c.tc.loop != nil {
 		return c.w.Event(flow.Event{Kind: flow.EndOfSuperstep, Value: int64(c.tc.step)})
 	}
@@ -231,39 +232,35 @@ func (c *writerCollector[T]) close() error {
 }
 
 // countingCollector counts the records of the batches it passes on (one
-// atomic add per batch, no allocation).
+// atomic add per batch, no allocation). It has the capabilities of the
+// collector it wraps; the records a raw sink takes are counted too.
 type countingCollector[T any] struct {
-	next collector[T]
+	collector[T]
 	rows *atomic.Int64
 }
 
-func (c *countingCollector[T]) collect(b []T) error {
+func (c *countingCollector[T]) Collect(b []T) error {
 	c.rows.Add(int64(len(b)))
-	return c.next.collect(b)
+	return c.collector.Collect(b)
 }
 
-func (c *countingCollector[T]) close() error { return c.next.close() }
-
-// borrows passes on whether the next collector is a borrower, so that
-// counting does not cost a sort its borrowed output buffer.
-func (c *countingCollector[T]) borrows() bool {
-	b, ok := c.next.(borrower)
-	return ok && b.borrows()
-}
-
-// rawWriter passes on the next collector's (see rawCollector).
-func (c *countingCollector[T]) rawWriter() func(b []byte) error {
-	if r, ok := c.next.(rawCollector); ok {
-		return r.rawWriter()
+// Raw counts the records the wrapped collector's raw sink takes.
+func (c *countingCollector[T]) Raw() flow.RawSink {
+	r := c.collector.Raw()
+	if r == nil {
+		return nil
 	}
-	return nil
+	return countingRaw{r, c.rows}
 }
 
-// rawWritten counts the records the raw writer took and tells the next
-// collector.
-func (c *countingCollector[T]) rawWritten(n int64) {
+type countingRaw struct {
+	flow.RawSink
+	rows *atomic.Int64
+}
+
+func (c countingRaw) Written(n int64) {
 	c.rows.Add(n)
-	c.next.(rawCollector).rawWritten(n)
+	c.RawSink.Written(n)
 }
 
 // asCollector asserts a chain link's type, once per task.

@@ -152,7 +152,7 @@ func MapPartition[T, U any](ds *DataSet[T], fn func(vals iter.Seq[T], emit func(
 		if e.err != nil {
 			return e.err
 		}
-		return e.close()
+		return e.End()
 	}
 	return newDataSet[U](env, n)
 }
@@ -173,22 +173,22 @@ func (e *bufferedEmitter[U]) emit(u U) {
 	}
 	e.buf = append(e.buf, u)
 	if len(e.buf) >= e.batch {
-		e.err = e.next.collect(e.buf)
+		e.err = e.next.Collect(e.buf)
 		e.buf = e.buf[:0]
 	}
 }
 
 func (e *bufferedEmitter[U]) flush() error {
 	if e.err == nil && len(e.buf) > 0 {
-		e.err = e.next.collect(e.buf)
+		e.err = e.next.Collect(e.buf)
 		e.buf = e.buf[:0]
 	}
 	return e.err
 }
 
-func (e *bufferedEmitter[U]) close() error {
+func (e *bufferedEmitter[U]) End() error {
 	if err := e.flush(); err != nil {
 		return err
 	}
-	return e.next.close()
+	return e.next.End()
 }

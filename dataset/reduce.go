@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -139,6 +140,7 @@ func reduceBytes[T any](codec *memory.Codec[T], fn func(a, b T) T) sortjoin.Comb
 // combiner (Partial mode) it sends the partial results the aggregator flushes
 // to next, a batch at a time, and finishes the aggregator on close.
 type combineCollector[T any] struct {
+	flow.Plain
 	tc       *task
 	k        *keyer[T]
 	codec    *memory.Codec[T]
@@ -149,7 +151,7 @@ type combineCollector[T any] struct {
 	batch    int
 }
 
-func (c *combineCollector[T]) collect(b []T) error {
+func (c *combineCollector[T]) Collect(b []T) error {
 	for i := range b {
 		c.key = c.k.Append(c.key[:0], &b[i])
 		c.val = c.codec.Append(c.val[:0], &b[i])
@@ -168,14 +170,14 @@ func (c *combineCollector[T]) flush(_, acc []byte) error {
 	}
 	c.buf = append(c.buf, v)
 	if len(c.buf) >= c.batch {
-		err := c.next.collect(c.buf)
+		err := c.next.Collect(c.buf)
 		c.buf = c.buf[:0]
 		return err
 	}
 	return nil
 }
 
-func (c *combineCollector[T]) close() error {
+func (c *combineCollector[T]) End() error {
 	if c.next == nil { // the final phase's feeder: the caller finishes the aggregator
 		return nil
 	}
@@ -185,7 +187,7 @@ func (c *combineCollector[T]) close() error {
 	}
 	it.Close()
 	if len(c.buf) > 0 {
-		if err := c.next.collect(c.buf); err != nil {
+		if err := c.next.Collect(c.buf); err != nil {
 			return err
 		}
 		c.buf = c.buf[:0]
@@ -193,12 +195,13 @@ func (c *combineCollector[T]) close() error {
 	if err := c.agg.Close(); err != nil {
 		return err
 	}
-	return c.next.close()
+	return c.next.End()
 }
 
 // typedCombiner is the combiner of a Reduce over records typed.Combiner
 // holds as Go values (memory.Codec.Shallow), as a collector.
 type typedCombiner[T any] struct {
+	flow.Plain
 	c    *typed.Combiner[T]
 	next collector[T]
 }
@@ -214,17 +217,17 @@ func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec
 		c = typed.NewCombiner(k, codec, fn, res, tc.memShare, batch)
 		tc.keep(key, c, func() { _ = res.Release() })
 	}
-	c.Reset(next.collect)
+	c.Reset(next.Collect)
 	return &typedCombiner[T]{c: c, next: next}
 }
 
-func (c *typedCombiner[T]) collect(b []T) error { return c.c.Add(b) }
+func (c *typedCombiner[T]) Collect(b []T) error { return c.c.Add(b) }
 
-func (c *typedCombiner[T]) close() error {
+func (c *typedCombiner[T]) End() error {
 	if err := c.c.Flush(); err != nil {
 		return err
 	}
-	return c.next.close()
+	return c.next.End()
 }
 
 // runTypedFinal runs the final phase of a Reduce over records typed.Final
@@ -252,61 +255,42 @@ func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T]
 	if err != nil {
 		return err
 	}
-	if err := f.Finish(tc.Context(), c.collect, batch); err != nil {
+	if err := f.Finish(tc.Context(), c.Collect, batch); err != nil {
 		return err
 	}
-	return c.close()
+	return c.End()
 }
 
 // collectFunc is a collector of a function; its close does nothing.
 type collectFunc[T any] func([]T) error
 
-func (f collectFunc[T]) collect(b []T) error { return f(b) }
-func (f collectFunc[T]) close() error        { return nil }
+func (f collectFunc[T]) Collect(b []T) error { return f(b) }
+func (f collectFunc[T]) End() error          { return nil }
+func (f collectFunc[T]) Borrows() bool       { return false }
+func (f collectFunc[T]) Raw() flow.RawSink   { return nil }
 
 // emitDecoded decodes the values of it into batches of T and sends them to c,
 // then closes c.
 func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], c collector[T], batch int) error {
-	if err := typed.EmitDecoded(tc.Context(), it, codec, c.collect, batch); err != nil {
+	if err := typed.EmitDecoded(tc.Context(), it, codec, c.Collect, batch); err != nil {
 		return err
 	}
-	return c.close()
+	return c.End()
 }
 
 // emitRaw is emitDecoded for a sorter whose keys are the records (see
-// newSortKeyer), choosing the emitter c allows.
+// newSortKeyer), choosing the emitter c's capabilities allow.
 func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
 	var err error
-	var w func([]byte) error
-	r, ok := c.(rawCollector)
-	if ok {
-		w = r.rawWriter()
-	}
-	if w != nil {
-		err = typed.EmitEachRaw(tc.Context(), it, w, r.rawWritten, batch)
-	} else if b, ok := c.(borrower); ok && b.borrows() {
-		err = typed.EmitBorrowed(tc.Context(), it, fromRaw, c.collect, batch)
+	if r := c.Raw(); r != nil {
+		err = typed.EmitEachRaw(tc.Context(), it, r.Write, r.Written, batch)
+	} else if c.Borrows() {
+		err = typed.EmitBorrowed(tc.Context(), it, fromRaw, c.Collect, batch)
 	} else {
-		err = typed.EmitRaw(tc.Context(), it, fromRaw, c.collect, batch)
+		err = typed.EmitRaw(tc.Context(), it, fromRaw, c.Collect, batch)
 	}
 	if err != nil {
 		return err
 	}
-	return c.close()
-}
-
-// borrower is implemented by collectors that may be handed records whose
-// bytes are reused once collect returns: they keep nothing of them.
-type borrower interface{ borrows() bool }
-
-// rawCollector is implemented by collectors that may take a record whose key
-// is its own bytes (a string, say) as those bytes, one record at a time, valid
-// only during the call: emitRaw then hands the merge's keys to the function
-// rawWriter returns (nil: they cannot) as they come, without copying them
-// into a batch first. The caller counts the records it wrote and reports them
-// through rawWritten every so often and before close, so that nothing on the
-// way is written per record (two subtasks' collectors may share a cache line).
-type rawCollector interface {
-	rawWriter() func(b []byte) error
-	rawWritten(n int64)
+	return c.End()
 }

@@ -40,11 +40,12 @@ func (ds *DataSet[T]) First(n int) *DataSet[T] {
 }
 
 type firstCollector[T any] struct {
+	flow.Plain
 	left int
 	next collector[T]
 }
 
-func (c *firstCollector[T]) collect(b []T) error {
+func (c *firstCollector[T]) Collect(b []T) error {
 	if c.left <= 0 {
 		return nil
 	}
@@ -52,10 +53,10 @@ func (c *firstCollector[T]) collect(b []T) error {
 		b = b[:c.left]
 	}
 	c.left -= len(b)
-	return c.next.collect(b)
+	return c.next.Collect(b)
 }
 
-func (c *firstCollector[T]) close() error { return c.next.close() }
+func (c *firstCollector[T]) End() error { return c.next.End() }
 
 // Output writes ds to sink in two phases, as Flink's output formats do:
 // subtask i of n writes through sink.Create(ctx, i, n) and Closes its writer
@@ -135,12 +136,12 @@ type sinkCollector[T any] struct {
 	rows   *atomic.Int64 // the records the sink received
 }
 
-func (c *sinkCollector[T]) collect(b []T) error {
+func (c *sinkCollector[T]) Collect(b []T) error {
 	c.rows.Add(int64(len(b)))
 	return c.w.Write(b)
 }
 
-func (c *sinkCollector[T]) close() error {
+func (c *sinkCollector[T]) End() error {
 	if err := c.w.Close(); err != nil {
 		return err
 	}
@@ -149,24 +150,30 @@ func (c *sinkCollector[T]) close() error {
 	return nil
 }
 
-// borrows reports whether the writer is done with a batch's records, bytes
-// included, when Write returns (see borrower).
-func (c *sinkCollector[T]) borrows() bool {
+// Borrows reports whether the writer is done with a batch's records, bytes
+// included, when Write returns (formats.ValueCopier).
+func (c *sinkCollector[T]) Borrows() bool {
 	_, ok := c.w.(formats.ValueCopier)
 	return ok
 }
 
-// rawWriter returns the writer's WriteRaw when it takes records as their
-// bytes (formats.RawWriter); else nil.
-func (c *sinkCollector[T]) rawWriter() func(b []byte) error {
+// Raw returns the collector as a raw sink when its writer takes records as
+// their bytes (formats.RawWriter); else nil.
+func (c *sinkCollector[T]) Raw() flow.RawSink {
 	if rw, ok := c.w.(formats.RawWriter); ok {
-		return rw.WriteRaw
+		return sinkRaw{rw, c.rows}
 	}
 	return nil
 }
 
-// rawWritten counts the records WriteRaw took.
-func (c *sinkCollector[T]) rawWritten(n int64) { c.rows.Add(n) }
+// sinkRaw writes raw records to a writer and counts them.
+type sinkRaw struct {
+	w    formats.RawWriter
+	rows *atomic.Int64
+}
+
+func (s sinkRaw) Write(b []byte) error { return s.w.WriteRaw(b) }
+func (s sinkRaw) Written(n int64)      { s.rows.Add(n) }
 
 // Print writes every record of ds to w, one per line as fmt's %v prints it, from
 // one subtask that reads ds's subtasks in order (so a sorted data set prints in

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -114,13 +115,14 @@ func (t *task) finishSort(s *sortjoin.Sorter) (sortjoin.Iterator, error) {
 
 // sortFeeder adds records to a sorter.
 type sortFeeder[T any] struct {
+	flow.Plain
 	k        *keyer[T]
 	codec    *memory.Codec[T]
 	s        *sortjoin.Sorter
 	key, val []byte
 }
 
-func (f *sortFeeder[T]) collect(b []T) error {
+func (f *sortFeeder[T]) Collect(b []T) error {
 	if f.k.Raw != nil { // the record is its key
 		for i := range b {
 			if err := f.s.Add(f.k.Raw(&b[i]), nil); err != nil {
@@ -139,7 +141,7 @@ func (f *sortFeeder[T]) collect(b []T) error {
 	return nil
 }
 
-func (f *sortFeeder[T]) close() error { return nil }
+func (f *sortFeeder[T]) End() error { return nil }
 
 // ReduceGroup gives every group to fn, which emits any number of results. The
 // group's records arrive through vals, valid only during the call, in the order
@@ -229,7 +231,7 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 			tc.onExit(func() { _ = res.Release() })
 			d := typed.NewDenseGrouper(k.Word, res, tc.memShare, func() func([]T) error {
 				feeder.s = tc.inputSorter(where)
-				return feeder.collect
+				return feeder.Collect
 			})
 			if err := drive[T](tc, collectFunc[T](d.Add)); err != nil {
 				return err
@@ -243,7 +245,7 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 				if err := reduceDense(tc, d, g.sel, fn, e); err != nil {
 					return err
 				}
-				return e.close()
+				return e.End()
 			}
 			n.variants.ran(sorter)
 			if it, err = tc.finishSort(feeder.s); err != nil {
@@ -318,7 +320,7 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		if cur.err != nil {
 			return cur.err
 		}
-		return e.close()
+		return e.End()
 	}
 	return newDataSet[O](env, n)
 }

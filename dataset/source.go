@@ -28,11 +28,11 @@ func FromSlice[T any](env *Env, xs []T) *DataSet[T] {
 			if err := tc.Context().Err(); err != nil {
 				return err
 			}
-			if err := c.collect(xs[i:min(i+bs, hi)]); err != nil {
+			if err := c.Collect(xs[i:min(i+bs, hi)]); err != nil {
 				return err
 			}
 		}
-		return c.close()
+		return c.End()
 	}
 	return newDataSet[T](env, n)
 }
@@ -82,11 +82,11 @@ func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T]
 			if i >= len(splits) {
 				break
 			}
-			if err := src.Read(tc.Context(), splits[i], c.collect); err != nil {
+			if err := src.Read(tc.Context(), splits[i], c.Collect); err != nil {
 				return err
 			}
 		}
-		return c.close()
+		return c.End()
 	}
 	return newDataSet[T](env, n)
 }

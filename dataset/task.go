@@ -18,11 +18,11 @@ func drive[T any](tc *task, c collector[T]) error {
 		b, err := in.Next(tc.Context())
 		if err != nil {
 			if isEOF(err) {
-				return c.close()
+				return c.End()
 			}
 			return err
 		}
-		if err := c.collect(b); err != nil {
+		if err := c.Collect(b); err != nil {
 			return err
 		}
 	}

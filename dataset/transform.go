@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -20,21 +21,22 @@ func Map[T, U any](ds *DataSet[T], fn func(T) U) *DataSet[U] {
 }
 
 type mapCollector[T, U any] struct {
+	flow.Plain
 	fn   func(T) U
 	next collector[U]
 	buf  []U
 }
 
-func (c *mapCollector[T, U]) collect(b []T) error {
+func (c *mapCollector[T, U]) Collect(b []T) error {
 	buf := c.buf[:0]
 	for i := range b {
 		buf = append(buf, c.fn(b[i]))
 	}
 	c.buf = buf
-	return c.next.collect(buf)
+	return c.next.Collect(buf)
 }
 
-func (c *mapCollector[T, U]) close() error { return c.next.close() }
+func (c *mapCollector[T, U]) End() error { return c.next.End() }
 
 // FlatMap calls fn for every record; fn emits any number of results through emit,
 // which is valid only during the call.
@@ -55,6 +57,7 @@ func FlatMap[T, U any](ds *DataSet[T], fn func(v T, emit func(U))) *DataSet[U] {
 }
 
 type flatMapCollector[T, U any] struct {
+	flow.Plain
 	fn    func(T, func(U))
 	emit  func(U)
 	next  collector[U]
@@ -62,12 +65,12 @@ type flatMapCollector[T, U any] struct {
 	limit int
 }
 
-func (c *flatMapCollector[T, U]) collect(b []T) error {
+func (c *flatMapCollector[T, U]) Collect(b []T) error {
 	c.buf = c.buf[:0]
 	for i := range b {
 		c.fn(b[i], c.emit)
 		if len(c.buf) >= c.limit {
-			if err := c.next.collect(c.buf); err != nil {
+			if err := c.next.Collect(c.buf); err != nil {
 				return err
 			}
 			c.buf = c.buf[:0]
@@ -76,10 +79,10 @@ func (c *flatMapCollector[T, U]) collect(b []T) error {
 	if len(c.buf) == 0 {
 		return nil
 	}
-	return c.next.collect(c.buf)
+	return c.next.Collect(c.buf)
 }
 
-func (c *flatMapCollector[T, U]) close() error { return c.next.close() }
+func (c *flatMapCollector[T, U]) End() error { return c.next.End() }
 
 // Filter keeps the records for which pred is true.
 func (ds *DataSet[T]) Filter(pred func(T) bool) *DataSet[T] {
@@ -98,12 +101,13 @@ func (ds *DataSet[T]) Filter(pred func(T) bool) *DataSet[T] {
 }
 
 type filterCollector[T any] struct {
+	flow.Plain
 	pred func(T) bool
 	next collector[T]
 	buf  []T
 }
 
-func (c *filterCollector[T]) collect(b []T) error {
+func (c *filterCollector[T]) Collect(b []T) error {
 	buf := c.buf[:0]
 	for i := range b {
 		if c.pred(b[i]) {
@@ -112,12 +116,12 @@ func (c *filterCollector[T]) collect(b []T) error {
 	}
 	c.buf = buf
 	if len(buf) == len(b) {
-		return c.next.collect(b) // nothing dropped: pass the batch through untouched
+		return c.next.Collect(b) // nothing dropped: pass the batch through untouched
 	}
 	if len(buf) == 0 {
 		return nil
 	}
-	return c.next.collect(buf)
+	return c.next.Collect(buf)
 }
 
-func (c *filterCollector[T]) close() error { return c.next.close() }
+func (c *filterCollector[T]) End() error { return c.next.End() }

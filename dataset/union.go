@@ -74,7 +74,7 @@ func mergeInputs[T any](tc *task, k int, c collector[T]) error {
 	var first error
 	for it := range items {
 		if first == nil {
-			first = c.collect(it.batch)
+			first = c.Collect(it.batch)
 		}
 		it.done <- struct{}{}
 	}
@@ -88,5 +88,5 @@ func mergeInputs[T any](tc *task, k int, c collector[T]) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return c.close()
+	return c.End()
 }
