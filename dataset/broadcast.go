@@ -15,11 +15,21 @@ func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v
 	n.opt.Forced = map[int]optimizer.Ship{1: optimizer.Broadcast}
 	connectInput[T](n, 0, nil)
 	connectInput[B](n, 1, nil)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[U](n, out)
-		if err != nil {
-			return err
-		}
+	n.op = pulls[U](&broadcastOp[T, B, U]{fn: fn, batch: env.opts.BatchSize})
+	return newDataSet[U](env, n)
+}
+
+// broadcastOp is FlatMapWithBroadcast's operator: it reads the broadcast
+// set (input 1), then input 0.
+type broadcastOp[T, B, U any] struct {
+	stateless
+	fn    func(v T, bset []B, emit func(U))
+	batch int
+}
+
+func (o *broadcastOp[T, B, U]) run(tc *task, c collector[U]) error {
+	fn := o.fn
+	{
 		var set []B
 		bin := flow.Input[B](tc.TaskContext, 1)
 		for {
@@ -32,7 +42,7 @@ func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v
 			}
 			set = append(set, b...)
 		}
-		e := &bufferedEmitter[U]{next: c, batch: env.opts.BatchSize}
+		e := &bufferedEmitter[U]{next: c, batch: o.batch}
 		var readErr error
 		for b := range readBatches[T](tc, &readErr) {
 			for i := range b {
@@ -47,7 +57,6 @@ func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v
 		}
 		return e.End()
 	}
-	return newDataSet[U](env, n)
 }
 
 // MapWithBroadcast applies fn to every record of ds with all the records of the

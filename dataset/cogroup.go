@@ -34,73 +34,85 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 	}
 	connectInput[L](n, 0, lk)
 	connectInput[R](n, 1, rk)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
-		if err != nil {
+	n.op = pulls[O](&coGroupOp[L, R, K, O]{where: where, lk: lk, rk: rk, lc: lc, rc: rc, lkey: lkey, rkey: rkey, fn: fn, batch: env.opts.BatchSize})
+	return newDataSet[O](env, n)
+}
+
+// coGroupOp is CoGroup's operator: it sorts both inputs by key and merges them.
+type coGroupOp[L, R, K, O any] struct {
+	stateless
+	where string
+	lk    *keyer[L]
+	rk    *keyer[R]
+	lc    *memory.Codec[L]
+	rc    *memory.Codec[R]
+	lkey  func(L) K
+	rkey  func(R) K
+	fn    func(key K, ls iter.Seq[L], rs iter.Seq[R], emit func(O))
+	batch int
+}
+
+func (o *coGroupOp[L, R, K, O]) run(tc *task, c collector[O]) error {
+	ctx := tc.Context()
+	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
+	ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
+	lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flowInput[L](tc, 0), o.lk, o.lc))
+	if err != nil {
+		return err
+	}
+	defer lit.Close()
+	rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flowInput[R](tc, 1), o.rk, o.rc))
+	if err != nil {
+		return err
+	}
+	defer rit.Close()
+	lcur, rcur := &cursor{it: lit}, &cursor{it: rit}
+	lcur.advance()
+	rcur.advance()
+	e := &bufferedEmitter[O]{next: c, batch: o.batch}
+	var decodeErr error
+	var group []byte
+	for lcur.ok || rcur.ok {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ctx := tc.Context()
-		name := fmt.Sprintf("%s %d", where, tc.Subtask)
-		ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
-		lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flowInput[L](tc, 0), lk, lc))
-		if err != nil {
-			return err
+		switch {
+		case !rcur.ok || lcur.ok && bytes.Compare(lcur.key, rcur.key) <= 0:
+			group = append(group[:0], lcur.key...)
+		default:
+			group = append(group[:0], rcur.key...)
 		}
-		defer lit.Close()
-		rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flowInput[R](tc, 1), rk, rc))
-		if err != nil {
-			return err
-		}
-		defer rit.Close()
-		lcur, rcur := &cursor{it: lit}, &cursor{it: rit}
-		lcur.advance()
-		rcur.advance()
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
-		var decodeErr error
-		var group []byte
-		for lcur.ok || rcur.ok {
-			if err := ctx.Err(); err != nil {
+		var key K
+		if lcur.ok && bytes.Equal(lcur.key, group) {
+			var v L
+			if _, err := o.lc.Decode(lcur.val, &v); err != nil {
 				return err
 			}
-			switch {
-			case !rcur.ok || lcur.ok && bytes.Compare(lcur.key, rcur.key) <= 0:
-				group = append(group[:0], lcur.key...)
-			default:
-				group = append(group[:0], rcur.key...)
+			key = o.lkey(v)
+		} else {
+			var v R
+			if _, err := o.rc.Decode(rcur.val, &v); err != nil {
+				return err
 			}
-			var key K
-			if lcur.ok && bytes.Equal(lcur.key, group) {
-				var v L
-				if _, err := lc.Decode(lcur.val, &v); err != nil {
-					return err
-				}
-				key = lkey(v)
-			} else {
-				var v R
-				if _, err := rc.Decode(rcur.val, &v); err != nil {
-					return err
-				}
-				key = rkey(v)
-			}
-			fn(key, groupSeq(lcur, group, lc, &decodeErr), groupSeq(rcur, group, rc, &decodeErr), e.emit)
-			if decodeErr != nil {
-				return decodeErr
-			}
-			lcur.skip(group)
-			rcur.skip(group)
-			if e.err != nil {
-				return e.err
-			}
+			key = o.rkey(v)
 		}
-		if lcur.err != nil {
-			return lcur.err
+		o.fn(key, groupSeq(lcur, group, o.lc, &decodeErr), groupSeq(rcur, group, o.rc, &decodeErr), e.emit)
+		if decodeErr != nil {
+			return decodeErr
 		}
-		if rcur.err != nil {
-			return rcur.err
+		lcur.skip(group)
+		rcur.skip(group)
+		if e.err != nil {
+			return e.err
 		}
-		return e.End()
 	}
-	return newDataSet[O](env, n)
+	if lcur.err != nil {
+		return lcur.err
+	}
+	if rcur.err != nil {
+		return rcur.err
+	}
+	return e.End()
 }
 
 // cursor walks a sorted iterator one record ahead, keeping its own copy of the

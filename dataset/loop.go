@@ -13,6 +13,66 @@ import (
 // loopRole is a node's part in an iteration.
 type loopRole uint8
 
+// loopMember is a node's part in iterations: the loop the node is in and
+// its role there (loopDelta marks a delta iteration's delta tail); the loop
+// whose result it reads (an iteration's result source); whether it keeps
+// its loop-invariant input cacheInput as an index across supersteps (set by
+// seal when the operator can); and, per loop it is a loop-invariant input
+// of, the node that replays its output every superstep.
+type loopMember struct {
+	loop       *loop
+	role       loopRole
+	loopDelta  bool
+	resultOf   *loop
+	cached     bool
+	cacheInput int
+	replayer   map[*loop]*node
+}
+
+// member returns n's part in iterations, making it.
+func (n *node) member() *loopMember {
+	if n.lm == nil {
+		n.lm = &loopMember{}
+	}
+	return n.lm
+}
+
+// join puts n in lp with a role.
+func (n *node) join(lp *loop, r loopRole) { n.member().loop, n.member().role = lp, r }
+
+// loopOf returns the loop n is in, or nil.
+func (n *node) loopOf() *loop {
+	if n.lm == nil {
+		return nil
+	}
+	return n.lm.loop
+}
+
+// roleIn returns n's role in its loop.
+func (n *node) roleIn() loopRole {
+	if n.lm == nil {
+		return notInLoop
+	}
+	return n.lm.role
+}
+
+// resultOf returns the loop whose result n reads, or nil.
+func (n *node) resultOf() *loop {
+	if n.lm == nil {
+		return nil
+	}
+	return n.lm.resultOf
+}
+
+// cachedInput returns the loop-invariant input n keeps as an index across
+// supersteps, or -1.
+func (n *node) cachedInput() int {
+	if n.lm == nil || !n.lm.cached {
+		return -1
+	}
+	return n.lm.cacheInput
+}
+
 const (
 	notInLoop  loopRole = iota
 	loopSource          // the head, or a loop-invariant input's replayer: emits every superstep
@@ -156,7 +216,7 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 // deltaCount is set by delta iterations: the records of this superstep's delta.
 func (lp *loop) deltaCount() (int64, bool) {
 	for _, t := range lp.tails {
-		if t.loopDelta {
+		if t.lm.loopDelta {
 			return lp.counts[t].Load(), true
 		}
 	}
@@ -178,27 +238,27 @@ func (lp *loop) seal(where string) {
 	e := lp.env
 	start := lp.head.opt.ID + 1
 	for _, n := range e.nodes[start:] {
-		if n.loop != nil {
+		if n.loopOf() != nil {
 			continue
 		}
 		for _, in := range n.inputs {
-			if in.loop == lp && in.role != notInLoop {
-				n.loop, n.role = lp, loopBody
+			if in.loopOf() == lp && in.roleIn() != notInLoop {
+				n.join(lp, loopBody)
 				break
 			}
 		}
-		if n.loop == lp && n.opt.Kind == optimizer.Sink {
+		if n.loopOf() == lp && n.opt.Kind == optimizer.Sink {
 			e.fail(where, fmt.Errorf("%s is a sink inside the step function: sinks belong after the iteration", n.name()))
 		}
 	}
 	added := map[*node]bool{}
 	for _, n := range e.nodes[start:] {
-		if n.loop != lp || (n.role != loopBody && n.role != loopTail) {
+		if n.loopOf() != lp || (n.roleIn() != loopBody && n.roleIn() != loopTail) {
 			continue
 		}
 		static := -1
 		for i, in := range n.inputs {
-			if in.loop != lp || in.role == notInLoop {
+			if in.loopOf() != lp || in.roleIn() == notInLoop {
 				if static >= 0 {
 					static = -2 // several: replay them
 				} else if static == -1 {
@@ -206,21 +266,22 @@ func (lp *loop) seal(where string) {
 				}
 			}
 		}
-		if static >= 0 && n.canCache != nil && n.canCache(static) {
-			n.cached, n.cacheInput = true, static // read once, kept as an index
+		if static >= 0 && n.op != nil && n.op.canCache(static) {
+			n.lm.cached, n.lm.cacheInput = true, static // read once, kept as an index
 			continue
 		}
 		for i, in := range n.inputs {
-			if in.loop == lp && in.role != notInLoop {
+			if in.loopOf() == lp && in.roleIn() != notInLoop {
 				continue
 			}
-			if in.replayer == nil {
-				in.replayer = map[*loop]*node{}
+			m := in.member()
+			if m.replayer == nil {
+				m.replayer = map[*loop]*node{}
 			}
-			r := in.replayer[lp]
+			r := m.replayer[lp]
 			if r == nil {
-				r = in.newReplayer(lp)
-				in.replayer[lp] = r
+				r = in.out.newReplayer(lp)
+				m.replayer[lp] = r
 				added[r] = true
 			}
 			n.inputs[i] = r
@@ -273,20 +334,20 @@ func (lp *loop) supersteps() int {
 func (lp *loop) model() {
 	k := lp.supersteps()
 	for _, n := range lp.env.nodes {
-		if n.loop != lp || n.role == notInLoop {
+		if n.loopOf() != lp || n.roleIn() == notInLoop {
 			continue
 		}
 		n.opt.Iterations = k
 		n.opt.Static = make([]bool, len(n.inputs))
 		for i, in := range n.inputs {
-			n.opt.Static[i] = in.loop != lp || in.role == notInLoop
+			n.opt.Static[i] = in.loopOf() != lp || in.roleIn() == notInLoop
 		}
 	}
 }
 
 // tail marks n as one of the loop's tails.
 func (lp *loop) tail(n *node) {
-	n.loop, n.role = lp, loopTail
+	n.join(lp, loopTail)
 	lp.tails = append(lp.tails, n)
 }
 
@@ -294,8 +355,8 @@ func (lp *loop) tail(n *node) {
 func (e *Env) checkLoops() error {
 	for _, n := range e.nodes {
 		for _, in := range n.inputs {
-			if in.loop != nil && in.loop != n.loop && in.role != notInLoop {
-				return fmt.Errorf("dataset: %s reads %s, which is inside the step function of %s: use the iteration's result", n.name(), in.name(), in.loop.name)
+			if in.loopOf() != nil && in.loopOf() != n.loopOf() && in.roleIn() != notInLoop {
+				return fmt.Errorf("dataset: %s reads %s, which is inside the step function of %s: use the iteration's result", n.name(), in.name(), in.loopOf().name)
 			}
 		}
 	}
@@ -309,7 +370,7 @@ func (e *Env) checkLoops() error {
 func (lp *loop) runTask(tc *task, head *node, party int, body func() error) error {
 	var in []int
 	for i, n := range head.inputs {
-		if n.loop == lp && n.role != notInLoop {
+		if n.loopOf() == lp && n.roleIn() != notInLoop {
 			in = append(in, i)
 		}
 	}

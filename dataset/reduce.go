@@ -62,62 +62,77 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 		return newDataSet[T](env, n)
 	}
 	connectInput[T](n, 0, k)
-	n.combine[0] = func(tc *task, next any) (any, error) {
-		out, err := asCollector[T](n, next)
-		if err != nil {
-			return nil, err
-		}
-		if codec.Shallow() {
-			return newTypedCombiner(tc, &n.combine[0], k, codec, fn, out, env.opts.BatchSize), nil
-		}
-		c := &combineCollector[T]{tc: tc, k: k, codec: codec, next: out, batch: env.opts.BatchSize}
-		c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
-			Name:  fmt.Sprintf("%s combiner %d", where, tc.Subtask),
-			Mode:  sortjoin.Partial,
-			Flush: c.flush,
+	in := connectInput[T](n, 0, k)
+	op := &reduceOp[T]{env: env, n: n, where: where, k: k, codec: codec, fn: fn}
+	in.combine = op.combiner
+	n.op = pulls[T](op)
+	return newDataSet[T](env, n)
+}
+
+// reduceOp is Reduce's operator: a hash aggregation (typed, or serialized
+// when the records are not plain Go values) or a sorted grouping; combiner
+// is its combiner, run in the producer's task.
+type reduceOp[T any] struct {
+	stateless
+	env   *Env
+	n     *node
+	where string
+	k     *keyer[T]
+	codec *memory.Codec[T]
+	fn    func(a, b T) T
+}
+
+// combinerKey is what a loop's task keeps an operator's combiner under.
+type combinerKey struct{ n *node }
+
+func (o *reduceOp[T]) combiner(tc *task, out collector[T]) (collector[T], error) {
+	if o.codec.Shallow() {
+		return newTypedCombiner(tc, combinerKey{o.n}, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
+	}
+	c := &combineCollector[T]{tc: tc, k: o.k, codec: o.codec, next: out, batch: o.env.opts.BatchSize}
+	c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+		Name:  fmt.Sprintf("%s combiner %d", o.where, tc.Subtask),
+		Mode:  sortjoin.Partial,
+		Flush: c.flush,
+	}, reduceBytes(o.codec, o.fn))
+	tc.onExit(func() {
+		tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
+		c.agg.Close()
+	})
+	return c, nil
+}
+
+func (o *reduceOp[T]) run(tc *task, c collector[T]) error {
+	n, where, k, codec, fn, batch := o.n, o.where, o.k, o.codec, o.fn, o.env.opts.BatchSize
+	if n.planned.Decision.Local == optimizer.SortGroup {
+		return runSortedReduce(tc, n, where, k, codec, fn, c, batch)
+	}
+	newAgg := func() *sortjoin.HashAggregator {
+		agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+			Name: fmt.Sprintf("%s %d", where, tc.Subtask),
+			Mode: sortjoin.Final,
 		}, reduceBytes(codec, fn))
 		tc.onExit(func() {
-			tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
-			c.agg.Close()
+			tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
+			agg.Close()
 		})
-		return c, nil
+		return agg
 	}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		if n.planned.Decision.Local == optimizer.SortGroup {
-			return runSortedReduce(tc, n, where, k, codec, fn, c, env.opts.BatchSize)
-		}
-		newAgg := func() *sortjoin.HashAggregator {
-			agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
-				Name: fmt.Sprintf("%s %d", where, tc.Subtask),
-				Mode: sortjoin.Final,
-			}, reduceBytes(codec, fn))
-			tc.onExit(func() {
-				tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
-				agg.Close()
-			})
-			return agg
-		}
-		if codec.Shallow() {
-			return runTypedFinal(tc, n, k, codec, fn, newAgg, c, env.opts.BatchSize)
-		}
-		n.variants.ran(serializedHash)
-		agg := newAgg()
-		add := &combineCollector[T]{k: k, codec: codec, agg: agg}
-		if err := drive[T](tc, add); err != nil {
-			return err
-		}
-		it, err := agg.Finish(tc.Context())
-		if err != nil {
-			return err
-		}
-		defer it.Close()
-		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
+	if codec.Shallow() {
+		return runTypedFinal(tc, n, k, codec, fn, newAgg, c, batch)
 	}
-	return newDataSet[T](env, n)
+	n.variants.ran(serializedHash)
+	agg := newAgg()
+	add := &combineCollector[T]{k: k, codec: codec, agg: agg}
+	if err := drive[T](tc, add); err != nil {
+		return err
+	}
+	it, err := agg.Finish(tc.Context())
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	return emitDecoded(tc, it, codec, c, batch)
 }
 
 // reduceBytes lifts fn to serialized records, for the hash aggregator. The

@@ -60,21 +60,28 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 		return newDataSet[T](env, n)
 	}
 	connectInput[T](n, 0, k)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		it, err := sortInput(tc, where, k, codec)
-		if err != nil {
-			return err
-		}
-		if k.FromRaw != nil {
-			return emitRaw(tc, it, k.FromRaw, c, env.opts.BatchSize)
-		}
-		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
-	}
+	n.op = pulls[T](&sortOp[T]{env: env, where: where, k: k, codec: codec})
 	return newDataSet[T](env, n)
+}
+
+// sortOp is the operator of Sort and SortPartition: it sorts its task's input.
+type sortOp[T any] struct {
+	stateless
+	env   *Env
+	where string
+	k     *keyer[T]
+	codec *memory.Codec[T]
+}
+
+func (o *sortOp[T]) run(tc *task, c collector[T]) error {
+	it, err := sortInput(tc, o.where, o.k, o.codec)
+	if err != nil {
+		return err
+	}
+	if o.k.FromRaw != nil {
+		return emitRaw(tc, it, o.k.FromRaw, c, o.env.opts.BatchSize)
+	}
+	return emitDecoded(tc, it, o.codec, c, o.env.opts.BatchSize)
 }
 
 // newSorter returns a Sorter for one of the task's operators: its spilled bytes
@@ -218,111 +225,125 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		}
 		return dst
 	}}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
+	n.op = pulls[O](&groupReduceOp[T, K, O]{env: env, n: n, g: g, fn: fn, keyed: keyed, where: where, k: k, codec: codec, sortKey: sortKey})
+	return newDataSet[O](env, n)
+}
+
+// groupReduceOp is GroupReduce's operator: it groups its task's input by
+// sorting it (or by a counting sort over dense keys).
+type groupReduceOp[T, K, O any] struct {
+	stateless
+	env     *Env
+	n       *node
+	g       *Grouping[T, K]
+	fn      func(key K, vals iter.Seq[T], emit func(O))
+	keyed   bool
+	where   string
+	k       *keyer[T]
+	codec   *memory.Codec[T]
+	sortKey *keyer[T] // the group key, then the SortGroup keys
+}
+
+func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
+	e := &bufferedEmitter[O]{next: c, batch: o.env.opts.BatchSize}
+	var it sortjoin.Iterator
+	var err error
+	if o.keyed && len(o.g.sorts) == 0 && o.k.Word != nil && o.codec.Flat() {
+		feeder := &sortFeeder[T]{k: o.sortKey, codec: o.codec}
+		res := tc.Env.Memory.NewReservation(o.where + " dense grouping")
+		tc.onExit(func() { _ = res.Release() })
+		d := typed.NewDenseGrouper(o.k.Word, res, tc.memShare, func() func([]T) error {
+			feeder.s = tc.inputSorter(o.where)
+			return feeder.Collect
+		})
+		if err := drive[T](tc, collectFunc[T](d.Add)); err != nil {
+			return err
+		}
+		grouped, err := d.Group()
 		if err != nil {
 			return err
 		}
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
-		var it sortjoin.Iterator
-		if keyed && len(g.sorts) == 0 && k.Word != nil && codec.Flat() {
-			feeder := &sortFeeder[T]{k: sortKey, codec: codec}
-			res := tc.Env.Memory.NewReservation(where + " dense grouping")
-			tc.onExit(func() { _ = res.Release() })
-			d := typed.NewDenseGrouper(k.Word, res, tc.memShare, func() func([]T) error {
-				feeder.s = tc.inputSorter(where)
-				return feeder.Collect
-			})
-			if err := drive[T](tc, collectFunc[T](d.Add)); err != nil {
+		if grouped {
+			o.n.variants.ran(countingSort)
+			if err := reduceDense(tc, d, o.g.sel, o.fn, e); err != nil {
 				return err
 			}
-			grouped, err := d.Group()
-			if err != nil {
-				return err
-			}
-			if grouped {
-				n.variants.ran(countingSort)
-				if err := reduceDense(tc, d, g.sel, fn, e); err != nil {
-					return err
-				}
-				return e.End()
-			}
-			n.variants.ran(sorter)
-			if it, err = tc.finishSort(feeder.s); err != nil {
-				return err
-			}
-		} else {
-			n.variants.ran(sorter)
-			if it, err = sortInput(tc, where, sortKey, codec); err != nil {
-				return err
-			}
+			return e.End()
 		}
-		cur := &cursor{it: it}
-		cur.advance()
-		var v T
-		var group, gk []byte
-		var decodeErr error
-		// groupOf decodes the cursor's record into v and returns its group key.
-		groupOf := func() ([]byte, error) {
-			if _, err := codec.Decode(cur.val, &v); err != nil {
-				return nil, err
-			}
-			gk = k.Append(gk[:0], &v)
-			return gk, nil
+		o.n.variants.ran(sorter)
+		if it, err = tc.finishSort(feeder.s); err != nil {
+			return err
 		}
-		for cur.ok {
-			if err := tc.Context().Err(); err != nil {
-				return err
-			}
-			first, err := groupOf()
-			if err != nil {
-				return err
-			}
-			group = append(group[:0], first...)
-			key := g.sel(v)
-			inGroup := true // the cursor's record (decoded in v) is in the group
-			seq := func(yield func(T) bool) {
-				for cur.ok && inGroup {
-					w := v
-					cur.advance()
-					if cur.ok {
-						next, err := groupOf()
-						if err != nil {
-							decodeErr = err
-							return
-						}
-						inGroup = bytes.Equal(next, group)
-					}
-					if !yield(w) {
-						return
-					}
-				}
-			}
-			fn(key, seq, e.emit)
-			if decodeErr != nil {
-				return decodeErr
-			}
-			// skip what fn did not consume
+	} else {
+		o.n.variants.ran(sorter)
+		if it, err = sortInput(tc, o.where, o.sortKey, o.codec); err != nil {
+			return err
+		}
+	}
+	cur := &cursor{it: it}
+	cur.advance()
+	var v T
+	var group, gk []byte
+	var decodeErr error
+	// groupOf decodes the cursor's record into v and returns its group key.
+	groupOf := func() ([]byte, error) {
+		if _, err := o.codec.Decode(cur.val, &v); err != nil {
+			return nil, err
+		}
+		gk = o.k.Append(gk[:0], &v)
+		return gk, nil
+	}
+	for cur.ok {
+		if err := tc.Context().Err(); err != nil {
+			return err
+		}
+		first, err := groupOf()
+		if err != nil {
+			return err
+		}
+		group = append(group[:0], first...)
+		key := o.g.sel(v)
+		inGroup := true // the cursor's record (decoded in v) is in the group
+		seq := func(yield func(T) bool) {
 			for cur.ok && inGroup {
+				w := v
 				cur.advance()
 				if cur.ok {
 					next, err := groupOf()
 					if err != nil {
-						return err
+						decodeErr = err
+						return
 					}
 					inGroup = bytes.Equal(next, group)
 				}
-			}
-			if e.err != nil {
-				return e.err
+				if !yield(w) {
+					return
+				}
 			}
 		}
-		if cur.err != nil {
-			return cur.err
+		o.fn(key, seq, e.emit)
+		if decodeErr != nil {
+			return decodeErr
 		}
-		return e.End()
+		// skip what fn did not consume
+		for cur.ok && inGroup {
+			cur.advance()
+			if cur.ok {
+				next, err := groupOf()
+				if err != nil {
+					return err
+				}
+				inGroup = bytes.Equal(next, group)
+			}
+		}
+		if e.err != nil {
+			return e.err
+		}
 	}
-	return newDataSet[O](env, n)
+	if cur.err != nil {
+		return cur.err
+	}
+	return e.End()
 }
 
 // reduceDense calls fn with every group of d, in key order, through one

@@ -11,7 +11,7 @@ import (
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
 
 // drive reads input 0 of a task (records of T) and pushes every batch into c,
-// then closes it: the run of an operator that could not be chained.
+// then ends it.
 func drive[T any](tc *task, c collector[T]) error {
 	in := flow.Input[T](tc.TaskContext, 0)
 	for {
@@ -25,21 +25,6 @@ func drive[T any](tc *task, c collector[T]) error {
 		if err := c.Collect(b); err != nil {
 			return err
 		}
-	}
-}
-
-// runWrapped makes n (a chainable operator on T) runnable as a task head.
-func runWrapped[T any](n *node) {
-	n.run = func(tc *task, out any) error {
-		w, err := n.wrap(tc, out)
-		if err != nil {
-			return err
-		}
-		c, err := asCollector[T](n, w)
-		if err != nil {
-			return err
-		}
-		return drive(tc, c)
 	}
 }
 

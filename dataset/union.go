@@ -19,15 +19,17 @@ func Union[T any](ds *DataSet[T], others ...*DataSet[T]) *DataSet[T] {
 	for i := range inputs {
 		connectInput[T](n, i, nil)
 	}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		return mergeInputs(tc, len(inputs), c)
-	}
+	n.op = pulls[T](&unionOp[T]{inputs: len(inputs)})
 	return newDataSet[T](ds.env, n)
 }
+
+// unionOp is Union's operator.
+type unionOp[T any] struct {
+	stateless
+	inputs int
+}
+
+func (o *unionOp[T]) run(tc *task, c collector[T]) error { return mergeInputs(tc, o.inputs, c) }
 
 // mergeInputs reads inputs 0..k-1 of T concurrently and passes their batches to
 // c from the task's goroutine, then closes c.

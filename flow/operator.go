@@ -79,15 +79,29 @@ type Driver interface {
 
 // Feed returns the collector that pushes into op: Collect calls Process and
 // End calls EndInput. It is how a push operator is chained after another
-// operator in a task; op's lifecycle stays its owner's.
-func Feed[In any](op OneInput[In]) Collector[In] { return feed[In]{op} }
+// operator in a task; op's lifecycle stays its owner's. An operator that
+// declares the capabilities of a collector (Borrows and Raw, as a sink that
+// writes raw records does) has them on its feed; else the feed has Plain's.
+func Feed[In any](op OneInput[In]) Collector[In] {
+	if c, ok := op.(capabilities); ok {
+		return feed[In]{op, c}
+	}
+	return feed[In]{op, Plain{}}
+}
 
-type feed[In any] struct{ op OneInput[In] }
+// capabilities are a collector's optional capabilities.
+type capabilities interface {
+	Borrows() bool
+	Raw() RawSink
+}
+
+type feed[In any] struct {
+	op OneInput[In]
+	capabilities
+}
 
 func (f feed[In]) Collect(b []In) error { return f.op.Process(b) }
 func (f feed[In]) End() error           { return f.op.EndInput() }
-func (f feed[In]) Borrows() bool        { return false }
-func (f feed[In]) Raw() RawSink         { return nil }
 
 // Drive runs op as the head of a task over input i (records of In): it opens
 // op, hands it every batch of the input, calls EndInput once the input
