@@ -355,7 +355,7 @@ func (*borrowingCollector[T]) Borrows() bool { return true }
 func TestCountingCollector(t *testing.T) {
 	var rows atomic.Int64
 	next := &nopCollector[string]{}
-	var c collector[string] = &countingCollector[string]{collector: next, rows: &rows}
+	var c collector[string] = &flow.Counting[string]{Collector: next, Rows: &rows}
 	batch := []string{"a", "b", "c"}
 	allocs := testing.AllocsPerRun(100, func() {
 		if err := c.Collect(batch); err != nil {
@@ -371,7 +371,7 @@ func TestCountingCollector(t *testing.T) {
 	if c.Borrows() {
 		t.Errorf("counting a collector that does not borrow: Borrows() is true")
 	}
-	var d collector[string] = &countingCollector[string]{collector: &borrowingCollector[string]{}, rows: &rows}
+	var d collector[string] = &flow.Counting[string]{Collector: &borrowingCollector[string]{}, Rows: &rows}
 	if !d.Borrows() {
 		t.Errorf("counting a borrower hides it")
 	}

@@ -61,7 +61,7 @@ type crossOp[L, R, O any] struct {
 func (o *crossOp[L, R, O]) run(tc *task, c collector[O]) error {
 	e := &bufferedEmitter[O]{next: c, batch: o.env.opts.BatchSize}
 	space := spill.NewSpace(tc.Env.FS, fmt.Sprintf("cross-%d", tc.Subtask), tc.Env.Spill)
-	tc.onExit(func() { space.Close() })
+	tc.OnExit(func() { space.Close() })
 	var err error
 	if o.n.planned.Decision.Local == optimizer.NestedLoopsBlockSecond {
 		// input 0 is materialized, input 1 streamed

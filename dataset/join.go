@@ -116,7 +116,7 @@ type joinOp[L, R, K, O any] struct {
 	lc    *memory.Codec[L]
 	rc    *memory.Codec[R]
 	fn    func(*L, *R) O
-	sj    *staticJoin[L, R, O] // the index kept across supersteps (cachedInput)
+	sj    *staticJoin[L, R, O] // the index kept across supersteps (loopMember.cached)
 }
 
 // canCache: a loop-invariant input can be kept as an index when the join
@@ -125,8 +125,8 @@ func (o *joinOp[L, R, K, O]) canCache(i int) bool { return cachedJoinKind(o.kind
 
 func (o *joinOp[L, R, K, O]) reset() {
 	o.sj = nil
-	if i := o.n.cachedInput(); i >= 0 {
-		o.sj = newStaticJoin[L, R, O](i, o.n.opt.Parallelism)
+	if m := o.n.loops(); m.cached {
+		o.sj = newStaticJoin[L, R, O](m.cacheInput, o.n.opt.Parallelism)
 	}
 }
 
@@ -196,7 +196,7 @@ func (o *joinOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 			}
 			it, err := sortAll(ctx, tc.newSorter(name+" sort "+side), in)
 			if err == nil {
-				tc.onExit(func() { it.Close() })
+				tc.OnExit(func() { it.Close() })
 			}
 			return it, err
 		}

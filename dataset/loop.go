@@ -40,38 +40,16 @@ func (n *node) member() *loopMember {
 // join puts n in lp with a role.
 func (n *node) join(lp *loop, r loopRole) { n.member().loop, n.member().role = lp, r }
 
-// loopOf returns the loop n is in, or nil.
-func (n *node) loopOf() *loop {
+// loops returns n's part in iterations; outside them, the zero part.
+func (n *node) loops() *loopMember {
 	if n.lm == nil {
-		return nil
+		return &outsideLoops
 	}
-	return n.lm.loop
+	return n.lm
 }
 
-// roleIn returns n's role in its loop.
-func (n *node) roleIn() loopRole {
-	if n.lm == nil {
-		return notInLoop
-	}
-	return n.lm.role
-}
-
-// resultOf returns the loop whose result n reads, or nil.
-func (n *node) resultOf() *loop {
-	if n.lm == nil {
-		return nil
-	}
-	return n.lm.resultOf
-}
-
-// cachedInput returns the loop-invariant input n keeps as an index across
-// supersteps, or -1.
-func (n *node) cachedInput() int {
-	if n.lm == nil || !n.lm.cached {
-		return -1
-	}
-	return n.lm.cacheInput
-}
+// outsideLoops is the part in iterations of a node outside them.
+var outsideLoops loopMember
 
 const (
 	notInLoop  loopRole = iota
@@ -238,27 +216,27 @@ func (lp *loop) seal(where string) {
 	e := lp.env
 	start := lp.head.opt.ID + 1
 	for _, n := range e.nodes[start:] {
-		if n.loopOf() != nil {
+		if n.loops().loop != nil {
 			continue
 		}
 		for _, in := range n.inputs {
-			if in.loopOf() == lp && in.roleIn() != notInLoop {
+			if in.loops().loop == lp && in.loops().role != notInLoop {
 				n.join(lp, loopBody)
 				break
 			}
 		}
-		if n.loopOf() == lp && n.opt.Kind == optimizer.Sink {
+		if n.loops().loop == lp && n.opt.Kind == optimizer.Sink {
 			e.fail(where, fmt.Errorf("%s is a sink inside the step function: sinks belong after the iteration", n.name()))
 		}
 	}
 	added := map[*node]bool{}
 	for _, n := range e.nodes[start:] {
-		if n.loopOf() != lp || (n.roleIn() != loopBody && n.roleIn() != loopTail) {
+		if n.loops().loop != lp || (n.loops().role != loopBody && n.loops().role != loopTail) {
 			continue
 		}
 		static := -1
 		for i, in := range n.inputs {
-			if in.loopOf() != lp || in.roleIn() == notInLoop {
+			if in.loops().loop != lp || in.loops().role == notInLoop {
 				if static >= 0 {
 					static = -2 // several: replay them
 				} else if static == -1 {
@@ -271,7 +249,7 @@ func (lp *loop) seal(where string) {
 			continue
 		}
 		for i, in := range n.inputs {
-			if in.loopOf() == lp && in.roleIn() != notInLoop {
+			if in.loops().loop == lp && in.loops().role != notInLoop {
 				continue
 			}
 			m := in.member()
@@ -334,13 +312,13 @@ func (lp *loop) supersteps() int {
 func (lp *loop) model() {
 	k := lp.supersteps()
 	for _, n := range lp.env.nodes {
-		if n.loopOf() != lp || n.roleIn() == notInLoop {
+		if n.loops().loop != lp || n.loops().role == notInLoop {
 			continue
 		}
 		n.opt.Iterations = k
 		n.opt.Static = make([]bool, len(n.inputs))
 		for i, in := range n.inputs {
-			n.opt.Static[i] = in.loopOf() != lp || in.roleIn() == notInLoop
+			n.opt.Static[i] = in.loops().loop != lp || in.loops().role == notInLoop
 		}
 	}
 }
@@ -355,8 +333,8 @@ func (lp *loop) tail(n *node) {
 func (e *Env) checkLoops() error {
 	for _, n := range e.nodes {
 		for _, in := range n.inputs {
-			if in.loopOf() != nil && in.loopOf() != n.loopOf() && in.roleIn() != notInLoop {
-				return fmt.Errorf("dataset: %s reads %s, which is inside the step function of %s: use the iteration's result", n.name(), in.name(), in.loopOf().name)
+			if in.loops().loop != nil && in.loops().loop != n.loops().loop && in.loops().role != notInLoop {
+				return fmt.Errorf("dataset: %s reads %s, which is inside the step function of %s: use the iteration's result", n.name(), in.name(), in.loops().loop.name)
 			}
 		}
 	}
@@ -370,7 +348,7 @@ func (e *Env) checkLoops() error {
 func (lp *loop) runTask(tc *task, head *node, party int, body func() error) error {
 	var in []int
 	for i, n := range head.inputs {
-		if n.loopOf() == lp && n.roleIn() != notInLoop {
+		if n.loops().loop == lp && n.loops().role != notInLoop {
 			in = append(in, i)
 		}
 	}

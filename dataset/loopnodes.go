@@ -61,9 +61,9 @@ func (o *loopHeadOp[T]) run(tc *task, c collector[T]) error {
 func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) error {
 	outs := []collector[T]{c}
 	var rows *atomic.Int64
-	if cc, ok := c.(*countingCollector[T]); ok {
-		if f, ok := cc.collector.(*fanout[T]); ok && len(f.outs) > 1 {
-			outs, rows = f.outs, cc.rows
+	if cc, ok := c.(*flow.Counting[T]); ok {
+		if f, ok := cc.Collector.(*flow.Fanout[T]); ok && len(f.Outs) > 1 {
+			outs, rows = f.Outs, cc.Rows
 		}
 	}
 	if len(outs) == 1 {
@@ -80,7 +80,7 @@ func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) 
 			defer wg.Done()
 			var oc collector[T] = o
 			if i == 0 {
-				oc = &countingCollector[T]{collector: o, rows: rows}
+				oc = &flow.Counting[T]{Collector: o, Rows: rows}
 			}
 			if errs[i] = emit(oc); errs[i] == nil {
 				errs[i] = o.End()

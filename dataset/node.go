@@ -128,11 +128,11 @@ func (o output[T]) count(next any) any {
 	if !ok {
 		return next // typedOut reports the mismatch
 	}
-	return &countingCollector[T]{collector: c, rows: &o.n.rows}
+	return &flow.Counting[T]{Collector: c, Rows: &o.n.rows}
 }
 
 func (o output[T]) writers(tc *task, edges []outEdge) (any, error) {
-	fan := &fanout[T]{}
+	fan := &flow.Fanout[T]{}
 	for j, oe := range edges {
 		var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j), tc: tc}
 		if oe.consumer.planned.Decision.Combine {
@@ -147,7 +147,7 @@ func (o output[T]) writers(tc *task, edges []outEdge) (any, error) {
 				}
 			}
 		}
-		fan.outs = append(fan.outs, c)
+		fan.Outs = append(fan.Outs, c)
 	}
 	return fan, nil
 }
@@ -214,30 +214,6 @@ func (in *input[T]) connect(g *flow.Graph, from, to *flow.Vertex, ship optimizer
 	flow.Connect[T](g, from, to, p, mode, typed.CodecOrNil[T]())
 }
 
-// fanout sends every batch to each of a vertex's output collectors.
-type fanout[T any] struct {
-	flow.Plain
-	outs []collector[T]
-}
-
-func (f *fanout[T]) Collect(b []T) error {
-	for _, c := range f.outs {
-		if err := c.Collect(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f *fanout[T]) End() error {
-	for _, c := range f.outs {
-		if err := c.End(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // writerCollector writes batches to a flow output; in an iteration's task its
 // close ends the superstep with an EndOfSuperstep event. Flow closes the writer when
 // the task's body returns.
@@ -254,38 +230,6 @@ func (c *writerCollector[T]) End() error {
 		return c.w.Event(flow.Event{Kind: flow.EndOfSuperstep, Value: int64(c.tc.step)})
 	}
 	return nil
-}
-
-// countingCollector counts the records of the batches it passes on (one
-// atomic add per batch, no allocation). It has the capabilities of the
-// collector it wraps; the records a raw sink takes are counted too.
-type countingCollector[T any] struct {
-	collector[T]
-	rows *atomic.Int64
-}
-
-func (c *countingCollector[T]) Collect(b []T) error {
-	c.rows.Add(int64(len(b)))
-	return c.collector.Collect(b)
-}
-
-// Raw counts the records the wrapped collector's raw sink takes.
-func (c *countingCollector[T]) Raw() flow.RawSink {
-	r := c.collector.Raw()
-	if r == nil {
-		return nil
-	}
-	return countingRaw{r, c.rows}
-}
-
-type countingRaw struct {
-	flow.RawSink
-	rows *atomic.Int64
-}
-
-func (c countingRaw) Written(n int64) {
-	c.rows.Add(n)
-	c.RawSink.Written(n)
 }
 
 // WithParallelism sets the number of subtasks of the operator that produces ds

@@ -95,7 +95,7 @@ func (o *reduceOp[T]) combiner(tc *task, out collector[T]) (collector[T], error)
 		Mode:  sortjoin.Partial,
 		Flush: c.flush,
 	}, reduceBytes(o.codec, o.fn))
-	tc.onExit(func() {
+	tc.OnExit(func() {
 		tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
 		c.agg.Close()
 	})
@@ -112,7 +112,7 @@ func (o *reduceOp[T]) run(tc *task, c collector[T]) error {
 			Name: fmt.Sprintf("%s %d", where, tc.Subtask),
 			Mode: sortjoin.Final,
 		}, reduceBytes(codec, fn))
-		tc.onExit(func() {
+		tc.OnExit(func() {
 			tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
 			agg.Close()
 		})
@@ -226,11 +226,11 @@ type typedCombiner[T any] struct {
 // reservation from one superstep to the next, so that its memory is not
 // allocated and touched afresh every superstep.
 func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
-	c, ok := tc.kept(key).(*typed.Combiner[T])
+	c, ok := tc.Kept(key).(*typed.Combiner[T])
 	if !ok {
 		res := tc.Env.Memory.NewReservation("typed combiner")
 		c = typed.NewCombiner(k, codec, fn, res, tc.memShare, batch)
-		tc.keep(key, c, func() { _ = res.Release() })
+		tc.Keep(key, c, func() { _ = res.Release() })
 	}
 	c.Reset(next.Collect)
 	return &typedCombiner[T]{c: c, next: next}
@@ -251,14 +251,14 @@ func (c *typedCombiner[T]) End() error {
 // the node, unless it handed over.
 func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
 	newAgg func() *sortjoin.HashAggregator, c collector[T], batch int) error {
-	f, ok := tc.kept(n).(*typed.Final[T])
+	f, ok := tc.Kept(n).(*typed.Final[T])
 	if !ok {
 		res := tc.Env.Memory.NewReservation("typed aggregation")
 		f = typed.NewFinal(k, codec, fn, res, tc.memShare)
-		tc.keep(n, f, func() { _ = res.Release() })
+		tc.Keep(n, f, func() { _ = res.Release() })
 	}
-	f.Reset(newAgg, func() { tc.drop(n) })
-	err := drive[T](tc, collectFunc[T](f.Add))
+	f.Reset(newAgg, func() { tc.Drop(n) })
+	err := drive[T](tc, flow.CollectFunc[T](f.Add))
 	switch {
 	case f.HandedOver():
 		n.variants.ran(serializedAfterFull)
@@ -275,14 +275,6 @@ func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T]
 	}
 	return c.End()
 }
-
-// collectFunc is a collector of a function; its close does nothing.
-type collectFunc[T any] func([]T) error
-
-func (f collectFunc[T]) Collect(b []T) error { return f(b) }
-func (f collectFunc[T]) End() error          { return nil }
-func (f collectFunc[T]) Borrows() bool       { return false }
-func (f collectFunc[T]) Raw() flow.RawSink   { return nil }
 
 // emitDecoded decodes the values of it into batches of T and sends them to c,
 // then closes c.

@@ -88,7 +88,7 @@ func (o *sortOp[T]) run(tc *task, c collector[T]) error {
 // count in the task's metrics and it is closed when the task's body returns.
 func (t *task) newSorter(name string) *sortjoin.Sorter {
 	s := sortjoin.NewSorter(t.Env, sortjoin.SortOptions{Name: name, Async: true, Memory: t.memShare})
-	t.onExit(func() {
+	t.OnExit(func() {
 		t.Metrics.AddSpilled(s.Stats().SpilledBytes)
 		s.Close()
 	})
@@ -116,7 +116,7 @@ func (t *task) finishSort(s *sortjoin.Sorter) (sortjoin.Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.onExit(func() { it.Close() })
+	t.OnExit(func() { it.Close() })
 	return it, nil
 }
 
@@ -251,12 +251,12 @@ func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
 	if o.keyed && len(o.g.sorts) == 0 && o.k.Word != nil && o.codec.Flat() {
 		feeder := &sortFeeder[T]{k: o.sortKey, codec: o.codec}
 		res := tc.Env.Memory.NewReservation(o.where + " dense grouping")
-		tc.onExit(func() { _ = res.Release() })
+		tc.OnExit(func() { _ = res.Release() })
 		d := typed.NewDenseGrouper(o.k.Word, res, tc.memShare, func() func([]T) error {
 			feeder.s = tc.inputSorter(o.where)
 			return feeder.Collect
 		})
-		if err := drive[T](tc, collectFunc[T](d.Add)); err != nil {
+		if err := drive[T](tc, flow.CollectFunc[T](d.Add)); err != nil {
 			return err
 		}
 		grouped, err := d.Group()

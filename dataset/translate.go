@@ -86,12 +86,12 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 	first := make([]int, len(vertices))
 	for v, vi := range vertices {
 		h := vi.chain[0]
-		if lp := h.loopOf(); lp != nil && h.roleIn() != notInLoop {
+		if lp := h.loops().loop; lp != nil && h.loops().role != notInLoop {
 			first[v] = parties[lp]
 			parties[lp] += h.planned.Parallelism
 			users[lp] += h.planned.Parallelism
 		}
-		if lp := h.resultOf(); lp != nil {
+		if lp := h.loops().resultOf; lp != nil {
 			users[lp] += h.planned.Parallelism
 		}
 	}
@@ -122,10 +122,10 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.planned.Parallelism, func(ftc *flow.TaskContext) error {
 			tc := &task{TaskContext: ftc, memShare: share}
 			run := func() error { return runChain(tc, vi.chain, vi.outs) }
-			if lp := head.resultOf(); lp != nil {
+			if lp := head.loops().resultOf; lp != nil {
 				ftc.OnEnd(lp.it.Exit)
 			}
-			if lp := head.loopOf(); lp != nil && head.roleIn() != notInLoop {
+			if lp := head.loops().loop; lp != nil && head.loops().role != notInLoop {
 				ftc.OnEnd(lp.it.Exit)
 				tc.loop = lp
 				return lp.runTask(tc, head, first[v]+ftc.Subtask, run)
