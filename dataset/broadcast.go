@@ -42,14 +42,14 @@ func (o *broadcastOp[T, B, U]) run(tc *task, c collector[U]) error {
 			}
 			set = append(set, b...)
 		}
-		e := &bufferedEmitter[U]{next: c, batch: o.batch}
+		e := &flow.Emitter[U]{Next: c, Batch: o.batch}
 		var readErr error
-		for b := range readBatches[T](tc, &readErr) {
+		for b := range flow.Batches[T](tc.TaskContext, 0, &readErr) {
 			for i := range b {
-				fn(b[i], set, e.emit)
+				fn(b[i], set, e.Emit)
 			}
-			if e.err != nil {
-				return e.err
+			if e.Err != nil {
+				return e.Err
 			}
 		}
 		if readErr != nil {

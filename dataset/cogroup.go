@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -69,7 +70,7 @@ func (o *coGroupOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 	lcur, rcur := &cursor{it: lit}, &cursor{it: rit}
 	lcur.advance()
 	rcur.advance()
-	e := &bufferedEmitter[O]{next: c, batch: o.batch}
+	e := &flow.Emitter[O]{Next: c, Batch: o.batch}
 	var decodeErr error
 	var group []byte
 	for lcur.ok || rcur.ok {
@@ -96,14 +97,14 @@ func (o *coGroupOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 			}
 			key = o.rkey(v)
 		}
-		o.fn(key, groupSeq(lcur, group, o.lc, &decodeErr), groupSeq(rcur, group, o.rc, &decodeErr), e.emit)
+		o.fn(key, groupSeq(lcur, group, o.lc, &decodeErr), groupSeq(rcur, group, o.rc, &decodeErr), e.Emit)
 		if decodeErr != nil {
 			return decodeErr
 		}
 		lcur.skip(group)
 		rcur.skip(group)
-		if e.err != nil {
-			return e.err
+		if e.Err != nil {
+			return e.Err
 		}
 	}
 	if lcur.err != nil {

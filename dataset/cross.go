@@ -59,21 +59,21 @@ type crossOp[L, R, O any] struct {
 }
 
 func (o *crossOp[L, R, O]) run(tc *task, c collector[O]) error {
-	e := &bufferedEmitter[O]{next: c, batch: o.env.opts.BatchSize}
+	e := &flow.Emitter[O]{Next: c, Batch: o.env.opts.BatchSize}
 	space := spill.NewSpace(tc.Env.FS, fmt.Sprintf("cross-%d", tc.Subtask), tc.Env.Spill)
 	tc.OnExit(func() { space.Close() })
 	var err error
 	if o.n.planned.Decision.Local == optimizer.NestedLoopsBlockSecond {
 		// input 0 is materialized, input 1 streamed
-		err = crossBlocks(tc, space, 1, 0, o.rc, o.lc, func(r *R, l *L) { e.emit(o.fn(l, r)) })
+		err = crossBlocks(tc, space, 1, 0, o.rc, o.lc, func(r *R, l *L) { e.Emit(o.fn(l, r)) })
 	} else {
-		err = crossBlocks(tc, space, 0, 1, o.lc, o.rc, func(l *L, r *R) { e.emit(o.fn(l, r)) })
+		err = crossBlocks(tc, space, 0, 1, o.lc, o.rc, func(l *L, r *R) { e.Emit(o.fn(l, r)) })
 	}
 	if err != nil {
 		return err
 	}
-	if e.err != nil {
-		return e.err
+	if e.Err != nil {
+		return e.Err
 	}
 	return e.End()
 }

@@ -326,7 +326,7 @@ func (o *joinSolutionOp[W, T, K, O]) run(tc *task, c collector[O]) error {
 		return tc.Context().Err()
 	}
 	x := o.st.index[tc.Subtask]
-	e := &bufferedEmitter[O]{next: c, batch: o.env.opts.BatchSize}
+	e := &flow.Emitter[O]{Next: c, Batch: o.env.opts.BatchSize}
 	var (
 		w      W
 		sol    T
@@ -338,14 +338,14 @@ func (o *joinSolutionOp[W, T, K, O]) run(tc *task, c collector[O]) error {
 			return err
 		}
 		if !found {
-			o.fn(&w, nil, e.emit)
-			return e.err
+			o.fn(&w, nil, e.Emit)
+			return e.Err
 		}
 		if _, err := o.st.codec.DecodeArena(value, &sol, arena); err != nil {
 			return err
 		}
-		o.fn(&w, &sol, e.emit)
-		return e.err
+		o.fn(&w, &sol, e.Emit)
+		return e.Err
 	}
 	in := flow.Input[W](tc.TaskContext, 0)
 	for {

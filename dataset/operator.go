@@ -6,22 +6,8 @@ import (
 	"github.com/weirdata/weir/flow"
 )
 
-// An operator author implements one of two typed interfaces, on a struct of
-// the operator's own file, and gives it to the node with pushes or pulls:
-//
-//   - pusher[In, Out]: a chainable record-at-a-time operator or sink tail. In
-//     a task it is a flow.OneInput[In] pushing into the collector of its
-//     output; it chains after its producer, or heads a task over input 0
-//     (flow.Drive).
-//   - puller[Out]: an operator that reads its task's inputs itself (sources,
-//     sorts, joins, groupings of several inputs), run as a flow.Driver.
-//
-// Both carry the hooks of an execution of the program (execution); embed
-// stateless for the defaults. Sinks have no output: their Out is none and
-// their collector nil.
-
 // execution is what an operator does once per execution of the program,
-// outside its tasks.
+// outside its tasks; stateless gives the defaults.
 type execution interface {
 	// reset prepares per-execution state, before any task runs.
 	reset()
@@ -38,8 +24,7 @@ type execution interface {
 	canCache(input int) bool
 }
 
-// stateless gives an operator the default execution hooks: no state, no
-// output to commit, no input kept across supersteps.
+// stateless: no state, no output to commit, no input kept as an index.
 type stateless struct{}
 
 func (stateless) reset()            {}
@@ -48,18 +33,19 @@ func (stateless) commit() error     { return nil }
 func (stateless) abort() error      { return nil }
 func (stateless) canCache(int) bool { return false }
 
-// none is the output type of a sink.
+// none is the output type of a sink, whose output collector is nil.
 type none = struct{}
 
-// pusher is a chainable operator from In to Out.
+// pusher is a chainable operator from In to Out (record at a time, a sink's
+// tail): open returns its instance in a task, which the task opens, pushes
+// its input into and closes.
 type pusher[In, Out any] interface {
 	execution
-	// open returns the operator's instance in a task; the task opens it
-	// and closes it.
 	open(tc *task, out collector[Out]) (flow.OneInput[In], error)
 }
 
-// puller is an operator that reads its task's inputs.
+// puller is an operator that reads its task's inputs itself (a source, a
+// sort, a join), run as a flow.Driver.
 type puller[Out any] interface {
 	execution
 	// run reads the task's inputs, pushes the output into out and ends it.
@@ -130,8 +116,8 @@ func (o pullOp[Out]) head(tc *task, out any) error {
 	return flow.RunDriver(tc.TaskContext, &driver{run: func() error { return o.run(tc, c) }})
 }
 
-// driver is a puller's instance in a task. What it holds it registers with
-// the task (task.onExit, keep), which releases it when the body returns.
+// driver is a puller's instance in a task; what it holds it registers with
+// the task's lifecycle (OnExit, Keep).
 type driver struct {
 	flow.Idle
 	run func() error

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/optimizer"
 )
@@ -119,7 +120,7 @@ func partitionByKeyer[T any](ds *DataSet[T], k *keyer[T], ship optimizer.Ship, w
 // passOp is a partitioning's operator: it passes on its input as it came.
 type passOp[T any] struct{ stateless }
 
-func (passOp[T]) run(tc *task, c collector[T]) error { return drive(tc, c) }
+func (passOp[T]) run(tc *task, c collector[T]) error { return flow.Pump(tc.TaskContext, 0, c) }
 
 // MapPartition calls fn once per subtask with all the records of its partition;
 // fn emits any number of results. vals may be ranged over once.
@@ -140,10 +141,10 @@ type mapPartitionOp[T, U any] struct {
 }
 
 func (o *mapPartitionOp[T, U]) run(tc *task, c collector[U]) error {
-	e := &bufferedEmitter[U]{next: c, batch: o.batch}
+	e := &flow.Emitter[U]{Next: c, Batch: o.batch}
 	var readErr error
 	vals := func(yield func(T) bool) {
-		for b := range readBatches[T](tc, &readErr) {
+		for b := range flow.Batches[T](tc.TaskContext, 0, &readErr) {
 			for i := range b {
 				if !yield(b[i]) {
 					return
@@ -151,48 +152,12 @@ func (o *mapPartitionOp[T, U]) run(tc *task, c collector[U]) error {
 			}
 		}
 	}
-	o.fn(vals, e.emit)
+	o.fn(vals, e.Emit)
 	if readErr != nil {
 		return readErr
 	}
-	if e.err != nil {
-		return e.err
+	if e.Err != nil {
+		return e.Err
 	}
 	return e.End()
-}
-
-// bufferedEmitter collects emitted values into batches for the next collector.
-// An error from the collector is kept and reported by close; later emits are
-// dropped.
-type bufferedEmitter[U any] struct {
-	next  collector[U]
-	buf   []U
-	batch int
-	err   error
-}
-
-func (e *bufferedEmitter[U]) emit(u U) {
-	if e.err != nil {
-		return
-	}
-	e.buf = append(e.buf, u)
-	if len(e.buf) >= e.batch {
-		e.err = e.next.Collect(e.buf)
-		e.buf = e.buf[:0]
-	}
-}
-
-func (e *bufferedEmitter[U]) flush() error {
-	if e.err == nil && len(e.buf) > 0 {
-		e.err = e.next.Collect(e.buf)
-		e.buf = e.buf[:0]
-	}
-	return e.err
-}
-
-func (e *bufferedEmitter[U]) End() error {
-	if err := e.flush(); err != nil {
-		return err
-	}
-	return e.next.End()
 }

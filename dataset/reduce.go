@@ -124,7 +124,7 @@ func (o *reduceOp[T]) run(tc *task, c collector[T]) error {
 	n.variants.ran(serializedHash)
 	agg := newAgg()
 	add := &combineCollector[T]{k: k, codec: codec, agg: agg}
-	if err := drive[T](tc, add); err != nil {
+	if err := flow.Pump[T](tc.TaskContext, 0, add); err != nil {
 		return err
 	}
 	it, err := agg.Finish(tc.Context())
@@ -258,7 +258,7 @@ func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T]
 		tc.Keep(n, f, func() { _ = res.Release() })
 	}
 	f.Reset(newAgg, func() { tc.Drop(n) })
-	err := drive[T](tc, flow.CollectFunc[T](f.Add))
+	err := flow.Pump[T](tc.TaskContext, 0, flow.CollectFunc[T](f.Add))
 	switch {
 	case f.HandedOver():
 		n.variants.ran(serializedAfterFull)

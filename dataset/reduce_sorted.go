@@ -25,7 +25,7 @@ func runSortedReduce[T any](tc *task, n *node, where string, k *keyer[T], codec 
 	f := typed.NewFolder(codec, fn, out.Collect, batch)
 	if il := n.planned.Decision.InputLocal; len(il) == 0 || il[0] == optimizer.LocalNone {
 		n.variants.ran(sortedInput)
-		return drive[T](tc, &streamFolder[T]{f: f, ctx: tc.Context(), key: k.Appender(), next: out})
+		return flow.Pump[T](tc.TaskContext, 0, &streamFolder[T]{f: f, ctx: tc.Context(), key: k.Appender(), next: out})
 	}
 	n.variants.ran(sorter)
 	it, err := sortInput(tc, where, k, codec)

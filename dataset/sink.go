@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -41,7 +42,7 @@ func (o *collectOp[T]) reset() {
 func (o *collectOp[T]) run(tc *task, _ collector[none]) error {
 	var part []T
 	var err error
-	for b := range readBatches[T](tc, &err) {
+	for b := range flow.Batches[T](tc.TaskContext, 0, &err) {
 		part = append(part, b...)
 		o.n.rows.Add(int64(len(b)))
 	}
@@ -90,7 +91,7 @@ func (o *countOp[T]) reset() { o.res.parts, o.res.n = make([]int64, o.n.opt.Para
 func (o *countOp[T]) run(tc *task, _ collector[none]) error {
 	var k int64
 	var err error
-	for b := range readBatches[T](tc, &err) {
+	for b := range flow.Batches[T](tc.TaskContext, 0, &err) {
 		k += int64(len(b))
 		o.n.rows.Add(int64(len(b)))
 	}

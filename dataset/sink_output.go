@@ -223,7 +223,7 @@ type printOp[T any] struct {
 
 func (o *printOp[T]) run(tc *task, _ collector[none]) error {
 	var err error
-	for b := range readBatches[T](tc, &err) {
+	for b := range flow.Batches[T](tc.TaskContext, 0, &err) {
 		o.n.rows.Add(int64(len(b)))
 		for i := range b {
 			if _, err := fmt.Fprintf(o.w, "%v\n", b[i]); err != nil {

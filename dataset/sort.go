@@ -99,7 +99,7 @@ func (t *task) newSorter(name string) *sortjoin.Sorter {
 // returns the sorted (key, serialized record) pairs; the task's exit closes them.
 func sortInput[T any](tc *task, where string, k *keyer[T], codec *memory.Codec[T]) (sortjoin.Iterator, error) {
 	s := tc.inputSorter(where)
-	if err := drive[T](tc, &sortFeeder[T]{k: k, codec: codec, s: s}); err != nil {
+	if err := flow.Pump[T](tc.TaskContext, 0, &sortFeeder[T]{k: k, codec: codec, s: s}); err != nil {
 		return nil, err
 	}
 	return tc.finishSort(s)
@@ -245,7 +245,7 @@ type groupReduceOp[T, K, O any] struct {
 }
 
 func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
-	e := &bufferedEmitter[O]{next: c, batch: o.env.opts.BatchSize}
+	e := &flow.Emitter[O]{Next: c, Batch: o.env.opts.BatchSize}
 	var it sortjoin.Iterator
 	var err error
 	if o.keyed && len(o.g.sorts) == 0 && o.k.Word != nil && o.codec.Flat() {
@@ -256,7 +256,7 @@ func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
 			feeder.s = tc.inputSorter(o.where)
 			return feeder.Collect
 		})
-		if err := drive[T](tc, flow.CollectFunc[T](d.Add)); err != nil {
+		if err := flow.Pump[T](tc.TaskContext, 0, flow.CollectFunc[T](d.Add)); err != nil {
 			return err
 		}
 		grouped, err := d.Group()
@@ -321,7 +321,7 @@ func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
 				}
 			}
 		}
-		o.fn(key, seq, e.emit)
+		o.fn(key, seq, e.Emit)
 		if decodeErr != nil {
 			return decodeErr
 		}
@@ -336,8 +336,8 @@ func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
 				inGroup = bytes.Equal(next, group)
 			}
 		}
-		if e.err != nil {
-			return e.err
+		if e.Err != nil {
+			return e.Err
 		}
 	}
 	if cur.err != nil {
@@ -348,7 +348,7 @@ func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
 
 // reduceDense calls fn with every group of d, in key order, through one
 // sequence for all of them, until the task is cancelled or emitting fails.
-func reduceDense[T, K, O any](tc *task, d *typed.DenseGrouper[T], sel func(T) K, fn func(K, iter.Seq[T], func(O)), e *bufferedEmitter[O]) error {
+func reduceDense[T, K, O any](tc *task, d *typed.DenseGrouper[T], sel func(T) K, fn func(K, iter.Seq[T], func(O)), e *flow.Emitter[O]) error {
 	var group []T
 	seq := func(yield func(T) bool) {
 		for _, v := range group {
@@ -359,7 +359,7 @@ func reduceDense[T, K, O any](tc *task, d *typed.DenseGrouper[T], sel func(T) K,
 	}
 	return d.Each(tc.Context(), func(g []T) error {
 		group = g
-		fn(sel(group[0]), seq, e.emit)
-		return e.err
+		fn(sel(group[0]), seq, e.Emit)
+		return e.Err
 	})
 }

@@ -3,22 +3,11 @@ package dataset
 import (
 	"errors"
 	"io"
-	"iter"
 
 	"github.com/weirdata/weir/flow"
 )
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
-
-// drive reads input 0 of a task (records of T) and pushes every batch into c,
-// then ends it.
-func drive[T any](tc *task, c collector[T]) error { return flow.Pump(tc.TaskContext, 0, c) }
-
-// readBatches yields the batches of input 0 of a task (records of T); see
-// flow.Batches.
-func readBatches[T any](tc *task, errp *error) iter.Seq[[]T] {
-	return flow.Batches[T](tc.TaskContext, 0, errp)
-}
 
 // task is one subtask of a vertex as the dataset operators see it: the flow
 // task context, whose lifecycle runs what the operators registered when the

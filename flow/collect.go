@@ -109,6 +109,45 @@ func (f CollectFunc[T]) End() error          { return nil }
 func (f CollectFunc[T]) Borrows() bool       { return false }
 func (f CollectFunc[T]) Raw() RawSink        { return nil }
 
+// Emitter collects emitted values into batches of Batch for Next. An error
+// from Next is kept in Err and returned by Flush and End; later emits are
+// dropped.
+type Emitter[U any] struct {
+	Next  Collector[U]
+	Batch int
+	Err   error
+	buf   []U
+}
+
+// Emit adds u to the pending batch, handing the batch to Next once full.
+func (e *Emitter[U]) Emit(u U) {
+	if e.Err != nil {
+		return
+	}
+	e.buf = append(e.buf, u)
+	if len(e.buf) >= e.Batch {
+		e.Err = e.Next.Collect(e.buf)
+		e.buf = e.buf[:0]
+	}
+}
+
+// Flush hands the pending batch to Next.
+func (e *Emitter[U]) Flush() error {
+	if e.Err == nil && len(e.buf) > 0 {
+		e.Err = e.Next.Collect(e.buf)
+		e.buf = e.buf[:0]
+	}
+	return e.Err
+}
+
+// End flushes, then ends Next.
+func (e *Emitter[U]) End() error {
+	if err := e.Flush(); err != nil {
+		return err
+	}
+	return e.Next.End()
+}
+
 // Merge reads inputs 0..k-1 of a task (records of T) concurrently and passes
 // their batches to c from the task's goroutine, then ends c: a union whose
 // inputs come from branches of one producer cannot stall it.
