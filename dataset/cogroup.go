@@ -57,12 +57,12 @@ func (o *coGroupOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 	ctx := tc.Context()
 	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
 	ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
-	lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flowInput[L](tc, 0), o.lk, o.lc))
+	lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flow.Input[L](tc.TaskContext, 0), o.lk, o.lc))
 	if err != nil {
 		return err
 	}
 	defer lit.Close()
-	rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flowInput[R](tc, 1), o.rk, o.rc))
+	rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flow.Input[R](tc.TaskContext, 1), o.rk, o.rc))
 	if err != nil {
 		return err
 	}

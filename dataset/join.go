@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -132,8 +133,8 @@ func (o *joinOp[L, R, K, O]) reset() {
 
 func (o *joinOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 	ctx := tc.Context()
-	li := typed.NewInput[L](ctx, flowInput[L](tc, 0), o.lk, o.lc)
-	ri := typed.NewInput[R](ctx, flowInput[R](tc, 1), o.rk, o.rc)
+	li := typed.NewInput[L](ctx, flow.Input[L](tc.TaskContext, 0), o.lk, o.lc)
+	ri := typed.NewInput[R](ctx, flow.Input[R](tc.TaskContext, 1), o.rk, o.rc)
 	e := &joinEmitter[L, R, O]{fn: o.fn, lc: o.lc, rc: o.rc, next: c, batch: o.env.opts.BatchSize}
 	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
 	var err error

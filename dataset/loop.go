@@ -13,12 +13,10 @@ import (
 // loopRole is a node's part in an iteration.
 type loopRole uint8
 
-// loopMember is a node's part in iterations: the loop the node is in and
-// its role there (loopDelta marks a delta iteration's delta tail); the loop
-// whose result it reads (an iteration's result source); whether it keeps
-// its loop-invariant input cacheInput as an index across supersteps (set by
-// seal when the operator can); and, per loop it is a loop-invariant input
-// of, the node that replays its output every superstep.
+// loopMember is a node's part in iterations: its loop and role there
+// (loopDelta: a delta iteration's delta tail); the loop whose result it
+// reads; whether it keeps loop-invariant input cacheInput as an index across
+// supersteps (seal sets it); per loop it is an invariant input of, its replayer.
 type loopMember struct {
 	loop       *loop
 	role       loopRole

@@ -43,7 +43,7 @@ func (o *loopHeadOp[T]) run(tc *task, c collector[T]) error {
 	if tc.step == 1 {
 		s := typed.NewSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), o.codec)
 		o.first[tc.Subtask] = s
-		if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
+		if err := s.Fill(tc.Context(), flow.Input[T](tc.TaskContext, 0)); err != nil {
 			return err
 		}
 		defer func() { s.Release(); o.first[tc.Subtask] = nil }()
@@ -129,7 +129,7 @@ func (o *replayerOp[T]) run(tc *task, c collector[T]) error {
 		s := typed.NewSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), o.codec)
 		o.lp.hold(s.Release)
 		o.spools[tc.Subtask] = s
-		if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
+		if err := s.Fill(tc.Context(), flow.Input[T](tc.TaskContext, 0)); err != nil {
 			return err
 		}
 	}

@@ -111,10 +111,8 @@ type outPort interface {
 	// input of lp, every superstep.
 	newReplayer(lp *loop) *node
 	// storable returns why the records cannot be stored (nil: they can);
-	// materialize returns a sink, not part of the program, that writes the
-	// output into st, subtask by subtask; replay returns a source, not part
-	// of the program, whose subtask i emits what subtask i stored in st
-	// (adaptive.go).
+	// materialize and replay return the sink that stores the output in st
+	// and the source that emits it again, subtask by subtask (adaptive.go).
 	storable() error
 	materialize(st *store) *node
 	replay(st *store) *node

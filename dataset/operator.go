@@ -56,8 +56,7 @@ type puller[Out any] interface {
 // one place a task's chain is assembled from untyped nodes.
 type operator interface {
 	execution
-	// chainable reports whether the operator can follow its producer in a
-	// task.
+	// chainable: the operator can follow its producer in a task.
 	chainable() bool
 	// link returns the operator's instance in a task where it follows its
 	// producer, and the collector the producer pushes into.
@@ -76,12 +75,16 @@ type pushOp[In, Out any] struct{ pusher[In, Out] }
 
 func (pushOp[In, Out]) chainable() bool { return true }
 
-func (o pushOp[In, Out]) link(tc *task, out any) (flow.Operator, any, error) {
+func (o pushOp[In, Out]) instance(tc *task, out any) (flow.OneInput[In], error) {
 	c, err := typedOut[Out](out)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	op, err := o.open(tc, c)
+	return o.open(tc, c)
+}
+
+func (o pushOp[In, Out]) link(tc *task, out any) (flow.Operator, any, error) {
+	op, err := o.instance(tc, out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,11 +92,7 @@ func (o pushOp[In, Out]) link(tc *task, out any) (flow.Operator, any, error) {
 }
 
 func (o pushOp[In, Out]) head(tc *task, out any) error {
-	c, err := typedOut[Out](out)
-	if err != nil {
-		return err
-	}
-	op, err := o.open(tc, c)
+	op, err := o.instance(tc, out)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,3 @@ type task struct {
 	loop *loop
 	step int
 }
-
-// flowInput is flow.Input for a dataset task.
-func flowInput[T any](tc *task, i int) *flow.Reader[T] { return flow.Input[T](tc.TaskContext, i) }
