@@ -115,7 +115,9 @@
 // Every operator pushes its output into a Collector (Collect a batch, End
 // once); a collector declares its capabilities on the interface (Borrows,
 // Raw; Plain gives the defaults), so a wrapper passes them on by embedding
-// the collector it wraps.
+// the collector it wraps. The building blocks of a task's chain are here
+// too: Pump and Batches read an input, Merge reads several concurrently,
+// Fanout, Counting and Emitter are collectors.
 //
 // # Coordination
 //
