@@ -32,30 +32,6 @@ import (
 // an ancestor of a cut runs there too); the cuts that would break this are
 // dropped, with a note in the plan.
 
-// adaptOps are the typed parts of adaptive execution over a node's output
-// records, built by newDataSet where their type is known.
-type adaptOps struct {
-	// codec returns why the records cannot be stored (nil: they can).
-	codec func() error
-	// materialize returns a sink, not part of the program, that writes the
-	// node's output into st, subtask by subtask.
-	materialize func(st *store) *node
-	// replay returns a source, not part of the program, with the node's
-	// parallelism whose subtask i emits what subtask i of the node stored in st.
-	replay func(st *store) *node
-}
-
-func newAdaptOps[T any](n *node) *adaptOps {
-	return &adaptOps{
-		codec: func() error {
-			_, err := memory.NewCodec[T]()
-			return err
-		},
-		materialize: func(st *store) *node { return materializeNode[T](n, st) },
-		replay:      func(st *store) *node { return replayNode[T](n, st) },
-	}
-}
-
 // store holds a cut node's output: one spill file per subtask.
 type store struct {
 	space   *spill.Space
@@ -75,11 +51,10 @@ func (s *store) rows() int64 {
 // materializing sinks and replay sources of an adaptive execution. It is
 // planned as the program's node id would be (notes name #id).
 func (e *Env) detachedNode(kind optimizer.OpKind, id int, name string, par int, inputs ...*node) *node {
-	n := &node{env: e, inputs: inputs, reset: func() {}}
+	n := &node{env: e, inputs: inputs}
 	n.opt = optimizer.Node{ID: id, Name: name, Kind: kind, Parallelism: par, EstimatedRows: -1, EstimatedBytes: -1,
 		Keyed: make([]bool, len(inputs)), KeyTypes: make([]string, len(inputs)), Ordered: make([]bool, len(inputs))}
-	n.connect = make([]func(*flow.Graph, *flow.Vertex, *flow.Vertex, optimizer.Ship, optimizer.Exchange), len(inputs))
-	n.combine = make([]func(*task, any) (any, error), len(inputs))
+	n.in = make([]inPort, len(inputs))
 	return n
 }
 
@@ -91,31 +66,30 @@ func materializeNode[T any](src *node, st *store) *node {
 	n := src.env.detachedNode(optimizer.Sink, src.opt.ID, fmt.Sprintf("Materialize #%d", src.opt.ID), src.opt.Parallelism, src)
 	n.opt.Decision = optimizer.Decision{Ship: []optimizer.Ship{optimizer.Forward}, Exchange: []optimizer.Exchange{optimizer.Pipelined}}
 	connectInput[T](n, 0, nil)
-	n.wrap = func(tc *task, _ any) (any, error) {
-		if err != nil {
-			return nil, err
-		}
-		if tc.Subtask >= len(st.handles) {
-			return nil, fmt.Errorf("internal error: subtask %d of %d stored partitions", tc.Subtask, len(st.handles))
-		}
-		w, err := st.space.Create()
-		if err != nil {
-			return nil, err
-		}
-		c := &storeWriter[T]{tc: tc, w: w, codec: codec, st: st}
-		tc.onExit(func() {
-			if !c.finished {
-				w.Abort()
-			}
-		})
-		return c, nil
-	}
-	runWrapped[T](n)
+	n.op = pushes[T, none](&materializeOp[T]{codec: codec, err: err, st: st})
 	return n
 }
 
-// storeWriter writes one subtask's records to its spill file.
-type storeWriter[T any] struct {
+// materializeOp is a materializing sink's operator; storeTask its instance
+// in a task, which writes the subtask's records to its spill file.
+type materializeOp[T any] struct {
+	stateless
+	codec *memory.Codec[T]
+	err   error // the records have no codec
+	st    *store
+}
+
+func (o *materializeOp[T]) open(tc *task, _ collector[none]) (flow.OneInput[T], error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if tc.Subtask >= len(o.st.handles) {
+		return nil, fmt.Errorf("internal error: subtask %d of %d stored partitions", tc.Subtask, len(o.st.handles))
+	}
+	return &storeTask[T]{tc: tc, codec: o.codec, st: o.st}, nil
+}
+
+type storeTask[T any] struct {
 	tc       *task
 	w        *spill.Writer
 	codec    *memory.Codec[T]
@@ -124,7 +98,13 @@ type storeWriter[T any] struct {
 	finished bool
 }
 
-func (c *storeWriter[T]) collect(b []T) error {
+func (c *storeTask[T]) Open(*flow.TaskContext) error {
+	w, err := c.st.space.Create()
+	c.w = w
+	return err
+}
+
+func (c *storeTask[T]) Process(b []T) error {
 	for i := range b {
 		c.buf = c.codec.Append(c.buf[:0], &b[i])
 		if err := c.w.Append(c.buf); err != nil {
@@ -134,7 +114,7 @@ func (c *storeWriter[T]) collect(b []T) error {
 	return nil
 }
 
-func (c *storeWriter[T]) close() error {
+func (c *storeTask[T]) EndInput() error {
 	c.finished = true // a failed Finish removes the file
 	h, err := c.w.Finish()
 	if err != nil {
@@ -145,6 +125,14 @@ func (c *storeWriter[T]) close() error {
 	return nil
 }
 
+// Close removes the file unless EndInput finished it.
+func (c *storeTask[T]) Close() error {
+	if !c.finished {
+		c.w.Abort()
+	}
+	return nil
+}
+
 // replayNode returns the source that emits what src stored in st: subtask i
 // reads partition i. Its estimate is the real count.
 func replayNode[T any](src *node, st *store) *node {
@@ -152,55 +140,63 @@ func replayNode[T any](src *node, st *store) *node {
 	e := src.env
 	n := e.detachedNode(optimizer.Source, src.opt.ID, "Replay "+src.name(), src.opt.Parallelism)
 	n.opt.EstimatedRows = st.rows()
-	n.run = func(tc *task, out any) error {
-		if err != nil {
-			return err
-		}
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		if tc.Subtask >= len(st.handles) {
-			return fmt.Errorf("internal error: subtask %d of %d stored partitions", tc.Subtask, len(st.handles))
-		}
-		r, err := st.space.Open(st.handles[tc.Subtask])
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		batch := make([]T, 0, e.opts.BatchSize)
-		for {
-			rec, err := r.Next()
-			if err != nil {
-				if isEOF(err) {
-					break
-				}
-				return err
-			}
-			batch = batch[:len(batch)+1]
-			if _, err := codec.Decode(rec, &batch[len(batch)-1]); err != nil {
-				return err
-			}
-			if len(batch) == cap(batch) {
-				if err := tc.Context().Err(); err != nil {
-					return err
-				}
-				if err := c.collect(batch); err != nil {
-					return err
-				}
-				batch = batch[:0]
-			}
-		}
-		if len(batch) > 0 {
-			if err := c.collect(batch); err != nil {
-				return err
-			}
-		}
-		return c.close()
-	}
+	n.op = pulls[T](&replayOp[T]{codec: codec, err: err, st: st, batch: e.opts.BatchSize})
 	newDataSet[T](e, n)
 	n.opt.RowBytes = src.opt.RowBytes
 	return n
+}
+
+// replayOp is a replay source's operator.
+type replayOp[T any] struct {
+	stateless
+	codec *memory.Codec[T]
+	err   error // the records have no codec
+	st    *store
+	batch int
+}
+
+func (o *replayOp[T]) run(tc *task, c collector[T]) error {
+	if o.err != nil {
+		return o.err
+	}
+	st := o.st
+	if tc.Subtask >= len(st.handles) {
+		return fmt.Errorf("internal error: subtask %d of %d stored partitions", tc.Subtask, len(st.handles))
+	}
+	r, err := st.space.Open(st.handles[tc.Subtask])
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	batch := make([]T, 0, o.batch)
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			if isEOF(err) {
+				break
+			}
+			return err
+		}
+		batch = batch[:len(batch)+1]
+		if _, err := o.codec.Decode(rec, &batch[len(batch)-1]); err != nil {
+			return err
+		}
+		if len(batch) == cap(batch) {
+			if err := tc.Context().Err(); err != nil {
+				return err
+			}
+			if err := c.Collect(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if len(batch) > 0 {
+		if err := c.Collect(batch); err != nil {
+			return err
+		}
+	}
+	return c.End()
 }
 
 // stages is how an adaptive execution splits the program.
@@ -254,10 +250,10 @@ func (e *Env) splitStages() *stages {
 			continue
 		}
 		for i, in := range n.inputs {
-			if _, forced := n.opt.Forced[i]; forced || in.opt.Kind == optimizer.Source || in.adapt == nil || isCut[in] {
+			if _, forced := n.opt.Forced[i]; forced || in.opt.Kind == optimizer.Source || in.out == nil || isCut[in] {
 				continue
 			}
-			if err := in.adapt.codec(); err != nil {
+			if err := in.out.storable(); err != nil {
 				st.note(n, "adaptive: input %d (#%d) is not measured: %v", i, in.opt.ID, err)
 				continue
 			}
@@ -443,7 +439,7 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 		s := &store{space: spill.NewSpace(fs, fmt.Sprintf("adaptive-%d", c.opt.ID), e.opts.Spill),
 			handles: make([]spill.Handle, c.opt.Parallelism)}
 		stores[c] = s
-		m := c.adapt.materialize(s)
+		m := c.out.materialize(s)
 		pm := m.model(m.inputs)
 		pm.Inputs[0] = c.planned
 		stage1 = append(stage1, m)
@@ -462,7 +458,7 @@ func (e *Env) executeAdaptive(ctx context.Context, plan *optimizer.Plan, st *sta
 	replays := map[*node]*node{}
 	var stage2 []*node
 	for _, c := range st.cuts {
-		r := c.adapt.replay(stores[c])
+		r := c.out.replay(stores[c])
 		replays[c] = r
 		stage2 = append(stage2, r)
 	}

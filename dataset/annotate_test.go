@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/dataset/agg"
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/formats/parquet"
 	"github.com/weirdata/weir/optimizer"
 )
@@ -347,22 +348,25 @@ func TestActualRows(t *testing.T) {
 	}
 }
 
-type nopCollector[T any] struct{ n int }
+type nopCollector[T any] struct {
+	flow.Plain
+	n int
+}
 
-func (c *nopCollector[T]) collect(b []T) error { c.n += len(b); return nil }
-func (c *nopCollector[T]) close() error        { return nil }
+func (c *nopCollector[T]) Collect(b []T) error { c.n += len(b); return nil }
+func (c *nopCollector[T]) End() error          { return nil }
 
 type borrowingCollector[T any] struct{ nopCollector[T] }
 
-func (*borrowingCollector[T]) borrows() bool { return true }
+func (*borrowingCollector[T]) Borrows() bool { return true }
 
 func TestCountingCollector(t *testing.T) {
 	var rows atomic.Int64
 	next := &nopCollector[string]{}
-	var c collector[string] = &countingCollector[string]{next: next, rows: &rows}
+	var c collector[string] = &flow.Counting[string]{Collector: next, Rows: &rows}
 	batch := []string{"a", "b", "c"}
 	allocs := testing.AllocsPerRun(100, func() {
-		if err := c.collect(batch); err != nil {
+		if err := c.Collect(batch); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -372,11 +376,11 @@ func TestCountingCollector(t *testing.T) {
 	if rows.Load() != int64(next.n) || next.n != 3*101 {
 		t.Errorf("counted %d rows, passed on %d, want %d", rows.Load(), next.n, 3*101)
 	}
-	if b, ok := c.(borrower); !ok || b.borrows() {
-		t.Errorf("counting a collector that does not borrow: borrows() is true")
+	if c.Borrows() {
+		t.Errorf("counting a collector that does not borrow: Borrows() is true")
 	}
-	var d any = &countingCollector[string]{next: &borrowingCollector[string]{}, rows: &rows}
-	if b, ok := d.(borrower); !ok || !b.borrows() {
+	var d collector[string] = &flow.Counting[string]{Collector: &borrowingCollector[string]{}, Rows: &rows}
+	if !d.Borrows() {
 		t.Errorf("counting a borrower hides it")
 	}
 }

@@ -15,11 +15,21 @@ func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v
 	n.opt.Forced = map[int]optimizer.Ship{1: optimizer.Broadcast}
 	connectInput[T](n, 0, nil)
 	connectInput[B](n, 1, nil)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[U](n, out)
-		if err != nil {
-			return err
-		}
+	n.op = pulls[U](&broadcastOp[T, B, U]{fn: fn, batch: env.opts.BatchSize})
+	return newDataSet[U](env, n)
+}
+
+// broadcastOp is FlatMapWithBroadcast's operator: it reads the broadcast
+// set (input 1), then input 0.
+type broadcastOp[T, B, U any] struct {
+	stateless
+	fn    func(v T, bset []B, emit func(U))
+	batch int
+}
+
+func (o *broadcastOp[T, B, U]) run(tc *task, c collector[U]) error {
+	fn := o.fn
+	{
 		var set []B
 		bin := flow.Input[B](tc.TaskContext, 1)
 		for {
@@ -32,22 +42,21 @@ func FlatMapWithBroadcast[T, B, U any](ds *DataSet[T], bs *DataSet[B], fn func(v
 			}
 			set = append(set, b...)
 		}
-		e := &bufferedEmitter[U]{next: c, batch: env.opts.BatchSize}
+		e := &flow.Emitter[U]{Next: c, Batch: o.batch}
 		var readErr error
-		for b := range readBatches[T](tc, &readErr) {
+		for b := range flow.Batches[T](tc.TaskContext, 0, &readErr) {
 			for i := range b {
-				fn(b[i], set, e.emit)
+				fn(b[i], set, e.Emit)
 			}
-			if e.err != nil {
-				return e.err
+			if e.Err != nil {
+				return e.Err
 			}
 		}
 		if readErr != nil {
 			return readErr
 		}
-		return e.close()
+		return e.End()
 	}
-	return newDataSet[U](env, n)
 }
 
 // MapWithBroadcast applies fn to every record of ds with all the records of the

@@ -1,14 +1,13 @@
 package dataset
 
 import (
-	"bytes"
 	"fmt"
 	"iter"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
-	"github.com/weirdata/weir/sortjoin"
 )
 
 // CoGroup groups l and r by key and calls fn once per key present in either,
@@ -34,115 +33,45 @@ func CoGroup[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey 
 	}
 	connectInput[L](n, 0, lk)
 	connectInput[R](n, 1, rk)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
-		if err != nil {
-			return err
-		}
-		ctx := tc.Context()
-		name := fmt.Sprintf("%s %d", where, tc.Subtask)
-		ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
-		lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flowInput[L](tc, 0), lk, lc))
-		if err != nil {
-			return err
-		}
-		defer lit.Close()
-		rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flowInput[R](tc, 1), rk, rc))
-		if err != nil {
-			return err
-		}
-		defer rit.Close()
-		lcur, rcur := &cursor{it: lit}, &cursor{it: rit}
-		lcur.advance()
-		rcur.advance()
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
-		var decodeErr error
-		var group []byte
-		for lcur.ok || rcur.ok {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			switch {
-			case !rcur.ok || lcur.ok && bytes.Compare(lcur.key, rcur.key) <= 0:
-				group = append(group[:0], lcur.key...)
-			default:
-				group = append(group[:0], rcur.key...)
-			}
-			var key K
-			if lcur.ok && bytes.Equal(lcur.key, group) {
-				var v L
-				if _, err := lc.Decode(lcur.val, &v); err != nil {
-					return err
-				}
-				key = lkey(v)
-			} else {
-				var v R
-				if _, err := rc.Decode(rcur.val, &v); err != nil {
-					return err
-				}
-				key = rkey(v)
-			}
-			fn(key, groupSeq(lcur, group, lc, &decodeErr), groupSeq(rcur, group, rc, &decodeErr), e.emit)
-			if decodeErr != nil {
-				return decodeErr
-			}
-			lcur.skip(group)
-			rcur.skip(group)
-			if e.err != nil {
-				return e.err
-			}
-		}
-		if lcur.err != nil {
-			return lcur.err
-		}
-		if rcur.err != nil {
-			return rcur.err
-		}
-		return e.close()
-	}
+	n.op = pulls[O](&coGroupOp[L, R, K, O]{where: where, lk: lk, rk: rk, lc: lc, rc: rc, lkey: lkey, rkey: rkey, fn: fn, batch: env.opts.BatchSize})
 	return newDataSet[O](env, n)
 }
 
-// cursor walks a sorted iterator one record ahead, keeping its own copy of the
-// current record (the iterator's slices die at its next call).
-type cursor struct {
-	it       sortjoin.Iterator
-	key, val []byte
-	ok       bool
-	err      error
+// coGroupOp is CoGroup's operator: it sorts both inputs by key and merges them.
+type coGroupOp[L, R, K, O any] struct {
+	stateless
+	where string
+	lk    *keyer[L]
+	rk    *keyer[R]
+	lc    *memory.Codec[L]
+	rc    *memory.Codec[R]
+	lkey  func(L) K
+	rkey  func(R) K
+	fn    func(key K, ls iter.Seq[L], rs iter.Seq[R], emit func(O))
+	batch int
 }
 
-func (c *cursor) advance() {
-	k, v, ok := c.it.Next()
-	c.ok = ok
-	if !ok {
-		c.err = c.it.Err()
-		return
+func (o *coGroupOp[L, R, K, O]) run(tc *task, c collector[O]) error {
+	ctx := tc.Context()
+	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
+	ls, rs := tc.newSorter(name+" sort left"), tc.newSorter(name+" sort right")
+	lit, err := sortAll(ctx, ls, typed.NewInput[L](ctx, flow.Input[L](tc.TaskContext, 0), o.lk, o.lc))
+	if err != nil {
+		return err
 	}
-	c.key = append(c.key[:0], k...)
-	c.val = append(c.val[:0], v...)
-}
-
-// skip advances past the records of group.
-func (c *cursor) skip(group []byte) {
-	for c.ok && bytes.Equal(c.key, group) {
-		c.advance()
+	defer lit.Close()
+	rit, err := sortAll(ctx, rs, typed.NewInput[R](ctx, flow.Input[R](tc.TaskContext, 1), o.rk, o.rc))
+	if err != nil {
+		return err
 	}
-}
-
-// groupSeq yields the decoded records of group at c, advancing c.
-func groupSeq[T any](c *cursor, group []byte, codec *memory.Codec[T], errp *error) iter.Seq[T] {
-	return func(yield func(T) bool) {
-		for c.ok && bytes.Equal(c.key, group) {
-			var v T
-			if _, err := codec.Decode(c.val, &v); err != nil {
-				*errp = err
-				return
-			}
-			c.advance()
-			if !yield(v) {
-				return
-			}
-		}
+	defer rit.Close()
+	e := &flow.Emitter[O]{Next: c, Batch: o.batch}
+	err = typed.CoGroupSorted(ctx, lit, rit, o.lc, o.rc, o.lkey, o.rkey, func(k K, ls iter.Seq[L], rs iter.Seq[R]) error {
+		o.fn(k, ls, rs, e.Emit)
+		return e.Err
+	})
+	if err != nil {
+		return err
 	}
+	return e.End()
 }

@@ -40,29 +40,39 @@ func Cross[L, R, O any](l *DataSet[L], r *DataSet[R], fn func(l *L, r *R) O) *Da
 	}
 	connectInput[L](n, 0, nil)
 	connectInput[R](n, 1, nil)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
-		if err != nil {
-			return err
-		}
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
-		space := spill.NewSpace(tc.Env.FS, fmt.Sprintf("cross-%d", tc.Subtask), tc.Env.Spill)
-		tc.onExit(func() { space.Close() })
-		if n.planned.Decision.Local == optimizer.NestedLoopsBlockSecond {
-			// input 0 is materialized, input 1 streamed
-			err = crossBlocks(tc, space, 1, 0, rc, lc, func(r *R, l *L) { e.emit(fn(l, r)) })
-		} else {
-			err = crossBlocks(tc, space, 0, 1, lc, rc, func(l *L, r *R) { e.emit(fn(l, r)) })
-		}
-		if err != nil {
-			return err
-		}
-		if e.err != nil {
-			return e.err
-		}
-		return e.close()
-	}
+	n.op = pulls[O](&crossOp[L, R, O]{env: env, n: n, lc: lc, rc: rc, fn: fn})
 	return newDataSet[O](env, n)
+}
+
+// crossOp is Cross's operator: it materializes one input and streams the
+// other past it a block at a time.
+type crossOp[L, R, O any] struct {
+	stateless
+	env *Env
+	n   *node
+	lc  *memory.Codec[L]
+	rc  *memory.Codec[R]
+	fn  func(*L, *R) O
+}
+
+func (o *crossOp[L, R, O]) run(tc *task, c collector[O]) error {
+	e := &flow.Emitter[O]{Next: c, Batch: o.env.opts.BatchSize}
+	space := spill.NewSpace(tc.Env.FS, fmt.Sprintf("cross-%d", tc.Subtask), tc.Env.Spill)
+	tc.OnExit(func() { space.Close() })
+	var err error
+	if o.n.planned.Decision.Local == optimizer.NestedLoopsBlockSecond {
+		// input 0 is materialized, input 1 streamed
+		err = crossBlocks(tc, space, 1, 0, o.rc, o.lc, func(r *R, l *L) { e.Emit(o.fn(l, r)) })
+	} else {
+		err = crossBlocks(tc, space, 0, 1, o.lc, o.rc, func(l *L, r *R) { e.Emit(o.fn(l, r)) })
+	}
+	if err != nil {
+		return err
+	}
+	if e.Err != nil {
+		return e.Err
+	}
+	return e.End()
 }
 
 // crossBlocks materializes input m (records of M) in a spill file, then reads

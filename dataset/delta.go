@@ -84,47 +84,12 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	build.opt.KeyTypes[0] = typeName[K]()
 	build.opt.Forced = map[int]optimizer.Ship{0: optimizer.Hash}
 	connectInput[T](build, 0, st.key)
-	build.reset = func() {
-		st.index = make([]*sortjoin.Index, p)
-		st.deltas = make([]*typed.Spool[T], p)
-		st.built = 0
-		st.ready = make(chan struct{})
-	}
-	build.run = func(tc *task, _ any) error {
-		x := sortjoin.NewIndex(tc.Env, sortjoin.IndexOptions{Name: fmt.Sprintf("%s %d", st.indexName, tc.Subtask), Memory: tc.memShare, Seed: indexSeed})
-		lp.hold(func() { _ = x.Close() })
-		st.index[tc.Subtask] = x
-		var kb, vb []byte
-		in := flow.Input[T](tc.TaskContext, 0)
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if !isEOF(err) {
-					return err
-				}
-				break
-			}
-			for i := range b {
-				kb = st.key.Append(kb[:0], &b[i])
-				vb = st.codec.Append(vb[:0], &b[i])
-				if err := x.Upsert(kb, vb); err != nil {
-					return fmt.Errorf("dataset: %s: %w", where, err)
-				}
-			}
-			build.rows.Add(int64(len(b)))
-		}
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if st.built++; st.built == p {
-			close(st.ready)
-		}
-		return nil
-	}
+	build.op = pulls[none](&solutionSetOp[T, K]{lp: lp, st: st, build: build, where: where, p: p})
 
 	wsState := &bulkState[W]{}
 	head := newLoopHead(lp, workset, where, func(tc *task, c collector[W]) error {
 		if s := wsState.cur[tc.Subtask]; s != nil {
-			return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 		}
 		return nil
 	})
@@ -135,7 +100,7 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 		env.fail(where, fmt.Errorf("the step function returned no delta or workset of this program"))
 		return solution
 	}
-	dtail := newLoopTail[T](lp, delta, "Delta of "+where, func(tc *task) *typed.Spool[T] {
+	dtail := newLoopTail[T](lp, delta, "Delta of "+where, nil, func(tc *task) *typed.Spool[T] {
 		if st.deltas[tc.Subtask] == nil {
 			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("delta %d", tc.Subtask), st.codec)
 			lp.hold(s.Release)
@@ -143,14 +108,14 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 		}
 		return st.deltas[tc.Subtask]
 	})
-	dtail.loopDelta = true
+	dtail.member().loopDelta = true
 	dtail.opt.Parallelism = p
 	dtail.opt.Keyed[0] = true
 	dtail.opt.KeyTypes[0] = typeName[K]()
 	dtail.opt.Forced = map[int]optimizer.Ship{0: optimizer.Hash}
 	connectInput[T](dtail, 0, st.key)
 
-	wtail := newLoopTail[W](lp, next, "Next workset of "+where, func(tc *task) *typed.Spool[W] {
+	wtail := newLoopTail[W](lp, next, "Next workset of "+where, func() { wsState.cur, wsState.next = make([]*typed.Spool[W], p), make([]*typed.Spool[W], p) }, func(tc *task) *typed.Spool[W] {
 		if wsState.next[tc.Subtask] == nil {
 			s := typed.NewSpool[W](tc.Env, fmt.Sprintf("workset %d", tc.Subtask), wcodec)
 			lp.hold(s.Release)
@@ -159,7 +124,6 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 		return wsState.next[tc.Subtask]
 	})
 	wtail.opt.Parallelism = p
-	wtail.reset = func() { wsState.cur, wsState.next = make([]*typed.Spool[W], p), make([]*typed.Spool[W], p) }
 	lp.workset = wtail
 	lp.spilled = func() int64 {
 		var n int64
@@ -195,6 +159,55 @@ func IterateDelta[T, W, K any](solution *DataSet[T], workset *DataSet[W], key fu
 	})
 	res.n.opt.Parallelism = p
 	return res
+}
+
+// solutionSetOp is the operator that builds a delta iteration's solution
+// set: subtask i indexes partition i, before the first superstep probes it.
+type solutionSetOp[T, K any] struct {
+	stateless
+	lp    *loop
+	st    *deltaState[T, K]
+	build *node
+	where string
+	p     int
+}
+
+func (o *solutionSetOp[T, K]) reset() {
+	o.st.index = make([]*sortjoin.Index, o.p)
+	o.st.deltas = make([]*typed.Spool[T], o.p)
+	o.st.built = 0
+	o.st.ready = make(chan struct{})
+}
+
+func (o *solutionSetOp[T, K]) run(tc *task, _ collector[none]) error {
+	x := sortjoin.NewIndex(tc.Env, sortjoin.IndexOptions{Name: fmt.Sprintf("%s %d", o.st.indexName, tc.Subtask), Memory: tc.memShare, Seed: indexSeed})
+	o.lp.hold(func() { _ = x.Close() })
+	o.st.index[tc.Subtask] = x
+	var kb, vb []byte
+	in := flow.Input[T](tc.TaskContext, 0)
+	for {
+		b, err := in.Next(tc.Context())
+		if err != nil {
+			if !isEOF(err) {
+				return err
+			}
+			break
+		}
+		for i := range b {
+			kb = o.st.key.Append(kb[:0], &b[i])
+			vb = o.st.codec.Append(vb[:0], &b[i])
+			if err := x.Upsert(kb, vb); err != nil {
+				return fmt.Errorf("dataset: %s: %w", o.where, err)
+			}
+		}
+		o.build.rows.Add(int64(len(b)))
+	}
+	o.st.mu.Lock()
+	defer o.st.mu.Unlock()
+	if o.st.built++; o.st.built == o.p {
+		close(o.st.ready)
+	}
+	return nil
 }
 
 // merge upserts every partition's delta into its index.
@@ -248,7 +261,7 @@ func (st *deltaState[T, K]) emitAll(ctx context.Context, x *sortjoin.Index, batc
 		}
 		buf = append(buf, v)
 		if len(buf) == batch {
-			err := c.collect(buf)
+			err := c.Collect(buf)
 			clear(buf)
 			buf = buf[:0]
 			return err
@@ -259,7 +272,7 @@ func (st *deltaState[T, K]) emitAll(ctx context.Context, x *sortjoin.Index, batc
 		return err
 	}
 	if len(buf) > 0 {
-		return c.collect(buf)
+		return c.Collect(buf)
 	}
 	return nil
 }
@@ -290,59 +303,69 @@ func JoinSolution[W, T, K, O any](ws *DataSet[W], it *DeltaIteration[T, K], wkey
 		env.fail(where, fmt.Errorf("%s has no serializer", typeName[W]()))
 	}
 	connectInput[W](n, 0, wk)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
-		if err != nil {
+	n.op = pulls[O](&joinSolutionOp[W, T, K, O]{env: env, st: st, where: where, wk: wk, wcodec: wcodec, fn: fn})
+	return newDataSet[O](env, n)
+}
+
+// joinSolutionOp is JoinSolution's operator: it probes its subtask's
+// partition of the solution set with the workset's records.
+type joinSolutionOp[W, T, K, O any] struct {
+	stateless
+	env    *Env
+	st     *deltaState[T, K]
+	where  string
+	wk     *keyer[W]
+	wcodec *memory.Codec[W]
+	fn     func(w *W, sol *T, emit func(O))
+}
+
+func (o *joinSolutionOp[W, T, K, O]) run(tc *task, c collector[O]) error {
+	select {
+	case <-o.st.ready:
+	case <-tc.Context().Done():
+		return tc.Context().Err()
+	}
+	x := o.st.index[tc.Subtask]
+	e := &flow.Emitter[O]{Next: c, Batch: o.env.opts.BatchSize}
+	var (
+		w      W
+		sol    T
+		kb, pb []byte
+		arena  = memory.NewArena(0)
+	)
+	probe := func(payload, value []byte, found bool) error {
+		if _, err := o.wcodec.DecodeArena(payload, &w, arena); err != nil {
 			return err
 		}
-		select {
-		case <-st.ready:
-		case <-tc.Context().Done():
-			return tc.Context().Err()
+		if !found {
+			o.fn(&w, nil, e.Emit)
+			return e.Err
 		}
-		x := st.index[tc.Subtask]
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
-		var (
-			w      W
-			sol    T
-			kb, pb []byte
-			arena  = memory.NewArena(0)
-		)
-		probe := func(payload, value []byte, found bool) error {
-			if _, err := wcodec.DecodeArena(payload, &w, arena); err != nil {
-				return err
-			}
-			if !found {
-				fn(&w, nil, e.emit)
-				return e.err
-			}
-			if _, err := st.codec.DecodeArena(value, &sol, arena); err != nil {
-				return err
-			}
-			fn(&w, &sol, e.emit)
-			return e.err
+		if _, err := o.st.codec.DecodeArena(value, &sol, arena); err != nil {
+			return err
 		}
-		in := flow.Input[W](tc.TaskContext, 0)
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if !isEOF(err) {
-					return err
-				}
-				break
-			}
-			for i := range b {
-				kb = wk.Append(kb[:0], &b[i])
-				pb = wcodec.Append(pb[:0], &b[i])
-				if err := x.Probe(kb, pb, probe); err != nil {
-					return fmt.Errorf("dataset: %s: %w", where, err)
-				}
-			}
-		}
-		if err := x.FinishProbes(tc.Context(), probe); err != nil {
-			return fmt.Errorf("dataset: %s: %w", where, err)
-		}
-		return e.close()
+		o.fn(&w, &sol, e.Emit)
+		return e.Err
 	}
-	return newDataSet[O](env, n)
+	in := flow.Input[W](tc.TaskContext, 0)
+	for {
+		b, err := in.Next(tc.Context())
+		if err != nil {
+			if !isEOF(err) {
+				return err
+			}
+			break
+		}
+		for i := range b {
+			kb = o.wk.Append(kb[:0], &b[i])
+			pb = o.wcodec.Append(pb[:0], &b[i])
+			if err := x.Probe(kb, pb, probe); err != nil {
+				return fmt.Errorf("dataset: %s: %w", o.where, err)
+			}
+		}
+	}
+	if err := x.FinishProbes(tc.Context(), probe); err != nil {
+		return fmt.Errorf("dataset: %s: %w", o.where, err)
+	}
+	return e.End()
 }

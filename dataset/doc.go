@@ -59,9 +59,11 @@
 //
 // # Execution
 //
-// Record-at-a-time operators (Map, FlatMap, Filter) whose input is forwarded run
-// chained inside their producer's task: batches pass from function to function
-// with no exchange and no copy. A Reduce runs a combiner on the producer side of
+// Every operator is a typed struct of flow's operator contract: a pusher (Map,
+// FlatMap, Filter, their Err forms, First, Output) is a flow.OneInput in its
+// task; a puller (sources, sorts, joins, groupings) a flow.Driver. Pushers whose
+// input is forwarded run chained inside their producer's task: batches pass
+// from function to function with no exchange and no copy. A Reduce runs a combiner on the producer side of
 // its shuffle, then a hash aggregation (sortjoin.HashAggregator) per subtask, or,
 // when its input arrives sorted on the key, a sorted grouping that folds each
 // group as it streams by. A ReduceGroup sorts its subtask's records by key

@@ -162,7 +162,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	}
 	bind(plan, e.nodes)
 	for _, n := range e.nodes {
-		n.reset()
+		n.op.reset()
 		n.rows.Store(0)
 		n.variants.bits.Store(0)
 	}
@@ -272,9 +272,7 @@ func (e *Env) failed(err error) error {
 // publish runs every node's done, once the execution succeeded and committed.
 func (e *Env) publish() {
 	for _, n := range e.nodes {
-		if n.done != nil {
-			n.done()
-		}
+		n.op.done()
 	}
 }
 
@@ -297,10 +295,7 @@ func (e *Env) actuals(plan *optimizer.Plan, res *flow.Result) *optimizer.Plan {
 // wrote and returns the failure, with whatever could not be removed.
 func (e *Env) commit() error {
 	for _, n := range e.nodes {
-		if n.commit == nil {
-			continue
-		}
-		if err := n.commit(); err != nil {
+		if err := n.op.commit(); err != nil {
 			err = fmt.Errorf("dataset: %s: commit: %w", n.name(), err)
 			if aerr := e.abort(); aerr != nil {
 				err = errors.Join(err, aerr)
@@ -312,14 +307,11 @@ func (e *Env) commit() error {
 }
 
 // abort takes back the output of every node of this execution (see
-// node.abort) and returns what it could not remove.
+// execution.abort) and returns what it could not remove.
 func (e *Env) abort() error {
 	var errs []error
 	for _, n := range e.nodes {
-		if n.abort == nil {
-			continue
-		}
-		if err := n.abort(); err != nil {
+		if err := n.op.abort(); err != nil {
 			errs = append(errs, fmt.Errorf("dataset: %s: abort: %w", n.name(), err))
 		}
 	}

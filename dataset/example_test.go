@@ -2,7 +2,9 @@ package dataset_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/weirdata/weir/dataset"
@@ -73,4 +75,17 @@ func ExampleLeftOuterJoin() {
 	// order 1: ada
 	// order 2: no customer
 	// order 3: ada
+}
+
+// A map whose function may fail: the job fails with the function's error.
+func ExampleMapErr() {
+	env := dataset.New(dataset.Options{Parallelism: 1})
+	texts := dataset.FromSlice(env, []string{"1", "2", "x"})
+	nums := dataset.MapErr(texts, func(s string) (int, error) { return strconv.Atoi(s) })
+	dataset.Collect(nums)
+	_, err := env.Execute(context.Background())
+	var numErr *strconv.NumError
+	fmt.Println(errors.As(err, &numErr), numErr.Num)
+	// Output:
+	// true x
 }

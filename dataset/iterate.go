@@ -33,7 +33,7 @@ func (it *Iteration) ConvergeWhen(fn func(superstep int) bool) {
 // closeWith(next, criterion)).
 func TerminateWhenEmpty[C any](it *Iteration, criterion *DataSet[C]) {
 	lp := it.lp
-	n := newLoopTail[C](lp, criterion, "TerminateWhenEmpty at "+caller(1), nil)
+	n := newLoopTail[C](lp, criterion, "TerminateWhenEmpty at "+caller(1), nil, nil)
 	lp.criterion = n
 }
 
@@ -60,7 +60,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 	st := &bulkState[T]{}
 	head := newLoopHead(lp, initial, where, func(tc *task, c collector[T]) error {
 		if s := st.cur[tc.Subtask]; s != nil {
-			return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+			return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 		}
 		return nil
 	})
@@ -74,7 +74,8 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 	if codec == nil {
 		env.fail(where, fmt.Errorf("%s has no serializer: the partial solution is kept serialized between supersteps", typeName[T]()))
 	}
-	tail := newLoopTail[T](lp, next, "Next partial solution of "+where, func(tc *task) *typed.Spool[T] {
+	reset := func() { st.cur, st.next = make([]*typed.Spool[T], p), make([]*typed.Spool[T], p) }
+	tail := newLoopTail[T](lp, next, "Next partial solution of "+where, reset, func(tc *task) *typed.Spool[T] {
 		if st.next[tc.Subtask] == nil {
 			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("partial solution %d", tc.Subtask), codec)
 			lp.hold(s.Release)
@@ -85,7 +86,6 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 	tail.opt.Parallelism = p
 	lp.next = tail
 	lp.seal(where)
-	tail.reset = func() { st.cur, st.next = make([]*typed.Spool[T], p), make([]*typed.Spool[T], p) }
 	// the next partial solution becomes the current one at every barrier
 	lp.onStep = append(lp.onStep, func(context.Context) error {
 		st.cur, st.next = st.next, st.cur
@@ -101,7 +101,7 @@ func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iterat
 		if s == nil {
 			return nil
 		}
-		return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
+		return s.Replay(tc.Context(), env.opts.BatchSize, c.Collect)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -96,105 +97,125 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	}
 	connectInput[L](n, 0, lk)
 	connectInput[R](n, 1, rk)
-	n.canCache = func(i int) bool { return cachedJoinKind(kind, i) }
-	var sj *staticJoin[L, R, O]
-	n.reset = func() {
-		if n.cached {
-			sj = newStaticJoin[L, R, O](n.cacheInput, n.opt.Parallelism)
-		}
+	n.op = pulls[O](&joinOp[L, R, K, O]{env: env, n: n, where: where, kind: kind, lk: lk, rk: rk, lc: lc, rc: rc, fn: fn})
+	return newDataSet[O](env, n)
+}
+
+// joinOp is the operator of the joins: a hash join (typed, or the
+// serialized hybrid hash join), a sort-merge join, or in an iteration a
+// probe of the index kept of its loop-invariant input.
+type joinOp[L, R, K, O any] struct {
+	stateless
+	env   *Env
+	n     *node
+	where string
+	kind  sortjoin.JoinKind
+	lk    *keyer[L]
+	rk    *keyer[R]
+	lc    *memory.Codec[L]
+	rc    *memory.Codec[R]
+	fn    func(*L, *R) O
+	sj    *staticJoin[L, R, O] // the index kept across supersteps (loopMember.cached)
+}
+
+// canCache: a loop-invariant input can be kept as an index when the join
+// kind allows it.
+func (o *joinOp[L, R, K, O]) canCache(i int) bool { return cachedJoinKind(o.kind, i) }
+
+func (o *joinOp[L, R, K, O]) reset() {
+	o.sj = nil
+	if m := o.n.loops(); m.cached {
+		o.sj = newStaticJoin[L, R, O](m.cacheInput, o.n.opt.Parallelism)
 	}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
-		if err != nil {
+}
+
+func (o *joinOp[L, R, K, O]) run(tc *task, c collector[O]) error {
+	ctx := tc.Context()
+	li := typed.NewInput[L](ctx, flow.Input[L](tc.TaskContext, 0), o.lk, o.lc)
+	ri := typed.NewInput[R](ctx, flow.Input[R](tc.TaskContext, 1), o.rk, o.rc)
+	e := &joinEmitter[L, R, O]{fn: o.fn, lc: o.lc, rc: o.rc, next: c, batch: o.env.opts.BatchSize}
+	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
+	var err error
+	if o.sj != nil && tc.loop != nil {
+		if err := o.sj.run(tc, li, ri, o.kind, e, o.fn, c, name); err != nil {
 			return err
 		}
-		ctx := tc.Context()
-		li := typed.NewInput[L](ctx, flowInput[L](tc, 0), lk, lc)
-		ri := typed.NewInput[R](ctx, flowInput[R](tc, 1), rk, rc)
-		e := &joinEmitter[L, R, O]{fn: fn, lc: lc, rc: rc, next: c, batch: env.opts.BatchSize}
-		name := fmt.Sprintf("%s %d", where, tc.Subtask)
-		if sj != nil && tc.loop != nil {
-			if err := sj.run(tc, li, ri, kind, e, fn, c, name); err != nil {
-				return err
-			}
-			n.variants.ran(sj.variant(tc.Subtask))
-			if err := e.flush(); err != nil {
-				return err
-			}
-			return c.close()
-		}
-		switch local := n.planned.Decision.Local; local {
-		case optimizer.HybridHashBuildFirst, optimizer.HybridHashBuildSecond:
-			build := sortjoin.Left
-			if local == optimizer.HybridHashBuildSecond {
-				build = sortjoin.Right
-			}
-			// the serialized hybrid hash join, over buildIt in place of the
-			// build input
-			hashJoin := func(buildIt sortjoin.Iterator) error {
-				l, r := sortjoin.Iterator(li), sortjoin.Iterator(ri)
-				if build == sortjoin.Left {
-					l = buildIt
-				} else {
-					r = buildIt
-				}
-				st, err := sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, l, r, kind, e.emit)
-				tc.Metrics.AddSpilled(st.BytesSpilled)
-				return err
-			}
-			batch := env.opts.BatchSize
-			res := tc.Env.Memory.NewReservation("typed hash join")
-			var out typed.Outcome
-			switch {
-			case build == sortjoin.Right && typed.Joinable(rc):
-				out, err = typed.HashJoin(ctx, res, tc.memShare, ri, li, typed.KindOf(kind, false),
-					func(b *R, p *L) O { return fn(p, b) }, c.collect, batch, hashJoin)
-				n.variants.ran(joinVariant(out))
-			case build == sortjoin.Left && typed.Joinable(lc):
-				out, err = typed.HashJoin(ctx, res, tc.memShare, li, ri, typed.KindOf(kind, true),
-					func(b *L, p *R) O { return fn(b, p) }, c.collect, batch, hashJoin)
-				n.variants.ran(joinVariant(out))
-			case build == sortjoin.Left:
-				_ = res.Release()
-				n.variants.ran(hybridHash)
-				err = hashJoin(li)
-			default:
-				_ = res.Release()
-				n.variants.ran(hybridHash)
-				err = hashJoin(ri)
-			}
-		case optimizer.SortMerge:
-			// an input the planner found sorted on the key already (InputLocal
-			// NONE) is merged as it arrives
-			sorted := func(i int, in sortjoin.Iterator, side string) (sortjoin.Iterator, error) {
-				if il := n.planned.Decision.InputLocal; i < len(il) && il[i] == optimizer.LocalNone {
-					return in, nil
-				}
-				it, err := sortAll(ctx, tc.newSorter(name+" sort "+side), in)
-				if err == nil {
-					tc.onExit(func() { it.Close() })
-				}
-				return it, err
-			}
-			n.variants.ran(sortMerge)
-			var lit, rit sortjoin.Iterator
-			if lit, err = sorted(0, li, "left"); err == nil {
-				if rit, err = sorted(1, ri, "right"); err == nil {
-					err = sortjoin.MergeJoin(ctx, tc.Env, name, lit, rit, kind, e.emit)
-				}
-			}
-		default:
-			err = fmt.Errorf("local strategy %s cannot run a join", local)
-		}
-		if err != nil {
-			return err
-		}
+		o.n.variants.ran(o.sj.variant(tc.Subtask))
 		if err := e.flush(); err != nil {
 			return err
 		}
-		return c.close()
+		return c.End()
 	}
-	return newDataSet[O](env, n)
+	switch local := o.n.planned.Decision.Local; local {
+	case optimizer.HybridHashBuildFirst, optimizer.HybridHashBuildSecond:
+		build := sortjoin.Left
+		if local == optimizer.HybridHashBuildSecond {
+			build = sortjoin.Right
+		}
+		// the serialized hybrid hash join, over buildIt in place of the
+		// build input
+		hashJoin := func(buildIt sortjoin.Iterator) error {
+			l, r := sortjoin.Iterator(li), sortjoin.Iterator(ri)
+			if build == sortjoin.Left {
+				l = buildIt
+			} else {
+				r = buildIt
+			}
+			st, err := sortjoin.HashJoin(ctx, tc.Env, sortjoin.HashJoinOptions{Name: name, Build: build}, l, r, o.kind, e.emit)
+			tc.Metrics.AddSpilled(st.BytesSpilled)
+			return err
+		}
+		batch := o.env.opts.BatchSize
+		res := tc.Env.Memory.NewReservation("typed hash join")
+		var out typed.Outcome
+		switch {
+		case build == sortjoin.Right && typed.Joinable(o.rc):
+			out, err = typed.HashJoin(ctx, res, tc.memShare, ri, li, typed.KindOf(o.kind, false),
+				func(b *R, p *L) O { return o.fn(p, b) }, c.Collect, batch, hashJoin)
+			o.n.variants.ran(joinVariant(out))
+		case build == sortjoin.Left && typed.Joinable(o.lc):
+			out, err = typed.HashJoin(ctx, res, tc.memShare, li, ri, typed.KindOf(o.kind, true),
+				func(b *L, p *R) O { return o.fn(b, p) }, c.Collect, batch, hashJoin)
+			o.n.variants.ran(joinVariant(out))
+		case build == sortjoin.Left:
+			_ = res.Release()
+			o.n.variants.ran(hybridHash)
+			err = hashJoin(li)
+		default:
+			_ = res.Release()
+			o.n.variants.ran(hybridHash)
+			err = hashJoin(ri)
+		}
+	case optimizer.SortMerge:
+		// an input the planner found sorted on the key already (InputLocal
+		// NONE) is merged as it arrives
+		sorted := func(i int, in sortjoin.Iterator, side string) (sortjoin.Iterator, error) {
+			if il := o.n.planned.Decision.InputLocal; i < len(il) && il[i] == optimizer.LocalNone {
+				return in, nil
+			}
+			it, err := sortAll(ctx, tc.newSorter(name+" sort "+side), in)
+			if err == nil {
+				tc.OnExit(func() { it.Close() })
+			}
+			return it, err
+		}
+		o.n.variants.ran(sortMerge)
+		var lit, rit sortjoin.Iterator
+		if lit, err = sorted(0, li, "left"); err == nil {
+			if rit, err = sorted(1, ri, "right"); err == nil {
+				err = sortjoin.MergeJoin(ctx, tc.Env, name, lit, rit, o.kind, e.emit)
+			}
+		}
+	default:
+		err = fmt.Errorf("local strategy %s cannot run a join", local)
+	}
+	if err != nil {
+		return err
+	}
+	if err := e.flush(); err != nil {
+		return err
+	}
+	return c.End()
 }
 
 // sortAll adds every record of in to s and returns the sorted records.
@@ -251,7 +272,7 @@ func (e *joinEmitter[L, R, O]) flush() error {
 	if len(e.buf) == 0 {
 		return nil
 	}
-	err := e.next.collect(e.buf)
+	err := e.next.Collect(e.buf)
 	e.buf = e.buf[:0]
 	return err
 }

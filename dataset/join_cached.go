@@ -202,7 +202,7 @@ func buildStatic[S any](tc *task, in *typed.Input[S], name string) (*typed.Build
 // invariant table (no build-side kinds: see cachedJoinKind).
 func probeStatic[S, D, O any](tc *task, t *typed.Build[S], in *typed.Input[D], kind typed.Kind,
 	pair func(s *S, d *D) O, next collector[O], batch int) error {
-	return typed.ProbeAll(tc.Context(), t, in, kind, pair, next.collect, batch)
+	return typed.ProbeAll(tc.Context(), t, in, kind, pair, next.Collect, batch)
 }
 
 // groupInto stores every key of a sorted iterator in x with all its values,

@@ -91,5 +91,5 @@ func TestTypedJoinOutgrowsItsMemory(t *testing.T) {
 // sliceCollector appends what it collects.
 type sliceCollector[T any] struct{ vals []T }
 
-func (c *sliceCollector[T]) collect(b []T) error { c.vals = append(c.vals, b...); return nil }
-func (c *sliceCollector[T]) close() error        { return nil }
+func (c *sliceCollector[T]) Collect(b []T) error { c.vals = append(c.vals, b...); return nil }
+func (c *sliceCollector[T]) End() error          { return nil }

@@ -13,6 +13,42 @@ import (
 // loopRole is a node's part in an iteration.
 type loopRole uint8
 
+// loopMember is a node's part in iterations: its loop and role there
+// (loopDelta: a delta iteration's delta tail); the loop whose result it
+// reads; whether it keeps loop-invariant input cacheInput as an index across
+// supersteps (seal sets it); per loop it is an invariant input of, its replayer.
+type loopMember struct {
+	loop       *loop
+	role       loopRole
+	loopDelta  bool
+	resultOf   *loop
+	cached     bool
+	cacheInput int
+	replayer   map[*loop]*node
+}
+
+// member returns n's part in iterations, making it.
+func (n *node) member() *loopMember {
+	if n.lm == nil {
+		n.lm = &loopMember{}
+	}
+	return n.lm
+}
+
+// join puts n in lp with a role.
+func (n *node) join(lp *loop, r loopRole) { n.member().loop, n.member().role = lp, r }
+
+// loops returns n's part in iterations; outside them, the zero part.
+func (n *node) loops() *loopMember {
+	if n.lm == nil {
+		return &outsideLoops
+	}
+	return n.lm
+}
+
+// outsideLoops is the part in iterations of a node outside them.
+var outsideLoops loopMember
+
 const (
 	notInLoop  loopRole = iota
 	loopSource          // the head, or a loop-invariant input's replayer: emits every superstep
@@ -156,7 +192,7 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 // deltaCount is set by delta iterations: the records of this superstep's delta.
 func (lp *loop) deltaCount() (int64, bool) {
 	for _, t := range lp.tails {
-		if t.loopDelta {
+		if t.lm.loopDelta {
 			return lp.counts[t].Load(), true
 		}
 	}
@@ -178,27 +214,27 @@ func (lp *loop) seal(where string) {
 	e := lp.env
 	start := lp.head.opt.ID + 1
 	for _, n := range e.nodes[start:] {
-		if n.loop != nil {
+		if n.loops().loop != nil {
 			continue
 		}
 		for _, in := range n.inputs {
-			if in.loop == lp && in.role != notInLoop {
-				n.loop, n.role = lp, loopBody
+			if in.loops().loop == lp && in.loops().role != notInLoop {
+				n.join(lp, loopBody)
 				break
 			}
 		}
-		if n.loop == lp && n.opt.Kind == optimizer.Sink {
+		if n.loops().loop == lp && n.opt.Kind == optimizer.Sink {
 			e.fail(where, fmt.Errorf("%s is a sink inside the step function: sinks belong after the iteration", n.name()))
 		}
 	}
 	added := map[*node]bool{}
 	for _, n := range e.nodes[start:] {
-		if n.loop != lp || (n.role != loopBody && n.role != loopTail) {
+		if n.loops().loop != lp || (n.loops().role != loopBody && n.loops().role != loopTail) {
 			continue
 		}
 		static := -1
 		for i, in := range n.inputs {
-			if in.loop != lp || in.role == notInLoop {
+			if in.loops().loop != lp || in.loops().role == notInLoop {
 				if static >= 0 {
 					static = -2 // several: replay them
 				} else if static == -1 {
@@ -206,21 +242,22 @@ func (lp *loop) seal(where string) {
 				}
 			}
 		}
-		if static >= 0 && n.canCache != nil && n.canCache(static) {
-			n.cached, n.cacheInput = true, static // read once, kept as an index
+		if static >= 0 && n.op != nil && n.op.canCache(static) {
+			n.lm.cached, n.lm.cacheInput = true, static // read once, kept as an index
 			continue
 		}
 		for i, in := range n.inputs {
-			if in.loop == lp && in.role != notInLoop {
+			if in.loops().loop == lp && in.loops().role != notInLoop {
 				continue
 			}
-			if in.replayer == nil {
-				in.replayer = map[*loop]*node{}
+			m := in.member()
+			if m.replayer == nil {
+				m.replayer = map[*loop]*node{}
 			}
-			r := in.replayer[lp]
+			r := m.replayer[lp]
 			if r == nil {
-				r = in.newReplayer(lp)
-				in.replayer[lp] = r
+				r = in.out.newReplayer(lp)
+				m.replayer[lp] = r
 				added[r] = true
 			}
 			n.inputs[i] = r
@@ -273,20 +310,20 @@ func (lp *loop) supersteps() int {
 func (lp *loop) model() {
 	k := lp.supersteps()
 	for _, n := range lp.env.nodes {
-		if n.loop != lp || n.role == notInLoop {
+		if n.loops().loop != lp || n.loops().role == notInLoop {
 			continue
 		}
 		n.opt.Iterations = k
 		n.opt.Static = make([]bool, len(n.inputs))
 		for i, in := range n.inputs {
-			n.opt.Static[i] = in.loop != lp || in.role == notInLoop
+			n.opt.Static[i] = in.loops().loop != lp || in.loops().role == notInLoop
 		}
 	}
 }
 
 // tail marks n as one of the loop's tails.
 func (lp *loop) tail(n *node) {
-	n.loop, n.role = lp, loopTail
+	n.join(lp, loopTail)
 	lp.tails = append(lp.tails, n)
 }
 
@@ -294,8 +331,8 @@ func (lp *loop) tail(n *node) {
 func (e *Env) checkLoops() error {
 	for _, n := range e.nodes {
 		for _, in := range n.inputs {
-			if in.loop != nil && in.loop != n.loop && in.role != notInLoop {
-				return fmt.Errorf("dataset: %s reads %s, which is inside the step function of %s: use the iteration's result", n.name(), in.name(), in.loop.name)
+			if in.loops().loop != nil && in.loops().loop != n.loops().loop && in.loops().role != notInLoop {
+				return fmt.Errorf("dataset: %s reads %s, which is inside the step function of %s: use the iteration's result", n.name(), in.name(), in.loops().loop.name)
 			}
 		}
 	}
@@ -309,7 +346,7 @@ func (e *Env) checkLoops() error {
 func (lp *loop) runTask(tc *task, head *node, party int, body func() error) error {
 	var in []int
 	for i, n := range head.inputs {
-		if n.loop == lp && n.role != notInLoop {
+		if n.loops().loop == lp && n.loops().role != notInLoop {
 			in = append(in, i)
 		}
 	}

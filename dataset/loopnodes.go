@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -18,31 +19,39 @@ func newLoopHead[T any](lp *loop, initial *DataSet[T], where string, replay func
 	env := initial.env
 	n := env.newNode(optimizer.MapPartition, "Iteration head of "+where, initial.n)
 	n.opt.Parallelism = initial.n.opt.Parallelism
-	n.loop, n.role = lp, loopSource
+	n.join(lp, loopSource)
 	lp.head = n
 	connectInput[T](n, 0, nil)
 	codec := typed.CodecOrNil[T]()
-	var first []*typed.Spool[T] // superstep 1: the initial input, per subtask
-	n.reset = func() { first = make([]*typed.Spool[T], n.opt.Parallelism) }
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
+	n.op = pulls[T](&loopHeadOp[T]{env: env, n: n, codec: codec, replay: replay})
+	return newDataSet[T](env, n)
+}
+
+// loopHeadOp is an iteration head's operator.
+type loopHeadOp[T any] struct {
+	stateless
+	env    *Env
+	n      *node
+	codec  *memory.Codec[T]
+	replay func(tc *task, c collector[T]) error
+	first  []*typed.Spool[T] // superstep 1: the initial input, per subtask
+}
+
+func (o *loopHeadOp[T]) reset() { o.first = make([]*typed.Spool[T], o.n.opt.Parallelism) }
+
+func (o *loopHeadOp[T]) run(tc *task, c collector[T]) error {
+	if tc.step == 1 {
+		s := typed.NewSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), o.codec)
+		o.first[tc.Subtask] = s
+		defer func() { s.Release(); o.first[tc.Subtask] = nil }() // on a failed Fill too
+		if err := s.Fill(tc.Context(), flow.Input[T](tc.TaskContext, 0)); err != nil {
 			return err
 		}
-		if tc.step == 1 {
-			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("initial input %d", tc.Subtask), codec)
-			first[tc.Subtask] = s
-			defer func() { s.Release(); first[tc.Subtask] = nil }() // on a failed Fill too
-			if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
-				return err
-			}
-			return emitEach(tc, c, func(c collector[T]) error {
-				return s.Replay(tc.Context(), env.opts.BatchSize, c.collect)
-			})
-		}
-		return emitEach(tc, c, func(c collector[T]) error { return replay(tc, c) })
+		return emitEach(tc, c, func(c collector[T]) error {
+			return s.Replay(tc.Context(), o.env.opts.BatchSize, c.Collect)
+		})
 	}
-	return newDataSet[T](env, n)
+	return emitEach(tc, c, func(c collector[T]) error { return o.replay(tc, c) })
 }
 
 // emitEach runs emit once per output edge of a loop source, each in its own
@@ -52,16 +61,16 @@ func newLoopHead[T any](lp *loop, initial *DataSet[T], where string, replay func
 func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) error {
 	outs := []collector[T]{c}
 	var rows *atomic.Int64
-	if cc, ok := c.(*countingCollector[T]); ok {
-		if f, ok := cc.next.(*fanout[T]); ok && len(f.outs) > 1 {
-			outs, rows = f.outs, cc.rows
+	if cc, ok := c.(*flow.Counting[T]); ok {
+		if f, ok := cc.Collector.(*flow.Fanout[T]); ok && len(f.Outs) > 1 {
+			outs, rows = f.Outs, cc.Rows
 		}
 	}
 	if len(outs) == 1 {
 		if err := emit(c); err != nil {
 			return err
 		}
-		return c.close()
+		return c.End()
 	}
 	errs := make([]error, len(outs))
 	var wg sync.WaitGroup
@@ -71,10 +80,10 @@ func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) 
 			defer wg.Done()
 			var oc collector[T] = o
 			if i == 0 {
-				oc = &countingCollector[T]{next: o, rows: rows}
+				oc = &flow.Counting[T]{Collector: o, Rows: rows}
 			}
 			if errs[i] = emit(oc); errs[i] == nil {
-				errs[i] = o.close()
+				errs[i] = o.End()
 			}
 		}()
 	}
@@ -89,69 +98,95 @@ func newReplayer[T any](lp *loop, in *node) *node {
 	env := in.env
 	n := env.newNode(optimizer.MapPartition, fmt.Sprintf("Replay %s in every superstep", in.name()), in)
 	n.opt.Parallelism = in.opt.Parallelism
-	n.loop, n.role = lp, loopSource
+	n.join(lp, loopSource)
 	n.opt.PreservesAll = true // the same records every superstep
 	connectInput[T](n, 0, nil)
 	codec := typed.CodecOrNil[T]()
 	if codec == nil {
 		env.fail(lp.name, fmt.Errorf("%s has no serializer: a loop-invariant input is kept serialized between supersteps", typeName[T]()))
 	}
-	var spools []*typed.Spool[T]
-	// the plan may ship the input into the replayer for its consumer, at
-	// the consumer's parallelism (bind runs before reset)
-	n.reset = func() { spools = make([]*typed.Spool[T], n.planned.Parallelism) }
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		if tc.step == 1 {
-			s := typed.NewSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), codec)
-			lp.hold(s.Release)
-			spools[tc.Subtask] = s
-			if err := s.Fill(tc.Context(), flowInput[T](tc, 0)); err != nil {
-				return err
-			}
-		}
-		return emitEach(tc, c, func(c collector[T]) error {
-			return spools[tc.Subtask].Replay(tc.Context(), env.opts.BatchSize, c.collect)
-		})
-	}
+	n.op = pulls[T](&replayerOp[T]{env: env, n: n, lp: lp, codec: codec})
 	newDataSet[T](env, n)
 	return n
 }
 
+// replayerOp is a replayer's operator. The plan may ship the input into the
+// replayer for its consumer, at the consumer's parallelism (bind runs before
+// reset).
+type replayerOp[T any] struct {
+	stateless
+	env    *Env
+	n      *node
+	lp     *loop
+	codec  *memory.Codec[T]
+	spools []*typed.Spool[T]
+}
+
+func (o *replayerOp[T]) reset() { o.spools = make([]*typed.Spool[T], o.n.planned.Parallelism) }
+
+func (o *replayerOp[T]) run(tc *task, c collector[T]) error {
+	if tc.step == 1 {
+		s := typed.NewSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), o.codec)
+		o.lp.hold(s.Release)
+		o.spools[tc.Subtask] = s
+		if err := s.Fill(tc.Context(), flow.Input[T](tc.TaskContext, 0)); err != nil {
+			return err
+		}
+	}
+	return emitEach(tc, c, func(c collector[T]) error {
+		return o.spools[tc.Subtask].Replay(tc.Context(), o.env.opts.BatchSize, c.Collect)
+	})
+}
+
 // newLoopTail adds a tail of lp reading ds: it counts the records of every
 // superstep and, when store is set, adds them to the spool store returns.
-func newLoopTail[T any](lp *loop, ds *DataSet[T], name string, store func(tc *task) *typed.Spool[T]) *node {
+// reset, when set, prepares the spools' state for an execution.
+func newLoopTail[T any](lp *loop, ds *DataSet[T], name string, reset func(), store func(tc *task) *typed.Spool[T]) *node {
 	n := ds.env.newNode(optimizer.Sink, name, ds.n)
 	lp.tail(n)
 	connectInput[T](n, 0, nil)
-	n.run = func(tc *task, _ any) error {
-		var s *typed.Spool[T]
-		if store != nil {
-			s = store(tc)
-		}
-		count := lp.counts[n]
-		in := flow.Input[T](tc.TaskContext, 0)
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if isEOF(err) {
-					return nil
-				}
-				return err
+	n.op = pulls[none](&loopTailOp[T]{n: n, lp: lp, store: store, onReset: reset})
+	return n
+}
+
+// loopTailOp is an iteration tail's operator.
+type loopTailOp[T any] struct {
+	stateless
+	n       *node
+	lp      *loop
+	store   func(tc *task) *typed.Spool[T]
+	onReset func()
+}
+
+func (o *loopTailOp[T]) reset() {
+	if o.onReset != nil {
+		o.onReset()
+	}
+}
+
+func (o *loopTailOp[T]) run(tc *task, _ collector[none]) error {
+	var s *typed.Spool[T]
+	if o.store != nil {
+		s = o.store(tc)
+	}
+	count := o.lp.counts[o.n]
+	in := flow.Input[T](tc.TaskContext, 0)
+	for {
+		b, err := in.Next(tc.Context())
+		if err != nil {
+			if isEOF(err) {
+				return nil
 			}
-			n.rows.Add(int64(len(b)))
-			count.Add(int64(len(b)))
-			if s != nil {
-				if err := s.Add(b); err != nil {
-					return err
-				}
+			return err
+		}
+		o.n.rows.Add(int64(len(b)))
+		count.Add(int64(len(b)))
+		if s != nil {
+			if err := s.Add(b); err != nil {
+				return err
 			}
 		}
 	}
-	return n
 }
 
 // newLoopResult adds the source of an iteration's result: its subtasks wait
@@ -163,19 +198,24 @@ func newLoopResult[T any](lp *loop, name string, sizeOf *node, emit func(tc *tas
 	n := env.newNode(optimizer.Source, name)
 	n.opt.Parallelism = lp.head.opt.Parallelism
 	n.opt.SizeOf = &sizeOf.opt
-	n.resultOf = lp
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		if err := lp.it.Wait(tc.Context()); err != nil {
-			return err
-		}
-		if err := emit(tc, c); err != nil {
-			return err
-		}
-		return c.close()
-	}
+	n.member().resultOf = lp
+	n.op = pulls[T](&loopResultOp[T]{lp: lp, emit: emit})
 	return newDataSet[T](env, n)
+}
+
+// loopResultOp is the operator of an iteration's result source.
+type loopResultOp[T any] struct {
+	stateless
+	lp   *loop
+	emit func(tc *task, c collector[T]) error
+}
+
+func (o *loopResultOp[T]) run(tc *task, c collector[T]) error {
+	if err := o.lp.it.Wait(tc.Context()); err != nil {
+		return err
+	}
+	if err := o.emit(tc, c); err != nil {
+		return err
+	}
+	return c.End()
 }

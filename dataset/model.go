@@ -35,8 +35,8 @@ func (e *Env) modelOf(nodes []*node, inputs func(*node) []*node) *optimizer.Plan
 		if n.opt.SizeOf != nil {
 			c.SizeOf = byOpt[n.opt.SizeOf] // nil when not in the model
 		}
-		if n.loop != nil {
-			c.Loop = loops[n.loop]
+		if n.loops().loop != nil {
+			c.Loop = loops[n.loops().loop]
 			c.LoopRole = n.loopRole()
 		}
 		copies[n] = c
@@ -89,11 +89,11 @@ func (n *node) model(ins []*node) *optimizer.Node {
 // loopRole is n's part in its iteration, as the optimizer names it.
 func (n *node) loopRole() optimizer.LoopRole {
 	switch {
-	case n.role == loopTail:
+	case n.loops().role == loopTail:
 		return optimizer.LoopTail
-	case n.role == loopBody:
+	case n.loops().role == loopBody:
 		return optimizer.LoopStep
-	case n == n.loop.head:
+	case n == n.loops().loop.head:
 		return optimizer.LoopHead
 	}
 	return optimizer.LoopReplay

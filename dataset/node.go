@@ -6,6 +6,7 @@ import (
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -19,43 +20,23 @@ type DataSet[T any] struct {
 // Env returns the program the data set belongs to.
 func (ds *DataSet[T]) Env() *Env { return ds.env }
 
-// collector receives a chain's batches. A batch is valid only during collect;
-// close is called once, after the last batch, on success.
-type collector[T any] interface {
-	collect(batch []T) error
-	close() error
-}
+// collector receives a chain's batches (flow.Collector): a batch is valid
+// only during Collect; End is called once, after the last batch, on success.
+type collector[T any] = flow.Collector[T]
 
-// node is one operator of a program, untyped: its typed behaviour lives in the
-// closures its constructor sets, each of which asserts its types once per task.
+// node is one operator of a program, untyped: its typed behaviour is its
+// operator (operator.go), its typed inputs (in) and its typed output (out).
 type node struct {
 	env    *Env
 	opt    optimizer.Node
 	inputs []*node
 
-	// wrap (chainable nodes) turns the collector of the node's output
-	// (collector[Out]) into the collector of its input (collector[In]).
-	wrap func(tc *task, next any) (any, error)
-	// run (every other node) drives the node in a task: it reads the task's
-	// inputs and pushes its output into out (collector[Out]), then closes out.
-	run func(tc *task, out any) error
-	// connect[i] adds the flow edge for input i from the producer's vertex.
-	connect []func(g *flow.Graph, from, to *flow.Vertex, ship optimizer.Ship, ex optimizer.Exchange)
-	// combine[i], when set, wraps the producer-side collector of input i's edge
-	// (collector[In]) with a combiner; it is used when the planner says Combine.
-	combine []func(tc *task, next any) (any, error)
-	// writers builds, in a producer's task, the collector[Out] that sends the
-	// node's output over the vertex's outputs: one edge per consumer.
-	writers func(tc *task, edges []outEdge) (any, error)
-	// reset prepares per-execution state; done publishes results after success.
-	reset func()
-	done  func()
-	// commit (sinks with two-phase output, Output) publishes what the node's
-	// tasks wrote, once flow.Execute succeeded; abort takes back this
-	// execution's output on failure: it aborts what is not committed and
-	// removes what is (best effort), returning what it could not remove.
-	commit func() error
-	abort  func() error
+	// op is what the node runs in its tasks and once per execution.
+	op operator
+	// in[i] connects input i to its producer; out (nodes with an output)
+	// writes, counts, replays and stores the node's output.
+	in  []inPort
+	out outPort
 
 	// Annotations and facts the optimizer's model is derived from each time
 	// the program is planned (see node.model): forwards are the fields the
@@ -66,12 +47,10 @@ type node struct {
 	keysOf   *node
 	desc     []bool
 
-	// count, set for nodes with an output, wraps a collector of the node's
-	// output (collector[Out]) so that it adds every batch's length to rows:
-	// the records the node emitted in this execution (sinks add what they
-	// received). vertex is the index of the node's flow vertex. variants
-	// are the physical variants its subtasks ran (variant.go).
-	count    func(next any) any
+	// rows counts the records the node emitted in this execution (sinks:
+	// received; see outPort.count). vertex is the index of the node's flow
+	// vertex. variants are the physical variants its subtasks ran
+	// (variant.go).
 	rows     atomic.Int64
 	variants variants
 	vertex   int
@@ -80,26 +59,8 @@ type node struct {
 	// program's model, which planning never changes.
 	planned *optimizer.Node
 
-	// adapt, set for nodes with an output, builds the typed parts of adaptive
-	// execution over the node's output records (see adaptive.go).
-	adapt *adaptOps
-
-	// Iterations (loop.go): the loop the node is part of and its role there;
-	// loopDelta marks a delta iteration's delta tail. replayer holds, per
-	// loop, the node that replays this node's output (a loop-invariant input)
-	// every superstep; newReplayer makes one (typed by the output).
-	loop     *loop
-	role     loopRole
-	resultOf *loop // an iteration's result source
-	// canCache (joins) says whether a loop-invariant input i can be kept as an
-	// index across supersteps instead of replayed; cached and cacheInput are
-	// set by loop.seal when it is.
-	canCache    func(input int) bool
-	cached      bool
-	cacheInput  int
-	loopDelta   bool
-	replayer    map[*loop]*node
-	newReplayer func(lp *loop) *node
+	// lm is the node's part in an iteration (loop.go), nil outside one.
+	lm *loopMember
 }
 
 func (n *node) name() string { return n.opt.Name }
@@ -112,14 +73,13 @@ type outEdge struct {
 
 // newNode adds a node to the program.
 func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node {
-	n := &node{env: e, inputs: inputs, reset: func() {}}
+	n := &node{env: e, inputs: inputs}
 	n.opt = optimizer.Node{ID: len(e.nodes), Name: name, Kind: kind, Parallelism: e.opts.Parallelism,
 		EstimatedRows: -1, EstimatedBytes: -1}
 	n.opt.Keyed = make([]bool, len(inputs))
 	n.opt.KeyTypes = make([]string, len(inputs))
 	n.opt.Ordered = make([]bool, len(inputs))
-	n.connect = make([]func(*flow.Graph, *flow.Vertex, *flow.Vertex, optimizer.Ship, optimizer.Exchange), len(inputs))
-	n.combine = make([]func(*task, any) (any, error), len(inputs))
+	n.in = make([]inPort, len(inputs))
 	if kind == optimizer.Map || kind == optimizer.Sink {
 		// record-at-a-time operators and sinks keep their input's parallelism, so
 		// they chain and keep the input's partitioning and order
@@ -133,146 +93,141 @@ func (e *Env) newNode(kind optimizer.OpKind, name string, inputs ...*node) *node
 // the node's output is written to its consumers.
 func newDataSet[T any](e *Env, n *node) *DataSet[T] {
 	n.opt.RowBytes = rowBytes[T]()
-	n.adapt = newAdaptOps[T](n)
-	n.newReplayer = func(lp *loop) *node { return newReplayer[T](lp, n) }
-	n.count = func(next any) any {
-		c, ok := next.(collector[T])
-		if !ok {
-			return next // asCollector reports the mismatch
-		}
-		return &countingCollector[T]{next: c, rows: &n.rows}
-	}
-	n.writers = func(tc *task, edges []outEdge) (any, error) {
-		fan := &fanout[T]{}
-		for j, oe := range edges {
-			var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j), tc: tc}
-			if comb := oe.consumer.combine[oe.input]; comb != nil && oe.consumer.planned.Decision.Combine {
-				wrapped, err := comb(tc, c)
-				if err != nil {
-					return nil, err
-				}
-				c = wrapped.(collector[T])
-			}
-			fan.outs = append(fan.outs, c)
-		}
-		return fan, nil
-	}
+	n.out = output[T]{n}
 	return &DataSet[T]{env: e, n: n}
 }
 
+// outPort is the typed side of a node's output, for the untyped code that
+// assembles tasks (translate), iterations (loop.go) and adaptive stages.
+type outPort interface {
+	// writers builds, in the node's task, the collector of its output that
+	// sends it over the vertex's outputs: one edge per consumer, through
+	// the consumer's combiner when the plan says Combine.
+	writers(tc *task, edges []outEdge) (any, error)
+	// count wraps a collector of the output so that it adds every batch's
+	// length to the node's rows.
+	count(next any) any
+	// newReplayer makes the node that replays the output, a loop-invariant
+	// input of lp, every superstep.
+	newReplayer(lp *loop) *node
+	// storable returns why the records cannot be stored (nil: they can);
+	// materialize and replay return the sink that stores the output in st
+	// and the source that emits it again, subtask by subtask (adaptive.go).
+	storable() error
+	materialize(st *store) *node
+	replay(st *store) *node
+}
+
+// output is the outPort of a node producing T.
+type output[T any] struct{ n *node }
+
+func (o output[T]) count(next any) any {
+	c, ok := next.(collector[T])
+	if !ok {
+		return next // typedOut reports the mismatch
+	}
+	return &flow.Counting[T]{Collector: c, Rows: &o.n.rows}
+}
+
+func (o output[T]) writers(tc *task, edges []outEdge) (any, error) {
+	fan := &flow.Fanout[T]{}
+	for j, oe := range edges {
+		var c collector[T] = &writerCollector[T]{w: flow.Output[T](tc.TaskContext, j), tc: tc}
+		if oe.consumer.planned.Decision.Combine {
+			in, ok := oe.consumer.in[oe.input].(*input[T])
+			if !ok {
+				return nil, fmt.Errorf("internal error: %s reads %T", oe.consumer.name(), oe.consumer.in[oe.input])
+			}
+			if in.combine != nil {
+				var err error
+				if c, err = in.combine(tc, c); err != nil {
+					return nil, err
+				}
+			}
+		}
+		fan.Outs = append(fan.Outs, c)
+	}
+	return fan, nil
+}
+
+func (o output[T]) newReplayer(lp *loop) *node { return newReplayer[T](lp, o.n) }
+
+func (o output[T]) storable() error {
+	_, err := memory.NewCodec[T]()
+	return err
+}
+
+func (o output[T]) materialize(st *store) *node { return materializeNode[T](o.n, st) }
+func (o output[T]) replay(st *store) *node      { return replayNode[T](o.n, st) }
+
+// inPort connects one input of a node to its producer's vertex.
+type inPort interface {
+	connect(g *flow.Graph, from, to *flow.Vertex, ship optimizer.Ship, ex optimizer.Exchange)
+}
+
+// input is the inPort of an input of records of T: k keys the hash and
+// range ship strategies; combine, when set, wraps the producer-side
+// collector of the input's edge with a combiner, used when the planner says
+// Combine.
+type input[T any] struct {
+	k       *keyer[T]
+	combine func(tc *task, next collector[T]) (collector[T], error)
+}
+
 // connectInput sets how input i of n (records of T from its producer) is
-// connected for each ship strategy; hash and range use key.
-func connectInput[T any](n *node, i int, k *keyer[T]) {
-	n.connect[i] = func(g *flow.Graph, from, to *flow.Vertex, ship optimizer.Ship, ex optimizer.Exchange) {
-		var p flow.Partitioner[T]
-		switch ship {
-		case optimizer.Forward:
-			p.Strategy = flow.Forward
-		case optimizer.Hash:
-			p.Strategy = flow.Hash
-			p.Hash = k.Hash
-		case optimizer.Range:
-			p.Strategy = flow.Range
-			p.Key = k.Append
-			p.Bounds = k.Bounds
-			p.View = k.Raw
-		case optimizer.Broadcast:
-			p.Strategy = flow.Broadcast
-		case optimizer.Custom:
-			p.Strategy = flow.Custom
-			p.Custom = k.Custom
-		default:
-			p.Strategy = flow.Rebalance
-		}
-		mode := flow.Pipelined
-		if ex == optimizer.Blocking {
-			mode = flow.Blocking
-		}
-		flow.Connect[T](g, from, to, p, mode, typed.CodecOrNil[T]())
-	}
+// connected; hash and range use k.
+func connectInput[T any](n *node, i int, k *keyer[T]) *input[T] {
+	in := &input[T]{k: k}
+	n.in[i] = in
+	return in
 }
 
-// fanout sends every batch to each of a vertex's output collectors.
-type fanout[T any] struct{ outs []collector[T] }
-
-func (f *fanout[T]) collect(b []T) error {
-	for _, c := range f.outs {
-		if err := c.collect(b); err != nil {
-			return err
-		}
+// connect adds the flow edge for the input for a ship strategy.
+func (in *input[T]) connect(g *flow.Graph, from, to *flow.Vertex, ship optimizer.Ship, ex optimizer.Exchange) {
+	k := in.k
+	var p flow.Partitioner[T]
+	switch ship {
+	case optimizer.Forward:
+		p.Strategy = flow.Forward
+	case optimizer.Hash:
+		p.Strategy = flow.Hash
+		p.Hash = k.Hash
+	case optimizer.Range:
+		p.Strategy = flow.Range
+		p.Key = k.Append
+		p.Bounds = k.Bounds
+		p.View = k.Raw
+	case optimizer.Broadcast:
+		p.Strategy = flow.Broadcast
+	case optimizer.Custom:
+		p.Strategy = flow.Custom
+		p.Custom = k.Custom
+	default:
+		p.Strategy = flow.Rebalance
 	}
-	return nil
-}
-
-func (f *fanout[T]) close() error {
-	for _, c := range f.outs {
-		if err := c.close(); err != nil {
-			return err
-		}
+	mode := flow.Pipelined
+	if ex == optimizer.Blocking {
+		mode = flow.Blocking
 	}
-	return nil
+	flow.Connect[T](g, from, to, p, mode, typed.CodecOrNil[T]())
 }
 
 // writerCollector writes batches to a flow output; in an iteration's task its
 // close ends the superstep with an EndOfSuperstep event. Flow closes the writer when
 // the task's body returns.
 type writerCollector[T any] struct {
+	flow.Plain
 	w  *flow.Writer[T]
 	tc *task
 }
 
-func (c *writerCollector[T]) collect(b []T) error { return c.w.EmitBatch(b) }
+func (c *writerCollector[T]) Collect(b []T) error { return c.w.EmitBatch(b) }
 
-func (c *writerCollector[T]) close() error {
+func (c *writerCollector[T]) End() error {
 	if c.tc.loop != nil {
 		return c.w.Event(flow.Event{Kind: flow.EndOfSuperstep, Value: int64(c.tc.step)})
 	}
 	return nil
-}
-
-// countingCollector counts the records of the batches it passes on (one
-// atomic add per batch, no allocation).
-type countingCollector[T any] struct {
-	next collector[T]
-	rows *atomic.Int64
-}
-
-func (c *countingCollector[T]) collect(b []T) error {
-	c.rows.Add(int64(len(b)))
-	return c.next.collect(b)
-}
-
-func (c *countingCollector[T]) close() error { return c.next.close() }
-
-// borrows passes on whether the next collector is a borrower, so that
-// counting does not cost a sort its borrowed output buffer.
-func (c *countingCollector[T]) borrows() bool {
-	b, ok := c.next.(borrower)
-	return ok && b.borrows()
-}
-
-// rawWriter passes on the next collector's (see rawCollector).
-func (c *countingCollector[T]) rawWriter() func(b []byte) error {
-	if r, ok := c.next.(rawCollector); ok {
-		return r.rawWriter()
-	}
-	return nil
-}
-
-// rawWritten counts the records the raw writer took and tells the next
-// collector.
-func (c *countingCollector[T]) rawWritten(n int64) {
-	c.rows.Add(n)
-	c.next.(rawCollector).rawWritten(n)
-}
-
-// asCollector asserts a chain link's type, once per task.
-func asCollector[T any](n *node, x any) (collector[T], error) {
-	c, ok := x.(collector[T])
-	if !ok {
-		return nil, fmt.Errorf("dataset: %s: internal error: output collector is %T", n.name(), x)
-	}
-	return c, nil
 }
 
 // WithParallelism sets the number of subtasks of the operator that produces ds

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/optimizer"
 )
@@ -112,15 +113,14 @@ func partitionByKeyer[T any](ds *DataSet[T], k *keyer[T], ship optimizer.Ship, w
 	// robin leaves nothing of its input's partitioning for a planner to reuse)
 	n.opt.PreservesAll = ship != optimizer.Rebalance
 	connectInput[T](n, 0, k)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		return drive(tc, c)
-	}
+	n.op = pulls[T](passOp[T]{})
 	return newDataSet[T](env, n)
 }
+
+// passOp is a partitioning's operator: it passes on its input as it came.
+type passOp[T any] struct{ stateless }
+
+func (passOp[T]) run(tc *task, c collector[T]) error { return flow.Pump(tc.TaskContext, 0, c) }
 
 // MapPartition calls fn once per subtask with all the records of its partition;
 // fn emits any number of results. vals may be ranged over once.
@@ -129,66 +129,35 @@ func MapPartition[T, U any](ds *DataSet[T], fn func(vals iter.Seq[T], emit func(
 	n := env.newNode(optimizer.MapPartition, "MapPartition at "+caller(1), ds.n)
 	n.opt.Parallelism = ds.n.opt.Parallelism
 	connectInput[T](n, 0, nil)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[U](n, out)
-		if err != nil {
-			return err
-		}
-		e := &bufferedEmitter[U]{next: c, batch: env.opts.BatchSize}
-		var readErr error
-		vals := func(yield func(T) bool) {
-			for b := range readBatches[T](tc, &readErr) {
-				for i := range b {
-					if !yield(b[i]) {
-						return
-					}
-				}
-			}
-		}
-		fn(vals, e.emit)
-		if readErr != nil {
-			return readErr
-		}
-		if e.err != nil {
-			return e.err
-		}
-		return e.close()
-	}
+	n.op = pulls[U](&mapPartitionOp[T, U]{fn: fn, batch: env.opts.BatchSize})
 	return newDataSet[U](env, n)
 }
 
-// bufferedEmitter collects emitted values into batches for the next collector.
-// An error from the collector is kept and reported by close; later emits are
-// dropped.
-type bufferedEmitter[U any] struct {
-	next  collector[U]
-	buf   []U
+// mapPartitionOp is MapPartition's operator.
+type mapPartitionOp[T, U any] struct {
+	stateless
+	fn    func(vals iter.Seq[T], emit func(U))
 	batch int
-	err   error
 }
 
-func (e *bufferedEmitter[U]) emit(u U) {
-	if e.err != nil {
-		return
+func (o *mapPartitionOp[T, U]) run(tc *task, c collector[U]) error {
+	e := &flow.Emitter[U]{Next: c, Batch: o.batch}
+	var readErr error
+	vals := func(yield func(T) bool) {
+		for b := range flow.Batches[T](tc.TaskContext, 0, &readErr) {
+			for i := range b {
+				if !yield(b[i]) {
+					return
+				}
+			}
+		}
 	}
-	e.buf = append(e.buf, u)
-	if len(e.buf) >= e.batch {
-		e.err = e.next.collect(e.buf)
-		e.buf = e.buf[:0]
+	o.fn(vals, e.Emit)
+	if readErr != nil {
+		return readErr
 	}
-}
-
-func (e *bufferedEmitter[U]) flush() error {
-	if e.err == nil && len(e.buf) > 0 {
-		e.err = e.next.collect(e.buf)
-		e.buf = e.buf[:0]
+	if e.Err != nil {
+		return e.Err
 	}
-	return e.err
-}
-
-func (e *bufferedEmitter[U]) close() error {
-	if err := e.flush(); err != nil {
-		return err
-	}
-	return e.next.close()
+	return e.End()
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -61,62 +62,77 @@ func reduce[T, K any](g *Grouping[T, K], fn func(a, b T) T, where string) *DataS
 		return newDataSet[T](env, n)
 	}
 	connectInput[T](n, 0, k)
-	n.combine[0] = func(tc *task, next any) (any, error) {
-		out, err := asCollector[T](n, next)
-		if err != nil {
-			return nil, err
-		}
-		if codec.Shallow() {
-			return newTypedCombiner(tc, &n.combine[0], k, codec, fn, out, env.opts.BatchSize), nil
-		}
-		c := &combineCollector[T]{tc: tc, k: k, codec: codec, next: out, batch: env.opts.BatchSize}
-		c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
-			Name:  fmt.Sprintf("%s combiner %d", where, tc.Subtask),
-			Mode:  sortjoin.Partial,
-			Flush: c.flush,
-		}, reduceBytes(codec, fn))
-		tc.onExit(func() {
-			tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
-			c.agg.Close()
-		})
-		return c, nil
-	}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		if n.planned.Decision.Local == optimizer.SortGroup {
-			return runSortedReduce(tc, n, where, k, codec, fn, c, env.opts.BatchSize)
-		}
-		newAgg := func() *sortjoin.HashAggregator {
-			agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
-				Name: fmt.Sprintf("%s %d", where, tc.Subtask),
-				Mode: sortjoin.Final,
-			}, reduceBytes(codec, fn))
-			tc.onExit(func() {
-				tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
-				agg.Close()
-			})
-			return agg
-		}
-		if codec.Shallow() {
-			return runTypedFinal(tc, n, k, codec, fn, newAgg, c, env.opts.BatchSize)
-		}
-		n.variants.ran(serializedHash)
-		agg := newAgg()
-		add := &combineCollector[T]{k: k, codec: codec, agg: agg}
-		if err := drive[T](tc, add); err != nil {
-			return err
-		}
-		it, err := agg.Finish(tc.Context())
-		if err != nil {
-			return err
-		}
-		defer it.Close()
-		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
-	}
+	in := connectInput[T](n, 0, k)
+	op := &reduceOp[T]{env: env, n: n, where: where, k: k, codec: codec, fn: fn}
+	in.combine = op.combiner
+	n.op = pulls[T](op)
 	return newDataSet[T](env, n)
+}
+
+// reduceOp is Reduce's operator: a hash aggregation (typed, or serialized
+// when the records are not plain Go values) or a sorted grouping; combiner
+// is its combiner, run in the producer's task.
+type reduceOp[T any] struct {
+	stateless
+	env   *Env
+	n     *node
+	where string
+	k     *keyer[T]
+	codec *memory.Codec[T]
+	fn    func(a, b T) T
+}
+
+// combinerKey is what a loop's task keeps an operator's combiner under.
+type combinerKey struct{ n *node }
+
+func (o *reduceOp[T]) combiner(tc *task, out collector[T]) (collector[T], error) {
+	if o.codec.Shallow() {
+		return newTypedCombiner(tc, combinerKey{o.n}, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
+	}
+	c := &combineCollector[T]{tc: tc, k: o.k, codec: o.codec, next: out, batch: o.env.opts.BatchSize}
+	c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+		Name:  fmt.Sprintf("%s combiner %d", o.where, tc.Subtask),
+		Mode:  sortjoin.Partial,
+		Flush: c.flush,
+	}, reduceBytes(o.codec, o.fn))
+	tc.OnExit(func() {
+		tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
+		c.agg.Close()
+	})
+	return c, nil
+}
+
+func (o *reduceOp[T]) run(tc *task, c collector[T]) error {
+	n, where, k, codec, fn, batch := o.n, o.where, o.k, o.codec, o.fn, o.env.opts.BatchSize
+	if n.planned.Decision.Local == optimizer.SortGroup {
+		return runSortedReduce(tc, n, where, k, codec, fn, c, batch)
+	}
+	newAgg := func() *sortjoin.HashAggregator {
+		agg := sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
+			Name: fmt.Sprintf("%s %d", where, tc.Subtask),
+			Mode: sortjoin.Final,
+		}, reduceBytes(codec, fn))
+		tc.OnExit(func() {
+			tc.Metrics.AddSpilled(agg.Stats().BytesSpilled)
+			agg.Close()
+		})
+		return agg
+	}
+	if codec.Shallow() {
+		return runTypedFinal(tc, n, k, codec, fn, newAgg, c, batch)
+	}
+	n.variants.ran(serializedHash)
+	agg := newAgg()
+	add := &combineCollector[T]{k: k, codec: codec, agg: agg}
+	if err := flow.Pump[T](tc.TaskContext, 0, add); err != nil {
+		return err
+	}
+	it, err := agg.Finish(tc.Context())
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	return emitDecoded(tc, it, codec, c, batch)
 }
 
 // reduceBytes lifts fn to serialized records, for the hash aggregator. The
@@ -139,6 +155,7 @@ func reduceBytes[T any](codec *memory.Codec[T], fn func(a, b T) T) sortjoin.Comb
 // combiner (Partial mode) it sends the partial results the aggregator flushes
 // to next, a batch at a time, and finishes the aggregator on close.
 type combineCollector[T any] struct {
+	flow.Plain
 	tc       *task
 	k        *keyer[T]
 	codec    *memory.Codec[T]
@@ -149,7 +166,7 @@ type combineCollector[T any] struct {
 	batch    int
 }
 
-func (c *combineCollector[T]) collect(b []T) error {
+func (c *combineCollector[T]) Collect(b []T) error {
 	for i := range b {
 		c.key = c.k.Append(c.key[:0], &b[i])
 		c.val = c.codec.Append(c.val[:0], &b[i])
@@ -168,14 +185,14 @@ func (c *combineCollector[T]) flush(_, acc []byte) error {
 	}
 	c.buf = append(c.buf, v)
 	if len(c.buf) >= c.batch {
-		err := c.next.collect(c.buf)
+		err := c.next.Collect(c.buf)
 		c.buf = c.buf[:0]
 		return err
 	}
 	return nil
 }
 
-func (c *combineCollector[T]) close() error {
+func (c *combineCollector[T]) End() error {
 	if c.next == nil { // the final phase's feeder: the caller finishes the aggregator
 		return nil
 	}
@@ -185,7 +202,7 @@ func (c *combineCollector[T]) close() error {
 	}
 	it.Close()
 	if len(c.buf) > 0 {
-		if err := c.next.collect(c.buf); err != nil {
+		if err := c.next.Collect(c.buf); err != nil {
 			return err
 		}
 		c.buf = c.buf[:0]
@@ -193,12 +210,13 @@ func (c *combineCollector[T]) close() error {
 	if err := c.agg.Close(); err != nil {
 		return err
 	}
-	return c.next.close()
+	return c.next.End()
 }
 
 // typedCombiner is the combiner of a Reduce over records typed.Combiner
 // holds as Go values (memory.Codec.Shallow), as a collector.
 type typedCombiner[T any] struct {
+	flow.Plain
 	c    *typed.Combiner[T]
 	next collector[T]
 }
@@ -208,23 +226,23 @@ type typedCombiner[T any] struct {
 // reservation from one superstep to the next, so that its memory is not
 // allocated and touched afresh every superstep.
 func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
-	c, ok := tc.kept(key).(*typed.Combiner[T])
+	c, ok := tc.Kept(key).(*typed.Combiner[T])
 	if !ok {
 		res := tc.Env.Memory.NewReservation("typed combiner")
 		c = typed.NewCombiner(k, codec, fn, res, tc.memShare, batch)
-		tc.keep(key, c, func() { _ = res.Release() })
+		tc.Keep(key, c, func() { _ = res.Release() })
 	}
-	c.Reset(next.collect)
+	c.Reset(next.Collect)
 	return &typedCombiner[T]{c: c, next: next}
 }
 
-func (c *typedCombiner[T]) collect(b []T) error { return c.c.Add(b) }
+func (c *typedCombiner[T]) Collect(b []T) error { return c.c.Add(b) }
 
-func (c *typedCombiner[T]) close() error {
+func (c *typedCombiner[T]) End() error {
 	if err := c.c.Flush(); err != nil {
 		return err
 	}
-	return c.next.close()
+	return c.next.End()
 }
 
 // runTypedFinal runs the final phase of a Reduce over records typed.Final
@@ -233,14 +251,14 @@ func (c *typedCombiner[T]) close() error {
 // the node, unless it handed over.
 func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T,
 	newAgg func() *sortjoin.HashAggregator, c collector[T], batch int) error {
-	f, ok := tc.kept(n).(*typed.Final[T])
+	f, ok := tc.Kept(n).(*typed.Final[T])
 	if !ok {
 		res := tc.Env.Memory.NewReservation("typed aggregation")
 		f = typed.NewFinal(k, codec, fn, res, tc.memShare)
-		tc.keep(n, f, func() { _ = res.Release() })
+		tc.Keep(n, f, func() { _ = res.Release() })
 	}
-	f.Reset(newAgg, func() { tc.drop(n) })
-	err := drive[T](tc, collectFunc[T](f.Add))
+	f.Reset(newAgg, func() { tc.Drop(n) })
+	err := flow.Pump[T](tc.TaskContext, 0, flow.CollectFunc[T](f.Add))
 	switch {
 	case f.HandedOver():
 		n.variants.ran(serializedAfterFull)
@@ -252,61 +270,34 @@ func runTypedFinal[T any](tc *task, n *node, k *keyer[T], codec *memory.Codec[T]
 	if err != nil {
 		return err
 	}
-	if err := f.Finish(tc.Context(), c.collect, batch); err != nil {
+	if err := f.Finish(tc.Context(), c.Collect, batch); err != nil {
 		return err
 	}
-	return c.close()
+	return c.End()
 }
-
-// collectFunc is a collector of a function; its close does nothing.
-type collectFunc[T any] func([]T) error
-
-func (f collectFunc[T]) collect(b []T) error { return f(b) }
-func (f collectFunc[T]) close() error        { return nil }
 
 // emitDecoded decodes the values of it into batches of T and sends them to c,
 // then closes c.
 func emitDecoded[T any](tc *task, it sortjoin.Iterator, codec *memory.Codec[T], c collector[T], batch int) error {
-	if err := typed.EmitDecoded(tc.Context(), it, codec, c.collect, batch); err != nil {
+	if err := typed.EmitDecoded(tc.Context(), it, codec, c.Collect, batch); err != nil {
 		return err
 	}
-	return c.close()
+	return c.End()
 }
 
 // emitRaw is emitDecoded for a sorter whose keys are the records (see
-// newSortKeyer), choosing the emitter c allows.
+// newSortKeyer), choosing the emitter c's capabilities allow.
 func emitRaw[T any](tc *task, it sortjoin.Iterator, fromRaw func([]byte, *memory.Arena) T, c collector[T], batch int) error {
 	var err error
-	var w func([]byte) error
-	r, ok := c.(rawCollector)
-	if ok {
-		w = r.rawWriter()
-	}
-	if w != nil {
-		err = typed.EmitEachRaw(tc.Context(), it, w, r.rawWritten, batch)
-	} else if b, ok := c.(borrower); ok && b.borrows() {
-		err = typed.EmitBorrowed(tc.Context(), it, fromRaw, c.collect, batch)
+	if r := c.Raw(); r != nil {
+		err = typed.EmitEachRaw(tc.Context(), it, r.Write, r.Written, batch)
+	} else if c.Borrows() {
+		err = typed.EmitBorrowed(tc.Context(), it, fromRaw, c.Collect, batch)
 	} else {
-		err = typed.EmitRaw(tc.Context(), it, fromRaw, c.collect, batch)
+		err = typed.EmitRaw(tc.Context(), it, fromRaw, c.Collect, batch)
 	}
 	if err != nil {
 		return err
 	}
-	return c.close()
-}
-
-// borrower is implemented by collectors that may be handed records whose
-// bytes are reused once collect returns: they keep nothing of them.
-type borrower interface{ borrows() bool }
-
-// rawCollector is implemented by collectors that may take a record whose key
-// is its own bytes (a string, say) as those bytes, one record at a time, valid
-// only during the call: emitRaw then hands the merge's keys to the function
-// rawWriter returns (nil: they cannot) as they come, without copying them
-// into a batch first. The caller counts the records it wrote and reports them
-// through rawWritten every so often and before close, so that nothing on the
-// way is written per record (two subtasks' collectors may share a cache line).
-type rawCollector interface {
-	rawWriter() func(b []byte) error
-	rawWritten(n int64)
+	return c.End()
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -21,10 +22,10 @@ import (
 // rather than emit a key twice.
 func runSortedReduce[T any](tc *task, n *node, where string, k *keyer[T], codec *memory.Codec[T],
 	fn func(a, b T) T, out collector[T], batch int) error {
-	f := typed.NewFolder(codec, fn, out.collect, batch)
+	f := typed.NewFolder(codec, fn, out.Collect, batch)
 	if il := n.planned.Decision.InputLocal; len(il) == 0 || il[0] == optimizer.LocalNone {
 		n.variants.ran(sortedInput)
-		return drive[T](tc, &streamFolder[T]{f: f, ctx: tc.Context(), key: k.Appender(), next: out})
+		return flow.Pump[T](tc.TaskContext, 0, &streamFolder[T]{f: f, ctx: tc.Context(), key: k.Appender(), next: out})
 	}
 	n.variants.ran(sorter)
 	it, err := sortInput(tc, where, k, codec)
@@ -37,24 +38,25 @@ func runSortedReduce[T any](tc *task, n *node, where string, k *keyer[T], codec 
 	if err := f.Finish(tc.Context()); err != nil {
 		return err
 	}
-	return out.close()
+	return out.End()
 }
 
 // streamFolder is the collector of a sorted grouping whose input arrives
 // sorted on the key: it folds each batch as it comes. Its close emits the
 // last group and closes the output.
 type streamFolder[T any] struct {
+	flow.Plain
 	f    *typed.Folder[T]
 	ctx  context.Context
 	key  func(dst []byte, v *T) []byte
 	next collector[T]
 }
 
-func (s *streamFolder[T]) collect(b []T) error { return s.f.AddBatch(s.ctx, s.key, b) }
+func (s *streamFolder[T]) Collect(b []T) error { return s.f.AddBatch(s.ctx, s.key, b) }
 
-func (s *streamFolder[T]) close() error {
+func (s *streamFolder[T]) End() error {
 	if err := s.f.Finish(s.ctx); err != nil {
 		return err
 	}
-	return s.next.close()
+	return s.next.End()
 }

@@ -22,34 +22,42 @@ func Collect[T any](ds *DataSet[T]) *Collected[T] {
 	n := ds.env.newNode(optimizer.Sink, "Collect at "+caller(1), ds.n)
 	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
-	n.reset = func() {
-		res.parts = make([][]T, n.opt.Parallelism)
-		res.vals = nil
-	}
-	n.run = func(tc *task, _ any) error {
-		in := flow.Input[T](tc.TaskContext, 0)
-		var part []T
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if isEOF(err) {
-					break
-				}
-				return err
-			}
-			part = append(part, b...)
-			n.rows.Add(int64(len(b)))
-		}
-		res.parts[tc.Subtask] = part
-		return nil
-	}
-	n.done = func() {
-		for _, p := range res.parts {
-			res.vals = append(res.vals, p...)
-		}
-		res.parts = nil
-	}
+	n.op = pulls[none](&collectOp[T]{n: n, res: res})
 	return res
+}
+
+// collectOp is Collect's operator: each subtask keeps its part, joined once
+// the execution succeeded.
+type collectOp[T any] struct {
+	stateless
+	n   *node
+	res *Collected[T]
+}
+
+func (o *collectOp[T]) reset() {
+	o.res.parts = make([][]T, o.n.opt.Parallelism)
+	o.res.vals = nil
+}
+
+func (o *collectOp[T]) run(tc *task, _ collector[none]) error {
+	var part []T
+	var err error
+	for b := range flow.Batches[T](tc.TaskContext, 0, &err) {
+		part = append(part, b...)
+		o.n.rows.Add(int64(len(b)))
+	}
+	if err != nil {
+		return err
+	}
+	o.res.parts[tc.Subtask] = part
+	return nil
+}
+
+func (o *collectOp[T]) done() {
+	for _, p := range o.res.parts {
+		o.res.vals = append(o.res.vals, p...)
+	}
+	o.res.parts = nil
 }
 
 // Counted holds a data set's record count after Env.Execute.
@@ -67,28 +75,35 @@ func Count[T any](ds *DataSet[T]) *Counted {
 	n := ds.env.newNode(optimizer.Sink, "Count at "+caller(1), ds.n)
 	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
-	n.reset = func() { res.parts, res.n = make([]int64, n.opt.Parallelism), 0 }
-	n.run = func(tc *task, _ any) error {
-		in := flow.Input[T](tc.TaskContext, 0)
-		var k int64
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if isEOF(err) {
-					break
-				}
-				return err
-			}
-			k += int64(len(b))
-			n.rows.Add(int64(len(b)))
-		}
-		res.parts[tc.Subtask] = k
-		return nil
-	}
-	n.done = func() {
-		for _, k := range res.parts {
-			res.n += k
-		}
-	}
+	n.op = pulls[none](&countOp[T]{n: n, res: res})
 	return res
+}
+
+// countOp is Count's operator: each subtask counts its part.
+type countOp[T any] struct {
+	stateless
+	n   *node
+	res *Counted
+}
+
+func (o *countOp[T]) reset() { o.res.parts, o.res.n = make([]int64, o.n.opt.Parallelism), 0 }
+
+func (o *countOp[T]) run(tc *task, _ collector[none]) error {
+	var k int64
+	var err error
+	for b := range flow.Batches[T](tc.TaskContext, 0, &err) {
+		k += int64(len(b))
+		o.n.rows.Add(int64(len(b)))
+	}
+	if err != nil {
+		return err
+	}
+	o.res.parts[tc.Subtask] = k
+	return nil
+}
+
+func (o *countOp[T]) done() {
+	for _, k := range o.res.parts {
+		o.res.n += k
+	}
 }

@@ -20,31 +20,35 @@ func (ds *DataSet[T]) First(n int) *DataSet[T] {
 	local := env.newNode(optimizer.Map, where+" (per subtask)", ds.n)
 	local.opt.PreservesAll = true
 	connectInput[T](local, 0, nil)
-	runWrapped[T](local)
-	local.wrap = func(tc *task, next any) (any, error) {
-		out, err := asCollector[T](local, next)
-		if err != nil {
-			return nil, err
-		}
-		return &firstCollector[T]{left: n, next: out}, nil
-	}
+	local.op = pushes[T, T](firstOp[T]{n: n})
 	l := newDataSet[T](env, local)
 	final := env.newNode(optimizer.MapPartition, where, l.n)
 	final.opt.Parallelism = 1
 	final.opt.PreservesAll = true
 	connectInput[T](final, 0, nil)
-	runWrapped[T](final)
-	final.wrap = local.wrap
+	final.op = local.op
 	final.opt.OrderedGather = true // subtask 0's first records first: after Sort, the least keys
 	return newDataSet[T](env, final)
 }
 
-type firstCollector[T any] struct {
+// firstOp is the operator of both of First's steps: firstTask passes on the
+// first n records its task sees.
+type firstOp[T any] struct {
+	stateless
+	n int
+}
+
+func (o firstOp[T]) open(_ *task, out collector[T]) (flow.OneInput[T], error) {
+	return &firstTask[T]{left: o.n, next: out}, nil
+}
+
+type firstTask[T any] struct {
+	flow.Idle
 	left int
 	next collector[T]
 }
 
-func (c *firstCollector[T]) collect(b []T) error {
+func (c *firstTask[T]) Process(b []T) error {
 	if c.left <= 0 {
 		return nil
 	}
@@ -52,10 +56,10 @@ func (c *firstCollector[T]) collect(b []T) error {
 		b = b[:c.left]
 	}
 	c.left -= len(b)
-	return c.next.collect(b)
+	return c.next.Collect(b)
 }
 
-func (c *firstCollector[T]) close() error { return c.next.close() }
+func (c *firstTask[T]) EndInput() error { return c.next.End() }
 
 // Output writes ds to sink in two phases, as Flink's output formats do:
 // subtask i of n writes through sink.Create(ctx, i, n) and Closes its writer
@@ -69,104 +73,134 @@ func Output[T any](ds *DataSet[T], name string, sink formats.Sink[T]) {
 	n := ds.env.newNode(optimizer.Sink, where, ds.n)
 	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
-	var (
-		closed    []formats.Writer[T] // per subtask: its writer once Close succeeded
-		committed int                 // closed[:committed] are committed
-	)
-	n.reset = func() { closed, committed = make([]formats.Writer[T], n.opt.Parallelism), 0 }
-	n.wrap = func(tc *task, _ any) (any, error) { // the tail of its producer's chain when forwarded
-		if tc.Subtask >= len(closed) {
-			return nil, fmt.Errorf("internal error: subtask %d of %d writers", tc.Subtask, len(closed))
-		}
-		w, err := sink.Create(tc.Context(), tc.Subtask, tc.Parallelism)
-		if err != nil {
-			return nil, err
-		}
-		c := &sinkCollector[T]{w: w, rows: &n.rows}
-		tc.onExit(func() { // until Close succeeded, the task cleans up its writer
-			if !c.closed {
-				w.Abort()
-			}
-		})
-		c.done = func() { closed[tc.Subtask] = w }
-		return c, nil
-	}
-	runWrapped[T](n)
-	n.commit = func() error {
-		for ; committed < len(closed); committed++ {
-			w := closed[committed]
-			if w == nil {
-				return fmt.Errorf("internal error: subtask %d has no closed writer", committed)
-			}
-			if err := w.Commit(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	n.abort = func() error {
-		var errs []error
-		for i, w := range closed {
-			switch {
-			case w == nil:
-			case i >= committed:
-				w.Abort()
-			default:
-				r, ok := w.(formats.Remover)
-				if !ok {
-					errs = append(errs, fmt.Errorf("subtask %d: the committed output cannot be removed (%T is not a formats.Remover)", i, w))
-				} else if err := r.Remove(); err != nil {
-					errs = append(errs, err)
-				}
-			}
-			closed[i] = nil
-		}
-		committed = 0
-		return errors.Join(errs...)
-	}
+	n.op = pushes[T, none](&outputOp[T]{n: n, sink: sink})
 }
 
-// sinkCollector writes a task's batches to its writer and closes it when the
-// input ends.
-type sinkCollector[T any] struct {
+// outputOp is Output's operator. closed holds, per subtask, its writer once
+// Close succeeded; closed[:committed] are committed.
+type outputOp[T any] struct {
+	stateless
+	n         *node
+	sink      formats.Sink[T]
+	closed    []formats.Writer[T]
+	committed int
+}
+
+func (o *outputOp[T]) reset() {
+	o.closed, o.committed = make([]formats.Writer[T], o.n.opt.Parallelism), 0
+}
+
+// open returns the subtask's writer as the tail of its producer's chain
+// (or the head of its own task).
+func (o *outputOp[T]) open(tc *task, _ collector[none]) (flow.OneInput[T], error) {
+	if tc.Subtask >= len(o.closed) {
+		return nil, fmt.Errorf("internal error: subtask %d of %d writers", tc.Subtask, len(o.closed))
+	}
+	return &sinkTask[T]{op: o, rows: &o.n.rows}, nil
+}
+
+func (o *outputOp[T]) commit() error {
+	for ; o.committed < len(o.closed); o.committed++ {
+		w := o.closed[o.committed]
+		if w == nil {
+			return fmt.Errorf("internal error: subtask %d has no closed writer", o.committed)
+		}
+		if err := w.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *outputOp[T]) abort() error {
+	var errs []error
+	for i, w := range o.closed {
+		switch {
+		case w == nil:
+		case i >= o.committed:
+			w.Abort()
+		default:
+			r, ok := w.(formats.Remover)
+			if !ok {
+				errs = append(errs, fmt.Errorf("subtask %d: the committed output cannot be removed (%T is not a formats.Remover)", i, w))
+			} else if err := r.Remove(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		o.closed[i] = nil
+	}
+	o.committed = 0
+	return errors.Join(errs...)
+}
+
+// sinkTask is Output's instance in a task: Open creates the subtask's
+// writer, Process writes to it, EndInput closes it and hands it to the
+// job's commit; Close aborts it unless EndInput closed it. As a collector
+// (the sorts hand it their output directly) it declares what the writer
+// takes: borrowed records (formats.ValueCopier) or raw ones
+// (formats.RawWriter).
+type sinkTask[T any] struct {
+	op     *outputOp[T]
 	w      formats.Writer[T]
+	sub    int
 	closed bool
-	done   func()        // hands the closed writer to the job's commit
 	rows   *atomic.Int64 // the records the sink received
 }
 
-func (c *sinkCollector[T]) collect(b []T) error {
+func (c *sinkTask[T]) Open(tc *flow.TaskContext) error {
+	w, err := c.op.sink.Create(tc.Context(), tc.Subtask, tc.Parallelism)
+	if err != nil {
+		return err
+	}
+	c.w, c.sub = w, tc.Subtask
+	return nil
+}
+
+func (c *sinkTask[T]) Process(b []T) error {
 	c.rows.Add(int64(len(b)))
 	return c.w.Write(b)
 }
 
-func (c *sinkCollector[T]) close() error {
+func (c *sinkTask[T]) EndInput() error {
 	if err := c.w.Close(); err != nil {
 		return err
 	}
 	c.closed = true
-	c.done()
+	c.op.closed[c.sub] = c.w
 	return nil
 }
 
-// borrows reports whether the writer is done with a batch's records, bytes
-// included, when Write returns (see borrower).
-func (c *sinkCollector[T]) borrows() bool {
-	_, ok := c.w.(formats.ValueCopier)
-	return ok
-}
-
-// rawWriter returns the writer's WriteRaw when it takes records as their
-// bytes (formats.RawWriter); else nil.
-func (c *sinkCollector[T]) rawWriter() func(b []byte) error {
-	if rw, ok := c.w.(formats.RawWriter); ok {
-		return rw.WriteRaw
+func (c *sinkTask[T]) Close() error {
+	if !c.closed {
+		c.w.Abort()
 	}
 	return nil
 }
 
-// rawWritten counts the records WriteRaw took.
-func (c *sinkCollector[T]) rawWritten(n int64) { c.rows.Add(n) }
+// Borrows reports whether the writer is done with a batch's records, bytes
+// included, when Write returns (formats.ValueCopier).
+func (c *sinkTask[T]) Borrows() bool {
+	_, ok := c.w.(formats.ValueCopier)
+	return ok
+}
+
+// Raw returns the collector as a raw sink when its writer takes records as
+// their bytes (formats.RawWriter); else nil.
+func (c *sinkTask[T]) Raw() flow.RawSink {
+	if rw, ok := c.w.(formats.RawWriter); ok {
+		return sinkRaw{rw, c.rows}
+	}
+	return nil
+}
+
+// sinkRaw writes raw records to a writer and counts them.
+type sinkRaw struct {
+	w    formats.RawWriter
+	rows *atomic.Int64
+}
+
+func (s sinkRaw) Write(b []byte) error { return s.w.WriteRaw(b) }
+func (s sinkRaw) Written(n int64)      { s.rows.Add(n) }
 
 // Print writes every record of ds to w, one per line as fmt's %v prints it, from
 // one subtask that reads ds's subtasks in order (so a sorted data set prints in
@@ -177,22 +211,25 @@ func Print[T any](ds *DataSet[T], w io.Writer) {
 	n.opt.Parallelism = 1
 	n.opt.OrderedGather = true
 	connectInput[T](n, 0, nil)
-	n.run = func(tc *task, _ any) error {
-		in := flow.Input[T](tc.TaskContext, 0)
-		for {
-			b, err := in.Next(tc.Context())
-			if err != nil {
-				if isEOF(err) {
-					return nil
-				}
+	n.op = pulls[none](&printOp[T]{n: n, w: w})
+}
+
+// printOp is Print's operator.
+type printOp[T any] struct {
+	stateless
+	n *node
+	w io.Writer
+}
+
+func (o *printOp[T]) run(tc *task, _ collector[none]) error {
+	var err error
+	for b := range flow.Batches[T](tc.TaskContext, 0, &err) {
+		o.n.rows.Add(int64(len(b)))
+		for i := range b {
+			if _, err := fmt.Fprintf(o.w, "%v\n", b[i]); err != nil {
 				return err
-			}
-			n.rows.Add(int64(len(b)))
-			for i := range b {
-				if _, err := fmt.Fprintf(w, "%v\n", b[i]); err != nil {
-					return err
-				}
 			}
 		}
 	}
+	return err
 }

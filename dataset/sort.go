@@ -1,11 +1,11 @@
 package dataset
 
 import (
-	"bytes"
 	"fmt"
 	"iter"
 	"slices"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/typed"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
@@ -59,29 +59,37 @@ func sortByKeyer[T any](ds *DataSet[T], k *keyer[T], total bool, where string) *
 		return newDataSet[T](env, n)
 	}
 	connectInput[T](n, 0, k)
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
-			return err
-		}
-		it, err := sortInput(tc, where, k, codec)
-		if err != nil {
-			return err
-		}
-		if k.FromRaw != nil {
-			n.variants.ran(selfKey)
-			return emitRaw(tc, it, k.FromRaw, c, env.opts.BatchSize)
-		}
-		return emitDecoded(tc, it, codec, c, env.opts.BatchSize)
-	}
+	n.op = pulls[T](&sortOp[T]{env: env, n: n, where: where, k: k, codec: codec})
 	return newDataSet[T](env, n)
+}
+
+// sortOp is the operator of Sort and SortPartition: it sorts its task's input.
+type sortOp[T any] struct {
+	stateless
+	env   *Env
+	n     *node
+	where string
+	k     *keyer[T]
+	codec *memory.Codec[T]
+}
+
+func (o *sortOp[T]) run(tc *task, c collector[T]) error {
+	it, err := sortInput(tc, o.where, o.k, o.codec)
+	if err != nil {
+		return err
+	}
+	if o.k.FromRaw != nil {
+		o.n.variants.ran(selfKey)
+		return emitRaw(tc, it, o.k.FromRaw, c, o.env.opts.BatchSize)
+	}
+	return emitDecoded(tc, it, o.codec, c, o.env.opts.BatchSize)
 }
 
 // newSorter returns a Sorter for one of the task's operators: its spilled bytes
 // count in the task's metrics and it is closed when the task's body returns.
 func (t *task) newSorter(name string) *sortjoin.Sorter {
 	s := sortjoin.NewSorter(t.Env, sortjoin.SortOptions{Name: name, Async: true, Memory: t.memShare})
-	t.onExit(func() {
+	t.OnExit(func() {
 		t.Metrics.AddSpilled(s.Stats().SpilledBytes)
 		s.Close()
 	})
@@ -92,7 +100,7 @@ func (t *task) newSorter(name string) *sortjoin.Sorter {
 // returns the sorted (key, serialized record) pairs; the task's exit closes them.
 func sortInput[T any](tc *task, where string, k *keyer[T], codec *memory.Codec[T]) (sortjoin.Iterator, error) {
 	s := tc.inputSorter(where)
-	if err := drive[T](tc, &sortFeeder[T]{k: k, codec: codec, s: s}); err != nil {
+	if err := flow.Pump[T](tc.TaskContext, 0, flow.CollectFunc[T]((&typed.SortFeeder[T]{K: k, Codec: codec, S: s}).Collect)); err != nil {
 		return nil, err
 	}
 	return tc.finishSort(s)
@@ -109,38 +117,9 @@ func (t *task) finishSort(s *sortjoin.Sorter) (sortjoin.Iterator, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.onExit(func() { it.Close() })
+	t.OnExit(func() { it.Close() })
 	return it, nil
 }
-
-// sortFeeder adds records to a sorter.
-type sortFeeder[T any] struct {
-	k        *keyer[T]
-	codec    *memory.Codec[T]
-	s        *sortjoin.Sorter
-	key, val []byte
-}
-
-func (f *sortFeeder[T]) collect(b []T) error {
-	if f.k.Raw != nil { // the record is its key
-		for i := range b {
-			if err := f.s.Add(f.k.Raw(&b[i]), nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i := range b {
-		f.key = f.k.Append(f.key[:0], &b[i])
-		f.val = f.codec.Append(f.val[:0], &b[i])
-		if err := f.s.Add(f.key, f.val); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f *sortFeeder[T]) close() error { return nil }
 
 // ReduceGroup gives every group to fn, which emits any number of results. The
 // group's records arrive through vals, valid only during the call, in the order
@@ -217,127 +196,64 @@ func groupReduce[T, K, O any](g *Grouping[T, K], fn func(key K, vals iter.Seq[T]
 		}
 		return dst
 	}}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[O](n, out)
-		if err != nil {
-			return err
-		}
-		e := &bufferedEmitter[O]{next: c, batch: env.opts.BatchSize}
-		var it sortjoin.Iterator
-		if keyed && len(g.sorts) == 0 && k.Word != nil && codec.Flat() {
-			feeder := &sortFeeder[T]{k: sortKey, codec: codec}
-			res := tc.Env.Memory.NewReservation(where + " dense grouping")
-			tc.onExit(func() { _ = res.Release() })
-			d := typed.NewDenseGrouper(k.Word, res, tc.memShare, func() func([]T) error {
-				feeder.s = tc.inputSorter(where)
-				return feeder.collect
-			})
-			if err := drive[T](tc, collectFunc[T](d.Add)); err != nil {
-				return err
-			}
-			grouped, err := d.Group()
-			if err != nil {
-				return err
-			}
-			if grouped {
-				n.variants.ran(countingSort)
-				if err := reduceDense(tc, d, g.sel, fn, e); err != nil {
-					return err
-				}
-				return e.close()
-			}
-			n.variants.ran(sorter)
-			if it, err = tc.finishSort(feeder.s); err != nil {
-				return err
-			}
-		} else {
-			n.variants.ran(sorter)
-			if it, err = sortInput(tc, where, sortKey, codec); err != nil {
-				return err
-			}
-		}
-		cur := &cursor{it: it}
-		cur.advance()
-		var v T
-		var group, gk []byte
-		var decodeErr error
-		// groupOf decodes the cursor's record into v and returns its group key.
-		groupOf := func() ([]byte, error) {
-			if _, err := codec.Decode(cur.val, &v); err != nil {
-				return nil, err
-			}
-			gk = k.Append(gk[:0], &v)
-			return gk, nil
-		}
-		for cur.ok {
-			if err := tc.Context().Err(); err != nil {
-				return err
-			}
-			first, err := groupOf()
-			if err != nil {
-				return err
-			}
-			group = append(group[:0], first...)
-			key := g.sel(v)
-			inGroup := true // the cursor's record (decoded in v) is in the group
-			seq := func(yield func(T) bool) {
-				for cur.ok && inGroup {
-					w := v
-					cur.advance()
-					if cur.ok {
-						next, err := groupOf()
-						if err != nil {
-							decodeErr = err
-							return
-						}
-						inGroup = bytes.Equal(next, group)
-					}
-					if !yield(w) {
-						return
-					}
-				}
-			}
-			fn(key, seq, e.emit)
-			if decodeErr != nil {
-				return decodeErr
-			}
-			// skip what fn did not consume
-			for cur.ok && inGroup {
-				cur.advance()
-				if cur.ok {
-					next, err := groupOf()
-					if err != nil {
-						return err
-					}
-					inGroup = bytes.Equal(next, group)
-				}
-			}
-			if e.err != nil {
-				return e.err
-			}
-		}
-		if cur.err != nil {
-			return cur.err
-		}
-		return e.close()
-	}
+	n.op = pulls[O](&groupReduceOp[T, K, O]{env: env, n: n, g: g, fn: fn, keyed: keyed, where: where, k: k, codec: codec, sortKey: sortKey})
 	return newDataSet[O](env, n)
 }
 
-// reduceDense calls fn with every group of d, in key order, through one
-// sequence for all of them, until the task is cancelled or emitting fails.
-func reduceDense[T, K, O any](tc *task, d *typed.DenseGrouper[T], sel func(T) K, fn func(K, iter.Seq[T], func(O)), e *bufferedEmitter[O]) error {
-	var group []T
-	seq := func(yield func(T) bool) {
-		for _, v := range group {
-			if !yield(v) {
-				return
+// groupReduceOp is GroupReduce's operator: it groups its task's input by
+// sorting it (or by a counting sort over dense keys).
+type groupReduceOp[T, K, O any] struct {
+	stateless
+	env     *Env
+	n       *node
+	g       *Grouping[T, K]
+	fn      func(key K, vals iter.Seq[T], emit func(O))
+	keyed   bool
+	where   string
+	k       *keyer[T]
+	codec   *memory.Codec[T]
+	sortKey *keyer[T] // the group key, then the SortGroup keys
+}
+
+func (o *groupReduceOp[T, K, O]) run(tc *task, c collector[O]) error {
+	e := &flow.Emitter[O]{Next: c, Batch: o.env.opts.BatchSize}
+	fn := func(k K, vals iter.Seq[T]) error { o.fn(k, vals, e.Emit); return e.Err }
+	var it sortjoin.Iterator
+	var err error
+	if o.keyed && len(o.g.sorts) == 0 && o.k.Word != nil && o.codec.Flat() {
+		feeder := &typed.SortFeeder[T]{K: o.sortKey, Codec: o.codec}
+		res := tc.Env.Memory.NewReservation(o.where + " dense grouping")
+		tc.OnExit(func() { _ = res.Release() })
+		d := typed.NewDenseGrouper(o.k.Word, res, tc.memShare, func() func([]T) error {
+			feeder.S = tc.inputSorter(o.where)
+			return feeder.Collect
+		})
+		if err := flow.Pump[T](tc.TaskContext, 0, flow.CollectFunc[T](d.Add)); err != nil {
+			return err
+		}
+		grouped, err := d.Group()
+		if err != nil {
+			return err
+		}
+		if grouped {
+			o.n.variants.ran(countingSort)
+			if err := typed.ReduceDense(tc.Context(), d, o.g.sel, fn); err != nil {
+				return err
 			}
+			return e.End()
+		}
+		o.n.variants.ran(sorter)
+		if it, err = tc.finishSort(feeder.S); err != nil {
+			return err
+		}
+	} else {
+		o.n.variants.ran(sorter)
+		if it, err = sortInput(tc, o.where, o.sortKey, o.codec); err != nil {
+			return err
 		}
 	}
-	return d.Each(tc.Context(), func(g []T) error {
-		group = g
-		fn(sel(group[0]), seq, e.emit)
-		return e.err
-	})
+	if err := typed.ReduceSorted(tc.Context(), it, o.k, o.codec, o.g.sel, fn); err != nil {
+		return err
+	}
+	return e.End()
 }

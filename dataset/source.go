@@ -17,25 +17,30 @@ import (
 func FromSlice[T any](env *Env, xs []T) *DataSet[T] {
 	n := env.newNode(optimizer.Source, "FromSlice at "+caller(1))
 	n.opt.EstimatedRows = int64(len(xs))
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
-		if err != nil {
+	n.op = pulls[T](&sliceSource[T]{xs: xs, batch: env.opts.BatchSize})
+	return newDataSet[T](env, n)
+}
+
+// sliceSource is FromSlice's operator: subtask i emits the i-th of
+// Parallelism even parts of xs, in order.
+type sliceSource[T any] struct {
+	stateless
+	xs    []T
+	batch int
+}
+
+func (o *sliceSource[T]) run(tc *task, c collector[T]) error {
+	lo := len(o.xs) * tc.Subtask / tc.Parallelism
+	hi := len(o.xs) * (tc.Subtask + 1) / tc.Parallelism
+	for i := lo; i < hi; i += o.batch {
+		if err := tc.Context().Err(); err != nil {
 			return err
 		}
-		lo := len(xs) * tc.Subtask / tc.Parallelism
-		hi := len(xs) * (tc.Subtask + 1) / tc.Parallelism
-		bs := env.opts.BatchSize
-		for i := lo; i < hi; i += bs {
-			if err := tc.Context().Err(); err != nil {
-				return err
-			}
-			if err := c.collect(xs[i:min(i+bs, hi)]); err != nil {
-				return err
-			}
+		if err := c.Collect(o.xs[i:min(i+o.batch, hi)]); err != nil {
+			return err
 		}
-		return c.close()
 	}
-	return newDataSet[T](env, n)
+	return c.End()
 }
 
 // FromSource returns a data set read from src (a Parquet, CSV, text or Arrow
@@ -59,52 +64,57 @@ func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T]
 			n.opt.EstimatedBytes = st.Bytes
 		}
 	}
-	var (
-		once   sync.Once
-		splits []formats.Split
-		serr   error
-		next   atomic.Int64
-	)
-	n.reset = func() {
-		once = sync.Once{}
-		splits, serr = nil, nil
-		next.Store(0)
+	n.op = pulls[T](&formatSource[T]{name: name, src: src})
+	return newDataSet[T](env, n)
+}
+
+// formatSource is FromSource's operator. The subtasks take the splits, listed
+// once per execution, from a shared counter.
+type formatSource[T any] struct {
+	stateless
+	name   string
+	src    formats.Source[T]
+	once   sync.Once
+	splits []formats.Split
+	serr   error
+	next   atomic.Int64
+}
+
+func (o *formatSource[T]) reset() {
+	o.once = sync.Once{}
+	o.splits, o.serr = nil, nil
+	o.next.Store(0)
+}
+
+func (o *formatSource[T]) run(tc *task, c collector[T]) error {
+	o.once.Do(func() { o.splits, o.serr = o.src.Splits(tc.Context()) })
+	if o.serr != nil {
+		return fmt.Errorf("%s: %w", o.name, o.serr)
 	}
-	n.run = func(tc *task, out any) error {
-		c, err := asCollector[T](n, out)
+	// A source's decode buffers are reserved for the length of each Read.
+	rm, _ := o.src.(formats.ReadMemorer)
+	var res *memory.Reservation
+	if rm != nil {
+		res = tc.Env.Memory.NewReservation(o.name + " decode buffers")
+		defer res.Release()
+	}
+	for {
+		i := int(o.next.Add(1)) - 1
+		if i >= len(o.splits) {
+			break
+		}
+		var held int64
+		if rm != nil {
+			held = rm.ReadMemory(o.splits[i])
+			res.Force(held)
+		}
+		err := o.src.Read(tc.Context(), o.splits[i], c.Collect)
+		if rm != nil {
+			res.Shrink(held)
+		}
 		if err != nil {
 			return err
 		}
-		once.Do(func() { splits, serr = src.Splits(tc.Context()) })
-		if serr != nil {
-			return fmt.Errorf("%s: %w", name, serr)
-		}
-		// A source's decode buffers are reserved for the length of each Read.
-		rm, _ := src.(formats.ReadMemorer)
-		var res *memory.Reservation
-		if rm != nil {
-			res = tc.Env.Memory.NewReservation(name + " decode buffers")
-			defer res.Release()
-		}
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(splits) {
-				break
-			}
-			var held int64
-			if rm != nil {
-				held = rm.ReadMemory(splits[i])
-				res.Force(held)
-			}
-			err := src.Read(tc.Context(), splits[i], c.collect)
-			if rm != nil {
-				res.Shrink(held)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return c.close()
 	}
-	return newDataSet[T](env, n)
+	return c.End()
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/optimizer"
 )
 
@@ -8,53 +9,62 @@ import (
 func Map[T, U any](ds *DataSet[T], fn func(T) U) *DataSet[U] {
 	n := ds.env.newNode(optimizer.Map, "Map at "+caller(1), ds.n)
 	connectInput[T](n, 0, nil)
-	runWrapped[T](n)
-	n.wrap = func(tc *task, next any) (any, error) {
-		out, err := asCollector[U](n, next)
-		if err != nil {
-			return nil, err
-		}
-		return &mapCollector[T, U]{fn: fn, next: out}, nil
-	}
+	n.op = pushes[T, U](&mapOp[T, U]{fn: fn})
 	return newDataSet[U](ds.env, n)
 }
 
-type mapCollector[T, U any] struct {
+// mapOp is Map's operator; mapTask its instance in a task.
+type mapOp[T, U any] struct {
+	stateless
+	fn func(T) U
+}
+
+func (o *mapOp[T, U]) open(_ *task, out collector[U]) (flow.OneInput[T], error) {
+	return &mapTask[T, U]{fn: o.fn, next: out}, nil
+}
+
+type mapTask[T, U any] struct {
+	flow.Idle
 	fn   func(T) U
 	next collector[U]
 	buf  []U
 }
 
-func (c *mapCollector[T, U]) collect(b []T) error {
+func (c *mapTask[T, U]) Process(b []T) error {
 	buf := c.buf[:0]
 	for i := range b {
 		buf = append(buf, c.fn(b[i]))
 	}
 	c.buf = buf
-	return c.next.collect(buf)
+	return c.next.Collect(buf)
 }
 
-func (c *mapCollector[T, U]) close() error { return c.next.close() }
+func (c *mapTask[T, U]) EndInput() error { return c.next.End() }
 
 // FlatMap calls fn for every record; fn emits any number of results through emit,
 // which is valid only during the call.
 func FlatMap[T, U any](ds *DataSet[T], fn func(v T, emit func(U))) *DataSet[U] {
 	n := ds.env.newNode(optimizer.Map, "FlatMap at "+caller(1), ds.n)
 	connectInput[T](n, 0, nil)
-	runWrapped[T](n)
-	n.wrap = func(tc *task, next any) (any, error) {
-		out, err := asCollector[U](n, next)
-		if err != nil {
-			return nil, err
-		}
-		c := &flatMapCollector[T, U]{fn: fn, next: out, limit: n.env.opts.BatchSize}
-		c.emit = func(u U) { c.buf = append(c.buf, u) } // one closure per task, not per record
-		return c, nil
-	}
+	n.op = pushes[T, U](&flatMapOp[T, U]{fn: fn, limit: ds.env.opts.BatchSize})
 	return newDataSet[U](ds.env, n)
 }
 
-type flatMapCollector[T, U any] struct {
+// flatMapOp is FlatMap's operator; flatMapTask its instance in a task.
+type flatMapOp[T, U any] struct {
+	stateless
+	fn    func(T, func(U))
+	limit int
+}
+
+func (o *flatMapOp[T, U]) open(_ *task, out collector[U]) (flow.OneInput[T], error) {
+	c := &flatMapTask[T, U]{fn: o.fn, next: out, limit: o.limit}
+	c.emit = func(u U) { c.buf = append(c.buf, u) } // one closure per task, not per record
+	return c, nil
+}
+
+type flatMapTask[T, U any] struct {
+	flow.Idle
 	fn    func(T, func(U))
 	emit  func(U)
 	next  collector[U]
@@ -62,12 +72,12 @@ type flatMapCollector[T, U any] struct {
 	limit int
 }
 
-func (c *flatMapCollector[T, U]) collect(b []T) error {
+func (c *flatMapTask[T, U]) Process(b []T) error {
 	c.buf = c.buf[:0]
 	for i := range b {
 		c.fn(b[i], c.emit)
 		if len(c.buf) >= c.limit {
-			if err := c.next.collect(c.buf); err != nil {
+			if err := c.next.Collect(c.buf); err != nil {
 				return err
 			}
 			c.buf = c.buf[:0]
@@ -76,34 +86,38 @@ func (c *flatMapCollector[T, U]) collect(b []T) error {
 	if len(c.buf) == 0 {
 		return nil
 	}
-	return c.next.collect(c.buf)
+	return c.next.Collect(c.buf)
 }
 
-func (c *flatMapCollector[T, U]) close() error { return c.next.close() }
+func (c *flatMapTask[T, U]) EndInput() error { return c.next.End() }
 
 // Filter keeps the records for which pred is true.
 func (ds *DataSet[T]) Filter(pred func(T) bool) *DataSet[T] {
 	n := ds.env.newNode(optimizer.Map, "Filter at "+caller(1), ds.n)
 	n.opt.PreservesAll = true
 	connectInput[T](n, 0, nil)
-	runWrapped[T](n)
-	n.wrap = func(tc *task, next any) (any, error) {
-		out, err := asCollector[T](n, next)
-		if err != nil {
-			return nil, err
-		}
-		return &filterCollector[T]{pred: pred, next: out}, nil
-	}
+	n.op = pushes[T, T](&filterOp[T]{pred: pred})
 	return newDataSet[T](ds.env, n)
 }
 
-type filterCollector[T any] struct {
+// filterOp is Filter's operator; filterTask its instance in a task.
+type filterOp[T any] struct {
+	stateless
+	pred func(T) bool
+}
+
+func (o *filterOp[T]) open(_ *task, out collector[T]) (flow.OneInput[T], error) {
+	return &filterTask[T]{pred: o.pred, next: out}, nil
+}
+
+type filterTask[T any] struct {
+	flow.Idle
 	pred func(T) bool
 	next collector[T]
 	buf  []T
 }
 
-func (c *filterCollector[T]) collect(b []T) error {
+func (c *filterTask[T]) Process(b []T) error {
 	buf := c.buf[:0]
 	for i := range b {
 		if c.pred(b[i]) {
@@ -112,12 +126,12 @@ func (c *filterCollector[T]) collect(b []T) error {
 	}
 	c.buf = buf
 	if len(buf) == len(b) {
-		return c.next.collect(b) // nothing dropped: pass the batch through untouched
+		return c.next.Collect(b) // nothing dropped: pass the batch through untouched
 	}
 	if len(buf) == 0 {
 		return nil
 	}
-	return c.next.collect(buf)
+	return c.next.Collect(buf)
 }
 
-func (c *filterCollector[T]) close() error { return c.next.close() }
+func (c *filterTask[T]) EndInput() error { return c.next.End() }

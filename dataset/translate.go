@@ -15,7 +15,7 @@ import (
 // then record-at-a-time operators whose input is forwarded from a producer
 // with no other consumer) and one edge per input of every chain head. Every
 // operator's output collector is wrapped to count the records it emits (see
-// node.count).
+// outPort.count).
 func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error) {
 	if len(plan.Nodes) != len(nodes) {
 		return nil, fmt.Errorf("dataset: internal error: a plan of %d nodes for %d operators", len(plan.Nodes), len(nodes))
@@ -40,13 +40,13 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 		}
 	}
 	chained := func(n *node, ins []*node) bool {
-		if n.wrap == nil || len(ins) != 1 {
+		if !n.op.chainable() || len(ins) != 1 {
 			return false
 		}
 		p := ins[0]
 		d := n.planned.Decision
 		return d.Ship[0] == optimizer.Forward && d.Exchange[0] == optimizer.Pipelined &&
-			p.planned.Parallelism == n.planned.Parallelism && consumers[p] == 1 && p.writers != nil
+			p.planned.Parallelism == n.planned.Parallelism && consumers[p] == 1 && p.out != nil
 	}
 
 	bind(plan, nodes)
@@ -69,9 +69,6 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 			vertexOf[n] = vi
 			continue
 		}
-		if n.run == nil {
-			return nil, fmt.Errorf("dataset: internal error: %s cannot head a task", n.name())
-		}
 		vi := &vertexInfo{chain: []*node{n}}
 		vertexOf[n] = vi
 		headInputs[n] = inputs[i]
@@ -89,13 +86,13 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 	first := make([]int, len(vertices))
 	for v, vi := range vertices {
 		h := vi.chain[0]
-		if h.loop != nil && h.role != notInLoop {
-			first[v] = parties[h.loop]
-			parties[h.loop] += h.planned.Parallelism
-			users[h.loop] += h.planned.Parallelism
+		if lp := h.loops().loop; lp != nil && h.loops().role != notInLoop {
+			first[v] = parties[lp]
+			parties[lp] += h.planned.Parallelism
+			users[lp] += h.planned.Parallelism
 		}
-		if h.resultOf != nil {
-			users[h.resultOf] += h.planned.Parallelism
+		if lp := h.loops().resultOf; lp != nil {
+			users[lp] += h.planned.Parallelism
 		}
 	}
 	// every task's outputs: one per input of a consumer's head
@@ -124,29 +121,11 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 		share := taskShare(vi.chain, vi.outs)
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.planned.Parallelism, func(ftc *flow.TaskContext) error {
 			tc := &task{TaskContext: ftc, memShare: share}
-			run := func() error {
-				tail := vi.chain[len(vi.chain)-1]
-				var out any
-				if tail.writers != nil {
-					var err error
-					if out, err = tail.writers(tc, vi.outs); err != nil {
-						return err
-					}
-				}
-				out = counted(tail, out)
-				for i := len(vi.chain) - 1; i >= 1; i-- {
-					var err error
-					if out, err = vi.chain[i].wrap(tc, out); err != nil {
-						return err
-					}
-					out = counted(vi.chain[i-1], out)
-				}
-				return head.run(tc, out)
-			}
-			if lp := head.resultOf; lp != nil {
+			run := func() error { return runChain(tc, vi.chain, vi.outs) }
+			if lp := head.loops().resultOf; lp != nil {
 				ftc.OnEnd(lp.it.Exit)
 			}
-			if lp := head.loop; lp != nil && head.role != notInLoop {
+			if lp := head.loops().loop; lp != nil && head.loops().role != notInLoop {
 				ftc.OnEnd(lp.it.Exit)
 				tc.loop = lp
 				return lp.runTask(tc, head, first[v]+ftc.Subtask, run)
@@ -158,29 +137,65 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 		head := vi.chain[0]
 		d := head.planned.Decision
 		for i, in := range headInputs[head] {
-			connect := head.connect[i]
+			connect := head.in[i]
 			if f := d.ShipFor; f != nil {
 				// head ships its input for a consumer's input (the
 				// optimizer's shipBeforeReplay): with that input's key
 				c := byID[f.Node]
-				if c == nil || f.Input >= len(c.connect) {
+				if c == nil || f.Input >= len(c.in) {
 					return nil, fmt.Errorf("dataset: internal error: %s ships for #%d, which does not run with it", head.name(), f.Node)
 				}
-				connect = c.connect[f.Input]
+				connect = c.in[f.Input]
 			}
-			connect(g, vertexOf[in].v, vi.v, d.Ship[i], d.Exchange[i])
+			connect.connect(g, vertexOf[in].v, vi.v, d.Ship[i], d.Exchange[i])
 		}
 	}
 	return g, nil
 }
 
+// runChain runs a task's chain of operators: it builds the collector of the
+// tail's output (the vertex's outputs), links every chained operator from
+// the tail back, opening each, runs the head, and closes the chained
+// operators on every path, head side first. Every operator's output
+// collector counts the records it emits (outPort.count).
+func runChain(tc *task, chain []*node, outs []outEdge) (err error) {
+	tail := chain[len(chain)-1]
+	var out any
+	if tail.out != nil {
+		if out, err = tail.out.writers(tc, outs); err != nil {
+			return err
+		}
+	}
+	out = counted(tail, out)
+	opened := make([]flow.Operator, 0, len(chain)-1)
+	defer func() {
+		for _, op := range opened {
+			if cerr := op.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}()
+	for i := len(chain) - 1; i >= 1; i-- {
+		op, in, err := chain[i].op.link(tc, out)
+		if err != nil {
+			return err
+		}
+		if err := op.Open(tc.TaskContext); err != nil {
+			return err
+		}
+		opened = append([]flow.Operator{op}, opened...)
+		out = counted(chain[i-1], in)
+	}
+	return chain[0].op.head(tc, out)
+}
+
 // counted wraps out, the collector of n's output, so that it counts the
-// records n emits (see node.count).
+// records n emits.
 func counted(n *node, out any) any {
-	if out == nil || n.count == nil {
+	if out == nil || n.out == nil {
 		return out
 	}
-	return n.count(out)
+	return n.out.count(out)
 }
 
 // taskShare is the managed memory each memory-using operator of a task may

@@ -110,6 +110,23 @@
 // task's inputs and finishes its outputs; a panic in one becomes the task's
 // error.
 //
+// # Operators
+//
+// An operator instance lives in one task. Operator is its lifecycle: Open
+// before any record, Close once afterwards on every path (success, failure,
+// cancellation), releasing what Open took. Two kinds run in a task, as in
+// Flink's batch runtime: a OneInput is pushed its input a batch at a time
+// (Process, then EndInput once at the end of the input) and chains: Feed
+// turns it into the Collector of the operator before it; a Driver pulls its
+// inputs itself in Run (a source, a sort, a join's build then probe). Drive
+// runs a OneInput at the head of a task over one input, RunDriver a Driver.
+// Every operator pushes its output into a Collector (Collect a batch, End
+// once); a collector declares its capabilities on the interface (Borrows,
+// Raw; Plain gives the defaults), so a wrapper passes them on by embedding
+// the collector it wraps. The building blocks of a task's chain are here
+// too: Pump and Batches read an input, Merge reads several concurrently,
+// Fanout, Counting and Emitter are collectors.
+//
 // # Coordination
 //
 // Coordinator synchronizes a fixed set of parties in numbered rounds: every

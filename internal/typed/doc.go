@@ -14,6 +14,9 @@
 //   - The typed hash join: Build, Probe, HashJoin (hashjoin.go).
 //   - DenseGrouper: ReduceGroup by a counting sort (densegroup.go).
 //   - Folder: a sorted grouping that folds one group at a time (fold.go).
+//   - ReduceSorted, CoGroupSorted, ReduceDense: hand each group of sorted
+//     pairs (or of a DenseGrouper) to the user's function as a sequence;
+//     SortFeeder adds records to a sorter (group.go).
 //   - The emitters: sortjoin's sorted or aggregated pairs back to Go values
 //     (emit.go).
 //   - Spool: records held between the supersteps of an iteration (spool.go).
