@@ -1,0 +1,93 @@
+package duckdb
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/weirdata/weir/tpch"
+)
+
+// rssSlack is what the process may hold beyond its budget: the Go runtime,
+// the binary, goroutine stacks and what the budget does not account.
+const rssSlack = 64 << 20
+
+// TestBudgetCLI runs `weir tpch` as its own process for every query under
+// WEIR_BUDGET (a size such as 128MiB) and checks each answer against
+// DuckDB's and each peak RSS against the budget plus 64 MiB. It logs every
+// query's wall time and peak RSS. It runs only when WEIR_BUDGET is set;
+// WEIR_BUDGET_QUERIES (say "9,18,21") picks queries.
+func TestBudgetCLI(t *testing.T) {
+	budget := os.Getenv("WEIR_BUDGET")
+	if budget == "" {
+		t.Skip("WEIR_BUDGET is not set")
+	}
+	limit, err := parseSize(budget)
+	if err != nil {
+		t.Fatalf("WEIR_BUDGET=%q: %v", budget, err)
+	}
+	dir := dataDir(t)
+	bin := filepath.Join(t.TempDir(), "weir")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/weir")
+	build.Dir = "../.." // the main module
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := openDuckDB(t, dir, threads())
+	queries := tpch.Numbers()
+	if s := os.Getenv("WEIR_BUDGET_QUERIES"); s != "" {
+		queries = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				t.Fatalf("WEIR_BUDGET_QUERIES=%q: %v", s, err)
+			}
+			queries = append(queries, n)
+		}
+	}
+	for _, n := range queries {
+		t.Run(fmt.Sprintf("q%02d", n), func(t *testing.T) {
+			cmd := exec.Command(bin, "tpch", "--data", dir, "--query", strconv.Itoa(n), "--memory", budget,
+				"--parallelism", strconv.Itoa(threads()), "--tmp", t.TempDir())
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("weir tpch --query %d: %v\n%s", n, err, stderr.String())
+			}
+			wall := time.Since(start)
+			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+			t.Logf("q%02d --memory %s: %.2f s wall, peak RSS %d MiB", n, budget, wall.Seconds(), rss>>20)
+			rows, err := csv.NewReader(&stdout).ReadAll()
+			if err != nil || len(rows) == 0 {
+				t.Fatalf("weir's output is not CSV with a header: %v", err)
+			}
+			compareRows(t, rows[1:], duckRows(t, db, querySQL(t, n)))
+			if rss > limit+rssSlack {
+				t.Errorf("peak RSS %d MiB above the budget %s plus 64 MiB", rss>>20, budget)
+			}
+		})
+	}
+}
+
+// parseSize reads sizes such as 128MiB, 2GiB or 1048576.
+func parseSize(s string) (int64, error) {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n * u.mult, err
+		}
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
