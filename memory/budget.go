@@ -16,7 +16,7 @@ const MinDefaultBudget = 256 << 20
 // runtime's stacks and metadata, records in Go form in flight between
 // operators, and the garbage collector's headroom. LimitRuntime sets the
 // runtime's soft memory limit to the budgets plus this.
-const RuntimeOverhead = 40 << 20
+const RuntimeOverhead = 32 << 20
 
 // cgroupLimits are the files of the process's cgroup memory limit: v2's
 // memory.max and v1's memory.limit_in_bytes.
