@@ -14,9 +14,9 @@ type enumerator struct {
 	mu       sync.Mutex
 	assign   Assignment
 	n        int
-	pending  []Split   // OnRequest: the queue
-	owned    [][]Split // Static: the queue of each reader
-	dealt    int       // Static: splits dealt so far, for the next owner
+	pending  []Split                 // OnRequest: the queue
+	owned    [][]Split               // Static: the queue of each reader
+	dealt    int                     // Static: splits dealt so far, for the next owner
 	discover func() ([]Split, error) // nil when every split is known at start
 	interval time.Duration
 	clock    Clock

@@ -99,7 +99,7 @@ func (m *monitor[T]) list() ([]Split, error) {
 }
 
 func (m *monitor[T]) Reader(rc ReaderContext) (Reader[T], error) {
-	return newReader(rc, m.cfg, func(ctx context.Context, s Split) (splitReader[T], error) {
+	return newReader(rc, m.cfg, Unbounded, func(ctx context.Context, s Split) (splitReader[T], error) {
 		return m.format.open(ctx, s, m.cfg)
 	}), nil
 }

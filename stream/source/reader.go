@@ -23,13 +23,16 @@ type splitReader[T any] interface {
 type opener[T any] func(ctx context.Context, s Split) (splitReader[T], error)
 
 // reader is the one Reader of every source: it asks the enumerator for a
-// split whenever it holds none, and reads the splits it holds in turn, a
-// batch at a time, so that a split with nothing to read (a quiet socket)
-// does not hold up the others.
+// split whenever it holds none. Of a bounded source it reads the splits it
+// holds one after another in the order it got them, as Flink's
+// IteratorSourceReader and FileSourceReader do; of an unbounded source a
+// batch from each in turn. Either way a split with nothing to read now (a
+// quiet socket) does not hold up the others.
 type reader[T any] struct {
 	rc      ReaderContext
 	open    opener[T]
 	clock   Clock
+	fair    bool // take turns between splits (unbounded sources)
 	waiting []Split          // added, not yet opened
 	active  []splitReader[T] // opened, not finished
 	turn    int              // the active split to ask first
@@ -37,8 +40,8 @@ type reader[T any] struct {
 	retry   time.Time        // do not ask the enumerator before this
 }
 
-func newReader[T any](rc ReaderContext, c config, open opener[T]) *reader[T] {
-	return &reader[T]{rc: rc, open: open, clock: c.clock}
+func newReader[T any](rc ReaderContext, c config, kind Boundedness, open opener[T]) *reader[T] {
+	return &reader[T]{rc: rc, open: open, clock: c.clock, fair: kind == Unbounded}
 }
 
 // AddSplits queues splits to read from their positions.
@@ -59,7 +62,9 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 		if err := ctx.Err(); err != nil {
 			return Batch[T]{}, err
 		}
-		for len(r.waiting) > 0 {
+		// A bounded source's splits are opened one at a time, when the one
+		// before is finished.
+		for len(r.waiting) > 0 && (r.fair || len(r.active) == 0) {
 			s := r.waiting[0]
 			sr, err := r.open(ctx, s)
 			if err != nil {
@@ -92,6 +97,9 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 		if len(r.active) == 0 && r.noMore {
 			return Batch[T]{}, io.EOF
 		}
+		if !r.fair {
+			r.turn = 0
+		}
 		for range len(r.active) {
 			i := r.turn % len(r.active)
 			sr := r.active[i]
@@ -108,7 +116,9 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 				return Batch[T]{}, err
 			}
 			if len(batch) > 0 {
-				r.turn = i + 1
+				if r.fair {
+					r.turn = i + 1
+				}
 				pos := sr.position()
 				return Batch[T]{Split: pos.ID, First: pos.Records - int64(len(batch)), Records: batch}, nil
 			}

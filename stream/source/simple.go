@@ -25,7 +25,7 @@ func (s *simple[T]) Enumerator(parallelism int, restored *EnumeratorState) (Enum
 }
 
 func (s *simple[T]) Reader(rc ReaderContext) (Reader[T], error) {
-	return newReader(rc, s.cfg, func(ctx context.Context, sp Split) (splitReader[T], error) {
+	return newReader(rc, s.cfg, s.kind, func(ctx context.Context, sp Split) (splitReader[T], error) {
 		return s.open(ctx, rc, sp)
 	}), nil
 }
