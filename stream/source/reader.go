@@ -32,7 +32,7 @@ type reader[T any] struct {
 	rc      ReaderContext
 	open    opener[T]
 	clock   Clock
-	fair    bool // take turns between splits (unbounded sources)
+	fair    bool             // take turns between splits (unbounded sources)
 	waiting []Split          // added, not yet opened
 	active  []splitReader[T] // opened, not finished
 	turn    int              // the active split to ask first
