@@ -51,7 +51,8 @@ func Socket(host string, port int, delimiter string, opts ...Option) (Source[str
 }
 
 // socketReader reads records from a connection, waiting at most poll per
-// call so that it sees ctx and the reader's other splits.
+// call so that the reader can look at its other splits; a cancelled ctx ends
+// the wait at once.
 type socketReader struct {
 	conn net.Conn
 	l    *lineReader
@@ -68,11 +69,17 @@ func (r *socketReader) next(ctx context.Context) ([]string, time.Duration, error
 	if err := r.conn.SetReadDeadline(time.Now().Add(r.poll)); err != nil {
 		return nil, 0, fmt.Errorf("stream/source: socket %s: %w", r.s.ID, err)
 	}
+	// Cancellation ends a blocked read at once.
+	stop := context.AfterFunc(ctx, func() { r.conn.SetReadDeadline(time.Now()) })
+	defer stop()
 	b := r.buf[:0]
 	var end error
 	for len(b) < cap(b) {
 		line, err := r.l.line()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
+			if len(b) == 0 && ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
 			break
 		}
 		if err == io.EOF {
