@@ -42,8 +42,8 @@
 // at the others), and returns one End batch after a split's last records so
 // that the runtime can retire its watermark generator. When the enumerator
 // has no more splits for it and its splits are done, Next returns io.EOF.
-// Unbounded sources never return io.EOF (a socket whose server closes ends
-// its split, as in Flink).
+// Of an unbounded source that happens only when its splits end by
+// themselves: a socket whose server closed the connection, as in Flink.
 //
 // Batches are reused: Records is valid until the next Next, and a reader
 // allocates nothing per record in the steady state. Strings handed out by
@@ -74,7 +74,8 @@
 // "stream/source:"; a malformed record names the file and line (and, for
 // CSV, the column; for Parquet the row group and row), or host:port and
 // line for a socket; a missing file or directory is an error when the source
-// is built, and an unreachable socket when its reader starts.
+// is built (and a monitored directory that disappears, at its next listing),
+// and an unreachable socket when its reader starts.
 //
 // This package imports the standard library and formats only: it knows
 // nothing of the runtime (flow) or the APIs (dataset, stream).

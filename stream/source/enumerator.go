@@ -27,9 +27,8 @@ type enumerator struct {
 
 // newEnumerator creates an enumerator over splits (or, restoring, over the
 // snapshot's pending splits). discover, when not nil, is called at start
-// (unless restoring a snapshot that already scanned) and then at most every
-// interval; it returns every split it sees, and those already seen are
-// dropped.
+// and then at most every interval; it returns every split it sees, and those
+// seen before (restored ones included) are dropped.
 func newEnumerator(splits []Split, n int, c config, restored *EnumeratorState, discover func() ([]Split, error), interval time.Duration) (*enumerator, error) {
 	e := &enumerator{assign: c.assign, n: max(n, 1), discover: discover, interval: interval, clock: c.clock, seen: map[string]bool{}}
 	if e.assign == Static {

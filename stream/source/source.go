@@ -33,7 +33,7 @@ type Source[T any] interface {
 	Boundedness() Boundedness
 	// Enumerator creates the source's enumerator for parallelism readers,
 	// fresh when restored is nil, else from a snapshot (Enumerator.Snapshot).
-	// A missing file or directory is an error here.
+	// A monitored directory is listed here.
 	Enumerator(parallelism int, restored *EnumeratorState) (Enumerator, error)
 	// Reader creates the reader of one subtask.
 	Reader(rc ReaderContext) (Reader[T], error)
