@@ -13,12 +13,13 @@ import (
 )
 
 // Files reads a file, the files of a directory (sorted by name, skipping
-// names that start with "." or "_") or the files a glob matches, each in
+// names that start with "." or "_", and for Parquet those not ending in
+// .parquet) or the files a glob matches, each in
 // format, as Flink's FileSource in its bounded mode. Each file is a split,
 // read from its start; a missing path, or a directory or glob naming no
 // file, is an error here.
 func Files[T any](format Format[T], path string, opts ...Option) (Source[T], error) {
-	paths, err := formats.Expand(path, "")
+	paths, err := formats.Expand(path, format.ext())
 	if err != nil {
 		return nil, fmt.Errorf("stream/source: %w", err)
 	}
@@ -47,7 +48,8 @@ func fileSplits(paths []string) []Split {
 // as Flink's FileSource with monitorContinuously(interval): the enumerator
 // lists dir at start and then, when a reader asks for a split and none is
 // pending, at most once per interval; every file not seen before (names
-// starting with "." or "_" skipped) becomes a split, in order of discovery
+// starting with "." or "_" skipped, and for Parquet those not ending in
+// .parquet) becomes a split, in order of discovery
 // and by name within one listing, and is read once, from start to end. The
 // files seen are the enumerator's state (EnumeratorState.Processed), so a
 // restored source does not read them again. A file should appear complete
@@ -89,7 +91,7 @@ func (m *monitor[T]) list() ([]Split, error) {
 	var paths []string
 	for _, e := range ents {
 		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || !strings.HasSuffix(n, m.format.ext()) {
 			continue
 		}
 		paths = append(paths, filepath.Join(m.dir, n))

@@ -7,4 +7,6 @@ import "context"
 type Format[T any] interface {
 	// open opens the file s.ID at s's position.
 	open(ctx context.Context, s Split, c config) (splitReader[T], error)
+	// ext is the name ending of the format's files in a directory ("" for any).
+	ext() string
 }

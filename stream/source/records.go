@@ -24,17 +24,20 @@ func CSV[T any](opts csv.Options) Format[T] {
 }
 
 // Parquet reads Parquet files through formats/parquet with opts (filters,
-// NullAsZero, BatchRows). A split is one file; its position is the index of
+// NullAsZero, BatchRows); in a directory it reads the *.parquet files. A split is one file; its position is the index of
 // its next row (among the rows the filters keep), and a reader restored at
 // row k decodes the file again and skips the first k rows.
 func Parquet[T any](opts ...parquet.Option) Format[T] {
-	return recordFormat[T]{source: func(path string) (formats.Source[T], error) { return parquet.Open[T](path, opts...) }}
+	return recordFormat[T]{suffix: ".parquet", source: func(path string) (formats.Source[T], error) { return parquet.Open[T](path, opts...) }}
 }
 
 // recordFormat reads one file through a formats.Source, its splits in order.
 type recordFormat[T any] struct {
+	suffix string
 	source func(path string) (formats.Source[T], error)
 }
+
+func (f recordFormat[T]) ext() string { return f.suffix }
 
 var errStop = errors.New("stream/source: reader closed")
 

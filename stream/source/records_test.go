@@ -109,7 +109,8 @@ func TestParquetFiles(t *testing.T) {
 			t.Fatalf("batch %d: got %v, want %v", batch, head(got), head(want))
 		}
 	}
-	src, err := Files(Parquet[row](parquet.BatchRows(1)), path)
+	writeFile(t, dir, "notes.txt", "not parquet\n")
+	src, err := Files(Parquet[row](parquet.BatchRows(1)), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ func Text() Format[string] { return textFormat{} }
 
 type textFormat struct{}
 
+func (textFormat) ext() string { return "" }
+
 func (textFormat) open(_ context.Context, s Split, c config) (splitReader[string], error) {
 	f, err := openAt(s.ID, s.Offset)
 	if err != nil {
