@@ -28,6 +28,9 @@ type config struct {
 	clock  Clock
 	poll   time.Duration
 	read   int
+	// Socket: reconnections (Reconnect)
+	retries    int
+	retryDelay time.Duration
 }
 
 func newConfig(opts []Option) config {

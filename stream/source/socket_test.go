@@ -83,6 +83,42 @@ func TestSocket(t *testing.T) {
 	}
 }
 
+// TestSocketReconnect follows SocketTextStreamFunction with retries: when
+// the server closes the connection the source connects again after the
+// delay, and the bytes after the last delimiter continue into the next
+// connection's first record; once the retries are used up, a close ends the
+// source with its last bytes as a record.
+func TestSocketReconnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conns := []string{"a\nb", "c\nd", "e\nf"}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, data := range conns {
+			c, err := ln.Accept()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.WriteString(c, data)
+			c.Close()
+		}
+	})
+	port := ln.Addr().(*net.TCPAddr).Port
+	src, err := Socket("127.0.0.1", port, "\n", Reconnect(2, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := readSocket(t, src)
+	wg.Wait()
+	if want := []string{"a", "bc", "de", "f"}; !slices.Equal(res.all, want) {
+		t.Fatalf("got %q, want %q", res.all, want)
+	}
+}
+
 func TestSocketDelimiter(t *testing.T) {
 	host, port, wait := serve(t, "a||b|", "|c\r||", "||d")
 	src, err := Socket(host, port, "||")
