@@ -60,7 +60,7 @@
 //	                              (the file is decoded again and read records skipped)
 //	MonitorDirectory(format, dir, interval)  unbounded; new files read once, in order of discovery
 //	Tail(path)                    unbounded; appended lines; a partial last line waits
-//	Socket(host, port, delimiter) unbounded; Flink's socketTextStream
+//	Socket(host, port, delimiter) unbounded; Flink's socketTextStream (Reconnect: its retries)
 //	Generator(fn, count, perSecond)  Flink's DataGeneratorSource, rate per reader =
 //	                              perSecond / parallelism, paced by an injectable Clock
 //	Parse(src, fn)                lines parsed into records
