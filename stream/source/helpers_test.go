@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -214,5 +213,3 @@ func nextRecords[T any](ctx context.Context, r Reader[T], n int) ([]T, error) {
 	}
 	return out, nil
 }
-
-var errTimeout = errors.New("timed out")

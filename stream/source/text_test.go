@@ -2,7 +2,6 @@ package source
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,14 +105,6 @@ func TestTextPositionIsByteOffset(t *testing.T) {
 		if got := rs[0].Positions(); len(got) != 1 || got[0] != want {
 			t.Fatalf("after line %d: positions %v, want %v", k+1, got, want)
 		}
-	}
-}
-
-func TestFilesMissing(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "nope.txt")
-	_, err := Files(Text(), missing)
-	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) || !strings.HasPrefix(err.Error(), "stream/source: ") {
-		t.Fatalf("err = %v, want a not-exist error naming %s", err, missing)
 	}
 }
 

@@ -161,3 +161,11 @@ func TestMonitorMissingDirectory(t *testing.T) {
 		t.Fatalf("err = %v, want a not-exist error naming %s", err, dir)
 	}
 }
+
+func TestFilesMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.txt")
+	_, err := Files(Text(), missing)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) || !strings.HasPrefix(err.Error(), "stream/source: ") {
+		t.Fatalf("err = %v, want a not-exist error naming %s", err, missing)
+	}
+}
