@@ -92,3 +92,36 @@ func TestGeneratorUnbounded(t *testing.T) {
 		t.Fatalf("reader 1 starts with %v", got[:3])
 	}
 }
+
+// TestNextAfterDeadline calls Next with short deadlines on a paced generator:
+// a Next ended by its deadline loses nothing, and the records come in order
+// across the calls (TestTail does the same with a partial line).
+func TestNextAfterDeadline(t *testing.T) {
+	src := Generator(func(i int64) int64 { return i }, 20, 1000)
+	_, rs := newReaders(t, src, 1, nil)
+	var got []int64
+	deadlines := 0
+	for {
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Microsecond)
+		b, err := rs[0].Next(ctx)
+		cancel()
+		if err == context.DeadlineExceeded {
+			deadlines++
+			continue
+		}
+		if err != nil {
+			break
+		}
+		got = append(got, b.Records...)
+	}
+	want := make([]int64, 20)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v after %d deadlines", got, deadlines)
+	}
+	if deadlines == 0 {
+		t.Fatal("no Next ended by its deadline")
+	}
+}

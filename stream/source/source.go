@@ -110,8 +110,10 @@ type Batch[T any] struct {
 type Reader[T any] interface {
 	// Next returns the next batch, or an End marker for a finished split. It
 	// waits while no split has data, until ctx is done (returning ctx.Err()).
-	// It returns io.EOF when the enumerator has no more splits for it and its
-	// splits are finished.
+	// A Next ended by ctx loses nothing and Next may be called again: a
+	// runtime that must wake up (to emit periodic watermarks) passes a
+	// deadline. It returns io.EOF when the enumerator has no more splits for
+	// it and its splits are finished.
 	Next(ctx context.Context) (Batch[T], error)
 	// AddSplits hands the reader splits to read from their positions: those
 	// of a snapshot when restoring, or pushed by a runtime. It asks the
