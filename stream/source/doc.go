@@ -36,11 +36,14 @@
 //
 // # Readers
 //
-// One reader type serves every source. Next opens the splits it holds, reads
-// them in turn a batch each (a split with nothing to read, such as a quiet
-// socket or a tailed file at its end, says how long to wait and Next looks
-// at the others), and returns one End batch after a split's last records so
-// that the runtime can retire its watermark generator. When the enumerator
+// One reader type serves every source. Of a bounded source it reads its
+// splits one after another in the order it got them, opening each when the
+// one before is finished (as Flink's IteratorSourceReader and
+// FileSourceReader); of an unbounded source, a batch from each in turn. A
+// split with nothing to read now (a quiet socket, a tailed file at its end,
+// a paced generator) says how long to wait, and Next looks at the others
+// before it waits. Next returns one End batch after a split's last records
+// so that the runtime can retire the split's watermark generator. When the enumerator
 // has no more splits for it and its splits are done, Next returns io.EOF.
 // Of an unbounded source that happens only when its splits end by
 // themselves: a socket whose server closed the connection, as in Flink.
@@ -67,13 +70,14 @@
 //
 // # Cancellation and errors
 //
-// Next returns ctx.Err() once ctx is done; readers wait at most
-// PollInterval (or until a generator's next record is due) before looking
-// at ctx. No source starts a goroutine that outlives Close (CSV and Parquet
-// files are pulled through iter.Pull, stopped by Close). Errors start with
-// "stream/source:"; a malformed record names the file and line (and, for
-// CSV, the column; for Parquet the row group and row), or host:port and
-// line for a socket; a missing file or directory is an error when the source
+// Next returns ctx.Err() as soon as ctx is done: its waits watch ctx, and a
+// blocked socket read is interrupted. A Next ended by ctx loses nothing, so
+// a runtime may call Next with a deadline to wake up periodically. No source
+// starts a goroutine that outlives Close (CSV and Parquet files are pulled
+// through iter.Pull, stopped by Close). Errors start with "stream/source:";
+// a malformed record names the file and line (and, for CSV, the column; for
+// Parquet the row group and row), or host:port and line for a socket's lines
+// under Parse; a missing file or directory is an error when the source
 // is built (and a monitored directory that disappears, at its next listing),
 // and an unreachable socket when its reader starts.
 //
