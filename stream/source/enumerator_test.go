@@ -2,7 +2,11 @@ package source
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -112,4 +116,61 @@ func splitIDs(s []Split) []string {
 		out[i] = s[i].ID
 	}
 	return out
+}
+
+// TestReadersConcurrent drains three readers at once, one goroutine each, as
+// subtasks run: every file's lines are read once, in order, by one reader.
+func TestReadersConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string][]string{}
+	for i := range 30 {
+		name := fmt.Sprintf("f%02d.txt", i)
+		var lines []string
+		for j := range i % 7 {
+			lines = append(lines, fmt.Sprint(name, " line ", j))
+		}
+		writeFile(t, dir, name, strings.Join(lines, "\n"))
+		want[filepath.Join(dir, name)] = lines
+	}
+	src, err := Files(Text(), dir, BatchSize(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rs := newReaders(t, src, 3, nil)
+	results := make([]result[string], len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		results[i] = result[string]{bySplit: map[string][]string{}}
+		wg.Go(func() {
+			for {
+				b, err := r.Next(t.Context())
+				if err == io.EOF {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				results[i].check(t, b)
+			}
+		})
+	}
+	wg.Wait()
+	got := map[string][]string{}
+	for _, res := range results {
+		for _, id := range res.ended {
+			if _, dup := got[id]; dup {
+				t.Fatalf("%s read by two readers", id)
+			}
+			got[id] = res.bySplit[id]
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d files read, want %d", len(got), len(want))
+	}
+	for id, lines := range want {
+		if !slices.Equal(got[id], lines) {
+			t.Fatalf("%s: got %q, want %q", id, got[id], lines)
+		}
+	}
 }
