@@ -1,0 +1,94 @@
+package source
+
+import (
+	"context"
+	"time"
+)
+
+// Assignment is how an enumerator gives splits to readers.
+type Assignment int
+
+// The assignment strategies.
+const (
+	// OnRequest gives the next pending split to whichever reader asks, as
+	// Flink's FileSource and NumberSequenceSource do: a reader asks when it
+	// has no split left, so faster readers read more splits.
+	OnRequest Assignment = iota
+	// Static gives split k of the initial listing (and of each discovery)
+	// to reader k mod parallelism, as Flink's Kafka source fixes owners.
+	Static
+)
+
+// Option configures a source.
+type Option func(*config)
+
+type config struct {
+	batch  int
+	assign Assignment
+	clock  Clock
+	poll   time.Duration
+	read   int
+	// Socket: reconnections (Reconnect)
+	retries    int
+	retryDelay time.Duration
+}
+
+func newConfig(opts []Option) config {
+	c := config{batch: 1024, clock: SystemClock{}, poll: 100 * time.Millisecond, read: 64 << 10}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// BatchSize sets the most records per batch (1024 by default; n < 1 is 1).
+func BatchSize(n int) Option { return func(c *config) { c.batch = max(n, 1) } }
+
+// Assign sets how splits are assigned to readers (OnRequest by default).
+func Assign(a Assignment) Option { return func(c *config) { c.assign = a } }
+
+// WithClock sets the clock readers wait and pace by (SystemClock by default).
+func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }
+
+// PollInterval sets how long a reader waits for new data in a tailed file or
+// on a socket before it looks at its other splits and at ctx (100 ms by
+// default).
+func PollInterval(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.poll = d
+		}
+	}
+}
+
+// ReadSize sets the size of each read of a text file, tailed file or socket
+// (64 KiB by default; a longer line grows the buffer).
+func ReadSize(n int) Option { return func(c *config) { c.read = max(n, 1) } }
+
+// Clock is the time readers wait and pace by; tests inject a fake one.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx is done (returning ctx.Err()).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d or until ctx is done.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
