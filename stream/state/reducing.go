@@ -1,0 +1,210 @@
+package state
+
+// ReducingState is Flink's ReducingState: the values added to a key, reduced
+// to one by the descriptor's function.
+type ReducingState[V any] interface {
+	// Get returns the current key's reduced value, false when it has none.
+	Get() (V, bool)
+	// Add reduces v into the current key's value.
+	Add(v V)
+	// Clear removes the current key's value.
+	Clear()
+}
+
+// ReducingDescriptor names a ReducingState and its reduce function, which
+// returns the reduction of the value held and a new one.
+type ReducingDescriptor[V any] struct {
+	Name   string
+	Reduce func(acc, v V) V
+	TTL    TTLConfig
+}
+
+// Reducing is a ReducingState in namespaces N.
+type Reducing[K, N comparable, V any] struct {
+	cells[K, N, V]
+	reduce func(acc, v V) V
+}
+
+// NewReducing returns the backend's reducing state of that name, registering
+// it on first use.
+func NewReducing[K, N comparable, V any](b *Backend[K], d ReducingDescriptor[V]) (*Reducing[K, N, V], error) {
+	if s, ok, err := lookup[*Reducing[K, N, V]](b, d.Name, KindReducing); ok || err != nil {
+		return s, err
+	}
+	if d.Reduce == nil {
+		return nil, errNoFunc(b.name, KindReducing, d.Name)
+	}
+	c, err := newCells[K, N, V](b, d.Name, KindReducing, d.TTL)
+	if err != nil {
+		return nil, err
+	}
+	s := &Reducing[K, N, V]{c, d.Reduce}
+	return s, b.register(s, false)
+}
+
+// GetReducingState returns the reducing state of that name in the Void namespace.
+func GetReducingState[K comparable, V any](b *Backend[K], d ReducingDescriptor[V]) (ReducingState[V], error) {
+	s, err := NewReducing[K, Void, V](b, d)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Reducing[K, N, V]) kind() Kind { return KindReducing }
+
+// Get returns the current key's reduced value in the current namespace.
+func (s *Reducing[K, N, V]) Get() (V, bool) { return s.get(s.ns) }
+
+// Add reduces v into the current key's value in the current namespace.
+func (s *Reducing[K, N, V]) Add(v V) {
+	if c, ok := s.live(s.ns); ok {
+		v = s.reduce(c.v, v)
+	}
+	s.put(s.ns, v)
+}
+
+// Clear removes the current key's value in the current namespace.
+func (s *Reducing[K, N, V]) Clear() { s.remove(s.ns) }
+
+// MergeNamespaces reduces the current key's values in the sources into the
+// one in target and removes the sources (Flink's mergeNamespaces: session
+// windows merging). Expired values take no part.
+func (s *Reducing[K, N, V]) MergeNamespaces(target N, sources []N) {
+	var acc V
+	have := false
+	for _, ns := range sources {
+		if ns == target {
+			continue
+		}
+		if _, ok := s.live(ns); !ok {
+			continue
+		}
+		c, _ := s.remove(ns)
+		if have {
+			acc = s.reduce(acc, c.v)
+		} else {
+			acc, have = c.v, true
+		}
+	}
+	if !have {
+		return
+	}
+	if c, ok := s.live(target); ok {
+		acc = s.reduce(c.v, acc)
+	}
+	s.put(target, acc)
+}
+
+// AggregateFunction is Flink's AggregateFunction: values IN are added to an
+// accumulator ACC, accumulators merge, and the result OUT is read from one.
+type AggregateFunction[IN, ACC, OUT any] interface {
+	CreateAccumulator() ACC
+	Add(v IN, acc ACC) ACC
+	GetResult(acc ACC) OUT
+	Merge(a, b ACC) ACC
+}
+
+// AggregatingState is Flink's AggregatingState: values added to a key's
+// accumulator, read as a result.
+type AggregatingState[IN, OUT any] interface {
+	// Get returns the current key's result, false when nothing was added.
+	Get() (OUT, bool)
+	// Add adds v to the current key's accumulator.
+	Add(v IN)
+	// Clear removes the current key's accumulator.
+	Clear()
+}
+
+// AggregatingDescriptor names an AggregatingState and its function.
+type AggregatingDescriptor[IN, ACC, OUT any] struct {
+	Name string
+	Func AggregateFunction[IN, ACC, OUT]
+	TTL  TTLConfig
+}
+
+// Aggregating is an AggregatingState in namespaces N, holding accumulators ACC.
+type Aggregating[K, N comparable, IN, ACC, OUT any] struct {
+	cells[K, N, ACC]
+	fn AggregateFunction[IN, ACC, OUT]
+}
+
+// NewAggregating returns the backend's aggregating state of that name,
+// registering it on first use.
+func NewAggregating[K, N comparable, IN, ACC, OUT any](b *Backend[K], d AggregatingDescriptor[IN, ACC, OUT]) (*Aggregating[K, N, IN, ACC, OUT], error) {
+	if s, ok, err := lookup[*Aggregating[K, N, IN, ACC, OUT]](b, d.Name, KindAggregating); ok || err != nil {
+		return s, err
+	}
+	if d.Func == nil {
+		return nil, errNoFunc(b.name, KindAggregating, d.Name)
+	}
+	c, err := newCells[K, N, ACC](b, d.Name, KindAggregating, d.TTL)
+	if err != nil {
+		return nil, err
+	}
+	s := &Aggregating[K, N, IN, ACC, OUT]{c, d.Func}
+	return s, b.register(s, false)
+}
+
+// GetAggregatingState returns the aggregating state of that name in the Void
+// namespace.
+func GetAggregatingState[K comparable, IN, ACC, OUT any](b *Backend[K], d AggregatingDescriptor[IN, ACC, OUT]) (AggregatingState[IN, OUT], error) {
+	s, err := NewAggregating[K, Void, IN, ACC, OUT](b, d)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Aggregating[K, N, IN, ACC, OUT]) kind() Kind { return KindAggregating }
+
+// Get returns the result of the current key's accumulator in the current
+// namespace.
+func (s *Aggregating[K, N, IN, ACC, OUT]) Get() (OUT, bool) {
+	acc, ok := s.get(s.ns)
+	if !ok {
+		var zero OUT
+		return zero, false
+	}
+	return s.fn.GetResult(acc), true
+}
+
+// Add adds v to the current key's accumulator in the current namespace.
+func (s *Aggregating[K, N, IN, ACC, OUT]) Add(v IN) {
+	c, ok := s.live(s.ns)
+	if !ok {
+		c.v = s.fn.CreateAccumulator()
+	}
+	s.put(s.ns, s.fn.Add(v, c.v))
+}
+
+// Clear removes the current key's accumulator in the current namespace.
+func (s *Aggregating[K, N, IN, ACC, OUT]) Clear() { s.remove(s.ns) }
+
+// MergeNamespaces merges the current key's accumulators in the sources into
+// the one in target and removes the sources.
+func (s *Aggregating[K, N, IN, ACC, OUT]) MergeNamespaces(target N, sources []N) {
+	var acc ACC
+	have := false
+	for _, ns := range sources {
+		if ns == target {
+			continue
+		}
+		if _, ok := s.live(ns); !ok {
+			continue
+		}
+		c, _ := s.remove(ns)
+		if have {
+			acc = s.fn.Merge(acc, c.v)
+		} else {
+			acc, have = c.v, true
+		}
+	}
+	if !have {
+		return
+	}
+	if c, ok := s.live(target); ok {
+		acc = s.fn.Merge(c.v, acc)
+	}
+	s.put(target, acc)
+}
