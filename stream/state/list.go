@@ -247,7 +247,7 @@ func (s *List[K, N, V]) read(src []byte, idx, n int) error {
 	m := s.t.of(idx)
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
-		s.readKey(&d, &k)
+		s.readKey(&d, &k, idx)
 		cnt := d.count()
 		e := m[k]
 		old := e.sz

@@ -279,7 +279,7 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 	m := s.t.of(idx)
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
-		s.readKey(&d, &k)
+		s.readKey(&d, &k, idx)
 		cnt := d.count()
 		e, ok := m[k]
 		old := int64(0)

@@ -171,10 +171,14 @@ func (s *base[K, N]) appendKey(dst []byte, k *nsKey[K, N]) []byte {
 	return s.space.codec.Append(dst, &k.n)
 }
 
-// readKey decodes an entry's key and namespace.
-func (s *base[K, N]) readKey(d *dec, k *nsKey[K, N]) {
+// readKey decodes an entry's key and namespace, and checks that the key
+// belongs to group index idx.
+func (s *base[K, N]) readKey(d *dec, k *nsKey[K, N], idx int) {
 	decodeInto(d, s.key.codec, &k.k)
 	decodeInto(d, s.space.codec, &k.n)
+	if g := s.b.groups.Start + idx; d.err == nil && s.b.KeyGroup(k.k) != g {
+		d.fail("a key of key group %d in key group %d", s.b.KeyGroup(k.k), g)
+	}
 }
 
 // lookup returns the registered state of that name as T, or an error when it

@@ -139,7 +139,7 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
 		var c cell[V]
-		s.readKey(&d, &k)
+		s.readKey(&d, &k, idx)
 		c.ts = d.varint()
 		decodeInto(&d, s.vs.codec, &c.v)
 		if d.err != nil {
