@@ -238,3 +238,61 @@ func compareFired(t *testing.T, got, want []fired[string, int]) {
 		t.Fatalf("fired\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestTimerBehindWatermark follows Flink's advanceWatermark loop, which peeks
+// the queue again after every timer: a timer registered by a callback at or
+// before the watermark fires in the same advance, after the timers due before
+// it; one registered outside an advance for a time already passed waits for
+// the next watermark.
+func TestTimerBehindWatermark(t *testing.T) {
+	b, _ := newBackend[int64](t, 128, KeyGroupRange{0, 127}, 0, nil)
+	rec := &recorder[int64, Void]{b: b}
+	ts, _ := NewTimers[int64, Void](b, "t", rec)
+	rec.more = func(tm Timer[int64, Void], _ bool) {
+		if tm.Timestamp == 10 {
+			ts.RegisterEventTimeTimer(Void{}, 5) // behind the watermark: fires now
+			ts.RegisterEventTimeTimer(Void{}, 30)
+		}
+	}
+	b.SetCurrentKey(1)
+	ts.RegisterEventTimeTimer(Void{}, 10)
+	ts.RegisterEventTimeTimer(Void{}, 20)
+	if err := ts.AdvanceWatermark(25); err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, f := range rec.fired {
+		got = append(got, f.t.Timestamp)
+	}
+	if !slices.Equal(got, []int64{10, 5, 20}) {
+		t.Fatalf("fired %v, want [10 5 20]", got)
+	}
+	rec.fired = nil
+	b.SetCurrentKey(2)
+	ts.RegisterEventTimeTimer(Void{}, 1)
+	if len(rec.fired) != 0 {
+		t.Fatal("a registration fired a timer")
+	}
+	if err := ts.AdvanceWatermark(25); err != nil || len(rec.fired) != 1 || rec.fired[0].t.Key != 2 {
+		t.Fatalf("next advance: %v, fired %v", err, rec.fired)
+	}
+	if ts.NumEventTimeTimers() != 1 {
+		t.Fatalf("%d timers, want the one at 30", ts.NumEventTimeTimers())
+	}
+}
+
+func BenchmarkTimers(b *testing.B) {
+	be, _ := newBackend[int64](b, 128, KeyGroupRange{0, 127}, 0, nil)
+	ts, _ := NewTimers[int64, Void](be, "t", &recorder[int64, Void]{b: be})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		be.SetCurrentKey(int64(i % 10000))
+		ts.RegisterEventTimeTimer(Void{}, int64(i/10))
+		if i%1000 == 999 {
+			ts.target.(*recorder[int64, Void]).fired = nil
+			if err := ts.AdvanceWatermark(int64(i/10) - 50); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
