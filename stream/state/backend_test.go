@@ -402,3 +402,27 @@ func TestNewBackendErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentKeyInGroup: a key set with the group the exchange computed is the
+// key SetCurrentKey sets.
+func TestCurrentKeyInGroup(t *testing.T) {
+	b, _ := newBackend[string](t, 128, KeyGroupRange{0, 127}, 0, nil)
+	s, _ := GetValueState(b, ValueDescriptor[int]{Name: "v"})
+	for i := 0; i < 100; i++ {
+		k := keyName(i)
+		b.SetCurrentKeyInGroup(k, b.KeyGroup(k))
+		s.Update(i)
+		if b.CurrentKey() != k || b.CurrentKeyGroup() != KeyGroupForHash(JavaStringHash(k), 128) {
+			t.Fatalf("current key %q group %d", b.CurrentKey(), b.CurrentKeyGroup())
+		}
+	}
+	for i := 0; i < 100; i++ {
+		b.SetCurrentKey(keyName(i))
+		if v, ok := s.Value(); !ok || v != i {
+			t.Fatalf("%s: %d, %v", keyName(i), v, ok)
+		}
+	}
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+}
