@@ -36,7 +36,7 @@ type Aggregating[K, N comparable, IN, ACC, OUT any] struct {
 // NewAggregating returns the backend's aggregating state of that name,
 // registering it on first use.
 func NewAggregating[K, N comparable, IN, ACC, OUT any](b *Backend[K], d AggregatingDescriptor[IN, ACC, OUT]) (*Aggregating[K, N, IN, ACC, OUT], error) {
-	if s, ok, err := lookup[*Aggregating[K, N, IN, ACC, OUT]](b, d.Name, KindAggregating); ok || err != nil {
+	if s, ok, err := lookup[*Aggregating[K, N, IN, ACC, OUT]](b, d.Name); ok || err != nil {
 		return s, err
 	}
 	if d.Func == nil {

@@ -44,7 +44,7 @@ type List[K, N comparable, V any] struct {
 // NewList returns the backend's list state of that name, registering it on
 // first use.
 func NewList[K, N comparable, V any](b *Backend[K], d ListDescriptor[V]) (*List[K, N, V], error) {
-	if s, ok, err := lookup[*List[K, N, V]](b, d.Name, KindList); ok || err != nil {
+	if s, ok, err := lookup[*List[K, N, V]](b, d.Name); ok || err != nil {
 		return s, err
 	}
 	bs, err := newBase[K, N](b, d.Name, KindList, d.TTL, int64(unsafe.Sizeof(listEntry[V]{})))

@@ -53,7 +53,7 @@ type Map[K, N comparable, UK comparable, UV any] struct {
 // NewMap returns the backend's map state of that name, registering it on
 // first use.
 func NewMap[K, N comparable, UK comparable, UV any](b *Backend[K], d MapDescriptor[UK, UV]) (*Map[K, N, UK, UV], error) {
-	if s, ok, err := lookup[*Map[K, N, UK, UV]](b, d.Name, KindMap); ok || err != nil {
+	if s, ok, err := lookup[*Map[K, N, UK, UV]](b, d.Name); ok || err != nil {
 		return s, err
 	}
 	bs, err := newBase[K, N](b, d.Name, KindMap, d.TTL, int64(unsafe.Sizeof(mapEntry[UK, UV]{})))

@@ -28,7 +28,7 @@ type Reducing[K, N comparable, V any] struct {
 // NewReducing returns the backend's reducing state of that name, registering
 // it on first use.
 func NewReducing[K, N comparable, V any](b *Backend[K], d ReducingDescriptor[V]) (*Reducing[K, N, V], error) {
-	if s, ok, err := lookup[*Reducing[K, N, V]](b, d.Name, KindReducing); ok || err != nil {
+	if s, ok, err := lookup[*Reducing[K, N, V]](b, d.Name); ok || err != nil {
 		return s, err
 	}
 	if d.Reduce == nil {

@@ -183,7 +183,7 @@ func (s *base[K, N]) readKey(d *dec, k *nsKey[K, N], idx int) {
 
 // lookup returns the registered state of that name as T, or an error when it
 // has another kind or type.
-func lookup[T any, K comparable](b *Backend[K], name string, k Kind) (T, bool, error) {
+func lookup[T any, K comparable](b *Backend[K], name string) (T, bool, error) {
 	var zero T
 	r, ok := b.states[name]
 	if !ok {

@@ -188,7 +188,7 @@ type Value[K, N comparable, V any] struct {
 // NewValue returns the backend's value state of that name, registering it on
 // first use and ingesting what a restore read for it.
 func NewValue[K, N comparable, V any](b *Backend[K], d ValueDescriptor[V]) (*Value[K, N, V], error) {
-	if s, ok, err := lookup[*Value[K, N, V]](b, d.Name, KindValue); ok || err != nil {
+	if s, ok, err := lookup[*Value[K, N, V]](b, d.Name); ok || err != nil {
 		return s, err
 	}
 	c, err := newCells[K, N, V](b, d.Name, KindValue, d.TTL)
