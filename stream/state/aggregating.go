@@ -62,6 +62,11 @@ func GetAggregatingState[K comparable, IN, ACC, OUT any](b *Backend[K], d Aggreg
 
 func (s *Aggregating[K, N, IN, ACC, OUT]) kind() Kind { return KindAggregating }
 
+// KeysIn returns the keys that have an entry in namespace ns (expired or not),
+// as Flink's getKeys; the caller may set each as the current key and change
+// the state.
+func (s *Aggregating[K, N, IN, ACC, OUT]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+
 // Get returns the result of the current key's accumulator in the current
 // namespace.
 func (s *Aggregating[K, N, IN, ACC, OUT]) Get() (OUT, bool) {

@@ -41,6 +41,18 @@ type okey struct {
 	ns int
 }
 
+// oracleKeys returns the sorted keys of an oracle's entries in ns.
+func oracleKeys[V any](m map[okey]V, ns int) []string {
+	var out []string
+	for o := range m {
+		if o.ns == ns {
+			out = append(out, o.k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 type avg struct{ Sum, N int64 }
 
 type avgFunc struct{}
@@ -263,9 +275,28 @@ func (k *kinds) check(t testing.TB, b *Backend[string], key string, ns int) {
 	}
 }
 
-// checkAll checks every key and namespace the test uses.
+// checkAll checks every key and namespace the test uses, and the keys each
+// state lists per namespace.
 func (k *kinds) checkAll(t testing.TB, b *Backend[string], keys int) {
 	t.Helper()
+	for ns := 0; ns < 4; ns++ {
+		for _, c := range []struct {
+			name string
+			got  []string
+			want []string
+		}{
+			{"val", k.val.KeysIn(ns), oracleKeys(k.oVal, ns)},
+			{"lst", k.lst.KeysIn(ns), oracleKeys(k.oLst, ns)},
+			{"map", k.mp.KeysIn(ns), oracleKeys(k.oMap, ns)},
+			{"red", k.red.KeysIn(ns), oracleKeys(k.oRed, ns)},
+			{"agg", k.agg.KeysIn(ns), oracleKeys(k.oAgg, ns)},
+		} {
+			slices.Sort(c.got)
+			if !slices.Equal(c.got, c.want) {
+				t.Fatalf("%s: keys in %d: %v, want %v", c.name, ns, c.got, c.want)
+			}
+		}
+	}
 	for i := 0; i < keys; i++ {
 		for ns := 0; ns < 4; ns++ {
 			k.check(t, b, keyName(i), ns)

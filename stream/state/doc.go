@@ -39,7 +39,8 @@
 // with their window as the namespace (SetNamespace). List, Reducing and
 // Aggregating states merge namespaces (MergeNamespaces, Flink's
 // InternalMergingState: merging session windows); a namespace is cleared by
-// setting it and calling Clear. Asking twice for a name returns the same
+// setting it and calling Clear. KeysIn lists the keys with an entry in a
+// namespace (Flink's getKeys). Asking twice for a name returns the same
 // state; asking for it as another kind or with other types is an error.
 //
 // Each state is a table per key group, keyed by (key, namespace), as Flink's

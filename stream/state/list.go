@@ -69,6 +69,11 @@ func GetListState[K comparable, V any](b *Backend[K], d ListDescriptor[V]) (List
 
 func (s *List[K, N, V]) kind() Kind { return KindList }
 
+// KeysIn returns the keys that have an entry in namespace ns (expired or not),
+// as Flink's getKeys; the caller may set each as the current key and change
+// the state.
+func (s *List[K, N, V]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+
 func (s *List[K, N, V]) elemBytes(e *elem[V]) int64 {
 	return int64(unsafe.Sizeof(*e)) + s.vs.extra(&e.v, &s.b.scratch)
 }

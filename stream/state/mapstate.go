@@ -81,6 +81,11 @@ func GetMapState[K comparable, UK comparable, UV any](b *Backend[K], d MapDescri
 
 func (s *Map[K, N, UK, UV]) kind() Kind { return KindMap }
 
+// KeysIn returns the keys that have an entry in namespace ns (expired or not),
+// as Flink's getKeys; the caller may set each as the current key and change
+// the state.
+func (s *Map[K, N, UK, UV]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+
 func (s *Map[K, N, UK, UV]) pairBytes(uk *UK, e *elem[UV]) int64 {
 	return entryOverhead + int64(unsafe.Sizeof(*uk)) + int64(unsafe.Sizeof(*e)) +
 		s.ks.extra(uk, &s.b.scratch) + s.vs.extra(&e.v, &s.b.scratch)

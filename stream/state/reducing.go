@@ -53,6 +53,11 @@ func GetReducingState[K comparable, V any](b *Backend[K], d ReducingDescriptor[V
 
 func (s *Reducing[K, N, V]) kind() Kind { return KindReducing }
 
+// KeysIn returns the keys that have an entry in namespace ns (expired or not),
+// as Flink's getKeys; the caller may set each as the current key and change
+// the state.
+func (s *Reducing[K, N, V]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+
 // Get returns the current key's reduced value in the current namespace.
 func (s *Reducing[K, N, V]) Get() (V, bool) { return s.get(s.ns) }
 

@@ -199,3 +199,16 @@ func lookup[T any, K comparable](b *Backend[K], name string) (T, bool, error) {
 func errNoFunc(backend string, k Kind, name string) error {
 	return fmt.Errorf("state: %s: %s %q needs its function", backend, k, name)
 }
+
+// keysIn returns the keys with an entry in namespace ns, in key-group order.
+func keysIn[K, N comparable, S any](t *table[K, N, S], ns N) []K {
+	var out []K
+	for _, m := range t.groups {
+		for k := range m {
+			if k.n == ns {
+				out = append(out, k.k)
+			}
+		}
+	}
+	return out
+}

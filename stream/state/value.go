@@ -210,6 +210,11 @@ func GetValueState[K comparable, V any](b *Backend[K], d ValueDescriptor[V]) (Va
 
 func (s *Value[K, N, V]) kind() Kind { return KindValue }
 
+// KeysIn returns the keys that have an entry in namespace ns (expired or not),
+// as Flink's getKeys; the caller may set each as the current key and change
+// the state.
+func (s *Value[K, N, V]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+
 // Value returns the current key's value in the current namespace.
 func (s *Value[K, N, V]) Value() (V, bool) { return s.get(s.ns) }
 
