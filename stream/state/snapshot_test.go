@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
@@ -339,3 +340,99 @@ func fixChecksums(data []byte) []byte {
 	}
 	return data
 }
+
+type userKey struct {
+	User   string
+	Region int32
+}
+
+type window struct{ Start, End int64 }
+
+// TestWindowStateRescale keeps window contents as a window operator will: a
+// list per (struct key, window) and an event-time timer per window at its
+// end - 1; sessions merge their windows. A snapshot restored at parallelism
+// 2 and 3 fires the same windows with the same contents.
+func TestWindowStateRescale(t *testing.T) {
+	const maxP = 16
+	src, _ := newBackend[userKey](t, maxP, KeyGroupRange{0, maxP - 1}, 0, nil)
+	contents, err := NewList[userKey, window](src, ListDescriptor[string]{Name: "window-contents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timers, _ := NewTimers[userKey, window](src, "window-timers", &recorder[userKey, window]{b: src})
+	r := rand.New(rand.NewPCG(4, 4))
+	for i := 0; i < 500; i++ {
+		k := userKey{keyName(r.IntN(12)), int32(r.IntN(3))}
+		start := int64(r.IntN(20)) * 10
+		w := window{start, start + 10}
+		src.SetCurrentKey(k)
+		contents.SetNamespace(w)
+		contents.Add(fmt.Sprintf("e%d", i))
+		timers.RegisterEventTimeTimer(w, w.End-1)
+		if r.IntN(10) == 0 { // a session merges the next window into w
+			next := window{w.End, w.End + 10}
+			merged := window{w.Start, next.End}
+			contents.MergeNamespaces(merged, []window{w, next})
+			timers.DeleteEventTimeTimer(w, w.End-1)
+			timers.DeleteEventTimeTimer(next, next.End-1)
+			timers.RegisterEventTimeTimer(merged, merged.End-1)
+		}
+	}
+	data := snapshot2(t, src)
+	// emit fires every window and returns "key window: contents" lines.
+	emit := func(b *Backend[userKey], l *List[userKey, window, string], tm *Timers[userKey, window]) []string {
+		var out []string
+		rec := &recorder[userKey, window]{b: b}
+		rec.more = func(tmr Timer[userKey, window], _ bool) {
+			l.SetNamespace(tmr.Namespace)
+			out = append(out, fmt.Sprint(tmr.Key, tmr.Namespace, l.Get()))
+			l.Clear()
+		}
+		tm.target = rec
+		if err := tm.AdvanceWatermark(math.MaxInt64); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
+	}
+	var restored []string
+	for _, p := range []int{2, 3} {
+		var lines []string
+		for i := 0; i < p; i++ {
+			rng, _ := RangeForOperatorIndex(maxP, p, i)
+			b, _ := newBackend[userKey](t, maxP, rng, 0, nil)
+			if err := b.Restore(bytes.NewReader(data)); err != nil {
+				t.Fatal(err)
+			}
+			l, err := NewList[userKey, window](b, ListDescriptor[string]{Name: "window-contents"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm, _ := NewTimers[userKey, window](b, "window-timers", nil2[userKey, window]())
+			lines = append(lines, emit(b, l, tm)...)
+			if b.MemoryUsed() != 0 {
+				t.Fatalf("p %d op %d: %d bytes after every window fired and cleared", p, i, b.MemoryUsed())
+			}
+		}
+		slices.Sort(lines)
+		if restored == nil {
+			restored = lines
+		} else if !slices.Equal(lines, restored) {
+			t.Fatalf("parallelism %d fires other windows than parallelism 2", p)
+		}
+	}
+	if want := emit(src, contents, timers); !slices.Equal(restored, want) || len(want) == 0 {
+		t.Fatalf("restored windows\n%v\nwant\n%v", restored, want)
+	}
+}
+
+func snapshot2(t *testing.T, b *Backend[userKey]) []byte {
+	var buf bytes.Buffer
+	if err := b.Snapshot(&buf, b.Groups()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// nil2 is a target replaced before anything fires.
+func nil2[K, N comparable]() Triggerable[K, N] { return &recorder[K, N]{} }
