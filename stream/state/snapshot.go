@@ -168,10 +168,12 @@ func writeFrame(w *bufio.Writer, typ byte, payload []byte) error {
 
 // Restore reads a snapshot from r and keeps the sections of the backend's
 // key groups, skipping the others: a backend restoring at another
-// parallelism reads every old snapshot whose groups overlap its own. The
-// sections of registered states and timer services are added to them (a
-// restored value replaces the current one); the others are kept until their
-// state is registered. The max parallelism must be the backend's.
+// parallelism reads every old snapshot whose groups overlap its own.
+// Restore is meant for a backend that holds nothing yet: restored entries are
+// added to what is there (a value replaces the current one, a list is
+// appended to). Sections of registered states and timer services go into them
+// at once; the others are kept until their state is registered. The max
+// parallelism must be the backend's.
 //
 // On error (ErrCorruptSnapshot for bad input) the backend may hold part of
 // the snapshot; the task fails and the backend is disposed.
