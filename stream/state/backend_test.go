@@ -57,18 +57,12 @@ type avg struct{ Sum, N int64 }
 
 type avgFunc struct{}
 
-func (avgFunc) CreateAccumulator() avg          { return avg{} }
-func (avgFunc) Add(v int64, a avg) avg          { return avg{a.Sum + v, a.N + 1} }
-func (avgFunc) GetResult(a avg) float64         { return float64(a.Sum) / float64(a.N) }
-func (avgFunc) Merge(a, b avg) avg              { return avg{a.Sum + b.Sum, a.N + b.N} }
-func sum(a, b int64) int64                      { return a + b }
-func keyName(i int) string                      { return fmt.Sprintf("key-%d", i) }
-func pick[T any](r *rand.Rand, xs []T) T        { return xs[r.IntN(len(xs))] }
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-func mapsEqual(a, b map[string]int) bool        { return maps.Equal(a, b) }
-func listsEqual(a, b []int) bool                { return slices.Equal(a, b) }
-func joinNames(xs []string) string              { return strings.Join(xs, ",") }
-func isBudget(err error) bool                   { return errors.Is(err, memory.ErrBudgetExceeded) }
+func (avgFunc) CreateAccumulator() avg  { return avg{} }
+func (avgFunc) Add(v int64, a avg) avg  { return avg{a.Sum + v, a.N + 1} }
+func (avgFunc) GetResult(a avg) float64 { return float64(a.Sum) / float64(a.N) }
+func (avgFunc) Merge(a, b avg) avg      { return avg{a.Sum + b.Sum, a.N + b.N} }
+func sum(a, b int64) int64              { return a + b }
+func keyName(i int) string              { return fmt.Sprintf("key-%d", i) }
 
 // kinds holds one state of every kind in namespaces int, and the oracle.
 type kinds struct {
@@ -231,7 +225,7 @@ func (k *kinds) check(t testing.TB, b *Backend[string], key string, ns int) {
 	if want, wok := k.oVal[o]; ok != wok || v != want {
 		t.Fatalf("%v: Value() = %q, %v; want %q, %v", o, v, ok, want, wok)
 	}
-	if got, want := k.lst.Get(), k.oLst[o]; !listsEqual(got, want) {
+	if got, want := k.lst.Get(), k.oLst[o]; !slices.Equal(got, want) {
 		t.Fatalf("%v: list %v, want %v", o, got, want)
 	}
 	got := map[string]int{}
@@ -242,7 +236,7 @@ func (k *kinds) check(t testing.TB, b *Backend[string], key string, ns int) {
 	if want == nil {
 		want = map[string]int{}
 	}
-	if !mapsEqual(got, want) {
+	if !maps.Equal(got, want) {
 		t.Fatalf("%v: map %v, want %v", o, got, want)
 	}
 	if k.mp.IsEmpty() != (len(want) == 0) {
@@ -407,7 +401,7 @@ func TestBudgetExceeded(t *testing.T) {
 		s.Update(strings.Repeat("x", 100))
 	}
 	err := b.Err()
-	if !isBudget(err) || !strings.Contains(err.Error(), `ValueState "names"`) || !strings.Contains(err.Error(), "262144") {
+	if !errors.Is(err, memory.ErrBudgetExceeded) || !strings.Contains(err.Error(), `ValueState "names"`) || !strings.Contains(err.Error(), "262144") {
 		t.Fatalf("Err() = %v", err)
 	}
 	if m.Used() == 0 {
