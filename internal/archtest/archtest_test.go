@@ -101,6 +101,9 @@ func TestDependencyRules(t *testing.T) {
 			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource"
 		},
 		"formats": isStd,
+		// keyed state, key groups and timers: a leaf above memory, under the
+		// stream operators
+		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
 		// the aggregate functions: plain Go, a leaf under the API
 		"dataset/agg": isStd,
 		// programs on the public API: no runtime, no kernels

@@ -1,0 +1,109 @@
+// Package state is the keyed state of weir's stream operators, on Flink's
+// model: key groups, a heap keyed state backend, timers, TTL, and snapshots
+// that restore at another parallelism. It imports only the standard library
+// and memory.
+//
+// # Key groups
+//
+// A keyed stream's keys are hashed into MaxParallelism key groups, the unit in
+// which state is partitioned, snapshotted and moved when a job rescales,
+// exactly as Flink does it (KeyGroupRangeAssignment): a key's group is
+// murmurHash(hashCode(key)) % maxParallelism (MurmurHash, KeyGroupForHash);
+// operator instance i of p owns the contiguous range RangeForOperatorIndex
+// returns, and a group goes to OperatorIndexForKeyGroup; a job that sets no
+// max parallelism gets DefaultMaxParallelism(p). Parallelism and max
+// parallelism are within 1..32768, and the max parallelism cannot change
+// across a restore. NewHashFunc gives the hash code of the key types Flink
+// users know the way Java computes it (String, Long, Integer, Boolean, Double
+// ...), so that a key lands in the same group in weir as in Flink; other
+// comparable types hash their memory.Codec bytes. The function is chosen once
+// per key type; one made for a type hashed by its Codec bytes keeps a scratch
+// buffer and belongs to one goroutine.
+//
+// # The backend
+//
+// Backend[K] is the heap keyed state backend of one operator instance. It owns
+// the key groups Options.Groups of Options.MaxParallelism, and every state
+// access and timer registration refers to its current key, which the operator
+// sets per record with SetCurrentKey (computing the key group once), or with
+// SetCurrentKeyInGroup when the exchange that routed the record computed the
+// group already.
+//
+// States are obtained from descriptors with a name: ValueState (Value, Update,
+// Clear), ListState (Get, Add, AddAll, Update, Clear), MapState (Get, Put,
+// PutAll, Remove, Contains, All, Keys, Values, IsEmpty, Clear), ReducingState
+// (with a reduce function) and AggregatingState (with an AggregateFunction:
+// CreateAccumulator, Add, GetResult, Merge). GetValueState and its siblings
+// give public keyed state in the Void namespace; NewValue and its siblings give
+// the same states in namespaces of any comparable type N, which windows use
+// with their window as the namespace (SetNamespace). List, Reducing and
+// Aggregating states merge namespaces (MergeNamespaces, Flink's
+// InternalMergingState: merging session windows); a namespace is cleared by
+// setting it and calling Clear. KeysIn lists the keys with an entry in a
+// namespace (Flink's getKeys). Asking twice for a name returns the same
+// state; asking for it as another kind or with other types is an error.
+//
+// Each state is a table per key group, keyed by (key, namespace), as Flink's
+// CopyOnWriteStateTable, so that a snapshot, a restore and a rescale move
+// whole groups.
+//
+// # Errors and memory
+//
+// State methods return no errors. The backend keeps the first error a state
+// access meets in Err (a key outside the backend's groups or no current key,
+// which make the access a no-op, and the memory budget exceeded, where the
+// write is kept so that state stays consistent); the operator runtime checks
+// Err once per batch and fails the task with it.
+//
+// The backend's bytes are estimated per entry (the sizes of the entry's key,
+// namespace and value types, plus, for types holding pointers, the length of
+// their memory.Codec form) and counted against a memory.Reservation on
+// Options.Memory, grown and shrunk in chunks. Exceeding the budget is an error
+// naming the state and the budget. Clearing state returns its bytes; when all
+// state is gone the reservation holds nothing. Dispose drops all state and
+// releases the reservation; every backend is disposed exactly once.
+//
+// # Ownership and concurrency
+//
+// A Backend, its states and its timer services are used by one goroutine, the
+// operator's. The heap backend stores values as given: a value holding slices,
+// maps' contents or pointers must not be changed by the caller after it was
+// written, and values read must not be changed in place (ListState.Get returns
+// a fresh slice; its elements still share what they point to).
+//
+// # Timers
+//
+// Timers[K, N] is Flink's InternalTimerService: event-time and processing-time
+// timers of (timestamp, key, namespace), registered and deleted for the
+// current key, deduplicated, and kept per key group in the snapshot.
+// AdvanceWatermark fires every event-time timer at or before the watermark in
+// timestamp order, setting the timer's key as the current key before calling
+// the Triggerable; a timer registered by a callback for a time the advance
+// reaches fires in that same advance, as in Flink. AdvanceProcessingTime does
+// the same for processing time, and NextProcessingTime is the deadline the
+// task loop waits for.
+//
+// # TTL
+//
+// A descriptor's TTLConfig is Flink's StateTtlConfig: entries expire TTL after
+// their last write (OnCreateAndWrite) or access (OnReadAndWrite), by
+// Options.Clock; an expired entry is never returned (NeverReturnExpired) or
+// returned by the read that removes it (ReturnExpiredIfNotCleanedUp). TTL
+// applies per value, per list element and per map entry. Expired entries are
+// removed when read, and left out of snapshots (Flink's full-snapshot
+// cleanup); their timestamps travel in snapshots.
+//
+// # Snapshots
+//
+// Snapshot writes the state and timers of chosen key groups to an io.Writer in
+// a versioned format of checksummed frames (snapshot.go); Restore reads one
+// into a backend of any key-group range, keeping its own groups and skipping
+// the others, so a job restores at another parallelism by reading each old
+// snapshot whose groups overlap its range. Restore may run before the operator
+// registers its states, as Flink restores before the operator opens: sections
+// of states not yet registered are kept (and counted) until they are, and
+// written again by the next snapshot. Corrupt or truncated input is an error
+// wrapping ErrCorruptSnapshot, never a panic. Snapshots are synchronous; the
+// tables per key group are where copy-on-write asynchronous snapshots and a
+// disk backend will plug in.
+package state

@@ -1,0 +1,126 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Bounds of the maximum parallelism (the number of key groups), as Flink's
+// KeyGroupRangeAssignment: a job that sets none gets DefaultMaxParallelism.
+const (
+	// DefaultLowerBoundMaxParallelism is the least default maximum parallelism.
+	DefaultLowerBoundMaxParallelism = 1 << 7
+	// UpperBoundMaxParallelism is the largest parallelism and maximum parallelism.
+	UpperBoundMaxParallelism = 1 << 15
+)
+
+// ErrParallelism is wrapped by the errors of the key-group functions.
+var ErrParallelism = errors.New("state: invalid parallelism")
+
+// KeyGroupRange is the contiguous, inclusive range of key groups
+// [Start, End] one operator instance owns. An empty range has End < Start.
+type KeyGroupRange struct {
+	Start, End int
+}
+
+// Len returns the number of key groups in the range.
+func (r KeyGroupRange) Len() int {
+	if r.End < r.Start {
+		return 0
+	}
+	return r.End - r.Start + 1
+}
+
+// Contains reports whether group g is in the range.
+func (r KeyGroupRange) Contains(g int) bool { return g >= r.Start && g <= r.End }
+
+// Intersect returns the key groups in both ranges (possibly empty).
+func (r KeyGroupRange) Intersect(o KeyGroupRange) KeyGroupRange {
+	return KeyGroupRange{Start: max(r.Start, o.Start), End: min(r.End, o.End)}
+}
+
+func (r KeyGroupRange) String() string { return fmt.Sprintf("[%d, %d]", r.Start, r.End) }
+
+// MurmurHash is Flink's MathUtils.murmurHash: murmur3's 32-bit mix of one int,
+// made non-negative (Integer.MIN_VALUE becomes 0).
+func MurmurHash(code int32) int32 {
+	c := uint32(code)
+	c *= 0xcc9e2d51
+	c = c<<15 | c>>17
+	c *= 0x1b873593
+	c = c<<13 | c>>19
+	c = c*5 + 0xe6546b64
+	c ^= 4
+	c ^= c >> 16
+	c *= 0x85ebca6b
+	c ^= c >> 13
+	c *= 0xc2b2ae35
+	c ^= c >> 16
+	h := int32(c)
+	if h >= 0 {
+		return h
+	}
+	if h != -1<<31 {
+		return -h
+	}
+	return 0
+}
+
+// KeyGroupForHash is Flink's computeKeyGroupForKeyHash: the key group of a key
+// whose hash code is keyHash, murmurHash(keyHash) % maxParallelism.
+func KeyGroupForHash(keyHash int32, maxParallelism int) int {
+	return int(MurmurHash(keyHash)) % maxParallelism
+}
+
+// OperatorIndexForKeyGroup is Flink's computeOperatorIndexForKeyGroup: the
+// operator instance, of parallelism instances, that owns key group g.
+func OperatorIndexForKeyGroup(maxParallelism, parallelism, g int) int {
+	return g * parallelism / maxParallelism
+}
+
+// RangeForOperatorIndex is Flink's computeKeyGroupRangeForOperatorIndex: the
+// key groups operator instance i of parallelism instances owns.
+func RangeForOperatorIndex(maxParallelism, parallelism, i int) (KeyGroupRange, error) {
+	if err := CheckParallelism(parallelism); err != nil {
+		return KeyGroupRange{}, err
+	}
+	if err := CheckParallelism(maxParallelism); err != nil {
+		return KeyGroupRange{}, err
+	}
+	if maxParallelism < parallelism {
+		return KeyGroupRange{}, fmt.Errorf("%w: Maximum parallelism must not be smaller than parallelism.", ErrParallelism)
+	}
+	if i < 0 || i >= parallelism {
+		return KeyGroupRange{}, fmt.Errorf("%w: operator index %d not within 0..%d", ErrParallelism, i, parallelism-1)
+	}
+	return KeyGroupRange{
+		Start: (i*maxParallelism + parallelism - 1) / parallelism,
+		End:   ((i+1)*maxParallelism - 1) / parallelism,
+	}, nil
+}
+
+// DefaultMaxParallelism is Flink's computeDefaultMaxParallelism:
+// min(max(roundUpToPowerOfTwo(p + p/2), 128), 32768).
+func DefaultMaxParallelism(parallelism int) (int, error) {
+	if err := CheckParallelism(parallelism); err != nil {
+		return 0, err
+	}
+	return min(max(roundUpToPowerOfTwo(parallelism+parallelism/2), DefaultLowerBoundMaxParallelism), UpperBoundMaxParallelism), nil
+}
+
+// CheckParallelism is Flink's checkParallelismPreconditions: 1..32768.
+func CheckParallelism(p int) error {
+	if p <= 0 || p > UpperBoundMaxParallelism {
+		return fmt.Errorf("%w: Operator parallelism not within bounds: %d", ErrParallelism, p)
+	}
+	return nil
+}
+
+// roundUpToPowerOfTwo is Flink's MathUtils.roundUpToPowerOfTwo for x >= 1.
+func roundUpToPowerOfTwo(x int) int {
+	p := 1
+	for p < x {
+		p <<= 1
+	}
+	return p
+}

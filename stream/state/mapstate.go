@@ -1,0 +1,323 @@
+package state
+
+import (
+	"iter"
+	"unsafe"
+)
+
+// mapEntry is one key's map and its estimated bytes.
+type mapEntry[UK comparable, UV any] struct {
+	m  map[UK]elem[UV]
+	sz int64
+}
+
+// MapState is Flink's MapState: a map per key.
+type MapState[UK comparable, UV any] interface {
+	// Get returns the value of uk in the current key's map.
+	Get(uk UK) (UV, bool)
+	// Put sets the value of uk.
+	Put(uk UK, uv UV)
+	// PutAll sets the values of all of m's keys.
+	PutAll(m map[UK]UV)
+	// Remove removes uk.
+	Remove(uk UK)
+	// Contains reports whether uk has a value.
+	Contains(uk UK) bool
+	// All iterates over the entries, in no order. The loop body may Remove
+	// the entry it is given.
+	All() iter.Seq2[UK, UV]
+	// Keys iterates over the keys.
+	Keys() iter.Seq[UK]
+	// Values iterates over the values.
+	Values() iter.Seq[UV]
+	// IsEmpty reports whether the current key's map has no entries.
+	IsEmpty() bool
+	// Clear removes the current key's map.
+	Clear()
+}
+
+// MapDescriptor names a MapState.
+type MapDescriptor[UK comparable, UV any] struct {
+	Name string
+	TTL  TTLConfig
+}
+
+// Map is a MapState in namespaces N. TTL applies per entry.
+type Map[K, N comparable, UK comparable, UV any] struct {
+	base[K, N]
+	t  table[K, N, *mapEntry[UK, UV]]
+	ks sizer[UK]
+	vs sizer[UV]
+}
+
+// NewMap returns the backend's map state of that name, registering it on
+// first use.
+func NewMap[K, N comparable, UK comparable, UV any](b *Backend[K], d MapDescriptor[UK, UV]) (*Map[K, N, UK, UV], error) {
+	if s, ok, err := lookup[*Map[K, N, UK, UV]](b, d.Name); ok || err != nil {
+		return s, err
+	}
+	bs, err := newBase[K, N](b, d.Name, KindMap, d.TTL, int64(unsafe.Sizeof(mapEntry[UK, UV]{})))
+	if err != nil {
+		return nil, err
+	}
+	s := &Map[K, N, UK, UV]{base: bs, t: newTable[K, N, *mapEntry[UK, UV]](b.groups.Len())}
+	if s.ks, err = newSizer[UK]("user key of " + s.what); err != nil {
+		return nil, err
+	}
+	if s.vs, err = newSizer[UV]("user value of " + s.what); err != nil {
+		return nil, err
+	}
+	return s, b.register(s, false)
+}
+
+// GetMapState returns the map state of that name in the Void namespace.
+func GetMapState[K comparable, UK comparable, UV any](b *Backend[K], d MapDescriptor[UK, UV]) (MapState[UK, UV], error) {
+	s, err := NewMap[K, Void, UK, UV](b, d)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Map[K, N, UK, UV]) kind() Kind { return KindMap }
+
+// KeysIn returns the keys that have an entry in namespace ns (expired or not),
+// as Flink's getKeys; the caller may set each as the current key and change
+// the state.
+func (s *Map[K, N, UK, UV]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+
+func (s *Map[K, N, UK, UV]) pairBytes(uk *UK, e *elem[UV]) int64 {
+	return entryOverhead + int64(unsafe.Sizeof(*uk)) + int64(unsafe.Sizeof(*e)) +
+		s.ks.extra(uk, &s.b.scratch) + s.vs.extra(&e.v, &s.b.scratch)
+}
+
+// cur returns the current key's map entry (nil map when none) and its place.
+func (s *Map[K, N, UK, UV]) cur() (*mapEntry[UK, UV], nsKey[K, N], int) {
+	k, idx := nsKey[K, N]{s.b.key, s.ns}, s.b.at()
+	if idx < 0 || s.t.groups[idx] == nil {
+		return nil, k, idx
+	}
+	return s.t.groups[idx][k], k, idx
+}
+
+// store writes e back, removing the key's entry when its map is empty.
+func (s *Map[K, N, UK, UV]) store(e *mapEntry[UK, UV], k nsKey[K, N], idx int, old int64) {
+	m := s.t.of(idx)
+	if len(e.m) == 0 {
+		delete(m, k)
+		s.b.shrink(old)
+		return
+	}
+	m[k] = e
+	s.b.resize(old, e.sz, s.what)
+}
+
+// check applies TTL to the element of uk: it returns the element, whether it
+// is to be returned, and removes it when expired.
+func (s *Map[K, N, UK, UV]) check(e *mapEntry[UK, UV], k nsKey[K, N], idx int, uk UK, read bool) (elem[UV], bool) {
+	it, ok := e.m[uk]
+	if !ok || !s.ttl.on {
+		return it, ok
+	}
+	now := s.b.now()
+	if s.ttl.expired(it.ts, now) {
+		old := e.sz
+		e.sz -= s.pairBytes(&uk, &it)
+		delete(e.m, uk)
+		s.store(e, k, idx, old)
+		return it, read && s.ttl.returnExpired
+	}
+	if read && s.ttl.onRead {
+		it.ts = now
+		e.m[uk] = it
+	}
+	return it, true
+}
+
+// Get returns the value of uk in the current key's map.
+func (s *Map[K, N, UK, UV]) Get(uk UK) (UV, bool) {
+	e, k, idx := s.cur()
+	if e == nil {
+		var zero UV
+		return zero, false
+	}
+	it, ok := s.check(e, k, idx, uk, true)
+	return it.v, ok
+}
+
+// Contains reports whether uk has a value in the current key's map.
+func (s *Map[K, N, UK, UV]) Contains(uk UK) bool {
+	e, k, idx := s.cur()
+	if e == nil {
+		return false
+	}
+	_, ok := s.check(e, k, idx, uk, true)
+	return ok
+}
+
+// Put sets the value of uk in the current key's map.
+func (s *Map[K, N, UK, UV]) Put(uk UK, uv UV) {
+	e, k, idx := s.cur()
+	if idx < 0 {
+		return
+	}
+	old := int64(0)
+	if e == nil {
+		e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k)}
+	} else {
+		old = e.sz
+	}
+	if prev, ok := e.m[uk]; ok {
+		e.sz -= s.pairBytes(&uk, &prev)
+	}
+	it := elem[UV]{v: uv, ts: s.ttl.stamp(s.b.clock)}
+	e.m[uk] = it
+	e.sz += s.pairBytes(&uk, &it)
+	s.store(e, k, idx, old)
+}
+
+// PutAll sets the values of all of m's keys.
+func (s *Map[K, N, UK, UV]) PutAll(m map[UK]UV) {
+	for uk, uv := range m {
+		s.Put(uk, uv)
+	}
+}
+
+// Remove removes uk from the current key's map.
+func (s *Map[K, N, UK, UV]) Remove(uk UK) {
+	e, k, idx := s.cur()
+	if e == nil {
+		return
+	}
+	if it, ok := e.m[uk]; ok {
+		old := e.sz
+		e.sz -= s.pairBytes(&uk, &it)
+		delete(e.m, uk)
+		s.store(e, k, idx, old)
+	}
+}
+
+// All iterates over the current key's entries, removing expired ones.
+func (s *Map[K, N, UK, UV]) All() iter.Seq2[UK, UV] {
+	return func(yield func(UK, UV) bool) {
+		e, k, idx := s.cur()
+		if e == nil {
+			return
+		}
+		for uk := range e.m {
+			it, ok := s.check(e, k, idx, uk, true)
+			if ok && !yield(uk, it.v) {
+				return
+			}
+		}
+	}
+}
+
+// Keys iterates over the current key's map keys.
+func (s *Map[K, N, UK, UV]) Keys() iter.Seq[UK] {
+	return func(yield func(UK) bool) {
+		for uk := range s.All() {
+			if !yield(uk) {
+				return
+			}
+		}
+	}
+}
+
+// Values iterates over the current key's map values.
+func (s *Map[K, N, UK, UV]) Values() iter.Seq[UV] {
+	return func(yield func(UV) bool) {
+		for _, uv := range s.All() {
+			if !yield(uv) {
+				return
+			}
+		}
+	}
+}
+
+// IsEmpty reports whether the current key's map has no live entries.
+func (s *Map[K, N, UK, UV]) IsEmpty() bool {
+	for range s.All() {
+		return false
+	}
+	return true
+}
+
+// Clear removes the current key's map in the current namespace.
+func (s *Map[K, N, UK, UV]) Clear() {
+	e, k, idx := s.cur()
+	if e == nil {
+		return
+	}
+	delete(s.t.groups[idx], k)
+	s.b.shrink(e.sz)
+}
+
+func (s *Map[K, N, UK, UV]) write(dst []byte, idx int, now int64) ([]byte, int) {
+	n := 0
+	for k, e := range s.t.groups[idx] {
+		live := 0
+		for _, it := range e.m {
+			if !s.ttl.expired(it.ts, now) {
+				live++
+			}
+		}
+		if live == 0 {
+			continue
+		}
+		dst = s.appendKey(dst, &k)
+		dst = appendUvarint(dst, uint64(live))
+		for uk, it := range e.m {
+			if !s.ttl.expired(it.ts, now) {
+				dst = appendVarint(dst, it.ts)
+				dst = s.ks.codec.Append(dst, &uk)
+				dst = s.vs.codec.Append(dst, &it.v)
+			}
+		}
+		n++
+	}
+	return dst, n
+}
+
+func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
+	d := dec{b: src}
+	m := s.t.of(idx)
+	for i := 0; i < n && d.err == nil; i++ {
+		var k nsKey[K, N]
+		s.readKey(&d, &k, idx)
+		cnt := d.count()
+		e, ok := m[k]
+		old := int64(0)
+		if ok {
+			old = e.sz
+		} else {
+			e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k)}
+		}
+		for j := 0; j < cnt && d.err == nil; j++ {
+			var uk UK
+			var it elem[UV]
+			it.ts = d.varint()
+			decodeInto(&d, s.ks.codec, &uk)
+			decodeInto(&d, s.vs.codec, &it.v)
+			if d.err != nil {
+				break
+			}
+			if prev, ok := e.m[uk]; ok {
+				e.sz -= s.pairBytes(&uk, &prev)
+			}
+			e.m[uk] = it
+			e.sz += s.pairBytes(&uk, &it)
+		}
+		s.store(e, k, idx, old)
+	}
+	return d.done(s.what)
+}
+
+func (s *Map[K, N, UK, UV]) drop() {
+	for i, m := range s.t.groups {
+		for _, e := range m {
+			s.b.shrink(e.sz)
+		}
+		s.t.groups[i] = nil
+	}
+}

@@ -1,0 +1,328 @@
+package state
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"unsafe"
+)
+
+// Timer is a timer of a keyed operator: a time, the key it was registered
+// under and a namespace (the window, for windows; Void otherwise).
+type Timer[K, N comparable] struct {
+	Timestamp int64
+	Key       K
+	Namespace N
+}
+
+// Triggerable is called by a timer service for each timer that fires, with
+// the timer's key already the backend's current key (Flink's Triggerable).
+// An error stops the advance and is returned by it.
+type Triggerable[K, N comparable] interface {
+	OnEventTime(t Timer[K, N]) error
+	OnProcessingTime(t Timer[K, N]) error
+}
+
+// Timers is Flink's InternalTimerService over a HeapPriorityQueueSet: the
+// event-time and processing-time timers of one keyed operator, each
+// registered for the backend's current key, deduplicated by (time, key,
+// namespace) and kept per key group, so that they are snapshotted and
+// rescaled with the keyed state.
+//
+// Timers fire in timestamp order; timers of one timestamp fire in the order
+// they were registered (after a restore: by key group, then as registered).
+// A callback may register and delete timers: one registered for a time the
+// advance reaches fires in that same advance, as in Flink, whose loop peeks
+// the queue again after each timer.
+type Timers[K, N comparable] struct {
+	b         *Backend[K]
+	name      string
+	what      string
+	target    Triggerable[K, N]
+	event     queue[K, N]
+	proc      queue[K, N]
+	watermark int64
+	key       sizer[K]
+	space     sizer[N]
+}
+
+// NewTimers returns the backend's timer service of that name, registering it
+// on first use and ingesting the timers a restore read for it. target is
+// called for the timers that fire.
+func NewTimers[K, N comparable](b *Backend[K], name string, target Triggerable[K, N]) (*Timers[K, N], error) {
+	if r, ok := b.timers[name]; ok {
+		t, ok := r.(*Timers[K, N])
+		if !ok {
+			return nil, fmt.Errorf("state: %s: timer service %q has another namespace type", b.name, name)
+		}
+		t.target = target
+		return t, nil
+	}
+	if name == "" || target == nil {
+		return nil, fmt.Errorf("state: %s: a timer service needs a name and a target", b.name)
+	}
+	t := &Timers[K, N]{b: b, name: name, what: fmt.Sprintf("timer service %q", name), target: target, watermark: math.MinInt64}
+	var err error
+	if t.key, err = newSizer[K]("key of " + t.what); err != nil {
+		return nil, err
+	}
+	if t.space, err = newSizer[N]("namespace of " + t.what); err != nil {
+		return nil, err
+	}
+	t.event.init(b.groups.Len())
+	t.proc.init(b.groups.Len())
+	return t, b.register(t, true)
+}
+
+func (t *Timers[K, N]) stateName() string { return t.name }
+func (t *Timers[K, N]) kind() Kind        { return kindTimers }
+
+// CurrentWatermark returns the last watermark advanced to (math.MinInt64 at first).
+func (t *Timers[K, N]) CurrentWatermark() int64 { return t.watermark }
+
+// RegisterEventTimeTimer registers a timer at ts for the current key in ns.
+func (t *Timers[K, N]) RegisterEventTimeTimer(ns N, ts int64) { t.add(&t.event, ns, ts) }
+
+// RegisterProcessingTimeTimer registers a processing-time timer at ts.
+func (t *Timers[K, N]) RegisterProcessingTimeTimer(ns N, ts int64) { t.add(&t.proc, ns, ts) }
+
+// DeleteEventTimeTimer deletes the current key's event-time timer at ts in ns.
+func (t *Timers[K, N]) DeleteEventTimeTimer(ns N, ts int64) { t.del(&t.event, ns, ts) }
+
+// DeleteProcessingTimeTimer deletes the current key's processing-time timer.
+func (t *Timers[K, N]) DeleteProcessingTimeTimer(ns N, ts int64) { t.del(&t.proc, ns, ts) }
+
+// NumEventTimeTimers returns the number of event-time timers held.
+func (t *Timers[K, N]) NumEventTimeTimers() int { return len(t.event.heap) }
+
+// NumProcessingTimeTimers returns the number of processing-time timers held.
+func (t *Timers[K, N]) NumProcessingTimeTimers() int { return len(t.proc.heap) }
+
+// NextProcessingTime returns the earliest processing-time timer, the deadline
+// the task loop waits for, and false when there is none.
+func (t *Timers[K, N]) NextProcessingTime() (int64, bool) {
+	if len(t.proc.heap) == 0 {
+		return 0, false
+	}
+	return t.proc.heap[0].t.Timestamp, true
+}
+
+// AdvanceWatermark sets the watermark to wm and fires every event-time timer
+// at or before it, in timestamp order, setting each one's key as the current
+// key first.
+func (t *Timers[K, N]) AdvanceWatermark(wm int64) error {
+	t.watermark = wm
+	return t.fire(&t.event, wm, true)
+}
+
+// AdvanceProcessingTime fires every processing-time timer at or before now.
+func (t *Timers[K, N]) AdvanceProcessingTime(now int64) error {
+	return t.fire(&t.proc, now, false)
+}
+
+func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
+	for len(q.heap) > 0 && q.heap[0].t.Timestamp <= upTo {
+		top := q.heap[0]
+		t.b.SetCurrentKeyInGroup(top.t.Key, t.b.groups.Start+int(top.idx))
+		q.removeAt(0)
+		t.b.shrink(top.sz)
+		var err error
+		if event {
+			err = t.target.OnEventTime(top.t)
+		} else {
+			err = t.target.OnProcessingTime(top.t)
+		}
+		if err != nil {
+			return fmt.Errorf("state: %s: %s: timer at %d: %w", t.b.name, t.what, top.t.Timestamp, err)
+		}
+	}
+	return nil
+}
+
+func (t *Timers[K, N]) add(q *queue[K, N], ns N, ts int64) {
+	if idx := t.b.at(); idx >= 0 {
+		t.insert(q, Timer[K, N]{ts, t.b.key, ns}, idx)
+	}
+}
+
+// insert adds tm to group index idx unless it is there.
+func (t *Timers[K, N]) insert(q *queue[K, N], tm Timer[K, N], idx int) {
+	if _, ok := q.pos[idx][tm]; ok {
+		return
+	}
+	sz := entryOverhead + int64(unsafe.Sizeof(tm))*2 + int64(unsafe.Sizeof(qent[K, N]{})) +
+		2*(t.key.extra(&tm.Key, &t.b.scratch)+t.space.extra(&tm.Namespace, &t.b.scratch))
+	q.push(tm, idx, sz)
+	t.b.grow(sz, t.what)
+}
+
+func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
+	idx := t.b.at()
+	if idx < 0 {
+		return
+	}
+	if i, ok := q.pos[idx][Timer[K, N]{ts, t.b.key, ns}]; ok {
+		t.b.shrink(q.heap[i].sz)
+		q.removeAt(i)
+	}
+}
+
+// write encodes a group's timers, event-time then processing-time, each
+// sorted by time and registration.
+func (t *Timers[K, N]) write(dst []byte, idx int, _ int64) ([]byte, int) {
+	n := 0
+	for qi, q := range []*queue[K, N]{&t.event, &t.proc} {
+		ents := make([]qent[K, N], 0, len(q.pos[idx]))
+		for _, i := range q.pos[idx] {
+			ents = append(ents, q.heap[i])
+		}
+		slices.SortFunc(ents, func(a, b qent[K, N]) int { return a.less(&b) })
+		for i := range ents {
+			dst = append(dst, byte(qi))
+			dst = appendVarint(dst, ents[i].t.Timestamp)
+			dst = t.key.codec.Append(dst, &ents[i].t.Key)
+			dst = t.space.codec.Append(dst, &ents[i].t.Namespace)
+			n++
+		}
+	}
+	return dst, n
+}
+
+func (t *Timers[K, N]) read(src []byte, idx, n int) error {
+	d := dec{b: src}
+	for i := 0; i < n && d.err == nil; i++ {
+		which := d.byte()
+		var tm Timer[K, N]
+		tm.Timestamp = d.varint()
+		decodeInto(&d, t.key.codec, &tm.Key)
+		decodeInto(&d, t.space.codec, &tm.Namespace)
+		if d.err != nil {
+			break
+		}
+		if which > 1 {
+			d.fail("timer kind %d", which)
+			break
+		}
+		if KeyGroupForHash(t.b.hash(tm.Key), t.b.maxP) != t.b.groups.Start+idx {
+			d.fail("timer key of another key group than %d", t.b.groups.Start+idx)
+			break
+		}
+		q := &t.event
+		if which == 1 {
+			q = &t.proc
+		}
+		t.insert(q, tm, idx)
+	}
+	return d.done(t.what)
+}
+
+func (t *Timers[K, N]) drop() {
+	for _, q := range []*queue[K, N]{&t.event, &t.proc} {
+		for i := range q.heap {
+			t.b.shrink(q.heap[i].sz)
+		}
+		q.init(len(q.pos))
+	}
+}
+
+// qent is a queued timer with its key group index, its registration order
+// and its estimated bytes.
+type qent[K, N comparable] struct {
+	t   Timer[K, N]
+	seq uint64
+	sz  int64
+	idx int32
+}
+
+func (a *qent[K, N]) less(b *qent[K, N]) int {
+	if a.t.Timestamp != b.t.Timestamp {
+		if a.t.Timestamp < b.t.Timestamp {
+			return -1
+		}
+		return 1
+	}
+	if a.seq < b.seq {
+		return -1
+	}
+	if a.seq > b.seq {
+		return 1
+	}
+	return 0
+}
+
+// queue is a binary min-heap of timers with, per key group, a map from each
+// timer to its heap position (for deduplication and deletion).
+type queue[K, N comparable] struct {
+	heap []qent[K, N]
+	pos  []map[Timer[K, N]]int
+	seq  uint64
+}
+
+func (q *queue[K, N]) init(groups int) {
+	q.heap = nil
+	q.pos = make([]map[Timer[K, N]]int, groups)
+	for i := range q.pos {
+		q.pos[i] = map[Timer[K, N]]int{}
+	}
+}
+
+func (q *queue[K, N]) push(t Timer[K, N], idx int, sz int64) {
+	q.seq++
+	q.heap = append(q.heap, qent[K, N]{t: t, seq: q.seq, sz: sz, idx: int32(idx)})
+	i := len(q.heap) - 1
+	q.pos[idx][t] = i
+	q.up(i)
+}
+
+func (q *queue[K, N]) removeAt(i int) {
+	e := q.heap[i]
+	delete(q.pos[e.idx], e.t)
+	last := len(q.heap) - 1
+	if i != last {
+		q.heap[i] = q.heap[last]
+		q.pos[q.heap[i].idx][q.heap[i].t] = i
+	}
+	q.heap[last] = qent[K, N]{}
+	q.heap = q.heap[:last]
+	if i < last {
+		q.down(i)
+		q.up(i)
+	}
+}
+
+func (q *queue[K, N]) swap(i, j int) {
+	h := q.heap
+	h[i], h[j] = h[j], h[i]
+	q.pos[h[i].idx][h[i].t] = i
+	q.pos[h[j].idx][h[j].t] = j
+}
+
+func (q *queue[K, N]) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if q.heap[i].less(&q.heap[p]) >= 0 {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q *queue[K, N]) down(i int) {
+	n := len(q.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && q.heap[r].less(&q.heap[l]) < 0 {
+			m = r
+		}
+		if q.heap[m].less(&q.heap[i]) >= 0 {
+			return
+		}
+		q.swap(i, m)
+		i = m
+	}
+}
