@@ -36,10 +36,14 @@ func appenderOf(t reflect.Type) appendFunc {
 	if t == timeType {
 		return func(dst []byte, v reflect.Value) []byte { return appendInstant(dst, v.Interface().(time.Time)) }
 	}
-	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer {
+	if t.Kind() != reflect.Interface {
+		isNil := func(v reflect.Value) bool { return t.Kind() == reflect.Pointer && v.IsNil() }
 		switch {
 		case t.Implements(errorType):
 			return func(dst []byte, v reflect.Value) []byte {
+				if isNil(v) {
+					return append(dst, "null"...)
+				}
 				if !v.CanInterface() {
 					return appendFallback(dst, v)
 				}
@@ -47,12 +51,15 @@ func appenderOf(t reflect.Type) appendFunc {
 			}
 		case t.Implements(stringerType):
 			return func(dst []byte, v reflect.Value) []byte {
+				if isNil(v) {
+					return append(dst, "null"...)
+				}
 				if !v.CanInterface() {
 					return appendFallback(dst, v)
 				}
 				return append(dst, v.Interface().(fmt.Stringer).String()...)
 			}
-		case reflect.PointerTo(t).Implements(stringerType):
+		case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(stringerType):
 			return func(dst []byte, v reflect.Value) []byte {
 				if !v.CanInterface() {
 					return appendFallback(dst, v)
@@ -78,14 +85,6 @@ func appenderOf(t reflect.Type) appendFunc {
 		return func(dst []byte, v reflect.Value) []byte { return AppendJavaDouble(dst, v.Float(), 32) }
 	case reflect.Pointer:
 		elem := appenderOf(t.Elem())
-		if t.Implements(stringerType) && !t.Elem().Implements(stringerType) {
-			elem = func(dst []byte, v reflect.Value) []byte {
-				if !v.CanInterface() {
-					return appendFallback(dst, v)
-				}
-				return append(dst, v.Addr().Interface().(fmt.Stringer).String()...)
-			}
-		}
 		return func(dst []byte, v reflect.Value) []byte {
 			if v.IsNil() {
 				return append(dst, "null"...)
@@ -167,7 +166,8 @@ func appendFallback(dst []byte, v reflect.Value) []byte { return fmt.Append(dst,
 // as f; plain decimal with at least one digit after the point when
 // 1e-3 <= |f| < 1e7 ("1.0", "3.5", "0.001", "1234567.0"), else computerized
 // scientific notation ("1.0E10", "1.0E-4", "-2.5E7"); "NaN", "Infinity",
-// "-Infinity", "0.0" and "-0.0".
+// "-Infinity", "0.0" and "-0.0". As JDK 19 and later, when one digit would
+// do it prints the two-digit decimal closest to f ("4.9E-324").
 func AppendJavaDouble(dst []byte, f float64, bitSize int) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -205,7 +205,17 @@ func AppendJavaDouble(dst []byte, f float64, bitSize int) []byte {
 			nd++
 		}
 	}
-	ds := digits[:nd] // the value is 0.ds × 10^(exp+1)
+	if nd == 1 {
+		// Java picks, when one digit would do, the two-digit decimal
+		// closest to f (4.9E-324, not 5.0E-324), then drops a zero.
+		e = strconv.AppendFloat(buf[:0], math.Abs(f), 'e', 1, bitSize)
+		digits[0], digits[1] = e[0], e[2]
+		exp, _ = strconv.Atoi(string(e[4:]))
+		if nd = 2; digits[1] == '0' {
+			nd = 1
+		}
+	}
+	ds := digits[:nd] // the value is d.ddd × 10^exp
 	abs := math.Abs(f)
 	if abs >= 1e-3 && abs < 1e7 {
 		if exp >= 0 {
