@@ -52,9 +52,11 @@ func CSV[T any](dir string, format csv.Options, opts ...Option) *FileSink[T] {
 
 // Parquet returns a bulk-format sink writing each part as a Parquet file
 // with formats/parquet, as Flink's ParquetWriterFactory; parts roll on
-// checkpoints.
+// checkpoints. Part names end in ".parquet" unless an OutputFileConfig says
+// otherwise, so that formats/parquet reads the directory.
 func Parquet[T any](dir string, format []parquet.SinkOption, opts ...Option) *FileSink[T] {
-	opts = append([]Option{WithRollingPolicy(OnCheckpointRollingPolicy{})}, opts...)
+	opts = append([]Option{WithRollingPolicy(OnCheckpointRollingPolicy{}),
+		WithOutputFileConfig(OutputFileConfig{PartSuffix: ".parquet"})}, opts...)
 	return &FileSink[T]{dir: dir, format: "parquet", cfg: newConfig(opts),
 		bulk: func(path string) formats.Sink[T] { return parquet.NewSink[T](path, format...) }}
 }
