@@ -132,3 +132,119 @@ func TestBulkRejectsDefaultPolicy(t *testing.T) {
 		}
 	}
 }
+
+// countingPolicy counts a policy's calls and its decisions to roll, as
+// MethodCallCountingPolicyWrapper in Flink's RollingPolicyTest.
+type countingPolicy struct {
+	RollingPolicy
+	eventCalls, eventRolls, timeCalls, timeRolls int
+}
+
+func (c *countingPolicy) ShouldRollOnEvent(p PartInfo) bool {
+	roll := c.RollingPolicy.ShouldRollOnEvent(p)
+	c.eventCalls++
+	if roll {
+		c.eventRolls++
+	}
+	return roll
+}
+
+func (c *countingPolicy) ShouldRollOnProcessingTime(p PartInfo, now time.Time) bool {
+	roll := c.RollingPolicy.ShouldRollOnProcessingTime(p, now)
+	c.timeCalls++
+	if roll {
+		c.timeRolls++
+	}
+	return roll
+}
+
+func (c *countingPolicy) verify(t *testing.T, step string, eventCalls, eventRolls, timeCalls, timeRolls int) {
+	t.Helper()
+	if got, want := [4]int{c.eventCalls, c.eventRolls, c.timeCalls, c.timeRolls}, [4]int{eventCalls, eventRolls, timeCalls, timeRolls}; got != want {
+		t.Errorf("%s: event calls, event rolls, time calls, time rolls = %v, want %v", step, got, want)
+	}
+}
+
+// flinkHarness drives a text writer at processing times in milliseconds,
+// as Flink's Buckets.onElement(MockSinkContext(..., processingTime)) and
+// onProcessingTime do.
+type flinkHarness struct {
+	t     *testing.T
+	clk   *fakeClock
+	w     *FileWriter[string]
+	start time.Time
+}
+
+func newFlinkHarness(t *testing.T, policy RollingPolicy) *flinkHarness {
+	clk := newClock()
+	w := must[*FileWriter[string]](t)(Text(t.TempDir(), WithClock(clk), WithRollingPolicy(policy)).Writer(0, 1))
+	return &flinkHarness{t: t, clk: clk, w: w, start: clk.t}
+}
+
+func (h *flinkHarness) at(ms int64) { h.clk.t = h.start.Add(time.Duration(ms) * time.Millisecond) }
+
+func (h *flinkHarness) onElement(s string, ms int64) {
+	h.at(ms)
+	check(h.t, h.w.Write([]string{s}))
+}
+
+func (h *flinkHarness) onProcessingTime(ms int64) {
+	h.at(ms)
+	check(h.t, h.w.Tick())
+}
+
+// RollingPolicyTest.testDefaultRollingPolicy of Flink: max part size 10,
+// inactivity 4 ms, rollover 11 ms; "test1\n" is 6 bytes.
+func TestFlinkDefaultRollingPolicy(t *testing.T) {
+	p := &countingPolicy{RollingPolicy: DefaultRollingPolicy{PartSize: 10, InactivityInterval: 4 * time.Millisecond, RolloverInterval: 11 * time.Millisecond}}
+	h := newFlinkHarness(t, p)
+	p.verify(t, "start", 0, 0, 0, 0)
+	// these two fill up the first in-progress file and at the third it rolls
+	h.onElement("test1", 1)
+	h.onElement("test1", 2)
+	p.verify(t, "two elements", 1, 0, 0, 0)
+	h.onElement("test1", 3)
+	p.verify(t, "roll on size", 2, 1, 0, 0)
+	h.onProcessingTime(5) // still no time to roll
+	p.verify(t, "at 5", 2, 1, 1, 0)
+	h.onProcessingTime(7) // roll due to inactivity
+	p.verify(t, "at 7", 2, 1, 2, 1)
+	h.onElement("test1", 3)
+	h.onProcessingTime(20) // roll due to rollover interval
+	p.verify(t, "at 20", 2, 1, 3, 2)
+	cs := must[[]Committable](t)(h.w.PrepareCommit(1))
+	if len(cs) != 3 {
+		t.Errorf("%d parts, want 3", len(cs))
+	}
+	check(t, Commit(cs))
+}
+
+// RollingPolicyTest.testCustomRollingPolicy of Flink: roll on event above
+// 9 bytes, on processing time after 10 ms without a record.
+func TestFlinkCustomRollingPolicy(t *testing.T) {
+	p := &countingPolicy{RollingPolicy: customPolicy{}}
+	h := newFlinkHarness(t, p)
+	h.onElement("test1", 2)
+	h.onElement("test1", 2)
+	// one call: the first element found no part and opened one unasked
+	p.verify(t, "two elements", 1, 0, 0, 0)
+	h.onElement("test1", 2)
+	p.verify(t, "third element", 2, 1, 0, 0)
+	cs := must[[]Committable](t)(h.w.PrepareCommit(1)) // a checkpoint rolls
+	if len(cs) != 2 {
+		t.Errorf("checkpoint 1: %d parts, want 2", len(cs))
+	}
+	h.onElement("test1", 5)
+	h.onProcessingTime(12) // last update at 5: no roll, but a check
+	p.verify(t, "at 12", 2, 1, 1, 0)
+	h.onProcessingTime(16)
+	p.verify(t, "at 16", 2, 1, 2, 1)
+	check(t, Commit(append(cs, must[[]Committable](t)(h.w.PrepareCommit(2))...)))
+}
+
+type customPolicy struct{}
+
+func (customPolicy) ShouldRollOnEvent(p PartInfo) bool { return p.Size > 9 }
+func (customPolicy) ShouldRollOnProcessingTime(p PartInfo, now time.Time) bool {
+	return now.Sub(p.LastUpdate) >= 10*time.Millisecond
+}
