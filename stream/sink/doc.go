@@ -53,13 +53,17 @@
 // Readers that skip hidden files (formats.Expand, Flink's FileSource) read
 // committed data only.
 //
+// A FileSink has one bucket, its directory (Flink's BasePathBucketAssigner):
+// records are not spread over subdirectories.
+//
 // Row formats (Text, Rows) encode record by record and know their part's
 // size, so they roll by the RollingPolicy: DefaultRollingPolicy (Flink's:
 // before a record once the part holds more than PartSize bytes, 128 MiB;
 // at a Tick once the part has been open for RolloverInterval or idle for
 // InactivityInterval, 60 s each) or OnCheckpointRollingPolicy. Bulk formats
-// (CSV and Parquet, through formats/csv and formats/parquet, as Flink's CSV
-// and Parquet bulk writers) roll on checkpoints only. Processing time comes
+// (CSV and Parquet, through formats/csv and formats/parquet, as Flink's
+// CsvBulkWriters and ParquetWriterFactory) encode a part as a whole and roll
+// on checkpoints only; Parquet's parts end in ".parquet" by default. Processing time comes
 // from the sink's Clock (injectable); the runtime calls Tick every
 // CheckInterval (Flink's bucket check interval, 60 s).
 //

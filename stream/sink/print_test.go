@@ -2,6 +2,7 @@ package sink
 
 import (
 	"bytes"
+	"os"
 	"testing"
 )
 
@@ -31,5 +32,25 @@ func TestPrintPrefix(t *testing.T) {
 	}
 	if _, err := NewPrintTo[int](&bytes.Buffer{}, "").Writer(2, 2); err == nil {
 		t.Error("subtask 2 of 2: no error")
+	}
+}
+
+// NewPrintErr prints to standard error as NewPrint does to standard output
+// (Flink's printToErr).
+func TestPrintErr(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	check(t, err)
+	defer f.Close()
+	saved := os.Stderr
+	os.Stderr = f
+	p := NewPrintErr[wordCount]("err")
+	os.Stderr = saved
+	w, err := p.Writer(0, 3)
+	check(t, err)
+	check(t, w.Write([]wordCount{{"or", 1}}))
+	b, err := os.ReadFile(f.Name())
+	check(t, err)
+	if string(b) != "err:1> (or,1)\n" {
+		t.Errorf("stderr got %q", b)
 	}
 }
