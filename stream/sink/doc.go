@@ -87,7 +87,8 @@
 //
 // A writer restored from the states of a checkpoint (Writer with the
 // Snapshots) starts at the highest part counter in them, so it never reuses
-// the name of a part that may have been committed, and removes what the
+// the name of a part that may have been committed (nor of any part committed
+// in the directory: a writer starts after them), and removes what the
 // failed run left after the checkpoint: in-progress parts, and pending parts
 // of checkpoints that never completed. Committables and states encode as
 // bytes.

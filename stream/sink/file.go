@@ -74,7 +74,10 @@ func (s *FileSink[T]) CheckInterval() time.Duration { return s.cfg.interval }
 // removes the hidden files that the subtasks of those states whose index is
 // i modulo n left after the checkpoint: their in-progress parts, and the
 // pending parts of checkpoints that did not complete. It keeps the pending
-// parts of the checkpoint, which the restored committables name.
+// parts of the checkpoint, which the restored committables name. A writer
+// also starts after every part of subtask i already committed in the
+// directory (by an earlier job, or a run after an older checkpoint), so
+// Commit never replaces a committed file.
 func (s *FileSink[T]) Writer(i, n int, restored ...[]byte) (*FileWriter[T], error) {
 	if n < 1 || i < 0 || i >= n {
 		return nil, fmt.Errorf("stream/sink: %s: subtask %d of %d out of range", s.dir, i, n)
@@ -102,27 +105,37 @@ func (s *FileSink[T]) Writer(i, n int, restored ...[]byte) (*FileWriter[T], erro
 			stray[sub] = next
 		}
 	}
-	w.start = w.next
-	if len(stray) > 0 {
-		if err := s.remove(func(sub int, c uint64, k hiddenKind) bool {
-			next, ok := stray[sub]
-			return ok && (k == inProgress || c >= next)
-		}); err != nil {
-			return nil, err
+	// never reuse a committed name, even of a run restored from an older
+	// checkpoint
+	err := s.scan(func(sub int, c uint64, k partKind) bool {
+		if k == committed && sub == i {
+			w.next = max(w.next, c+1)
 		}
+		return false
+	})
+	if err == nil && len(stray) > 0 {
+		err = s.scan(func(sub int, c uint64, k partKind) bool {
+			next, ok := stray[sub]
+			return ok && (k == inProgress || k == pending && c >= next)
+		})
 	}
+	if err != nil {
+		return nil, err
+	}
+	w.start = w.next
 	return w, nil
 }
 
-// remove deletes the sink's hidden part files for which drop is true.
-func (s *FileSink[T]) remove(drop func(sub int, counter uint64, k hiddenKind) bool) error {
+// scan calls drop with every part file of the directory and removes the
+// hidden ones for which it returns true.
+func (s *FileSink[T]) scan(drop func(sub int, counter uint64, k partKind) bool) error {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return errorf("list", s.dir, err)
 	}
 	for _, e := range ents {
-		sub, c, k := s.cfg.parseHidden(e.Name())
-		if k == notPart || !drop(sub, c, k) {
+		sub, c, k := s.cfg.parsePart(e.Name())
+		if k == notPart || !drop(sub, c, k) || k == committed {
 			continue
 		}
 		p := filepath.Join(s.dir, e.Name())

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weirdata/weir/formats/text"
 )
 
 // Two subtasks write over three checkpoints and a bounded end: after the
@@ -242,4 +244,30 @@ func TestOutputFileConfig(t *testing.T) {
 	if _, err := Text(dir, WithOutputFileConfig(OutputFileConfig{PartPrefix: "a/b"})).Writer(0, 1); err == nil {
 		t.Error("a prefix with a separator: no error")
 	}
+}
+
+// A restore from an older checkpoint, and a new job writing into the same
+// directory, continue after the parts already committed there: Commit never
+// replaces a committed file.
+func TestNoCommittedNameReused(t *testing.T) {
+	dir := t.TempDir()
+	s := Text(dir)
+	w := must[*FileWriter[string]](t)(s.Writer(0, 1))
+	old := w.Snapshot() // at counter 0
+	for cp := range int64(3) {
+		check(t, w.Write([]string{"first"}))
+		check(t, Commit(must[[]Committable](t)(w.PrepareCommit(cp))))
+	}
+	for _, restored := range [][][]byte{{old}, nil} {
+		w := must[*FileWriter[string]](t)(s.Writer(0, 1, restored...))
+		check(t, w.Write([]string{"again"}))
+		check(t, Commit(must[[]Committable](t)(w.Finish())))
+	}
+	committed, _ := names(t, dir)
+	want := []string{"part-0-0", "part-0-1", "part-0-2", "part-0-3", "part-0-4"}
+	if !slices.Equal(committed, want) {
+		t.Errorf("files %v, want %v", committed, want)
+	}
+	src, err := text.Open(dir)
+	sameRecords(t, readAll(t, src, err, func(s string) string { return s }), []string{"first", "first", "first", "again", "again"})
 }

@@ -23,26 +23,25 @@ func (c *config) partName(subtask int, counter uint64) string {
 func inProgressPath(dir, name string) string { return filepath.Join(dir, "."+name+inProgressMark) }
 func pendingPath(dir, name string) string    { return filepath.Join(dir, "."+name+pendingMark) }
 
-// hiddenKind tells what a hidden part file is.
-type hiddenKind int
+// partKind tells what a file of the directory is to the sink.
+type partKind int
 
 const (
-	notPart hiddenKind = iota
+	notPart partKind = iota
 	inProgress
 	pending
+	committed
 )
 
-// parseHidden reads a file name of the sink's hidden parts: ".name.pending",
-// ".name.inprogress", or a bulk format's temporary file of the in-progress
-// name, "..name.inprogress.tmp-*". It returns the subtask, the counter and
+// parsePart reads a file name of the sink's parts: "name" (committed),
+// ".name.pending", ".name.inprogress", or a bulk format's temporary file of
+// the in-progress name, "..name.inprogress.tmp-*", where name is
+// prefix-<subtask>-<counter>suffix. It returns the subtask, the counter and
 // the kind, or notPart.
-func (c *config) parseHidden(file string) (int, uint64, hiddenKind) {
-	rest, ok := strings.CutPrefix(file, ".")
-	if !ok {
-		return 0, 0, notPart
-	}
+func (c *config) parsePart(file string) (int, uint64, partKind) {
+	rest, hidden := strings.CutPrefix(file, ".")
 	rest = strings.TrimPrefix(rest, ".") // the prefix never starts with a dot
-	rest, ok = strings.CutPrefix(rest, c.names.PartPrefix+"-")
+	rest, ok := strings.CutPrefix(rest, c.names.PartPrefix+"-")
 	if !ok {
 		return 0, 0, notPart
 	}
@@ -70,6 +69,9 @@ func (c *config) parseHidden(file string) (int, uint64, hiddenKind) {
 			continue
 		}
 		switch {
+		case !hidden && tail == "":
+			return sub, counter, committed
+		case !hidden:
 		case tail == pendingMark && file[1] != '.':
 			return sub, counter, pending
 		case tail == inProgressMark || strings.HasPrefix(tail, inProgressMark+".tmp-"):

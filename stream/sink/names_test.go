@@ -4,24 +4,26 @@ import (
 	"testing"
 )
 
-func TestParseHidden(t *testing.T) {
+func TestParsePart(t *testing.T) {
 	c := newConfig([]Option{WithOutputFileConfig(OutputFileConfig{PartSuffix: "7.txt"})})
 	for _, tc := range []struct {
 		name    string
 		sub     int
 		counter uint64
-		kind    hiddenKind
+		kind    partKind
 	}{
 		{".part-0-3" + "7.txt" + ".inprogress", 0, 3, inProgress},
 		{".part-12-40" + "7.txt" + ".pending", 12, 40, pending},
 		{"..part-2-17" + "7.txt" + ".inprogress.tmp-123456", 2, 17, inProgress},
-		{"part-0-37.txt", 0, 0, notPart},
+		{"part-0-37.txt", 0, 3, committed},
+		{"part-5-1237.txt", 5, 123, committed},
+		{"part-0-3.txt", 0, 0, notPart},
 		{"..part-0-37.txt.pending", 0, 0, notPart},
 		{".part-0-3.inprogress", 0, 0, notPart}, // no suffix
 		{".other-0-37.txt.pending", 0, 0, notPart},
 		{".part-x-37.txt.pending", 0, 0, notPart},
 	} {
-		sub, counter, kind := c.parseHidden(tc.name)
+		sub, counter, kind := c.parsePart(tc.name)
 		if kind != tc.kind || kind != notPart && (sub != tc.sub || counter != tc.counter) {
 			t.Errorf("%s: subtask %d counter %d kind %d, want %d %d %d", tc.name, sub, counter, kind, tc.sub, tc.counter, tc.kind)
 		}

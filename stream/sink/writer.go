@@ -159,6 +159,6 @@ func (w *FileWriter[T]) Abort() error {
 		w.cur = nil
 	}
 	w.pending = nil
-	rerr := w.s.remove(func(sub int, c uint64, _ hiddenKind) bool { return sub == w.subtask && c >= w.start })
+	rerr := w.s.scan(func(sub int, c uint64, _ partKind) bool { return sub == w.subtask && c >= w.start })
 	return errors.Join(err, rerr)
 }
