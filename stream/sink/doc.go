@@ -56,7 +56,7 @@
 // A FileSink has one bucket, its directory (Flink's BasePathBucketAssigner):
 // records are not spread over subdirectories.
 //
-// Row formats (Text, Rows) encode record by record and know their part's
+// Row formats (Text, TextOf, Rows) encode record by record and know their part's
 // size, so they roll by the RollingPolicy: DefaultRollingPolicy (Flink's:
 // before a record once the part holds more than PartSize bytes, 128 MiB;
 // at a Tick once the part has been open for RolloverInterval or idle for

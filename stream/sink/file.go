@@ -31,12 +31,15 @@ func Text(dir string, opts ...Option) *FileSink[string] {
 	return Rows(dir, func(dst []byte, s string) []byte { return append(append(dst, s...), '\n') }, opts...)
 }
 
+// TextOf returns a row-format sink writing each record as its ToString and a
+// line end: Flink's SimpleStringEncoder, "(to,1)" for a WordCount tuple.
+func TextOf[T any](dir string, opts ...Option) *FileSink[T] {
+	str := ToString[T]()
+	return Rows(dir, func(dst []byte, v T) []byte { return append(str(dst, v), '\n') }, opts...)
+}
+
 // Rows returns a row-format sink (Flink's forRowFormat with an Encoder):
-// encode appends one record's bytes, its line end included, to dst. Rows
-// with ToString gives Flink's SimpleStringEncoder for any type:
-//
-//	str := sink.ToString[T]()
-//	sink.Rows(dir, func(dst []byte, v T) []byte { return append(str(dst, v), '\n') })
+// encode appends one record's bytes, its line end included, to dst.
 func Rows[T any](dir string, encode func(dst []byte, v T) []byte, opts ...Option) *FileSink[T] {
 	return &FileSink[T]{dir: dir, format: "rows", cfg: newConfig(opts), encode: encode}
 }

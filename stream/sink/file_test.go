@@ -271,3 +271,17 @@ func TestNoCommittedNameReused(t *testing.T) {
 	src, err := text.Open(dir)
 	sameRecords(t, readAll(t, src, err, func(s string) string { return s }), []string{"first", "first", "first", "again", "again"})
 }
+
+// TextOf writes records as Flink's SimpleStringEncoder: toString and a line
+// end.
+func TestTextOf(t *testing.T) {
+	dir := t.TempDir()
+	w := must[*FileWriter[wordCount]](t)(TextOf[wordCount](dir).Writer(0, 1))
+	check(t, w.Write([]wordCount{{"to", 1}, {"be", 2}}))
+	check(t, Commit(must[[]Committable](t)(w.Finish())))
+	b, err := os.ReadFile(filepath.Join(dir, "part-0-0"))
+	check(t, err)
+	if string(b) != "(to,1)\n(be,2)\n" {
+		t.Errorf("got %q", b)
+	}
+}
