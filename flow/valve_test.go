@@ -49,9 +49,9 @@ func (v *valve) apply(s valveStep) valveOut {
 }
 
 func wm(ch int, w int64, want string) valveStep { return valveStep{"wm", ch, w, want} }
-func idle(ch int, want string) valveStep       { return valveStep{"idle", ch, 0, want} }
-func active(ch int, want string) valveStep     { return valveStep{"active", ch, 0, want} }
-func endCh(ch int, want string) valveStep      { return valveStep{"end", ch, 0, want} }
+func idle(ch int, want string) valveStep        { return valveStep{"idle", ch, 0, want} }
+func active(ch int, want string) valveStep      { return valveStep{"active", ch, 0, want} }
+func endCh(ch int, want string) valveStep       { return valveStep{"end", ch, 0, want} }
 
 // TestValveFlink ports Flink's StatusWatermarkValveTest (release-1.20) case by
 // case: each step feeds the valve and checks it emitted exactly the expected
