@@ -56,7 +56,7 @@ func (in *inbox[T]) put(p int, m message[T]) bool {
 	if ch.n == len(ch.q) {
 		return false
 	}
-	ch.q[(ch.head+ch.n)%len(ch.q)] = m
+	ch.q[wrap(ch.head+ch.n, len(ch.q))] = m
 	ch.n++
 	if !ch.queued && !ch.blocked {
 		ch.queued = true
@@ -98,7 +98,7 @@ func (in *inbox[T]) take() (m message[T], ok bool) {
 		}
 		m = ch.q[ch.head]
 		ch.q[ch.head] = message[T]{}
-		ch.head = (ch.head + 1) % len(ch.q)
+		ch.head = wrap(ch.head+1, len(ch.q))
 		ch.n--
 		if ch.waiting {
 			ch.waiting = false
@@ -177,7 +177,7 @@ func (in *inbox[T]) close(x *exchange[T]) {
 		for ; ch.n > 0; ch.n-- {
 			x.putBatch(ch.q[ch.head].batch)
 			ch.q[ch.head] = message[T]{}
-			ch.head = (ch.head + 1) % len(ch.q)
+			ch.head = wrap(ch.head+1, len(ch.q))
 		}
 	}
 }
@@ -228,8 +228,16 @@ type ring struct {
 
 func newRing(capacity int) ring { return ring{buf: make([]int, max(capacity, 1))} }
 
+// wrap returns i modulo n for 0 <= i < 2n.
+func wrap(i, n int) int {
+	if i >= n {
+		return i - n
+	}
+	return i
+}
+
 func (r *ring) push(v int) {
-	r.buf[(r.head+r.n)%len(r.buf)] = v
+	r.buf[wrap(r.head+r.n, len(r.buf))] = v
 	r.n++
 }
 
@@ -237,8 +245,8 @@ func (r *ring) push(v int) {
 func (r *ring) remove(v int) {
 	k := 0
 	for i := 0; i < r.n; i++ {
-		if x := r.buf[(r.head+i)%len(r.buf)]; x != v {
-			r.buf[(r.head+k)%len(r.buf)] = x
+		if x := r.buf[wrap(r.head+i, len(r.buf))]; x != v {
+			r.buf[wrap(r.head+k, len(r.buf))] = x
 			k++
 		}
 	}
@@ -247,7 +255,7 @@ func (r *ring) remove(v int) {
 
 func (r *ring) pop() int {
 	v := r.buf[r.head]
-	r.head = (r.head + 1) % len(r.buf)
+	r.head = wrap(r.head+1, len(r.buf))
 	r.n--
 	return v
 }

@@ -135,3 +135,57 @@ func TestCreditBlocksOneProducer(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelCreditsReserved: a pipelined edge reserves, for the whole job,
+// one batch being filled per (producer, consumer), one held per consumer, one
+// in flight per producer and ChannelBuffers per channel (one channel per
+// consumer on a Forward edge, one per pair otherwise); the oracle counts them
+// by hand for each shape.
+func TestChannelCreditsReserved(t *testing.T) {
+	const batch = 64
+	cases := []struct {
+		strategy         ShipStrategy
+		nProd, nCons, cb int
+		batches          int64
+	}{
+		{Hash, 2, 3, 2, 2*3 + 3 + 2 + 2*3*2},
+		{Hash, 4, 1, 5, 4*1 + 1 + 4 + 4*1*5},
+		{Forward, 3, 3, 2, 3*3 + 3 + 3 + 3*2},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%v/%dx%d/cb%d", c.strategy, c.nProd, c.nCons, c.cb), func(t *testing.T) {
+			env := newTestEnv(t, budgets[0].opts)
+			var used atomic.Int64
+			g := NewGraph()
+			src := g.Vertex("source", c.nProd, func(tc *TaskContext) error {
+				w := Output[int64](tc, 0)
+				for i := int64(0); i < 1000; i++ {
+					if err := w.Emit(&i); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			dst := g.Vertex("sink", c.nCons, func(tc *TaskContext) error {
+				used.Store(tc.Env.Memory.Used())
+				r := Input[int64](tc, 0)
+				for {
+					if _, err := r.Next(tc.Context()); err != nil {
+						if errors.Is(err, io.EOF) {
+							return nil
+						}
+						return err
+					}
+				}
+			})
+			Connect(g, src, dst, Partitioner[int64]{Strategy: c.strategy, Hash: func(v *int64) uint64 { return uint64(*v) * 0x9e3779b97f4a7c15 }}, Pipelined, nil)
+			if _, err := Execute(bg, g, env.options(Options{BatchSize: batch, ChannelBuffers: c.cb})); err != nil {
+				t.Fatal(err)
+			}
+			if want := c.batches * batch * 8; used.Load() != want {
+				t.Errorf("%d bytes reserved, want %d (%d batches)", used.Load(), want, c.batches)
+			}
+			env.check(t)
+		})
+	}
+}
