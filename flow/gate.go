@@ -83,8 +83,9 @@ type Item struct {
 // Contract: the gate belongs to the task's goroutine, which reads its inputs
 // only through the gate once it called TaskContext.Gate. Poll never blocks;
 // when it returns ok false, the body waits on Ready (in a select with its
-// timers, say) or calls Wait or Next, which count the time as idle. A receive
-// from Ready may be spurious: Poll again.
+// timers, say; it reports the time with TaskMetrics.AddIdle) or calls Wait
+// or Next, which count the time as idle. A receive from Ready may be
+// spurious: Poll again.
 type Gate struct {
 	tc  *TaskContext
 	ins []gateInput

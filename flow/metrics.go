@@ -39,6 +39,10 @@ func (m *TaskMetrics) RecordsIn() int64 { return m.recordsIn.Load() }
 // pending in a writer's batch are not counted yet).
 func (m *TaskMetrics) RecordsOut() int64 { return m.recordsOut.Load() }
 
+// AddIdle adds d to the time spent waiting for input: for a body that waits
+// on Gate.Ready in a select of its own.
+func (m *TaskMetrics) AddIdle(d time.Duration) { m.idle.Add(int64(d)) }
+
 // addIdle adds the time since since to the time spent waiting for input.
 func (m *TaskMetrics) addIdle(since time.Time) { m.idle.Add(int64(time.Since(since))) }
 
