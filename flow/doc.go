@@ -11,8 +11,9 @@
 // # Model
 //
 // A Graph holds Vertices; a vertex's body, func(*TaskContext) error, runs once
-// per subtask and pulls its inputs (Input, Reader.Next) and pushes to its
-// outputs (Output, Writer.Emit) — Flink's pull-based batch drivers. Connect
+// per subtask and pulls its inputs (Input, Reader.Next; a stream task reads
+// all its inputs through its Gate) and pushes to its outputs (Output,
+// Writer.Emit) — Flink's pull-based batch drivers. Connect
 // adds an edge from a producer's next output to a consumer's next input with a
 // Partitioner and an ExchangeMode. Every producer subtask's output is split
 // into one partition per consumer subtask; a consumer subtask reads its
