@@ -289,6 +289,9 @@ func (w *Writer[T]) Event(e Event) error {
 	if w.x.mode == Blocking || w.sampling {
 		return fmt.Errorf("flow: edge %s: %v event on a blocking edge", w.x.e.name, e.Kind)
 	}
+	if e.Kind == WatermarkStatus && e.Value != StatusActive && e.Value != StatusIdle {
+		return fmt.Errorf("flow: edge %s: watermark status %d", w.x.e.name, e.Value)
+	}
 	if err := w.flush(); err != nil {
 		return err
 	}
