@@ -431,3 +431,54 @@ func TestGateStatusThroughGraph(t *testing.T) {
 		t.Fatalf("got %v, want %v with an optional W10 first and IDLE before End0", got, want)
 	}
 }
+
+// TestGateOneInputIsValve: for a one-input task the gate's watermarks and
+// statuses are exactly what a valve fed the same channel events emits (the
+// combination over one input passes them through), batches in between.
+func TestGateOneInputIsValve(t *testing.T) {
+	for seed := uint64(0); seed < 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3))
+		n := 1 + r.IntN(4)
+		h := newGateHarness(t, n)
+		v := newValve(n)
+		ended := make([]bool, n)
+		live := n
+		for step := 0; live > 0 && step < 300; step++ {
+			c := r.IntN(n)
+			if ended[c] {
+				continue
+			}
+			var m message[rec]
+			var want []string
+			switch x := r.IntN(20); {
+			case x == 0:
+				m = ev(EndOfPartition, 0)
+				if s := v.end(c).String(); s != "" {
+					want = strings.Fields(s)
+				}
+				ended[c] = true
+				live--
+				if live == 0 {
+					want = append(want, "End0", "EOF")
+				}
+			case x < 4:
+				m = ev(WatermarkStatus, StatusIdle)
+				want = strings.Fields(v.status(c, true).String())
+			case x < 7:
+				m = ev(WatermarkStatus, StatusActive)
+				want = strings.Fields(v.status(c, false).String())
+			case x < 10:
+				m = batchOf(int64(step))
+				want = []string{fmt.Sprintf("B0:%d", step)}
+			default:
+				w := r.Int64N(100) + int64(step)
+				m = ev(Watermark, w)
+				want = strings.Fields(v.watermark(c, w).String())
+			}
+			h.send(0, c, m)
+			if got := h.items(); !slices.Equal(got, want) {
+				t.Fatalf("seed %d step %d channel %d: got %v, want %v", seed, step, c, got, want)
+			}
+		}
+	}
+}
