@@ -49,12 +49,16 @@ func (s Status) String() string {
 }
 
 // Ended reports whether s is a final status (Finished, Failed or Canceled).
-func (s Status) Ended() bool { return s >= Finished }
+func (s Status) Ended() bool { return s == Finished || s == Failed || s == Canceled }
+
+// errNotStarted is Wait's error on a Job that Start did not return.
+var errNotStarted = errors.New("flow: job not started")
 
 // Job is a running execution of a graph, as Start returns it. Its methods are
-// safe for concurrent use. Every job must be waited for (Wait or Done) before
-// its goroutines are gone; a job that may run forever (Options.Streaming) ends
-// when it is cancelled.
+// safe for concurrent use. The zero Job is Created and never runs: Cancel does
+// nothing, Metrics returns nil, Wait an error and Done a channel that is never
+// closed. A job's goroutines are gone once Done is closed; a streaming job
+// (Options.Streaming) may run until it is cancelled.
 type Job struct {
 	rt        *job
 	g         *Graph
@@ -238,7 +242,7 @@ func (jb *Job) Done() <-chan struct{} { return jb.done }
 // job had already ended or a subtask failed with an error of its own. Calling
 // it again, or after the end, does nothing.
 func (jb *Job) Cancel() {
-	if jb.Status().Ended() {
+	if jb.stop == nil || jb.Status().Ended() {
 		return
 	}
 	jb.canceled.Store(true)
@@ -248,6 +252,9 @@ func (jb *Job) Cancel() {
 // Wait waits for the job to end and returns its metrics and error, as Execute
 // does. It may be called any number of times, from any goroutine.
 func (jb *Job) Wait() (*Result, error) {
+	if jb.done == nil {
+		return nil, errNotStarted
+	}
 	<-jb.done
 	return jb.res, jb.err
 }
@@ -260,6 +267,9 @@ func (jb *Job) Wait() (*Result, error) {
 func (jb *Job) Metrics() []VertexMetrics {
 	jb.mu.Lock()
 	defer jb.mu.Unlock()
+	if jb.res == nil {
+		return nil
+	}
 	now := time.Now()
 	out := make([]VertexMetrics, len(jb.res.Vertices))
 	for vi, v := range jb.res.Vertices {

@@ -283,4 +283,8 @@ func TestStatusString(t *testing.T) {
 	if zero.Status() != Created || zero.Status().Ended() || !Canceled.Ended() || Running.Ended() {
 		t.Error("Ended or the zero Job's status is wrong")
 	}
+	zero.Cancel()
+	if _, err := zero.Wait(); err == nil || zero.Metrics() != nil || zero.Status() != Created {
+		t.Errorf("the zero Job: Wait %v, Metrics %v, status %v", err, zero.Metrics(), zero.Status())
+	}
 }
