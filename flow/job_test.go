@@ -55,6 +55,8 @@ func TestJobLifecycle(t *testing.T) {
 		if err := out.Flush(); err != nil {
 			return err
 		}
+		tc.Metrics.AddSpilled(7)
+		tc.Metrics.ObservePeakMemory(int64(100 + tc.Subtask))
 		<-release
 		return nil
 	})
@@ -68,10 +70,13 @@ func TestJobLifecycle(t *testing.T) {
 		t.Fatalf("status %v after Start, want RUNNING", s)
 	}
 	var live []VertexMetrics
-	waitFor(t, "all records delivered", func() bool {
+	waitFor(t, "all records delivered and the sources' metrics reported", func() bool {
 		live = jb.Metrics()
-		return live[1].Total().RecordsIn == n
+		return live[1].Total().RecordsIn == n && live[0].Total().Spilled == 14
 	})
+	if p0, p1 := live[0].Subtasks[0].PeakMemory, live[0].Subtasks[1].PeakMemory; p0 != 100 || p1 != 101 {
+		t.Errorf("live peak memory %d and %d, want 100 and 101", p0, p1)
+	}
 	if live[0].Name != "src" || live[1].Name != "sink" || len(live[0].Subtasks) != 2 || len(live[1].Subtasks) != 3 {
 		t.Fatalf("live metrics have the wrong shape: %+v", live)
 	}
