@@ -169,8 +169,9 @@ func (j *job) fail(err error) {
 // Execute runs g until every subtask ended and returns the metrics: Start,
 // then Wait. The first error of any subtask cancels the others and is
 // returned wrapped as `flow: vertex "name" subtask i/n: ...` (i counted from
-// 1); a panic in a body becomes such an error wrapping ErrPanic; cancellation
-// of ctx is returned as `flow: job canceled: context canceled`. On every path
+// 1); a panic in a body becomes such an error wrapping ErrPanic; the end of
+// ctx before every subtask ended is returned as `flow: job canceled: context
+// canceled`. On every path
 // all goroutines have ended, every reservation the exchanges took is released
 // and every spill file they wrote is removed when Execute returns. The Result
 // holds the metrics so far on error too.
