@@ -20,9 +20,10 @@ var ErrPanic = errors.New("flow: panic")
 
 // Default option values.
 const (
-	DefaultBatchSize    = 1024
-	DefaultBuffers      = 4
-	DefaultFlushTimeout = 100 * time.Millisecond
+	DefaultBatchSize      = 1024
+	DefaultChannelBuffers = 2
+	DefaultBuffers        = DefaultChannelBuffers
+	DefaultFlushTimeout   = 100 * time.Millisecond
 )
 
 // Options configures one execution. The zero value is usable.
@@ -38,8 +39,14 @@ type Options struct {
 	TmpDir string
 	// BatchSize is the number of records per batch; zero means DefaultBatchSize.
 	BatchSize int
-	// Buffers is the capacity in batches of each consumer subtask's channel on a
-	// pipelined edge; zero means DefaultBuffers.
+	// ChannelBuffers is the capacity in batches (and events) of each channel
+	// of a pipelined edge, one channel per (producer subtask, consumer
+	// subtask) pair: a producer sends only against this credit, so a full
+	// channel blocks its producer alone. Zero means Buffers when that is
+	// set, else DefaultChannelBuffers.
+	ChannelBuffers int
+	// Buffers is ChannelBuffers under another name: it applies when
+	// ChannelBuffers is zero, and EnsureDefaults sets it to ChannelBuffers.
 	Buffers int
 	// FlushTimeout is how long a partial batch may wait in a pipelined writer;
 	// zero means DefaultFlushTimeout, negative means batches go only when full
@@ -77,9 +84,13 @@ func (o Options) EnsureDefaults() Options {
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultBatchSize
 	}
-	if o.Buffers <= 0 {
-		o.Buffers = DefaultBuffers
+	if o.ChannelBuffers <= 0 {
+		o.ChannelBuffers = o.Buffers
+		if o.ChannelBuffers <= 0 {
+			o.ChannelBuffers = DefaultChannelBuffers
+		}
 	}
+	o.Buffers = o.ChannelBuffers
 	if o.FlushTimeout == 0 {
 		o.FlushTimeout = DefaultFlushTimeout
 	}
@@ -100,6 +111,7 @@ type TaskContext struct {
 	inputs  []input
 	outputs []output
 	life    lifecycle
+	gate    *Gate
 }
 
 // Context returns the job's context: it is cancelled when any subtask fails or
