@@ -212,6 +212,33 @@
 // later inputs blocking when they come from the same producer, or the producer
 // blocks on the unread input: choosing that is the optimizer's job.
 //
+// # Jobs
+//
+// Start validates a graph, starts its subtasks and returns a Job at once;
+// Execute is Start then Wait. A Job is RUNNING until every subtask ended,
+// then FINISHED, FAILED (Wait returns the first error) or CANCELED (Cancel,
+// or the end of Start's context, came before every subtask ended; Wait
+// returns `flow: job canceled: context canceled`, even when the bodies
+// returned nil once cancelled). Metrics is a live snapshot of every
+// subtask's metrics while the job runs; Done is closed, and Wait returns,
+// once every goroutine ended and everything was released. Its methods are
+// safe for concurrent use.
+//
+// A streaming job (Options.Streaming) is unbounded: a source body may run
+// until the job is cancelled, so Start refuses the edges whose consumers wait
+// for their producers to end (Blocking edges and Range edges without
+// Bounds), naming the edge. Its pipelined edges, events and metrics are those
+// of any job.
+//
+// # Processing time
+//
+// A job has one Clock (Options.Clock, SystemClock by default) that its tasks
+// read through TaskContext.Clock: Now, and Timer, whose channel a task loop
+// selects on next to its inputs and its context to wait for a
+// processing-time timer. ManualClock moves only when a test calls Advance or
+// Set, firing the timers that came due, so processing-time behaviour is
+// deterministic in tests.
+//
 // # Metrics
 //
 // Per vertex and subtask (Result.Vertices): records and bytes in and out

@@ -72,7 +72,7 @@ func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source"} {
+	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/watermark"} {
 		if len(pkgs[p]) == 0 {
 			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
 		}
@@ -104,6 +104,8 @@ func TestDependencyRules(t *testing.T) {
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
+		// the watermark generators are a leaf: the stream runtime drives them
+		"stream/watermark": isStd,
 		// the aggregate functions: plain Go, a leaf under the API
 		"dataset/agg": isStd,
 		// programs on the public API: no runtime, no kernels
