@@ -72,7 +72,7 @@ func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/watermark"} {
+	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink"} {
 		if len(pkgs[p]) == 0 {
 			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
 		}
@@ -122,6 +122,11 @@ func TestDependencyRules(t *testing.T) {
 		// the stream sources: splits, positions and readers over the formats;
 		// no runtime, no API
 		"stream/source": func(p string) bool {
+			return isStd(p) || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
+		},
+		// the stream sinks: print, collect and part files over the formats;
+		// no runtime, no API
+		"stream/sink": func(p string) bool {
 			return isStd(p) || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
 		// the generator writes files: no engine in it

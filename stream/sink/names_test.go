@@ -1,0 +1,54 @@
+package sink
+
+import (
+	"testing"
+)
+
+func TestParsePart(t *testing.T) {
+	c := newConfig([]Option{WithOutputFileConfig(OutputFileConfig{PartSuffix: "7.txt"})})
+	for _, tc := range []struct {
+		name    string
+		sub     int
+		counter uint64
+		kind    partKind
+	}{
+		{".part-0-3" + "7.txt" + ".inprogress", 0, 3, inProgress},
+		{".part-12-40" + "7.txt" + ".pending", 12, 40, pending},
+		{"..part-2-17" + "7.txt" + ".inprogress.tmp-123456", 2, 17, inProgress},
+		{"part-0-37.txt", 0, 3, committed},
+		{"part-5-1237.txt", 5, 123, committed},
+		{"part-0-3.txt", 0, 0, notPart},
+		{"..part-0-37.txt.pending", 0, 0, notPart},
+		{".part-0-3.inprogress", 0, 0, notPart}, // no suffix
+		{".other-0-37.txt.pending", 0, 0, notPart},
+		{".part-x-37.txt.pending", 0, 0, notPart},
+	} {
+		sub, counter, kind := c.parsePart(tc.name)
+		if kind != tc.kind || kind != notPart && (sub != tc.sub || counter != tc.counter) {
+			t.Errorf("%s: subtask %d counter %d kind %d, want %d %d %d", tc.name, sub, counter, kind, tc.sub, tc.counter, tc.kind)
+		}
+	}
+}
+
+func TestStateAndCommittableRoundTrip(t *testing.T) {
+	sub, next, err := decodeState(encodeState(17, 1<<40))
+	if err != nil || sub != 17 || next != 1<<40 {
+		t.Errorf("state: %d %d %v", sub, next, err)
+	}
+	for _, b := range [][]byte{nil, {2, 0, 0}, {1, 0}, {1, 0, 0, 0}} {
+		if _, _, err := decodeState(b); err == nil {
+			t.Errorf("state %v decodes", b)
+		}
+	}
+	c := Committable{Checkpoint: EndOfInput, Pending: "/d/.part-0-1.pending", Final: "/d/part-0-1"}
+	b, _ := c.MarshalBinary()
+	var d Committable
+	if err := d.UnmarshalBinary(b); err != nil || d != c {
+		t.Errorf("committable: %+v %v", d, err)
+	}
+	for i := range len(b) {
+		if err := d.UnmarshalBinary(b[:i]); err == nil {
+			t.Errorf("committable cut at %d decodes", i)
+		}
+	}
+}
