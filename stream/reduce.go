@@ -1,0 +1,55 @@
+package stream
+
+import (
+	"github.com/weirdata/weir/stream/state"
+)
+
+// Reduce combines every record with its key's running result (the first
+// record of a key is its first result) and emits the running result per
+// record, with the record's timestamp, as Flink's StreamGroupedReduceOperator.
+func (ks KeyedStream[T, K]) Reduce(fn func(acc, v T) T) DataStream[T] {
+	return reduce(ks, "Reduce", fn)
+}
+
+func reduce[T any, K comparable](ks KeyedStream[T, K], name string, fn func(acc, v T) T) DataStream[T] {
+	n := addKeyed[T](ks, name)
+	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+		op := &reduceOp[T, K]{key: ks.key, fn: fn, out: newEmitter(outOf[T](outs, ""), rt.batchSize)}
+		op.node = n
+		return []any{op}, op, nil
+	}
+	return DataStream[T]{n: n}
+}
+
+type reduceOp[T any, K comparable] struct {
+	keyedBase[K]
+	key func(T) K
+	fn  func(acc, v T) T
+	st  *state.Value[K, state.Void, T]
+	out *emitter[T]
+}
+
+func (r *reduceOp[T, K]) open(rt *taskRuntime) error {
+	if err := r.openBackend(rt); err != nil {
+		return err
+	}
+	st, err := state.NewValue[K, state.Void, T](r.backend, state.ValueDescriptor[T]{Name: "_op_state"})
+	r.st = st
+	return err
+}
+
+func (r *reduceOp[T, K]) push(b []Record[T]) error {
+	for i := range b {
+		v := b[i].Value
+		r.backend.SetCurrentKey(r.key(v))
+		if acc, ok := r.st.Value(); ok {
+			v = r.fn(acc, v)
+		}
+		r.st.Update(v)
+		r.out.emit(v, b[i].Timestamp)
+	}
+	if err := r.backend.Err(); err != nil {
+		return err
+	}
+	return r.out.flush()
+}
