@@ -64,6 +64,7 @@ type port struct {
 	writer    func(tc *flow.TaskContext, i int) (any, eventer)
 	connect   func(g *flow.Graph, from, to *flow.Vertex, e *edge) error
 	pump      func(tc *flow.TaskContext, i int, target any) func() error
+	emitter   func(out any, size int) any // an *emitter[T] into out, an output[T]
 }
 
 // eventer sends events over a network edge.
@@ -104,6 +105,7 @@ func newPort[T any]() *port {
 			flow.Connect(g, from, to, p, flow.Pipelined, nil)
 			return nil
 		},
+		emitter: func(out any, size int) any { return newEmitter(out.(output[T]), size) },
 		pump: func(tc *flow.TaskContext, i int, target any) func() error {
 			r, out := flow.Input[Record[T]](tc, i), target.(output[T])
 			return func() error { return out.push(r.Batch()) }
