@@ -109,6 +109,13 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 			if err := s.out.flush(); err != nil {
 				return err
 			}
+			// a split assigned but silent gets its generator too (Flink makes
+			// them when splits are added), so idleness can release it
+			for _, sp := range r.Positions() {
+				if _, err := splits.Split(sp.ID); err != nil {
+					return err
+				}
+			}
 			splits.EmitPeriodic()
 			if s.err != nil {
 				return s.err
