@@ -41,7 +41,7 @@ func (e *twoEnum) Request(subtask int) (source.Grant, error) {
 	e.given[subtask] = true
 	return source.Grant{Status: source.Assigned, Split: source.Split{ID: [2]string{"busy", "quiet"}[subtask], Len: -1}}, nil
 }
-func (e *twoEnum) AddSplitsBack([]source.Split)    {}
+func (e *twoEnum) AddSplitsBack([]source.Split)     {}
 func (e *twoEnum) Snapshot() source.EnumeratorState { return source.EnumeratorState{} }
 
 type twoReader struct {
