@@ -11,31 +11,45 @@ type Number interface {
 // set: as Flink's sum(field), the result is the key's first record with
 // the field replaced by the running sum.
 func Sum[T any, K comparable, N Number](ks KeyedStream[T, K], get func(T) N, set func(*T, N)) DataStream[T] {
-	return reduce(ks, "Sum", func(acc, v T) T {
-		set(&acc, get(acc)+get(v))
-		return acc
+	return reduceWith(ks, "Sum", func() func(acc, v T) T {
+		p := new(T) // set writes through a pointer: one per subtask, not per record
+		return func(acc, v T) T {
+			*p = acc
+			set(p, get(acc)+get(v))
+			return *p
+		}
 	})
 }
 
 // Min is the rolling minimum of a field per key: the key's first record
 // with the field replaced by the minimum so far (Flink's min(field)).
 func Min[T any, K comparable, N cmp.Ordered](ks KeyedStream[T, K], get func(T) N, set func(*T, N)) DataStream[T] {
-	return reduce(ks, "Min", func(acc, v T) T {
-		if x := get(v); x < get(acc) {
-			set(&acc, x)
+	return reduceWith(ks, "Min", func() func(acc, v T) T {
+		p := new(T)
+		return func(acc, v T) T {
+			if x := get(v); x < get(acc) {
+				*p = acc
+				set(p, x)
+				return *p
+			}
+			return acc
 		}
-		return acc
 	})
 }
 
 // Max is the rolling maximum of a field per key: the key's first record
 // with the field replaced by the maximum so far (Flink's max(field)).
 func Max[T any, K comparable, N cmp.Ordered](ks KeyedStream[T, K], get func(T) N, set func(*T, N)) DataStream[T] {
-	return reduce(ks, "Max", func(acc, v T) T {
-		if x := get(v); x > get(acc) {
-			set(&acc, x)
+	return reduceWith(ks, "Max", func() func(acc, v T) T {
+		p := new(T)
+		return func(acc, v T) T {
+			if x := get(v); x > get(acc) {
+				*p = acc
+				set(p, x)
+				return *p
+			}
+			return acc
 		}
-		return acc
 	})
 }
 

@@ -12,9 +12,14 @@ func (ks KeyedStream[T, K]) Reduce(fn func(acc, v T) T) DataStream[T] {
 }
 
 func reduce[T any, K comparable](ks KeyedStream[T, K], name string, fn func(acc, v T) T) DataStream[T] {
+	return reduceWith(ks, name, func() func(acc, v T) T { return fn })
+}
+
+// reduceWith is reduce with a function made per subtask.
+func reduceWith[T any, K comparable](ks KeyedStream[T, K], name string, newFn func() func(acc, v T) T) DataStream[T] {
 	n := addKeyed[T](ks, name)
 	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
-		op := &reduceOp[T, K]{key: ks.key, fn: fn, out: newEmitter(outOf[T](outs, ""), rt.batchSize)}
+		op := &reduceOp[T, K]{key: ks.key, fn: newFn(), out: newEmitter(outOf[T](outs, ""), rt.batchSize)}
 		op.node = n
 		return []any{op}, op, nil
 	}
