@@ -21,10 +21,16 @@ const (
 
 // Context is what a ProcessFunction sees of the record it processes.
 type Context struct {
-	ts    int64
-	wm    *int64
-	now   func() int64
-	sides map[string]any
+	ts      int64
+	wm      *int64
+	now     func() int64
+	sides   map[string]any // an *emitter[T] per side output read downstream
+	harness *harnessRun    // in a test harness: side outputs are captured
+}
+
+func newContext(rt *taskRuntime, wm *int64, sides map[string]any) Context {
+	clock := rt.clock
+	return Context{wm: wm, now: func() int64 { return clock.Now().UnixMilli() }, sides: sides, harness: rt.harness}
 }
 
 // Timestamp returns the record's timestamp, false when it has none.

@@ -24,7 +24,7 @@ func CoProcess[A, B, O any](cs ConnectedStreams[A, B], newFn func() CoProcessFun
 		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
-		op.ctx = Context{wm: &rt.watermark, now: func() int64 { return rt.clock.Now().UnixMilli() }, sides: sides}
+		op.ctx = newContext(rt, &rt.watermark, sides)
 		col := collector[O]{e: op.out, ctx: &op.ctx}
 		in1 := pushFunc[A](func(b []Record[A]) error {
 			for i := range b {

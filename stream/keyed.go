@@ -47,20 +47,20 @@ type keyedBase[K comparable] struct {
 // openBackend makes the backend of the subtask's key groups and restores
 // the operator's snapshot, if any.
 func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
-	groups, err := state.RangeForOperatorIndex(k.node.maxP, rt.tc.Parallelism, rt.tc.Subtask)
+	groups, err := state.RangeForOperatorIndex(k.node.maxP, rt.parallelism, rt.subtask)
 	if err != nil {
 		return err
 	}
 	clock := rt.clock
 	b, err := state.NewBackend[K](state.Options{
-		Name: k.node.name, MaxParallelism: k.node.maxP, Groups: groups, Memory: rt.tc.Env.Memory,
+		Name: k.node.name, MaxParallelism: k.node.maxP, Groups: groups, Memory: rt.mem,
 		Clock: func() int64 { return clock.Now().UnixMilli() },
 	})
 	if err != nil {
 		return err
 	}
 	k.backend = b
-	if snap := rt.restored[k.node]; snap != nil {
+	if snap := rt.restoredFor(k.node); snap != nil {
 		return b.Restore(bytes.NewReader(snap))
 	}
 	return nil

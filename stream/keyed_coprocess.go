@@ -45,7 +45,7 @@ func KeyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B
 		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
-		op.ctx.Context = Context{wm: &op.wm, now: func() int64 { return rt.clock.Now().UnixMilli() }, sides: sides}
+		op.ctx.Context = newContext(rt, &op.wm, sides)
 		op.col = collector[O]{e: op.out, ctx: &op.ctx.Context}
 		in1 := keyedInput(op, cs.a.key, fn.ProcessElement1)
 		in2 := keyedInput(op, cs.b.key, fn.ProcessElement2)

@@ -36,7 +36,7 @@ func KeyedProcess[I any, K comparable, O any](ks KeyedStream[I, K], newFn func()
 		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
-		op.ctx.Context = Context{wm: &op.wm, now: func() int64 { return rt.clock.Now().UnixMilli() }, sides: sides}
+		op.ctx.Context = newContext(rt, &op.wm, sides)
 		op.col = collector[O]{e: op.out, ctx: &op.ctx.Context}
 		return []any{op}, op, nil
 	}

@@ -26,7 +26,7 @@ func Process[I, O any](ds DataStream[I], newFn func() ProcessFunction[I, O]) Dat
 		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
-		op.ctx = Context{wm: &rt.watermark, now: func() int64 { return rt.clock.Now().UnixMilli() }, sides: sides}
+		op.ctx = newContext(rt, &rt.watermark, sides)
 		op.col = collector[O]{e: op.out, ctx: &op.ctx}
 		return []any{op}, op, nil
 	}

@@ -15,7 +15,11 @@ func (t OutputTag[T]) ID() string { return t.id }
 // being processed. Nothing happens when no stream reads the side output.
 func Output[T any](ctx SideContext, tag OutputTag[T], v T) {
 	c := ctx.context()
-	if e, ok := c.sides[tag.id].(*emitter[T]); ok {
+	e, ok := c.sides[tag.id].(*emitter[T])
+	if !ok && c.harness != nil {
+		e, ok = harnessSide[T](c, tag.id), true
+	}
+	if ok {
 		e.emit(v, c.ts)
 	}
 }

@@ -11,7 +11,7 @@ import (
 func addSink[T any](ds DataStream[T], name string, open func(i, n int) (func([]Record[T]) error, error)) *node {
 	n := addNode[struct{}](ds.n.env, name, ds.edge())
 	n.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
-		w, err := open(rt.tc.Subtask, rt.tc.Parallelism)
+		w, err := open(rt.subtask, rt.parallelism)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -8,22 +8,38 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
 )
 
 // taskRuntime is one subtask of a chain: its operators in topological
 // order, the writers of its network outputs, and its clock.
 type taskRuntime struct {
-	tc        *flow.TaskContext
-	p         *program
-	tp        *taskPlan
-	ops       []operator
-	writers   []eventer
-	source    sourceRunner // the head is a source
-	clock     flow.Clock
-	batchSize int
-	watermark int64 // the last watermark forwarded
-	idle      bool
-	restored  map[*node][]byte // snapshots to open operators from (test harness)
+	tc          *flow.TaskContext // nil in a test harness
+	subtask     int
+	parallelism int
+	mem         *memory.Manager
+	p           *program
+	tp          *taskPlan
+	ops         []operator
+	nodes       []*node // the node of each operator, in build order
+	writers     []eventer
+	source      sourceRunner // the head is a source
+	clock       flow.Clock
+	batchSize   int
+	watermark   int64 // the last watermark forwarded
+	idle        bool
+	// a test harness: every edge chains, the last node's output is captured
+	harness  *harnessRun
+	opIndex  map[*node]int  // position of a node's operator in ops
+	restored map[int][]byte // snapshots to open operators from, by position
+}
+
+// restoredFor returns the snapshot to open n's operator from, or nil.
+func (rt *taskRuntime) restoredFor(n *node) []byte {
+	if i, ok := rt.opIndex[n]; ok {
+		return rt.restored[i]
+	}
+	return nil
 }
 
 // sourceRunner runs a source head: it reads until its input ends.
@@ -32,7 +48,10 @@ type sourceRunner interface{ run(rt *taskRuntime) error }
 // body returns the vertex body of tp.
 func (p *program) body(tp *taskPlan) func(tc *flow.TaskContext) error {
 	return func(tc *flow.TaskContext) error {
-		rt := &taskRuntime{tc: tc, p: p, tp: tp, clock: tc.Clock(), batchSize: p.env.opts.BatchSize, watermark: NoTimestamp}
+		rt := &taskRuntime{
+			tc: tc, subtask: tc.Subtask, parallelism: tc.Parallelism, mem: tc.Env.Memory,
+			p: p, tp: tp, clock: tc.Clock(), batchSize: p.env.opts.BatchSize, watermark: NoTimestamp,
+		}
 		return rt.run()
 	}
 }
@@ -49,11 +68,8 @@ func (rt *taskRuntime) run() (err error) {
 	if err != nil {
 		return err
 	}
-	slices.Reverse(rt.ops)
-	for _, op := range rt.ops {
-		if err := op.open(rt); err != nil {
-			return err
-		}
+	if err := rt.open(); err != nil {
+		return err
 	}
 	if rt.source != nil {
 		return rt.source.run(rt)
@@ -65,6 +81,21 @@ func (rt *taskRuntime) run() (err error) {
 	return rt.loop(pumps)
 }
 
+// open puts the operators in topological order and opens them.
+func (rt *taskRuntime) open() error {
+	slices.Reverse(rt.ops)
+	rt.opIndex = map[*node]int{}
+	for i, n := range rt.nodes {
+		rt.opIndex[n] = len(rt.ops) - 1 - i
+	}
+	for _, op := range rt.ops {
+		if err := op.open(rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // build makes the operators of n and of the nodes chained after it; it
 // returns n's inputs.
 func (rt *taskRuntime) build(n *node) ([]any, error) {
@@ -73,7 +104,7 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 		pt := n.ports[name]
 		var list []any
 		for _, e := range pt.consumers {
-			if chained(e) {
+			if chained(e) || rt.harness != nil {
 				ins, err := rt.build(e.to)
 				if err != nil {
 					return nil, err
@@ -85,6 +116,10 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 			rt.writers = append(rt.writers, ev)
 			list = append(list, w)
 		}
+		if name == "" && rt.harness != nil && n == rt.harness.last {
+			list = append(list, rt.harness.capture)
+			rt.writers = append(rt.writers, rt.harness.events)
+		}
 		if len(list) > 0 {
 			outs[name] = pt.fanout(list)
 		}
@@ -94,6 +129,7 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 		return nil, fmt.Errorf("stream: %s: %w", n.name, err)
 	}
 	rt.ops = append(rt.ops, op)
+	rt.nodes = append(rt.nodes, n)
 	return ins, nil
 }
 

@@ -37,35 +37,8 @@ func chained(e *edge) bool {
 // one vertex per chain.
 func (e *Env) translate() (*program, error) {
 	p := &program{env: e, graph: flow.NewGraph(), tasks: map[*node]*taskPlan{}, out: map[*edge]int{}, in: map[*edge]int{}}
-	for _, n := range e.nodes {
-		if n.parallelism == 0 {
-			n.parallelism = e.opts.Parallelism
-		}
-		if n.keyed {
-			n.maxP = e.opts.MaxParallelism
-			if n.maxP == 0 {
-				mp, err := state.DefaultMaxParallelism(n.parallelism)
-				if err != nil {
-					return nil, fmt.Errorf("stream: %s: %w", n.name, err)
-				}
-				n.maxP = mp
-			}
-			if n.maxP < n.parallelism {
-				return nil, fmt.Errorf("stream: %s: parallelism %d above max parallelism %d", n.name, n.parallelism, n.maxP)
-			}
-		}
-	}
-	for _, n := range e.nodes {
-		for _, in := range n.inputs {
-			switch {
-			case in.part.kind == partDefault && in.from.parallelism == n.parallelism:
-				in.part.kind = partForward
-			case in.part.kind == partDefault:
-				in.part.kind = partRebalance
-			case in.part.kind == partForward && in.from.parallelism != n.parallelism:
-				return nil, fmt.Errorf("stream: forward edge %s -> %s between parallelisms %d and %d", in.from.name, n.name, in.from.parallelism, n.parallelism)
-			}
-		}
+	if err := e.resolve(); err != nil {
+		return nil, err
 	}
 	for _, n := range e.nodes {
 		if len(n.inputs) == 1 && chained(n.inputs[0]) {
@@ -98,6 +71,42 @@ func (e *Env) translate() (*program, error) {
 		}
 	}
 	return p, nil
+}
+
+// resolve sets every node's parallelism and key groups and every edge's
+// partitioning.
+func (e *Env) resolve() error {
+	for _, n := range e.nodes {
+		if n.parallelism == 0 {
+			n.parallelism = e.opts.Parallelism
+		}
+		if n.keyed {
+			n.maxP = e.opts.MaxParallelism
+			if n.maxP == 0 {
+				mp, err := state.DefaultMaxParallelism(n.parallelism)
+				if err != nil {
+					return fmt.Errorf("stream: %s: %w", n.name, err)
+				}
+				n.maxP = mp
+			}
+			if n.maxP < n.parallelism {
+				return fmt.Errorf("stream: %s: parallelism %d above max parallelism %d", n.name, n.parallelism, n.maxP)
+			}
+		}
+	}
+	for _, n := range e.nodes {
+		for _, in := range n.inputs {
+			switch {
+			case in.part.kind == partDefault && in.from.parallelism == n.parallelism:
+				in.part.kind = partForward
+			case in.part.kind == partDefault:
+				in.part.kind = partRebalance
+			case in.part.kind == partForward && in.from.parallelism != n.parallelism:
+				return fmt.Errorf("stream: forward edge %s -> %s between parallelisms %d and %d", in.from.name, n.name, in.from.parallelism, n.parallelism)
+			}
+		}
+	}
+	return nil
 }
 
 // taskOf returns the task n runs in.
