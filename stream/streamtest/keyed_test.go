@@ -37,8 +37,10 @@ func triggering(domain stream.TimeDomain) func() stream.KeyedProcessFunction[int
 	}
 }
 
-func rec(v int, ts int64) Item[int] { return Item[int]{Record: stream.Record[int]{Value: v, Timestamp: ts}} }
-func wm(w int64) Item[int]          { return Item[int]{Watermark: w, IsWatermark: true} }
+func rec(v int, ts int64) Item[int] {
+	return Item[int]{Record: stream.Record[int]{Value: v, Timestamp: ts}}
+}
+func wm(w int64) Item[int] { return Item[int]{Watermark: w, IsWatermark: true} }
 
 func expect(t *testing.T, h *Harness[int, int], want ...Item[int]) {
 	t.Helper()
