@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // KeyedProcessFunction is Flink's KeyedProcessFunction: ProcessElement is
@@ -38,6 +39,10 @@ func KeyedProcess[I any, K comparable, O any](ks KeyedStream[I, K], newFn func()
 		op.flushers = append(fl, op.out)
 		op.ctx.Context = newContext(rt, &op.wm, sides)
 		op.col = collector[O]{e: op.out, ctx: &op.ctx.Context}
+		if rt.batch() {
+			s := newSortedInput[I, K](op, ks.key)
+			return []any{s}, s, nil
+		}
 		return []any{op}, op, nil
 	}
 	return DataStream[O]{n: n}
@@ -128,4 +133,22 @@ func (p *keyedProcessOp[I, K, O]) fire(ts int64, d TimeDomain, outTs int64) erro
 	}
 	p.ctx.ts, p.ctx.domain = outTs, d
 	return p.fn.OnTimer(ts, &p.ctx, p.col)
+}
+
+// endKey fires the current key's timers at the end of time, event time
+// then processing time, and starts the next key at the minimal watermark
+// (BATCH mode: event time jumps to the end per key).
+func (p *keyedProcessOp[I, K, O]) endKey() error {
+	p.wm = watermark.Max
+	if err := p.ctx.timers.AdvanceWatermark(watermark.Max); err != nil {
+		return err
+	}
+	if err := p.ctx.timers.AdvanceProcessingTime(watermark.Max); err != nil {
+		return err
+	}
+	if err := p.ctx.timers.AdvanceWatermark(NoTimestamp); err != nil {
+		return err
+	}
+	p.wm = NoTimestamp
+	return p.done()
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // Reduce combines every record with its key's running result (the first
@@ -21,6 +22,11 @@ func reduceWith[T any, K comparable](ks KeyedStream[T, K], name string, newFn fu
 	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
 		op := &reduceOp[T, K]{key: ks.key, fn: newFn(), out: newEmitter(outOf[T](outs, ""), rt.batchSize)}
 		op.node = n
+		if rt.batch() {
+			op.final = true
+			s := newSortedInput[T, K](op, ks.key)
+			return []any{s}, s, nil
+		}
 		return []any{op}, op, nil
 	}
 	return DataStream[T]{n: n}
@@ -32,6 +38,9 @@ type reduceOp[T any, K comparable] struct {
 	fn  func(acc, v T) T
 	st  *state.Value[K, state.Void, T]
 	out *emitter[T]
+	// final: BATCH mode emits each key's final value only, at endKey
+	final bool
+	last  bool // a key is current
 }
 
 func (r *reduceOp[T, K]) open(rt *taskRuntime) error {
@@ -51,8 +60,24 @@ func (r *reduceOp[T, K]) push(b []Record[T]) error {
 			v = r.fn(acc, v)
 		}
 		r.st.Update(v)
-		r.out.emit(v, b[i].Timestamp)
+		if !r.final {
+			r.out.emit(v, b[i].Timestamp)
+		}
+		r.last = true
 	}
+	if err := r.backend.Err(); err != nil {
+		return err
+	}
+	return r.out.flush()
+}
+
+// endKey emits the current key's final value, with the timestamp of the
+// end of event time (BATCH mode).
+func (r *reduceOp[T, K]) endKey() error {
+	if v, ok := r.st.Value(); ok && r.last {
+		r.out.emit(v, watermark.Max)
+	}
+	r.last = false
 	if err := r.backend.Err(); err != nil {
 		return err
 	}

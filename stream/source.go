@@ -96,6 +96,9 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 	}
 	emit := func(v T, ts int64) { s.out.emit(v, ts) }
 	every := rt.p.env.opts.AutoWatermarkInterval
+	if rt.batch() {
+		every = 100 * 365 * 24 * time.Hour // no watermarks before the end
+	}
 	jobCtx := tc.Context()
 	next := time.Now().Add(every)
 	deadline := func(t time.Time) (context.Context, context.CancelFunc) { return context.WithDeadline(jobCtx, t) }
@@ -133,7 +136,7 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 			if err := rt.forwardWatermark(watermark.Max); err != nil {
 				return err
 			}
-			return rt.endInput()
+			return rt.finish()
 		case err != nil && jobCtx.Err() == nil && ctx.Err() != nil:
 			continue // the periodic deadline
 		case err != nil:

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,20 @@ import (
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
+	"github.com/weirdata/weir/stream/watermark"
 )
+
+// ctx returns the job's context (a background one in a test harness).
+func (rt *taskRuntime) ctx() context.Context {
+	if rt.tc == nil {
+		return context.Background()
+	}
+	return rt.tc.Context()
+}
+
+// batch says whether the job runs in BATCH mode.
+func (rt *taskRuntime) batch() bool { return rt.p != nil && rt.p.batch }
 
 // taskRuntime is one subtask of a chain: its operators in topological
 // order, the writers of its network outputs, and its clock.
@@ -18,6 +32,7 @@ type taskRuntime struct {
 	subtask     int
 	parallelism int
 	mem         *memory.Manager
+	env         resource.Env
 	p           *program
 	tp          *taskPlan
 	ops         []operator
@@ -28,6 +43,7 @@ type taskRuntime struct {
 	batchSize   int
 	watermark   int64 // the last watermark forwarded
 	idle        bool
+	ended       bool // BATCH: the input ended, the maximal watermark may pass
 	// a test harness: every edge chains, the last node's output is captured
 	harness  *harnessRun
 	opIndex  map[*node]int  // position of a node's operator in ops
@@ -49,7 +65,7 @@ type sourceRunner interface{ run(rt *taskRuntime) error }
 func (p *program) body(tp *taskPlan) func(tc *flow.TaskContext) error {
 	return func(tc *flow.TaskContext) error {
 		rt := &taskRuntime{
-			tc: tc, subtask: tc.Subtask, parallelism: tc.Parallelism, mem: tc.Env.Memory,
+			tc: tc, subtask: tc.Subtask, parallelism: tc.Parallelism, mem: tc.Env.Memory, env: tc.Env,
 			p: p, tp: tp, clock: tc.Clock(), batchSize: p.env.opts.BatchSize, watermark: NoTimestamp,
 		}
 		return rt.run()
@@ -180,12 +196,28 @@ func (rt *taskRuntime) loop(pumps []func() error) error {
 			return err
 		}
 	}
-	return rt.endInput()
+	return rt.finish()
+}
+
+// finish ends the input of a chain: in STREAMING the maximal watermark has
+// come through already; in BATCH it follows what the end of input emitted.
+func (rt *taskRuntime) finish() error {
+	if err := rt.endInput(); err != nil {
+		return err
+	}
+	if !rt.batch() {
+		return nil
+	}
+	rt.ended = true
+	return rt.forwardWatermark(watermark.Max)
 }
 
 // forwardWatermark passes wm through the chain (each operator fires its
 // due timers) and then to the network outputs.
 func (rt *taskRuntime) forwardWatermark(wm int64) error {
+	if rt.batch() && !rt.ended {
+		return nil // BATCH: event time stays put until the end of input
+	}
 	if wm <= rt.watermark {
 		return nil
 	}

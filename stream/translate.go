@@ -40,6 +40,21 @@ func (e *Env) translate() (*program, error) {
 	if err := e.resolve(); err != nil {
 		return nil, err
 	}
+	bounded := true
+	for _, n := range e.nodes {
+		if n.source && !n.bounded {
+			bounded = false
+		}
+	}
+	switch e.opts.Mode {
+	case Batch:
+		if !bounded {
+			return nil, fmt.Errorf("stream: BATCH mode needs bounded sources")
+		}
+		p.batch = true
+	case Automatic:
+		p.batch = bounded
+	}
 	for _, n := range e.nodes {
 		if len(n.inputs) == 1 && chained(n.inputs[0]) {
 			continue
