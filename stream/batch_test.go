@@ -1,0 +1,119 @@
+package stream
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// wordCounts runs the WordCount program over lines in mode at parallelism
+// p and returns its output as "word,count" strings.
+func wordCounts(t *testing.T, lines []string, mode Mode, p int) []string {
+	t.Helper()
+	env := New(Options{Parallelism: p, Mode: mode})
+	words := FlatMap(FromSlice(env, lines), tokenize)
+	counts := Sum(KeyBy(words, func(w wordCount) string { return w.Word }),
+		func(w wordCount) int { return w.Count }, func(w *wordCount, n int) { w.Count = n })
+	got := Collect(counts)
+	execute(t, env)
+	var out []string
+	for _, wc := range got.Values() {
+		out = append(out, fmt.Sprintf("%s,%d", wc.Word, wc.Count))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestWordCountBatch: in BATCH (and AUTOMATIC over a bounded source) the
+// rolling sum emits each word's final count only, as a naive count says
+// and as the last running count of each word in STREAMING says.
+func TestWordCountBatch(t *testing.T) {
+	lines := wordCountLines(t)
+	final := map[string]int{}
+	for _, l := range lines {
+		tokenize(l, func(wc wordCount) { final[wc.Word]++ })
+	}
+	var want []string
+	for w, c := range final {
+		want = append(want, fmt.Sprintf("%s,%d", w, c))
+	}
+	slices.Sort(want)
+	for _, p := range []int{1, 2} {
+		for _, mode := range []Mode{Batch, Automatic} {
+			if got := wordCounts(t, lines, mode, p); !slices.Equal(got, want) {
+				t.Errorf("mode %d p%d: %d counts, want %d", mode, p, len(got), len(want))
+			}
+		}
+		last := map[string]int{}
+		for _, s := range wordCounts(t, lines, Streaming, p) {
+			var w string
+			var c int
+			i := len(s) - 1
+			for s[i] != ',' {
+				i--
+			}
+			w = s[:i]
+			fmt.Sscan(s[i+1:], &c)
+			last[w] = max(last[w], c)
+		}
+		if len(last) != len(final) {
+			t.Errorf("p%d: streaming saw %d words, batch %d", p, len(last), len(final))
+		}
+		for w, c := range final {
+			if last[w] != c {
+				t.Errorf("p%d: %s: streaming ends at %d, batch says %d", p, w, last[w], c)
+			}
+		}
+	}
+}
+
+// TestBatchKeyedTimers: a keyed process function with state and
+// event-time timers gives the same answer in BATCH as in STREAMING: each
+// key's timers fire at the end of that key, in timestamp order, and the
+// function sees the minimal watermark while it processes, so nothing is
+// late.
+func TestBatchKeyedTimers(t *testing.T) {
+	events := []event{{"a", 5}, {"b", 1}, {"a", 1}, {"b", 12}, {"a", 11}, {"c", 30}, {"a", 19}, {"b", 3}}
+	run := func(mode Mode) []string {
+		env := New(Options{Parallelism: 2, Mode: mode})
+		src := FromSlice(env, events)
+		out := KeyedProcess(KeyBy(src, func(e event) string { return e.Key }), func() KeyedProcessFunction[string, event, string] {
+			pending := map[string][]int64{} // the subtask's timestamps per key, until their timer
+			return KeyedProcessFunction[string, event, string]{
+				ProcessElement: func(e event, ctx *KeyedContext[string], _ Collector[string]) error {
+					if ctx.CurrentWatermark() >= e.TS {
+						return fmt.Errorf("%v late at %d", e, ctx.CurrentWatermark())
+					}
+					pending[e.Key] = append(pending[e.Key], e.TS)
+					ctx.RegisterEventTimeTimer(e.TS - e.TS%10 + 9)
+					return nil
+				},
+				OnTimer: func(ts int64, ctx *KeyedContext[string], out Collector[string]) error {
+					n := 0
+					var keep []int64
+					for _, x := range pending[ctx.CurrentKey()] {
+						if x <= ts {
+							n++
+						} else {
+							keep = append(keep, x)
+						}
+					}
+					pending[ctx.CurrentKey()] = keep
+					out.Collect(fmt.Sprintf("%s@%d:%d", ctx.CurrentKey(), ts, n))
+					return nil
+				},
+			}
+		})
+		got := Collect(out)
+		execute(t, env)
+		return sorted(got.Values(), compareString)
+	}
+	want := []string{"a@19:2", "a@9:2", "b@19:1", "b@9:2", "c@39:1"}
+	slices.Sort(want)
+	if got := run(Streaming); !slices.Equal(got, want) {
+		t.Errorf("streaming: %v, want %v", got, want)
+	}
+	if got := run(Batch); !slices.Equal(got, want) {
+		t.Errorf("batch: %v, want %v", got, want)
+	}
+}
