@@ -61,7 +61,9 @@
 // Inside, every operator has Flink's lifecycle: open (with restored
 // state), a batch pushed per call, on watermark, on processing time,
 // snapshot (the keyed backend's Snapshot of its key groups), notify
-// checkpoint complete, end of input, close on every path. Keyed operators
+// checkpoint complete, end of input, close on every path. Jobs forward
+// checkpoint barriers that reach a task through its gate; the harness
+// takes snapshots. Keyed operators
 // keep their state in a state.Backend of their subtask's key groups, the
 // current key set per record; they check the backend's Err once per batch.
 //
@@ -79,6 +81,33 @@
 // the keyed state backend (state.GetValueState and its siblings) and event-
 // and processing-time timers. Output emits to a side output named by an
 // OutputTag; GetSideOutput reads it.
+//
+// # Execution modes
+//
+// Options.Mode is Streaming by default. Batch runs a program of bounded
+// sources as Flink's FLIP-134, as a job that is not a streaming one: each
+// one-input keyed operator (rolling aggregations, KeyedProcess) reads its
+// whole input into a sortjoin.Sorter (spilling under the memory budget),
+// sorted by key and then timestamp, and at the end of input is fed one
+// key at a time; at the end of each key its event- and processing-time
+// timers fire as if time had reached its end, and the next key starts at
+// the minimal watermark, so nothing is late. Rolling aggregations emit
+// only each key's final value (with the maximal timestamp). Sources emit
+// no watermarks before the end, and a task forwards the maximal watermark
+// after what its end of input emitted. Automatic is Batch when every
+// source is bounded. A bounded program gives the same final answer in
+// both modes (TestWordCountBatch, TestBatchKeyedTimers). Two-input keyed
+// operators read their inputs unsorted in either mode.
+//
+// # Testing operators
+//
+// Harness (package streamtest) runs the chain of operators a program
+// applies to one input outside a job, every edge chained and one subtask's
+// key groups: records with timestamps, watermarks and processing-time
+// advances on a manual clock go in; records with timestamps and
+// watermarks come out in emitted order, side outputs per tag; Snapshot
+// writes each operator's state (keyed state and timers of its key groups)
+// and Restore opens a new harness from it, at another parallelism too.
 //
 // # Sinks
 //
