@@ -17,9 +17,6 @@ func (ds DataStream[T]) Env() *Env { return ds.n.env }
 // edge returns an edge from the stream to a new node.
 func (ds DataStream[T]) edge() *edge { return &edge{from: ds.n, port: ds.port, part: ds.part} }
 
-// valid reports a stream that was not made by this package.
-func (ds DataStream[T]) valid(what string) bool { return ds.n != nil }
-
 // SetParallelism sets the number of subtasks of the operator that makes
 // the stream.
 func (ds DataStream[T]) SetParallelism(p int) DataStream[T] {
