@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/weirdata/weir/stream/state"
 )
 
 // wordCounts runs the WordCount program over lines in mode at parallelism
@@ -115,5 +117,49 @@ func TestBatchKeyedTimers(t *testing.T) {
 	}
 	if got := run(Batch); !slices.Equal(got, want) {
 		t.Errorf("batch: %v, want %v", got, want)
+	}
+}
+
+// TestBatchOneKeyAtATime: in BATCH a keyed operator holds only the current
+// key's state (the state lists one key whatever came before), while in
+// STREAMING it holds every key seen; the counts are the same.
+func TestBatchOneKeyAtATime(t *testing.T) {
+	in := []event{{"a", 1}, {"b", 2}, {"a", 3}, {"c", 4}, {"b", 5}, {"a", 6}}
+	run := func(mode Mode) ([]string, int) {
+		env := New(Options{Parallelism: 1, Mode: mode})
+		most := 0
+		out := KeyedProcess(KeyBy(FromSlice(env, in), func(e event) string { return e.Key }), func() KeyedProcessFunction[string, event, string] {
+			var count *state.Value[string, state.Void, int]
+			return KeyedProcessFunction[string, event, string]{
+				Open: func(ctx *KeyedContext[string]) (err error) {
+					count, err = state.NewValue[string, state.Void, int](ctx.Backend(), state.ValueDescriptor[int]{Name: "count"})
+					return err
+				},
+				ProcessElement: func(e event, ctx *KeyedContext[string], _ Collector[string]) error {
+					c, _ := count.Value()
+					count.Update(c + 1)
+					most = max(most, len(count.KeysIn(state.Void{})))
+					ctx.RegisterEventTimeTimer(100)
+					return nil
+				},
+				OnTimer: func(ts int64, ctx *KeyedContext[string], out Collector[string]) error {
+					c, _ := count.Value()
+					out.Collect(fmt.Sprintf("%s:%d", ctx.CurrentKey(), c))
+					return nil
+				},
+			}
+		})
+		got := Collect(out)
+		execute(t, env)
+		return sorted(got.Values(), compareString), most
+	}
+	want := []string{"a:3", "b:2", "c:1"}
+	got, most := run(Streaming)
+	if !slices.Equal(got, want) || most != 3 {
+		t.Errorf("streaming: %v, %d keys held, want %v and 3", got, most, want)
+	}
+	got, most = run(Batch)
+	if !slices.Equal(got, want) || most != 1 {
+		t.Errorf("batch: %v, %d keys held, want %v and 1", got, most, want)
 	}
 }

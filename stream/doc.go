@@ -90,8 +90,9 @@
 // whole input into a sortjoin.Sorter (spilling under the memory budget),
 // sorted by key and then timestamp, and at the end of input is fed one
 // key at a time; at the end of each key its event- and processing-time
-// timers fire as if time had reached its end, and the next key starts at
-// the minimal watermark, so nothing is late. Rolling aggregations emit
+// timers fire as if time had reached its end, its state is dropped
+// (state.Backend.Clear: one key's state at a time), and the next key
+// starts at the minimal watermark, so nothing is late. Rolling aggregations emit
 // only each key's final value (with the maximal timestamp). Sources emit
 // no watermarks before the end, and a task forwards the maximal watermark
 // after what its end of input emitted. Automatic is Batch when every

@@ -150,5 +150,9 @@ func (p *keyedProcessOp[I, K, O]) endKey() error {
 		return err
 	}
 	p.wm = NoTimestamp
-	return p.done()
+	if err := p.done(); err != nil {
+		return err
+	}
+	p.backend.Clear() // one key's state at a time
+	return nil
 }

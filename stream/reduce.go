@@ -81,5 +81,6 @@ func (r *reduceOp[T, K]) endKey() error {
 	if err := r.backend.Err(); err != nil {
 		return err
 	}
+	r.backend.Clear() // one key's state at a time
 	return r.out.flush()
 }
