@@ -148,3 +148,31 @@ func TestSideOutputs(t *testing.T) {
 		t.Errorf("side: %v", have)
 	}
 }
+
+// TestCoProcess: a non-keyed two-input function sees each input's records
+// with their timestamps (none from FromSlice) and emits to one stream.
+func TestCoProcess(t *testing.T) {
+	env := New(Options{Parallelism: 2})
+	nums := FromSlice(env, []int{1, 2})
+	words := FromSlice(env, []string{"x"})
+	out := CoProcess(Connect(nums, words), func() CoProcessFunction[int, string, string] {
+		return CoProcessFunction[int, string, string]{
+			ProcessElement1: func(v int, ctx *Context, out Collector[string]) error {
+				if _, ok := ctx.Timestamp(); ok {
+					t.Error("a timestamp from FromSlice")
+				}
+				out.Collect("1:" + strconv.Itoa(v))
+				return nil
+			},
+			ProcessElement2: func(v string, _ *Context, out Collector[string]) error {
+				out.Collect("2:" + v)
+				return nil
+			},
+		}
+	})
+	got := Collect(out)
+	execute(t, env)
+	if have := sorted(got.Values(), compareString); !slices.Equal(have, []string{"1:1", "1:2", "2:x"}) {
+		t.Fatalf("coprocess: %v", have)
+	}
+}

@@ -197,3 +197,40 @@ func TestSnapshotRestore(t *testing.T) {
 		t.Errorf("restored at parallelism 2: %v, want %v", got, want)
 	}
 }
+
+// TestDeleteTimers follows Flink's InternalTimerService contract: a
+// deleted timer does not fire; timers of one key and time fire once.
+func TestDeleteTimers(t *testing.T) {
+	h, err := Keyed(Options{}, identity, func() stream.KeyedProcessFunction[int, int, int] {
+		return stream.KeyedProcessFunction[int, int, int]{
+			ProcessElement: func(v int, ctx *stream.KeyedContext[int], _ stream.Collector[int]) error {
+				ctx.RegisterEventTimeTimer(10)
+				ctx.RegisterEventTimeTimer(10)
+				ctx.RegisterEventTimeTimer(20)
+				ctx.RegisterProcessingTimeTimer(30)
+				if v%2 == 0 {
+					ctx.DeleteEventTimeTimer(10)
+					ctx.DeleteProcessingTimeTimer(30)
+				}
+				return nil
+			},
+			OnTimer: func(ts int64, ctx *stream.KeyedContext[int], out stream.Collector[int]) error {
+				out.Collect(ctx.CurrentKey()*100 + int(ts))
+				return nil
+			},
+		}
+	})
+	must(t, err)
+	defer h.Close()
+	must(t, h.ProcessElement(1, 1))
+	must(t, h.ProcessElement(2, 1))
+	must(t, h.ProcessWatermark(25))
+	must(t, h.SetProcessingTime(30))
+	var got []int
+	for _, r := range h.Records() {
+		got = append(got, r.Value)
+	}
+	if want := []int{110, 120, 220, 130}; !slices.Equal(got, want) {
+		t.Fatalf("fired %v, want %v", got, want)
+	}
+}
