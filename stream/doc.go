@@ -114,5 +114,9 @@
 //
 // Collect keeps the records with their timestamps (stream/sink's
 // Collect); Print and PrintTo print in Flink's format (stream/sink's
-// Print: "N> " when the sink runs in more than one subtask).
+// Print: "N> " when the sink runs in more than one subtask). SinkTo writes
+// a stream/sink FileSink's rolling part files, ticking its rolling policy
+// on processing time; at the end of a bounded input the last subtask to
+// finish commits every subtask's pending parts, and a subtask that fails
+// or is cancelled removes what it did not commit.
 package stream

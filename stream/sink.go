@@ -7,9 +7,12 @@ import (
 )
 
 // addSink adds a sink node whose subtasks write batches with the function
-// open returns for subtask i of n.
+// open returns for subtask i of n (nil: the caller sets the node's build).
 func addSink[T any](ds DataStream[T], name string, open func(i, n int) (func([]Record[T]) error, error)) *node {
 	n := addNode[struct{}](ds.n.env, name, ds.edge())
+	if open == nil {
+		return n // the caller builds
+	}
 	n.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
 		w, err := open(rt.subtask, rt.parallelism)
 		if err != nil {
