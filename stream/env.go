@@ -22,7 +22,8 @@ type Options struct {
 	// means state.DefaultMaxParallelism of each operator's parallelism.
 	MaxParallelism int
 	// Memory is the managed memory budget of a job in bytes; zero means
-	// memory.DefaultBudget(), negative means none.
+	// memory.DefaultBudget(), negative means none. While Execute runs, the
+	// Go runtime's soft memory limit follows it (memory.LimitRuntime).
 	Memory int64
 	// AutoWatermarkInterval is how often sources ask their watermark
 	// generators for a watermark; zero means watermark.DefaultAutoInterval.
@@ -93,6 +94,7 @@ func (e *Env) Parallelism() int { return e.opts.Parallelism }
 // metrics, or the first error found while building the program, or the
 // job's failure. An unbounded program runs until ctx ends.
 func (e *Env) Execute(ctx context.Context) (*Result, error) {
+	defer memory.LimitRuntime(e.opts.Memory)()
 	j, err := e.Start(ctx)
 	if err != nil {
 		return nil, err
