@@ -61,10 +61,7 @@ func (s *sortedInput[T, K]) open(rt *taskRuntime) error {
 func (s *sortedInput[T, K]) push(b []Record[T]) error {
 	for i := range b {
 		s.k = s.key(b[i].Value)
-		s.vb = s.enc.Append(s.vb[:0], &s.k)
-		s.kb = binary.AppendUvarint(s.kb[:0], uint64(len(s.vb)))
-		s.kb = append(s.kb, s.vb...)
-		s.kb = binary.BigEndian.AppendUint64(s.kb, uint64(b[i].Timestamp)^1<<63)
+		s.kb = appendSortKey(s.kb[:0], s.enc, &s.k, b[i].Timestamp, &s.vb)
 		s.vb = s.codec.Append(s.vb[:0], &b[i])
 		if err := s.sorter.Add(s.kb, s.vb); err != nil {
 			return err
@@ -142,3 +139,6 @@ func (s *sortedInput[T, K]) close() error {
 	}
 	return err
 }
+
+func appendUvarint(dst []byte, v uint64) []byte { return binary.AppendUvarint(dst, v) }
+func appendUint64(dst []byte, v uint64) []byte  { return binary.BigEndian.AppendUint64(dst, v) }

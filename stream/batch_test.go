@@ -5,7 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // wordCounts runs the WordCount program over lines in mode at parallelism
@@ -161,5 +163,44 @@ func TestBatchOneKeyAtATime(t *testing.T) {
 	got, most = run(Batch)
 	if !slices.Equal(got, want) || most != 1 {
 		t.Errorf("batch: %v, %d keys held, want %v and 1", got, most, want)
+	}
+}
+
+// TestBatchTwoInputOrder: in BATCH a keyed two-input operator sees each
+// key's records of both inputs merged by timestamp (the first input first
+// on ties), one key after the other.
+func TestBatchTwoInputOrder(t *testing.T) {
+	env := New(Options{Parallelism: 2, Mode: Batch})
+	ts := watermark.NoWatermarks[event]().WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
+	a := FromSource(env, source.FromSlice([]event{{"x", 5}, {"y", 2}, {"x", 1}, {"x", 3}}), ts, "a")
+	b := FromSource(env, source.FromSlice([]event{{"x", 3}, {"y", 1}, {"x", 2}, {"x", 9}}), ts, "b")
+	key := func(e event) string { return e.Key }
+	out := KeyedCoProcess(ConnectKeyed(KeyBy(a, key), KeyBy(b, key)), func() KeyedCoProcessFunction[string, event, event, string] {
+		var current string
+		trace := ""
+		emit := func(input string, e event, ctx *KeyedContext[string], out Collector[string]) error {
+			if ctx.CurrentKey() != current && trace != "" {
+				return fmt.Errorf("key %s before the end of key %s", ctx.CurrentKey(), current)
+			}
+			current = ctx.CurrentKey()
+			trace += fmt.Sprintf(" %s%d", input, e.TS)
+			ctx.RegisterEventTimeTimer(100)
+			return nil
+		}
+		return KeyedCoProcessFunction[string, event, event, string]{
+			ProcessElement1: func(e event, ctx *KeyedContext[string], out Collector[string]) error { return emit("a", e, ctx, out) },
+			ProcessElement2: func(e event, ctx *KeyedContext[string], out Collector[string]) error { return emit("b", e, ctx, out) },
+			OnTimer: func(_ int64, ctx *KeyedContext[string], out Collector[string]) error {
+				out.Collect(ctx.CurrentKey() + ":" + trace)
+				trace = ""
+				return nil
+			},
+		}
+	})
+	got := Collect(out)
+	execute(t, env)
+	want := []string{"x: a1 b2 a3 b3 a5 b9", "y: b1 a2"}
+	if have := sorted(got.Values(), compareString); !slices.Equal(have, want) {
+		t.Fatalf("got %q, want %q", have, want)
 	}
 }

@@ -62,64 +62,68 @@ type order struct {
 // limits of users (first input) and orders (second); an order above its
 // user's limit goes to a side output, and at the end of input (the
 // maximal watermark) a timer per user reports the accepted total.
+// In BATCH both inputs are sorted by key and each key's timers fire at its
+// end: the same answer.
 func TestKeyedCoProcess(t *testing.T) {
 	for _, p := range []int{1, 3} {
-		t.Run(fmt.Sprint("p", p), func(t *testing.T) {
-			env := New(Options{Parallelism: p})
-			limits := KeyBy(FromSlice(env, []order{{"ann", 10}, {"bob", 5}, {"cid", 1}}).SetParallelism(1), func(o order) string { return o.User })
-			orders := KeyBy(FromSlice(env, []order{{"ann", 3}, {"bob", 7}, {"ann", 12}, {"cid", 1}, {"bob", 5}}).SetParallelism(1), func(o order) string { return o.User })
-			rejected := NewOutputTag[order]("rejected")
-			totals := KeyedCoProcess(ConnectKeyed(limits, orders), func() KeyedCoProcessFunction[string, order, order, string] {
-				var limit, total state.ValueState[int]
-				var pending state.ListState[order]
-				return KeyedCoProcessFunction[string, order, order, string]{
-					Open: func(ctx *KeyedContext[string]) (err error) {
-						if limit, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "limit"}); err != nil {
-							return err
-						}
-						if pending, err = state.GetListState(ctx.Backend(), state.ListDescriptor[order]{Name: "pending"}); err != nil {
-							return err
-						}
-						total, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "total"})
-						return err
-					},
-					ProcessElement1: func(o order, ctx *KeyedContext[string], _ Collector[string]) error {
-						limit.Update(o.Amount)
-						ctx.RegisterEventTimeTimer(1000)
-						return nil
-					},
-					ProcessElement2: func(o order, ctx *KeyedContext[string], _ Collector[string]) error {
-						pending.Add(o) // the limit may come later: decide at the timer
-						ctx.RegisterEventTimeTimer(1000)
-						return nil
-					},
-					OnTimer: func(ts int64, ctx *KeyedContext[string], out Collector[string]) error {
-						l, _ := limit.Value()
-						sum, _ := total.Value()
-						for _, o := range pending.Get() {
-							if o.Amount > l {
-								Output(ctx, rejected, o)
-							} else {
-								sum += o.Amount
+		for _, mode := range []Mode{Streaming, Batch} {
+			t.Run(fmt.Sprint("p", p, "mode", mode), func(t *testing.T) {
+				env := New(Options{Parallelism: p, Mode: mode})
+				limits := KeyBy(FromSlice(env, []order{{"ann", 10}, {"bob", 5}, {"cid", 1}}).SetParallelism(1), func(o order) string { return o.User })
+				orders := KeyBy(FromSlice(env, []order{{"ann", 3}, {"bob", 7}, {"ann", 12}, {"cid", 1}, {"bob", 5}}).SetParallelism(1), func(o order) string { return o.User })
+				rejected := NewOutputTag[order]("rejected")
+				totals := KeyedCoProcess(ConnectKeyed(limits, orders), func() KeyedCoProcessFunction[string, order, order, string] {
+					var limit, total state.ValueState[int]
+					var pending state.ListState[order]
+					return KeyedCoProcessFunction[string, order, order, string]{
+						Open: func(ctx *KeyedContext[string]) (err error) {
+							if limit, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "limit"}); err != nil {
+								return err
 							}
-						}
-						total.Update(sum)
-						out.Collect(fmt.Sprintf("%s=%d@%d", ctx.CurrentKey(), sum, ts))
-						return nil
-					},
+							if pending, err = state.GetListState(ctx.Backend(), state.ListDescriptor[order]{Name: "pending"}); err != nil {
+								return err
+							}
+							total, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "total"})
+							return err
+						},
+						ProcessElement1: func(o order, ctx *KeyedContext[string], _ Collector[string]) error {
+							limit.Update(o.Amount)
+							ctx.RegisterEventTimeTimer(1000)
+							return nil
+						},
+						ProcessElement2: func(o order, ctx *KeyedContext[string], _ Collector[string]) error {
+							pending.Add(o) // the limit may come later: decide at the timer
+							ctx.RegisterEventTimeTimer(1000)
+							return nil
+						},
+						OnTimer: func(ts int64, ctx *KeyedContext[string], out Collector[string]) error {
+							l, _ := limit.Value()
+							sum, _ := total.Value()
+							for _, o := range pending.Get() {
+								if o.Amount > l {
+									Output(ctx, rejected, o)
+								} else {
+									sum += o.Amount
+								}
+							}
+							total.Update(sum)
+							out.Collect(fmt.Sprintf("%s=%d@%d", ctx.CurrentKey(), sum, ts))
+							return nil
+						},
+					}
+				})
+				got := Collect(totals)
+				rej := Collect(GetSideOutput(totals, rejected))
+				execute(t, env)
+				if have := sorted(got.Values(), compareString); !slices.Equal(have, []string{"ann=3@1000", "bob=5@1000", "cid=1@1000"}) {
+					t.Errorf("totals: %v", have)
+				}
+				have := sorted(rej.Values(), func(a, b order) int { return compare(a.User, b.User) })
+				if !slices.Equal(have, []order{{"ann", 12}, {"bob", 7}}) {
+					t.Errorf("rejected: %v", have)
 				}
 			})
-			got := Collect(totals)
-			rej := Collect(GetSideOutput(totals, rejected))
-			execute(t, env)
-			if have := sorted(got.Values(), compareString); !slices.Equal(have, []string{"ann=3@1000", "bob=5@1000", "cid=1@1000"}) {
-				t.Errorf("totals: %v", have)
-			}
-			have := sorted(rej.Values(), func(a, b order) int { return compare(a.User, b.User) })
-			if !slices.Equal(have, []order{{"ann", 12}, {"bob", 7}}) {
-				t.Errorf("rejected: %v", have)
-			}
-		})
+		}
 	}
 }
 

@@ -97,8 +97,9 @@
 // no watermarks before the end, and a task forwards the maximal watermark
 // after what its end of input emitted. Automatic is Batch when every
 // source is bounded. A bounded program gives the same final answer in
-// both modes (TestWordCountBatch, TestBatchKeyedTimers). Two-input keyed
-// operators read their inputs unsorted in either mode.
+// both modes (TestWordCountBatch, TestBatchKeyedTimers). A keyed
+// two-input operator (KeyedCoProcess) sorts both inputs and merges them by
+// key and timestamp, the first input first on ties.
 //
 // # Testing operators
 //

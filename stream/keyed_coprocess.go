@@ -49,6 +49,12 @@ func KeyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B
 		op.col = collector[O]{e: op.out, ctx: &op.ctx.Context}
 		in1 := keyedInput(op, cs.a.key, fn.ProcessElement1)
 		in2 := keyedInput(op, cs.b.key, fn.ProcessElement2)
+		if rt.batch() {
+			s := &sortedInputs2[A, B, K]{inner: op}
+			s.a.key, s.a.to = cs.a.key, in1
+			s.b.key, s.b.to = cs.b.key, in2
+			return []any{pushFunc[A](s.a.push), pushFunc[B](s.b.push)}, s, nil
+		}
 		return []any{in1, in2}, op, nil
 	}
 	return DataStream[O]{n: n}
