@@ -72,8 +72,10 @@ func (s *sortedInput[T, K]) push(b []Record[T]) error {
 
 // endInput feeds the sorted records to the operator key by key.
 func (s *sortedInput[T, K]) endInput() error {
-	it, err := s.sorter.Finish(s.rt.ctx())
+	sorter := s.sorter
+	it, err := sorter.Finish(s.rt.ctx())
 	s.sorter = nil
+	s.rt.spilled(sorter.Stats().SpilledBytes)
 	if err != nil {
 		return err
 	}

@@ -53,8 +53,10 @@ func (s *sortedSide[T, K]) push(b []Record[T]) error {
 
 // start sorts and moves to the first record.
 func (s *sortedSide[T, K]) start(rt *taskRuntime) error {
-	it, err := s.sorter.Finish(rt.ctx())
+	sorter := s.sorter
+	it, err := sorter.Finish(rt.ctx())
 	s.sorter = nil
+	rt.spilled(sorter.Stats().SpilledBytes)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -202,5 +203,49 @@ func TestBatchTwoInputOrder(t *testing.T) {
 	want := []string{"x: a1 b2 a3 b3 a5 b9", "y: b1 a2"}
 	if have := sorted(got.Values(), compareString); !slices.Equal(have, want) {
 		t.Fatalf("got %q, want %q", have, want)
+	}
+}
+
+// TestBatchSpills runs the BATCH word count over a larger text under a
+// small memory budget: the sort by key spills, and the counts still equal
+// the naive ones.
+func TestBatchSpills(t *testing.T) {
+	base := wordCountLines(t)
+	var lines []string
+	for i := range 200 {
+		for _, l := range base {
+			lines = append(lines, fmt.Sprintf("%s w%d", l, i%50))
+		}
+	}
+	final := map[string]int{}
+	for _, l := range lines {
+		tokenize(l, func(wc wordCount) { final[wc.Word]++ })
+	}
+	env := New(Options{Parallelism: 2, Mode: Batch, Memory: 8 << 20})
+	words := FlatMap(FromSlice(env, lines), tokenize)
+	counts := Sum(KeyBy(words, func(w wordCount) string { return w.Word }),
+		func(w wordCount) int { return w.Count }, func(w *wordCount, n int) { w.Count = n })
+	got := Collect(counts)
+	res, err := env.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SpilledBytes() == 0 {
+		t.Errorf("nothing spilled under an 8 MiB budget")
+	}
+	have := map[string]int{}
+	for _, wc := range got.Values() {
+		if _, dup := have[wc.Word]; dup {
+			t.Fatalf("%s emitted twice", wc.Word)
+		}
+		have[wc.Word] = wc.Count
+	}
+	if len(have) != len(final) {
+		t.Fatalf("%d words, want %d", len(have), len(final))
+	}
+	for w, c := range final {
+		if have[w] != c {
+			t.Errorf("%s: %d, want %d", w, have[w], c)
+		}
 	}
 }

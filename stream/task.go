@@ -22,6 +22,13 @@ func (rt *taskRuntime) ctx() context.Context {
 	return rt.tc.Context()
 }
 
+// spilled reports bytes an operator spilled in the task's metrics.
+func (rt *taskRuntime) spilled(n int64) {
+	if rt.tc != nil && n > 0 {
+		rt.tc.Metrics.AddSpilled(n)
+	}
+}
+
 // batch says whether the job runs in BATCH mode.
 func (rt *taskRuntime) batch() bool { return rt.p != nil && rt.p.batch }
 
