@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,12 +16,14 @@ import (
 // twoSplits is an unbounded source of two splits: "busy" emits an event
 // per millisecond with rising timestamps and keys a and b in turn, "quiet"
 // never emits. Subtask 0 gets busy, subtask 1 quiet.
-type twoSplits struct{}
+// With oneReader, subtask 0 reads both splits (a reader holding two
+// splits: one watermark generator each, combined by the subtask).
+type twoSplits struct{ oneReader bool }
 
 func (twoSplits) Boundedness() source.Boundedness { return source.Unbounded }
 
-func (twoSplits) Enumerator(int, *source.EnumeratorState) (source.Enumerator, error) {
-	return &twoEnum{}, nil
+func (s twoSplits) Enumerator(int, *source.EnumeratorState) (source.Enumerator, error) {
+	return &twoEnum{oneReader: s.oneReader}, nil
 }
 
 func (twoSplits) Reader(rc source.ReaderContext) (source.Reader[event], error) {
@@ -28,41 +31,56 @@ func (twoSplits) Reader(rc source.ReaderContext) (source.Reader[event], error) {
 }
 
 type twoEnum struct {
-	mu    sync.Mutex
-	given [2]bool
+	mu        sync.Mutex
+	oneReader bool
+	given     [2]bool
 }
 
 func (e *twoEnum) Request(subtask int) (source.Grant, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if subtask > 1 || e.given[subtask] {
+	i := subtask
+	if e.oneReader && subtask == 0 && e.given[0] {
+		i = 1
+	}
+	if i > 1 || e.given[i] || (e.oneReader && subtask > 0) {
 		return source.Grant{Status: source.NoMore}, nil
 	}
-	e.given[subtask] = true
-	return source.Grant{Status: source.Assigned, Split: source.Split{ID: [2]string{"busy", "quiet"}[subtask], Len: -1}}, nil
+	e.given[i] = true
+	return source.Grant{Status: source.Assigned, Split: source.Split{ID: [2]string{"busy", "quiet"}[i], Len: -1}}, nil
 }
 func (e *twoEnum) AddSplitsBack([]source.Split)     {}
 func (e *twoEnum) Snapshot() source.EnumeratorState { return source.EnumeratorState{} }
 
 type twoReader struct {
-	rc    source.ReaderContext
-	split *source.Split
-	buf   [1]event
+	rc     source.ReaderContext
+	splits []source.Split
+	asked  bool
+	split  *source.Split // the busy split, if held
+	buf    [1]event
 }
 
 func (r *twoReader) Next(ctx context.Context) (source.Batch[event], error) {
-	if r.split == nil {
+	for !r.asked {
 		g, err := r.rc.Splits.Request(r.rc.Subtask)
 		if err != nil {
 			return source.Batch[event]{}, err
 		}
 		if g.Status != source.Assigned {
-			<-ctx.Done()
-			return source.Batch[event]{}, ctx.Err()
+			r.asked = true
+			break
 		}
-		r.split = &g.Split
+		r.splits = append(r.splits, g.Split)
 	}
-	if r.split.ID == "quiet" {
+	for i := range r.splits {
+		if r.splits[i].ID == "busy" {
+			r.split = &r.splits[i]
+		}
+	}
+	if len(r.splits) == 0 {
+		return source.Batch[event]{}, io.EOF // no split will come: the subtask ends
+	}
+	if r.split == nil {
 		<-ctx.Done()
 		return source.Batch[event]{}, ctx.Err()
 	}
@@ -77,32 +95,23 @@ func (r *twoReader) Next(ctx context.Context) (source.Batch[event], error) {
 	return source.Batch[event]{Split: r.split.ID, First: i, Records: r.buf[:]}, nil
 }
 
-func (r *twoReader) AddSplits(s []source.Split) {
-	if len(s) > 0 {
-		r.split = &s[0]
-	}
-}
+func (r *twoReader) AddSplits(s []source.Split) { r.splits = append(r.splits, s...) }
 
-func (r *twoReader) Positions() []source.Split {
-	if r.split == nil {
-		return nil
-	}
-	return []source.Split{*r.split}
-}
+func (r *twoReader) Positions() []source.Split { return append([]source.Split(nil), r.splits...) }
 
 func (r *twoReader) Close() error { return nil }
 
 // timerJob runs twoSplits at parallelism 2 into a keyed process (parallelism
 // 2) that registers, for each key, an event-time timer at 30 and emits the
 // key when it fires.
-func timerJob(t *testing.T, idleness bool) (*Job, *Collected[string], *atomic.Int64) {
+func timerJob(t *testing.T, idleness, oneReader bool) (*Job, *Collected[string], *atomic.Int64) {
 	env := New(Options{Parallelism: 2, AutoWatermarkInterval: 5 * time.Millisecond})
 	strategy := watermark.ForMonotonousTimestamps[event]().WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
 	if idleness {
 		strategy = strategy.WithIdleness(20 * time.Millisecond)
 	}
 	var seen atomic.Int64
-	src := FromSource[event](env, twoSplits{}, strategy, "two splits")
+	src := FromSource[event](env, twoSplits{oneReader}, strategy, "two splits")
 	fired := KeyedProcess(KeyBy(src, func(e event) string { return e.Key }), func() KeyedProcessFunction[string, event, string] {
 		return KeyedProcessFunction[string, event, string]{
 			ProcessElement: func(e event, ctx *KeyedContext[string], _ Collector[string]) error {
@@ -133,8 +142,18 @@ func timerJob(t *testing.T, idleness bool) (*Job, *Collected[string], *atomic.In
 // watermark of every keyed subtask downstream until idleness releases it;
 // then the busy split's watermark alone fires the timers, across the keyBy.
 func TestWatermarkIdleSplit(t *testing.T) {
+	for _, one := range []bool{false, true} {
+		name := "a split per subtask"
+		if one {
+			name = "one subtask reading both"
+		}
+		t.Run(name, func(t *testing.T) { idleSplit(t, one) })
+	}
+}
+
+func idleSplit(t *testing.T, oneReader bool) {
 	t.Run("held back", func(t *testing.T) {
-		j, got, seen := timerJob(t, false)
+		j, got, seen := timerJob(t, false, oneReader)
 		deadline := time.Now().Add(10 * time.Second)
 		for seen.Load() < 100 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -151,7 +170,7 @@ func TestWatermarkIdleSplit(t *testing.T) {
 		}
 	})
 	t.Run("idle", func(t *testing.T) {
-		j, got, _ := timerJob(t, true)
+		j, got, _ := timerJob(t, true, oneReader)
 		deadline := time.Now().Add(10 * time.Second)
 		for len(got.Values()) < 2 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
