@@ -38,7 +38,7 @@ func wordCountLines(t *testing.T) []string {
 // TestWordCountStreaming runs Flink's streaming WordCount over its
 // WordCountData text: the running counts form, per word with final count c,
 // the multiset (w,1)...(w,c), checked against a naive count (and a few of
-// Flink's COUNTS).
+// Flink's COUNTS), at several parallelisms and batch sizes.
 func TestWordCountStreaming(t *testing.T) {
 	lines := wordCountLines(t)
 	final := map[string]int{}
@@ -57,29 +57,31 @@ func TestWordCountStreaming(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	for _, p := range []int{1, 2} {
-		t.Run(fmt.Sprint("p", p), func(t *testing.T) {
-			env := New(Options{Parallelism: p})
-			words := FlatMap(FromSlice(env, lines), tokenize)
-			counts := Sum(KeyBy(words, func(w wordCount) string { return w.Word }),
-				func(w wordCount) int { return w.Count }, func(w *wordCount, n int) { w.Count = n })
-			got := Collect(counts)
-			if _, err := env.Execute(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			var have []string
-			last := map[string]int{}
-			for _, wc := range got.Values() {
-				if wc.Count != last[wc.Word]+1 {
-					t.Fatalf("%s: count %d after %d: a key's running counts must rise by one", wc.Word, wc.Count, last[wc.Word])
+	for _, p := range []int{1, 2, 3} {
+		for _, batch := range []int{1, 7, 0} {
+			t.Run(fmt.Sprint("p", p, "batch", batch), func(t *testing.T) {
+				env := New(Options{Parallelism: p, BatchSize: batch})
+				words := FlatMap(FromSlice(env, lines), tokenize)
+				counts := Sum(KeyBy(words, func(w wordCount) string { return w.Word }),
+					func(w wordCount) int { return w.Count }, func(w *wordCount, n int) { w.Count = n })
+				got := Collect(counts)
+				if _, err := env.Execute(context.Background()); err != nil {
+					t.Fatal(err)
 				}
-				last[wc.Word] = wc.Count
-				have = append(have, fmt.Sprintf("%s,%d", wc.Word, wc.Count))
-			}
-			slices.Sort(have)
-			if !slices.Equal(have, want) {
-				t.Fatalf("got %d running counts, want %d", len(have), len(want))
-			}
-		})
+				var have []string
+				last := map[string]int{}
+				for _, wc := range got.Values() {
+					if wc.Count != last[wc.Word]+1 {
+						t.Fatalf("%s: count %d after %d: a key's running counts must rise by one", wc.Word, wc.Count, last[wc.Word])
+					}
+					last[wc.Word] = wc.Count
+					have = append(have, fmt.Sprintf("%s,%d", wc.Word, wc.Count))
+				}
+				slices.Sort(have)
+				if !slices.Equal(have, want) {
+					t.Fatalf("got %d running counts, want %d", len(have), len(want))
+				}
+			})
+		}
 	}
 }
