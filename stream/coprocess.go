@@ -9,6 +9,7 @@ type CoProcessFunction[A, B, O any] struct {
 	Open            func() error
 	ProcessElement1 func(v A, ctx *Context, out Collector[O]) error
 	ProcessElement2 func(v B, ctx *Context, out Collector[O]) error
+	Close           func() error
 }
 
 // CoProcess applies the function newFn returns (once per subtask) to the
@@ -55,9 +56,19 @@ type coProcessOp[A, B, O any] struct {
 	ctx      Context
 	out      *emitter[O]
 	flushers []flusher
+	opened   bool
+}
+
+func (p *coProcessOp[A, B, O]) close() error {
+	if p.fn.Close != nil && p.opened {
+		p.opened = false
+		return p.fn.Close()
+	}
+	return nil
 }
 
 func (p *coProcessOp[A, B, O]) open(*taskRuntime) error {
+	p.opened = true
 	if p.fn.Open != nil {
 		return p.fn.Open()
 	}

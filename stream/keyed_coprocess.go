@@ -22,6 +22,7 @@ type KeyedCoProcessFunction[K comparable, A, B, O any] struct {
 	ProcessElement1 func(v A, ctx *KeyedContext[K], out Collector[O]) error
 	ProcessElement2 func(v B, ctx *KeyedContext[K], out Collector[O]) error
 	OnTimer         func(ts int64, ctx *KeyedContext[K], out Collector[O]) error
+	Close           func() error
 }
 
 // KeyedCoProcess applies the function newFn returns (once per subtask) to
@@ -41,7 +42,7 @@ func KeyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B
 		// are dispatched by input
 		op := &keyedProcessOp[struct{}, K, O]{}
 		op.node = n
-		op.fn = KeyedProcessFunction[K, struct{}, O]{Open: fn.Open, OnTimer: fn.OnTimer}
+		op.fn = KeyedProcessFunction[K, struct{}, O]{Open: fn.Open, OnTimer: fn.OnTimer, Close: fn.Close}
 		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)

@@ -10,11 +10,13 @@ import (
 // KeyedProcessFunction is Flink's KeyedProcessFunction: ProcessElement is
 // called per record with the record's key current, OnTimer per firing
 // timer with the timer's key current; Open, when set, once before any
-// record, to get keyed state from ctx.Backend().
+// record, to get keyed state from ctx.Backend(); Close, when set, once at
+// the end, on every path.
 type KeyedProcessFunction[K comparable, I, O any] struct {
 	Open           func(ctx *KeyedContext[K]) error
 	ProcessElement func(v I, ctx *KeyedContext[K], out Collector[O]) error
 	OnTimer        func(ts int64, ctx *KeyedContext[K], out Collector[O]) error
+	Close          func() error
 }
 
 // KeyedProcess applies the function newFn returns to every record of ks;
@@ -74,6 +76,17 @@ func (p *keyedProcessOp[I, K, O]) open(rt *taskRuntime) error {
 		return p.fn.Open(&p.ctx)
 	}
 	return nil
+}
+
+func (p *keyedProcessOp[I, K, O]) close() error {
+	var err error
+	if p.fn.Close != nil && p.backend != nil {
+		err = p.fn.Close()
+	}
+	if cerr := p.keyedBase.close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (p *keyedProcessOp[I, K, O]) push(b []Record[I]) error {

@@ -4,10 +4,12 @@ import "fmt"
 
 // ProcessFunction is Flink's ProcessFunction on a non-keyed stream:
 // ProcessElement is called per record with its Context (timestamp,
-// watermark, processing time, side outputs); Open, when set, once before.
+// watermark, processing time, side outputs); Open, when set, once before;
+// Close, when set, once at the end, on every path.
 type ProcessFunction[I, O any] struct {
 	Open           func() error
 	ProcessElement func(v I, ctx *Context, out Collector[O]) error
+	Close          func() error
 }
 
 // Process applies the function newFn returns to every record of ds;
@@ -40,11 +42,21 @@ type processOp[I, O any] struct {
 	out      *emitter[O]
 	col      collector[O]
 	flushers []flusher
+	opened   bool
 }
 
 func (p *processOp[I, O]) open(*taskRuntime) error {
+	p.opened = true
 	if p.fn.Open != nil {
 		return p.fn.Open()
+	}
+	return nil
+}
+
+func (p *processOp[I, O]) close() error {
+	if p.fn.Close != nil && p.opened {
+		p.opened = false
+		return p.fn.Close()
 	}
 	return nil
 }

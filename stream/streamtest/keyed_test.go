@@ -234,3 +234,29 @@ func TestDeleteTimers(t *testing.T) {
 		t.Fatalf("fired %v, want %v", got, want)
 	}
 }
+
+// TestOpenClose: the function's Open runs once before the first record and
+// Close once at the end.
+func TestOpenClose(t *testing.T) {
+	var opened, closed int
+	h, err := Keyed(Options{}, identity, func() stream.KeyedProcessFunction[int, int, int] {
+		return stream.KeyedProcessFunction[int, int, int]{
+			Open: func(*stream.KeyedContext[int]) error { opened++; return nil },
+			ProcessElement: func(v int, _ *stream.KeyedContext[int], out stream.Collector[int]) error {
+				if opened != 1 || closed != 0 {
+					t.Errorf("record %d with %d opens and %d closes", v, opened, closed)
+				}
+				return nil
+			},
+			Close: func() error { closed++; return nil },
+		}
+	})
+	must(t, err)
+	must(t, h.ProcessElement(1, 1))
+	must(t, h.ProcessElement(2, 2))
+	must(t, h.Close())
+	must(t, h.Close())
+	if opened != 1 || closed != 1 {
+		t.Fatalf("%d opens, %d closes", opened, closed)
+	}
+}
