@@ -44,7 +44,8 @@
 // A source task runs a reader of its source: every split gets a watermark
 // generator from the program's strategy (a split assigned but silent gets
 // one too, so idleness can release it), asked every AutoWatermarkInterval
-// (200 ms by default); the subtask's watermark is their minimum over the
+// of wall time (200 ms by default; idleness itself is measured on the
+// job's Clock); the subtask's watermark is their minimum over the
 // active splits, and a bounded source ends with the maximal watermark, so
 // every event-time timer fires. Other tasks read every input through the
 // task's flow.Gate, which combines watermarks over channels and inputs
