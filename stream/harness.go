@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/weirdata/weir/flow"
@@ -21,18 +22,26 @@ import (
 // HarnessOptions.Subtask of Parallelism). Package streamtest is its
 // public face.
 type Harness[I, O any] struct {
+	*harnessCore[O]
+	head output[I]
+	one  [1]Record[I]
+}
+
+// harnessCore is what harnesses of one and two inputs share: the runtime
+// of the operators and what they emitted.
+type harnessCore[O any] struct {
 	env      *Env
-	in       *node
+	ins      []*node // the input nodes
+	head     *node   // the first operator
 	run      *harnessRun
 	capture  *captured[O]
 	clock    *flow.ManualClock
 	opts     HarnessOptions
 	rt       *taskRuntime
-	head     output[I]
+	heads    []any // the first operator's inputs, per input node
 	restored map[int][]byte
 	opened   bool
 	closed   bool
-	one      [1]Record[I]
 }
 
 // HarnessOptions configure a Harness.
@@ -100,19 +109,34 @@ func harnessSide[T any](c *Context, id string) *emitter[T] {
 // NewHarness returns a harness of the operators build applies to its
 // input stream.
 func NewHarness[I, O any](opts HarnessOptions, build func(in DataStream[I]) DataStream[O]) (*Harness[I, O], error) {
+	c, err := newHarnessCore(opts, func(env *Env) ([]*node, DataStream[O]) {
+		in := addNode[I](env, "input")
+		return []*node{in}, build(DataStream[I]{n: in})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Harness[I, O]{harnessCore: c}, nil
+}
+
+func newHarnessCore[O any](opts HarnessOptions, build func(env *Env) ([]*node, DataStream[O])) (*harnessCore[O], error) {
 	opts.Parallelism = max(opts.Parallelism, 1)
 	if opts.Subtask < 0 || opts.Subtask >= opts.Parallelism {
 		return nil, fmt.Errorf("stream: harness: subtask %d of %d", opts.Subtask, opts.Parallelism)
 	}
 	env := New(Options{Parallelism: opts.Parallelism, MaxParallelism: opts.MaxParallelism, Memory: -1})
-	in := addNode[I](env, "input")
-	in.source = true
-	out := build(DataStream[I]{n: in})
+	ins, out := build(env)
 	if len(env.errs) > 0 {
 		return nil, errors.Join(env.errs...)
 	}
-	if out.n == in || len(in.ports[""].consumers) != 1 {
-		return nil, errors.New("stream: harness: build must apply one chain of operators to its input")
+	var head *node
+	for _, in := range ins {
+		in.source = true
+		cs := in.ports[""].consumers
+		if out.n == in || len(cs) != 1 || (head != nil && cs[0].to != head) {
+			return nil, errors.New("stream: harness: build must apply one chain of operators to its inputs")
+		}
+		head = cs[0].to
 	}
 	if out.port != "" {
 		return nil, errors.New("stream: harness: build must return the main output of its last operator")
@@ -121,8 +145,8 @@ func NewHarness[I, O any](opts HarnessOptions, build func(in DataStream[I]) Data
 		return nil, err
 	}
 	c := &captured[O]{}
-	return &Harness[I, O]{
-		env: env, in: in, capture: c, opts: opts,
+	return &harnessCore[O]{
+		env: env, ins: ins, head: head, capture: c, opts: opts,
 		run:   &harnessRun{last: out.n, capture: output[O](c), events: c, sides: map[string]any{}},
 		clock: flow.NewManualClock(time.UnixMilli(opts.ProcessingTime)),
 	}, nil
@@ -131,7 +155,7 @@ func NewHarness[I, O any](opts HarnessOptions, build func(in DataStream[I]) Data
 // Restore makes the operators open from snap, a Snapshot of a harness of
 // the same operators (at any parallelism, for keyed state). Call it before
 // the first record.
-func (h *Harness[I, O]) Restore(snap []byte) error {
+func (h *harnessCore[O]) Restore(snap []byte) error {
 	if h.opened {
 		return errors.New("stream: harness: restore after open")
 	}
@@ -150,7 +174,7 @@ func (h *Harness[I, O]) Restore(snap []byte) error {
 }
 
 // Open opens the operators; the other methods call it when needed.
-func (h *Harness[I, O]) Open() error {
+func (h *harnessCore[O]) Open() error {
 	if h.opened {
 		return nil
 	}
@@ -159,22 +183,37 @@ func (h *Harness[I, O]) Open() error {
 		subtask: h.opts.Subtask, parallelism: h.opts.Parallelism, clock: h.clock,
 		batchSize: flow.DefaultBatchSize, watermark: NoTimestamp, harness: h.run, restored: h.restored,
 	}
-	ins, err := h.rt.build(h.in.ports[""].consumers[0].to)
+	ins, err := h.rt.build(h.head)
 	if err != nil {
 		return err
 	}
-	head, ok := ins[0].(output[I])
-	if !ok {
-		return errors.New("stream: harness: the first operator does not read the input's type")
+	for _, in := range h.ins {
+		e := in.ports[""].consumers[0]
+		h.heads = append(h.heads, ins[slices.Index(h.head.inputs, e)])
 	}
-	h.head = head
 	return h.rt.open()
+}
+
+// headOf returns the first operator's input i, typed.
+func headOf[T, O any](h *harnessCore[O], i int) (output[T], error) {
+	if err := h.Open(); err != nil {
+		return nil, err
+	}
+	o, ok := h.heads[i].(output[T])
+	if !ok {
+		return nil, errors.New("stream: harness: the first operator does not read the input's type")
+	}
+	return o, nil
 }
 
 // ProcessElement pushes v with timestamp ts (NoTimestamp for none).
 func (h *Harness[I, O]) ProcessElement(v I, ts int64) error {
-	if err := h.Open(); err != nil {
-		return err
+	if h.head == nil {
+		head, err := headOf[I](h.harnessCore, 0)
+		if err != nil {
+			return err
+		}
+		h.head = head
 	}
 	h.one[0] = Record[I]{Value: v, Timestamp: ts}
 	return h.head.push(h.one[:])
@@ -182,7 +221,7 @@ func (h *Harness[I, O]) ProcessElement(v I, ts int64) error {
 
 // ProcessWatermark advances the watermark: due event-time timers fire,
 // then the watermark is emitted.
-func (h *Harness[I, O]) ProcessWatermark(wm int64) error {
+func (h *harnessCore[O]) ProcessWatermark(wm int64) error {
 	if err := h.Open(); err != nil {
 		return err
 	}
@@ -191,7 +230,7 @@ func (h *Harness[I, O]) ProcessWatermark(wm int64) error {
 
 // SetProcessingTime moves the processing-time clock to ms and fires the
 // processing-time timers that came due.
-func (h *Harness[I, O]) SetProcessingTime(ms int64) error {
+func (h *harnessCore[O]) SetProcessingTime(ms int64) error {
 	if err := h.Open(); err != nil {
 		return err
 	}
@@ -200,7 +239,7 @@ func (h *Harness[I, O]) SetProcessingTime(ms int64) error {
 }
 
 // EndInput ends the input: the operators' end of input, in order.
-func (h *Harness[I, O]) EndInput() error {
+func (h *harnessCore[O]) EndInput() error {
 	if err := h.Open(); err != nil {
 		return err
 	}
@@ -209,10 +248,10 @@ func (h *Harness[I, O]) EndInput() error {
 
 // Output returns the records and watermarks the last operator emitted so
 // far, in order.
-func (h *Harness[I, O]) Output() []Item[O] { return append([]Item[O](nil), h.capture.items...) }
+func (h *harnessCore[O]) Output() []Item[O] { return append([]Item[O](nil), h.capture.items...) }
 
 // Records returns the records of Output.
-func (h *Harness[I, O]) Records() []Record[O] {
+func (h *harnessCore[O]) Records() []Record[O] {
 	var out []Record[O]
 	for _, it := range h.capture.items {
 		if !it.IsWatermark {
@@ -223,7 +262,7 @@ func (h *Harness[I, O]) Records() []Record[O] {
 }
 
 // Watermarks returns the watermarks of Output.
-func (h *Harness[I, O]) Watermarks() []int64 {
+func (h *harnessCore[O]) Watermarks() []int64 {
 	var out []int64
 	for _, it := range h.capture.items {
 		if it.IsWatermark {
@@ -234,19 +273,25 @@ func (h *Harness[I, O]) Watermarks() []int64 {
 }
 
 // ClearOutput forgets what was emitted so far.
-func (h *Harness[I, O]) ClearOutput() { h.capture.items = h.capture.items[:0] }
+func (h *harnessCore[O]) ClearOutput() { h.capture.items = h.capture.items[:0] }
 
-// HarnessSideOutput returns what the operators emitted to side output tag.
-func HarnessSideOutput[I, O, X any](h *Harness[I, O], tag OutputTag[X]) []Record[X] {
-	if r, ok := h.run.sides[tag.id].(*recordsOut[X]); ok {
+// AnyHarness is a *Harness or a *Harness2.
+type AnyHarness interface{ core() *harnessRun }
+
+// HarnessSideOutput returns what the operators of h emitted to side output
+// tag.
+func HarnessSideOutput[X any](h AnyHarness, tag OutputTag[X]) []Record[X] {
+	if r, ok := h.core().sides[tag.id].(*recordsOut[X]); ok {
 		return append([]Record[X](nil), r.recs...)
 	}
 	return nil
 }
 
+func (h *harnessCore[O]) core() *harnessRun { return h.run }
+
 // Snapshot returns the operators' state (keyed state and timers), for
 // Restore on a new harness.
-func (h *Harness[I, O]) Snapshot() ([]byte, error) {
+func (h *harnessCore[O]) Snapshot() ([]byte, error) {
 	if err := h.Open(); err != nil {
 		return nil, err
 	}
@@ -264,7 +309,7 @@ func (h *Harness[I, O]) Snapshot() ([]byte, error) {
 }
 
 // Close closes the operators.
-func (h *Harness[I, O]) Close() error {
+func (h *harnessCore[O]) Close() error {
 	if !h.opened || h.closed {
 		return nil
 	}

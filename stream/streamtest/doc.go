@@ -5,6 +5,9 @@
 // operators, read back its records with their timestamps and its
 // watermarks in the order they were emitted, and each side output; take a
 // snapshot that a new harness restores, at another parallelism too.
+// New2 does the same for a two-input operator (Flink's
+// TwoInputStreamOperatorTestHarness), with ProcessElement1 and
+// ProcessElement2.
 //
 //	h, err := streamtest.Keyed(streamtest.Options{}, keyFn, newFn)
 //	h.ProcessElement(v, 42)   // a record with timestamp 42

@@ -26,8 +26,17 @@ func Keyed[I any, K comparable, O any](opts Options, key func(I) K, newFn func()
 	})
 }
 
-// SideOutput returns the records the harness's operators emitted to side
-// output tag, with their timestamps.
-func SideOutput[I, O, X any](h *Harness[I, O], tag stream.OutputTag[X]) []stream.Record[X] {
+// Harness2 runs a two-input operator and what is chained after it.
+type Harness2[A, B, O any] = stream.Harness2[A, B, O]
+
+// New2 returns a harness of the operators build applies to its two inputs
+// (Flink's TwoInputStreamOperatorTestHarness).
+func New2[A, B, O any](opts Options, build func(a stream.DataStream[A], b stream.DataStream[B]) stream.DataStream[O]) (*Harness2[A, B, O], error) {
+	return stream.NewHarness2(opts, build)
+}
+
+// SideOutput returns the records the operators of h (a *Harness or a
+// *Harness2) emitted to side output tag, with their timestamps.
+func SideOutput[X any](h stream.AnyHarness, tag stream.OutputTag[X]) []stream.Record[X] {
 	return stream.HarnessSideOutput(h, tag)
 }
