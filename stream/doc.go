@@ -5,7 +5,7 @@
 // # Model
 //
 // An Env collects a program: sources (FromSource, FromSlice, FromSeq), the
-// transformations between them and sinks (Collect, Print, PrintTo).
+// transformations between them and sinks (Collect, Print, PrintTo, SinkTo).
 // Type-changing transformations are package functions (Map, FlatMap,
 // Process, KeyBy, Sum, KeyedProcess, CoMap ...), type-preserving ones
 // methods (Filter, Union, Rebalance, SetParallelism ...). A mistake found
