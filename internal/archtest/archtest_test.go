@@ -68,11 +68,22 @@ func publicAPI(p string) bool {
 // iteration jobs share.
 func jobAPI(p string) bool { return publicAPI(p) || p == module+"/internal/lines" }
 
+// streamAPI allows what the stream package builds on: the runtime, memory,
+// resource, spill, the kernels, the formats and the stream packages.
+func streamAPI(p string) bool {
+	switch p {
+	case module + "/flow", module + "/memory", module + "/resource", module + "/spill", module + "/sortjoin",
+		module + "/internal/typed", module + "/formats", module + "/stream":
+		return true
+	}
+	return isStd(p) || strings.HasPrefix(p, module+"/stream/") || strings.HasPrefix(p, module+"/formats/")
+}
+
 func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/sink", "stream/watermark"} {
+	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink", "stream"} {
 		if len(pkgs[p]) == 0 {
 			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
 		}
@@ -129,6 +140,11 @@ func TestDependencyRules(t *testing.T) {
 		"stream/sink": func(p string) bool {
 			return isStd(p) || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
+		// the DataStream API and its runtime: the engine's layers and the
+		// stream packages, never the DataSet API, the optimizer or the CLI
+		"stream": streamAPI,
+		// the operator test harness drives stream's operators
+		"stream/streamtest": streamAPI,
 		// the generator writes files: no engine in it
 		"tpch/dbgen": func(p string) bool {
 			return isStd(p) || p == module+"/formats" || strings.HasPrefix(p, "github.com/parquet-go/")
@@ -144,6 +160,9 @@ func TestDependencyRules(t *testing.T) {
 			}
 			if strings.HasPrefix(dir, "formats/") && strings.HasPrefix(p, module+"/") && p != module+"/formats" {
 				t.Errorf("%s imports %s: a format imports nothing of weir but the formats contracts", dir, p)
+			}
+			if (dir == "dataset" || strings.HasPrefix(dir, "dataset/")) && (p == module+"/stream" || strings.HasPrefix(p, module+"/stream/")) {
+				t.Errorf("%s imports %s: the DataSet API does not build on the DataStream API", dir, p)
 			}
 			if ok, ruled := allowed[dir]; ruled && !ok(p) {
 				t.Errorf("%s imports %s, which docs/ARCHITECTURE.md does not allow", dir, p)
