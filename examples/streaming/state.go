@@ -24,13 +24,13 @@ func (t EventType) String() string { return string(rune('a' + t)) }
 
 // State is a state of the example's state machine, as Flink's State enum:
 //
-//	          +--[a]--> W --[b]--> Y --[e]---+
-//	          |                    ^         |
-//	  Initial-+                    |         |
-//	          |                    |         +--> (Z)-----[g]---> Terminal
-//	          +--[c]--> X --[b]----+         |
-//	                    |                    |
-//	                    +--------[d]---------+
+//	        +--[a]--> W --[b]--> Y --[e]---+
+//	        |                    ^         |
+//	Initial-+                    |         |
+//	        |                    |         +--> (Z)-----[g]---> Terminal
+//	        +--[c]--> X --[b]----+         |
+//	                  |                    |
+//	                  +--------[d]---------+
 type State uint8
 
 // The states, in the order of Flink's enum.

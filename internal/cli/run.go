@@ -31,12 +31,15 @@ explain --help).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &usageError{err: fmt.Errorf("unknown example %q: want %s", args[0], jobNames(runJobs()))}
+				return &usageError{err: fmt.Errorf("unknown example %q: want %s", args[0], runJobNames())}
 			}
 			return cmd.Help()
 		},
 	}
 	for _, j := range runJobs() {
+		cmd.AddCommand(j.command(g))
+	}
+	for _, j := range streamJobs() {
 		cmd.AddCommand(j.command(g))
 	}
 	return cmd
