@@ -29,11 +29,18 @@ func buildWeir(t *testing.T) string {
 	return bin
 }
 
-// TestStreamingWordCountSIGINT runs the directory-watching job as a process:
+// TestStreamingWordCountSignal runs the directory-watching job as a process:
 // the words of two files dropped in while it runs are printed, and SIGINT
-// stops it with status 130, its spill directory and output left empty.
-func TestStreamingWordCountSIGINT(t *testing.T) {
+// (or SIGTERM) stops it with status 130, its spill directory and output
+// left empty.
+func TestStreamingWordCountSignal(t *testing.T) {
 	bin := buildWeir(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { runInterrupted(t, bin, sig) })
+	}
+}
+
+func runInterrupted(t *testing.T, bin string, sig syscall.Signal) {
 	in, out, tmp := t.TempDir(), t.TempDir(), t.TempDir()
 	var stdout, stderr syncBuffer
 	cmd := exec.Command(bin, "run", "streaming-wordcount", "--input", in, "--monitor", "50ms",
@@ -47,7 +54,7 @@ func TestStreamingWordCountSIGINT(t *testing.T) {
 	waitFor(t, "the first file's counts", func() bool { return hasAll(stdout.String(), []string{"(hello,2)", "(world,1)"}) })
 	dropFile(t, in, "b.txt", "world, again")
 	waitFor(t, "the second file's counts", func() bool { return hasAll(stdout.String(), []string{"(world,2)", "(again,1)"}) })
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
