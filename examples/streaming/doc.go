@@ -12,7 +12,7 @@
 //     done; results are printed in Flink's print format (sink.Print: "N> "
 //     before each line at parallelism above 1) to Options.Stdout, or written
 //     as part files through stream/sink's FileSink.
-//   - A run ended by ctx returns an error that wraps ctx.Err(); its sources
+//   - A run ended by ctx returns an error once the job has stopped: its sources
 //     have stopped, uncommitted part files are removed and the job's spill
 //     directory is gone when it returns.
 //   - Errors start with "examples/streaming:"; a missing input names the path.

@@ -94,7 +94,12 @@ func WordCountProgram(lines stream.DataStream[string]) stream.DataStream[WordCou
 // Tokenize calls emit with every word of line as Flink's WordCount
 // Tokenizer finds them: line.toLowerCase().split("\\W+") without empty
 // tokens, a word character being an ASCII letter, digit or '_'.
+// Lowercasing is Unicode's, as Java's: the Kelvin sign lowers to the word
+// character 'k', and 'İ' to "i\u0307", a word character and a separator.
 func Tokenize(line string, emit func(word string)) {
+	if strings.Contains(line, "İ") {
+		line = strings.ReplaceAll(line, "İ", "i\u0307")
+	}
 	lower := strings.ToLower(line)
 	start := -1
 	for i := 0; i < len(lower); i++ {
