@@ -38,6 +38,9 @@ type Options struct {
 	Clock flow.Clock
 	// Mode is the execution mode: Streaming (the default), Batch or Automatic.
 	Mode Mode
+	// TmpDir is where the job's spill directory is created ("" is
+	// os.TempDir()); the job removes it when it ends.
+	TmpDir string
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.
@@ -121,6 +124,7 @@ func (e *Env) Start(ctx context.Context) (*Job, error) {
 		FlushTimeout: e.opts.BufferTimeout,
 		Streaming:    !p.batch,
 		Clock:        e.opts.Clock,
+		TmpDir:       e.opts.TmpDir,
 	})
 }
 

@@ -125,6 +125,10 @@ func TestDependencyRules(t *testing.T) {
 		"examples/linesort": publicAPI,
 		"iterate":           jobAPI,
 		"internal/lines":    publicAPI,
+		// the streaming examples: programs on the DataStream API
+		"examples/streaming": func(p string) bool {
+			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/")
+		},
 		// the CLI runs programs through dataset: plans, progress and spill
 		// settings by dataset's names
 		"internal/cli": func(p string) bool {
