@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/callsite"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/watermark"
 )
@@ -135,16 +136,4 @@ func (e *Env) fail(where string, err error) {
 
 // caller returns "file.go:line" of the user code that called an API
 // function (skip frames above the API function itself).
-func caller(skip int) string {
-	_, file, line, ok := runtime.Caller(skip + 1)
-	if !ok {
-		return "?"
-	}
-	for i := len(file) - 1; i >= 0; i-- {
-		if file[i] == '/' {
-			file = file[i+1:]
-			break
-		}
-	}
-	return fmt.Sprintf("%s:%d", file, line)
-}
+func caller(skip int) string { return callsite.At(skip + 1) }
