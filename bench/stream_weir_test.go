@@ -136,37 +136,74 @@ func TestWeirStreamMatchesOracle(t *testing.T) {
 	equalKeyCounts(t, "weir keyed process", emitted, oracleCounts(n, few))
 }
 
+// The weir benchmarks run each job into two sinks: a Filter that drops
+// every record (sink=filter; the records reaching the keyed operator are
+// checked in the job's metrics) and countSink, a Process function that
+// counts (sink=process).
+
 func BenchmarkStreamRollingSum(b *testing.B) {
-	n := streamEvents(b)
-	gen := streamEvent(streamKeys)
-	for b.Loop() {
-		env := streamEnv()
-		var count, xor atomic.Int64
-		countSink(rollingSum(streamSource(env, gen, n, 0)), func(e kv) int64 { return e.Value }, &count, &xor)
-		if _, err := env.Execute(context.Background()); err != nil {
-			b.Fatal(err)
+	benchStream(b, "Sum", func(ds stream.DataStream[kv], n, x *atomic.Int64) {
+		sums := rollingSum(ds)
+		if n == nil {
+			sums.Filter(func(kv) bool { return false })
+			return
 		}
-		if count.Load() != n {
-			b.Fatalf("%d records reached the sink, want %d", count.Load(), n)
-		}
-	}
-	reportEvents(b, n)
+		countSink(sums, func(e kv) int64 { return e.Value }, n, x)
+	}, true)
 }
 
 func BenchmarkStreamKeyedProcessValueState(b *testing.B) {
+	benchStream(b, "KeyedProcess", func(ds stream.DataStream[kv], n, x *atomic.Int64) {
+		counts := countPerKey(ds)
+		if n == nil {
+			counts.Filter(func(keyCount) bool { return false })
+			return
+		}
+		countSink(counts, func(c keyCount) int64 { return c.Count }, n, x)
+	}, false)
+}
+
+// benchStream runs job on WEIR_STREAM_EVENTS events into both sinks (a nil
+// counter asks for the Filter), checking that the keyed vertex named keyed
+// read every event, and, when perRecord, that the counting sink got one
+// record per event.
+func benchStream(b *testing.B, keyed string, job func(ds stream.DataStream[kv], n, x *atomic.Int64), perRecord bool) {
 	n := streamEvents(b)
 	gen := streamEvent(streamKeys)
-	var count, xor atomic.Int64
-	for b.Loop() {
-		env := streamEnv()
-		count.Store(0)
-		countSink(countPerKey(streamSource(env, gen, n, 0)), func(c keyCount) int64 { return c.Count }, &count, &xor)
-		if _, err := env.Execute(context.Background()); err != nil {
-			b.Fatal(err)
-		}
+	for _, sink := range []string{"filter", "process"} {
+		b.Run("sink="+sink, func(b *testing.B) {
+			var count, xor atomic.Int64
+			for b.Loop() {
+				env := streamEnv()
+				count.Store(0)
+				if sink == "filter" {
+					job(streamSource(env, gen, n, 0), nil, nil)
+				} else {
+					job(streamSource(env, gen, n, 0), &count, &xor)
+				}
+				r, err := env.Execute(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				var in int64
+				for _, v := range r.Vertices {
+					if v.Name == keyed {
+						in += v.Total().RecordsIn
+					}
+				}
+				if in != n {
+					b.Fatalf("%s read %d records, want %d", keyed, in, n)
+				}
+				if sink == "process" && perRecord && count.Load() != n {
+					b.Fatalf("%d records reached the sink, want %d", count.Load(), n)
+				}
+			}
+			if sink == "process" && !perRecord {
+				b.ReportMetric(float64(count.Load()), "emitted")
+			}
+			reportEvents(b, n)
+		})
 	}
-	b.ReportMetric(float64(count.Load()), "emitted")
-	reportEvents(b, n)
 }
 
 // timedKV is an event carrying its creation time.
