@@ -26,7 +26,7 @@ func CoProcess[A, B, O any](cs ConnectedStreams[A, B], newFn func() CoProcessFun
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
 		op.ctx = newContext(rt, &rt.watermark, sides)
-		col := collector[O]{e: op.out, ctx: &op.ctx}
+		col := Collector[O](&collector[O]{e: op.out, ctx: &op.ctx})
 		in1 := pushFunc[A](func(b []Record[A]) error {
 			for i := range b {
 				op.ctx.ts = b[i].Timestamp

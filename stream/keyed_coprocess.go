@@ -47,7 +47,7 @@ func KeyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
 		op.ctx.Context = newContext(rt, &op.wm, sides)
-		op.col = collector[O]{e: op.out, ctx: &op.ctx.Context}
+		op.col = &collector[O]{e: op.out, ctx: &op.ctx.Context}
 		in1 := keyedInput(op, cs.a.key, fn.ProcessElement1)
 		in2 := keyedInput(op, cs.b.key, fn.ProcessElement2)
 		if rt.batch() {

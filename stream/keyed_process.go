@@ -40,7 +40,7 @@ func KeyedProcess[I any, K comparable, O any](ks KeyedStream[I, K], newFn func()
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
 		op.ctx.Context = newContext(rt, &op.wm, sides)
-		op.col = collector[O]{e: op.out, ctx: &op.ctx.Context}
+		op.col = &collector[O]{e: op.out, ctx: &op.ctx.Context}
 		if rt.batch() {
 			s := newSortedInput[I, K](op, ks.key)
 			return []any{s}, s, nil
@@ -57,7 +57,7 @@ type keyedProcessOp[I any, K comparable, O any] struct {
 	ctx      KeyedContext[K]
 	wm       int64
 	out      *emitter[O]
-	col      collector[O]
+	col      Collector[O] // a pointer inside: passing it allocates nothing
 	flushers []flusher
 }
 

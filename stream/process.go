@@ -29,7 +29,7 @@ func Process[I, O any](ds DataStream[I], newFn func() ProcessFunction[I, O]) Dat
 		sides, fl := sideEmitters(n, outs, rt.batchSize)
 		op.flushers = append(fl, op.out)
 		op.ctx = newContext(rt, &rt.watermark, sides)
-		op.col = collector[O]{e: op.out, ctx: &op.ctx}
+		op.col = &collector[O]{e: op.out, ctx: &op.ctx}
 		return []any{op}, op, nil
 	}
 	return DataStream[O]{n: n}
@@ -40,7 +40,7 @@ type processOp[I, O any] struct {
 	fn       ProcessFunction[I, O]
 	ctx      Context
 	out      *emitter[O]
-	col      collector[O]
+	col      Collector[O] // a pointer inside: passing it allocates nothing
 	flushers []flusher
 	opened   bool
 }
