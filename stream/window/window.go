@@ -31,7 +31,9 @@ func (w TimeWindow) Cover(o TimeWindow) TimeWindow {
 	return TimeWindow{Start: min(w.Start, o.Start), End: max(w.End, o.End)}
 }
 
-func (w TimeWindow) String() string { return fmt.Sprintf("TimeWindow{start=%d, end=%d}", w.Start, w.End) }
+func (w TimeWindow) String() string {
+	return fmt.Sprintf("TimeWindow{start=%d, end=%d}", w.Start, w.End)
+}
 
 // GetWindowStartWithOffset is Flink's TimeWindow.getWindowStartWithOffset:
 // the start of the window of size (shifted by offset) that contains ts.
