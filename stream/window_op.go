@@ -28,7 +28,7 @@ type windowOp[T any, K comparable, W window.Window, IN, O any] struct {
 	fold      func([]T) []IN
 	fn        ProcessWindowFunction[K, W, IN, O]
 
-	acc      contents[W, T, IN]          // without an evictor
+	acc      contents[W, T, IN]           // without an evictor
 	list     *state.List[K, W, Record[T]] // with an evictor
 	mappings *state.Value[K, state.Void, []window.Mapping[W]]
 	timers   *state.Timers[K, W]
