@@ -130,7 +130,7 @@ func (ws WindowedStream[T, K, W]) Reduce(fn func(acc, v T) T) DataStream[T] {
 	if fn == nil {
 		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil reduce function"))
 	}
-	return windowed(ws, "Window(Reduce)", reducing[K, W](fn), foldReduce(fn), passThrough[K, W, T])
+	return windowed(ws, "Window(Reduce)", reduceSpec[K, W](func() func(acc, v T) T { return fn }), passThrough[K, W, T])
 }
 
 // WindowAggregate aggregates every window's elements incrementally with
@@ -140,7 +140,7 @@ func WindowAggregate[T any, K comparable, W window.Window, ACC, R any](ws Window
 	if agg == nil {
 		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil aggregate function"))
 	}
-	return windowed(ws, "Window(Aggregate)", aggregating[K, W](agg), foldAggregate(agg), passThrough[K, W, R])
+	return windowed(ws, "Window(Aggregate)", aggSpec[K, W](agg), passThrough[K, W, R])
 }
 
 // WindowProcess keeps every window's elements and hands them to the
@@ -149,7 +149,9 @@ func WindowProcess[T any, K comparable, W window.Window, O any](ws WindowedStrea
 	if newFn == nil {
 		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil process window function"))
 	}
-	return windowed(ws, "Window(Process)", listing[K, W, T], func(vs []T) []T { return vs }, newFn)
+	return windowed(ws, "Window(Process)", func() windowSpec[K, W, T, T] {
+		return windowSpec[K, W, T, T]{mk: listing[K, W, T], fold: func(vs []T) []T { return vs }}
+	}, newFn)
 }
 
 // WindowReduceProcess reduces incrementally and hands the window's one
@@ -158,7 +160,7 @@ func WindowReduceProcess[T any, K comparable, W window.Window, O any](ws Windowe
 	if fn == nil || newFn == nil {
 		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil reduce or process window function"))
 	}
-	return windowed(ws, "Window(Reduce, Process)", reducing[K, W](fn), foldReduce(fn), newFn)
+	return windowed(ws, "Window(Reduce, Process)", reduceSpec[K, W](func() func(acc, v T) T { return fn }), newFn)
 }
 
 // WindowAggregateProcess aggregates incrementally and hands the window's
@@ -167,15 +169,34 @@ func WindowAggregateProcess[T any, K comparable, W window.Window, ACC, R, O any]
 	if agg == nil || newFn == nil {
 		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil aggregate or process window function"))
 	}
-	return windowed(ws, "Window(Aggregate, Process)", aggregating[K, W](agg), foldAggregate(agg), newFn)
+	return windowed(ws, "Window(Aggregate, Process)", aggSpec[K, W](agg), newFn)
 }
 
-// windowed adds the window operator: mk makes the incremental contents,
-// fold turns a window's elements into the function's input when an
-// evictor makes the window keep elements.
+// windowSpec is how a window operator instance keeps its windows: mk
+// makes the incremental contents, fold turns a window's elements into the
+// function's input when an evictor makes the window keep elements.
+type windowSpec[K comparable, W window.Window, T, IN any] struct {
+	mk   func(b *state.Backend[K]) (contents[W, T, IN], error)
+	fold func([]T) []IN
+}
+
+func reduceSpec[K comparable, W window.Window, T any](newFn func() func(acc, v T) T) func() windowSpec[K, W, T, T] {
+	return func() windowSpec[K, W, T, T] {
+		fn := newFn()
+		return windowSpec[K, W, T, T]{mk: reducing[K, W](fn), fold: foldReduce(fn)}
+	}
+}
+
+func aggSpec[K comparable, W window.Window, T, ACC, R any](agg state.AggregateFunction[T, ACC, R]) func() windowSpec[K, W, T, R] {
+	return func() windowSpec[K, W, T, R] {
+		return windowSpec[K, W, T, R]{mk: aggregating[K, W](agg), fold: foldAggregate(agg)}
+	}
+}
+
+// windowed adds the window operator; newSpec and newFn are called once per
+// subtask.
 func windowed[T any, K comparable, W window.Window, IN, O any](ws WindowedStream[T, K, W], name string,
-	mk func(b *state.Backend[K]) (contents[W, T, IN], error), fold func([]T) []IN,
-	newFn func() ProcessWindowFunction[K, W, IN, O]) DataStream[O] {
+	newSpec func() windowSpec[K, W, T, IN], newFn func() ProcessWindowFunction[K, W, IN, O]) DataStream[O] {
 	ks := ws.ks
 	n := addKeyed[O](ks, name)
 	if ws.all {
@@ -188,9 +209,10 @@ func windowed[T any, K comparable, W window.Window, IN, O any](ws WindowedStream
 		return DataStream[O]{n: n}
 	}
 	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+		spec := newSpec()
 		op := &windowOp[T, K, W, IN, O]{
 			key: ks.key, assigner: ws.assigner, trigger: ws.trigger, evictor: ws.evictor,
-			lateness: ws.lateness, lateTag: ws.lateTag, mk: mk, fold: fold, fn: newFn(),
+			lateness: ws.lateness, lateTag: ws.lateTag, mk: spec.mk, fold: spec.fold, fn: newFn(),
 		}
 		if op.fn.Process == nil {
 			return nil, nil, fmt.Errorf("%s: no Process function", name)
