@@ -83,6 +83,30 @@
 // and processing-time timers. Output emits to a side output named by an
 // OutputTag; GetSideOutput reads it.
 //
+// # Windows
+//
+// Window groups a KeyedStream into the windows of a stream/window assigner
+// (WindowAll does so for a whole stream, in one subtask; CountWindow and
+// CountWindowSlide are Flink's count windows); the WindowedStream takes a
+// Trigger, an Evictor, an AllowedLateness and a SideOutputLateData tag,
+// then a function: Reduce and WindowAggregate keep one accumulator per key
+// and window, WindowProcess keeps the elements and hands them to a
+// ProcessWindowFunction (the window, watermark, processing time, global
+// and per-window keyed state), WindowReduceProcess and
+// WindowAggregateProcess hand it the accumulator's result, and WindowSum,
+// WindowMin, WindowMax, WindowMinBy and WindowMaxBy follow the rolling
+// aggregations' field rules. The operator is Flink's WindowOperator (its
+// evicting variant with an evictor): window contents, accumulators, trigger
+// state and the merging window set live in the keyed state backend with
+// the window as namespace, so snapshots carry them, and timers are keyed
+// by window. Results carry the window's MaxTimestamp. An element is late
+// when its timestamp plus the allowed lateness is at or below the
+// watermark; it goes to the late side output only when no window took
+// it. A bounded input ends with the maximal watermark, so every
+// event-time window fires; global and count windows do not flush. In
+// BATCH mode windows run on the key-sorted input one key at a time, the
+// key's timers firing at its end.
+//
 // # Execution modes
 //
 // Options.Mode is Streaming by default. Batch runs a program of bounded
