@@ -35,9 +35,12 @@ func windowEvents(n, keys int, span int64, seed uint64) []windowEvent {
 // "key,start,end,sum@ts" lines sorted.
 func windowSums(t *testing.T, events []windowEvent, a window.Assigner[window.TimeWindow], mode Mode, p int, memory int64) ([]string, error) {
 	t.Helper()
-	env := New(Options{Parallelism: p, Mode: mode, Memory: memory})
 	ts := watermark.NoWatermarks[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
-	src := FromSource(env, source.FromSlice(events), ts, "events")
+	return windowSumsWith(events, a, ts, New(Options{Parallelism: p, Mode: mode, Memory: memory}))
+}
+
+func windowSumsWith(events []windowEvent, a window.Assigner[window.TimeWindow], ts watermark.Strategy[windowEvent], env *Env) ([]string, error) {
+	src := FromSource(env, source.FromSlice(events), ts, "events").SetParallelism(1)
 	ws := Window(KeyBy(src, func(e windowEvent) string { return e.Key }), a)
 	out := WindowAggregateProcess(ws, sumAgg{}, func() ProcessWindowFunction[string, window.TimeWindow, int, string] {
 		return ProcessWindowFunction[string, window.TimeWindow, int, string]{
@@ -130,6 +133,8 @@ func oracleWindows(events []windowEvent, size, slide, gap int64) []string {
 // once with its final sum.
 func TestWindowJobs(t *testing.T) {
 	events := windowEvents(3000, 40, 60_000, 1)
+	inOrder := slices.Clone(events)
+	slices.SortStableFunc(inOrder, func(a, b windowEvent) int { return int(a.TS - b.TS) })
 	tumbling, _ := window.TumblingEventTimeWindows(5 * time.Second)
 	sliding, _ := window.SlidingEventTimeWindows(10*time.Second, 2*time.Second)
 	sessions, _ := window.EventTimeSessionWindows(700 * time.Millisecond)
@@ -153,6 +158,17 @@ func TestWindowJobs(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("%s p%d mode %d: %d windows, want %d; first diff %s", c.name, p, mode, len(got), len(want), firstDiff(got, want))
 				}
+			}
+			// in timestamp order with monotonous watermarks (every 1 ms of
+			// wall time), STREAMING fires windows as the watermark passes
+			// them, and nothing is late
+			mono := watermark.ForMonotonousTimestamps[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
+			got, err := windowSumsWith(inOrder, c.a, mono, New(Options{Parallelism: p, AutoWatermarkInterval: time.Millisecond}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s p%d monotonous: %d windows, want %d; first diff %s", c.name, p, len(got), len(want), firstDiff(got, want))
 			}
 		}
 	}
