@@ -17,6 +17,8 @@ type triggerCtx[K comparable, W window.Window] struct {
 	merged []W // OnMerge: the windows merged into w
 	states map[string]*state.Value[K, W, []byte]
 	raw    rawState[K, W]
+	ints   map[string]*state.Value[K, W, int64]
+	i64    int64State[K, W]
 	err    error // the first failure to register a trigger state
 }
 
@@ -110,6 +112,87 @@ func (r *rawState[K, W]) Update(b []byte) {
 }
 
 func (r *rawState[K, W]) Clear() {
+	if r.s != nil {
+		r.s.SetNamespace(r.w)
+		r.s.Clear()
+	}
+}
+
+// int64Value returns the keyed state of int64 trigger state name.
+func (c *triggerCtx[K, W]) int64Value(name string) *state.Value[K, W, int64] {
+	s, ok := c.ints[name]
+	if !ok {
+		var err error
+		s, err = state.NewValue[K, W, int64](c.op, state.ValueDescriptor[int64]{Name: "trigger-" + name})
+		if err != nil {
+			if c.err == nil {
+				c.err = err
+			}
+			return nil
+		}
+		if c.ints == nil {
+			c.ints = map[string]*state.Value[K, W, int64]{}
+		}
+		c.ints[name] = s
+	}
+	return s
+}
+
+func (c *triggerCtx[K, W]) Int64State(name string) window.Int64State {
+	c.i64 = int64State[K, W]{s: c.int64Value(name), w: c.w}
+	return &c.i64
+}
+
+func (c *triggerCtx[K, W]) MergeInt64State(name string, merge func(acc, v int64) int64) {
+	s := c.int64Value(name)
+	if s == nil {
+		return
+	}
+	s.SetNamespace(c.w)
+	acc, have := s.Value()
+	for _, m := range c.merged {
+		if m == c.w {
+			continue
+		}
+		s.SetNamespace(m)
+		v, ok := s.Value()
+		if !ok {
+			continue
+		}
+		s.Clear()
+		if have {
+			v = merge(acc, v)
+		}
+		acc, have = v, true
+	}
+	s.SetNamespace(c.w)
+	if have {
+		s.Update(acc)
+	}
+}
+
+// int64State is one int64 trigger state of the current key in window w.
+type int64State[K comparable, W window.Window] struct {
+	s *state.Value[K, W, int64]
+	w W
+}
+
+func (r *int64State[K, W]) Get() (int64, bool) {
+	if r.s == nil {
+		return 0, false
+	}
+	r.s.SetNamespace(r.w)
+	return r.s.Value()
+}
+
+func (r *int64State[K, W]) Update(v int64) {
+	if r.s != nil {
+		r.s.SetNamespace(r.w)
+		r.s.Update(v)
+	}
+}
+
+func (r *int64State[K, W]) Clear() {
 	if r.s != nil {
 		r.s.SetNamespace(r.w)
 		r.s.Clear()

@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/weirdata/weir/memory"
 )
@@ -73,6 +74,10 @@ type TriggerContext interface {
 	// RawState is the trigger state of that name for the current key and
 	// window, as bytes; Value and Reducing give typed access to it.
 	RawState(name string) RawState
+	// Int64State is the trigger state of that name for the current key and
+	// window holding an int64 (counts and times), kept without encoding;
+	// Value[int64] and Reducing[int64] use it.
+	Int64State(name string) Int64State
 }
 
 // OnMergeContext is the TriggerContext of OnMerge.
@@ -81,6 +86,15 @@ type OnMergeContext interface {
 	// MergeRawState folds the state of that name of every merged window
 	// into the current window's, with merge, and clears the merged ones.
 	MergeRawState(name string, merge func(acc, v []byte) ([]byte, error)) error
+	// MergeInt64State is MergeRawState for an Int64State.
+	MergeInt64State(name string, merge func(acc, v int64) int64)
+}
+
+// Int64State is one int64 trigger state of the current key and window.
+type Int64State interface {
+	Get() (int64, bool)
+	Update(v int64)
+	Clear()
 }
 
 // RawState is one trigger state of the current key and window, kept in the
@@ -96,6 +110,7 @@ type RawState interface {
 type Value[V any] struct {
 	name  string
 	codec *memory.Codec[V]
+	i64   bool // V is int64: kept in an Int64State
 }
 
 // NewValue returns the per-window trigger state of that name; V must be
@@ -105,12 +120,22 @@ func NewValue[V any](name string) (*Value[V], error) {
 	if err != nil {
 		return nil, fmt.Errorf("window: trigger state %q: %w", name, err)
 	}
-	return &Value[V]{name: name, codec: c}, nil
+	var zero V
+	_, i64 := any(zero).(int64)
+	return &Value[V]{name: name, codec: c, i64: i64}, nil
 }
+
+// asV and asInt64 convert between V and int64 when i64 says V is int64.
+func asV[V any](x int64) V     { return *(*V)(unsafe.Pointer(&x)) }
+func asInt64[V any](v V) int64 { return *(*int64)(unsafe.Pointer(&v)) }
 
 // Get returns the value for ctx's key and window.
 func (s *Value[V]) Get(ctx TriggerContext) (V, bool, error) {
 	var v V
+	if s.i64 {
+		x, ok := ctx.Int64State(s.name).Get()
+		return asV[V](x), ok, nil
+	}
 	b, ok := ctx.RawState(s.name).Get()
 	if !ok {
 		return v, false, nil
@@ -123,11 +148,21 @@ func (s *Value[V]) Get(ctx TriggerContext) (V, bool, error) {
 
 // Update sets the value for ctx's key and window.
 func (s *Value[V]) Update(ctx TriggerContext, v V) {
+	if s.i64 {
+		ctx.Int64State(s.name).Update(asInt64(v))
+		return
+	}
 	ctx.RawState(s.name).Update(s.codec.Append(nil, &v))
 }
 
 // Clear removes the value for ctx's key and window.
-func (s *Value[V]) Clear(ctx TriggerContext) { ctx.RawState(s.name).Clear() }
+func (s *Value[V]) Clear(ctx TriggerContext) {
+	if s.i64 {
+		ctx.Int64State(s.name).Clear()
+		return
+	}
+	ctx.RawState(s.name).Clear()
+}
 
 // Reducing is a typed per-window trigger state reducing the values added
 // (Flink's ReducingState); it merges with the windows.
@@ -164,6 +199,10 @@ func (s *Reducing[V]) Add(ctx TriggerContext, v V) error {
 // Merge folds the merged windows' values into the current window's
 // (Flink's mergePartitionedState).
 func (s *Reducing[V]) Merge(ctx OnMergeContext) error {
+	if s.i64 {
+		ctx.MergeInt64State(s.name, func(a, b int64) int64 { return asInt64(s.reduce(asV[V](a), asV[V](b))) })
+		return nil
+	}
 	return ctx.MergeRawState(s.name, func(acc, b []byte) ([]byte, error) {
 		var x, y V
 		if _, err := s.codec.Decode(acc, &x); err != nil {

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"encoding/binary"
 	"fmt"
 	"testing"
 	"time"
@@ -58,6 +59,27 @@ func (c *fakeCtx[W]) MergeRawState(name string, merge func(acc, v []byte) ([]byt
 	}
 	return nil
 }
+
+func (c *fakeCtx[W]) Int64State(name string) Int64State {
+	return fakeInt{fakeRaw{c.state, fmt.Sprintf("%v/%s", c.w, name)}}
+}
+
+func (c *fakeCtx[W]) MergeInt64State(name string, merge func(acc, v int64) int64) {
+	c.MergeRawState(name, func(a, b []byte) ([]byte, error) {
+		return binary.AppendVarint(nil, merge(dec(a), dec(b))), nil
+	})
+}
+
+func dec(b []byte) int64 { v, _ := binary.Varint(b); return v }
+
+// fakeInt keeps an int64 as varint bytes in the fake's state map.
+type fakeInt struct{ fakeRaw }
+
+func (f fakeInt) Get() (int64, bool) {
+	b, ok := f.fakeRaw.Get()
+	return dec(b), ok
+}
+func (f fakeInt) Update(v int64) { f.fakeRaw.Update(binary.AppendVarint(nil, v)) }
 
 type fakeRaw struct {
 	m map[string][]byte
