@@ -282,6 +282,8 @@ func passThrough[K comparable, W window.Window, T any]() ProcessWindowFunction[K
 	}
 }
 
+// foldReduce reduces what an evictor left; an empty window gives nothing
+// (Flink would emit null).
 func foldReduce[T any](fn func(acc, v T) T) func([]T) []T {
 	return func(vs []T) []T {
 		if len(vs) == 0 {
@@ -295,11 +297,10 @@ func foldReduce[T any](fn func(acc, v T) T) func([]T) []T {
 	}
 }
 
+// foldAggregate aggregates what an evictor left; an empty window gives
+// the result of an empty accumulator, as Flink's AggregateApplyWindowFunction.
 func foldAggregate[T, ACC, R any](agg state.AggregateFunction[T, ACC, R]) func([]T) []R {
 	return func(vs []T) []R {
-		if len(vs) == 0 {
-			return nil
-		}
 		acc := agg.CreateAccumulator()
 		for _, v := range vs {
 			acc = agg.Add(v, acc)

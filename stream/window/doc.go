@@ -34,7 +34,8 @@
 // added to a window and for each of the window's timers. It keeps nothing
 // in its own fields: its state lives per key and window in the operator's
 // keyed state (Value and Reducing over TriggerContext.RawState, encoded
-// with memory.Codec, so snapshots carry it), and its timers are the
+// with memory.Codec, or over Int64State for int64 values, which counts and
+// times are, without encoding), so snapshots carry it, and its timers are the
 // operator's, namespaced by the window. OnMerge merges that state
 // (Reducing.Merge) and registers timers for the merged window; Clear drops
 // both when the window is cleaned up. The defaults are EventTimeTrigger
