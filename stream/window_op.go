@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
@@ -284,7 +285,8 @@ func (p *windowOp[T, K, W, IN, O]) mergeFunc(result W, merged []W, stateResult W
 
 func (p *windowOp[T, K, W, IN, O]) mergingSet() *window.MergingWindowSet[W] {
 	m, _ := p.mappings.Value()
-	return window.NewMergingWindowSet(p.merging, m)
+	// the set changes its mappings in place: never the slice state holds
+	return window.NewMergingWindowSet(p.merging, slices.Clone(m))
 }
 
 func (p *windowOp[T, K, W, IN, O]) persist(set *window.MergingWindowSet[W]) {

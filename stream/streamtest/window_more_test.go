@@ -162,3 +162,20 @@ func TestWindowRestoreAtParallelism2(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// TestDynamicGapSessions: event-time sessions whose gap each element sets
+// (Flink's EventTimeSessionWindows.withDynamicGap): an element's window is
+// [ts, ts + F1 seconds).
+func TestDynamicGapSessions(t *testing.T) {
+	a := ok(window.DynamicEventTimeSessionWindows(func(v tuple2) time.Duration { return time.Duration(v.F1) * time.Second }))
+	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
+		return stream.WindowProcess(stream.Window[tuple2, string, window.TimeWindow](keyed(in), a), sessionFn)
+	})
+	f.el("key1", 1, 0)    // [0, 1000)
+	f.el("key1", 3, 1000) // [1000, 4000): touches, merges into [0, 4000)
+	f.el("key1", 1, 5000) // [5000, 6000): a new session
+	f.restore()
+	f.el("key2", 2, 500) // [500, 2500)
+	f.wm(10000)
+	f.check(cmp3, r3("key1-4", 0, 4000, 3999), r3("key2-2", 500, 2500, 2499), r3("key1-1", 5000, 6000, 5999), w3(10000))
+}
