@@ -179,3 +179,29 @@ func TestDynamicGapSessions(t *testing.T) {
 	f.wm(10000)
 	f.check(cmp3, r3("key1-4", 0, 4000, 3999), r3("key2-2", 500, 2500, 2499), r3("key1-1", 5000, 6000, 5999), w3(10000))
 }
+
+// TestGlobalWindowsEndOfStream: global windows never fire by default, and
+// fire once per key at the end of the input with the end-of-stream
+// trigger (Flink's GlobalWindows.createWithEndOfStreamTrigger).
+func TestGlobalWindowsEndOfStream(t *testing.T) {
+	for _, eos := range []bool{false, true} {
+		a := window.GlobalWindows()
+		if eos {
+			a = window.GlobalWindowsWithEndOfStreamTrigger()
+		}
+		f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
+			return stream.Window(keyed(in), a).Reduce(sumReducer)
+		})
+		f.el("key1", 1, 10)
+		f.el("key2", 2, 20)
+		f.el("key1", 3, 30)
+		f.wm(1000)
+		f.restore()
+		f.wm(maxTs)
+		want := []Item[tuple2]{w2(1000)}
+		if eos {
+			want = append(want, r2("key1", 4, maxTs), r2("key2", 2, maxTs))
+		}
+		f.check(cmp2, append(want, w2(maxTs))...)
+	}
+}

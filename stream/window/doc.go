@@ -40,7 +40,9 @@
 // (Reducing.Merge) and registers timers for the merged window; Clear drops
 // both when the window is cleaned up. The defaults are EventTimeTrigger
 // (fire when the watermark reaches MaxTimestamp, at once when it already
-// has), ProcessingTimeTrigger and NeverTrigger for global windows.
+// has), ProcessingTimeTrigger, and NeverTrigger for global windows
+// (EndOfStreamTrigger, firing when a bounded input ends, with
+// GlobalWindowsWithEndOfStreamTrigger).
 // CountTrigger, PurgingTrigger, ContinuousEventTimeTrigger,
 // ContinuousProcessingTimeTrigger and DeltaTrigger are Flink's.
 //
