@@ -162,7 +162,7 @@ func (p *windowOp[T, K, W, IN, O]) element(r *Record[T]) error {
 			skipped = false
 			sw, ok := set.StateWindow(actual)
 			if !ok {
-				return fmt.Errorf("window: window %v is not in the in-flight window set", actual)
+				return fmt.Errorf("stream: window: window %v is not in the in-flight window set", actual)
 			}
 			if err := p.addAndTrigger(r, actual, sw); err != nil {
 				return err
@@ -254,10 +254,10 @@ func (p *windowOp[T, K, W, IN, O]) fire(w W) error {
 // mergeFunc is the operator's MergingWindowSet merge function.
 func (p *windowOp[T, K, W, IN, O]) mergeFunc(result W, merged []W, stateResult W, mergedState []W) error {
 	if p.eventTime && p.cleanupTime(result) <= p.wm {
-		return fmt.Errorf("window: the end timestamp of an event-time window cannot become earlier than the current watermark by merging: current watermark %d, window %v", p.wm, result)
+		return fmt.Errorf("stream: window: the end timestamp of an event-time window cannot become earlier than the current watermark by merging: current watermark %d, window %v", p.wm, result)
 	}
 	if !p.eventTime && result.MaxTimestamp() <= p.pctx.now() {
-		return fmt.Errorf("window: the end timestamp of a processing-time window cannot become earlier than the current processing time by merging: current processing time %d, window %v", p.pctx.now(), result)
+		return fmt.Errorf("stream: window: the end timestamp of a processing-time window cannot become earlier than the current processing time by merging: current processing time %d, window %v", p.pctx.now(), result)
 	}
 	p.tctx.w = result
 	p.tctx.merged = merged
