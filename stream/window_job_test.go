@@ -244,3 +244,65 @@ func TestWindowAll(t *testing.T) {
 		t.Fatalf("got %v, want %v", have, want)
 	}
 }
+
+// TestCountWindowJobs: count windows (tumbling and sliding) give the same
+// sums in STREAMING and BATCH at parallelism 1 and 2 when each key's
+// elements arrive in timestamp order (BATCH feeds a key's elements sorted
+// by timestamp), as a naive count per key says.
+func TestCountWindowJobs(t *testing.T) {
+	events := windowEvents(2000, 7, 1, 4)
+	for i := range events {
+		events[i].TS = int64(i)
+	}
+	// the oracle: per key, the sum of every full group of 5 and, every 2
+	// elements, of the last (up to) 4
+	byKey := map[string][]int{}
+	for _, e := range events {
+		byKey[e.Key] = append(byKey[e.Key], e.N)
+	}
+	var wantTumbling, wantSliding []string
+	for k, ns := range byKey {
+		for i := 5; i <= len(ns); i += 5 {
+			s := 0
+			for _, n := range ns[i-5 : i] {
+				s += n
+			}
+			wantTumbling = append(wantTumbling, fmt.Sprintf("%s,%d", k, s))
+		}
+		for i := 2; i <= len(ns); i += 2 {
+			s := 0
+			for _, n := range ns[max(0, i-4):i] {
+				s += n
+			}
+			wantSliding = append(wantSliding, fmt.Sprintf("%s,%d", k, s))
+		}
+	}
+	slices.Sort(wantTumbling)
+	slices.Sort(wantSliding)
+	for _, p := range []int{1, 2} {
+		for _, mode := range []Mode{Streaming, Batch} {
+			env := New(Options{Parallelism: p, Mode: mode})
+			ts := watermark.NoWatermarks[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
+			src := FromSource(env, source.FromSlice(events), ts, "events").SetParallelism(1)
+			ks := KeyBy(src, func(e windowEvent) string { return e.Key })
+			getN, setN := func(e windowEvent) int { return e.N }, func(e *windowEvent, n int) { e.N = n }
+			tumbling := Collect(WindowSum(CountWindow(ks, 5), getN, setN))
+			sliding := Collect(WindowSum(CountWindowSlide(ks, 4, 2), getN, setN))
+			execute(t, env)
+			lines := func(es []windowEvent) []string {
+				var out []string
+				for _, e := range es {
+					out = append(out, fmt.Sprintf("%s,%d", e.Key, e.N))
+				}
+				slices.Sort(out)
+				return out
+			}
+			if got := lines(tumbling.Values()); !slices.Equal(got, wantTumbling) {
+				t.Errorf("p%d mode %d: countWindow(5): %d sums, want %d", p, mode, len(got), len(wantTumbling))
+			}
+			if got := lines(sliding.Values()); !slices.Equal(got, wantSliding) {
+				t.Errorf("p%d mode %d: countWindow(4, 2): %d sums, want %d", p, mode, len(got), len(wantSliding))
+			}
+		}
+	}
+}
