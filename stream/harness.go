@@ -42,6 +42,8 @@ type harnessCore[O any] struct {
 	restored map[int][]byte
 	opened   bool
 	closed   bool
+	// checkpoint numbers the harness's snapshots, from 1
+	checkpoint int64
 }
 
 // HarnessOptions configure a Harness.
@@ -295,11 +297,12 @@ func (h *harnessCore[O]) Snapshot() ([]byte, error) {
 	if err := h.Open(); err != nil {
 		return nil, err
 	}
+	h.checkpoint++
 	var out []byte
 	var buf bytes.Buffer
 	for _, op := range h.rt.ops {
 		buf.Reset()
-		if err := op.snapshot(&buf); err != nil {
+		if err := op.snapshot(h.checkpoint, &buf); err != nil {
 			return nil, err
 		}
 		out = binary.AppendUvarint(out, uint64(buf.Len()))
