@@ -47,10 +47,10 @@
 // of the job's Clock (200 ms by default; idleness too is measured on it);
 // the subtask's watermark is their minimum over the active splits, and a
 // bounded source ends with the maximal watermark, so every event-time
-// timer fires. A source subtask whose reader holds no split (more subtasks
-// than splits) marks itself idle, as Flink's SourceOperator, so that it
-// does not hold back the watermark downstream; its first records make it
-// active again. Other tasks read every input through the
+// timer fires. A source subtask whose reader has held no split for a whole
+// interval (more subtasks than splits) marks itself idle, as Flink's
+// SourceOperator, so that it does not hold back the watermark downstream;
+// its first records make it active again. Other tasks read every input through the
 // task's flow.Gate, which combines watermarks over channels and inputs
 // (Flink's valve): a batch goes through the chain; a watermark goes to
 // each operator in chain order, which fires its due event-time timers in

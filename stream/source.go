@@ -77,6 +77,9 @@ type sourceRun[T any] struct {
 	// noSplit: the subtask marked itself idle because its reader holds no
 	// split; its next records make it active again
 	noSplit bool
+	// splitless counts the periodic ticks in a row that found the reader
+	// without a split
+	splitless int
 }
 
 func (s *sourceRun[T]) close() error {
@@ -168,8 +171,12 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 			}
 			splits.EmitPeriodic()
 			// a subtask without a split (more subtasks than splits) does not
-			// hold back the watermark downstream, as Flink's SourceOperator
-			if len(held) == 0 && !rt.batch() && !s.noSplit {
+			// hold back the watermark downstream, as Flink's SourceOperator;
+			// it must have had none for a whole interval, so that a reader
+			// between two splits of a bounded source stays active
+			if len(held) > 0 {
+				s.splitless = 0
+			} else if s.splitless++; s.splitless >= 2 && !rt.batch() && !s.noSplit {
 				s.noSplit = true
 				s.MarkIdle()
 			}
