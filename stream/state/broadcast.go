@@ -59,8 +59,9 @@ func (b *BroadcastState[K, V]) Contains(k K) bool {
 // Put sets the value of k.
 func (b *BroadcastState[K, V]) Put(k K, v V) {
 	if old, ok := b.m[k]; ok {
-		b.s.shrink(b.bytes(&k, &old))
-		b.sz -= b.bytes(&k, &old)
+		n := b.bytes(&k, &old)
+		b.sz -= n
+		b.s.shrink(n)
 	}
 	n := b.bytes(&k, &v)
 	b.m[k] = v

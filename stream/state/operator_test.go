@@ -448,3 +448,45 @@ func sortedSecs(secs []opSection) []opSection {
 	slices.SortFunc(secs, func(a, b opSection) int { return cmpString(a.name, b.name) })
 	return secs
 }
+
+// TestOperatorStateRegistration follows Flink's
+// OperatorStateBackendTest.testRegisterStates and testSnapshotEmpty: asking
+// again for a name gives the same state with its contents; a store with
+// nothing registered snapshots to a snapshot that restores to nothing; a
+// broadcast state's entries survive a snapshot and restore.
+func TestOperatorStateRegistration(t *testing.T) {
+	s, split, _, rules := opStore(t, nil)
+	split.Add("x")
+	again, err := GetOperatorListState(s, ListDescriptor[string]{Name: "split"})
+	if err != nil || again != split || !slices.Equal(again.Get(), []string{"x"}) {
+		t.Fatalf("second registration: %v, %v", again, err)
+	}
+	rules.Put("a", 1)
+	rules.Put("b", 2)
+	rules.Put("a", 3)
+	rules.Remove("b")
+	if v, ok := rules.Get("a"); !ok || v != 3 || rules.Len() != 1 || rules.Contains("b") {
+		t.Fatalf("broadcast state: a=%d %v, %d entries", v, ok, rules.Len())
+	}
+	_, split2, union2, rules2 := opStore(t, opSnap(t, s))
+	if v, _ := rules2.Get("a"); v != 3 || rules2.Len() != 1 || !slices.Equal(split2.Get(), []string{"x"}) || union2.Get() != nil {
+		t.Fatalf("restored: rules %d entries, split %v, union %v", rules2.Len(), split2.Get(), union2.Get())
+	}
+
+	empty := NewOperatorStore(OperatorOptions{})
+	defer empty.Dispose()
+	snap := opSnap(t, empty)
+	parts, err := RepartitionOperatorState([][]byte{snap, nil}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range parts {
+		if p != nil {
+			t.Errorf("subtask %d of an empty state gets %d bytes", i, len(p))
+		}
+	}
+	_, l, u, b := opStore(t, snap)
+	if l.Get() != nil || u.Get() != nil || b.Len() != 0 {
+		t.Error("an empty snapshot restored to something")
+	}
+}
