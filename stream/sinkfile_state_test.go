@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -211,6 +212,43 @@ func TestFileSinkRestoreRescaled(t *testing.T) {
 		}
 		if c, h := dirState(t, dir); !slices.Equal(c, sortedCat(pre, post)) || len(h) != 0 {
 			t.Fatalf("parallelism %d at the end: committed %v, hidden %v", p, c, h)
+		}
+	}
+}
+
+// TestFileSinkRestoredInJob: a job whose FileSink opens from the snapshots
+// of two subtasks (restored at parallelism 1, 2 and 3) commits their
+// pending parts, removes their in-progress ones, and ends with exactly the
+// records before the snapshot and the job's own, committed.
+func TestFileSinkRestoredInJob(t *testing.T) {
+	for _, p := range []int{1, 2, 3} {
+		dir := t.TempDir()
+		fs := sink.Text(dir)
+		var snaps [][]byte
+		var pre []string
+		for i := range 2 {
+			op := openSinkOp(t, fs, i, 2, nil)
+			w := words(fmt.Sprint("s", i, "-"), 4)
+			pre = append(pre, w...)
+			pushLines(t, op, w...)
+			snaps = append(snaps, sinkSnapshot(t, op, 7))
+			pushLines(t, op, "lost")
+			op.w = nil
+		}
+		parts, err := state.RepartitionOperatorState(snaps, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		post := words("job-", 20)
+		env := New(Options{Parallelism: p})
+		SinkTo(FromSlice(env, post), fs)
+		sinkNode := env.nodes[len(env.nodes)-1]
+		env.restore = &jobRestore{ops: map[*node][][]byte{sinkNode: parts}}
+		if _, err := env.Execute(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if c, h := dirState(t, dir); !slices.Equal(c, sortedCat(pre, post)) || len(h) != 0 {
+			t.Fatalf("parallelism %d: committed %v, hidden %v", p, c, h)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func FromSource[T any](env *Env, src source.Source[T], strategy watermark.Strate
 	n.bounded = src.Boundedness() == source.Bounded
 	var enum source.Enumerator
 	n.prepare = func(p int) (err error) {
-		enum, err = src.Enumerator(p, nil)
+		enum, err = src.Enumerator(p, env.restore.enumerator(n))
 		return err
 	}
 	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // readN reads batches from r until it has at least n records (n < 0: until
@@ -37,9 +38,10 @@ func readN[T any](t *testing.T, r source.Reader[T], n int) []T {
 // checkSourceResume runs src at parallelism 2, each reader reading some of
 // its records, snapshots every reader's operator state (SourceReaderState)
 // and the enumerator, then restores at parallelism 1, 2 and 3
-// (repartitioning the operator state by Flink's rules) and reads to the end:
-// the records before the snapshot and after the restore are exactly all
-// records, each once.
+// (repartitioning the operator state by Flink's rules) and reads to the end,
+// once with readers alone and once as the source of a job opened from the
+// snapshots: the records before the snapshot and after the restore are
+// exactly all records, each once.
 func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T, stop [2]int) {
 	t.Helper()
 	enum, err := src.Enumerator(2, nil)
@@ -101,6 +103,17 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 		}
 		if !sameMultiset(got, all) {
 			t.Errorf("restored at parallelism %d: %d records, want the %d of the input each once", p, len(got), len(all))
+		}
+
+		env := New(Options{Parallelism: p})
+		ds := FromSource(env, src, watermark.NoWatermarks[T](), "restored source")
+		env.restore = &jobRestore{ops: map[*node][][]byte{ds.n: parts}, enums: map[*node]*source.EnumeratorState{ds.n: &pending}}
+		out := Collect(ds)
+		if _, err := env.Execute(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := append(slices.Clone(before), out.Values()...); !sameMultiset(got, all) {
+			t.Errorf("a job restored at parallelism %d: %d records, want the %d of the input each once", p, len(got), len(all))
 		}
 	}
 }
