@@ -461,6 +461,9 @@ func TestOperatorStateRegistration(t *testing.T) {
 	if err != nil || again != split || !slices.Equal(again.Get(), []string{"x"}) {
 		t.Fatalf("second registration: %v, %v", again, err)
 	}
+	if n := s.Names(); !slices.Equal(n, []string{"rules", "split", "union"}) {
+		t.Errorf("names %v", n)
+	}
 	rules.Put("a", 1)
 	rules.Put("b", 2)
 	rules.Put("a", 3)
