@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -327,4 +328,14 @@ func splitCounts(total, n, start int) (counts []int, next int) {
 		counts[k] = c
 	}
 	return counts, next
+}
+
+// IsOperatorSnapshot reports whether b starts as an operator state snapshot
+// (OperatorStore.Snapshot), not a keyed one (Backend.Snapshot).
+func IsOperatorSnapshot(b []byte) bool {
+	_, k := binary.Uvarint(b[min(1, len(b)):])
+	if len(b) == 0 || b[0] != frameHeader || k <= 0 {
+		return false
+	}
+	return bytes.HasPrefix(b[1+k:], []byte(opSnapshotMagic))
 }
