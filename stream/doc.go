@@ -126,8 +126,9 @@
 // advances on a manual clock go in; records with timestamps and
 // watermarks come out in emitted order, side outputs per tag; Snapshot
 // writes each operator's state (keyed state and timers of its key groups,
-// or operator state) and Restore opens a new harness from it, keyed state
-// at another parallelism too.
+// or operator state) and Restore opens a new harness from it, at another
+// parallelism too (RepartitionHarnessSnapshots redistributes operator
+// state).
 //
 // # Sinks
 //
