@@ -149,6 +149,7 @@
 // broadcast state of the (i mod h)-th of the h old subtasks holding it.
 // OperatorStore.Restore reads one subtask's share, before or after its
 // states are registered (sections of unregistered states are kept, counted
-// and written again by the next snapshot). Corrupt input is an error
+// and written again by the next snapshot). IsOperatorSnapshot tells an
+// operator state snapshot from a keyed one. Corrupt input is an error
 // wrapping ErrCorruptSnapshot, never a panic.
 package state

@@ -493,3 +493,13 @@ func TestOperatorStateRegistration(t *testing.T) {
 		t.Error("an empty snapshot restored to something")
 	}
 }
+
+// TestIsOperatorSnapshot tells operator state snapshots from keyed ones.
+func TestIsOperatorSnapshot(t *testing.T) {
+	b, _ := newBackend[string](t, 16, KeyGroupRange{0, 15}, 0, nil)
+	keyed := snapshot(t, b, KeyGroupRange{0, 15})
+	op := listSnap(t, map[string]int{"a": 1}, nil, nil)
+	if !IsOperatorSnapshot(op) || IsOperatorSnapshot(keyed) || IsOperatorSnapshot(nil) || IsOperatorSnapshot(op[:3]) {
+		t.Error("IsOperatorSnapshot is wrong")
+	}
+}
