@@ -17,8 +17,10 @@ var (
 	bcStateA = stream.MapStateDescriptor[int, string]{Name: "broadcast-state-A"}
 )
 
-func srec(v string, ts int64) Item[string] { return Item[string]{Record: stream.Record[string]{Value: v, Timestamp: ts}} }
-func swm(w int64) Item[string]             { return Item[string]{Watermark: w, IsWatermark: true} }
+func srec(v string, ts int64) Item[string] {
+	return Item[string]{Record: stream.Record[string]{Value: v, Timestamp: ts}}
+}
+func swm(w int64) Item[string] { return Item[string]{Watermark: w, IsWatermark: true} }
 
 func expectItems(t *testing.T, got, want []Item[string]) {
 	t.Helper()
@@ -428,7 +430,9 @@ func TestKeyedBroadcastRescale(t *testing.T) {
 			}
 			hash, err := state.NewHashFunc[string]()
 			must(t, err)
-			owner := func(k string, p int) int { return state.OperatorIndexForKeyGroup(10, p, state.KeyGroupForHash(hash(k), 10)) }
+			owner := func(k string, p int) int {
+				return state.OperatorIndexForKeyGroup(10, p, state.KeyGroupForHash(hash(k), 10))
+			}
 			snaps := make([][]byte, tc.from)
 			for i := range tc.from {
 				h, err := KeyedBroadcast(opts(tc.from, i), identityString, fn, bcState)
