@@ -68,9 +68,10 @@ type Result = flow.Result
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
 type Env struct {
-	opts  Options
-	nodes []*node
-	errs  []error
+	opts       Options
+	nodes      []*node
+	errs       []error
+	iterations []*iteration
 }
 
 // New returns an empty program.
