@@ -13,8 +13,9 @@ import (
 // once, so that the loop never holds event time back; downstream sees the
 // input's watermarks alone in both). Once the input ended, the head keeps
 // reading the feedback and ends the loop when none came for the
-// iteration's maxWait (never, for zero), Flink's rule; later feedback is
-// dropped. Then the chain's end of input is called.
+// iteration's maxWait (never, for zero): Flink's timeout, counted from the
+// input's end; later feedback is dropped, as in Flink. Then the chain's
+// end of input is called.
 func (rt *taskRuntime) loopIteration(pumps []func() error, it *iteration, fb feedbackQueue, target any) error {
 	defer fb.end()
 	if err := rt.loop(pumps, fb, target); err != nil {
