@@ -74,7 +74,9 @@ func (c *BroadcastContext) writable()                         {}
 
 // BroadcastProcess applies the function newFn returns (once per subtask)
 // to the records of both streams; the broadcast stream's records reach
-// every subtask. The first input is the non-broadcast one.
+// every subtask. The first input is the non-broadcast one. In BATCH mode
+// the broadcast input is processed first, as Flink does: the other input
+// is held (spilling under the memory budget) until both ended.
 func BroadcastProcess[A, B, O any](cs BroadcastConnectedStream[A, B], newFn func() BroadcastProcessFunction[A, B, O]) DataStream[O] {
 	n := addNode[O](cs.a.n.env, "BroadcastProcess", cs.a.edge(), cs.b.ds.edge())
 	if newFn == nil {
@@ -112,6 +114,10 @@ func BroadcastProcess[A, B, O any](cs BroadcastConnectedStream[A, B], newFn func
 			}
 			return op.done()
 		})
+		if rt.batch() {
+			s := &bufferedInput[A]{inner: op, to: in1}
+			return []any{output[A](s), in2}, s, nil
+		}
 		return []any{in1, in2}, op, nil
 	}
 	return DataStream[O]{n: n}

@@ -119,3 +119,79 @@ func TestBroadcastJob(t *testing.T) {
 		})
 	}
 }
+
+// TestBroadcastJobBatchBroadcastFirst: in BATCH mode the broadcast input
+// is processed first (Flink's BATCH rule for the broadcast state pattern),
+// so every non-broadcast record sees the whole broadcast state, keyed or
+// not.
+func TestBroadcastJobBatchBroadcastFirst(t *testing.T) {
+	desc := MapStateDescriptor[int, bool]{Name: "seen"}
+	var words []string
+	for i := range 200 {
+		words = append(words, fmt.Sprint("w", i%7))
+	}
+	var rules []int
+	for i := range 50 {
+		rules = append(rules, i)
+	}
+	size := func(s ReadOnlyBroadcastState[int, bool]) int {
+		n := 0
+		for range s.All() {
+			n++
+		}
+		return n
+	}
+	put := func(v int, ctx WritableBroadcastStateContext) error {
+		s, err := GetBroadcastState(ctx, desc)
+		if err != nil {
+			return err
+		}
+		s.Put(v, true)
+		return nil
+	}
+	for _, p := range []int{1, 2} {
+		t.Run(fmt.Sprint("p", p), func(t *testing.T) {
+			env := New(Options{Parallelism: p, Mode: Batch})
+			bs := Broadcast(FromSlice(env, rules), desc)
+			plain := BroadcastProcess(ConnectBroadcast(FromSlice(env, words), bs), func() BroadcastProcessFunction[string, int, int] {
+				return BroadcastProcessFunction[string, int, int]{
+					ProcessElement: func(_ string, ctx *ReadOnlyBroadcastContext, out Collector[int]) error {
+						s, err := GetReadOnlyBroadcastState(ctx, desc)
+						if err != nil {
+							return err
+						}
+						out.Collect(size(s))
+						return nil
+					},
+					ProcessBroadcastElement: func(v int, ctx *BroadcastContext, _ Collector[int]) error { return put(v, ctx) },
+				}
+			})
+			keyed := KeyedBroadcastProcess(ConnectKeyedBroadcast(KeyBy(FromSlice(env, words), func(w string) string { return w }), bs),
+				func() KeyedBroadcastProcessFunction[string, string, int, int] {
+					return KeyedBroadcastProcessFunction[string, string, int, int]{
+						ProcessElement: func(_ string, ctx *KeyedReadOnlyBroadcastContext[string], out Collector[int]) error {
+							s, err := GetReadOnlyBroadcastState(ctx, desc)
+							if err != nil {
+								return err
+							}
+							out.Collect(size(s))
+							return nil
+						},
+						ProcessBroadcastElement: func(v int, ctx *KeyedBroadcastContext[string], _ Collector[int]) error { return put(v, ctx) },
+					}
+				})
+			a, b := Collect(plain), Collect(keyed)
+			execute(t, env)
+			for name, got := range map[string][]int{"non-keyed": a.Values(), "keyed": b.Values()} {
+				if len(got) != len(words) {
+					t.Fatalf("%s: %d records, want %d", name, len(got), len(words))
+				}
+				for _, n := range got {
+					if n != len(rules) {
+						t.Fatalf("%s: a record saw %d broadcast entries, want %d", name, n, len(rules))
+					}
+				}
+			}
+		})
+	}
+}
