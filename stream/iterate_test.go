@@ -144,7 +144,9 @@ func TestIterateWatermarks(t *testing.T) {
 }
 
 // TestIterateRefusedInBatch: iterations are refused in BATCH mode, and in
-// AUTOMATIC mode over bounded inputs, as Flink does.
+// AUTOMATIC mode over bounded inputs, as Flink's StreamGraphGenerator does
+// ("Iterations are not supported in BATCH execution mode.", which its
+// StreamGraphGenerator batch-execution test expects).
 func TestIterateRefusedInBatch(t *testing.T) {
 	for _, mode := range []Mode{Batch, Automatic} {
 		env := New(Options{Parallelism: 1, Mode: mode})
