@@ -58,28 +58,23 @@ type IterateParams struct {
 // prints each pair with its number of steps.
 func RunIterate(ctx context.Context, o Options, p IterateParams) error {
 	env := stream.New(o.Stream)
-	var lines stream.DataStream[string]
+	var pairs stream.DataStream[Pair]
 	if p.Input != "" {
 		src, err := source.Files(source.Text(), p.Input)
 		if err != nil {
 			return fmt.Errorf("examples/streaming: iterate: input %s: %w", p.Input, err)
 		}
-		lines = stream.FromSource(env, src, watermark.NoWatermarks[string](), "file-input")
+		pairs = stream.FromSource(env, source.Parse(src, ParsePair), watermark.NoWatermarks[Pair](), "file-input")
 	} else {
-		lines = stream.FromSlice(env, IteratePairs)
-	}
-	pairs := stream.Process(lines, func() stream.ProcessFunction[string, Pair] {
-		return stream.ProcessFunction[string, Pair]{
-			ProcessElement: func(line string, _ *stream.Context, out stream.Collector[Pair]) error {
-				p, err := ParsePair(line)
-				if err != nil {
-					return err
-				}
-				out.Collect(p)
-				return nil
-			},
+		in := make([]Pair, len(IteratePairs))
+		for i, l := range IteratePairs {
+			var err error
+			if in[i], err = ParsePair(l); err != nil {
+				return fmt.Errorf("examples/streaming: iterate: %w", err)
+			}
 		}
-	})
+		pairs = stream.FromSlice(env, in)
+	}
 	wait := p.MaxWait
 	if wait == 0 {
 		wait = 5 * time.Second
@@ -101,13 +96,13 @@ func RunIterate(ctx context.Context, o Options, p IterateParams) error {
 // FibonacciInputMap does.
 func ParsePair(line string) (Pair, error) {
 	if len(line) < 2 || line[0] != '(' || line[len(line)-1] != ')' {
-		return Pair{}, fmt.Errorf("examples/streaming: iterate: line %q is not (a,b)", line)
+		return Pair{}, fmt.Errorf("line %q is not (a,b)", line)
 	}
 	a, b, ok := strings.Cut(line[1:len(line)-1], ",")
 	x, err1 := strconv.ParseInt(a, 10, 32)
 	y, err2 := strconv.ParseInt(b, 10, 32)
 	if !ok || err1 != nil || err2 != nil || strings.Contains(b, ",") {
-		return Pair{}, fmt.Errorf("examples/streaming: iterate: line %q is not (a,b) of integers", line)
+		return Pair{}, fmt.Errorf("line %q is not (a,b) of integers", line)
 	}
 	return Pair{A: int32(x), B: int32(y)}, nil
 }

@@ -58,7 +58,8 @@ func TestIterate(t *testing.T) {
 	}
 }
 
-// TestIterateBadInput: a line that is not (a,b) fails the job naming it.
+// TestIterateBadInput: a line that is not (a,b) fails the job naming the
+// file, the line number and the line.
 func TestIterateBadInput(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "pairs.txt")
 	if err := os.WriteFile(file, []byte("(1,2)\n(3;4)\n"), 0o644); err != nil {
@@ -66,7 +67,7 @@ func TestIterateBadInput(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err := RunIterate(context.Background(), Options{Stream: stream.Options{Parallelism: 1}, Stdout: &out}, IterateParams{Input: file, MaxWait: 50 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "(3;4)") {
-		t.Fatalf("err = %v, want one naming the line (3;4)", err)
+	if err == nil || !strings.Contains(err.Error(), "(3;4)") || !strings.Contains(err.Error(), "pairs.txt line 2") {
+		t.Fatalf("err = %v, want one naming pairs.txt line 2, (3;4)", err)
 	}
 }

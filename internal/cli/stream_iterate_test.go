@@ -44,15 +44,15 @@ func TestIterateFlinkData(t *testing.T) {
 	}
 }
 
-// TestIterateBadFlags: a malformed line and a non-positive --max-wait are
-// errors.
+// TestIterateBadFlags: a malformed line is an error naming the file and
+// the line; a non-positive --max-wait is a usage error.
 func TestIterateBadFlags(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "pairs.txt")
 	if err := os.WriteFile(in, []byte("(1,2)\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := runWeir(context.Background(), "run", "iterate", "--input", in, "--max-wait", "50ms")
-	if code == 0 || !strings.Contains(stderr, `"1,2"`) {
+	if code == 0 || !strings.Contains(stderr, `pairs.txt line 2: line "1,2"`) {
 		t.Fatalf("malformed line: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runWeir(context.Background(), "run", "iterate", "--max-wait", "0s")
