@@ -22,7 +22,11 @@ func (rt *taskRuntime) loopIteration(pumps []func() error, it *iteration, fb fee
 		return err
 	}
 	deadline := time.Now().Add(it.maxWait)
+	ctx := rt.tc.Context()
 	for {
+		if err := ctx.Err(); err != nil {
+			return err // records circling forever never let the wait see the end
+		}
 		if err := rt.processingTime(); err != nil {
 			return err
 		}

@@ -2,9 +2,11 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,5 +176,42 @@ func TestIterateBuildErrors(t *testing.T) {
 	it.CloseWith(fb)
 	if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "must match") {
 		t.Fatalf("parallelism mismatch: err = %v", err)
+	}
+}
+
+// TestIterateCancelForever: a loop with maxWait zero waits for feedback
+// forever, as Flink's iterate(0); records keep circling until the job is
+// cancelled, which ends every task (goleak in TestMain), over a bounded
+// input and an unbounded one.
+func TestIterateCancelForever(t *testing.T) {
+	for _, bounded := range []bool{true, false} {
+		t.Run(fmt.Sprint("bounded=", bounded), func(t *testing.T) { iterateForever(t, bounded) })
+	}
+}
+
+func iterateForever(t *testing.T, bounded bool) {
+	env := New(Options{Parallelism: 2})
+	in := FromSlice(env, []int{1, 2, 3, 4})
+	if !bounded {
+		in = FromSource(env, source.Generator(func(i int64) int { return int(i) }, 0, 1000), watermark.NoWatermarks[int](), "generator")
+	}
+	it := Iterate(in, 0)
+	var trips atomic.Int64
+	step := Map(it.DataStream, func(v int) int { trips.Add(1); return v + 1 })
+	it.CloseWith(step)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && trips.Load() < 10000 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := trips.Load(); n < 10000 {
+		t.Fatalf("only %d trips around the loop", n)
+	}
+	j.Cancel()
+	if _, err := j.Wait(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("wait: %v", err)
 	}
 }

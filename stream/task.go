@@ -177,6 +177,9 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 			return err
 		}
 		if fb != nil {
+			if err := ctx.Err(); err != nil {
+				return err // feedback may keep the gate from ever waiting
+			}
 			if _, err := fb.drain(target, rt.batchSize); err != nil {
 				return err
 			}
