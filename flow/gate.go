@@ -301,16 +301,18 @@ func statusOf(idle bool) int64 {
 	return StatusActive
 }
 
-// Wait blocks until Poll may have an item, wake receives (a timer's
-// channel, say; nil for none), or ctx or the job ends; the time counts as
-// idle.
-func (g *Gate) Wait(ctx context.Context, wake <-chan time.Time) error {
+// Wait blocks until Poll may have an item, wake or wake2 receives (a
+// timer's channel, an iteration head's feedback queue; nil for none), or
+// ctx or the job ends; the time counts as idle.
+func (g *Gate) Wait(ctx context.Context, wake, wake2 <-chan time.Time) error {
 	since := time.Now()
 	defer g.tc.Metrics.addIdle(since)
 	select {
 	case <-g.ready:
 		return nil
 	case <-wake:
+		return nil
+	case <-wake2:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -327,7 +329,7 @@ func (g *Gate) Next(ctx context.Context) (Item, error) {
 		if ok || err != nil {
 			return it, err
 		}
-		if err := g.Wait(ctx, nil); err != nil {
+		if err := g.Wait(ctx, nil, nil); err != nil {
 			return Item{}, err
 		}
 	}

@@ -123,6 +123,47 @@
 // BATCH mode windows run on the key-sorted input one key at a time, the
 // key's timers firing at its end.
 //
+// # Broadcast state
+//
+// Broadcast(ds, descriptors...) is Flink's broadcast state pattern: ds's
+// records go over a broadcast edge to every subtask of the operator it is
+// connected to, ConnectBroadcast with a DataStream (BroadcastProcess, a
+// BroadcastProcessFunction) or ConnectKeyedBroadcast with a KeyedStream
+// (KeyedBroadcastProcess, a KeyedBroadcastProcessFunction). Each
+// MapStateDescriptor names a broadcast state, a map every subtask holds in
+// full: ProcessBroadcastElement reads and writes it (GetBroadcastState),
+// ProcessElement and OnTimer only read it (GetReadOnlyBroadcastState), so
+// subtasks that apply the same broadcast records stay identical. On the
+// keyed side ProcessElement has its key, keyed state and timers;
+// ProcessBroadcastElement has no key and visits every key's entry of a
+// keyed state through ApplyToKeyedState. A subtask's broadcast states live
+// in a backend of one key group, snapshotted with the operator's keyed
+// state; a restore gives every subtask the whole of them, at any
+// parallelism, as Flink gives each new task a copy. In BATCH mode the
+// broadcast input is processed first: the keyed input is sorted and fed
+// at its end.
+//
+// # Iterations
+//
+// Iterate(ds, maxWait) starts a feedback loop (Flink's iterate): the
+// IterativeStream carries ds's records and those its CloseWith(feedback)
+// sends back, at the head's parallelism (feedback's must be the same).
+// The head is a task of its own: its loop reads ds through the gate and,
+// between the gate's items, drains an in-process feedback queue that the
+// tail, chained after feedback, fills; subtask i of the tail feeds subtask
+// i of the head. The queue is unbounded, so the tail never waits for the
+// head and backpressure on the loop's credit queues cannot close a cycle
+// of waits; the records in flight around the loop are held in memory.
+// Fed-back records keep their timestamps but bring no watermark: the head
+// forwards ds's watermarks only, as Flink's head (which emits the maximal
+// watermark at once) lets ds's watermarks alone reach the loop, so a
+// bounded input's end of event time passes while records still circle.
+// Once ds ended, the head ends the loop when no record was fed back for
+// maxWait (zero: never) and drops what comes later. Flink's head times
+// out on maxWait of silence alone; weir also waits for ds's end, so a slow
+// input cannot end a loop early.
+// Iterations are refused in BATCH mode, as Flink refuses them.
+//
 // # Execution modes
 //
 // Options.Mode is Streaming by default. Batch runs a program of bounded

@@ -68,10 +68,11 @@ type Result = flow.Result
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
 type Env struct {
-	opts    Options
-	nodes   []*node
-	errs    []error
-	restore *jobRestore // the state the job opens from, if any
+	opts       Options
+	nodes      []*node
+	errs       []error
+	restore    *jobRestore // the state the job opens from, if any
+	iterations []*iteration
 }
 
 // New returns an empty program.

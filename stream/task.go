@@ -104,7 +104,10 @@ func (rt *taskRuntime) run() (err error) {
 	for i, in := range rt.tp.inputs {
 		pumps[i] = in.from.ports[in.port].pump(rt.tc, i, ins[slices.Index(rt.tp.head.inputs, in)])
 	}
-	return rt.loop(pumps)
+	if it := rt.tp.head.iter; it != nil {
+		return rt.loopIteration(pumps, it, rt.p.feedback[it][rt.subtask], ins[0])
+	}
+	return rt.loop(pumps, nil, nil)
 }
 
 // open puts the operators in topological order and opens them.
@@ -162,12 +165,27 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 // loop is the stream task's loop over its gate: batches into the chain,
 // watermarks and statuses through it, processing-time timers from the
 // clock in the same wait.
-func (rt *taskRuntime) loop(pumps []func() error) error {
+//
+// An iteration head's task passes its feedback queue fb, whose records go
+// to target between the gate's items.
+func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) error {
 	g := rt.tc.Gate()
 	ctx := rt.tc.Context()
+	var wake <-chan time.Time
+	if fb != nil {
+		wake = fb.ready()
+	}
 	for {
 		if err := rt.processingTime(); err != nil {
 			return err
+		}
+		if fb != nil {
+			if err := ctx.Err(); err != nil {
+				return err // feedback may keep the gate from ever waiting
+			}
+			if _, err := fb.drain(target, rt.batchSize); err != nil {
+				return err
+			}
 		}
 		it, ok, err := g.Poll()
 		if errors.Is(err, io.EOF) {
@@ -179,13 +197,13 @@ func (rt *taskRuntime) loop(pumps []func() error) error {
 		if !ok {
 			next, has := rt.nextProcessingTime()
 			if !has {
-				if err := g.Wait(ctx, nil); err != nil {
+				if err := g.Wait(ctx, nil, wake); err != nil {
 					return err
 				}
 				continue
 			}
 			t := rt.clock.Timer(time.UnixMilli(next))
-			err := g.Wait(ctx, t.C())
+			err := g.Wait(ctx, t.C(), wake)
 			t.Stop()
 			if err != nil {
 				return err
@@ -205,6 +223,9 @@ func (rt *taskRuntime) loop(pumps []func() error) error {
 		if err != nil {
 			return err
 		}
+	}
+	if fb != nil {
+		return nil
 	}
 	return rt.finish()
 }

@@ -13,8 +13,10 @@ type program struct {
 	graph *flow.Graph
 	batch bool
 	tasks map[*node]*taskPlan
-	out   map[*edge]int // a network edge's output index in its producer's task
-	in    map[*edge]int // and its input index in its consumer's task
+	// feedback holds each iteration's queues, one per head subtask
+	feedback map[*iteration][]feedbackQueue
+	out      map[*edge]int // a network edge's output index in its producer's task
+	in       map[*edge]int // and its input index in its consumer's task
 }
 
 // taskPlan is one vertex: a head node and the nodes chained to it.
@@ -30,7 +32,7 @@ type taskPlan struct {
 // chains: a forward edge between equal parallelisms into a one-input
 // operator.
 func chained(e *edge) bool {
-	return e.part.kind == partForward && len(e.to.inputs) == 1 && !e.to.source
+	return e.part.kind == partForward && len(e.to.inputs) == 1 && !e.to.source && e.to.iter == nil
 }
 
 // translate resolves parallelisms and partitionings and builds the graph:
@@ -54,6 +56,13 @@ func (e *Env) translate() (*program, error) {
 		p.batch = true
 	case Automatic:
 		p.batch = bounded
+	}
+	if p.batch && len(e.iterations) > 0 {
+		return nil, fmt.Errorf("stream: iterations are not supported in BATCH execution mode: run the program in STREAMING mode")
+	}
+	p.feedback = map[*iteration][]feedbackQueue{}
+	for _, it := range e.iterations {
+		p.feedback[it] = it.queues(it.head.parallelism)
 	}
 	for _, n := range e.nodes {
 		if len(n.inputs) == 1 && chained(n.inputs[0]) {
@@ -107,6 +116,16 @@ func (e *Env) resolve() error {
 			if n.maxP < n.parallelism {
 				return fmt.Errorf("stream: %s: parallelism %d above max parallelism %d", n.name, n.parallelism, n.maxP)
 			}
+		}
+	}
+	for _, it := range e.iterations {
+		if it.tail == nil {
+			return fmt.Errorf("stream: the iteration of %s has no feedback: call CloseWith", it.head.inputs[0].from.name)
+		}
+		fb := it.tail.inputs[0].from
+		it.tail.parallelism = fb.parallelism
+		if fb.parallelism != it.head.parallelism {
+			return fmt.Errorf("stream: parallelism of the feedback stream (%s, %d) must match the parallelism of the original stream (%d)", fb.name, fb.parallelism, it.head.parallelism)
 		}
 	}
 	for _, n := range e.nodes {

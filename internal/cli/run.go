@@ -30,7 +30,7 @@ malformed line stops it with an error naming the file and the line.
 weir explain <example> with the same flags prints the example's plan (see weir
 explain --help).
 
-The stream jobs streaming-wordcount and state-machine run Flink's streaming
+The stream jobs streaming-wordcount, state-machine and iterate run Flink's streaming
 examples (flink-examples-streaming) as DataStream programs and print in Flink's
 print-sink format; an unbounded one runs until Ctrl-C, which exits with status 130.`,
 		Args: cobra.ArbitraryArgs,

@@ -36,7 +36,9 @@ type streamJob struct {
 type streamProgram func(ctx context.Context, o streaming.Options) error
 
 // streamJobs returns the stream jobs of weir run, in the order help lists them.
-func streamJobs() []*streamJob { return []*streamJob{streamingWordCountJob(), stateMachineJob()} }
+func streamJobs() []*streamJob {
+	return []*streamJob{streamingWordCountJob(), stateMachineJob(), streamIterateJob()}
+}
 
 // command returns the cobra command of j under `weir run`. A run whose
 // context ends (Ctrl-C) returns ErrInterrupted once the job has stopped.

@@ -117,6 +117,14 @@ func (b *Backend[K]) SetCurrentKeyInGroup(k K, group int) {
 	b.idx = group - b.groups.Start
 }
 
+// ClearCurrentKey leaves the backend without a current key: state accesses
+// are no-ops that keep ErrNoKey in Err until the next SetCurrentKey (the
+// broadcast side of a keyed broadcast operator has no key).
+func (b *Backend[K]) ClearCurrentKey() {
+	var zero K
+	b.key, b.group, b.idx = zero, 0, -1
+}
+
 // CurrentKey returns the current key.
 func (b *Backend[K]) CurrentKey() K { return b.key }
 

@@ -10,7 +10,11 @@
 // repartitionOperatorState).
 // New2 does the same for a two-input operator (Flink's
 // TwoInputStreamOperatorTestHarness), with ProcessElement1 and
-// ProcessElement2.
+// ProcessElement2; Broadcast and KeyedBroadcast build one of a broadcast
+// process function, the broadcast stream its second input (Flink's
+// BroadcastOperatorTestHarness). A broadcast operator's snapshot holds its
+// broadcast states whole, so every new harness restores the same ones, at
+// any parallelism.
 //
 //	h, err := streamtest.Keyed(streamtest.Options{}, keyFn, newFn)
 //	h.ProcessElement(v, 42)   // a record with timestamp 42

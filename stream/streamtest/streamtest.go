@@ -49,3 +49,21 @@ func SideOutput[X any](h stream.AnyHarness, tag stream.OutputTag[X]) []stream.Re
 func Repartition(old [][]byte, n int) ([][]byte, error) {
 	return stream.RepartitionHarnessSnapshots(old, n)
 }
+
+// Broadcast returns a harness of a BroadcastProcessFunction: the first
+// input is the non-broadcast stream, the second the broadcast stream with
+// the broadcast states descs (Flink's BroadcastOperatorTestHarness).
+func Broadcast[A, B, O any](opts Options, newFn func() stream.BroadcastProcessFunction[A, B, O], descs ...stream.BroadcastDescriptor) (*Harness2[A, B, O], error) {
+	return stream.NewHarness2(opts, func(a stream.DataStream[A], b stream.DataStream[B]) stream.DataStream[O] {
+		return stream.BroadcastProcess(stream.ConnectBroadcast(a, stream.Broadcast(b, descs...)), newFn)
+	})
+}
+
+// KeyedBroadcast returns a harness of a KeyedBroadcastProcessFunction on
+// the first input keyed by key and the second broadcast with the states
+// descs (Flink's KeyedBroadcastOperatorTestHarness).
+func KeyedBroadcast[A any, K comparable, B, O any](opts Options, key func(A) K, newFn func() stream.KeyedBroadcastProcessFunction[K, A, B, O], descs ...stream.BroadcastDescriptor) (*Harness2[A, B, O], error) {
+	return stream.NewHarness2(opts, func(a stream.DataStream[A], b stream.DataStream[B]) stream.DataStream[O] {
+		return stream.KeyedBroadcastProcess(stream.ConnectKeyedBroadcast(stream.KeyBy(a, key), stream.Broadcast(b, descs...)), newFn)
+	})
+}
