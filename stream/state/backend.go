@@ -47,7 +47,8 @@ type Backend[K comparable] struct {
 	clock   func() int64
 	key     K
 	group   int
-	idx     int // group - groups.Start, or -1 without a current key
+	idx     int    // group - groups.Start, or -1 without a current key
+	epoch   uint64 // counts SetCurrentKey calls: states cache per current key
 	states  map[string]registered
 	timers  map[string]registered
 	pending map[string][]section // restored sections of states not yet registered
@@ -109,6 +110,7 @@ func (b *Backend[K]) SetCurrentKey(k K) {
 // caller (the exchange that routed the record computed it already).
 func (b *Backend[K]) SetCurrentKeyInGroup(k K, group int) {
 	b.key, b.group = k, group
+	b.epoch++
 	if !b.groups.Contains(group) {
 		b.idx = -1
 		b.fail(fmt.Errorf("state: %s: key group %d is not one of the backend's key groups %v: %w", b.name, group, b.groups, ErrNoKey))
