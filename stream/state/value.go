@@ -49,7 +49,7 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 	if m == nil {
 		return nil
 	}
-	c := m[nsKey[K, N]{s.b.key, ns}]
+	c := m[nsKey[K, N]{k: s.b.key, n: ns}]
 	if c != nil {
 		s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
 	}
@@ -58,7 +58,7 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 
 // evict deletes the current key's cell c in namespace ns of group index idx.
 func (s *cells[K, N, V]) evict(ns N, idx int, c *cell[V]) {
-	delete(s.t.groups[idx], nsKey[K, N]{s.b.key, ns})
+	delete(s.t.groups[idx], nsKey[K, N]{k: s.b.key, n: ns})
 	s.b.shrink(c.sz)
 	s.hit = nil
 }
@@ -109,7 +109,7 @@ func (s *cells[K, N, V]) put(ns N, v V) {
 		return
 	}
 	m := s.t.of(idx)
-	k := nsKey[K, N]{s.b.key, ns}
+	k := nsKey[K, N]{k: s.b.key, n: ns}
 	c := &cell[V]{v: v, ts: s.ttl.stamp(s.b.clock)}
 	c.sz = s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch)
 	m[k] = c
