@@ -111,12 +111,17 @@ func (b *Backend[K]) SetCurrentKey(k K) {
 func (b *Backend[K]) SetCurrentKeyInGroup(k K, group int) {
 	b.key, b.group = k, group
 	b.epoch++
-	if !b.groups.Contains(group) {
-		b.idx = -1
-		b.fail(fmt.Errorf("state: %s: key group %d is not one of the backend's key groups %v: %w", b.name, group, b.groups, ErrNoKey))
+	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
+		b.idx = idx
 		return
 	}
-	b.idx = group - b.groups.Start
+	b.outside(group)
+}
+
+// outside records a current key outside the backend's groups.
+func (b *Backend[K]) outside(group int) {
+	b.idx = -1
+	b.fail(fmt.Errorf("state: %s: key group %d is not one of the backend's key groups %v: %w", b.name, group, b.groups, ErrNoKey))
 }
 
 // CurrentKey returns the current key.
