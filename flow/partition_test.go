@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/weirdata/weir/memory"
@@ -305,4 +306,45 @@ func TestRangeView(t *testing.T) {
 			t.Errorf("view=%v: %d records arrived, want 10000", view, total)
 		}
 	}
+}
+
+// TestCustomEmitBatch: EmitBatch on a Custom edge routes every record as
+// the partitioner says, and a partitioner out of range fails the task.
+func TestCustomEmitBatch(t *testing.T) {
+	input := genInput(2, 3000, uniformKeys, 1)
+	batchBody := func(tc *TaskContext) error {
+		w := Output[rec](tc, 0)
+		in := input[tc.Subtask]
+		for len(in) > 0 { // uneven slices, across the batch size
+			n := min(len(in), 700)
+			if err := w.EmitBatch(in[:n]); err != nil {
+				return err
+			}
+			in = in[n:]
+		}
+		return nil
+	}
+	byKey := func(v *rec, n int) int { return int(uint64(v.Key) % uint64(n)) }
+	env := newTestEnv(t, budgets[0].opts)
+	g := NewGraph()
+	src := g.Vertex("source", 2, batchBody)
+	coll := newCollector(3)
+	dst := g.Vertex("sink", 3, coll.body)
+	Connect(g, src, dst, Partitioner[rec]{Strategy: Custom, Custom: byKey}, Pipelined, nil)
+	if _, err := Execute(bg, g, env.options(Options{})); err != nil {
+		t.Fatal(err)
+	}
+	checkCustom(t, input, coll.got)
+	env.check(t)
+
+	env = newTestEnv(t, budgets[0].opts)
+	g = NewGraph()
+	src = g.Vertex("source", 2, batchBody)
+	dst = g.Vertex("sink", 3, newCollector(3).body)
+	Connect(g, src, dst, Partitioner[rec]{Strategy: Custom, Custom: func(*rec, int) int { return -1 }}, Pipelined, nil)
+	_, err := Execute(bg, g, env.options(Options{}))
+	if err == nil || !strings.Contains(err.Error(), "custom partitioner returned -1 for 3 consumers") {
+		t.Fatalf("got %v", err)
+	}
+	env.check(t)
 }

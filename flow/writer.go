@@ -113,6 +113,8 @@ func (w *Writer[T]) EmitBatch(vs []T) error {
 			return w.forwardBatch(vs)
 		case Hash:
 			return w.hashBatch(vs)
+		case Custom:
+			return w.customBatch(vs)
 		case Range:
 			if w.part.View != nil {
 				return w.rangeBatch(vs)
@@ -181,6 +183,23 @@ func (w *Writer[T]) hashBatch(vs []T) error {
 	hash, n := w.part.Hash, uint64(w.n)
 	for i := range vs {
 		w.append(int((hash(&vs[i])>>32)*n>>32), &vs[i])
+		if w.err != nil {
+			return w.err
+		}
+	}
+	return nil
+}
+
+// customBatch is route for every record of vs on a Custom edge.
+func (w *Writer[T]) customBatch(vs []T) error {
+	custom, n := w.part.Custom, w.n
+	for i := range vs {
+		p := custom(&vs[i], n)
+		if p < 0 || p >= n {
+			w.err = fmt.Errorf("flow: edge %s: custom partitioner returned %d for %d consumers", w.x.e.name, p, n)
+			return w.err
+		}
+		w.append(p, &vs[i])
 		if w.err != nil {
 			return w.err
 		}

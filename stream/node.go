@@ -52,7 +52,8 @@ const (
 )
 
 // partitioning is an edge's distribution; custom is the
-// func(*Record[T], n int) int of keyed and shuffle edges.
+// func(*Record[T], n int) int of shuffle edges, and the maker of one,
+// func() func(*Record[T], n int) int, of keyed edges.
 type partitioning struct {
 	kind   partKind
 	custom any
@@ -99,7 +100,12 @@ func newPort[T any]() *port {
 				p.Strategy = flow.Broadcast
 			case partShuffle, partKeyed:
 				p.Strategy = flow.Custom
-				p.Custom = e.part.custom.(func(*Record[T], int) int)
+				switch c := e.part.custom.(type) {
+				case func(*Record[T], int) int:
+					p.Custom = c
+				case func() func(*Record[T], int) int: // made once the parallelisms are known
+					p.Custom = c()
+				}
 			default:
 				return fmt.Errorf("stream: edge %s -> %s: partitioning %d unresolved", e.from.name, e.to.name, e.part.kind)
 			}

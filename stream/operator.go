@@ -74,6 +74,27 @@ func (e *emitter[T]) emit(v T, ts int64) {
 	}
 }
 
+// emitAll appends a record per value of vs, all with timestamp ts, pushing
+// the batch whenever it fills.
+func (e *emitter[T]) emitAll(vs []T, ts int64) {
+	if cap(e.buf) == 0 {
+		for _, v := range vs {
+			e.emit(v, ts)
+		}
+		return
+	}
+	for len(vs) > 0 {
+		n := min(cap(e.buf)-len(e.buf), len(vs))
+		for _, v := range vs[:n] {
+			e.buf = append(e.buf, Record[T]{Value: v, Timestamp: ts})
+		}
+		vs = vs[n:]
+		if len(e.buf) == cap(e.buf) {
+			e.flushErr()
+		}
+	}
+}
+
 func (e *emitter[T]) flushErr() {
 	if len(e.buf) > 0 && e.err == nil {
 		e.err = e.out.push(e.buf)

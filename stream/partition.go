@@ -13,13 +13,25 @@ func shuffle[T any]() func(*Record[T], int) int {
 	return func(_ *Record[T], n int) int { return rand.IntN(n) }
 }
 
-// keyGroups returns the partitioner of a keyed edge into to: the subtask
-// owning the key group of the record's key, as Flink's
-// KeyGroupStreamPartitioner. The hash is chosen once per key type.
-func keyGroups[T any, K comparable](key func(T) K, hash state.HashFunc[K], to *node) func(*Record[T], int) int {
-	return func(r *Record[T], n int) int {
-		g := state.KeyGroupForHash(hash(key(r.Value)), to.maxP)
-		return state.OperatorIndexForKeyGroup(to.maxP, n, g)
+// keyGroups returns the maker of the partitioner of a keyed edge into to,
+// called when the edge is connected (parallelism and key groups resolved):
+// the subtask owning the key group of the record's key, as Flink's
+// KeyGroupStreamPartitioner, from a table of the owner of every key group.
+// The hash is chosen once per key type.
+func keyGroups[T any, K comparable](key func(T) K, hash state.HashFunc[K], to *node) func() func(*Record[T], int) int {
+	return func() func(*Record[T], int) int {
+		maxP, p := to.maxP, to.parallelism
+		owner := make([]int32, maxP)
+		for g := range owner {
+			owner[g] = int32(state.OperatorIndexForKeyGroup(maxP, p, g))
+		}
+		return func(r *Record[T], n int) int {
+			g := state.KeyGroupForHash(hash(key(r.Value)), maxP)
+			if n != p {
+				return state.OperatorIndexForKeyGroup(maxP, n, g)
+			}
+			return int(owner[g])
+		}
 	}
 }
 

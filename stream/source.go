@@ -213,9 +213,13 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 			s.noSplit = false
 			s.MarkActive()
 		}
-		for i := range b.Records {
-			if err := sp.Collect(b.Records[i], NoTimestamp, emit); err != nil {
-				return fmt.Errorf("stream: split %s: %w", b.Split, err)
+		if sp.Passthrough() {
+			s.out.emitAll(b.Records, NoTimestamp)
+		} else {
+			for i := range b.Records {
+				if err := sp.Collect(b.Records[i], NoTimestamp, emit); err != nil {
+					return fmt.Errorf("stream: split %s: %w", b.Split, err)
+				}
 			}
 		}
 		if err := s.out.flush(); err != nil {

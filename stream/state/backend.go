@@ -47,7 +47,8 @@ type Backend[K comparable] struct {
 	clock   func() int64
 	key     K
 	group   int
-	idx     int // group - groups.Start, or -1 without a current key
+	idx     int    // group - groups.Start, or -1 without a current key
+	epoch   uint64 // counts SetCurrentKey calls: states cache per current key
 	states  map[string]registered
 	timers  map[string]registered
 	pending map[string][]section // restored sections of states not yet registered
@@ -109,12 +110,18 @@ func (b *Backend[K]) SetCurrentKey(k K) {
 // caller (the exchange that routed the record computed it already).
 func (b *Backend[K]) SetCurrentKeyInGroup(k K, group int) {
 	b.key, b.group = k, group
-	if !b.groups.Contains(group) {
-		b.idx = -1
-		b.fail(fmt.Errorf("state: %s: key group %d is not one of the backend's key groups %v: %w", b.name, group, b.groups, ErrNoKey))
+	b.epoch++
+	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
+		b.idx = idx
 		return
 	}
-	b.idx = group - b.groups.Start
+	b.outside(group)
+}
+
+// outside records a current key outside the backend's groups.
+func (b *Backend[K]) outside(group int) {
+	b.idx = -1
+	b.fail(fmt.Errorf("state: %s: key group %d is not one of the backend's key groups %v: %w", b.name, group, b.groups, ErrNoKey))
 }
 
 // ClearCurrentKey leaves the backend without a current key: state accesses

@@ -46,7 +46,10 @@
 //
 // Each state is a table per key group, keyed by (key, namespace), as Flink's
 // CopyOnWriteStateTable, so that a snapshot, a restore and a rescale move
-// whole groups.
+// whole groups. The single-value states (Value, Reducing, Aggregating) hold
+// their cells by pointer and remember the cell the last access found for the
+// current key and namespace: a read and then a write of the same key look the
+// table up once and write the cell in place.
 //
 // # Errors and memory
 //

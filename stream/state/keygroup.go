@@ -44,32 +44,26 @@ func (r KeyGroupRange) String() string { return fmt.Sprintf("[%d, %d]", r.Start,
 // MurmurHash is Flink's MathUtils.murmurHash: murmur3's 32-bit mix of one int,
 // made non-negative (Integer.MIN_VALUE becomes 0).
 func MurmurHash(code int32) int32 {
-	c := uint32(code)
-	c *= 0xcc9e2d51
-	c = c<<15 | c>>17
-	c *= 0x1b873593
-	c = c<<13 | c>>19
-	c = c*5 + 0xe6546b64
-	c ^= 4
-	c ^= c >> 16
-	c *= 0x85ebca6b
-	c ^= c >> 13
-	c *= 0xc2b2ae35
-	c ^= c >> 16
-	h := int32(c)
-	if h >= 0 {
-		return h
-	}
-	if h != -1<<31 {
-		return -h
-	}
-	return 0
+	c := uint32(code) * 0xcc9e2d51
+	c = (c<<15 | c>>17) * 0x1b873593
+	c = (c<<13 | c>>19) * 5
+	c = (c + 0xe6546b64) ^ 4
+	c = (c ^ c>>16) * 0x85ebca6b
+	c = (c ^ c>>13) * 0xc2b2ae35
+	h := int32(c ^ c>>16)
+	m := h >> 31
+	// |h|, with Integer.MIN_VALUE (its own negation) cleared to 0
+	return ((h ^ m) - m) & 0x7fffffff
 }
 
 // KeyGroupForHash is Flink's computeKeyGroupForKeyHash: the key group of a key
 // whose hash code is keyHash, murmurHash(keyHash) % maxParallelism.
 func KeyGroupForHash(keyHash int32, maxParallelism int) int {
-	return int(MurmurHash(keyHash)) % maxParallelism
+	h := int(MurmurHash(keyHash))
+	if maxParallelism&(maxParallelism-1) == 0 {
+		return h & (maxParallelism - 1) // h is not negative: the same as %
+	}
+	return h % maxParallelism
 }
 
 // OperatorIndexForKeyGroup is Flink's computeOperatorIndexForKeyGroup: the

@@ -116,3 +116,16 @@ func TestDefaultMaxParallelism(t *testing.T) {
 		t.Errorf("max parallelism below parallelism: error %v", err)
 	}
 }
+
+// TestKeyGroupForHashModulo: the key group is the Java murmur hash modulo the
+// maximum parallelism, at powers of two (taken by a mask) and at others.
+func TestKeyGroupForHashModulo(t *testing.T) {
+	for _, maxP := range []int{1, 2, 3, 100, 128, 1000, 4096, 32767, 32768} {
+		for i := range int32(20_000) {
+			h := i*-1640531535 + 7 // spread over the whole int32 range
+			if got, want := KeyGroupForHash(h, maxP), int(javaMurmur(h))%maxP; got != want {
+				t.Fatalf("KeyGroupForHash(%d, %d) = %d, want %d", h, maxP, got, want)
+			}
+		}
+	}
+}

@@ -81,7 +81,7 @@ func (s *List[K, N, V]) elemBytes(e *elem[V]) int64 {
 // entry returns the current key's list in namespace ns with its expired
 // elements removed (all of them returned when visible), and the table key.
 func (s *List[K, N, V]) entry(ns N, read bool) (listEntry[V], nsKey[K, N], int, []elem[V]) {
-	k, idx := nsKey[K, N]{s.b.key, ns}, s.b.at()
+	k, idx := nsKey[K, N]{k: s.b.key, n: ns}, s.b.at()
 	if idx < 0 || s.t.groups[idx] == nil {
 		return listEntry[V]{}, k, idx, nil
 	}
@@ -179,7 +179,7 @@ func (s *List[K, N, V]) Update(vs []V) {
 func (s *List[K, N, V]) Clear() { s.clear(s.ns) }
 
 func (s *List[K, N, V]) clear(ns N) {
-	k, idx := nsKey[K, N]{s.b.key, ns}, s.b.at()
+	k, idx := nsKey[K, N]{k: s.b.key, n: ns}, s.b.at()
 	if idx < 0 || s.t.groups[idx] == nil {
 		return
 	}

@@ -93,7 +93,7 @@ func (s *Map[K, N, UK, UV]) pairBytes(uk *UK, e *elem[UV]) int64 {
 
 // cur returns the current key's map entry (nil map when none) and its place.
 func (s *Map[K, N, UK, UV]) cur() (*mapEntry[UK, UV], nsKey[K, N], int) {
-	k, idx := nsKey[K, N]{s.b.key, s.ns}, s.b.at()
+	k, idx := nsKey[K, N]{k: s.b.key, n: s.ns}, s.b.at()
 	if idx < 0 || s.t.groups[idx] == nil {
 		return nil, k, idx
 	}

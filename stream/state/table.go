@@ -54,10 +54,12 @@ type registered interface {
 	drop()
 }
 
-// nsKey is the key of a state table: Flink's (key, namespace).
+// nsKey is the key of a state table: Flink's (key, namespace). The
+// namespace comes first so that the Void namespace adds no padding: a key of
+// one word hashes as a word.
 type nsKey[K, N comparable] struct {
-	k K
 	n N
+	k K
 }
 
 // table holds one state's entries, a map per key group, so that a snapshot or
@@ -150,7 +152,7 @@ func (s *base[K, N]) Namespace() N { return s.ns }
 // cur returns the table key of the current key and namespace and the group
 // index, or -1.
 func (s *base[K, N]) cur() (nsKey[K, N], int) {
-	return nsKey[K, N]{s.b.key, s.ns}, s.b.at()
+	return nsKey[K, N]{k: s.b.key, n: s.ns}, s.b.at()
 }
 
 // keyBytes is the estimate of a table entry without its value's pointers.

@@ -10,24 +10,57 @@ type cell[V any] struct {
 }
 
 // cells is the storage of the single-value kinds (Value, Reducing and
-// Aggregating): one cell per (key, namespace).
+// Aggregating): one cell per (key, namespace), held by pointer so that an
+// update writes the cell in place. hit is the cell the last access found,
+// valid while the backend's current key is the one of epoch hitEpoch and the
+// namespace hitNS: a read followed by a write of the same key and namespace
+// looks the table up once.
 type cells[K, N comparable, V any] struct {
 	base[K, N]
-	t  table[K, N, cell[V]]
+	t  table[K, N, *cell[V]]
 	vs sizer[V]
+
+	hit      *cell[V]
+	hitEpoch uint64
+	hitNS    N
 }
 
 func newCells[K, N comparable, V any](b *Backend[K], name string, k Kind, cfg TTLConfig) (cells[K, N, V], error) {
 	var s cells[K, N, V]
 	var err error
-	if s.base, err = newBase[K, N](b, name, k, cfg, int64(unsafe.Sizeof(cell[V]{}))); err != nil {
+	entry := int64(unsafe.Sizeof(cell[V]{}) + unsafe.Sizeof(uintptr(0))) // the cell and the map's pointer to it
+	if s.base, err = newBase[K, N](b, name, k, cfg, entry); err != nil {
 		return s, err
 	}
 	if s.vs, err = newSizer[V]("value of " + s.what); err != nil {
 		return s, err
 	}
-	s.t = newTable[K, N, cell[V]](b.groups.Len())
+	s.t = newTable[K, N, *cell[V]](b.groups.Len())
 	return s, nil
+}
+
+// find returns the current key's cell in namespace ns of group index idx, or
+// nil, through the cache of the last cell found.
+func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
+	if s.hit != nil && s.hitEpoch == s.b.epoch && s.hitNS == ns {
+		return s.hit
+	}
+	m := s.t.groups[idx]
+	if m == nil {
+		return nil
+	}
+	c := m[nsKey[K, N]{k: s.b.key, n: ns}]
+	if c != nil {
+		s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
+	}
+	return c
+}
+
+// evict deletes the current key's cell c in namespace ns of group index idx.
+func (s *cells[K, N, V]) evict(ns N, idx int, c *cell[V]) {
+	delete(s.t.groups[idx], nsKey[K, N]{k: s.b.key, n: ns})
+	s.b.shrink(c.sz)
+	s.hit = nil
 }
 
 // get returns the current key's value in namespace ns, applying TTL.
@@ -37,20 +70,14 @@ func (s *cells[K, N, V]) get(ns N) (V, bool) {
 	if idx < 0 {
 		return zero, false
 	}
-	m := s.t.groups[idx]
-	if m == nil {
-		return zero, false
-	}
-	k := nsKey[K, N]{s.b.key, ns}
-	c, ok := m[k]
-	if !ok {
+	c := s.find(ns, idx)
+	if c == nil {
 		return zero, false
 	}
 	if s.ttl.on {
 		now := s.b.now()
 		if s.ttl.expired(c.ts, now) {
-			delete(m, k)
-			s.b.shrink(c.sz)
+			s.evict(ns, idx, c)
 			if s.ttl.returnExpired {
 				return c.v, true
 			}
@@ -58,33 +85,36 @@ func (s *cells[K, N, V]) get(ns N) (V, bool) {
 		}
 		if s.ttl.onRead {
 			c.ts = now
-			m[k] = c
 		}
 	}
 	return c.v, true
 }
 
-// put stores v for the current key in namespace ns.
+// put stores v for the current key in namespace ns, in place when the key
+// has a cell.
 func (s *cells[K, N, V]) put(ns N, v V) {
 	idx := s.b.at()
 	if idx < 0 {
 		return
 	}
+	if c := s.find(ns, idx); c != nil {
+		old := c.sz
+		if !s.vs.flat {
+			c.sz = old - s.vs.extra(&c.v, &s.b.scratch) + s.vs.extra(&v, &s.b.scratch)
+		}
+		c.v, c.ts = v, s.ttl.stamp(s.b.clock)
+		if c.sz != old {
+			s.b.resize(old, c.sz, s.what)
+		}
+		return
+	}
 	m := s.t.of(idx)
-	k := nsKey[K, N]{s.b.key, ns}
-	old, ok := m[k]
-	c := cell[V]{v: v, ts: s.ttl.stamp(s.b.clock)}
-	if ok {
-		c.sz = old.sz - s.vs.extra(&old.v, &s.b.scratch) + s.vs.extra(&v, &s.b.scratch)
-	} else {
-		c.sz = s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch)
-	}
+	k := nsKey[K, N]{k: s.b.key, n: ns}
+	c := &cell[V]{v: v, ts: s.ttl.stamp(s.b.clock)}
+	c.sz = s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch)
 	m[k] = c
-	if ok {
-		s.b.resize(old.sz, c.sz, s.what)
-	} else {
-		s.b.grow(c.sz, s.what)
-	}
+	s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
+	s.b.grow(c.sz, s.what)
 }
 
 // remove deletes the current key's entry in namespace ns and returns it.
@@ -93,30 +123,29 @@ func (s *cells[K, N, V]) remove(ns N) (cell[V], bool) {
 	if idx < 0 {
 		return cell[V]{}, false
 	}
-	m := s.t.groups[idx]
-	k := nsKey[K, N]{s.b.key, ns}
-	c, ok := m[k]
-	if ok {
-		delete(m, k)
-		s.b.shrink(c.sz)
+	c := s.find(ns, idx)
+	if c == nil {
+		return cell[V]{}, false
 	}
-	return c, ok
+	s.evict(ns, idx, c)
+	return *c, true
 }
 
 // live removes the entry of ns when expired and reports whether one is left.
 func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 	idx := s.b.at()
-	if idx < 0 || s.t.groups[idx] == nil {
+	if idx < 0 {
 		return cell[V]{}, false
 	}
-	k := nsKey[K, N]{s.b.key, ns}
-	c, ok := s.t.groups[idx][k]
-	if ok && s.ttl.expired(c.ts, s.b.now()) {
-		delete(s.t.groups[idx], k)
-		s.b.shrink(c.sz)
+	c := s.find(ns, idx)
+	if c == nil {
 		return cell[V]{}, false
 	}
-	return c, ok
+	if s.ttl.on && s.ttl.expired(c.ts, s.b.now()) {
+		s.evict(ns, idx, c)
+		return cell[V]{}, false
+	}
+	return *c, true
 }
 
 func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
@@ -136,6 +165,7 @@ func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
 func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 	d := dec{b: src}
 	m := s.t.of(idx)
+	s.hit = nil
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
 		var c cell[V]
@@ -149,13 +179,14 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 		if old, ok := m[k]; ok {
 			s.b.shrink(old.sz)
 		}
-		m[k] = c
+		m[k] = &c
 		s.b.grow(c.sz, s.what)
 	}
 	return d.done(s.what)
 }
 
 func (s *cells[K, N, V]) drop() {
+	s.hit = nil
 	for i, m := range s.t.groups {
 		for _, c := range m {
 			s.b.shrink(c.sz)

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // TestValueStateAllocs: reading and updating a flat value of a known key
@@ -67,5 +68,59 @@ func BenchmarkValueState(b *testing.B) {
 				s.Update(v + 1)
 			}
 		})
+	}
+}
+
+// TestValueCellCache: a read caches the current key's cell so that the
+// write after it does not look the table up again; the cache must not
+// outlive a change of key or namespace, a Clear of the state or of the
+// backend, or an expiry.
+func TestValueCellCache(t *testing.T) {
+	now := int64(1000)
+	b, _ := newBackend[int64](t, 128, KeyGroupRange{0, 127}, 0, func() int64 { return now })
+	s, err := NewValue[int64, int](b, ValueDescriptor[int64]{Name: "v", TTL: TTLConfig{TTL: 10 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(what string, v int64, ok bool) {
+		t.Helper()
+		if got, gok := s.Value(); got != v || gok != ok {
+			t.Fatalf("%s: Value() = %d, %v, want %d, %v", what, got, gok, v, ok)
+		}
+	}
+	b.SetCurrentKey(1)
+	s.Update(10)
+	want("key 1", 10, true)
+	b.SetCurrentKey(2)
+	want("key 2 before a write", 0, false)
+	s.Update(20)
+	b.SetCurrentKey(1)
+	want("key 1 again", 10, true)
+	s.SetNamespace(7)
+	want("key 1 in namespace 7", 0, false)
+	s.Update(17)
+	s.SetNamespace(0)
+	want("key 1 back in namespace 0", 10, true)
+	s.Clear()
+	want("key 1 after Clear", 0, false)
+	s.Update(11)
+	want("key 1 rewritten", 11, true)
+	b.Clear()
+	want("key 1 after the backend's Clear", 0, false)
+	if b.MemoryUsed() != 0 {
+		t.Fatalf("%d bytes after the backend's Clear", b.MemoryUsed())
+	}
+	s.Update(12)
+	want("key 1 after Clear and a write", 12, true)
+	now += 10
+	want("key 1 expired", 0, false)
+	if b.MemoryUsed() != 0 {
+		t.Fatalf("%d bytes after the only entry expired", b.MemoryUsed())
+	}
+	s.Update(13)
+	b.SetCurrentKey(1) // the same key again
+	want("key 1 set again", 13, true)
+	if b.Err() != nil {
+		t.Fatal(b.Err())
 	}
 }

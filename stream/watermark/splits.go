@@ -93,3 +93,12 @@ func (sp *Split[T]) Collect(event T, recordTimestamp int64, emit func(event T, t
 	sp.gen.OnEvent(event, ts, sp.immediate)
 	return nil
 }
+
+// Passthrough reports whether the split leaves events as they come: no
+// timestamp assigner (an event keeps the timestamp it carries) and a
+// generator that ignores events (NoWatermarks). A source may then hand a
+// whole batch on without calling Collect per event.
+func (sp *Split[T]) Passthrough() bool {
+	_, none := sp.gen.(noWatermarks[T])
+	return none && sp.assigner.fn == nil
+}

@@ -157,3 +157,30 @@ type funcOutput struct{ emit func(int64) }
 func (o *funcOutput) EmitWatermark(wm int64) { o.emit(wm) }
 func (o *funcOutput) MarkIdle()              {}
 func (o *funcOutput) MarkActive()            {}
+
+// TestSplitPassthrough: only a split without a timestamp assigner whose
+// generator ignores events (NoWatermarks) may skip Collect.
+func TestSplitPassthrough(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    Strategy[event]
+		want bool
+	}{
+		{"NoWatermarks", NoWatermarks[event](), true},
+		{"NoWatermarks with an assigner", NoWatermarks[event]().WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS }), false},
+		{"NoWatermarks with idleness", NoWatermarks[event]().WithIdleness(time.Second), false},
+		{"monotonous", ForMonotonousTimestamps[event](), false},
+	} {
+		sp, err := NewSplits(c.s, Context{}, &testingOutput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := sp.Split("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Passthrough(); got != c.want {
+			t.Errorf("%s: Passthrough() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
