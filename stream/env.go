@@ -42,6 +42,13 @@ type Options struct {
 	// TmpDir is where the job's spill directory is created ("" is
 	// os.TempDir()); the job removes it when it ends.
 	TmpDir string
+	// Planned, when set, receives the program's plan (Env.Plan) before the
+	// job starts; an error it returns stops Start and Execute before
+	// anything runs and is returned (weir explain prints the plan so).
+	Planned func(*Plan) error
+	// Started, when set, receives the job's handle once it started: to
+	// watch its metrics (Job.Snapshot) while Execute waits.
+	Started func(*Job)
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.
@@ -109,17 +116,23 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 // Start starts the program and returns its handle at once: for unbounded
 // programs, which run until cancelled.
 func (e *Env) Start(ctx context.Context) (*Job, error) {
-	if len(e.errs) > 0 {
-		return nil, errors.Join(e.errs...)
+	if err := e.check(); err != nil {
+		return nil, err
 	}
-	if len(e.nodes) == 0 {
-		return nil, fmt.Errorf("stream: the program has no operators")
+	if e.opts.Planned != nil {
+		plan, err := e.Plan()
+		if err != nil {
+			return nil, err
+		}
+		if err := e.opts.Planned(plan); err != nil {
+			return nil, err
+		}
 	}
 	p, err := e.translate()
 	if err != nil {
 		return nil, err
 	}
-	return flow.Start(ctx, p.graph, flow.Options{
+	j, err := flow.Start(ctx, p.graph, flow.Options{
 		Memory:       e.opts.Memory,
 		BatchSize:    e.opts.BatchSize,
 		FlushTimeout: e.opts.BufferTimeout,
@@ -127,6 +140,21 @@ func (e *Env) Start(ctx context.Context) (*Job, error) {
 		Clock:        e.opts.Clock,
 		TmpDir:       e.opts.TmpDir,
 	})
+	if err == nil && e.opts.Started != nil {
+		e.opts.Started(j)
+	}
+	return j, err
+}
+
+// check returns the errors found while building the program.
+func (e *Env) check() error {
+	if len(e.errs) > 0 {
+		return errors.Join(e.errs...)
+	}
+	if len(e.nodes) == 0 {
+		return fmt.Errorf("stream: the program has no operators")
+	}
+	return nil
 }
 
 // fail records a build error with the caller's position.
