@@ -51,6 +51,12 @@ func (c *OperatorCounters) AddIn(n int) { c.in.Add(int64(n)) }
 // AddOut adds n records the operator emitted, over all its outputs.
 func (c *OperatorCounters) AddOut(n int) { c.out.Add(int64(n)) }
 
+// RecordsIn returns the records the operator received so far.
+func (c *OperatorCounters) RecordsIn() int64 { return c.in.Load() }
+
+// RecordsOut returns the records the operator emitted so far.
+func (c *OperatorCounters) RecordsOut() int64 { return c.out.Load() }
+
 // Operator registers the next operator of the subtask's chain, in chain
 // order (head first), and returns its counters.
 func (m *TaskMetrics) Operator(name string) *OperatorCounters {

@@ -5,7 +5,10 @@ import (
 )
 
 // MetricsWindow is the span Job.Snapshot measures rates and shares of time
-// over: Flink's metric views update every 5 seconds.
+// over: Flink's metric views update every 5 seconds
+// (View.UPDATE_INTERVAL_SECONDS) and its MeterView averages over 60 by
+// default; weir keeps the shorter span so that a terminal shows changes
+// within seconds.
 const MetricsWindow = 5 * time.Second
 
 // sampleEvery is the least time between two samples a Job keeps.

@@ -72,6 +72,12 @@ type Job = flow.Job
 // Result is what a finished job reports: its metrics.
 type Result = flow.Result
 
+// Snapshot is a running job's metrics at one instant (Job.Snapshot): per
+// task and chained operator the records in and out with their rates, the
+// watermark and its lag behind the job's clock, and the shares of time
+// busy, idle and backpressured.
+type Snapshot = flow.Snapshot
+
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
 type Env struct {

@@ -177,3 +177,19 @@ func TestWatermarkMetrics(t *testing.T) {
 		t.Errorf("lag %v after the clock advanced a second", lag)
 	}
 }
+
+// TestCountingAllocs: counting a chained operator's records costs no
+// allocation per batch.
+func TestCountingAllocs(t *testing.T) {
+	var m flow.TaskMetrics
+	c := m.Operator("op")
+	var in output[int] = countIn[int]{discard[int]{}, c}
+	var out output[int] = countOut[int]{in, c}
+	b := make([]Record[int], 64)
+	if n := testing.AllocsPerRun(100, func() { _ = out.push(b) }); n != 0 {
+		t.Errorf("%v allocations per counted batch, want 0", n)
+	}
+	if c.RecordsIn() != 101*64 || c.RecordsOut() != 101*64 {
+		t.Errorf("counted %d in and %d out, want %d each", c.RecordsIn(), c.RecordsOut(), 101*64)
+	}
+}
