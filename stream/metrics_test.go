@@ -193,3 +193,26 @@ func TestCountingAllocs(t *testing.T) {
 		t.Errorf("counted %d in and %d out, want %d each", c.RecordsIn(), c.RecordsOut(), 101*64)
 	}
 }
+
+// TestSourceIdle: a source held back by its rate limit waits for records,
+// and that wait is idle time, not busy (as Flink counts a source waiting
+// for available data).
+func TestSourceIdle(t *testing.T) {
+	env := New(Options{Parallelism: 1})
+	gen := FromSource(env, source.Generator(func(i int64) int64 { return i }, 0, 50), watermark.NoWatermarks[int64](), "generator")
+	Collect(gen)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		j.Cancel()
+		_, _ = j.Wait()
+	}()
+	time.Sleep(300 * time.Millisecond)
+	v := j.Snapshot().Vertices[0]
+	if v.Idle < 0.5 || v.Operators[0].RecordsOut == 0 {
+		t.Errorf("rate-limited source: busy %.2f idle %.2f, %d records out; want mostly idle and some records",
+			v.Busy, v.Idle, v.Operators[0].RecordsOut)
+	}
+}
