@@ -78,6 +78,20 @@ type Result = flow.Result
 // busy, idle and backpressured.
 type Snapshot = flow.Snapshot
 
+// VertexSnapshot is one task of a Snapshot; OperatorSnapshot one operator
+// of its chain.
+type (
+	VertexSnapshot   = flow.VertexSnapshot
+	OperatorSnapshot = flow.OperatorSnapshot
+)
+
+// A Snapshot's watermark before any (NoWatermark) and once a bounded input
+// ended (MaxWatermark, watermark.Max).
+const (
+	NoWatermark  = flow.NoWatermark
+	MaxWatermark = flow.MaxWatermark
+)
+
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
 type Env struct {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream"
 )
 
@@ -87,7 +86,7 @@ func (p *streamProgress) stop() {
 // head: records in and out per second over the snapshot's window, and on
 // each task's first line the watermark's lag behind the job's clock and
 // the shares of time busy, idle and backpressured.
-func renderStreamProgress(name string, elapsed time.Duration, s flow.Snapshot) string {
+func renderStreamProgress(name string, elapsed time.Duration, s stream.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "weir %s: %s\n", name, elapsed.Round(100*time.Millisecond))
 	fmt.Fprintf(&b, "  %-32s %3s %9s %9s %10s %5s %5s %6s\n", "operator", "p", "in/s", "out/s", "wm lag", "busy", "idle", "backpr")
@@ -135,11 +134,11 @@ func humanRate(r float64) string {
 
 // watermarkLagText is a task's watermark lag: "-" before any watermark,
 // "end" at the maximal one.
-func watermarkLagText(v flow.VertexSnapshot) string {
+func watermarkLagText(v stream.VertexSnapshot) string {
 	switch v.Watermark {
-	case flow.NoWatermark:
+	case stream.NoWatermark:
 		return "-"
-	case flow.MaxWatermark:
+	case stream.MaxWatermark:
 		return "end"
 	}
 	return v.WatermarkLag.Round(time.Millisecond).String()

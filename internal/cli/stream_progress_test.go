@@ -7,25 +7,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/golden"
+	"github.com/weirdata/weir/stream"
 )
 
 // TestRenderStreamProgress renders the status block of a fixed snapshot:
 // testdata/stream_progress.txt holds it exactly as the terminal shows it.
 func TestRenderStreamProgress(t *testing.T) {
 	at := time.UnixMilli(1_700_000_060_000)
-	s := flow.Snapshot{At: at, Window: 5 * time.Second, Vertices: []flow.VertexSnapshot{
+	s := stream.Snapshot{At: at, Window: 5 * time.Second, Vertices: []stream.VertexSnapshot{
 		{Name: "Events Generator Source", Parallelism: 1, Watermark: 1_700_000_058_500, WatermarkLag: 1500 * time.Millisecond,
 			Busy: 0.25, Idle: 0, Backpressured: 0.75,
-			Operators: []flow.OperatorSnapshot{{Name: "Events Generator Source", RecordsOut: 60000, RecordsOutPerSecond: 12345.6}}},
-		{Name: "KeyedProcess", Parallelism: 4, Watermark: flow.NoWatermark, Busy: 0.104, Idle: 0.896,
-			Operators: []flow.OperatorSnapshot{
+			Operators: []stream.OperatorSnapshot{{Name: "Events Generator Source", RecordsOut: 60000, RecordsOutPerSecond: 12345.6}}},
+		{Name: "KeyedProcess", Parallelism: 4, Watermark: stream.NoWatermark, Busy: 0.104, Idle: 0.896,
+			Operators: []stream.OperatorSnapshot{
 				{Name: "KeyedProcess", RecordsIn: 60000, RecordsOut: 300, RecordsInPerSecond: 12345.6, RecordsOutPerSecond: 61.7},
 				{Name: "Print", RecordsIn: 300, RecordsInPerSecond: 61.7},
 			}},
-		{Name: "a source with a name longer than the column", Parallelism: 2, Watermark: flow.MaxWatermark, Idle: 1,
-			Operators: []flow.OperatorSnapshot{{Name: "a source with a name longer than the column", RecordsOutPerSecond: 2.5e6}}},
+		{Name: "a source with a name longer than the column", Parallelism: 2, Watermark: stream.MaxWatermark, Idle: 1,
+			Operators: []stream.OperatorSnapshot{{Name: "a source with a name longer than the column", RecordsOutPerSecond: 2.5e6}}},
 	}}
 	got := renderStreamProgress("run state-machine", 3250*time.Millisecond, s)
 	golden.Check(t, filepath.Join("testdata", "stream_progress.txt"), got)
