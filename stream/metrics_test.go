@@ -17,7 +17,15 @@ import (
 // per operator, the records each received and emitted, and every task ends
 // at the maximal watermark.
 func TestOperatorMetricsBounded(t *testing.T) {
-	env := New(Options{Parallelism: 1})
+	for _, mode := range []Mode{Streaming, Batch} {
+		t.Run(map[Mode]string{Streaming: "streaming", Batch: "batch"}[mode], func(t *testing.T) { operatorMetricsBounded(t, mode) })
+	}
+}
+
+// operatorMetricsBounded runs TestOperatorMetricsBounded's job in mode: in
+// BATCH the Sum emits only the final value of each of its 2 keys.
+func operatorMetricsBounded(t *testing.T, mode Mode) {
+	env := New(Options{Parallelism: 1, Mode: mode})
 	in := make([]int, 100)
 	for i := range in {
 		in[i] = i
@@ -36,6 +44,9 @@ func TestOperatorMetricsBounded(t *testing.T) {
 	want := [][]flow.OperatorMetrics{
 		{{Name: "FromSlice", RecordsOut: 100}, {Name: "Filter", RecordsIn: 100, RecordsOut: 50}, {Name: "Map", RecordsIn: 50, RecordsOut: 50}},
 		{{Name: "Sum", RecordsIn: 50, RecordsOut: 50}, {Name: "Collect", RecordsIn: 50}},
+	}
+	if mode == Batch {
+		want[1] = []flow.OperatorMetrics{{Name: "Sum", RecordsIn: 50, RecordsOut: 2}, {Name: "Collect", RecordsIn: 2}}
 	}
 	if len(res.Vertices) != len(want) {
 		t.Fatalf("%d tasks, want %d", len(res.Vertices), len(want))
