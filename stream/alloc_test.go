@@ -4,9 +4,11 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
+	"github.com/weirdata/weir/stream/window"
 )
 
 // mallocsOf runs a bounded job over n generated records, mapped to
@@ -55,6 +57,16 @@ func TestSteadyStateAllocs(t *testing.T) {
 					return nil
 				}}
 			}).Filter(drop)
+		}},
+		{"KeyBy-Window-Reduce", func(ds DataStream[tuple3]) {
+			a, _ := window.TumblingProcessingTimeWindows(time.Hour)
+			Window(KeyBy(ds, func(v tuple3) int { return v.F0 }), a).Reduce(func(x, y tuple3) tuple3 {
+				x.F1 += y.F1
+				return x
+			}).Filter(drop)
+		}},
+		{"KeyBy-CountWindow-Sum", func(ds DataStream[tuple3]) {
+			WindowSum(CountWindow(KeyBy(ds, func(v tuple3) int { return v.F0 }), 1000), f1, setF1).Filter(drop)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -47,10 +47,13 @@
 // A source task runs a reader of its source: every split gets a watermark
 // generator from the program's strategy (a split assigned but silent gets
 // one too, so idleness can release it), asked every AutoWatermarkInterval
-// of wall time (200 ms by default; idleness itself is measured on the
-// job's Clock); the subtask's watermark is their minimum over the
-// active splits, and a bounded source ends with the maximal watermark, so
-// every event-time timer fires. Other tasks read every input through the
+// of the job's Clock (200 ms by default; idleness too is measured on it);
+// the subtask's watermark is their minimum over the active splits, and a
+// bounded source ends with the maximal watermark, so every event-time
+// timer fires. A source subtask whose reader has held no split for a whole
+// interval (more subtasks than splits) marks itself idle, as Flink's
+// SourceOperator, so that it does not hold back the watermark downstream;
+// its first records make it active again. Other tasks read every input through the
 // task's flow.Gate, which combines watermarks over channels and inputs
 // (Flink's valve): a batch goes through the chain; a watermark goes to
 // each operator in chain order, which fires its due event-time timers in
@@ -64,12 +67,25 @@
 //
 // Inside, every operator has Flink's lifecycle: open (with restored
 // state), a batch pushed per call, on watermark, on processing time,
-// snapshot (the keyed backend's Snapshot of its key groups), notify
-// checkpoint complete, end of input, close on every path. Jobs forward
-// checkpoint barriers that reach a task through its gate; the harness
-// takes snapshots. Keyed operators
-// keep their state in a state.Backend of their subtask's key groups, the
-// current key set per record; they check the backend's Err once per batch.
+// snapshot for a checkpoint id, notify checkpoint complete, end of input,
+// close on every path. Jobs forward checkpoint barriers that reach a task
+// through its gate; the harness takes snapshots. Keyed operators keep their
+// state in a state.Backend of their subtask's key groups, the current key
+// set per record, and snapshot it (the backend's Snapshot of its key
+// groups); they check the backend's Err once per batch. Other operators
+// with state keep it in a state.OperatorStore, whose snapshot a restore at
+// another parallelism redistributes by Flink's rules
+// (state.RepartitionOperatorState):
+//
+//	source subtask   list state SourceReaderState: its reader's split positions
+//	                 (source.Split.MarshalBinary); a restore hands them to the reader
+//	SinkTo           union list state FileSinkWriterState (the writer's part counter)
+//	                 and list state FileSinkCommittables (pending parts of checkpoints
+//	                 not yet complete); a snapshot closes the in-progress part, a
+//	                 completed checkpoint commits its parts, a restore commits the
+//	                 restored parts and removes what the failed run wrote after them
+//	Process          the function's own states (InitializeState, SnapshotState:
+//	                 Flink's CheckpointedFunction)
 //
 // Rolling aggregations (Sum, Min, Max, MinBy, MaxBy, Reduce) follow Flink:
 // sum, min and max replace the aggregated field of the key's first record
@@ -85,6 +101,30 @@
 // the keyed state backend (state.GetValueState and its siblings) and event-
 // and processing-time timers. Output emits to a side output named by an
 // OutputTag; GetSideOutput reads it.
+//
+// # Windows
+//
+// Window groups a KeyedStream into the windows of a stream/window assigner
+// (WindowAll does so for a whole stream, in one subtask; CountWindow and
+// CountWindowSlide are Flink's count windows); the WindowedStream takes a
+// Trigger, an Evictor, an AllowedLateness and a SideOutputLateData tag,
+// then a function: Reduce and WindowAggregate keep one accumulator per key
+// and window, WindowProcess keeps the elements and hands them to a
+// ProcessWindowFunction (the window, watermark, processing time, global
+// and per-window keyed state), WindowReduceProcess and
+// WindowAggregateProcess hand it the accumulator's result, and WindowSum,
+// WindowMin, WindowMax, WindowMinBy and WindowMaxBy follow the rolling
+// aggregations' field rules. The operator is Flink's WindowOperator (its
+// evicting variant with an evictor): window contents, accumulators, trigger
+// state and the merging window set live in the keyed state backend with
+// the window as namespace, so snapshots carry them, and timers are keyed
+// by window. Results carry the window's MaxTimestamp. An element is late
+// when its timestamp plus the allowed lateness is at or below the
+// watermark; it goes to the late side output only when no window took
+// it. A bounded input ends with the maximal watermark, so every
+// event-time window fires; global and count windows do not flush. In
+// BATCH mode windows run on the key-sorted input one key at a time, the
+// key's timers firing at its end.
 //
 // # Execution modes
 //
@@ -112,8 +152,10 @@
 // key groups: records with timestamps, watermarks and processing-time
 // advances on a manual clock go in; records with timestamps and
 // watermarks come out in emitted order, side outputs per tag; Snapshot
-// writes each operator's state (keyed state and timers of its key groups)
-// and Restore opens a new harness from it, at another parallelism too.
+// writes each operator's state (keyed state and timers of its key groups,
+// or operator state) and Restore opens a new harness from it, at another
+// parallelism too (RepartitionHarnessSnapshots redistributes operator
+// state).
 //
 // # Sinks
 //
@@ -123,5 +165,6 @@
 // a stream/sink FileSink's rolling part files, ticking its rolling policy
 // on processing time; at the end of a bounded input the last subtask to
 // finish commits every subtask's pending parts, and a subtask that fails
-// or is cancelled removes what it did not commit.
+// or is cancelled removes what it did not commit. Under checkpoints the
+// parts a snapshot closed are committed when its checkpoint completes.
 package stream

@@ -95,9 +95,10 @@ const (
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
 type Env struct {
-	opts  Options
-	nodes []*node
-	errs  []error
+	opts    Options
+	nodes   []*node
+	errs    []error
+	restore *jobRestore // the state the job opens from, if any
 }
 
 // New returns an empty program.

@@ -42,6 +42,8 @@ type harnessCore[O any] struct {
 	restored map[int][]byte
 	opened   bool
 	closed   bool
+	// checkpoint numbers the harness's snapshots, from 1
+	checkpoint int64
 }
 
 // HarnessOptions configure a Harness.
@@ -159,18 +161,92 @@ func (h *harnessCore[O]) Restore(snap []byte) error {
 	if h.opened {
 		return errors.New("stream: harness: restore after open")
 	}
+	ops, err := splitHarnessSnapshot(snap)
+	if err != nil {
+		return err
+	}
 	h.restored = map[int][]byte{}
-	for i := 0; len(snap) > 0; i++ {
-		n, k := binary.Uvarint(snap)
-		if k <= 0 || uint64(len(snap)-k) < n {
-			return fmt.Errorf("stream: harness: %w", state.ErrCorruptSnapshot)
+	for i, b := range ops {
+		if len(b) > 0 {
+			h.restored[i] = b
 		}
-		if n > 0 {
-			h.restored[i] = snap[k : k+int(n)]
-		}
-		snap = snap[k+int(n):]
 	}
 	return nil
+}
+
+// splitHarnessSnapshot cuts a harness Snapshot into its operators' snapshots.
+func splitHarnessSnapshot(snap []byte) ([][]byte, error) {
+	var ops [][]byte
+	for len(snap) > 0 {
+		n, k := binary.Uvarint(snap)
+		if k <= 0 || uint64(len(snap)-k) < n {
+			return nil, fmt.Errorf("stream: harness: %w", state.ErrCorruptSnapshot)
+		}
+		ops = append(ops, snap[k:k+int(n)])
+		snap = snap[k+int(n):]
+	}
+	return ops, nil
+}
+
+// RepartitionHarnessSnapshots turns the Snapshots of the harnesses of every
+// subtask of an old parallelism (in subtask order) into one for each of n
+// new subtasks, as Flink's AbstractStreamOperatorTestHarness
+// repartitionOperatorState: per operator, operator state is redistributed
+// by state.RepartitionOperatorState; keyed state, which a harness restores
+// keeping its own key groups, must come from one old subtask and goes to
+// every new one.
+func RepartitionHarnessSnapshots(old [][]byte, n int) ([][]byte, error) {
+	var perOld [][][]byte
+	ops := 0
+	for _, snap := range old {
+		s, err := splitHarnessSnapshot(snap)
+		if err != nil {
+			return nil, err
+		}
+		perOld = append(perOld, s)
+		ops = max(ops, len(s))
+	}
+	out := make([][]byte, n)
+	for op := range ops {
+		var blobs [][]byte
+		var keyed []byte
+		operator := false
+		for i, s := range perOld {
+			var b []byte
+			if op < len(s) {
+				b = s[op]
+			}
+			blobs = append(blobs, b)
+			switch {
+			case len(b) == 0:
+			case state.IsOperatorSnapshot(b):
+				operator = true
+			case keyed != nil:
+				return nil, fmt.Errorf("stream: harness: operator %d has keyed state in subtask %d and another: a harness restores keyed state from one snapshot", op, i)
+			default:
+				keyed = b
+			}
+		}
+		parts := make([][]byte, n)
+		switch {
+		case operator && keyed != nil:
+			return nil, fmt.Errorf("stream: harness: operator %d has keyed and operator state", op)
+		case operator:
+			var err error
+			if parts, err = state.RepartitionOperatorState(blobs, n); err != nil {
+				return nil, err
+			}
+		default:
+			for i := range parts {
+				parts[i] = keyed
+			}
+		}
+		for i, p := range parts {
+			out[i] = binary.AppendUvarint(out[i], uint64(len(p)))
+			out[i] = append(out[i], p...)
+		}
+	}
+	return out, nil
 }
 
 // Open opens the operators; the other methods call it when needed.
@@ -295,11 +371,12 @@ func (h *harnessCore[O]) Snapshot() ([]byte, error) {
 	if err := h.Open(); err != nil {
 		return nil, err
 	}
+	h.checkpoint++
 	var out []byte
 	var buf bytes.Buffer
 	for _, op := range h.rt.ops {
 		buf.Reset()
-		if err := op.snapshot(&buf); err != nil {
+		if err := op.snapshot(h.checkpoint, &buf); err != nil {
 			return nil, err
 		}
 		out = binary.AppendUvarint(out, uint64(buf.Len()))

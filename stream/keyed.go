@@ -66,7 +66,7 @@ func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
 	return nil
 }
 
-func (k *keyedBase[K]) snapshot(w io.Writer) error {
+func (k *keyedBase[K]) snapshot(_ int64, w io.Writer) error {
 	return k.backend.Snapshot(w, k.backend.Groups())
 }
 

@@ -142,12 +142,13 @@ func (r *stalledReader) Close() error { return nil }
 
 // TestWatermarkMetrics: under a ManualClock, the watermark a running job
 // reports for its source and its keyed task is the last one the source
-// emitted (monotonous timestamps: the largest timestamp minus 1), and its
-// lag is the job's clock minus that watermark.
+// emitted (monotonous timestamps: the largest timestamp minus 1, emitted
+// when the job's clock reaches the next periodic interval), and its lag is
+// the job's clock minus that watermark.
 func TestWatermarkMetrics(t *testing.T) {
 	const n, base = 40, int64(1_700_000_000_000)
 	clock := flow.NewManualClock(time.UnixMilli(base + 60_000))
-	env := New(Options{Parallelism: 1, AutoWatermarkInterval: 2 * time.Millisecond, Clock: clock})
+	env := New(Options{Parallelism: 1, AutoWatermarkInterval: time.Second, Clock: clock})
 	strategy := watermark.ForMonotonousTimestamps[event]().WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
 	src := FromSource[event](env, stalled{n: n, base: base}, strategy, "stalled")
 	Collect(KeyedProcess(KeyBy(src, func(e event) string { return e.Key }), func() KeyedProcessFunction[string, event, event] {
@@ -164,28 +165,41 @@ func TestWatermarkMetrics(t *testing.T) {
 		j.Cancel()
 		_, _ = j.Wait()
 	}()
-	wantWM := base + n - 2 // the largest timestamp, base+n-1, minus 1
-	deadline := time.Now().Add(10 * time.Second)
-	var s flow.Snapshot
-	for {
-		s = j.Snapshot()
-		if s.Vertices[1].Watermark == wantWM || time.Now().After(deadline) {
-			break
+	await := func(what string, cond func(s Snapshot) bool) Snapshot {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			s := j.Snapshot()
+			if cond(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s: %+v", what, s.Vertices)
+			}
+			time.Sleep(2 * time.Millisecond)
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
+	s := await("every event at the keyed task", func(s Snapshot) bool { return s.Vertices[1].Operators[0].RecordsIn == n })
 	for _, v := range s.Vertices {
-		if v.Watermark != wantWM || v.WatermarkLag != time.Duration(base+60_000-wantWM)*time.Millisecond {
-			t.Errorf("task %s: watermark %d lag %v, want %d and %v", v.Name, v.Watermark, v.WatermarkLag,
-				wantWM, time.Duration(base+60_000-wantWM)*time.Millisecond)
+		if v.Watermark != NoWatermark || v.WatermarkLag != 0 {
+			t.Errorf("task %s before the first interval: watermark %d lag %v, want none", v.Name, v.Watermark, v.WatermarkLag)
+		}
+	}
+	clock.Advance(time.Second)
+	wantWM := base + n - 2 // the largest timestamp, base+n-1, minus 1
+	s = await("the periodic watermark downstream", func(s Snapshot) bool { return s.Vertices[1].Watermark == wantWM })
+	wantLag := time.Duration(base+61_000-wantWM) * time.Millisecond
+	for _, v := range s.Vertices {
+		if v.Watermark != wantWM || v.WatermarkLag != wantLag {
+			t.Errorf("task %s: watermark %d lag %v, want %d and %v", v.Name, v.Watermark, v.WatermarkLag, wantWM, wantLag)
 		}
 	}
 	if got := s.Vertices[1].Operators[0]; got.RecordsIn != n || got.RecordsOut != n {
 		t.Errorf("process operator: %+v, want %d records in and out", got, n)
 	}
 	clock.Advance(time.Second)
-	if lag := j.Snapshot().Vertices[1].WatermarkLag; lag != time.Duration(base+61_000-wantWM)*time.Millisecond {
-		t.Errorf("lag %v after the clock advanced a second", lag)
+	if lag := j.Snapshot().Vertices[1].WatermarkLag; lag != wantLag+time.Second {
+		t.Errorf("lag %v after the clock advanced a second, want %v", lag, wantLag+time.Second)
 	}
 }
 

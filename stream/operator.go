@@ -23,8 +23,10 @@ type operator interface {
 	onProcessingTime(now int64) error
 	// nextProcessingTime is the operator's earliest processing-time timer.
 	nextProcessingTime() (int64, bool)
-	// snapshot writes the operator's state (keyed state and timers).
-	snapshot(w io.Writer) error
+	// snapshot writes the operator's state for checkpoint id: keyed state
+	// and timers, or operator state (a source's split positions, a file
+	// sink's part files).
+	snapshot(id int64, w io.Writer) error
 	// notifyCheckpointComplete says checkpoint id completed.
 	notifyCheckpointComplete(id int64) error
 	// endInput is called once every input ended, after the maximal
@@ -47,7 +49,7 @@ func (base) open(*taskRuntime) error              { return nil }
 func (base) onWatermark(int64) error              { return nil }
 func (base) onProcessingTime(int64) error         { return nil }
 func (base) nextProcessingTime() (int64, bool)    { return 0, false }
-func (base) snapshot(io.Writer) error             { return nil }
+func (base) snapshot(int64, io.Writer) error      { return nil }
 func (base) notifyCheckpointComplete(int64) error { return nil }
 func (base) endInput() error                      { return nil }
 func (base) close() error                         { return nil }

@@ -1,11 +1,29 @@
 package stream
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/weirdata/weir/stream/sink"
+	"github.com/weirdata/weir/stream/state"
+)
+
+// The operator states of a FileSink subtask.
+const (
+	// FileSinkWriterState names the union list state of a FileSink
+	// subtask's writer state (its subtask and next part counter, Flink's
+	// bucket state): union, so that a writer restored at any parallelism
+	// continues after every old subtask's counter and cleans up after the
+	// old subtasks it succeeds.
+	FileSinkWriterState = "FileSinkWriterState"
+	// FileSinkCommittables names the list state of the pending parts a
+	// subtask closed at checkpoints that had not completed when it was
+	// snapshotted (Flink's committer state); a restore commits them.
+	FileSinkCommittables = "FileSinkCommittables"
 )
 
 // SinkTo adds a sink writing ds into fs's rolling part files (Flink's
@@ -15,6 +33,12 @@ import (
 // the last subtask to finish commits them all, so the directory shows the
 // committed parts only once the whole input is written. A subtask that
 // fails or is cancelled removes what it did not commit.
+//
+// Under checkpoints a subtask's snapshot closes its in-progress part and
+// keeps the pending parts in the operator state FileSinkCommittables and its
+// writer state in FileSinkWriterState; the parts are committed when the
+// checkpoint completes. A subtask restored from a snapshot commits the
+// parts it names and removes what the failed run wrote after it.
 func SinkTo[T any](ds DataStream[T], fs *sink.FileSink[T]) {
 	c := &fileCommit{}
 	n := addSink(ds, "FileSink", nil)
@@ -25,11 +49,7 @@ func SinkTo[T any](ds DataStream[T], fs *sink.FileSink[T]) {
 		return nil
 	}
 	n.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
-		w, err := fs.Writer(rt.subtask, rt.parallelism)
-		if err != nil {
-			return nil, nil, err
-		}
-		op := &fileSinkOp[T]{w: w, commit: c, every: fs.CheckInterval(), rt: rt}
+		op := &fileSinkOp[T]{fs: fs, node: n, commit: c, every: fs.CheckInterval(), rt: rt}
 		return []any{op}, op, nil
 	}
 }
@@ -43,6 +63,8 @@ type fileCommit struct {
 
 type fileSinkOp[T any] struct {
 	base
+	fs       *sink.FileSink[T]
+	node     *node
 	w        *sink.FileWriter[T]
 	commit   *fileCommit
 	rt       *taskRuntime
@@ -50,11 +72,46 @@ type fileSinkOp[T any] struct {
 	next     int64
 	vals     []T
 	finished bool
+
+	store        *state.OperatorStore
+	writerStates state.ListState[[]byte]
+	committables state.ListState[[]byte]
+	held         []sink.Committable // prepared at checkpoints not yet complete
 }
 
+// open restores the operator state, opens the writer after every restored
+// part counter, and commits the restored committables: a job restores from
+// a completed checkpoint, and Commit is idempotent (Flink's
+// CommitterOperator commits what it restored at once).
 func (f *fileSinkOp[T]) open(rt *taskRuntime) error {
 	f.next = rt.clock.Now().Add(f.every).UnixMilli()
-	return nil
+	f.store = state.NewOperatorStore(state.OperatorOptions{Name: f.node.name, Memory: rt.mem})
+	if snap := rt.restoredFor(f.node); snap != nil {
+		if err := f.store.Restore(bytes.NewReader(snap)); err != nil {
+			return err
+		}
+	}
+	var err error
+	if f.writerStates, err = state.GetUnionListState(f.store, state.ListDescriptor[[]byte]{Name: FileSinkWriterState}); err != nil {
+		return err
+	}
+	if f.committables, err = state.GetOperatorListState(f.store, state.ListDescriptor[[]byte]{Name: FileSinkCommittables}); err != nil {
+		return err
+	}
+	if f.w, err = f.fs.Writer(rt.subtask, rt.parallelism, f.writerStates.Get()...); err != nil {
+		return err
+	}
+	var restored []sink.Committable
+	for _, b := range f.committables.Get() {
+		var c sink.Committable
+		if err := c.UnmarshalBinary(b); err != nil {
+			return fmt.Errorf("stream: %s: restore: %w", f.node.name, err)
+		}
+		restored = append(restored, c)
+	}
+	f.writerStates.Clear()
+	f.committables.Clear()
+	return sink.Commit(restored)
 }
 
 func (f *fileSinkOp[T]) push(b []Record[T]) error {
@@ -75,11 +132,54 @@ func (f *fileSinkOp[T]) onProcessingTime(now int64) error {
 	return f.w.Tick()
 }
 
+// snapshot is the sink's part of checkpoint id (Flink's SinkWriterOperator
+// prepareSnapshotPreBarrier and snapshotState): the in-progress part is
+// closed, and the pending parts of this and earlier incomplete checkpoints
+// and the writer state go into the operator state written to w.
+func (f *fileSinkOp[T]) snapshot(id int64, w io.Writer) error {
+	cs, err := f.w.PrepareCommit(id)
+	if err != nil {
+		return err
+	}
+	f.held = append(f.held, cs...)
+	enc := make([][]byte, len(f.held))
+	for i, c := range f.held {
+		if enc[i], err = c.MarshalBinary(); err != nil {
+			return err
+		}
+	}
+	f.committables.Update(enc)
+	f.writerStates.Update([][]byte{f.w.Snapshot()})
+	err = f.store.Snapshot(w)
+	f.committables.Clear()
+	f.writerStates.Clear()
+	return errors.Join(err, f.store.Err())
+}
+
+// notifyCheckpointComplete commits the parts of checkpoint id and earlier.
+func (f *fileSinkOp[T]) notifyCheckpointComplete(id int64) error {
+	var done, keep []sink.Committable
+	for _, c := range f.held {
+		if c.Checkpoint <= id {
+			done = append(done, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if err := sink.Commit(done); err != nil {
+		return err
+	}
+	f.held = keep
+	return nil
+}
+
 func (f *fileSinkOp[T]) endInput() error {
 	cs, err := f.w.Finish()
 	if err != nil {
 		return err
 	}
+	cs = append(f.held, cs...)
+	f.held = nil
 	f.finished = true
 	c := f.commit
 	c.mu.Lock()
@@ -97,8 +197,13 @@ func (f *fileSinkOp[T]) endInput() error {
 }
 
 func (f *fileSinkOp[T]) close() error {
-	if f.finished {
-		return nil
+	var err error
+	if f.w != nil && !f.finished {
+		err = f.w.Abort()
 	}
-	return errors.Join(f.w.Abort())
+	if f.store != nil {
+		err = errors.Join(err, f.store.Dispose())
+		f.store = nil
+	}
+	return err
 }

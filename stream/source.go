@@ -8,6 +8,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
 )
@@ -29,7 +30,7 @@ func FromSource[T any](env *Env, src source.Source[T], strategy watermark.Strate
 	n.bounded = src.Boundedness() == source.Bounded
 	var enum source.Enumerator
 	n.prepare = func(p int) (err error) {
-		enum, err = src.Enumerator(p, nil)
+		enum, err = src.Enumerator(p, env.restore.enumerator(n))
 		return err
 	}
 	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
@@ -37,7 +38,7 @@ func FromSource[T any](env *Env, src source.Source[T], strategy watermark.Strate
 		if out == nil {
 			out = discard[T]{}
 		}
-		sr := &sourceRun[T]{src: src, strategy: strategy, enum: enum, out: newEmitter(out, rt.batchSize)}
+		sr := &sourceRun[T]{src: src, strategy: strategy, enum: enum, out: newEmitter(out, rt.batchSize), node: n}
 		rt.source = sr
 		return nil, sr, nil
 	}
@@ -69,17 +70,58 @@ type sourceRun[T any] struct {
 	enum     source.Enumerator
 	out      *emitter[T]
 	rt       *taskRuntime
+	node     *node
 	reader   source.Reader[T]
+	state    *readerState
 	err      error // of a watermark output
+	// noSplit: the subtask marked itself idle because its reader holds no
+	// split; its next records make it active again
+	noSplit bool
+	// splitless counts the periodic ticks in a row that found the reader
+	// without a split
+	splitless int
 }
 
 func (s *sourceRun[T]) close() error {
-	if s.reader == nil {
-		return nil
+	var err error
+	if s.reader != nil {
+		err = s.reader.Close()
+		s.reader = nil
 	}
-	err := s.reader.Close()
-	s.reader = nil
+	if s.state != nil {
+		err = errors.Join(err, s.state.close())
+		s.state = nil
+	}
 	return err
+}
+
+// snapshot writes the positions of the reader's splits into the operator
+// list state SourceReaderState and the operator state to w, between two
+// batches of the subtask's loop.
+func (s *sourceRun[T]) snapshot(_ int64, w io.Writer) error {
+	if s.state == nil || s.reader == nil {
+		return fmt.Errorf("stream: %s: snapshot of a source that is not running", s.node.name)
+	}
+	return s.state.snapshot(s.reader.Positions(), w)
+}
+
+// clockDeadline returns a context that ends when the job's clock reaches t,
+// or with parent.
+func clockDeadline(parent context.Context, c flow.Clock, t time.Time) (context.Context, context.CancelFunc) {
+	if _, ok := c.(flow.SystemClock); ok {
+		return context.WithDeadline(parent, t)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	tm := c.Timer(t)
+	go func() {
+		select {
+		case <-tm.C():
+			cancel()
+		case <-ctx.Done():
+			tm.Stop()
+		}
+	}()
+	return ctx, cancel
 }
 
 func (s *sourceRun[T]) run(rt *taskRuntime) error {
@@ -91,6 +133,12 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 		return err
 	}
 	s.reader = r
+	st, restored, err := openReaderState(s.node.name, rt.mem, rt.restoredFor(s.node))
+	if err != nil {
+		return err
+	}
+	s.state = st
+	r.AddSplits(restored)
 	splits, err := watermark.NewSplits(s.strategy, watermark.Context{Clock: rt.clock}, s)
 	if err != nil {
 		return err
@@ -101,31 +149,43 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 		every = 100 * 365 * 24 * time.Hour // no watermarks before the end
 	}
 	jobCtx := tc.Context()
-	next := time.Now().Add(every)
-	deadline := func(t time.Time) (context.Context, context.CancelFunc) { return context.WithDeadline(jobCtx, t) }
+	clock := rt.clock
+	next := clock.Now().Add(every)
+	deadline := func(t time.Time) (context.Context, context.CancelFunc) { return clockDeadline(jobCtx, clock, t) }
 	ctx, cancel := deadline(next)
 	defer func() { cancel() }()
 	for {
 		if err := rt.processingTime(); err != nil {
 			return err
 		}
-		if !time.Now().Before(next) {
+		if !clock.Now().Before(next) {
 			if err := s.out.flush(); err != nil {
 				return err
 			}
 			// a split assigned but silent gets its generator too (Flink makes
 			// them when splits are added), so idleness can release it
-			for _, sp := range r.Positions() {
+			held := r.Positions()
+			for _, sp := range held {
 				if _, err := splits.Split(sp.ID); err != nil {
 					return err
 				}
 			}
 			splits.EmitPeriodic()
+			// a subtask without a split (more subtasks than splits) does not
+			// hold back the watermark downstream, as Flink's SourceOperator;
+			// it must have had none for a whole interval, so that a reader
+			// between two splits of a bounded source stays active
+			if len(held) > 0 {
+				s.splitless = 0
+			} else if s.splitless++; s.splitless >= 2 && !rt.batch() && !s.noSplit {
+				s.noSplit = true
+				s.MarkIdle()
+			}
 			if s.err != nil {
 				return s.err
 			}
 			cancel()
-			next = time.Now().Add(every)
+			next = clock.Now().Add(every)
 			ctx, cancel = deadline(next)
 		}
 		b, err := r.Next(ctx)
@@ -149,6 +209,10 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 		sp, err := splits.Split(b.Split)
 		if err != nil {
 			return err
+		}
+		if s.noSplit {
+			s.noSplit = false
+			s.MarkActive()
 		}
 		for i := range b.Records {
 			if err := sp.Collect(b.Records[i], NoTimestamp, emit); err != nil {

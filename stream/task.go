@@ -59,6 +59,9 @@ type taskRuntime struct {
 
 // restoredFor returns the snapshot to open n's operator from, or nil.
 func (rt *taskRuntime) restoredFor(n *node) []byte {
+	if rt.p != nil && rt.p.env.restore != nil {
+		return rt.p.env.restore.snapshot(n, rt.subtask)
+	}
 	if i, ok := rt.opIndex[n]; ok {
 		return rt.restored[i]
 	}

@@ -1,7 +1,8 @@
-// Package state is the keyed state of weir's stream operators, on Flink's
-// model: key groups, a heap keyed state backend, timers, TTL, and snapshots
-// that restore at another parallelism. It imports only the standard library
-// and memory.
+// Package state is the state of weir's stream operators, on Flink's model:
+// keyed state (key groups, a heap keyed state backend, timers, TTL) and
+// operator state (lists split or unioned on restore, broadcast maps), with
+// snapshots that restore at another parallelism. It imports only the
+// standard library and memory.
 //
 // # Key groups
 //
@@ -110,4 +111,45 @@
 // wrapping ErrCorruptSnapshot, never a panic. Snapshots are synchronous; the
 // tables per key group are where copy-on-write asynchronous snapshots and a
 // disk backend will plug in.
+//
+// # Operator state
+//
+// OperatorStore is Flink's OperatorStateStore of one operator instance, for
+// state that belongs to the instance rather than to a key: a source's split
+// positions, a sink's pending files, a function's buffer. Its states come from
+// descriptors with a name, as keyed states do, and differ in how a restore
+// hands them to the new subtasks (Distribution, Flink's
+// OperatorStateHandle.Mode):
+//
+//	GetOperatorListState  SplitDistribute  a ListState; the elements of all old
+//	                                       subtasks are split evenly over the new ones
+//	GetUnionListState     Union            a ListState; every new subtask gets all
+//	                                       old subtasks' elements
+//	GetBroadcastState     Broadcast        a map alike in every subtask; each new
+//	                                       subtask gets a copy of one old subtask's
+//
+// Asking twice for a name returns the same state; asking for it as another
+// distribution or with other types is an error, and TTL is refused (Flink
+// has it for keyed state only). Methods return no errors: as the keyed
+// backend, the store counts its estimated bytes against a
+// memory.Reservation on OperatorOptions.Memory, keeps a budget exceeded in
+// Err (the write is kept) and releases everything at Dispose.
+//
+// OperatorStore.Snapshot writes every state in the keyed snapshots' framing
+// (versioned, checksummed frames; operatorsnapshot.go), an entry per list
+// element or map entry with its length, so that repartitioning needs no
+// types. RepartitionOperatorState turns the snapshots of the subtasks of an
+// old parallelism into one per new subtask by Flink's
+// RoundRobinOperatorStateRepartitioner: at the same parallelism a subtask
+// keeps its split lists; at another, each split list's elements, in old
+// subtask order, are cut into runs of len/n elements, the first len%n one
+// longer, the states taken in name order and each starting its longer runs
+// where the one before ran out of them, so the subtasks' totals differ by at
+// most one; a union list goes whole to everyone; new subtask i gets the
+// broadcast state of the (i mod h)-th of the h old subtasks holding it.
+// OperatorStore.Restore reads one subtask's share, before or after its
+// states are registered (sections of unregistered states are kept, counted
+// and written again by the next snapshot). IsOperatorSnapshot tells an
+// operator state snapshot from a keyed one. Corrupt input is an error
+// wrapping ErrCorruptSnapshot, never a panic.
 package state

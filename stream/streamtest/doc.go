@@ -4,7 +4,10 @@
 // watermarks and processing-time advances (a manual clock) into a chain of
 // operators, read back its records with their timestamps and its
 // watermarks in the order they were emitted, and each side output; take a
-// snapshot that a new harness restores, at another parallelism too.
+// snapshot that a new harness restores, at another parallelism too:
+// Repartition deals the snapshots of every old subtask out to the new ones
+// (operator state by Flink's rules, as AbstractStreamOperatorTestHarness's
+// repartitionOperatorState).
 // New2 does the same for a two-input operator (Flink's
 // TwoInputStreamOperatorTestHarness), with ProcessElement1 and
 // ProcessElement2.
@@ -14,5 +17,5 @@
 //	h.ProcessWatermark(5)     // due event-time timers fire, then the watermark is emitted
 //	h.SetProcessingTime(100)  // due processing-time timers fire
 //	h.Output()                // records and watermarks in emitted order
-//	snap, _ := h.Snapshot()   // keyed state and timers; h2.Restore(snap)
+//	snap, _ := h.Snapshot()   // keyed state and timers, or operator state; h2.Restore(snap)
 package streamtest

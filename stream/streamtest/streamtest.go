@@ -40,3 +40,12 @@ func New2[A, B, O any](opts Options, build func(a stream.DataStream[A], b stream
 func SideOutput[X any](h stream.AnyHarness, tag stream.OutputTag[X]) []stream.Record[X] {
 	return stream.HarnessSideOutput(h, tag)
 }
+
+// Repartition turns the Snapshots of the harnesses of every subtask of an
+// old parallelism into one for each of n new subtasks, as Flink's
+// AbstractStreamOperatorTestHarness.repartitionOperatorState: operator state
+// is redistributed by Flink's rules (state.RepartitionOperatorState); keyed
+// state must come from one old subtask.
+func Repartition(old [][]byte, n int) ([][]byte, error) {
+	return stream.RepartitionHarnessSnapshots(old, n)
+}

@@ -1,0 +1,66 @@
+package window
+
+import (
+	"fmt"
+	"time"
+)
+
+// Sliding assigns every element to the windows of Size that start every
+// Slide (shifted by Offset) and contain it (Flink's SlidingEventTimeWindows
+// and SlidingProcessingTimeWindows).
+type Sliding struct {
+	size, slide, offset int64
+	eventTime           bool
+}
+
+// SlidingEventTimeWindows returns sliding windows of size every slide in
+// event time, shifted by offset if given.
+func SlidingEventTimeWindows(size, slide time.Duration, offset ...time.Duration) (*Sliding, error) {
+	return newSliding("SlidingEventTimeWindows", size, slide, offset, true)
+}
+
+// SlidingProcessingTimeWindows returns sliding windows of size every slide
+// in processing time, shifted by offset if given.
+func SlidingProcessingTimeWindows(size, slide time.Duration, offset ...time.Duration) (*Sliding, error) {
+	return newSliding("SlidingProcessingTimeWindows", size, slide, offset, false)
+}
+
+func newSliding(name string, size, slide time.Duration, offset []time.Duration, event bool) (*Sliding, error) {
+	s := &Sliding{size: size.Milliseconds(), slide: slide.Milliseconds(), eventTime: event}
+	if len(offset) > 1 {
+		return nil, fmt.Errorf("window: %s: one offset at most", name)
+	}
+	if len(offset) == 1 {
+		s.offset = offset[0].Milliseconds()
+	}
+	if s.slide <= 0 || abs(s.offset) >= s.slide || s.size <= 0 {
+		return nil, fmt.Errorf("window: %s parameters must satisfy abs(offset) < slide and size > 0", name)
+	}
+	return s, nil
+}
+
+// AssignWindows returns every window containing ts (or the processing
+// time), the latest start first, as Flink lists them.
+func (s *Sliding) AssignWindows(_ any, ts int64, ctx AssignerContext, dst []TimeWindow) ([]TimeWindow, error) {
+	if !s.eventTime {
+		ts = ctx.CurrentProcessingTime()
+	} else if ts == noTimestamp {
+		return dst, errNoTimestamp
+	}
+	last := GetWindowStartWithOffset(ts, s.offset, s.slide)
+	for start := last; start > ts-s.size; start -= s.slide {
+		dst = append(dst, TimeWindow{start, start + s.size})
+	}
+	return dst, nil
+}
+
+// DefaultTrigger is EventTimeTrigger or ProcessingTimeTrigger.
+func (s *Sliding) DefaultTrigger() Trigger[TimeWindow] {
+	if s.eventTime {
+		return EventTimeTrigger{}
+	}
+	return ProcessingTimeTrigger{}
+}
+
+// IsEventTime says whether the windows are in event time.
+func (s *Sliding) IsEventTime() bool { return s.eventTime }

@@ -1,0 +1,106 @@
+package stream
+
+import (
+	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/window"
+)
+
+// contents is what a window operator keeps per key and window, in keyed
+// state with the window as namespace: an accumulator (reduce, aggregate)
+// or the elements (process), read as the window function's input.
+type contents[W window.Window, T, IN any] interface {
+	setWindow(w W)
+	add(r *Record[T])
+	// get returns the function's input, false when the window holds none.
+	get() ([]IN, bool)
+	clear()
+	// merge folds the sources' contents into target's (merging windows).
+	merge(target W, sources []W)
+}
+
+const contentsName = "window-contents"
+
+type reduceContents[K comparable, W window.Window, T any] struct {
+	s   *state.Reducing[K, W, T]
+	buf []T
+}
+
+func reducing[K comparable, W window.Window, T any](fn func(acc, v T) T) func(*state.Backend[K]) (contents[W, T, T], error) {
+	return func(b *state.Backend[K]) (contents[W, T, T], error) {
+		s, err := state.NewReducing[K, W, T](b, state.ReducingDescriptor[T]{Name: contentsName, Reduce: fn})
+		return &reduceContents[K, W, T]{s: s, buf: make([]T, 1)}, err
+	}
+}
+
+func (c *reduceContents[K, W, T]) setWindow(w W)    { c.s.SetNamespace(w) }
+func (c *reduceContents[K, W, T]) add(r *Record[T]) { c.s.Add(r.Value) }
+func (c *reduceContents[K, W, T]) clear()           { c.s.Clear() }
+func (c *reduceContents[K, W, T]) merge(t W, src []W) {
+	c.s.MergeNamespaces(t, src)
+}
+
+func (c *reduceContents[K, W, T]) get() ([]T, bool) {
+	v, ok := c.s.Get()
+	c.buf[0] = v
+	return c.buf, ok
+}
+
+type aggContents[K comparable, W window.Window, T, ACC, R any] struct {
+	s   *state.Aggregating[K, W, T, ACC, R]
+	buf []R
+}
+
+func aggregating[K comparable, W window.Window, T, ACC, R any](agg state.AggregateFunction[T, ACC, R]) func(*state.Backend[K]) (contents[W, T, R], error) {
+	return func(b *state.Backend[K]) (contents[W, T, R], error) {
+		s, err := state.NewAggregating[K, W, T, ACC, R](b, state.AggregatingDescriptor[T, ACC, R]{Name: contentsName, Func: agg})
+		return &aggContents[K, W, T, ACC, R]{s: s, buf: make([]R, 1)}, err
+	}
+}
+
+func (c *aggContents[K, W, T, ACC, R]) setWindow(w W)    { c.s.SetNamespace(w) }
+func (c *aggContents[K, W, T, ACC, R]) add(r *Record[T]) { c.s.Add(r.Value) }
+func (c *aggContents[K, W, T, ACC, R]) clear()           { c.s.Clear() }
+func (c *aggContents[K, W, T, ACC, R]) merge(t W, src []W) {
+	c.s.MergeNamespaces(t, src)
+}
+
+func (c *aggContents[K, W, T, ACC, R]) get() ([]R, bool) {
+	v, ok := c.s.Get()
+	c.buf[0] = v
+	return c.buf, ok
+}
+
+// listContents keeps a window's elements with their timestamps (Flink's
+// window list state; the evicting operator's TimestampedValues).
+type listContents[K comparable, W window.Window, T any] struct {
+	s    *state.List[K, W, Record[T]]
+	vals []T
+}
+
+func newListState[K comparable, W window.Window, T any](b *state.Backend[K]) (*state.List[K, W, Record[T]], error) {
+	return state.NewList[K, W, Record[T]](b, state.ListDescriptor[Record[T]]{Name: contentsName})
+}
+
+func listing[K comparable, W window.Window, T any](b *state.Backend[K]) (contents[W, T, T], error) {
+	s, err := newListState[K, W, T](b)
+	return &listContents[K, W, T]{s: s}, err
+}
+
+func (c *listContents[K, W, T]) setWindow(w W)    { c.s.SetNamespace(w) }
+func (c *listContents[K, W, T]) add(r *Record[T]) { c.s.Add(*r) }
+func (c *listContents[K, W, T]) clear()           { c.s.Clear() }
+func (c *listContents[K, W, T]) merge(t W, src []W) {
+	c.s.MergeNamespaces(t, src)
+}
+
+func (c *listContents[K, W, T]) get() ([]T, bool) {
+	rs := c.s.Get()
+	if len(rs) == 0 {
+		return nil, false
+	}
+	c.vals = c.vals[:0]
+	for i := range rs {
+		c.vals = append(c.vals, rs[i].Value)
+	}
+	return c.vals, true
+}
