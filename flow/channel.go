@@ -208,6 +208,7 @@ func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
 		in.mu.Unlock()
 		if since.IsZero() {
 			since = time.Now()
+			met.beginBackpressured(since)
 		}
 		select {
 		case <-ch.credit:

@@ -250,5 +250,11 @@
 // bytes spilled by the exchanges and by the body (TaskMetrics.AddSpilled),
 // and peak memory (the most one blocking output held in memory, or what the
 // body reports through TaskMetrics.ObservePeakMemory). Execute returns the
-// metrics on error too.
+// metrics on error too. A wait still under way counts in a live snapshot.
+// A body may register the operators of its chain (TaskMetrics.Operator) and
+// count each one's records in and out once per batch, and record its
+// current watermark (TaskMetrics.SetWatermark). Job.Snapshot adds what
+// Flink's web UI derives: per vertex and operator the records per second
+// over MetricsWindow, the low watermark and its lag behind the job's clock,
+// and the shares of time busy, idle and backpressured.
 package flow

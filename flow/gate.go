@@ -306,6 +306,7 @@ func statusOf(idle bool) int64 {
 // ctx or the job ends; the time counts as idle.
 func (g *Gate) Wait(ctx context.Context, wake, wake2 <-chan time.Time) error {
 	since := time.Now()
+	g.tc.Metrics.beginIdle(since)
 	defer g.tc.Metrics.addIdle(since)
 	select {
 	case <-g.ready:

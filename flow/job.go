@@ -75,6 +75,9 @@ type Job struct {
 	ended  [][]bool
 	res    *Result
 	err    error
+	// samples Snapshot measures rates against, oldest first; the first is
+	// the job's start with zero counts
+	samples []sample
 }
 
 // Start validates g, starts its subtasks and returns at once. Errors in the
@@ -140,6 +143,7 @@ func (jb *Job) launch() {
 		res.Edges = append(res.Edges, e.ran())
 	}
 	jb.res = res
+	jb.samples = []sample{{at: j.opts.Clock.Now()}}
 	jb.live = make([][]*TaskMetrics, len(g.vertices))
 	jb.ended = make([][]bool, len(g.vertices))
 	jb.starts = make([][]time.Time, len(g.vertices))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -115,7 +116,7 @@ func TestJobLifecycle(t *testing.T) {
 	final := jb.Metrics()
 	for vi := range final {
 		for i, s := range final[vi].Subtasks {
-			if s != res.Vertices[vi].Subtasks[i] {
+			if !reflect.DeepEqual(s, res.Vertices[vi].Subtasks[i]) {
 				t.Errorf("Metrics after the end %+v, Result %+v", s, res.Vertices[vi].Subtasks[i])
 			}
 		}

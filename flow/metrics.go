@@ -1,8 +1,17 @@
 package flow
 
 import (
+	"math"
+	"sync"
 	"sync/atomic"
 	"time"
+)
+
+// NoWatermark is a subtask's watermark before it saw any (Flink's
+// Long.MIN_VALUE); MaxWatermark is the watermark that ends a bounded input.
+const (
+	NoWatermark  int64 = math.MinInt64
+	MaxWatermark int64 = math.MaxInt64
 )
 
 // TaskMetrics counts one subtask's work while it runs. The runtime counts
@@ -17,7 +26,58 @@ type TaskMetrics struct {
 	peak                  atomic.Int64
 	idle                  atomic.Int64 // nanoseconds waiting for input
 	backpressured         atomic.Int64 // nanoseconds waiting for credit to send
+	// the Unix nanosecond a wait for input or credit began, zero when not
+	// waiting: a snapshot counts a wait still under way
+	idleSince, bpSince atomic.Int64
+	watermark          atomic.Int64
+	hasWatermark       atomic.Bool
+
+	opMu sync.Mutex
+	ops  []*OperatorCounters
 }
+
+// OperatorCounters counts the records of one operator of a subtask's chain,
+// as Flink counts numRecordsIn and numRecordsOut per chained operator: the
+// body registers one per operator (TaskMetrics.Operator) when it builds its
+// chain and adds to it once per batch. Safe for concurrent use.
+type OperatorCounters struct {
+	name    string
+	in, out atomic.Int64
+}
+
+// AddIn adds n records the operator received.
+func (c *OperatorCounters) AddIn(n int) { c.in.Add(int64(n)) }
+
+// AddOut adds n records the operator emitted, over all its outputs.
+func (c *OperatorCounters) AddOut(n int) { c.out.Add(int64(n)) }
+
+// RecordsIn returns the records the operator received so far.
+func (c *OperatorCounters) RecordsIn() int64 { return c.in.Load() }
+
+// RecordsOut returns the records the operator emitted so far.
+func (c *OperatorCounters) RecordsOut() int64 { return c.out.Load() }
+
+// Operator registers the next operator of the subtask's chain, in chain
+// order (head first), and returns its counters.
+func (m *TaskMetrics) Operator(name string) *OperatorCounters {
+	c := &OperatorCounters{name: name}
+	m.opMu.Lock()
+	m.ops = append(m.ops, c)
+	m.opMu.Unlock()
+	return c
+}
+
+// SetWatermark records the subtask's current watermark: the input
+// watermark of a task with inputs, the last one emitted by a source.
+func (m *TaskMetrics) SetWatermark(wm int64) {
+	m.watermark.Store(wm)
+	m.hasWatermark.Store(true)
+}
+
+// beginIdle and beginBackpressured mark the start of a wait, which the
+// matching add ends.
+func (m *TaskMetrics) beginIdle(since time.Time)          { m.idleSince.Store(since.UnixNano()) }
+func (m *TaskMetrics) beginBackpressured(since time.Time) { m.bpSince.Store(since.UnixNano()) }
 
 // AddSpilled adds n bytes the body's operators spilled.
 func (m *TaskMetrics) AddSpilled(n int64) { m.spilled.Add(n) }
@@ -44,11 +104,15 @@ func (m *TaskMetrics) RecordsOut() int64 { return m.recordsOut.Load() }
 func (m *TaskMetrics) AddIdle(d time.Duration) { m.idle.Add(int64(d)) }
 
 // addIdle adds the time since since to the time spent waiting for input.
-func (m *TaskMetrics) addIdle(since time.Time) { m.idle.Add(int64(time.Since(since))) }
+func (m *TaskMetrics) addIdle(since time.Time) {
+	m.idleSince.Store(0)
+	m.idle.Add(int64(time.Since(since)))
+}
 
 // addBackpressured adds the time since since to the time spent waiting for
 // credit to send.
 func (m *TaskMetrics) addBackpressured(since time.Time) {
+	m.bpSince.Store(0)
 	m.backpressured.Add(int64(time.Since(since)))
 }
 
@@ -70,6 +134,21 @@ type SubtaskMetrics struct {
 	Backpressured time.Duration
 	Spilled       int64 // record bytes written to spill files by its exchanges and operators
 	PeakMemory    int64 // most bytes one of its blocking outputs held in memory, or its body reported (ObservePeakMemory)
+	// Watermark is the subtask's current input watermark (Flink's
+	// currentInputWatermark), for a source the last watermark it emitted;
+	// NoWatermark before any (TaskMetrics.SetWatermark).
+	Watermark int64
+	// Operators are the operators of the subtask's chain, head first, as
+	// its body registered them (TaskMetrics.Operator); empty when it
+	// registered none.
+	Operators []OperatorMetrics
+}
+
+// OperatorMetrics is what one operator of a chain did.
+type OperatorMetrics struct {
+	Name       string
+	RecordsIn  int64 // records it received (zero for a source)
+	RecordsOut int64 // records it emitted over all its outputs (zero for a sink)
 }
 
 // VertexMetrics is what one vertex's subtasks did.
@@ -79,10 +158,22 @@ type VertexMetrics struct {
 }
 
 // Total returns the sums over the subtasks (Wall: the maximum; Busy, Idle,
-// Backpressured and PeakMemory: the sum).
+// Backpressured and PeakMemory: the sum; Watermark: the minimum, Flink's
+// low watermark; Operators: each operator's sums).
 func (v VertexMetrics) Total() SubtaskMetrics {
-	t := SubtaskMetrics{Subtask: -1}
+	t := SubtaskMetrics{Subtask: -1, Watermark: MaxWatermark}
+	if len(v.Subtasks) == 0 {
+		t.Watermark = NoWatermark
+	}
 	for _, s := range v.Subtasks {
+		t.Watermark = min(t.Watermark, s.Watermark)
+		for i, o := range s.Operators {
+			if i == len(t.Operators) {
+				t.Operators = append(t.Operators, OperatorMetrics{Name: o.Name})
+			}
+			t.Operators[i].RecordsIn += o.RecordsIn
+			t.Operators[i].RecordsOut += o.RecordsOut
+		}
 		t.RecordsIn += s.RecordsIn
 		t.RecordsOut += s.RecordsOut
 		t.BytesIn += s.BytesIn
@@ -135,8 +226,30 @@ func (r *Result) Vertex(name string) (VertexMetrics, bool) {
 	return VertexMetrics{}, false
 }
 
+// snapshot returns the metrics of a subtask that ran for wall; a wait under
+// way counts up to now.
 func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 	idle, bp := time.Duration(m.idle.Load()), time.Duration(m.backpressured.Load())
+	now := time.Now().UnixNano()
+	if s := m.idleSince.Load(); s != 0 && now > s {
+		idle += time.Duration(now - s)
+	}
+	if s := m.bpSince.Load(); s != 0 && now > s {
+		bp += time.Duration(now - s)
+	}
+	wm := NoWatermark
+	if m.hasWatermark.Load() {
+		wm = m.watermark.Load()
+	}
+	m.opMu.Lock()
+	var ops []OperatorMetrics
+	if len(m.ops) > 0 {
+		ops = make([]OperatorMetrics, len(m.ops))
+		for i, c := range m.ops {
+			ops[i] = OperatorMetrics{Name: c.name, RecordsIn: c.in.Load(), RecordsOut: c.out.Load()}
+		}
+	}
+	m.opMu.Unlock()
 	busy := wall - idle - bp
 	if busy < 0 {
 		busy = 0
@@ -153,5 +266,7 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 		Backpressured: bp,
 		Spilled:       m.spilled.Load(),
 		PeakMemory:    m.peak.Load(),
+		Watermark:     wm,
+		Operators:     ops,
 	}
 }

@@ -194,6 +194,7 @@ func (r *Reader[T]) recvPipelined(ctx context.Context) (message[T], error) {
 		}
 		if since.IsZero() {
 			since = time.Now()
+			r.tc.Metrics.beginIdle(since)
 		}
 		select {
 		case <-r.in.notify:

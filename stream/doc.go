@@ -12,8 +12,11 @@
 // while building (a nil function, a key type without a hash) is kept with
 // the caller's file:line and returned by Execute or Start; nothing panics
 // at the user. Execute runs a program until its sources end; Start returns
-// the running Job at once (Status, Metrics, Cancel, Wait), for unbounded
-// programs.
+// the running Job at once (Status, Metrics, Snapshot, Cancel, Wait), for
+// unbounded programs. Every operator of a chain counts its records in and
+// out (per batch) and every task its watermark, so Job.Snapshot shows them
+// per operator; Env.Plan returns the stream graph (tasks, chains,
+// partitioning, parallelism) without running it.
 //
 // A DataStream[T] carries Record[T]s: the value and its event timestamp in
 // milliseconds (NoTimestamp when it has none). Operators keep the

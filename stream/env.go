@@ -42,6 +42,13 @@ type Options struct {
 	// TmpDir is where the job's spill directory is created ("" is
 	// os.TempDir()); the job removes it when it ends.
 	TmpDir string
+	// Planned, when set, receives the program's plan (Env.Plan) before the
+	// job starts; an error it returns stops Start and Execute before
+	// anything runs and is returned (weir explain prints the plan so).
+	Planned func(*Plan) error
+	// Started, when set, receives the job's handle once it started: to
+	// watch its metrics (Job.Snapshot) while Execute waits.
+	Started func(*Job)
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.
@@ -64,6 +71,26 @@ type Job = flow.Job
 
 // Result is what a finished job reports: its metrics.
 type Result = flow.Result
+
+// Snapshot is a running job's metrics at one instant (Job.Snapshot): per
+// task and chained operator the records in and out with their rates, the
+// watermark and its lag behind the job's clock, and the shares of time
+// busy, idle and backpressured.
+type Snapshot = flow.Snapshot
+
+// VertexSnapshot is one task of a Snapshot; OperatorSnapshot one operator
+// of its chain.
+type (
+	VertexSnapshot   = flow.VertexSnapshot
+	OperatorSnapshot = flow.OperatorSnapshot
+)
+
+// A Snapshot's watermark before any (NoWatermark) and once a bounded input
+// ended (MaxWatermark, watermark.Max).
+const (
+	NoWatermark  = flow.NoWatermark
+	MaxWatermark = flow.MaxWatermark
+)
 
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
@@ -111,17 +138,23 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 // Start starts the program and returns its handle at once: for unbounded
 // programs, which run until cancelled.
 func (e *Env) Start(ctx context.Context) (*Job, error) {
-	if len(e.errs) > 0 {
-		return nil, errors.Join(e.errs...)
+	if err := e.check(); err != nil {
+		return nil, err
 	}
-	if len(e.nodes) == 0 {
-		return nil, fmt.Errorf("stream: the program has no operators")
+	if e.opts.Planned != nil {
+		plan, err := e.Plan()
+		if err != nil {
+			return nil, err
+		}
+		if err := e.opts.Planned(plan); err != nil {
+			return nil, err
+		}
 	}
 	p, err := e.translate()
 	if err != nil {
 		return nil, err
 	}
-	return flow.Start(ctx, p.graph, flow.Options{
+	j, err := flow.Start(ctx, p.graph, flow.Options{
 		Memory:       e.opts.Memory,
 		BatchSize:    e.opts.BatchSize,
 		FlushTimeout: e.opts.BufferTimeout,
@@ -129,6 +162,21 @@ func (e *Env) Start(ctx context.Context) (*Job, error) {
 		Clock:        e.opts.Clock,
 		TmpDir:       e.opts.TmpDir,
 	})
+	if err == nil && e.opts.Started != nil {
+		e.opts.Started(j)
+	}
+	return j, err
+}
+
+// check returns the errors found while building the program.
+func (e *Env) check() error {
+	if len(e.errs) > 0 {
+		return errors.Join(e.errs...)
+	}
+	if len(e.nodes) == 0 {
+		return fmt.Errorf("stream: the program has no operators")
+	}
+	return nil
 }
 
 // fail records a build error with the caller's position.

@@ -67,6 +67,9 @@ type port struct {
 	connect   func(g *flow.Graph, from, to *flow.Vertex, e *edge) error
 	pump      func(tc *flow.TaskContext, i int, target any) func() error
 	emitter   func(out any, size int) any // an *emitter[T] into out, an output[T]
+	// count wraps an output[T] so that every batch pushed through it adds
+	// to c: to its records in (an operator's input) or out.
+	count func(out any, c *flow.OperatorCounters, in bool) any
 }
 
 // eventer sends events over a network edge.
@@ -113,6 +116,12 @@ func newPort[T any]() *port {
 			return nil
 		},
 		emitter: func(out any, size int) any { return newEmitter(out.(output[T]), size) },
+		count: func(out any, c *flow.OperatorCounters, in bool) any {
+			if in {
+				return countIn[T]{out.(output[T]), c}
+			}
+			return countOut[T]{out.(output[T]), c}
+		},
 		pump: func(tc *flow.TaskContext, i int, target any) func() error {
 			r, out := flow.Input[Record[T]](tc, i), target.(output[T])
 			return func() error { return out.push(r.Batch()) }

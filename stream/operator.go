@@ -120,6 +120,30 @@ func (f fanout[T]) push(b []Record[T]) error {
 	return nil
 }
 
+// countIn counts the records pushed into an operator, once per batch, as
+// Flink's numRecordsIn of a chained operator.
+type countIn[T any] struct {
+	out output[T]
+	c   *flow.OperatorCounters
+}
+
+func (o countIn[T]) push(b []Record[T]) error {
+	o.c.AddIn(len(b))
+	return o.out.push(b)
+}
+
+// countOut counts the records an operator emits, once per batch and once
+// whatever the number of consumers, as Flink's numRecordsOut.
+type countOut[T any] struct {
+	out output[T]
+	c   *flow.OperatorCounters
+}
+
+func (o countOut[T]) push(b []Record[T]) error {
+	o.c.AddOut(len(b))
+	return o.out.push(b)
+}
+
 // writerOut sends batches over a network edge.
 type writerOut[T any] struct{ w *flow.Writer[Record[T]] }
 

@@ -127,7 +127,8 @@ func clockDeadline(parent context.Context, c flow.Clock, t time.Time) (context.C
 func (s *sourceRun[T]) run(rt *taskRuntime) error {
 	s.rt = rt
 	tc := rt.tc
-	r, err := s.src.Reader(source.ReaderContext{Subtask: tc.Subtask, Parallelism: tc.Parallelism, Splits: s.enum})
+	r, err := s.src.Reader(source.ReaderContext{Subtask: tc.Subtask, Parallelism: tc.Parallelism, Splits: s.enum,
+		Idle: tc.Metrics.AddIdle})
 	if err != nil {
 		return err
 	}

@@ -128,6 +128,10 @@ func (rt *taskRuntime) open() error {
 // build makes the operators of n and of the nodes chained after it; it
 // returns n's inputs.
 func (rt *taskRuntime) build(n *node) ([]any, error) {
+	var counters *flow.OperatorCounters // nil in a test harness
+	if rt.tc != nil {
+		counters = rt.tc.Metrics.Operator(n.name)
+	}
 	outs := map[string]any{}
 	for _, name := range n.order {
 		pt := n.ports[name]
@@ -151,11 +155,19 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 		}
 		if len(list) > 0 {
 			outs[name] = pt.fanout(list)
+			if counters != nil {
+				outs[name] = pt.count(outs[name], counters, false)
+			}
 		}
 	}
 	ins, op, err := n.build(rt, outs)
 	if err != nil {
 		return nil, fmt.Errorf("stream: %s: %w", n.name, err)
+	}
+	if counters != nil {
+		for i, e := range n.inputs {
+			ins[i] = e.from.ports[e.port].count(ins[i], counters, true)
+		}
 	}
 	rt.ops = append(rt.ops, op)
 	rt.nodes = append(rt.nodes, n)
@@ -253,6 +265,9 @@ func (rt *taskRuntime) forwardWatermark(wm int64) error {
 		return nil
 	}
 	rt.watermark = wm
+	if rt.tc != nil {
+		rt.tc.Metrics.SetWatermark(wm)
+	}
 	for _, op := range rt.ops {
 		if err := op.onWatermark(wm); err != nil {
 			return err

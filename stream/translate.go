@@ -42,21 +42,11 @@ func (e *Env) translate() (*program, error) {
 	if err := e.resolve(); err != nil {
 		return nil, err
 	}
-	bounded := true
-	for _, n := range e.nodes {
-		if n.source && !n.bounded {
-			bounded = false
-		}
+	batch, err := e.batchMode()
+	if err != nil {
+		return nil, err
 	}
-	switch e.opts.Mode {
-	case Batch:
-		if !bounded {
-			return nil, fmt.Errorf("stream: BATCH mode needs bounded sources")
-		}
-		p.batch = true
-	case Automatic:
-		p.batch = bounded
-	}
+	p.batch = batch
 	if p.batch && len(e.iterations) > 0 {
 		return nil, fmt.Errorf("stream: iterations are not supported in BATCH execution mode: run the program in STREAMING mode")
 	}
@@ -95,6 +85,27 @@ func (e *Env) translate() (*program, error) {
 		}
 	}
 	return p, nil
+}
+
+// batchMode says whether the job runs in BATCH mode: asked for, or
+// Automatic with every source bounded.
+func (e *Env) batchMode() (bool, error) {
+	bounded := true
+	for _, n := range e.nodes {
+		if n.source && !n.bounded {
+			bounded = false
+		}
+	}
+	switch e.opts.Mode {
+	case Batch:
+		if !bounded {
+			return false, fmt.Errorf("stream: BATCH mode needs bounded sources")
+		}
+		return true, nil
+	case Automatic:
+		return bounded, nil
+	}
+	return false, nil
 }
 
 // resolve sets every node's parallelism and key groups and every edge's

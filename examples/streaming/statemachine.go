@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
@@ -24,12 +25,16 @@ type StateMachineParams struct {
 	ErrorRate float64
 	// Seed seeds the generator.
 	Seed int64
+	// Output is a directory to write the alerts to as part files (one
+	// alert a line, committed when a bounded stream ends); "" prints them
+	// to Options.Stdout.
+	Output string
 }
 
 // RunStateMachine is Flink's StateMachineExample: events of one
 // EventsGenerator (a source of parallelism 1, so the stream depends on the
 // seed alone), keyed by address, run through StateMachine; alerts are
-// printed.
+// printed, or written to part files under p.Output.
 func RunStateMachine(ctx context.Context, o Options, p StateMachineParams) error {
 	g, err := NewEventsGenerator(p.Seed, p.ErrorRate)
 	if err != nil {
@@ -39,7 +44,11 @@ func RunStateMachine(ctx context.Context, o Options, p StateMachineParams) error
 	events := stream.FromSource(env, source.Generator(generatorFunc(g), p.Events, p.Rate),
 		watermark.NoWatermarks[Event](), "Events Generator Source").SetParallelism(1)
 	alerts := StateMachine(stream.KeyBy(events, func(e Event) int32 { return e.Address }))
-	stream.PrintTo(alerts, o.Stdout, "")
+	if p.Output != "" {
+		stream.SinkTo(alerts, sink.Rows(p.Output, func(dst []byte, a Alert) []byte { return append(append(dst, a.String()...), '\n') }))
+	} else {
+		stream.PrintTo(alerts, o.Stdout, "")
+	}
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: state machine: %w", err)
 	}

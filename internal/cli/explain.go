@@ -71,6 +71,19 @@ func jobNames(js []*job) string {
 	return joinNames(names)
 }
 
+// explainJobNames lists the jobs of weir explain: the DataSet jobs, then
+// the stream jobs.
+func explainJobNames() string {
+	var names []string
+	for _, j := range explainJobs() {
+		names = append(names, j.name)
+	}
+	for _, j := range streamJobs() {
+		names = append(names, j.name)
+	}
+	return joinNames(names)
+}
+
 // runJobNames lists the jobs of weir run: the DataSet jobs, then the stream jobs.
 func runJobNames() string {
 	var names []string
@@ -101,19 +114,27 @@ and exchanged. A job without input flags is planned over its default data. With
 each operator did: records emitted, busy time, peak managed memory and bytes
 spilled. The plan goes to stdout.
 
-Formats: text (an indented tree from the sinks down to the sources), json and
-dot (Graphviz: weir explain tpch ... --format dot | dot -Tsvg > plan.svg).
+For the stream jobs it prints the stream graph instead: the tasks, each a chain
+of operators with its parallelism, and how records are partitioned between tasks
+(--analyze does not apply).
 
-Jobs: ` + jobNames(explainJobs()) + `.`,
+Formats: text (an indented tree from the sinks down to the sources; for stream
+jobs a task and its operators a line each), json and dot (Graphviz: weir explain
+tpch ... --format dot | dot -Tsvg > plan.svg).
+
+Jobs: ` + explainJobNames() + `.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &usageError{err: fmt.Errorf("unknown job %q: want %s", args[0], jobNames(explainJobs()))}
+				return &usageError{err: fmt.Errorf("unknown job %q: want %s", args[0], explainJobNames())}
 			}
 			return cmd.Help()
 		},
 	}
 	for _, j := range explainJobs() {
+		cmd.AddCommand(j.explainCommand(g))
+	}
+	for _, j := range streamJobs() {
 		cmd.AddCommand(j.explainCommand(g))
 	}
 	return cmd

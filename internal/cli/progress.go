@@ -66,12 +66,13 @@ func percent(n, total int64) string {
 
 // datasetOptions returns the dataset options of a job command's flags. When
 // stderr is a terminal, the job draws a progress line there (elapsed time,
-// tasks finished, records moved between tasks); the returned done function
-// ends that line and must be called when the job returns.
+// tasks finished, records moved between tasks) unless --progress=false; the
+// returned done function ends that line and must be called when the job
+// returns.
 func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dataset.Options, done func()) {
 	opts = dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp, Adaptive: g.adaptive}
 	w := cmd.ErrOrStderr()
-	if !isTerminal(w) {
+	if !g.progress || !isTerminal(w) {
 		return opts, func() {}
 	}
 	var mu sync.Mutex

@@ -30,6 +30,7 @@ type globalOptions struct {
 	tmp         string
 	parallelism int
 	adaptive    bool   // --adaptive of the commands that run DataSet programs
+	progress    bool   // --progress: draw progress on stderr when it is a terminal
 	cpuProfile  string // hidden --cpuprofile
 }
 
@@ -37,11 +38,12 @@ type globalOptions struct {
 const adaptiveUsage = "measure the inputs of joins and crosses first and plan what reads them again with their real sizes (shown as re-planned in the analyzed plan)"
 
 // registerJob adds the flags every job shares to f: --memory, --tmp,
-// --parallelism and the hidden --cpuprofile.
+// --parallelism, --progress and the hidden --cpuprofile.
 func (g *globalOptions) registerJob(f *pflag.FlagSet) {
 	f.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB; by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
 	f.StringVar(&g.tmp, "tmp", "", "directory for spill files (default: the system's temporary directory)")
 	f.IntVar(&g.parallelism, "parallelism", 0, "operator instances to run at once (default: the number of CPUs)")
+	f.BoolVar(&g.progress, "progress", true, "show the job's progress on stderr when it is a terminal (--progress=false: never)")
 	f.StringVar(&g.cpuProfile, "cpuprofile", "", "write a CPU profile of the job to this file")
 	_ = f.MarkHidden("cpuprofile")
 }

@@ -55,7 +55,7 @@ complete; on error or interrupt no output and no spill file remain.`,
 					Spill: dataset.SpillOptions{Codec: codec}},
 			})
 			var progress io.Writer
-			if isTerminal(cmd.ErrOrStderr()) {
+			if g.progress && isTerminal(cmd.ErrOrStderr()) {
 				progress = cmd.ErrOrStderr()
 			}
 			return g.profile(func() error {

@@ -12,7 +12,7 @@ import (
 func stateMachineJob() *streamJob {
 	return &streamJob{
 		name:  "state-machine",
-		args:  "[--events N] [--rate R] [--error-rate P] [--seed S]",
+		args:  "[--events N] [--rate R] [--error-rate P] [--seed S] [--output DIR]",
 		short: "Check generated events against a state machine per address (Flink's StateMachineExample)",
 		long: `Run Flink's StateMachineExample: a generator (Flink's EventsGenerator, drawing from
 java.util.Random with --seed) produces events of up to about 1000 concurrent state
@@ -31,13 +31,17 @@ An event that is no transition of its address's state prints Flink's alert line,
 "ALERT 0.0.7.220 : W -> c" (with "N> " before it at a parallelism above 1). With
 --error-rate P the generator makes an invalid transition with probability P (Flink's
 default is 0: no alerts). --events N bounds the stream (0: unbounded, until Ctrl-C);
---rate R releases R events per second (0: as fast as they are processed).`,
+--rate R releases R events per second (0: as fast as they are processed).
+--output DIR writes the alerts to part files (part-<subtask>-<n>, one alert a line)
+instead, committed when a bounded stream ends; an interrupted run removes what it
+did not commit.`,
 		bind: func(f *pflag.FlagSet) streamProgram {
 			var p streaming.StateMachineParams
 			f.Int64Var(&p.Events, "events", 10000, "events to generate (0: unbounded, until Ctrl-C)")
 			f.Float64Var(&p.Rate, "rate", 0, "events per second (0: as fast as they are processed)")
 			f.Float64Var(&p.ErrorRate, "error-rate", 0, "probability of an invalid transition")
 			f.Int64Var(&p.Seed, "seed", 1, "seed of the events generator")
+			f.StringVar(&p.Output, "output", "", "directory to write the alerts to as part files (default: stdout)")
 			return func(ctx context.Context, o streaming.Options) error {
 				switch {
 				case p.Events < 0:

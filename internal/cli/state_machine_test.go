@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/weirdata/weir/examples/streaming"
@@ -80,5 +83,49 @@ func TestStateMachineBadFlags(t *testing.T) {
 		if code != 1 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// TestStateMachineOutput writes the alerts through the file sink: the part
+// files hold exactly the naive oracle's alerts, nothing hidden (no
+// uncommitted part file) is left and the spill directory is empty.
+func TestStateMachineOutput(t *testing.T) {
+	const seed, errorRate, n = 7, 0.05, 20000
+	events, err := streaming.GenerateEvents(seed, errorRate, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := naiveAlerts(events)
+	out, tmp := t.TempDir(), t.TempDir()
+	code, stdout, stderr := runWeir(context.Background(), "run", "state-machine", "--seed", fmt.Sprint(seed),
+		"--error-rate", fmt.Sprint(errorRate), "--events", fmt.Sprint(n), "--parallelism", "2",
+		"--output", out, "--tmp", tmp)
+	if code != 0 || stderr != "" || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "part-") {
+			t.Errorf("output holds %s", e.Name())
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := strings.TrimRight(string(b), "\n"); s != "" {
+			got = append(got, strings.Split(s, "\n")...)
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("part files hold %d alerts, want %d", len(got), len(want))
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("spill directory holds %v", ents)
 	}
 }

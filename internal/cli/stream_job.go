@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -60,6 +61,10 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			Stream: stream.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
 			Stdout: cmd.OutOrStdout(),
 		}
+		if p := g.streamProgress(cmd.ErrOrStderr(), "run "+j.name); p != nil {
+			o.Stream.Started = p.started
+			defer p.stop()
+		}
 		err := g.profile(func() error { return run(ctx, o) })
 		if err != nil && ctx.Err() != nil {
 			return ErrInterrupted
@@ -67,4 +72,72 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		return err
 	})
 	return cmd
+}
+
+// explainCommand returns the cobra command of j under `weir explain`: the
+// job's own flags and --format. The program is built and its stream graph
+// (Env.Plan: tasks, chained operators, partitioning, parallelism) printed
+// to stdout; nothing runs.
+func (j *streamJob) explainCommand(g *globalOptions) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   j.name + " " + j.args + " [--format text|json|dot]",
+		Short: "Print the stream graph of " + j.name + ": " + j.short,
+		Long: `Print the stream graph of weir run ` + j.name + ` with the same flags, without
+running it: its tasks (a chain of operators each, with its parallelism), and
+every edge, chained inside a task or partitioned between tasks (FORWARD,
+REBALANCE, BROADCAST, SHUFFLE, HASH). See weir explain --help for the formats
+and weir run ` + j.name + ` --help for the job:
+
+` + j.long,
+		Args: cobra.NoArgs,
+	}
+	run := j.bind(cmd.Flags())
+	g.registerJob(cmd.Flags())
+	cmd.Flags().StringVar(&format, "format", formatText, "format of the plan: text, json or dot")
+	cmd.RunE = runE(func(cmd *cobra.Command) error {
+		if err := g.validate(); err != nil {
+			return err
+		}
+		if err := checkPlanFormat("format", format); err != nil {
+			return err
+		}
+		var plan *stream.Plan
+		o := streaming.Options{
+			Stream: stream.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp,
+				Planned: func(p *stream.Plan) error {
+					plan = p
+					return errPlanned
+				}},
+			Stdout: io.Discard,
+		}
+		err := run(cmd.Context(), o)
+		if plan == nil || !errors.Is(err, errPlanned) {
+			if err == nil {
+				err = errors.New("the job built no stream graph")
+			}
+			return err
+		}
+		return writeStreamPlan(cmd.OutOrStdout(), plan, format)
+	})
+	return cmd
+}
+
+// writeStreamPlan writes p in format: Plan's Text, JSON or DOT.
+func writeStreamPlan(w io.Writer, p *stream.Plan, format string) error {
+	var out []byte
+	switch format {
+	case formatJSON:
+		b, err := p.JSON()
+		if err != nil {
+			return err
+		}
+		out = b
+	case formatDOT:
+		out = []byte(p.DOT())
+	default:
+		out = []byte(p.Text())
+	}
+	_, err := w.Write(out)
+	return err
 }

@@ -128,7 +128,12 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 			}
 		}
 		if wait > 0 {
-			if err := r.clock.Sleep(ctx, wait); err != nil {
+			since := time.Now()
+			err := r.clock.Sleep(ctx, wait)
+			if r.rc.Idle != nil {
+				r.rc.Idle(time.Since(since))
+			}
+			if err != nil {
 				return Batch[T]{}, err
 			}
 		}

@@ -90,6 +90,11 @@ type ReaderContext struct {
 	Subtask     int       // this reader's index, 0 <= Subtask < Parallelism
 	Parallelism int       // the number of readers
 	Splits      Requester // where the reader asks for splits: the source's enumerator
+	// Idle, when set, is told how long the reader waited with nothing to
+	// read (a rate limit, a split asked for later, a watched directory's
+	// interval): the subtask's idle time, as Flink counts a source's wait
+	// for available data.
+	Idle func(d time.Duration)
 }
 
 // Batch is records of one split, handed out by Reader.Next.

@@ -1,0 +1,226 @@
+package stream
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Plan is a program's stream graph as it runs (Flink's job graph): its
+// tasks, each a chain of operators run by one subtask per parallel
+// instance, and the edges between operators, chained inside a task or
+// partitioned between tasks. Env.Plan returns it; Options.Planned receives
+// it before a job starts.
+type Plan struct {
+	// Mode is STREAMING or BATCH: the mode the job runs in (Automatic
+	// resolved).
+	Mode  string     `json:"mode"`
+	Tasks []PlanTask `json:"tasks"`
+	Edges []PlanEdge `json:"edges"`
+}
+
+// PlanTask is one task: the vertex that runs a chain.
+type PlanTask struct {
+	ID          int            `json:"id"`
+	Name        string         `json:"name"` // its head operator's name
+	Parallelism int            `json:"parallelism"`
+	Operators   []PlanOperator `json:"operators"` // head first, in the order they are built
+}
+
+// PlanOperator is one operator (a source, a transformation or a sink).
+type PlanOperator struct {
+	ID   int    `json:"id"` // the node's id: its position in the program
+	Name string `json:"name"`
+	// Source says the operator reads a source; Bounded that the source ends.
+	Source  bool `json:"source,omitempty"`
+	Bounded bool `json:"bounded,omitempty"`
+	// MaxParallelism is the key groups of a keyed operator, 0 for others.
+	MaxParallelism int `json:"maxParallelism,omitempty"`
+}
+
+// PlanEdge is one edge between operators: From's output (Output: "" the
+// main one, else a side output's tag) into input Input of To. A chained
+// edge stays in its task; the others are partitioned between tasks.
+type PlanEdge struct {
+	From    int    `json:"from"`
+	To      int    `json:"to"`
+	Input   int    `json:"input"`
+	Output  string `json:"output,omitempty"`
+	Chained bool   `json:"chained"`
+	// Partitioning is Flink's name of how records go to the consumer's
+	// subtasks: FORWARD, REBALANCE, BROADCAST, SHUFFLE or HASH (keyBy).
+	Partitioning string `json:"partitioning"`
+}
+
+// Plan returns the program's stream graph: parallelisms and partitionings
+// resolved and operators chained as Execute would run them. It starts
+// nothing and opens no input.
+func (e *Env) Plan() (*Plan, error) {
+	if err := e.check(); err != nil {
+		return nil, err
+	}
+	if err := e.resolve(); err != nil {
+		return nil, err
+	}
+	batch, err := e.batchMode()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Mode: "STREAMING"}
+	if batch {
+		p.Mode = "BATCH"
+	}
+	task := map[*node]int{}
+	for _, n := range e.nodes {
+		if len(n.inputs) == 1 && chained(n.inputs[0]) {
+			ti := task[n.inputs[0].from]
+			task[n] = ti
+			p.Tasks[ti].Operators = append(p.Tasks[ti].Operators, planOperator(n))
+			continue
+		}
+		task[n] = len(p.Tasks)
+		p.Tasks = append(p.Tasks, PlanTask{ID: len(p.Tasks), Name: n.name, Parallelism: n.parallelism,
+			Operators: []PlanOperator{planOperator(n)}})
+	}
+	for _, n := range e.nodes {
+		for i, in := range n.inputs {
+			p.Edges = append(p.Edges, PlanEdge{From: in.from.id, To: n.id, Input: i, Output: in.port,
+				Chained: chained(in), Partitioning: in.part.kind.String()})
+		}
+	}
+	return p, nil
+}
+
+func planOperator(n *node) PlanOperator {
+	return PlanOperator{ID: n.id, Name: n.name, Source: n.source, Bounded: n.bounded, MaxParallelism: n.maxP}
+}
+
+// String returns Flink's name of the partitioning.
+func (k partKind) String() string {
+	switch k {
+	case partForward:
+		return "FORWARD"
+	case partRebalance:
+		return "REBALANCE"
+	case partBroadcast:
+		return "BROADCAST"
+	case partShuffle:
+		return "SHUFFLE"
+	case partKeyed:
+		return "HASH"
+	}
+	return "DEFAULT"
+}
+
+// taskOf returns the task that runs operator id.
+func (p *Plan) taskOf(id int) int {
+	for _, t := range p.Tasks {
+		for _, o := range t.Operators {
+			if o.ID == id {
+				return t.ID
+			}
+		}
+	}
+	return -1
+}
+
+// Text returns the plan one line per task and per operator, the sources
+// first: a task with its parallelism, then each of its operators with the
+// edges into it.
+//
+//	STREAMING, 2 tasks
+//	task 0 "FromSlice" p=1
+//	  #0 FromSlice source bounded
+//	  #1 FlatMap <- #0 FORWARD chained
+//	task 1 "Sum" p=2
+//	  #2 Sum keyed maxp=128 <- #1 HASH from task 0
+func (p *Plan) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %d tasks\n", p.Mode, len(p.Tasks))
+	for _, t := range p.Tasks {
+		fmt.Fprintf(&b, "task %d %q p=%d\n", t.ID, t.Name, t.Parallelism)
+		for _, o := range t.Operators {
+			fmt.Fprintf(&b, "  #%d %s", o.ID, o.Name)
+			if o.Source {
+				b.WriteString(" source")
+				if o.Bounded {
+					b.WriteString(" bounded")
+				}
+			}
+			if o.MaxParallelism > 0 {
+				fmt.Fprintf(&b, " keyed maxp=%d", o.MaxParallelism)
+			}
+			for _, e := range p.Edges {
+				if e.To != o.ID {
+					continue
+				}
+				fmt.Fprintf(&b, " <- #%d", e.From)
+				if e.Output != "" {
+					fmt.Fprintf(&b, "[%s]", e.Output)
+				}
+				b.WriteString(" " + e.Partitioning)
+				if e.Chained {
+					b.WriteString(" chained")
+				} else {
+					fmt.Fprintf(&b, " from task %d", p.taskOf(e.From))
+				}
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// JSON returns the plan as indented JSON, the fields of Plan.
+func (p *Plan) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("stream: plan: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// DOT returns the plan as a Graphviz digraph, sources at the top: one
+// cluster per task labelled with its id and parallelism, one box per
+// operator (n<id>), and one arrow per edge labelled with its partitioning;
+// chained edges are dashed, edges between tasks bold.
+func (p *Plan) DOT() string {
+	var b strings.Builder
+	b.WriteString("digraph stream {\n")
+	b.WriteString("  node [shape=box, fontname=\"monospace\"];\n")
+	b.WriteString("  edge [fontname=\"monospace\"];\n")
+	for _, t := range p.Tasks {
+		fmt.Fprintf(&b, "  subgraph cluster_%d {\n", t.ID)
+		fmt.Fprintf(&b, "    label=%s;\n", dotQuote(fmt.Sprintf("task %d p=%d", t.ID, t.Parallelism)))
+		for _, o := range t.Operators {
+			label := fmt.Sprintf("#%d %s", o.ID, o.Name)
+			if o.MaxParallelism > 0 {
+				label += fmt.Sprintf("\nkeyed maxp=%d", o.MaxParallelism)
+			}
+			fmt.Fprintf(&b, "    n%d [label=%s];\n", o.ID, dotQuote(label))
+		}
+		b.WriteString("  }\n")
+	}
+	for _, e := range p.Edges {
+		label := e.Partitioning
+		if e.Output != "" {
+			label = e.Output + ": " + label
+		}
+		style := "bold"
+		if e.Chained {
+			style = "dashed"
+		}
+		fmt.Fprintf(&b, "  n%d -> n%d [label=%s, style=%s];\n", e.From, e.To, dotQuote(label), style)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// dotQuote quotes s as a DOT string: backslashes and quotes escaped, line
+// breaks as DOT's \n.
+func dotQuote(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, `"`, `\"`)
+	s = strings.ReplaceAll(s, "\n", `\n`)
+	return `"` + s + `"`
+}
