@@ -20,6 +20,8 @@
 //   - The emitters: sortjoin's sorted or aggregated pairs back to Go values
 //     (emit.go).
 //   - Spool: records held between the supersteps of an iteration (spool.go).
+//   - Cache: a loop-invariant input kept as Go values across supersteps,
+//     moving to a Spool when it does not fit (cache.go).
 //
 // One rule decides when 8-byte keys are dense enough to index an array by
 // their word instead of hashing or sorting them: Dense, in dense.go.
