@@ -67,12 +67,6 @@ func replayAll[T any](t *testing.T, c *Cache[T], batch int) []T {
 // the same records.
 func TestCacheKeepsValues(t *testing.T) {
 	const n = 10000
-	var recs, orig []cacheDeep
-	for i := range n {
-		x := []float64{float64(i), float64(-i), 0.5}
-		recs = append(recs, cacheDeep{X: x, S: fmt.Sprint("r", i)})
-		orig = append(orig, cacheDeep{X: slices.Clone(x), S: fmt.Sprint("r", i)})
-	}
 	for _, tc := range []struct {
 		name   string
 		budget int64
@@ -82,6 +76,12 @@ func TestCacheKeepsValues(t *testing.T) {
 		{"spills", 64 << 10, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var recs, orig []cacheDeep
+			for i := range n {
+				x := []float64{float64(i), float64(-i), 0.5}
+				recs = append(recs, cacheDeep{X: x, S: fmt.Sprint("r", i)})
+				orig = append(orig, cacheDeep{X: slices.Clone(x), S: fmt.Sprint("r", i)})
+			}
 			mgr, env := cacheEnv(t, tc.budget, nil)
 			c := NewCache(env, "test cache", mustCodec[cacheDeep](t))
 			for round := range 2 {
