@@ -10,7 +10,9 @@
 //     program (keyer.go).
 //   - The group table of Reduce: open addressing over Go values, or a dense
 //     array for 8-byte keys (grouptable.go), behind a Combiner (combiner.go)
-//     and a Final aggregation (final.go).
+//     and a Final aggregation (final.go); ValueCombiner, the combiner of
+//     records with other references (slices of numbers), over a map
+//     (valuecombiner.go).
 //   - The typed hash join: Build, Probe, HashJoin (hashjoin.go).
 //   - DenseGrouper: ReduceGroup by a counting sort (densegroup.go).
 //   - Folder: a sorted grouping that folds one group at a time (fold.go).
