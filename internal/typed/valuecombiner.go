@@ -6,6 +6,11 @@ import (
 	"github.com/weirdata/weir/memory"
 )
 
+// valueCombinerOwned is how many bytes a ValueCombiner copies into its arena
+// before it sends its groups downstream: few groups (the keys of an
+// iteration's aggregates) flush cheaply, so it holds little.
+const valueCombinerOwned = 1 << 20
+
 // ValueCombiner is the combiner of a Reduce over a record type with
 // references other than strings and byte slices (slices of numbers, say: not
 // memory.Codec.Shallow), which Combiner cannot own. It keeps one Go value per
@@ -15,7 +20,7 @@ import (
 // The values it keeps own what they reference: a group's first record, and
 // every result of the function (which may point into its arguments), is
 // copied through the codec into the combiner's arena. When it holds
-// CombinerEntries groups or its arena combinerOwned bytes, it sends every
+// CombinerEntries groups or its arena valueCombinerOwned bytes, it sends every
 // group downstream and starts over, as a combiner may: its output is partial
 // results. Flush sends what it holds. Its memory is fixed: NewValueCombiner
 // forces it on the reservation it is given.
@@ -38,7 +43,7 @@ type ValueCombiner[T any] struct {
 // caller releases res.
 func NewValueCombiner[T any](k *Keyer[T], codec *memory.Codec[T], fn func(a, b T) T, res *memory.Reservation, batch int) *ValueCombiner[T] {
 	var zero T
-	res.Force(CombinerEntries*(int64(unsafe.Sizeof(zero))+48) + combinerOwned) // 48: a map entry and its key
+	res.Force(CombinerEntries*(int64(unsafe.Sizeof(zero))+48) + valueCombinerOwned) // 48: a map entry and its key
 	return &ValueCombiner[T]{key: k.Appender(), codec: codec, fn: fn, index: map[string]int32{}, batch: max(batch, 1)}
 }
 
@@ -58,7 +63,7 @@ func (c *ValueCombiner[T]) clear() {
 // Add combines a batch.
 func (c *ValueCombiner[T]) Add(b []T) error {
 	for i := range b {
-		if c.owned >= combinerOwned {
+		if c.owned >= valueCombinerOwned {
 			if err := c.Flush(); err != nil {
 				return err
 			}
