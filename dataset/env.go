@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/callsite"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/optimizer"
 	"github.com/weirdata/weir/spill"
@@ -323,18 +324,6 @@ func (e *Env) fail(where string, err error) {
 	e.errs = append(e.errs, fmt.Errorf("dataset: %s: %w", where, err))
 }
 
-// caller returns "file.go:line" of the user code that called an API function
-// (skip frames above the API function itself).
-func caller(skip int) string {
-	_, file, line, ok := runtime.Caller(skip + 1)
-	if !ok {
-		return "?"
-	}
-	for i := len(file) - 1; i >= 0; i-- {
-		if file[i] == '/' {
-			file = file[i+1:]
-			break
-		}
-	}
-	return fmt.Sprintf("%s:%d", file, line)
-}
+// caller returns "file.go:line" of the user code that called an API
+// function (skip frames above the API function itself).
+func caller(skip int) string { return callsite.At(skip + 1) }

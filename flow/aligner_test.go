@@ -9,22 +9,25 @@ import (
 	"testing"
 )
 
-// scriptedReader returns a Reader over one channel pre-filled with msgs, as if
-// nProd producers had sent them in that order.
+// scriptedReader returns a Reader over one consumer's channels pre-filled with
+// msgs, as if nProd producers had sent them in that order.
 func scriptedReader(nProd int, msgs []message[rec]) *Reader[rec] {
 	jctx, cancel := context.WithCancelCause(bg)
 	_ = cancel
+	in := newInbox[rec](nProd, max(len(msgs), 1))
 	x := &exchange[rec]{
 		mode: Pipelined, nProd: nProd, nCons: 1, batchSize: 4,
-		inbox: []chan message[rec]{make(chan message[rec], len(msgs))},
+		inbox: []*inbox[rec]{in},
 		free:  make(chan []rec, 4),
 		j:     &job{ctx: jctx, cancel: cancel},
 		e:     &edge[rec]{edgeBase: edgeBase{name: "scripted"}},
 	}
 	for _, m := range msgs {
-		x.inbox[0] <- m
+		in.mu.Lock()
+		in.put(m.src, m)
+		in.mu.Unlock()
 	}
-	r := &Reader[rec]{x: x, tc: &TaskContext{Metrics: &TaskMetrics{}}, ended: make([]bool, nProd), live: nProd}
+	r := &Reader[rec]{x: x, in: in, tc: &TaskContext{Metrics: &TaskMetrics{}}, ended: make([]bool, nProd), live: nProd}
 	return r
 }
 

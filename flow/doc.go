@@ -11,8 +11,9 @@
 // # Model
 //
 // A Graph holds Vertices; a vertex's body, func(*TaskContext) error, runs once
-// per subtask and pulls its inputs (Input, Reader.Next) and pushes to its
-// outputs (Output, Writer.Emit) — Flink's pull-based batch drivers. Connect
+// per subtask and pulls its inputs (Input, Reader.Next; a stream task reads
+// all its inputs through its Gate) and pushes to its outputs (Output,
+// Writer.Emit) — Flink's pull-based batch drivers. Connect
 // adds an edge from a producer's next output to a consumer's next input with a
 // Partitioner and an ExchangeMode. Every producer subtask's output is split
 // into one partition per consumer subtask; a consumer subtask reads its
@@ -20,12 +21,14 @@
 //
 // A record's path over a pipelined edge:
 //
-//	producer body                     Writer (per edge, per producer subtask)
+//	producer body                     Writer (per edge, per producer subtask p)
 //	  Emit(&v) ──copy──> bufs[target(v)] ──full, flush timeout, event, end──┐
+//	                                          waits for credit (backpressure)│
 //	                                                                         v
-//	consumer body <──batch── Reader <── inbox[c]: chan of Buffers batches (shared
-//	  Next(ctx)                │         by all producer subtasks: arrival order)
-//	                           └──recycle on the next call──> edge free list ──> Writer
+//	consumer body <──batch── Reader or Gate <── inbox[c]: channel per producer p,
+//	  Next(ctx), Poll           │                ChannelBuffers slots each, and a
+//	                            │                FIFO of the channels with data
+//	                            └──recycle on the next call──> edge free list ──> Writer
 //
 // Over a blocking edge the full batch goes to a store per (producer, consumer)
 // instead, kept in memory and spilled through spill.Space, and the Reader
@@ -41,7 +44,9 @@
 //
 // The batches in flight outside blocking stores (one being filled per
 // producer and consumer, one held by each Reader, one in flight per producer,
-// and on a pipelined edge Buffers per consumer channel) are reserved on the
+// and on a pipelined edge ChannelBuffers per channel: one channel per
+// consumer on a Forward edge, one per producer and consumer otherwise) are
+// reserved on the
 // job's memory.Manager for the whole execution, with Force since the edge
 // cannot run without them: BatchSize records of the record's Go size each,
 // grown once, for records that point to data, by the serialized size of the
@@ -51,14 +56,24 @@
 //
 // # Exchange modes
 //
-// Pipelined: one bounded channel per consumer subtask holding Options.Buffers
-// batches. A partial batch goes downstream when full, when FlushTimeout passed
-// (a flusher goroutine per task ticks every FlushTimeout/2 and sends the
-// batches that were already pending at its previous tick; while a flusher runs,
-// Emit takes an uncontended mutex, and EmitBatch takes it once per call), before
-// an event and at the end. A full channel blocks the producer (backpressure);
-// the records a producer has emitted and its consumer not yet received are
-// bounded by (Buffers+2) batches per consumer.
+// Pipelined: every (producer subtask, consumer subtask) pair has its own
+// channel, a queue of Options.ChannelBuffers batches or events (Flink's
+// credit-based flow control with exclusive buffers; Options.Buffers is
+// another name for the same setting). A producer sends only against credit,
+// a free slot in its channel: a full channel blocks that producer alone
+// (backpressure) while the other producers of the same consumer keep
+// flowing, and the consumer frees a credit when it takes a message. The
+// consumer takes its channels in the order they got data (a FIFO of the
+// channels with data, round robin among those that stay non-empty), without
+// a goroutine per channel and without allocating. A partial batch goes
+// downstream when full, when FlushTimeout passed (a flusher goroutine per
+// task ticks every FlushTimeout/2 and sends the batches that were already
+// pending at its previous tick; while a flusher runs, Emit takes an
+// uncontended mutex, and EmitBatch takes it once per call), before an event
+// and at the end. The records a producer has emitted and its consumer not yet
+// received are bounded by (ChannelBuffers+2) batches per consumer. A
+// consumer that ended makes its producers drop what they send it; the job's
+// cancellation releases every waiting producer and consumer.
 //
 // Blocking: the producer's output is materialized per consumer partition before
 // any consumer reads: in memory, accounted on a memory.Reservation per
@@ -89,15 +104,46 @@
 // Events travel in-band: Writer.Event flushes the pending batches, then sends
 // the event to every consumer the producer feeds, so a consumer sees it after
 // every record the producer emitted before it and before every record after.
-// EndOfPartition is sent by the runtime when a body returns and consumed by the
-// Reader (Next returns io.EOF once all producers ended). Watermark, Barrier and
-// EndOfSuperstep reach the body through Reader.NextOrEvent, which returns either
-// a batch or an event. An Aligner aligns them across producer channels:
-// Barrier and EndOfSuperstep are returned once every live channel delivered the
-// same one, while channels that already delivered theirs are held back
-// (Flink's aligned checkpoints); Watermark is returned when the minimum over the
-// channels (WatermarkTracker) advances. Blocking and sampled Range edges carry
-// no events.
+// An event takes a slot of its channel like a batch. EndOfPartition is sent by
+// the runtime when a body returns and consumed by the Reader (Next returns
+// io.EOF once all producers ended). Watermark, WatermarkStatus (a producer
+// turned idle or active, Flink's WatermarkStatus), Barrier and EndOfSuperstep
+// reach the body through Reader.NextOrEvent, which returns either a batch or
+// an event, through an Aligner, or through the task's Gate. Blocking and
+// sampled Range edges carry no events.
+//
+// Alignment blocks channels and buffers nothing: a channel that delivered
+// Barrier or EndOfSuperstep n is not read (its queue fills and its producer
+// stops when out of credit) until every live channel delivered n or ended;
+// then the aligned event is returned once and every channel is read again
+// (Flink's aligned checkpoints). The Aligner does so over one input, and a
+// Reader in superstep mode aligns EndOfSuperstep with it; the Gate aligns
+// barriers over all the task's inputs.
+//
+// Watermarks combine per input as Flink's StatusWatermarkValve: each channel
+// has a watermark (it only rises) and a status; the input's watermark is the
+// minimum over the active channels whose watermark caught up with the last
+// one emitted, and only a rise is emitted; an idle channel stops counting;
+// when every channel is idle the input turns idle, first emitting the
+// largest channel watermark if the last channel to turn idle held the
+// minimum; a channel active again counts once it caught up. An ended
+// channel no longer counts. Across a task's inputs the Gate combines as
+// Flink's AbstractStreamOperator does for several inputs: the minimum over
+// the inputs that are not idle, idle when every input is; an ended input no
+// longer counts.
+//
+// # Input gate
+//
+// TaskContext.Gate returns the task's Gate, for stream tasks: it reads every
+// pipelined input of the task and returns the next item from any of them, in
+// the order the channels got data: a batch (Poll says which input;
+// Input[T](tc, i).Batch returns it, typed, without allocation, owned by the
+// body until the next Poll), the task's watermark when it rises, its
+// watermark status when it changes, an aligned barrier, or the end of an
+// input; io.EOF once every input ended. Poll never blocks; Ready returns a
+// channel to select on together with the task's timers (a receive may be
+// spurious: Poll again); Wait and Next block and count the time as idle. A
+// task that uses its gate reads its inputs through it only.
 //
 // # Task lifecycle
 //
@@ -167,12 +213,42 @@
 // later inputs blocking when they come from the same producer, or the producer
 // blocks on the unread input: choosing that is the optimizer's job.
 //
+// # Jobs
+//
+// Start validates a graph, starts its subtasks and returns a Job at once;
+// Execute is Start then Wait. A Job is RUNNING until every subtask ended,
+// then FINISHED, FAILED (Wait returns the first error) or CANCELED (Cancel,
+// or the end of Start's context, came before every subtask ended; Wait
+// returns `flow: job canceled: context canceled`, even when the bodies
+// returned nil once cancelled). Metrics is a live snapshot of every
+// subtask's metrics while the job runs; Done is closed, and Wait returns,
+// once every goroutine ended and everything was released. Its methods are
+// safe for concurrent use.
+//
+// A streaming job (Options.Streaming) is unbounded: a source body may run
+// until the job is cancelled, so Start refuses the edges whose consumers wait
+// for their producers to end (Blocking edges and Range edges without
+// Bounds), naming the edge. Its pipelined edges, events and metrics are those
+// of any job.
+//
+// # Processing time
+//
+// A job has one Clock (Options.Clock, SystemClock by default) that its tasks
+// read through TaskContext.Clock: Now, and Timer, whose channel a task loop
+// selects on next to its inputs and its context to wait for a
+// processing-time timer. ManualClock moves only when a test calls Advance or
+// Set, firing the timers that came due, so processing-time behaviour is
+// deterministic in tests.
+//
 // # Metrics
 //
 // Per vertex and subtask (Result.Vertices): records and bytes in and out
 // (counted per batch; bytes estimated as records times the record type's size),
-// wall time, busy time (wall time minus time blocked on exchanges), bytes
-// spilled by the exchanges and by the body (TaskMetrics.AddSpilled), and peak
-// memory (the most one blocking output held in memory, or what the body
-// reports through TaskMetrics.ObservePeakMemory). Execute returns the metrics on error too.
+// wall time, idle time (waiting for input, Flink's idleTimeMsPerSecond as a
+// total), backpressured time (waiting for credit to send, Flink's
+// backPressuredTimeMsPerSecond as a total), busy time (wall time minus both),
+// bytes spilled by the exchanges and by the body (TaskMetrics.AddSpilled),
+// and peak memory (the most one blocking output held in memory, or what the
+// body reports through TaskMetrics.ObservePeakMemory). Execute returns the
+// metrics on error too.
 package flow

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/weirdata/weir/memory"
@@ -20,15 +19,15 @@ type message[T any] struct {
 	src   int // producer subtask
 }
 
-// exchange is one execution's state of an edge: for a pipelined edge one bounded
-// channel per consumer subtask (shared by all producer subtasks, so a consumer
-// merges its partitions in arrival order), for a blocking edge one store per
-// (producer, consumer) pair; and the edge's batch free list.
+// exchange is one execution's state of an edge: for a pipelined edge an inbox
+// per consumer subtask holding one credit-based channel per producer subtask
+// (the consumer takes the channels with data in arrival order), for a blocking
+// edge one store per (producer, consumer) pair; and the edge's batch free list.
 //
-//	producer subtask p                                   consumer subtask c
-//	Writer.bufs[c] --full/flush--> inbox[c] (cap Buffers) --> Reader
+//	producer subtask p                                              consumer subtask c
+//	Writer.bufs[c] --full/flush--> inbox[c].chans[p] (ChannelBuffers) --> Reader or Gate
 //	     |                   blocking: stores[p][c] --all producers done--> Reader
-//	     +--> free list <------------------------------- recycled by the Reader
+//	     +--> free list <------------------------------------------ recycled by the Reader
 type exchange[T any] struct {
 	e         *edge[T]
 	j         *job
@@ -38,7 +37,7 @@ type exchange[T any] struct {
 	batchSize int
 	elemSize  int64
 
-	inbox []chan message[T]
+	inbox []*inbox[T]
 	done  []chan struct{} // closed when consumer c's task ended: producers drop its batches
 	free  chan []T
 
@@ -80,19 +79,20 @@ func (e *edge[T]) start(j *job) error {
 	for c := range x.done {
 		x.done[c] = make(chan struct{})
 	}
-	// Batches in circulation: one per (producer, consumer) being filled, Buffers per
-	// channel, one held by each reader and one in flight per producer.
-	x.free = make(chan []T, nProd*nCons+nCons*(j.opts.Buffers+1)+nProd)
+	// Batches in circulation: one per (producer, consumer) being filled,
+	// ChannelBuffers per channel, one held by each reader and one in flight per
+	// producer (waiting for credit).
 	x.inFlight = int64(nProd*nCons + nCons + nProd)
 	if x.mode == Pipelined {
-		x.inFlight += int64(nCons * j.opts.Buffers)
+		x.inFlight += int64(x.channels() * j.opts.ChannelBuffers)
 	}
+	x.free = make(chan []T, x.inFlight)
 	x.res = j.env.Memory.NewReservation("flow " + e.name + " batches in flight")
 	x.res.Force(x.inFlight * int64(x.batchSize) * x.elemSize)
 	if x.mode == Pipelined {
-		x.inbox = make([]chan message[T], nCons)
+		x.inbox = make([]*inbox[T], nCons)
 		for c := range x.inbox {
-			x.inbox[c] = make(chan message[T], j.opts.Buffers)
+			x.inbox[c] = newInbox[T](nProd, j.opts.ChannelBuffers)
 		}
 	} else {
 		x.stores = make([][]*store[T], nProd)
@@ -167,26 +167,13 @@ func (x *exchange[T]) putBatch(b []T) {
 	}
 }
 
-// deliver sends m to consumer c's channel, blocking while it is full
-// (backpressure). When the consumer has ended, the batch is dropped.
-func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
-	select {
-	case x.inbox[c] <- m:
-		return nil
-	default:
+// channels returns the number of (producer, consumer) channels that carry
+// data: one per consumer on a Forward edge, every pair otherwise.
+func (x *exchange[T]) channels() int {
+	if x.e.strategy == Forward {
+		return x.nCons
 	}
-	t := time.Now()
-	defer met.addWait(t)
-	select {
-	case x.inbox[c] <- m:
-		return nil
-	case <-x.done[c]:
-		x.putBatch(m.batch)
-		return nil
-	case <-x.j.ctx.Done():
-		x.putBatch(m.batch)
-		return x.j.ctx.Err()
-	}
+	return x.nProd * x.nCons
 }
 
 // estimate returns the bytes a batch is accounted for while a blocking edge keeps

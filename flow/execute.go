@@ -20,9 +20,10 @@ var ErrPanic = errors.New("flow: panic")
 
 // Default option values.
 const (
-	DefaultBatchSize    = 1024
-	DefaultBuffers      = 4
-	DefaultFlushTimeout = 100 * time.Millisecond
+	DefaultBatchSize      = 1024
+	DefaultChannelBuffers = 2
+	DefaultBuffers        = DefaultChannelBuffers
+	DefaultFlushTimeout   = 100 * time.Millisecond
 )
 
 // Options configures one execution. The zero value is usable.
@@ -38,8 +39,14 @@ type Options struct {
 	TmpDir string
 	// BatchSize is the number of records per batch; zero means DefaultBatchSize.
 	BatchSize int
-	// Buffers is the capacity in batches of each consumer subtask's channel on a
-	// pipelined edge; zero means DefaultBuffers.
+	// ChannelBuffers is the capacity in batches (and events) of each channel
+	// of a pipelined edge, one channel per (producer subtask, consumer
+	// subtask) pair: a producer sends only against this credit, so a full
+	// channel blocks its producer alone. Zero means Buffers when that is
+	// set, else DefaultChannelBuffers.
+	ChannelBuffers int
+	// Buffers is ChannelBuffers under another name: it applies when
+	// ChannelBuffers is zero, and EnsureDefaults sets it to ChannelBuffers.
 	Buffers int
 	// FlushTimeout is how long a partial batch may wait in a pipelined writer;
 	// zero means DefaultFlushTimeout, negative means batches go only when full
@@ -57,6 +64,13 @@ type Options struct {
 	Progress func(Progress)
 	// ProgressEvery is how often Progress is called; zero means one second.
 	ProgressEvery time.Duration
+	// Streaming marks an unbounded job (a DataStream job): its bodies may run
+	// until the job is cancelled, so Start refuses the edges that wait for
+	// their producers to end: Blocking edges and Range edges without Bounds.
+	Streaming bool
+	// Clock is the processing-time clock the tasks read (TaskContext.Clock);
+	// nil means SystemClock.
+	Clock Clock
 }
 
 // Progress is a running job's state, as Options.Progress receives it.
@@ -77,11 +91,18 @@ func (o Options) EnsureDefaults() Options {
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultBatchSize
 	}
-	if o.Buffers <= 0 {
-		o.Buffers = DefaultBuffers
+	if o.ChannelBuffers <= 0 {
+		o.ChannelBuffers = o.Buffers
+		if o.ChannelBuffers <= 0 {
+			o.ChannelBuffers = DefaultChannelBuffers
+		}
 	}
+	o.Buffers = o.ChannelBuffers
 	if o.FlushTimeout == 0 {
 		o.FlushTimeout = DefaultFlushTimeout
+	}
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
 	}
 	return o
 }
@@ -97,15 +118,26 @@ type TaskContext struct {
 	Metrics     *TaskMetrics
 
 	ctx     context.Context
+	clock   Clock
 	inputs  []input
 	outputs []output
 	life    lifecycle
+	gate    *Gate
 }
 
 // Context returns the job's context: it is cancelled when any subtask fails or
 // the caller's context ends. Bodies pass it to Reader.Next and check it in
 // long loops of their own.
 func (tc *TaskContext) Context() context.Context { return tc.ctx }
+
+// Clock returns the job's processing-time clock (Options.Clock): how a task
+// reads the time and waits for a processing-time timer.
+func (tc *TaskContext) Clock() Clock {
+	if tc.clock == nil {
+		return SystemClock{}
+	}
+	return tc.clock
+}
 
 // NumInputs returns the number of inputs.
 func (tc *TaskContext) NumInputs() int { return len(tc.inputs) }
@@ -146,99 +178,21 @@ func (j *job) fail(err error) {
 	j.cancel(err)
 }
 
-// Execute runs g until every subtask ended and returns the metrics. The first
-// error of any subtask cancels the others and is returned wrapped as
-// `flow: vertex "name" subtask i/n: ...` (i counted from 1); a panic in a body
-// becomes such an error wrapping ErrPanic; cancellation of ctx is returned as
-// `flow: job canceled: context canceled`. On every path all goroutines have
-// ended, every reservation the exchanges took is released and every spill file
-// they wrote is removed when Execute returns. The Result holds the metrics so
-// far on error too.
+// Execute runs g until every subtask ended and returns the metrics: Start,
+// then Wait. The first error of any subtask cancels the others and is
+// returned wrapped as `flow: vertex "name" subtask i/n: ...` (i counted from
+// 1); a panic in a body becomes such an error wrapping ErrPanic; the end of
+// ctx before every subtask ended is returned as `flow: job canceled: context
+// canceled`. On every path
+// all goroutines have ended, every reservation the exchanges took is released
+// and every spill file they wrote is removed when Execute returns. The Result
+// holds the metrics so far on error too.
 func Execute(ctx context.Context, g *Graph, opts Options) (*Result, error) {
-	opts = opts.EnsureDefaults()
-	if err := errors.Join(g.errs...); err != nil {
+	jb, err := Start(ctx, g, opts)
+	if err != nil {
 		return nil, err
 	}
-	for _, e := range g.edges {
-		if err := e.check(); err != nil {
-			return nil, err
-		}
-	}
-	env := resource.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
-	var cleanup []func() error
-	if env.Memory == nil {
-		m, err := memory.NewManager(memory.Options{SegmentSize: opts.SegmentSize, Budget: opts.Memory})
-		if err != nil {
-			return nil, fmt.Errorf("flow: %w", err)
-		}
-		env.Memory = m
-		cleanup = append(cleanup, m.Close)
-	}
-	if env.FS == nil {
-		fs, err := spill.NewDiskFS(opts.TmpDir)
-		if err != nil {
-			return nil, fmt.Errorf("flow: %w", err)
-		}
-		env.FS = fs
-		cleanup = append(cleanup, fs.Close)
-	}
-	jctx, cancel := context.WithCancelCause(ctx)
-	j := &job{ctx: jctx, cancel: cancel, opts: opts, env: env}
-	res, err := j.run(g)
-	cancel(nil)
-	for _, e := range g.edges {
-		if cerr := e.cleanup(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
-	for _, f := range cleanup {
-		if cerr := f(); cerr != nil && err == nil {
-			err = fmt.Errorf("flow: %w", cerr)
-		}
-	}
-	if res != nil {
-		res.PeakMemory = env.Memory.Peak()
-	}
-	if err != nil && ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		err = fmt.Errorf("flow: job canceled: %w", ctx.Err())
-	}
-	return res, err
-}
-
-func (j *job) run(g *Graph) (*Result, error) {
-	for _, e := range g.edges {
-		if err := e.start(j); err != nil {
-			return nil, err
-		}
-	}
-	res := &Result{Vertices: make([]VertexMetrics, len(g.vertices))}
-	for _, e := range g.edges {
-		res.Edges = append(res.Edges, e.ran())
-	}
-	live := make([][]*TaskMetrics, len(g.vertices))
-	done := make([]atomic.Int32, len(g.vertices))
-	for vi, v := range g.vertices {
-		live[vi] = make([]*TaskMetrics, v.parallelism)
-		for i := range live[vi] {
-			live[vi][i] = &TaskMetrics{}
-		}
-	}
-	stopProgress := j.startProgress(g, live, done)
-	var wg sync.WaitGroup
-	for vi, v := range g.vertices {
-		res.Vertices[vi] = VertexMetrics{Name: v.name, Subtasks: make([]SubtaskMetrics, v.parallelism)}
-		for i := 0; i < v.parallelism; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res.Vertices[vi].Subtasks[i] = j.runTask(v, i, live[vi][i])
-				done[vi].Add(1)
-			}()
-		}
-	}
-	wg.Wait()
-	stopProgress()
-	return res, j.err
+	return jb.Wait()
 }
 
 // startProgress calls Options.Progress every ProgressEvery until the returned
@@ -283,13 +237,12 @@ func (j *job) startProgress(g *Graph, live [][]*TaskMetrics, done []atomic.Int32
 	}
 }
 
-// runTask runs one subtask: the body, then closing its inputs (so producers
+// runTask runs one subtask, which started at start: the body, then closing its inputs (so producers
 // stop waiting on it) and finishing or aborting its outputs.
-func (j *job) runTask(v *Vertex, i int, m *TaskMetrics) SubtaskMetrics {
-	start := time.Now()
+func (j *job) runTask(v *Vertex, i int, m *TaskMetrics, start time.Time) SubtaskMetrics {
 	tc := &TaskContext{
 		Vertex: v.name, Subtask: i, Parallelism: v.parallelism,
-		Env: j.env, Metrics: m, ctx: j.ctx,
+		Env: j.env, Metrics: m, ctx: j.ctx, clock: j.opts.Clock,
 	}
 	for _, e := range v.inputs {
 		tc.inputs = append(tc.inputs, e.reader(tc))

@@ -164,6 +164,7 @@ func Connect[T any](g *Graph, from, to *Vertex, p Partitioner[T], mode ExchangeM
 			name: from.name + "->" + to.name, from: from, to: to,
 			out: len(from.outputs), in: len(to.inputs),
 			strategy: p.Strategy, mode: mode,
+			sampled: p.Strategy == Range && p.Bounds == nil,
 		},
 		part:  p,
 		codec: codec,
@@ -180,6 +181,7 @@ type edgeBase struct {
 	out, in  int
 	strategy ShipStrategy
 	mode     ExchangeMode
+	sampled  bool // a Range edge without Bounds
 }
 
 // edgeSpec is an edge of any record type, as the untyped runtime sees it.

@@ -15,7 +15,8 @@ type TaskMetrics struct {
 	bytesIn, bytesOut     atomic.Int64
 	spilled               atomic.Int64
 	peak                  atomic.Int64
-	wait                  atomic.Int64 // nanoseconds blocked on exchanges
+	idle                  atomic.Int64 // nanoseconds waiting for input
+	backpressured         atomic.Int64 // nanoseconds waiting for credit to send
 }
 
 // AddSpilled adds n bytes the body's operators spilled.
@@ -38,7 +39,18 @@ func (m *TaskMetrics) RecordsIn() int64 { return m.recordsIn.Load() }
 // pending in a writer's batch are not counted yet).
 func (m *TaskMetrics) RecordsOut() int64 { return m.recordsOut.Load() }
 
-func (m *TaskMetrics) addWait(since time.Time) { m.wait.Add(int64(time.Since(since))) }
+// AddIdle adds d to the time spent waiting for input: for a body that waits
+// on Gate.Ready in a select of its own.
+func (m *TaskMetrics) AddIdle(d time.Duration) { m.idle.Add(int64(d)) }
+
+// addIdle adds the time since since to the time spent waiting for input.
+func (m *TaskMetrics) addIdle(since time.Time) { m.idle.Add(int64(time.Since(since))) }
+
+// addBackpressured adds the time since since to the time spent waiting for
+// credit to send.
+func (m *TaskMetrics) addBackpressured(since time.Time) {
+	m.backpressured.Add(int64(time.Since(since)))
+}
 
 // SubtaskMetrics is what one subtask did.
 type SubtaskMetrics struct {
@@ -48,9 +60,16 @@ type SubtaskMetrics struct {
 	BytesIn    int64 // estimated: records times the record type's size
 	BytesOut   int64
 	Wall       time.Duration // from start to end of the subtask
-	Busy       time.Duration // Wall minus the time blocked on exchanges
-	Spilled    int64         // record bytes written to spill files by its exchanges and operators
-	PeakMemory int64         // most bytes one of its blocking outputs held in memory, or its body reported (ObservePeakMemory)
+	Busy       time.Duration // Wall minus Idle and Backpressured
+	// Idle is the time spent waiting for input (Flink's idleTimeMsPerSecond,
+	// as a total): a Reader or Gate with nothing to read.
+	Idle time.Duration
+	// Backpressured is the time spent waiting for credit to send (Flink's
+	// backPressuredTimeMsPerSecond, as a total): a Writer whose channel to a
+	// consumer was full.
+	Backpressured time.Duration
+	Spilled       int64 // record bytes written to spill files by its exchanges and operators
+	PeakMemory    int64 // most bytes one of its blocking outputs held in memory, or its body reported (ObservePeakMemory)
 }
 
 // VertexMetrics is what one vertex's subtasks did.
@@ -59,8 +78,8 @@ type VertexMetrics struct {
 	Subtasks []SubtaskMetrics
 }
 
-// Total returns the sums over the subtasks (Wall and Busy: the maximum and the
-// sum; PeakMemory: the sum).
+// Total returns the sums over the subtasks (Wall: the maximum; Busy, Idle,
+// Backpressured and PeakMemory: the sum).
 func (v VertexMetrics) Total() SubtaskMetrics {
 	t := SubtaskMetrics{Subtask: -1}
 	for _, s := range v.Subtasks {
@@ -70,6 +89,8 @@ func (v VertexMetrics) Total() SubtaskMetrics {
 		t.BytesOut += s.BytesOut
 		t.Wall = max(t.Wall, s.Wall)
 		t.Busy += s.Busy
+		t.Idle += s.Idle
+		t.Backpressured += s.Backpressured
 		t.Spilled += s.Spilled
 		t.PeakMemory += s.PeakMemory
 	}
@@ -115,19 +136,22 @@ func (r *Result) Vertex(name string) (VertexMetrics, bool) {
 }
 
 func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
-	busy := wall - time.Duration(m.wait.Load())
+	idle, bp := time.Duration(m.idle.Load()), time.Duration(m.backpressured.Load())
+	busy := wall - idle - bp
 	if busy < 0 {
 		busy = 0
 	}
 	return SubtaskMetrics{
-		Subtask:    subtask,
-		RecordsIn:  m.recordsIn.Load(),
-		RecordsOut: m.recordsOut.Load(),
-		BytesIn:    m.bytesIn.Load(),
-		BytesOut:   m.bytesOut.Load(),
-		Wall:       wall,
-		Busy:       busy,
-		Spilled:    m.spilled.Load(),
-		PeakMemory: m.peak.Load(),
+		Subtask:       subtask,
+		RecordsIn:     m.recordsIn.Load(),
+		RecordsOut:    m.recordsOut.Load(),
+		BytesIn:       m.bytesIn.Load(),
+		BytesOut:      m.bytesOut.Load(),
+		Wall:          wall,
+		Busy:          busy,
+		Idle:          idle,
+		Backpressured: bp,
+		Spilled:       m.spilled.Load(),
+		PeakMemory:    m.peak.Load(),
 	}
 }

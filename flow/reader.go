@@ -20,8 +20,9 @@ type Reader[T any] struct {
 	x       *exchange[T]
 	tc      *TaskContext
 	c       int
-	sources []int  // producer subtasks feeding this consumer
-	ended   []bool // per producer subtask; true from the start for those not feeding it
+	in      *inbox[T] // pipelined: this consumer's channels
+	sources []int     // producer subtasks feeding this consumer
+	ended   []bool    // per producer subtask; true from the start for those not feeding it
 	live    int
 	cur     []T
 	ev      Event
@@ -52,6 +53,9 @@ func (e *edge[T]) reader(tc *TaskContext) input {
 		}
 	}
 	r.live = len(r.sources)
+	if x.mode == Pipelined {
+		r.in = x.inbox[tc.Subtask]
+	}
 	return r
 }
 
@@ -180,21 +184,26 @@ func (r *Reader[T]) recv(ctx context.Context) (message[T], error) {
 }
 
 func (r *Reader[T]) recvPipelined(ctx context.Context) (message[T], error) {
-	in := r.x.inbox[r.c]
-	select {
-	case m := <-in:
-		return m, nil
-	default:
-	}
-	t := time.Now()
-	defer r.tc.Metrics.addWait(t)
-	select {
-	case m := <-in:
-		return m, nil
-	case <-ctx.Done():
-		return message[T]{}, ctx.Err()
-	case <-r.x.j.ctx.Done():
-		return message[T]{}, r.x.j.ctx.Err()
+	var since time.Time
+	for {
+		if m, ok := r.in.take(); ok {
+			if !since.IsZero() {
+				r.tc.Metrics.addIdle(since)
+			}
+			return m, nil
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		select {
+		case <-r.in.notify:
+		case <-ctx.Done():
+			r.tc.Metrics.addIdle(since)
+			return message[T]{}, ctx.Err()
+		case <-r.x.j.ctx.Done():
+			r.tc.Metrics.addIdle(since)
+			return message[T]{}, r.x.j.ctx.Err()
+		}
 	}
 }
 
@@ -212,7 +221,7 @@ func (r *Reader[T]) recvBlocking(ctx context.Context) (message[T], error) {
 		case <-x.j.ctx.Done():
 			return message[T]{}, x.j.ctx.Err()
 		}
-		r.tc.Metrics.addWait(t)
+		r.tc.Metrics.addIdle(t)
 		r.waited = true
 	}
 	if err := ctx.Err(); err != nil {
@@ -245,6 +254,9 @@ func (r *Reader[T]) close() {
 	if r.it != nil {
 		r.it.close()
 		r.it = nil
+	}
+	if r.in != nil {
+		r.in.close(r.x)
 	}
 	close(r.x.done[r.c])
 }

@@ -17,7 +17,7 @@ import (
 // job, a failed spill) every call returns that error.
 //
 // Memory: a pipelined edge holds at most one pending batch per consumer per
-// producer plus Options.Buffers batches per consumer channel; a blocking edge
+// producer plus Options.ChannelBuffers batches per channel; a blocking edge
 // holds its output in stores (see store) that spill through the job's spill FS.
 type Writer[T any] struct {
 	x        *exchange[T]
@@ -283,11 +283,14 @@ func (w *Writer[T]) Event(e Event) error {
 	if w.err != nil {
 		return w.err
 	}
-	if e.Kind == eventNone || e.Kind == EndOfPartition || e.Kind > EndOfSuperstep {
+	if e.Kind == eventNone || e.Kind == EndOfPartition || e.Kind > WatermarkStatus {
 		return fmt.Errorf("flow: edge %s: cannot send event %v", w.x.e.name, e.Kind)
 	}
 	if w.x.mode == Blocking || w.sampling {
 		return fmt.Errorf("flow: edge %s: %v event on a blocking edge", w.x.e.name, e.Kind)
+	}
+	if e.Kind == WatermarkStatus && e.Value != StatusActive && e.Value != StatusIdle {
+		return fmt.Errorf("flow: edge %s: watermark status %d", w.x.e.name, e.Value)
 	}
 	if err := w.flush(); err != nil {
 		return err

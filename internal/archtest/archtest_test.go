@@ -68,11 +68,22 @@ func publicAPI(p string) bool {
 // iteration jobs share.
 func jobAPI(p string) bool { return publicAPI(p) || p == module+"/internal/lines" }
 
+// streamAPI allows what the stream package builds on: the runtime, memory,
+// resource, spill, the kernels, the formats and the stream packages.
+func streamAPI(p string) bool {
+	switch p {
+	case module + "/flow", module + "/memory", module + "/resource", module + "/spill", module + "/sortjoin",
+		module + "/internal/typed", module + "/internal/callsite", module + "/formats", module + "/stream":
+		return true
+	}
+	return isStd(p) || strings.HasPrefix(p, module+"/stream/") || strings.HasPrefix(p, module+"/formats/")
+}
+
 func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/sink"} {
+	for _, p := range []string{"memory", "resource", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink", "stream"} {
 		if len(pkgs[p]) == 0 {
 			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
 		}
@@ -104,14 +115,22 @@ func TestDependencyRules(t *testing.T) {
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
+		// the watermark generators are a leaf: the stream runtime drives them
+		"stream/watermark": isStd,
 		// the aggregate functions: plain Go, a leaf under the API
 		"dataset/agg": isStd,
+		// where user code called an API function: a leaf under both APIs
+		"internal/callsite": isStd,
 		// programs on the public API: no runtime, no kernels
 		"tpch":              publicAPI,
 		"examples":          jobAPI,
 		"examples/linesort": publicAPI,
 		"iterate":           jobAPI,
 		"internal/lines":    publicAPI,
+		// the streaming examples: programs on the DataStream API
+		"examples/streaming": func(p string) bool {
+			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/")
+		},
 		// the CLI runs programs through dataset: plans, progress and spill
 		// settings by dataset's names
 		"internal/cli": func(p string) bool {
@@ -127,6 +146,11 @@ func TestDependencyRules(t *testing.T) {
 		"stream/sink": func(p string) bool {
 			return isStd(p) || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
+		// the DataStream API and its runtime: the engine's layers and the
+		// stream packages, never the DataSet API, the optimizer or the CLI
+		"stream": streamAPI,
+		// the operator test harness drives stream's operators
+		"stream/streamtest": streamAPI,
 		// the generator writes files: no engine in it
 		"tpch/dbgen": func(p string) bool {
 			return isStd(p) || p == module+"/formats" || strings.HasPrefix(p, "github.com/parquet-go/")
@@ -142,6 +166,9 @@ func TestDependencyRules(t *testing.T) {
 			}
 			if strings.HasPrefix(dir, "formats/") && strings.HasPrefix(p, module+"/") && p != module+"/formats" {
 				t.Errorf("%s imports %s: a format imports nothing of weir but the formats contracts", dir, p)
+			}
+			if (dir == "dataset" || strings.HasPrefix(dir, "dataset/")) && (p == module+"/stream" || strings.HasPrefix(p, module+"/stream/")) {
+				t.Errorf("%s imports %s: the DataSet API does not build on the DataStream API", dir, p)
 			}
 			if ok, ruled := allowed[dir]; ruled && !ok(p) {
 				t.Errorf("%s imports %s, which docs/ARCHITECTURE.md does not allow", dir, p)

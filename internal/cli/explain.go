@@ -68,6 +68,22 @@ func jobNames(js []*job) string {
 	for i, j := range js {
 		names[i] = j.name
 	}
+	return joinNames(names)
+}
+
+// runJobNames lists the jobs of weir run: the DataSet jobs, then the stream jobs.
+func runJobNames() string {
+	var names []string
+	for _, j := range runJobs() {
+		names = append(names, j.name)
+	}
+	for _, j := range streamJobs() {
+		names = append(names, j.name)
+	}
+	return joinNames(names)
+}
+
+func joinNames(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 

@@ -4,7 +4,9 @@
 //
 // Contract: Execute runs a command line and returns the process's exit status;
 // only cmd/weir's main exits. Errors reach the user as one line on stderr and
-// status 1; a bad flag or argument adds a hint to --help.
+// status 1; a bad flag or argument adds a hint to --help. A stream job stopped
+// by Ctrl-C or SIGTERM (ErrInterrupted) exits with status 130 once it has
+// cleaned up.
 package cli
 
 import (
@@ -149,7 +151,8 @@ func runE(job func(cmd *cobra.Command) error) func(*cobra.Command, []string) err
 }
 
 // Execute runs the command line args (without the program name) and returns the
-// exit status: 0 on success, 1 after printing one line on stderr.
+// exit status: 0 on success, ExitInterrupted (130) for ErrInterrupted, 1 after
+// printing one line on stderr.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand()
 	root.SetArgs(args)
@@ -159,6 +162,10 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, ErrInterrupted) {
+		fmt.Fprintln(stderr, "weir: interrupted")
+		return ExitInterrupted
 	}
 	msg := errorLine(err)
 	var je *jobError

@@ -11,11 +11,12 @@ import (
 )
 
 // newRunCommand is `weir run <example>`: Flink's batch examples as weir DataSet
-// programs, one subcommand each (see packages examples and iterate).
+// programs (packages examples and iterate) and its streaming examples as
+// DataStream programs (package examples/streaming), one subcommand each.
 func newRunCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run <example>",
-		Short: "Run one of Flink's batch examples: wordcount, weblog, enum-triangles, or an iteration job",
+		Short: "Run one of Flink's examples: wordcount, weblog, enum-triangles, an iteration job, or a stream job",
 		Long: `Run one of Flink's batch examples (flink-examples-batch) as a weir DataSet program,
 on its built-in default data or on files: wordcount, weblog, enum-triangles, and
 the iteration jobs pagerank, connected-components, sssp, kmeans, linear-regression
@@ -27,16 +28,23 @@ honours --memory, --tmp and --parallelism. A missing file or a
 malformed line stops it with an error naming the file and the line.
 
 weir explain <example> with the same flags prints the example's plan (see weir
-explain --help).`,
+explain --help).
+
+The stream jobs streaming-wordcount and state-machine run Flink's streaming
+examples (flink-examples-streaming) as DataStream programs and print in Flink's
+print-sink format; an unbounded one runs until Ctrl-C, which exits with status 130.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &usageError{err: fmt.Errorf("unknown example %q: want %s", args[0], jobNames(runJobs()))}
+				return &usageError{err: fmt.Errorf("unknown example %q: want %s", args[0], runJobNames())}
 			}
 			return cmd.Help()
 		},
 	}
 	for _, j := range runJobs() {
+		cmd.AddCommand(j.command(g))
+	}
+	for _, j := range streamJobs() {
 		cmd.AddCommand(j.command(g))
 	}
 	return cmd

@@ -93,27 +93,5 @@ func (s *Aggregating[K, N, IN, ACC, OUT]) Clear() { s.remove(s.ns) }
 // MergeNamespaces merges the current key's accumulators in the sources into
 // the one in target and removes the sources.
 func (s *Aggregating[K, N, IN, ACC, OUT]) MergeNamespaces(target N, sources []N) {
-	var acc ACC
-	have := false
-	for _, ns := range sources {
-		if ns == target {
-			continue
-		}
-		if _, ok := s.live(ns); !ok {
-			continue
-		}
-		c, _ := s.remove(ns)
-		if have {
-			acc = s.fn.Merge(acc, c.v)
-		} else {
-			acc, have = c.v, true
-		}
-	}
-	if !have {
-		return
-	}
-	if c, ok := s.live(target); ok {
-		acc = s.fn.Merge(c.v, acc)
-	}
-	s.put(target, acc)
+	s.mergeInto(target, sources, s.fn.Merge)
 }

@@ -158,6 +158,18 @@ func (b *Backend[K]) Dispose() error {
 	return nil
 }
 
+// Clear drops every entry of every state and every timer, returning their
+// bytes, and keeps the states and timer services registered: Flink's BATCH
+// execution holds one key's state at a time and drops it when the key ends.
+func (b *Backend[K]) Clear() {
+	for _, s := range b.states {
+		s.drop()
+	}
+	for _, s := range b.timers {
+		s.drop()
+	}
+}
+
 func (b *Backend[K]) fail(err error) {
 	if b.err == nil {
 		b.err = err

@@ -55,6 +55,10 @@
 // write is kept so that state stays consistent); the operator runtime checks
 // Err once per batch and fails the task with it.
 //
+// Clear drops every entry and timer but keeps the states registered: the
+// BATCH execution of a keyed operator holds one key's state at a time and
+// clears it when the key ends.
+//
 // The backend's bytes are estimated per entry (the sizes of the entry's key,
 // namespace and value types, plus, for types holding pointers, the length of
 // their memory.Codec form) and counted against a memory.Reservation on

@@ -76,27 +76,5 @@ func (s *Reducing[K, N, V]) Clear() { s.remove(s.ns) }
 // one in target and removes the sources (Flink's mergeNamespaces: session
 // windows merging). Expired values take no part.
 func (s *Reducing[K, N, V]) MergeNamespaces(target N, sources []N) {
-	var acc V
-	have := false
-	for _, ns := range sources {
-		if ns == target {
-			continue
-		}
-		if _, ok := s.live(ns); !ok {
-			continue
-		}
-		c, _ := s.remove(ns)
-		if have {
-			acc = s.reduce(acc, c.v)
-		} else {
-			acc, have = c.v, true
-		}
-	}
-	if !have {
-		return
-	}
-	if c, ok := s.live(target); ok {
-		acc = s.reduce(c.v, acc)
-	}
-	s.put(target, acc)
+	s.mergeInto(target, sources, s.reduce)
 }

@@ -223,3 +223,32 @@ func (s *Value[K, N, V]) Update(v V) { s.put(s.ns, v) }
 
 // Clear removes the current key's value in the current namespace.
 func (s *Value[K, N, V]) Clear() { s.remove(s.ns) }
+
+// mergeInto merges the current key's live values in sources (other than
+// target) into the one in target with merge, and removes the sources: the
+// namespace merging of the merging states.
+func (s *cells[K, N, V]) mergeInto(target N, sources []N, merge func(a, b V) V) {
+	var acc V
+	have := false
+	for _, ns := range sources {
+		if ns == target {
+			continue
+		}
+		if _, ok := s.live(ns); !ok {
+			continue
+		}
+		c, _ := s.remove(ns)
+		if have {
+			acc = merge(acc, c.v)
+		} else {
+			acc, have = c.v, true
+		}
+	}
+	if !have {
+		return
+	}
+	if c, ok := s.live(target); ok {
+		acc = merge(c.v, acc)
+	}
+	s.put(target, acc)
+}

@@ -1,0 +1,261 @@
+package flow
+
+import (
+	"sync"
+	"time"
+)
+
+// inbox is a consumer subtask's end of a pipelined edge: one bounded queue per
+// producer subtask (a channel) with credit-based flow control, and a FIFO of
+// the channels that have data, in the order they got it (Flink's
+// SingleInputGate with its inputChannelsWithData).
+//
+// A producer sends only against credit, a free slot in its own channel: a
+// full channel blocks only its producer (deliver waits for the credit the
+// consumer frees when it takes a message). A channel the consumer blocked
+// (aligning a barrier) is not read: its queue fills and its producer stops.
+// Nothing is buffered beyond the channels' capacity.
+//
+// The consumer is either a Reader (it waits on notify) or, once attached, its
+// task's Gate (the inbox announces itself to the gate instead). All fields
+// are guarded by mu.
+type inbox[T any] struct {
+	mu       sync.Mutex
+	chans    []channel[T]
+	avail    ring // channels with data that are not blocked
+	blocked  ring // blocked channels, in the order they were blocked
+	closed   bool // the consumer ended: producers drop what they send
+	sleeping bool // the Reader found nothing and waits on notify
+	notify   chan struct{}
+	gate     *Gate // when set, announce data to the gate as its input gi
+	gi       int
+}
+
+// channel is the queue of one (producer, consumer) pair.
+type channel[T any] struct {
+	q       []message[T] // ring of capacity ChannelBuffers
+	head, n int
+	queued  bool          // in the inbox's avail FIFO
+	blocked bool          // delivered a barrier being aligned: not read
+	waiting bool          // its producer waits for credit
+	credit  chan struct{} // a slot freed while the producer waited
+}
+
+func newInbox[T any](nProd, capacity int) *inbox[T] {
+	in := &inbox[T]{chans: make([]channel[T], nProd), avail: newRing(nProd), blocked: newRing(nProd), notify: make(chan struct{}, 1)}
+	for p := range in.chans {
+		in.chans[p] = channel[T]{q: make([]message[T], capacity), credit: make(chan struct{}, 1)}
+	}
+	return in
+}
+
+// put appends m to channel p if it has credit and reports whether it did.
+// The caller holds mu.
+func (in *inbox[T]) put(p int, m message[T]) bool {
+	ch := &in.chans[p]
+	if ch.n == len(ch.q) {
+		return false
+	}
+	ch.q[wrap(ch.head+ch.n, len(ch.q))] = m
+	ch.n++
+	if !ch.queued && !ch.blocked {
+		ch.queued = true
+		in.avail.push(p)
+		if in.avail.n == 1 {
+			in.wake()
+		}
+	}
+	return true
+}
+
+// wake tells the consumer there is data. The caller holds mu.
+func (in *inbox[T]) wake() {
+	if in.gate != nil {
+		in.gate.announce(in.gi)
+		return
+	}
+	if in.sleeping {
+		in.sleeping = false
+		select {
+		case in.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// take returns the next message of the first channel with data that is not
+// blocked, freeing a credit of that channel, or ok false when there is none
+// (a Reader then waits on notify).
+func (in *inbox[T]) take() (m message[T], ok bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for in.avail.n > 0 {
+		p := in.avail.pop()
+		ch := &in.chans[p]
+		if ch.n == 0 {
+			ch.queued = false
+			continue
+		}
+		m = ch.q[ch.head]
+		ch.q[ch.head] = message[T]{}
+		ch.head = wrap(ch.head+1, len(ch.q))
+		ch.n--
+		if ch.waiting {
+			ch.waiting = false
+			select {
+			case ch.credit <- struct{}{}:
+			default:
+			}
+		}
+		if ch.n > 0 {
+			in.avail.push(p) // round robin among the channels with data
+		} else {
+			ch.queued = false
+		}
+		if in.gate != nil && in.avail.n > 0 {
+			in.gate.announce(in.gi)
+		}
+		return m, true
+	}
+	in.sleeping = true
+	return m, false
+}
+
+// block stops reading channel p until unblockAll.
+func (in *inbox[T]) block(p int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	ch := &in.chans[p]
+	if ch.blocked {
+		return
+	}
+	ch.blocked = true
+	in.blocked.push(p)
+	if ch.queued {
+		ch.queued = false
+		in.avail.remove(p)
+	}
+}
+
+// unblockAll reads every blocked channel again; those with data queue up
+// in the order they were blocked.
+func (in *inbox[T]) unblockAll() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for in.blocked.n > 0 {
+		p := in.blocked.pop()
+		ch := &in.chans[p]
+		ch.blocked = false
+		if ch.n > 0 && !ch.queued {
+			ch.queued = true
+			in.avail.push(p)
+		}
+	}
+	if in.avail.n > 0 {
+		in.wake()
+	}
+}
+
+// attach makes g the consumer: data is announced to g as its input gi.
+func (in *inbox[T]) attach(g *Gate, gi int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.gate, in.gi = g, gi
+	if in.avail.n > 0 {
+		g.announce(gi)
+	}
+}
+
+// close ends the consumer: queued batches are recycled through x and
+// producers drop what they send from now on.
+func (in *inbox[T]) close(x *exchange[T]) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.closed = true
+	for p := range in.chans {
+		ch := &in.chans[p]
+		for ; ch.n > 0; ch.n-- {
+			x.putBatch(ch.q[ch.head].batch)
+			ch.q[ch.head] = message[T]{}
+			ch.head = wrap(ch.head+1, len(ch.q))
+		}
+	}
+}
+
+// deliver sends m to consumer c over channel (m.src, c) once it has credit,
+// waiting while it is full (backpressure, counted in the metrics). When the
+// consumer has ended the batch is dropped; when the job is cancelled the
+// error is returned.
+func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
+	in := x.inbox[c]
+	ch := &in.chans[m.src]
+	var since time.Time
+	for {
+		in.mu.Lock()
+		if in.closed {
+			in.mu.Unlock()
+			x.putBatch(m.batch)
+			return x.j.ctx.Err()
+		}
+		if in.put(m.src, m) {
+			in.mu.Unlock()
+			if !since.IsZero() {
+				met.addBackpressured(since)
+			}
+			return nil
+		}
+		ch.waiting = true
+		in.mu.Unlock()
+		if since.IsZero() {
+			since = time.Now()
+		}
+		select {
+		case <-ch.credit:
+		case <-x.done[c]:
+		case <-x.j.ctx.Done():
+			met.addBackpressured(since)
+			x.putBatch(m.batch)
+			return x.j.ctx.Err()
+		}
+	}
+}
+
+// ring is a FIFO of ints with a fixed capacity.
+type ring struct {
+	buf     []int
+	head, n int
+}
+
+func newRing(capacity int) ring { return ring{buf: make([]int, max(capacity, 1))} }
+
+// wrap returns i modulo n for 0 <= i < 2n.
+func wrap(i, n int) int {
+	if i >= n {
+		return i - n
+	}
+	return i
+}
+
+func (r *ring) push(v int) {
+	r.buf[wrap(r.head+r.n, len(r.buf))] = v
+	r.n++
+}
+
+// remove drops every v from the ring, keeping the order of the rest.
+func (r *ring) remove(v int) {
+	k := 0
+	for i := 0; i < r.n; i++ {
+		if x := r.buf[wrap(r.head+i, len(r.buf))]; x != v {
+			r.buf[wrap(r.head+k, len(r.buf))] = x
+			k++
+		}
+	}
+	r.n = k
+}
+
+func (r *ring) pop() int {
+	v := r.buf[r.head]
+	r.head = wrap(r.head+1, len(r.buf))
+	r.n--
+	return v
+}

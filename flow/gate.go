@@ -1,0 +1,378 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// ItemKind says what a Gate returned.
+type ItemKind uint8
+
+const (
+	// ItemNone: nothing is ready.
+	ItemNone ItemKind = iota
+	// ItemBatch: input Item.Input has a batch; Input[T](tc, i).Batch()
+	// returns it.
+	ItemBatch
+	// ItemWatermark: the task's watermark rose to Item.Value.
+	ItemWatermark
+	// ItemWatermarkStatus: the task turned idle (Item.Value StatusIdle) or
+	// active again (StatusActive).
+	ItemWatermarkStatus
+	// ItemBarrier: every channel of every input delivered checkpoint barrier
+	// Item.Value (or ended).
+	ItemBarrier
+	// ItemEndOfInput: every producer of input Item.Input ended.
+	ItemEndOfInput
+)
+
+// String returns the kind's name.
+func (k ItemKind) String() string {
+	switch k {
+	case ItemNone:
+		return "None"
+	case ItemBatch:
+		return "Batch"
+	case ItemWatermark:
+		return "Watermark"
+	case ItemWatermarkStatus:
+		return "WatermarkStatus"
+	case ItemBarrier:
+		return "Barrier"
+	case ItemEndOfInput:
+		return "EndOfInput"
+	}
+	return fmt.Sprintf("ItemKind(%d)", uint8(k))
+}
+
+// Item is what a Gate returns: its kind, the input it concerns (batches and
+// ends of input) and its value (watermarks, statuses, barriers).
+type Item struct {
+	Kind  ItemKind
+	Input int
+	Value int64
+}
+
+// Gate is a task's input gate (Flink's InputGate with its
+// CheckpointedInputGate and the StatusWatermarkValves of a stream task's
+// input processor): one per TaskContext, over all the task's inputs, which
+// must be pipelined. It returns the next item from any input, the channels
+// taken in the order they got data, for a stream task's loop:
+//
+//   - A batch: Poll says which input has one and Input[T](tc, i).Batch()
+//     returns it, typed, without allocation. The batch is the body's until
+//     the gate's next Poll or Next, when it is recycled.
+//   - The task's watermark and watermark status: each input's channels are
+//     combined as Flink's StatusWatermarkValve does (see valve), the inputs
+//     as Flink's AbstractStreamOperator does for several inputs (the minimum
+//     over the inputs that are not idle; idle when all are). Ended channels
+//     and inputs no longer hold the watermark back.
+//   - A checkpoint barrier, aligned over every channel of every input: a
+//     channel that delivered barrier n is blocked (its queue fills and its
+//     producer stops when out of credit) until every channel not ended
+//     delivered it; then the gate returns one ItemBarrier and reads every
+//     channel again. Channels deliver barriers in order; a different barrier
+//     while aligning is an error, and so is an EndOfSuperstep (iterations
+//     read their inputs through Readers).
+//   - The end of an input, once every producer of it ended; when every
+//     input ended Poll and Next return io.EOF.
+//
+// Contract: the gate belongs to the task's goroutine, which reads its inputs
+// only through the gate once it called TaskContext.Gate. Poll never blocks;
+// when it returns ok false, the body waits on Ready (in a select with its
+// timers, say; it reports the time with TaskMetrics.AddIdle) or calls Wait
+// or Next, which count the time as idle. A receive from Ready may be
+// spurious: Poll again.
+type Gate struct {
+	tc  *TaskContext
+	ins []gateInput
+
+	mu       sync.Mutex
+	fifo     ring   // inputs with data, in the order they announced it
+	queued   []bool // input is in fifo
+	sleeping bool   // Poll found nothing: the next announce signals ready
+	ready    chan struct{}
+
+	// the task's goroutine only
+	valves   []valve
+	comb     combined
+	live     int // inputs not ended
+	chans    int // channels not ended, over all inputs
+	aligning bool
+	barrier  int64
+	nBlock   int // channels blocked on the barrier
+	out      [4]Item
+	nOut     int
+	next     int
+	last     int // input whose batch Poll returned last, or -1
+}
+
+// gateInput is a Reader as its task's gate sees it.
+type gateInput interface {
+	attachGate(g *Gate, i int) error
+	// pollGate takes the next message, keeping a batch for Batch.
+	pollGate() (ev Event, batch bool, ok bool)
+	endChannel(src int)
+	channelCount() (n int, ended []bool)
+	blockChannel(src int)
+	unblockChannels()
+	recycle()
+}
+
+// Gate returns the task's input gate, made on the first call. It panics,
+// which Execute turns into the task's error, when an input is not
+// pipelined.
+func (tc *TaskContext) Gate() *Gate {
+	if tc.gate != nil {
+		return tc.gate
+	}
+	n := len(tc.inputs)
+	g := &Gate{
+		tc: tc, ins: make([]gateInput, n),
+		fifo: newRing(n), queued: make([]bool, n), ready: make(chan struct{}, 1),
+		valves: make([]valve, n), comb: newCombined(n), live: n, last: -1,
+	}
+	for i, in := range tc.inputs {
+		gi, ok := in.(gateInput)
+		if !ok {
+			panic(fmt.Sprintf("flow: vertex %q input %d cannot be read through a gate", tc.Vertex, i))
+		}
+		g.ins[i] = gi
+		nch, ended := gi.channelCount()
+		g.valves[i] = newValve(nch)
+		for p, e := range ended {
+			if e {
+				g.valves[i].end(p)
+			} else {
+				g.chans++
+			}
+		}
+	}
+	for i, gi := range g.ins {
+		if err := gi.attachGate(g, i); err != nil {
+			panic(err.Error())
+		}
+	}
+	tc.gate = g
+	return g
+}
+
+// announce records that input i has data; producers call it.
+func (g *Gate) announce(i int) {
+	g.mu.Lock()
+	if !g.queued[i] {
+		g.queued[i] = true
+		g.fifo.push(i)
+	}
+	if g.sleeping {
+		g.sleeping = false
+		select {
+		case g.ready <- struct{}{}:
+		default:
+		}
+	}
+	g.mu.Unlock()
+}
+
+// popInput returns the next input with data, or -1.
+func (g *Gate) popInput() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.fifo.n == 0 {
+		g.sleeping = true
+		return -1
+	}
+	i := g.fifo.pop()
+	g.queued[i] = false
+	return i
+}
+
+// Ready returns a channel that receives when Poll may have an item.
+func (g *Gate) Ready() <-chan struct{} { return g.ready }
+
+// Poll returns the next item without blocking: ok false when nothing is
+// ready, io.EOF once every input ended.
+func (g *Gate) Poll() (it Item, ok bool, err error) {
+	if g.last >= 0 {
+		g.ins[g.last].recycle()
+		g.last = -1
+	}
+	for {
+		if g.next < g.nOut {
+			it = g.out[g.next]
+			g.next++
+			return it, true, nil
+		}
+		if g.aligning && g.nBlock == g.chans {
+			g.aligning, g.nBlock = false, 0
+			for _, in := range g.ins {
+				in.unblockChannels()
+			}
+			return Item{Kind: ItemBarrier, Input: -1, Value: g.barrier}, true, nil
+		}
+		if g.live == 0 {
+			return Item{}, false, io.EOF
+		}
+		i := g.popInput()
+		if i < 0 {
+			return Item{}, false, nil
+		}
+		ev, batch, ok := g.ins[i].pollGate()
+		if !ok {
+			continue
+		}
+		if batch {
+			g.last = i
+			return Item{Kind: ItemBatch, Input: i}, true, nil
+		}
+		if err := g.event(i, ev); err != nil {
+			return Item{}, false, err
+		}
+	}
+}
+
+// event handles an event of input i.
+func (g *Gate) event(i int, ev Event) error {
+	g.next, g.nOut = 0, 0
+	switch ev.Kind {
+	case EndOfPartition:
+		g.ins[i].endChannel(ev.Source)
+		g.chans--
+		g.valveOut(i, g.valves[i].end(ev.Source))
+		if g.valves[i].live == 0 {
+			g.live--
+			wasIdle := g.comb.all
+			if g.comb.end(i) {
+				g.push(Item{Kind: ItemWatermark, Input: -1, Value: g.comb.cur})
+			}
+			if g.comb.all != wasIdle {
+				g.push(Item{Kind: ItemWatermarkStatus, Input: -1, Value: statusOf(g.comb.all)})
+			}
+			g.push(Item{Kind: ItemEndOfInput, Input: i})
+		}
+	case Watermark:
+		g.valveOut(i, g.valves[i].watermark(ev.Source, ev.Value))
+	case WatermarkStatus:
+		g.valveOut(i, g.valves[i].status(ev.Source, ev.Value == StatusIdle))
+	case Barrier:
+		if !g.aligning {
+			g.aligning, g.barrier = true, ev.Value
+		} else if ev.Value != g.barrier {
+			return fmt.Errorf("flow: vertex %q input %d: producer %d sent barrier %d while aligning barrier %d", g.tc.Vertex, i, ev.Source, ev.Value, g.barrier)
+		}
+		g.ins[i].blockChannel(ev.Source)
+		g.nBlock++
+	default:
+		return fmt.Errorf("flow: vertex %q input %d: a gate does not take %v events", g.tc.Vertex, i, ev.Kind)
+	}
+	return nil
+}
+
+// valveOut passes what input i's valve emitted to the combination of the
+// inputs, as Flink's AbstractStreamOperator does (processWatermark1/2 and
+// processWatermarkStatus).
+func (g *Gate) valveOut(i int, o valveOut) {
+	if o.hasWM && g.comb.watermark(i, o.wm) {
+		g.push(Item{Kind: ItemWatermark, Input: -1, Value: g.comb.cur})
+	}
+	if o.hasStatus {
+		wasIdle := g.comb.all
+		if g.comb.status(i, o.status == StatusIdle) {
+			g.push(Item{Kind: ItemWatermark, Input: -1, Value: g.comb.cur})
+		}
+		if g.comb.all != wasIdle {
+			g.push(Item{Kind: ItemWatermarkStatus, Input: -1, Value: o.status})
+		}
+	}
+}
+
+func (g *Gate) push(it Item) {
+	g.out[g.nOut] = it
+	g.nOut++
+}
+
+func statusOf(idle bool) int64 {
+	if idle {
+		return StatusIdle
+	}
+	return StatusActive
+}
+
+// Wait blocks until Poll may have an item, wake receives (a timer's
+// channel, say; nil for none), or ctx or the job ends; the time counts as
+// idle.
+func (g *Gate) Wait(ctx context.Context, wake <-chan time.Time) error {
+	since := time.Now()
+	defer g.tc.Metrics.addIdle(since)
+	select {
+	case <-g.ready:
+		return nil
+	case <-wake:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.tc.ctx.Done():
+		return g.tc.ctx.Err()
+	}
+}
+
+// Next returns the next item, waiting for one, or io.EOF once every input
+// ended.
+func (g *Gate) Next(ctx context.Context) (Item, error) {
+	for {
+		it, ok, err := g.Poll()
+		if ok || err != nil {
+			return it, err
+		}
+		if err := g.Wait(ctx, nil); err != nil {
+			return Item{}, err
+		}
+	}
+}
+
+// Watermark returns the task's watermark: the last one the gate returned.
+func (g *Gate) Watermark() int64 { return g.comb.cur }
+
+// The gate's view of a Reader.
+
+func (r *Reader[T]) attachGate(g *Gate, i int) error {
+	if r.in == nil {
+		return fmt.Errorf("flow: edge %s: a gate reads pipelined edges only", r.x.e.name)
+	}
+	if r.step != nil {
+		return fmt.Errorf("flow: edge %s: a reader in superstep mode cannot join a gate", r.x.e.name)
+	}
+	r.in.attach(g, i)
+	return nil
+}
+
+func (r *Reader[T]) pollGate() (ev Event, batch bool, ok bool) {
+	m, ok := r.in.take()
+	if !ok {
+		return ev, false, false
+	}
+	if m.batch != nil {
+		met := r.tc.Metrics
+		met.recordsIn.Add(int64(len(m.batch)))
+		met.bytesIn.Add(int64(len(m.batch)) * r.x.elemSize)
+		r.cur = m.batch
+		return ev, true, true
+	}
+	m.ev.Source = m.src
+	return m.ev, false, true
+}
+
+func (r *Reader[T]) endChannel(src int) { r.end(src) }
+
+func (r *Reader[T]) channelCount() (int, []bool) { return len(r.ended), r.ended }
+
+func (r *Reader[T]) blockChannel(src int) { r.in.block(src) }
+
+func (r *Reader[T]) unblockChannels() { r.in.unblockAll() }
+
+// Batch returns the batch the task's gate last returned for this input
+// (ItemBatch), or nil.
+func (r *Reader[T]) Batch() []T { return r.cur }

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/weirdata/weir/examples/streaming"
+	"github.com/weirdata/weir/stream"
+)
+
+// ErrInterrupted is the error of a job stopped by Ctrl-C or SIGTERM (its
+// context ended) after it cleaned up: Execute reports it with status
+// ExitInterrupted.
+var ErrInterrupted = errors.New("interrupted")
+
+// ExitInterrupted is the exit status of an interrupted job: 128 + SIGINT,
+// as shells report a process ended by Ctrl-C.
+const ExitInterrupted = 130
+
+// streamJob is one DataStream program of weir run (Flink's streaming
+// examples, package examples/streaming). Its flags are defined in bind.
+type streamJob struct {
+	name  string // the subcommand: "streaming-wordcount"
+	args  string // the job's flags in the usage line
+	short string
+	long  string
+	// bind registers the job's flags on f and returns the program over their
+	// values; the program checks them (a bad value is a *usageError) and runs.
+	bind func(f *pflag.FlagSet) streamProgram
+}
+
+// streamProgram runs one stream job with the values of its flags.
+type streamProgram func(ctx context.Context, o streaming.Options) error
+
+// streamJobs returns the stream jobs of weir run, in the order help lists them.
+func streamJobs() []*streamJob { return []*streamJob{streamingWordCountJob(), stateMachineJob()} }
+
+// command returns the cobra command of j under `weir run`. A run whose
+// context ends (Ctrl-C) returns ErrInterrupted once the job has stopped.
+func (j *streamJob) command(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   j.name + " " + j.args,
+		Short: j.short,
+		Long:  j.long,
+		Args:  cobra.NoArgs,
+	}
+	run := j.bind(cmd.Flags())
+	g.registerJob(cmd.Flags())
+	cmd.RunE = runE(func(cmd *cobra.Command) error {
+		if err := g.validate(); err != nil {
+			return err
+		}
+		ctx := cmd.Context()
+		o := streaming.Options{
+			Stream: stream.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+			Stdout: cmd.OutOrStdout(),
+		}
+		err := g.profile(func() error { return run(ctx, o) })
+		if err != nil && ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		return err
+	})
+	return cmd
+}

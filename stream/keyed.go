@@ -1,0 +1,80 @@
+package stream
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/weirdata/weir/stream/state"
+)
+
+// KeyedStream is a DataStream partitioned by a key: every record of a key
+// goes to the subtask owning the key's key group, as Flink's keyBy.
+type KeyedStream[T any, K comparable] struct {
+	ds   DataStream[T]
+	key  func(T) K
+	hash state.HashFunc[K]
+}
+
+// KeyBy partitions ds by key: the key group of a key is Flink's
+// (murmur hash of the key's Java hash code modulo max parallelism) and the
+// subtask the one owning the group.
+func KeyBy[T any, K comparable](ds DataStream[T], key func(T) K) KeyedStream[T, K] {
+	h, err := sharedHash[K]()
+	if err != nil {
+		ds.n.env.fail(caller(1), fmt.Errorf("KeyBy: %w", err))
+	}
+	return KeyedStream[T, K]{ds: ds, key: key, hash: h}
+}
+
+// addKeyed adds a keyed node reading ks, with a main port of type O.
+func addKeyed[O, T any, K comparable](ks KeyedStream[T, K], name string) *node {
+	e := ks.ds.edge()
+	e.part = partitioning{kind: partKeyed}
+	n := addNode[O](ks.ds.n.env, name, e)
+	n.keyed = true
+	e.part.custom = keyGroups(ks.key, ks.hash, n)
+	return n
+}
+
+// keyedBase is the keyed state backend of a keyed operator instance.
+type keyedBase[K comparable] struct {
+	base
+	node    *node
+	backend *state.Backend[K]
+}
+
+// openBackend makes the backend of the subtask's key groups and restores
+// the operator's snapshot, if any.
+func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
+	groups, err := state.RangeForOperatorIndex(k.node.maxP, rt.parallelism, rt.subtask)
+	if err != nil {
+		return err
+	}
+	clock := rt.clock
+	b, err := state.NewBackend[K](state.Options{
+		Name: k.node.name, MaxParallelism: k.node.maxP, Groups: groups, Memory: rt.mem,
+		Clock: func() int64 { return clock.Now().UnixMilli() },
+	})
+	if err != nil {
+		return err
+	}
+	k.backend = b
+	if snap := rt.restoredFor(k.node); snap != nil {
+		return b.Restore(bytes.NewReader(snap))
+	}
+	return nil
+}
+
+func (k *keyedBase[K]) snapshot(w io.Writer) error {
+	return k.backend.Snapshot(w, k.backend.Groups())
+}
+
+func (k *keyedBase[K]) close() error {
+	if k.backend == nil {
+		return nil
+	}
+	err := k.backend.Dispose()
+	k.backend = nil
+	return err
+}

@@ -1,0 +1,300 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/resource"
+	"github.com/weirdata/weir/stream/watermark"
+)
+
+// ctx returns the job's context (a background one in a test harness).
+func (rt *taskRuntime) ctx() context.Context {
+	if rt.tc == nil {
+		return context.Background()
+	}
+	return rt.tc.Context()
+}
+
+// spilled reports bytes an operator spilled in the task's metrics.
+func (rt *taskRuntime) spilled(n int64) {
+	if rt.tc != nil && n > 0 {
+		rt.tc.Metrics.AddSpilled(n)
+	}
+}
+
+// batch says whether the job runs in BATCH mode.
+func (rt *taskRuntime) batch() bool { return rt.p != nil && rt.p.batch }
+
+// taskRuntime is one subtask of a chain: its operators in topological
+// order, the writers of its network outputs, and its clock.
+type taskRuntime struct {
+	tc          *flow.TaskContext // nil in a test harness
+	subtask     int
+	parallelism int
+	mem         *memory.Manager
+	env         resource.Env
+	p           *program
+	tp          *taskPlan
+	ops         []operator
+	nodes       []*node // the node of each operator, in build order
+	writers     []eventer
+	source      sourceRunner // the head is a source
+	clock       flow.Clock
+	batchSize   int
+	watermark   int64 // the last watermark forwarded
+	idle        bool
+	ended       bool // BATCH: the input ended, the maximal watermark may pass
+	// a test harness: every edge chains, the last node's output is captured
+	harness  *harnessRun
+	opIndex  map[*node]int  // position of a node's operator in ops
+	restored map[int][]byte // snapshots to open operators from, by position
+}
+
+// restoredFor returns the snapshot to open n's operator from, or nil.
+func (rt *taskRuntime) restoredFor(n *node) []byte {
+	if i, ok := rt.opIndex[n]; ok {
+		return rt.restored[i]
+	}
+	return nil
+}
+
+// sourceRunner runs a source head: it reads until its input ends.
+type sourceRunner interface{ run(rt *taskRuntime) error }
+
+// body returns the vertex body of tp.
+func (p *program) body(tp *taskPlan) func(tc *flow.TaskContext) error {
+	return func(tc *flow.TaskContext) error {
+		rt := &taskRuntime{
+			tc: tc, subtask: tc.Subtask, parallelism: tc.Parallelism, mem: tc.Env.Memory, env: tc.Env,
+			p: p, tp: tp, clock: tc.Clock(), batchSize: p.env.opts.BatchSize, watermark: NoTimestamp,
+		}
+		return rt.run()
+	}
+}
+
+func (rt *taskRuntime) run() (err error) {
+	ins, err := rt.build(rt.tp.head)
+	defer func() {
+		for _, op := range rt.ops {
+			if cerr := op.close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	if err := rt.open(); err != nil {
+		return err
+	}
+	if rt.source != nil {
+		return rt.source.run(rt)
+	}
+	pumps := make([]func() error, len(rt.tp.inputs))
+	for i, in := range rt.tp.inputs {
+		pumps[i] = in.from.ports[in.port].pump(rt.tc, i, ins[slices.Index(rt.tp.head.inputs, in)])
+	}
+	return rt.loop(pumps)
+}
+
+// open puts the operators in topological order and opens them.
+func (rt *taskRuntime) open() error {
+	slices.Reverse(rt.ops)
+	rt.opIndex = map[*node]int{}
+	for i, n := range rt.nodes {
+		rt.opIndex[n] = len(rt.ops) - 1 - i
+	}
+	for _, op := range rt.ops {
+		if err := op.open(rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build makes the operators of n and of the nodes chained after it; it
+// returns n's inputs.
+func (rt *taskRuntime) build(n *node) ([]any, error) {
+	outs := map[string]any{}
+	for _, name := range n.order {
+		pt := n.ports[name]
+		var list []any
+		for _, e := range pt.consumers {
+			if chained(e) || rt.harness != nil {
+				ins, err := rt.build(e.to)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, ins[0])
+				continue
+			}
+			w, ev := pt.writer(rt.tc, rt.p.out[e])
+			rt.writers = append(rt.writers, ev)
+			list = append(list, w)
+		}
+		if name == "" && rt.harness != nil && n == rt.harness.last {
+			list = append(list, rt.harness.capture)
+			rt.writers = append(rt.writers, rt.harness.events)
+		}
+		if len(list) > 0 {
+			outs[name] = pt.fanout(list)
+		}
+	}
+	ins, op, err := n.build(rt, outs)
+	if err != nil {
+		return nil, fmt.Errorf("stream: %s: %w", n.name, err)
+	}
+	rt.ops = append(rt.ops, op)
+	rt.nodes = append(rt.nodes, n)
+	return ins, nil
+}
+
+// loop is the stream task's loop over its gate: batches into the chain,
+// watermarks and statuses through it, processing-time timers from the
+// clock in the same wait.
+func (rt *taskRuntime) loop(pumps []func() error) error {
+	g := rt.tc.Gate()
+	ctx := rt.tc.Context()
+	for {
+		if err := rt.processingTime(); err != nil {
+			return err
+		}
+		it, ok, err := g.Poll()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			next, has := rt.nextProcessingTime()
+			if !has {
+				if err := g.Wait(ctx, nil); err != nil {
+					return err
+				}
+				continue
+			}
+			t := rt.clock.Timer(time.UnixMilli(next))
+			err := g.Wait(ctx, t.C())
+			t.Stop()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		switch it.Kind {
+		case flow.ItemBatch:
+			err = pumps[it.Input]()
+		case flow.ItemWatermark:
+			err = rt.forwardWatermark(it.Value)
+		case flow.ItemWatermarkStatus:
+			err = rt.forwardStatus(it.Value == flow.StatusIdle)
+		case flow.ItemBarrier:
+			err = rt.event(flow.Event{Kind: flow.Barrier, Value: it.Value})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return rt.finish()
+}
+
+// finish ends the input of a chain: in STREAMING the maximal watermark has
+// come through already; in BATCH it follows what the end of input emitted.
+func (rt *taskRuntime) finish() error {
+	if err := rt.endInput(); err != nil {
+		return err
+	}
+	if !rt.batch() {
+		return nil
+	}
+	rt.ended = true
+	return rt.forwardWatermark(watermark.Max)
+}
+
+// forwardWatermark passes wm through the chain (each operator fires its
+// due timers) and then to the network outputs.
+func (rt *taskRuntime) forwardWatermark(wm int64) error {
+	if rt.batch() && !rt.ended {
+		return nil // BATCH: event time stays put until the end of input
+	}
+	if wm <= rt.watermark {
+		return nil
+	}
+	rt.watermark = wm
+	for _, op := range rt.ops {
+		if err := op.onWatermark(wm); err != nil {
+			return err
+		}
+	}
+	return rt.event(flow.Event{Kind: flow.Watermark, Value: wm})
+}
+
+// forwardStatus passes a watermark status change to the network outputs.
+func (rt *taskRuntime) forwardStatus(idle bool) error {
+	if idle == rt.idle {
+		return nil
+	}
+	rt.idle = idle
+	v := flow.StatusActive
+	if idle {
+		v = flow.StatusIdle
+	}
+	return rt.event(flow.Event{Kind: flow.WatermarkStatus, Value: v})
+}
+
+func (rt *taskRuntime) event(e flow.Event) error {
+	for _, w := range rt.writers {
+		if err := w.event(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextProcessingTime is the earliest processing-time timer of the chain.
+func (rt *taskRuntime) nextProcessingTime() (int64, bool) {
+	var next int64
+	has := false
+	for _, op := range rt.ops {
+		if t, ok := op.nextProcessingTime(); ok && (!has || t < next) {
+			next, has = t, true
+		}
+	}
+	return next, has
+}
+
+// processingTime fires the processing-time timers that came due.
+func (rt *taskRuntime) processingTime() error {
+	next, has := rt.nextProcessingTime()
+	if !has {
+		return nil
+	}
+	now := rt.clock.Now().UnixMilli()
+	if now < next {
+		return nil
+	}
+	for _, op := range rt.ops {
+		if err := op.onProcessingTime(now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endInput ends the chain's operators in order.
+func (rt *taskRuntime) endInput() error {
+	for _, op := range rt.ops {
+		if err := op.endInput(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package watermark
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// testingOutput records what it is told, as Flink's TestingWatermarkOutput:
+// the last watermark and whether the output is idle; calls lists every call.
+type testingOutput struct {
+	last    int64
+	emitted bool
+	idle    bool
+	calls   []string
+}
+
+func (o *testingOutput) EmitWatermark(wm int64) {
+	o.last, o.emitted, o.idle = wm, true, false
+	o.calls = append(o.calls, fmt.Sprint(wm))
+}
+
+func (o *testingOutput) MarkIdle() {
+	o.idle = true
+	o.calls = append(o.calls, "idle")
+}
+
+func (o *testingOutput) MarkActive() {
+	o.idle = false
+	o.calls = append(o.calls, "active")
+}
+
+// lastWatermark returns the last watermark and whether there was one.
+func (o *testingOutput) lastWatermark() (int64, bool) { return o.last, o.emitted }
+
+// manualClock is a Clock a test moves, as Flink's ManualClock.
+type manualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newManualClock() *manualClock {
+	return &manualClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func itoa(v int64) string { return fmt.Sprint(v) }

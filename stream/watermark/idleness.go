@@ -1,0 +1,86 @@
+package watermark
+
+import (
+	"fmt"
+	"time"
+)
+
+// Idleness is Flink's WatermarksWithIdleness: it wraps a generator and marks
+// the output idle when no event came for longer than a timeout. Idleness is
+// decided in OnPeriodicEmit only: the first periodic emission that saw no
+// event since the previous one starts a countdown, and a later one more than
+// the timeout after that marks the output idle, once, instead of asking the
+// wrapped generator for its watermark. The next event ends the idleness.
+type Idleness[T any] struct {
+	inner  Generator[T]
+	timer  idlenessTimer
+	isIdle bool
+}
+
+// NewIdleness wraps g with idleness detection after timeout, measured on
+// clock (nil: SystemClock). timeout must be above zero.
+func NewIdleness[T any](g Generator[T], timeout time.Duration, clock Clock) (*Idleness[T], error) {
+	if timeout <= 0 {
+		return nil, fmt.Errorf("watermark: the idle timeout %v is not above zero", timeout)
+	}
+	if g == nil {
+		return nil, fmt.Errorf("watermark: idleness needs a generator to wrap")
+	}
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	return &Idleness[T]{inner: g, timer: idlenessTimer{clock: clock, maxIdle: timeout}}, nil
+}
+
+// OnEvent passes the event on and records the activity.
+func (g *Idleness[T]) OnEvent(event T, timestamp int64, out Output) {
+	g.inner.OnEvent(event, timestamp, out)
+	g.timer.activity()
+	g.isIdle = false
+}
+
+// OnPeriodicEmit marks the output idle once the timeout passed without
+// events, and otherwise asks the wrapped generator.
+func (g *Idleness[T]) OnPeriodicEmit(out Output) {
+	if g.timer.checkIfIdle() {
+		if !g.isIdle {
+			out.MarkIdle()
+			g.isIdle = true
+		}
+		return
+	}
+	g.inner.OnPeriodicEmit(out)
+}
+
+// idlenessTimer is Flink's WatermarksWithIdleness.IdlenessTimer.
+type idlenessTimer struct {
+	clock   Clock
+	maxIdle time.Duration
+	// counter counts events; lastCounter is its value at the last check
+	counter, lastCounter uint64
+	// since is when a check first found no activity since the previous one;
+	// counting tells whether it is set
+	since    time.Time
+	counting bool
+}
+
+func (t *idlenessTimer) activity() { t.counter++ }
+
+// checkIfIdle reports whether the timeout passed since the first check that
+// saw no activity since the check before it.
+func (t *idlenessTimer) checkIfIdle() bool {
+	switch {
+	case t.counter != t.lastCounter:
+		// activity since the last check: reset the countdown
+		t.lastCounter = t.counter
+		t.counting = false
+		return false
+	case !t.counting:
+		// the first check without activity: start the countdown
+		t.since = t.clock.Now()
+		t.counting = true
+		return false
+	default:
+		return t.clock.Now().Sub(t.since) > t.maxIdle
+	}
+}

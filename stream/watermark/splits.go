@@ -1,0 +1,95 @@
+package watermark
+
+// Splits generates the watermarks of one source subtask per split, as
+// Flink's source operator does: every split gets its own generator from a
+// Strategy and an output of a Multiplexer into the subtask's Output; events
+// go to the split's generator with the immediate output, and EmitPeriodic
+// asks every split's generator with the deferred output, then combines once.
+// Not safe for concurrent use.
+type Splits[T any] struct {
+	strategy Strategy[T]
+	ctx      Context
+	mux      *Multiplexer
+	byID     map[string]*Split[T]
+	order    []*Split[T] // creation order, for EmitPeriodic
+}
+
+// Split is one split's timestamp assigner and generator.
+type Split[T any] struct {
+	id                  string
+	assigner            Assigner[T]
+	gen                 Generator[T]
+	immediate, periodic Output
+}
+
+// NewSplits returns the per-split watermarks of strategy s emitting to out.
+func NewSplits[T any](s Strategy[T], c Context, out Output) (*Splits[T], error) {
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return &Splits[T]{strategy: s, ctx: c, mux: NewMultiplexer(out), byID: map[string]*Split[T]{}}, nil
+}
+
+// Split returns the split named id, creating it (and its generator) when it
+// is new.
+func (s *Splits[T]) Split(id string) (*Split[T], error) {
+	if sp, ok := s.byID[id]; ok {
+		return sp, nil
+	}
+	gen, err := s.strategy.NewGenerator(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.mux.Register(id); err != nil {
+		return nil, err
+	}
+	imm, _ := s.mux.Immediate(id)
+	def, _ := s.mux.Deferred(id)
+	sp := &Split[T]{id: id, assigner: s.strategy.Assigner(), gen: gen, immediate: imm, periodic: def}
+	s.byID[id] = sp
+	s.order = append(s.order, sp)
+	return sp, nil
+}
+
+// Release forgets the split named id (it finished): it no longer holds the
+// watermark back from the next update on.
+func (s *Splits[T]) Release(id string) {
+	sp, ok := s.byID[id]
+	if !ok {
+		return
+	}
+	delete(s.byID, id)
+	for i, q := range s.order {
+		if q == sp {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.mux.Unregister(id)
+}
+
+// EmitPeriodic asks every split's generator for its watermark, then
+// combines: call it every auto-watermark interval.
+func (s *Splits[T]) EmitPeriodic() {
+	for _, sp := range s.order {
+		sp.gen.OnPeriodicEmit(sp.periodic)
+	}
+	s.mux.OnPeriodicEmit()
+}
+
+// Multiplexer returns the multiplexer combining the splits.
+func (s *Splits[T]) Multiplexer() *Multiplexer { return s.mux }
+
+// Collect assigns event its timestamp (from the timestamp it carries,
+// recordTimestamp), passes both to emit, and then to the split's generator,
+// so a watermark the event causes follows it. An assigner's failure is
+// returned as a *TimestampError and nothing is emitted.
+func (sp *Split[T]) Collect(event T, recordTimestamp int64, emit func(event T, timestamp int64)) error {
+	ts, err := sp.assigner.Extract(event, recordTimestamp)
+	if err != nil {
+		return err
+	}
+	emit(event, ts)
+	sp.gen.OnEvent(event, ts, sp.immediate)
+	return nil
+}

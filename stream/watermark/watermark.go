@@ -1,0 +1,66 @@
+package watermark
+
+import (
+	"math"
+	"time"
+)
+
+// Watermarks at the ends of event time.
+const (
+	// Min is the watermark before any watermark: math.MinInt64, Flink's
+	// Long.MIN_VALUE. It is also a timestamp meaning "no timestamp".
+	Min int64 = math.MinInt64
+	// Max is the end of event time: a bounded input emits it when it ends, so
+	// every event-time timer fires.
+	Max int64 = math.MaxInt64
+)
+
+// DefaultAutoInterval is how often generators are asked for their watermark
+// (OnPeriodicEmit) unless a job says otherwise: Flink's
+// pipeline.auto-watermark-interval.
+const DefaultAutoInterval = 200 * time.Millisecond
+
+// Output receives a generator's watermarks and idleness.
+type Output interface {
+	// EmitWatermark emits watermark wm; it also marks the output active.
+	EmitWatermark(wm int64)
+	// MarkIdle marks the output idle: downstream does not wait for its
+	// watermarks until it emits one or is marked active.
+	MarkIdle()
+	// MarkActive marks the output active again.
+	MarkActive()
+}
+
+// Generator generates watermarks from the events of one split (or one
+// source subtask). OnEvent is called for every event, with its timestamp,
+// and OnPeriodicEmit every auto-watermark interval; either may report to
+// out. Not safe for concurrent use.
+type Generator[T any] interface {
+	OnEvent(event T, timestamp int64, out Output)
+	OnPeriodicEmit(out Output)
+}
+
+// Clock is the time WithIdleness measures inactivity in. flow.Clock (the
+// job's processing-time clock) satisfies it.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Context is what a Strategy gives the generators it creates.
+type Context struct {
+	// Clock measures idleness; nil means SystemClock.
+	Clock Clock
+}
+
+func (c Context) clock() Clock {
+	if c.Clock == nil {
+		return SystemClock{}
+	}
+	return c.Clock
+}
