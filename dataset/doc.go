@@ -114,7 +114,10 @@
 //     end-of-superstep event on each output; loop-invariant inputs the step
 //     reads (data sets built outside it) are read once and replayed each
 //     superstep (shipped once: an exchange between a replayer and its consumer
-//     moves in front of the replayer), except the invariant side of a join,
+//     moves in front of the replayer), kept as Go values while they fit the
+//     budget (typed.Cache; serialized and spilling when not): the step's
+//     functions must not modify what their strings and slices point to,
+//     which every superstep shares; except the invariant side of a join,
 //     which is read once and kept as a typed hash table (or, when it does not
 //     fit, a sortjoin.Index) that every superstep probes.
 //   - What an operator holds for a superstep is released when the superstep

@@ -48,8 +48,10 @@ func TerminateWhenEmpty[C any](it *Iteration, criterion *DataSet[C]) {
 // exchanges as an in-band event, and the partial solution stays partitioned
 // in managed memory between supersteps (spilling past the budget). Data sets
 // from outside the step that the step reads (loop-invariant inputs, such as
-// the edges of a graph) are computed once and replayed every superstep. Sinks
-// belong after the iteration, on its result.
+// the edges of a graph) are computed once and replayed every superstep, as
+// the same Go values while they fit the budget: the step's functions must not
+// modify the memory their slices point to. Sinks belong after the iteration,
+// on its result.
 func Iterate[T any](initial *DataSet[T], maxIterations int, step func(it *Iteration, partial *DataSet[T]) *DataSet[T]) *DataSet[T] {
 	env := initial.env
 	where := "Iterate at " + caller(1)

@@ -93,7 +93,8 @@ func emitEach[T any](tc *task, c collector[T], emit func(c collector[T]) error) 
 
 // newReplayer adds the node that replays in, a loop-invariant input of lp's
 // step, every superstep: it reads in once, in the first superstep, keeping it
-// in a spool (managed memory, spilling), and replays the spool afterwards.
+// in a typed.Cache (Go values in managed memory, or serialized and spilling
+// when they do not fit), and replays the cache afterwards.
 func newReplayer[T any](lp *loop, in *node) *node {
 	env := in.env
 	n := env.newNode(optimizer.MapPartition, fmt.Sprintf("Replay %s in every superstep", in.name()), in)
@@ -119,22 +120,22 @@ type replayerOp[T any] struct {
 	n      *node
 	lp     *loop
 	codec  *memory.Codec[T]
-	spools []*typed.Spool[T]
+	caches []*typed.Cache[T]
 }
 
-func (o *replayerOp[T]) reset() { o.spools = make([]*typed.Spool[T], o.n.planned.Parallelism) }
+func (o *replayerOp[T]) reset() { o.caches = make([]*typed.Cache[T], o.n.planned.Parallelism) }
 
 func (o *replayerOp[T]) run(tc *task, c collector[T]) error {
 	if tc.step == 1 {
-		s := typed.NewSpool[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), o.codec)
+		s := typed.NewCache[T](tc.Env, fmt.Sprintf("loop-invariant input %d", tc.Subtask), o.codec)
 		o.lp.hold(s.Release)
-		o.spools[tc.Subtask] = s
+		o.caches[tc.Subtask] = s
 		if err := s.Fill(tc.Context(), flow.Input[T](tc.TaskContext, 0)); err != nil {
 			return err
 		}
 	}
 	return emitEach(tc, c, func(c collector[T]) error {
-		return o.spools[tc.Subtask].Replay(tc.Context(), o.env.opts.BatchSize, c.Collect)
+		return o.caches[tc.Subtask].Replay(tc.Context(), o.env.opts.BatchSize, c.Collect)
 	})
 }
 

@@ -89,17 +89,7 @@ func (o *reduceOp[T]) combiner(tc *task, out collector[T]) (collector[T], error)
 	if o.codec.Shallow() {
 		return newTypedCombiner(tc, combinerKey{o.n}, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
 	}
-	c := &combineCollector[T]{tc: tc, k: o.k, codec: o.codec, next: out, batch: o.env.opts.BatchSize}
-	c.agg = sortjoin.NewHashAggregator(tc.Env, sortjoin.AggOptions{
-		Name:  fmt.Sprintf("%s combiner %d", o.where, tc.Subtask),
-		Mode:  sortjoin.Partial,
-		Flush: c.flush,
-	}, reduceBytes(o.codec, o.fn))
-	tc.OnExit(func() {
-		tc.Metrics.AddSpilled(c.agg.Stats().BytesSpilled)
-		c.agg.Close()
-	})
-	return c, nil
+	return newValueCombiner(tc, combinerKey{o.n}, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
 }
 
 func (o *reduceOp[T]) run(tc *task, c collector[T]) error {
@@ -151,19 +141,14 @@ func reduceBytes[T any](codec *memory.Codec[T], fn func(a, b T) T) sortjoin.Comb
 	}
 }
 
-// combineCollector feeds records into a hash aggregator keyed by k. As a
-// combiner (Partial mode) it sends the partial results the aggregator flushes
-// to next, a batch at a time, and finishes the aggregator on close.
+// combineCollector feeds records into a hash aggregator keyed by k (the final
+// phase of a Reduce over serialized records); the caller finishes it.
 type combineCollector[T any] struct {
 	flow.Plain
-	tc       *task
 	k        *keyer[T]
 	codec    *memory.Codec[T]
 	agg      *sortjoin.HashAggregator
-	next     collector[T]
 	key, val []byte
-	buf      []T
-	batch    int
 }
 
 func (c *combineCollector[T]) Collect(b []T) error {
@@ -177,41 +162,7 @@ func (c *combineCollector[T]) Collect(b []T) error {
 	return nil
 }
 
-// flush receives a partial aggregate from the aggregator (Partial mode).
-func (c *combineCollector[T]) flush(_, acc []byte) error {
-	var v T
-	if _, err := c.codec.Decode(acc, &v); err != nil {
-		return err
-	}
-	c.buf = append(c.buf, v)
-	if len(c.buf) >= c.batch {
-		err := c.next.Collect(c.buf)
-		c.buf = c.buf[:0]
-		return err
-	}
-	return nil
-}
-
-func (c *combineCollector[T]) End() error {
-	if c.next == nil { // the final phase's feeder: the caller finishes the aggregator
-		return nil
-	}
-	it, err := c.agg.Finish(c.tc.Context())
-	if err != nil {
-		return err
-	}
-	it.Close()
-	if len(c.buf) > 0 {
-		if err := c.next.Collect(c.buf); err != nil {
-			return err
-		}
-		c.buf = c.buf[:0]
-	}
-	if err := c.agg.Close(); err != nil {
-		return err
-	}
-	return c.next.End()
-}
+func (c *combineCollector[T]) End() error { return nil }
 
 // typedCombiner is the combiner of a Reduce over records typed.Combiner
 // holds as Go values (memory.Codec.Shallow), as a collector.
@@ -237,6 +188,35 @@ func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec
 }
 
 func (c *typedCombiner[T]) Collect(b []T) error { return c.c.Add(b) }
+
+// valueCombiner is the combiner of a Reduce over records with other
+// references (typed.ValueCombiner), as a collector; a loop's task keeps it
+// as newTypedCombiner does.
+type valueCombiner[T any] struct {
+	flow.Plain
+	c    *typed.ValueCombiner[T]
+	next collector[T]
+}
+
+func newValueCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *valueCombiner[T] {
+	c, ok := tc.Kept(key).(*typed.ValueCombiner[T])
+	if !ok {
+		res := tc.Env.Memory.NewReservation("value combiner")
+		c = typed.NewValueCombiner(k, codec, fn, res, batch)
+		tc.Keep(key, c, func() { _ = res.Release() })
+	}
+	c.Reset(next.Collect)
+	return &valueCombiner[T]{c: c, next: next}
+}
+
+func (c *valueCombiner[T]) Collect(b []T) error { return c.c.Add(b) }
+
+func (c *valueCombiner[T]) End() error {
+	if err := c.c.Flush(); err != nil {
+		return err
+	}
+	return c.next.End()
+}
 
 func (c *typedCombiner[T]) End() error {
 	if err := c.c.Flush(); err != nil {

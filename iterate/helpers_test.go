@@ -15,7 +15,7 @@ type config struct {
 	memory      int64
 }
 
-var configs = []config{{"p1", 1, 0}, {"p3", 3, 0}}
+var configs = []config{{"p1", 1, 0}, {"p3", 3, 0}, {"p2-tiny-memory", 2, 96 << 10}} // tiny: caches and aggregators spill
 
 // newEnv returns an Env for c whose spill directory must be empty after the
 // test.

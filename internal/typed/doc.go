@@ -10,7 +10,9 @@
 //     program (keyer.go).
 //   - The group table of Reduce: open addressing over Go values, or a dense
 //     array for 8-byte keys (grouptable.go), behind a Combiner (combiner.go)
-//     and a Final aggregation (final.go).
+//     and a Final aggregation (final.go); ValueCombiner, the combiner of
+//     records with other references (slices of numbers), over a map
+//     (valuecombiner.go).
 //   - The typed hash join: Build, Probe, HashJoin (hashjoin.go).
 //   - DenseGrouper: ReduceGroup by a counting sort (densegroup.go).
 //   - Folder: a sorted grouping that folds one group at a time (fold.go).
@@ -20,6 +22,8 @@
 //   - The emitters: sortjoin's sorted or aggregated pairs back to Go values
 //     (emit.go).
 //   - Spool: records held between the supersteps of an iteration (spool.go).
+//   - Cache: a loop-invariant input kept as Go values across supersteps,
+//     moving to a Spool when it does not fit (cache.go).
 //
 // One rule decides when 8-byte keys are dense enough to index an array by
 // their word instead of hashing or sorting them: Dense, in dense.go.
