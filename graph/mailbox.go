@@ -1,0 +1,132 @@
+package graph
+
+import "unsafe"
+
+// mailbox holds the messages of one superstep. With a combiner, every worker
+// combines what it sends into a dense array of one slot per vertex (and a
+// bitset of the slots in use), and a reader combines a vertex's slots over
+// the workers. Without one, every worker appends (target, message) pairs,
+// and deliver groups them by target with a counting sort.
+type mailbox[M any] struct {
+	combine func(a, b M) M
+	n       int
+	slots   [][]M
+	has     [][]uint64
+	pairs   [][]pair[M]
+	offsets []int64 // after deliver: the messages of v are msgs[offsets[v]:offsets[v+1]]
+	msgs    []M
+}
+
+type pair[M any] struct {
+	to  uint32
+	msg M
+}
+
+// bytes returns the vertex-sized memory a mailbox of n vertices and workers
+// holds, estimated.
+func mailboxBytes[M any](n, workers int, combined bool) int64 {
+	var m M
+	if combined {
+		return int64(workers) * int64(n) * (int64(unsafe.Sizeof(m)) + 1)
+	}
+	return 8 * int64(n+1)
+}
+
+func newMailbox[M any](n, workers int, combine func(a, b M) M) *mailbox[M] {
+	b := &mailbox[M]{combine: combine, n: n}
+	if combine != nil {
+		b.slots, b.has = make([][]M, workers), make([][]uint64, workers)
+		for w := range workers {
+			b.slots[w] = make([]M, n)
+			b.has[w] = make([]uint64, (n+63)/64)
+		}
+	} else {
+		b.pairs = make([][]pair[M], workers)
+		b.offsets = make([]int64, n+1)
+	}
+	return b
+}
+
+// send puts m for vertex to into worker w's part.
+func (b *mailbox[M]) send(w int, to uint32, m M) {
+	if b.combine == nil {
+		b.pairs[w] = append(b.pairs[w], pair[M]{to, m})
+		return
+	}
+	has, word, bit := b.has[w], to>>6, uint64(1)<<(to&63)
+	if has[word]&bit != 0 {
+		b.slots[w][to] = b.combine(b.slots[w][to], m)
+		return
+	}
+	has[word] |= bit
+	b.slots[w][to] = m
+}
+
+// deliver makes the messages sent readable; it returns their number (pairs
+// before combining are not counted here: the senders count them).
+func (b *mailbox[M]) deliver() {
+	if b.combine != nil {
+		return
+	}
+	clear(b.offsets)
+	total := 0
+	for _, ps := range b.pairs {
+		total += len(ps)
+		for _, p := range ps {
+			b.offsets[p.to+1]++
+		}
+	}
+	for v := range b.n {
+		b.offsets[v+1] += b.offsets[v]
+	}
+	if cap(b.msgs) < total {
+		b.msgs = make([]M, total)
+	}
+	b.msgs = b.msgs[:total]
+	next := make([]int64, b.n)
+	copy(next, b.offsets)
+	for _, ps := range b.pairs {
+		for _, p := range ps {
+			b.msgs[next[p.to]] = p.msg
+			next[p.to]++
+		}
+	}
+}
+
+// get returns v's messages, combined into scratch's one element when a
+// combiner is set; nil if none came.
+func (b *mailbox[M]) get(v uint32, scratch []M) []M {
+	if b.combine == nil {
+		a, e := b.offsets[v], b.offsets[v+1]
+		if a == e {
+			return nil
+		}
+		return b.msgs[a:e]
+	}
+	word, bit := v>>6, uint64(1)<<(v&63)
+	got := false
+	for w, has := range b.has {
+		if has[word]&bit == 0 {
+			continue
+		}
+		if got {
+			scratch[0] = b.combine(scratch[0], b.slots[w][v])
+		} else {
+			scratch[0], got = b.slots[w][v], true
+		}
+	}
+	if !got {
+		return nil
+	}
+	return scratch[:1]
+}
+
+// reset empties worker w's part for the next superstep.
+func (b *mailbox[M]) reset(w int) {
+	if b.combine != nil {
+		clear(b.has[w])
+		return
+	}
+	clear(b.pairs[w])
+	b.pairs[w] = b.pairs[w][:0]
+}
