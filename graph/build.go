@@ -267,7 +267,7 @@ func (b *builder[K, VV, EV]) spilled(x *keyIndex[K], n int) (*adjacency[EV], int
 }
 
 // minChunk is the least memory a spilled chunk may take.
-const minChunk = 32 << 10
+const minChunk = 8 << 10
 
 // denseRun reads the edges by key, counts every vertex's entries into deg and
 // writes the edges whose ends are both vertices to a run as dense ids (the

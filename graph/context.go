@@ -67,6 +67,18 @@ func (c *Context[K, VV, EV, M]) SendToAllNeighbors(m M) {
 	c.sent += b - a
 }
 
+// SendAlongEdges sends msg(edge value) along each of the vertex's edges
+// (Gelly's loop of sendMessageTo over getEdges, without looking the targets
+// up by key).
+func (c *Context[K, VV, EV, M]) SendAlongEdges(msg func(edge EV) M) {
+	a, b := c.edgesRange()
+	ch := c.c
+	for i := a; i < b; i++ {
+		c.out.send(c.w, ch.targets[i], msg(ch.values[i]))
+	}
+	c.sent += b - a
+}
+
 // SendTo sends m to the vertex of key target; a key that is no vertex gets
 // nothing.
 func (c *Context[K, VV, EV, M]) SendTo(target K, m M) {
