@@ -134,8 +134,8 @@ func TestDependencyRules(t *testing.T) {
 		"examples/linesort": publicAPI,
 		"iterate":           func(p string) bool { return jobAPI(p) || p == module+"/graph" },
 		// the graph iterations: a library on the DataSet API
-		"graph": graphAPI,
-		"internal/lines":    publicAPI,
+		"graph":          graphAPI,
+		"internal/lines": publicAPI,
 		// the streaming examples: programs on the DataStream API
 		"examples/streaming": func(p string) bool {
 			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/")
