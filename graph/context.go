@@ -61,9 +61,7 @@ func (c *Context[K, VV, EV, M]) Edges() iter.Seq2[K, EV] {
 // SendToAllNeighbors sends m along each of the vertex's edges.
 func (c *Context[K, VV, EV, M]) SendToAllNeighbors(m M) {
 	a, b := c.edgesRange()
-	for _, t := range c.c.targets[a:b] {
-		c.out.send(c.w, t, m)
-	}
+	c.out.sendAll(c.w, c.c.targets[a:b], m)
 	c.sent += b - a
 }
 
@@ -72,10 +70,7 @@ func (c *Context[K, VV, EV, M]) SendToAllNeighbors(m M) {
 // up by key).
 func (c *Context[K, VV, EV, M]) SendAlongEdges(msg func(edge EV) M) {
 	a, b := c.edgesRange()
-	ch := c.c
-	for i := a; i < b; i++ {
-		c.out.send(c.w, ch.targets[i], msg(ch.values[i]))
-	}
+	sendEach(c.out, c.w, c.c.targets[a:b], c.c.values[a:b], msg)
 	c.sent += b - a
 }
 

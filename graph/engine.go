@@ -29,6 +29,8 @@ type engine[K comparable, VV, EV, M any] struct {
 // criteria and MaxIterations).
 type model[K comparable, VV, EV, M any] interface {
 	combiner() func(a, b M) M
+	// validate returns an error when a required function is missing.
+	validate() error
 	superstep(e *engine[K, VV, EV, M]) (bool, error)
 }
 
@@ -49,6 +51,9 @@ func run[K comparable, VV, EV, M any](g *Graph[K, VV, EV], o Options, name strin
 func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m model[K, VV, EV, M], vals iter.Seq[item[K, VV, EV]], emit func(Vertex[K, VV])) (err error) {
 	if o.MaxIterations < 1 {
 		return fmt.Errorf("MaxIterations %d: want at least 1", o.MaxIterations)
+	}
+	if err := m.validate(); err != nil {
+		return err
 	}
 	res := r.Memory.NewReservation("graph iteration")
 	space := spill.NewSpace(r.FS, "graph", r.Spill)

@@ -329,7 +329,8 @@ func TestDirections(t *testing.T) {
 }
 
 // TestFailures: a panicking user function fails the job with an error that
-// names the iteration and the superstep; MaxIterations below 1 fails it.
+// names the iteration and the superstep; MaxIterations below 1 and a
+// missing function fail it.
 func TestFailures(t *testing.T) {
 	for _, c := range configs {
 		t.Run(c.name, func(t *testing.T) {
@@ -355,6 +356,15 @@ func TestFailures(t *testing.T) {
 			dataset.Collect(sssp("gather-sum-apply", g, 1, graph.Options{}))
 			if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "MaxIterations 0") {
 				t.Errorf("error %v, want one naming MaxIterations", err)
+			}
+
+			env = newEnv(t, c)
+			g = graph.FromDataSet(dataset.FromSlice(env, vs), dataset.FromSlice(env, es))
+			dataset.Collect(graph.RunGatherSumApply(g, graph.GatherSumApply[int64, float64, float64, float64]{
+				Gather: func(d, w float64) float64 { return d + w },
+			}, graph.Options{MaxIterations: 3}))
+			if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "want Gather, Sum and Apply") {
+				t.Errorf("error %v, want one naming the missing functions", err)
 			}
 		})
 	}

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/weirdata/weir/dataset"
+import (
+	"errors"
+
+	"github.com/weirdata/weir/dataset"
+)
 
 // GatherSumApply is a gather-sum-apply iteration, Gelly's
 // GatherSumApplyIteration. In every superstep each vertex u whose value
@@ -12,7 +16,8 @@ import "github.com/weirdata/weir/dataset"
 // a superstep changes no value.
 type GatherSumApply[K comparable, VV, EV, M any] struct {
 	Gather func(neighbor VV, edge EV) M
-	Sum    func(a, b M) M
+	// Sum combines two offers; it must be associative and commutative.
+	Sum func(a, b M) M
 	// Apply returns the vertex's new value and true, or false to keep it.
 	Apply func(sum M, value VV) (VV, bool)
 }
@@ -27,6 +32,13 @@ type gatherSumApply[K comparable, VV, EV, M any] struct {
 	gsa    GatherSumApply[K, VV, EV, M]
 	box    *mailbox[M]
 	active []bool
+}
+
+func (m *gatherSumApply[K, VV, EV, M]) validate() error {
+	if m.gsa.Gather == nil || m.gsa.Sum == nil || m.gsa.Apply == nil {
+		return errors.New("want Gather, Sum and Apply functions")
+	}
+	return nil
 }
 
 func (m *gatherSumApply[K, VV, EV, M]) combiner() func(a, b M) M { return m.gsa.Sum }
@@ -44,9 +56,7 @@ func (m *gatherSumApply[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool,
 		c.active++
 		ch := c.c
 		a, b := ch.offsets[v-ch.lo], ch.offsets[v-ch.lo+1]
-		for i := a; i < b; i++ {
-			c.out.send(c.w, ch.targets[i], gather(values[v], ch.values[i]))
-		}
+		sendGathered(c.out, c.w, ch.targets[a:b], ch.values[a:b], values[v], gather)
 		c.sent += b - a
 	})
 	if err != nil {

@@ -62,6 +62,65 @@ func (b *mailbox[M]) send(w int, to uint32, m M) {
 	b.slots[w][to] = m
 }
 
+// sendAll puts m for every vertex of targets into worker w's part.
+func (b *mailbox[M]) sendAll(w int, targets []uint32, m M) {
+	if b.combine == nil {
+		for _, t := range targets {
+			b.pairs[w] = append(b.pairs[w], pair[M]{t, m})
+		}
+		return
+	}
+	slots, has, combine := b.slots[w], b.has[w], b.combine
+	for _, t := range targets {
+		word, bit := t>>6, uint64(1)<<(t&63)
+		if has[word]&bit != 0 {
+			slots[t] = combine(slots[t], m)
+		} else {
+			has[word] |= bit
+			slots[t] = m
+		}
+	}
+}
+
+// sendEach puts msg(values[i]) for targets[i] into worker w's part.
+func sendEach[M, EV any](b *mailbox[M], w int, targets []uint32, values []EV, msg func(EV) M) {
+	if b.combine == nil {
+		for i, t := range targets {
+			b.pairs[w] = append(b.pairs[w], pair[M]{t, msg(values[i])})
+		}
+		return
+	}
+	slots, has, combine := b.slots[w], b.has[w], b.combine
+	values = values[:len(targets)]
+	for i, t := range targets {
+		m := msg(values[i])
+		word, bit := t>>6, uint64(1)<<(t&63)
+		if has[word]&bit != 0 {
+			slots[t] = combine(slots[t], m)
+		} else {
+			has[word] |= bit
+			slots[t] = m
+		}
+	}
+}
+
+// sendGathered puts gather(val, values[i]) for targets[i] into worker w's
+// part: gather-sum-apply's offers of one vertex.
+func sendGathered[M, VV, EV any](b *mailbox[M], w int, targets []uint32, values []EV, val VV, gather func(VV, EV) M) {
+	slots, has, combine := b.slots[w], b.has[w], b.combine
+	values = values[:len(targets)]
+	for i, t := range targets {
+		m := gather(val, values[i])
+		word, bit := t>>6, uint64(1)<<(t&63)
+		if has[word]&bit != 0 {
+			slots[t] = combine(slots[t], m)
+		} else {
+			has[word] |= bit
+			slots[t] = m
+		}
+	}
+}
+
 // deliver makes the messages sent readable; it returns their number (pairs
 // before combining are not counted here: the senders count them).
 func (b *mailbox[M]) deliver() {

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/weirdata/weir/dataset"
+import (
+	"errors"
+
+	"github.com/weirdata/weir/dataset"
+)
 
 // ScatterGather is a scatter-gather iteration, Gelly's
 // ScatterGatherIteration. Every superstep has two phases: the vertices whose
@@ -30,6 +34,13 @@ type scatterGather[K comparable, VV, EV, M any] struct {
 	sg     ScatterGather[K, VV, EV, M]
 	box    *mailbox[M]
 	active []bool
+}
+
+func (m *scatterGather[K, VV, EV, M]) validate() error {
+	if m.sg.Scatter == nil || m.sg.Gather == nil {
+		return errors.New("want both Scatter and Gather functions")
+	}
+	return nil
 }
 
 func (m *scatterGather[K, VV, EV, M]) combiner() func(a, b M) M { return m.sg.Combine }

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/weirdata/weir/dataset"
+import (
+	"errors"
+
+	"github.com/weirdata/weir/dataset"
+)
 
 // VertexCentric is a vertex-centric (Pregel) iteration, Gelly's
 // VertexCentricIteration: in superstep 1 every vertex computes; after that
@@ -27,6 +31,13 @@ func RunVertexCentric[K comparable, VV, EV, M any](g *Graph[K, VV, EV], vc Verte
 type vertexCentric[K comparable, VV, EV, M any] struct {
 	vc      VertexCentric[K, VV, EV, M]
 	in, out *mailbox[M]
+}
+
+func (m *vertexCentric[K, VV, EV, M]) validate() error {
+	if m.vc.Compute == nil {
+		return errors.New("no Compute function")
+	}
+	return nil
 }
 
 func (m *vertexCentric[K, VV, EV, M]) combiner() func(a, b M) M { return m.vc.Combine }
