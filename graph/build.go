@@ -25,6 +25,9 @@ type builder[K comparable, VV, EV any] struct {
 	res   *memory.Reservation
 	space *spill.Space
 	dir   Direction
+	// reverse asks for the reverse adjacency (targets only) too, when the
+	// reservation grants it, for pulling broadcast messages
+	reverse bool
 
 	ids  []K
 	vals []VV
@@ -122,6 +125,7 @@ type graphData[K comparable, VV, EV any] struct {
 	values  []VV
 	index   *keyIndex[K]
 	adj     *adjacency[EV]
+	rev     *chunk[EV] // the reverse adjacency without values, or nil
 	entries int64
 }
 
@@ -143,7 +147,7 @@ func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
 		}
 		need := 8*e + 16*(n+1) + entries*entryBytes[EV]()
 		if err := b.res.Grow(need); err == nil {
-			g.adj, g.entries = b.inMemory(x, int(n), entries)
+			g.adj, g.rev, g.entries = b.inMemory(x, int(n), entries)
 			// the key buffers are gone; the dense edges (8E) and next (8n) too
 			b.res.Shrink(b.buffered + 8*e + 8*(n+1))
 			b.buffered = 0
@@ -163,7 +167,7 @@ func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
 
 // inMemory builds the adjacency of the buffered edges by a counting sort by
 // source (by destination for In, by both for All).
-func (b *builder[K, VV, EV]) inMemory(x *keyIndex[K], n int, entries int64) (*adjacency[EV], int64) {
+func (b *builder[K, VV, EV]) inMemory(x *keyIndex[K], n int, entries int64) (*adjacency[EV], *chunk[EV], int64) {
 	ds, dd := make([]uint32, len(b.src)), make([]uint32, len(b.dst))
 	x.translate(b.src, ds)
 	x.translate(b.dst, dd)
@@ -204,7 +208,39 @@ func (b *builder[K, VV, EV]) inMemory(x *keyIndex[K], n int, entries int64) (*ad
 		}
 	}
 	c := &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets, values: values}
-	return &adjacency[EV]{mem: c}, offsets[n]
+	var rev *chunk[EV]
+	switch {
+	case !b.reverse:
+	case b.dir == All:
+		rev = c // its own reverse
+	case b.res.Grow(4*offsets[n]+16*int64(n+1)) == nil:
+		rev = reverseOf[EV](tgts, keys, n, offsets[n])
+	}
+	return &adjacency[EV]{mem: c}, rev, offsets[n]
+}
+
+// reverseOf returns the adjacency of the edges keys[i] -> tgts[i] (those
+// with both ends) by a counting sort by key, without values.
+func reverseOf[EV any](keys, tgts []uint32, n int, entries int64) *chunk[EV] {
+	offsets := make([]int64, n+1)
+	for i, s := range keys {
+		if s != absent && tgts[i] != absent {
+			offsets[s+1]++
+		}
+	}
+	for v := range n {
+		offsets[v+1] += offsets[v]
+	}
+	next := make([]int64, n)
+	copy(next, offsets[:n])
+	targets := make([]uint32, entries)
+	for i, s := range keys {
+		if t := tgts[i]; s != absent && t != absent {
+			targets[next[s]] = t
+			next[s]++
+		}
+	}
+	return &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets}
 }
 
 // spilled builds the adjacency from the run of edges by key: one pass

@@ -61,7 +61,9 @@ func (c *Context[K, VV, EV, M]) Edges() iter.Seq2[K, EV] {
 // SendToAllNeighbors sends m along each of the vertex's edges.
 func (c *Context[K, VV, EV, M]) SendToAllNeighbors(m M) {
 	a, b := c.edgesRange()
-	c.out.sendAll(c.w, c.c.targets[a:b], m)
+	if !c.out.broadcast(c.w, c.v, b-a, m) {
+		c.out.sendAll(c.w, c.c.targets[a:b], m)
+	}
 	c.sent += b - a
 }
 

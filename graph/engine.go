@@ -29,6 +29,9 @@ type engine[K comparable, VV, EV, M any] struct {
 // criteria and MaxIterations).
 type model[K comparable, VV, EV, M any] interface {
 	combiner() func(a, b M) M
+	// pulls says whether messages sent to all neighbours may be pulled over
+	// the reverse adjacency (a combiner is set and such messages exist).
+	pulls() bool
 	// validate returns an error when a required function is missing.
 	validate() error
 	superstep(e *engine[K, VV, EV, M]) (bool, error)
@@ -70,7 +73,7 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 			*o.Stats = *stats
 		}
 	}()
-	b := &builder[K, VV, EV]{res: res, space: space, dir: o.Direction}
+	b := &builder[K, VV, EV]{res: res, space: space, dir: o.Direction, reverse: m.pulls()}
 	for it := range vals {
 		if err := b.add(&it); err != nil {
 			b.abort()
@@ -215,7 +218,20 @@ func (e *engine[K, VV, EV, M]) sweepVertices(fn func(c *Context[K, VV, EV, M], v
 
 // resetAll empties every worker's part of b, in parallel.
 func (e *engine[K, VV, EV, M]) resetAll(b *mailbox[M]) {
-	_ = e.parallel(func(w int) { b.reset(w) })
+	n := uint64(len(e.g.ids))
+	_ = e.parallel(func(w int) {
+		b.reset(w, uint32(n*uint64(w)/uint64(e.workers)), uint32(n*uint64(w+1)/uint64(e.workers)))
+	})
+}
+
+// newMailbox returns a mailbox of the graph's vertices that pulls broadcasts
+// when it combines and the build kept the reverse adjacency.
+func (e *engine[K, VV, EV, M]) newMailbox(combine func(a, b M) M) *mailbox[M] {
+	b := newMailbox(len(e.g.ids), e.workers, combine)
+	if combine != nil && e.g.rev != nil {
+		b.pullable(e.g.rev.offsets, e.g.rev.targets, e.workers)
+	}
+	return b
 }
 
 // vertex returns vertex v.

@@ -369,3 +369,67 @@ func TestFailures(t *testing.T) {
 		})
 	}
 }
+
+type hctx = graph.Context[int64, int64, struct{}, int64]
+
+// TestBroadcasts: hop counts from a source by a vertex-centric iteration in
+// which a vertex that improves sends its count plus one to all neighbours,
+// combined by their minimum, equal Dijkstra's with unit weights over Out, In
+// and All. The frontier grows from one vertex to most of the graph, so the
+// messages are pushed along the edges while they are few and pulled over
+// the reverse adjacency when they are many (and pushed from the spilled
+// chunks under the small budget).
+func TestBroadcasts(t *testing.T) {
+	const n, source = 4000, 3
+	r := rand.New(rand.NewPCG(11, 12))
+	var es []graph.Edge[int64, struct{}]
+	var fwd, rev, both []oracle.WeightedEdge
+	for range 3 * n {
+		s, d := r.Int64N(n), r.Int64N(n)
+		es = append(es, graph.Edge[int64, struct{}]{Src: s, Dst: d})
+		fwd = append(fwd, oracle.WeightedEdge{Src: s, Dst: d, Weight: 1})
+		rev = append(rev, oracle.WeightedEdge{Src: d, Dst: s, Weight: 1})
+		both = append(both, oracle.WeightedEdge{Src: s, Dst: d, Weight: 1}, oracle.WeightedEdge{Src: d, Dst: s, Weight: 1})
+	}
+	oracles := map[graph.Direction][]oracle.WeightedEdge{graph.Out: fwd, graph.In: rev, graph.All: both}
+	for _, dir := range []graph.Direction{graph.Out, graph.In, graph.All} {
+		want := oracle.ShortestPaths(source, oracles[dir])
+		if len(want) < n/2 {
+			t.Fatalf("%v: the source reaches %d of %d vertices: pick another graph", dir, len(want), n)
+		}
+		for _, c := range configs {
+			t.Run(dir.String()+"/"+c.name, func(t *testing.T) {
+				env := newEnv(t, c)
+				var vs []graph.Vertex[int64, int64]
+				for i := range int64(n) {
+					h := int64(math.MaxInt64)
+					if i == source {
+						h = 0
+					}
+					vs = append(vs, graph.Vertex[int64, int64]{ID: i, Value: h})
+				}
+				got := dataset.Collect(graph.RunVertexCentric(graph.FromDataSet(dataset.FromSlice(env, vs), dataset.FromSlice(env, es)),
+					graph.VertexCentric[int64, int64, struct{}, int64]{
+						Compute: func(c *hctx, v graph.Vertex[int64, int64], msgs []int64) {
+							h := v.Value
+							if len(msgs) > 0 && msgs[0] < h {
+								h = msgs[0]
+								c.SetNewVertexValue(h)
+							} else if c.Superstep() > 1 || h != 0 {
+								return
+							}
+							c.SendToAllNeighbors(h + 1)
+						},
+						Combine: func(a, b int64) int64 { return min(a, b) },
+					}, graph.Options{MaxIterations: n, Direction: dir}))
+				execute(t, env)
+				for _, v := range got.Values() {
+					w, ok := want[v.ID]
+					if !ok && v.Value != math.MaxInt64 || ok && float64(v.Value) != w {
+						t.Fatalf("vertex %d: %d hops, want %v (reached: %v)", v.ID, v.Value, w, ok)
+					}
+				}
+			})
+		}
+	}
+}

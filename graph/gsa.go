@@ -43,9 +43,11 @@ func (m *gatherSumApply[K, VV, EV, M]) validate() error {
 
 func (m *gatherSumApply[K, VV, EV, M]) combiner() func(a, b M) M { return m.gsa.Sum }
 
+func (m *gatherSumApply[K, VV, EV, M]) pulls() bool { return false }
+
 func (m *gatherSumApply[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool, error) {
 	if m.box == nil {
-		m.box = newMailbox(len(e.g.ids), e.workers, m.gsa.Sum)
+		m.box = newMailbox(len(e.g.ids), e.workers, m.gsa.Sum) // offers are per edge: no broadcasts
 		m.active = make([]bool, len(e.g.ids))
 	}
 	all, active, values, gather := e.step == 1 || e.o.AllActive, m.active, e.g.values, m.gsa.Gather

@@ -15,6 +15,19 @@ type mailbox[M any] struct {
 	pairs   [][]pair[M]
 	offsets []int64 // after deliver: the messages of v are msgs[offsets[v]:offsets[v+1]]
 	msgs    []M
+
+	// With a combiner and the reverse adjacency (rev*), a vertex that sends
+	// one message to all its neighbours only records it (bval, bhas) and
+	// its degree (bdeg, per worker); settle then either pushes those
+	// messages into the slots, when they are few, or leaves them for get to
+	// pull over the vertex's in-neighbours (pull), as a hand-written loop
+	// does.
+	revOffsets []int64
+	revTargets []uint32
+	bval       []M
+	bhas       []bool
+	bdeg       []int64
+	pull       bool
 }
 
 type pair[M any] struct {
@@ -45,6 +58,58 @@ func newMailbox[M any](n, workers int, combine func(a, b M) M) *mailbox[M] {
 		b.offsets = make([]int64, n+1)
 	}
 	return b
+}
+
+// pullable makes broadcasts recordable for pulling over the reverse
+// adjacency offsets, targets.
+func (b *mailbox[M]) pullable(offsets []int64, targets []uint32, workers int) {
+	b.revOffsets, b.revTargets = offsets, targets
+	b.bval, b.bhas, b.bdeg = make([]M, b.n), make([]bool, b.n), make([]int64, workers)
+}
+
+// broadcast records that worker w's vertex v sends m to its deg neighbours;
+// false when the mailbox cannot pull (the caller pushes).
+func (b *mailbox[M]) broadcast(w int, v uint32, deg int64, m M) bool {
+	if b.bhas == nil {
+		return false
+	}
+	if deg > 0 {
+		b.bval[v], b.bhas[v] = m, true
+		b.bdeg[w] += deg
+	}
+	return true
+}
+
+// settle decides, after a sending phase, how the recorded broadcasts are
+// read: pulled when their edges are at least a sixteenth of the entries,
+// else pushed now along out (the adjacency they were sent over, in memory)
+// by the workers, each over its range of parts.
+func (e *engine[K, VV, EV, M]) settle(b *mailbox[M]) error {
+	b.pull = false
+	if b.bhas == nil {
+		return nil
+	}
+	total := int64(0)
+	for w := range b.bdeg {
+		total += b.bdeg[w]
+		b.bdeg[w] = 0
+	}
+	if total == 0 {
+		return nil
+	}
+	if total*16 >= int64(len(b.revTargets)) {
+		b.pull = true
+		return nil
+	}
+	ch, parts := e.g.adj.mem, e.parts
+	return e.parallel(func(w int) {
+		for v := parts[w]; v < parts[w+1]; v++ {
+			if b.bhas[v] {
+				b.sendAll(w, ch.targets[ch.offsets[v]:ch.offsets[v+1]], b.bval[v])
+				b.bhas[v] = false
+			}
+		}
+	})
 }
 
 // send puts m for vertex to into worker w's part.
@@ -164,6 +229,19 @@ func (b *mailbox[M]) get(v uint32, scratch []M) []M {
 	}
 	word, bit := v>>6, uint64(1)<<(v&63)
 	got := false
+	if b.pull {
+		bhas, bval, combine := b.bhas, b.bval, b.combine
+		for _, u := range b.revTargets[b.revOffsets[v]:b.revOffsets[v+1]] {
+			if !bhas[u] {
+				continue
+			}
+			if got {
+				scratch[0] = combine(scratch[0], bval[u])
+			} else {
+				scratch[0], got = bval[u], true
+			}
+		}
+	}
 	for w, has := range b.has {
 		if has[word]&bit == 0 {
 			continue
@@ -180,10 +258,14 @@ func (b *mailbox[M]) get(v uint32, scratch []M) []M {
 	return scratch[:1]
 }
 
-// reset empties worker w's part for the next superstep.
-func (b *mailbox[M]) reset(w int) {
+// reset empties worker w's part for the next superstep, and the recorded
+// broadcasts of the vertices [lo, hi).
+func (b *mailbox[M]) reset(w int, lo, hi uint32) {
 	if b.combine != nil {
 		clear(b.has[w])
+		if b.bhas != nil {
+			clear(b.bhas[lo:hi])
+		}
 		return
 	}
 	clear(b.pairs[w])

@@ -45,9 +45,11 @@ func (m *scatterGather[K, VV, EV, M]) validate() error {
 
 func (m *scatterGather[K, VV, EV, M]) combiner() func(a, b M) M { return m.sg.Combine }
 
+func (m *scatterGather[K, VV, EV, M]) pulls() bool { return m.sg.Combine != nil }
+
 func (m *scatterGather[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool, error) {
 	if m.box == nil {
-		m.box = newMailbox(len(e.g.ids), e.workers, m.sg.Combine)
+		m.box = e.newMailbox(m.sg.Combine)
 		m.active = make([]bool, len(e.g.ids))
 	}
 	all, active := e.step == 1 || e.o.AllActive, m.active
@@ -61,6 +63,9 @@ func (m *scatterGather[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool, 
 		return false, err
 	}
 	m.box.deliver()
+	if err := e.settle(m.box); err != nil {
+		return false, err
+	}
 	clear(e.updated)
 	box, every := m.box, e.o.AllActive
 	err = e.sweepVertices(func(c *Context[K, VV, EV, M], v uint32) {

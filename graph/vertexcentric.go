@@ -42,10 +42,11 @@ func (m *vertexCentric[K, VV, EV, M]) validate() error {
 
 func (m *vertexCentric[K, VV, EV, M]) combiner() func(a, b M) M { return m.vc.Combine }
 
+func (m *vertexCentric[K, VV, EV, M]) pulls() bool { return m.vc.Combine != nil }
+
 func (m *vertexCentric[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool, error) {
 	if m.in == nil {
-		n := len(e.g.ids)
-		m.in, m.out = newMailbox(n, e.workers, m.vc.Combine), newMailbox(n, e.workers, m.vc.Combine)
+		m.in, m.out = e.newMailbox(m.vc.Combine), e.newMailbox(m.vc.Combine)
 	}
 	first, all, in := e.step == 1, e.o.AllActive, m.in
 	err := e.sweepEdges(m.out, func(c *Context[K, VV, EV, M], v uint32) {
@@ -62,6 +63,9 @@ func (m *vertexCentric[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool, 
 		return false, err
 	}
 	m.out.deliver()
+	if err := e.settle(m.out); err != nil {
+		return false, err
+	}
 	e.resetAll(m.in)
 	m.in, m.out = m.out, m.in
 	sent := int64(0)
