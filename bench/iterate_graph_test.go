@@ -11,10 +11,10 @@ import (
 	"github.com/weirdata/weir/iterate"
 )
 
-// weir's iteration jobs on the graph package (iterate.PageRankGraph, a
-// scatter-gather iteration, and iterate.ConnectedComponentsGraph, a
-// gather-sum-apply one) on the hand loops' R-MAT graph (see iterate_test.go),
-// at parallelism 2, with unlimited memory. Run next to the hand loops and the
+// weir's iteration jobs on the graph package (iterate.PageRankGraph and
+// iterate.ConnectedComponentsGraph, scatter-gather iterations) on the hand
+// loops' R-MAT graph (see iterate_test.go), at parallelism 2, with unlimited
+// memory. Run next to the hand loops and the
 // DataSet formulations:
 //
 //	go test ./bench -run '^$' -bench 'Hand|Weir(PageRank|Components)|Graph(PageRank|Components)' -benchtime 1x

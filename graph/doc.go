@@ -17,7 +17,13 @@
 // about equal edges; messages go into a dense array of one slot per vertex
 // per worker, combined as they are sent when a combiner is given (the
 // reader combines a vertex's slots over the workers), or into per-worker
-// lists grouped by target with a counting sort when none is. The values of
+// lists grouped by target with a counting sort when none is. A message sent
+// to all of a vertex's neighbours (SendToAllNeighbors) with a combiner is
+// only recorded once per vertex; after the sending phase, when such messages
+// cover at least a sixteenth of the edges, each receiver pulls them over its
+// in-neighbours (a reverse adjacency the build adds when the reservation
+// grants it; for All the adjacency is its own reverse), else they are pushed
+// along the edges, as a direction-optimizing traversal does. The values of
 // the vertices live in one dense array, mapped back to their keys when the
 // result is emitted.
 //

@@ -16,8 +16,8 @@
 //     and memory budget.
 //   - PageRank, ConnectedComponents and ShortestPaths also have a formulation
 //     on the graph package's iterations over adjacency arrays
-//     (PageRankGraph: scatter-gather; ConnectedComponentsGraph:
-//     gather-sum-apply; ShortestPathsGraph: vertex-centric), with the same
+//     (PageRankGraph and ConnectedComponentsGraph: scatter-gather;
+//     ShortestPathsGraph: vertex-centric), with the same
 //     results (their oracles check both) and a *graph.Stats for the
 //     iteration's figures. Their one difference: edges whose ends are not
 //     both vertices are left out (PageRank's links to ids that are no pages

@@ -46,21 +46,24 @@ func PageRankGraph(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], 
 	return dataset.Map(ranks, func(v graph.Vertex[int64, float64]) Page { return Page{ID: v.ID, Rank: v.Value} })
 }
 
-// ConnectedComponentsGraph is ConnectedComponents as a gather-sum-apply
-// iteration of the graph package (Gelly's GSAConnectedComponents) over the
-// edges taken both ways: a vertex whose component fell offers it to its
-// neighbours, each keeps the least offer when it is below its own. It ends
-// when no component changes, or after maxIterations supersteps. Edge
-// endpoints missing from vertices are ignored.
+// ConnectedComponentsGraph is ConnectedComponents as a scatter-gather
+// iteration of the graph package (Gelly's ConnectedComponents) over the edges
+// taken both ways: a vertex whose component fell sends it to its neighbours,
+// each keeps the least one it receives when it is below its own (messages
+// combined by their minimum). It ends when no component changes, or after
+// maxIterations supersteps. Edge endpoints missing from vertices are ignored.
 func ConnectedComponentsGraph(vertices *dataset.DataSet[int64], edges *dataset.DataSet[Edge], maxIterations int, stats *graph.Stats) *dataset.DataSet[VertexComponent] {
 	vs := dataset.Map(vertices, func(v int64) graph.Vertex[int64, int64] { return graph.Vertex[int64, int64]{ID: v, Value: v} })
 	es := dataset.Map(edges, func(e Edge) graph.Edge[int64, struct{}] { return graph.Edge[int64, struct{}]{Src: e.Src, Dst: e.Dst} })
-	cc := graph.RunGatherSumApply(graph.FromDataSet(vs, es), graph.GatherSumApply[int64, int64, struct{}, int64]{
-		Gather: func(comp int64, _ struct{}) int64 { return comp },
-		Sum:    func(a, b int64) int64 { return min(a, b) },
-		Apply: func(least, comp int64) (int64, bool) {
-			return least, least < comp
+	type ctx = graph.Context[int64, int64, struct{}, int64]
+	cc := graph.RunScatterGather(graph.FromDataSet(vs, es), graph.ScatterGather[int64, int64, struct{}, int64]{
+		Scatter: func(c *ctx, v graph.Vertex[int64, int64]) { c.SendToAllNeighbors(v.Value) },
+		Gather: func(c *ctx, v graph.Vertex[int64, int64], least []int64) {
+			if least[0] < v.Value {
+				c.SetNewVertexValue(least[0])
+			}
 		},
+		Combine: func(a, b int64) int64 { return min(a, b) },
 	}, graph.Options{MaxIterations: maxIterations, Direction: graph.All, Stats: stats})
 	return dataset.Map(cc, func(v graph.Vertex[int64, int64]) VertexComponent { return VertexComponent{v.ID, v.Value} })
 }
