@@ -14,8 +14,7 @@ import (
 // weir's iteration jobs on the graph package (iterate.PageRankGraph and
 // iterate.ConnectedComponentsGraph, scatter-gather iterations) on the hand
 // loops' R-MAT graph (see iterate_test.go), at parallelism 2, with unlimited
-// memory. Run next to the hand loops and the
-// DataSet formulations:
+// memory. Run next to the hand loops and the DataSet formulations:
 //
 //	go test ./bench -run '^$' -bench 'Hand|Weir(PageRank|Components)|Graph(PageRank|Components)' -benchtime 1x
 //	WEIR_ITER_SCALE=20 go test ./bench -run '^$' -bench 'Graph(PageRank|Components)' -benchtime 1x
