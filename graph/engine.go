@@ -229,7 +229,13 @@ func (e *engine[K, VV, EV, M]) resetAll(b *mailbox[M]) {
 func (e *engine[K, VV, EV, M]) newMailbox(combine func(a, b M) M) *mailbox[M] {
 	b := newMailbox(len(e.g.ids), e.workers, combine)
 	if combine != nil && e.g.rev != nil {
-		b.pullable(e.g.rev.offsets, e.g.rev.targets, e.workers)
+		offs, senders := e.g.adj.mem.offsets, int64(0)
+		for v := range len(offs) - 1 {
+			if offs[v+1] > offs[v] {
+				senders++
+			}
+		}
+		b.pullable(e.g.rev.offsets, e.g.rev.targets, e.workers, senders)
 	}
 	return b
 }

@@ -27,7 +27,9 @@ type mailbox[M any] struct {
 	bval       []M
 	bhas       []bool
 	bdeg       []int64
-	pull       bool
+	bcnt       []int64 // broadcasting vertices, per worker
+	senders    int64   // vertices with edges: when all broadcast, pulling reads no bhas
+	pull, full bool
 }
 
 type pair[M any] struct {
@@ -62,9 +64,10 @@ func newMailbox[M any](n, workers int, combine func(a, b M) M) *mailbox[M] {
 
 // pullable makes broadcasts recordable for pulling over the reverse
 // adjacency offsets, targets.
-func (b *mailbox[M]) pullable(offsets []int64, targets []uint32, workers int) {
-	b.revOffsets, b.revTargets = offsets, targets
-	b.bval, b.bhas, b.bdeg = make([]M, b.n), make([]bool, b.n), make([]int64, workers)
+func (b *mailbox[M]) pullable(offsets []int64, targets []uint32, workers int, senders int64) {
+	b.revOffsets, b.revTargets, b.senders = offsets, targets, senders
+	b.bval, b.bhas = make([]M, b.n), make([]bool, b.n)
+	b.bdeg, b.bcnt = make([]int64, workers), make([]int64, workers)
 }
 
 // broadcast records that worker w's vertex v sends m to its deg neighbours;
@@ -76,6 +79,7 @@ func (b *mailbox[M]) broadcast(w int, v uint32, deg int64, m M) bool {
 	if deg > 0 {
 		b.bval[v], b.bhas[v] = m, true
 		b.bdeg[w] += deg
+		b.bcnt[w]++
 	}
 	return true
 }
@@ -85,20 +89,20 @@ func (b *mailbox[M]) broadcast(w int, v uint32, deg int64, m M) bool {
 // else pushed now along out (the adjacency they were sent over, in memory)
 // by the workers, each over its range of parts.
 func (e *engine[K, VV, EV, M]) settle(b *mailbox[M]) error {
-	b.pull = false
+	b.pull, b.full = false, false
 	if b.bhas == nil {
 		return nil
 	}
-	total := int64(0)
+	total, count := int64(0), int64(0)
 	for w := range b.bdeg {
-		total += b.bdeg[w]
-		b.bdeg[w] = 0
+		total, count = total+b.bdeg[w], count+b.bcnt[w]
+		b.bdeg[w], b.bcnt[w] = 0, 0
 	}
 	if total == 0 {
 		return nil
 	}
 	if total*16 >= int64(len(b.revTargets)) {
-		b.pull = true
+		b.pull, b.full = true, count == b.senders
 		return nil
 	}
 	ch, parts := e.g.adj.mem, e.parts
@@ -229,7 +233,18 @@ func (b *mailbox[M]) get(v uint32, scratch []M) []M {
 	}
 	word, bit := v>>6, uint64(1)<<(v&63)
 	got := false
-	if b.pull {
+	if b.pull && b.full {
+		// every in-neighbour broadcast
+		in := b.revTargets[b.revOffsets[v]:b.revOffsets[v+1]]
+		if len(in) > 0 {
+			bval, combine := b.bval, b.combine
+			acc := bval[in[0]]
+			for _, u := range in[1:] {
+				acc = combine(acc, bval[u])
+			}
+			scratch[0], got = acc, true
+		}
+	} else if b.pull {
 		bhas, bval, combine := b.bhas, b.bval, b.combine
 		for _, u := range b.revTargets[b.revOffsets[v]:b.revOffsets[v+1]] {
 			if !bhas[u] {
