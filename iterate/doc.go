@@ -14,6 +14,14 @@
 //     (files, or the default data when a path is ""), runs it and writes the
 //     result lines sorted, so that output is deterministic at any parallelism
 //     and memory budget.
+//   - PageRank, ConnectedComponents and ShortestPaths also have a formulation
+//     on the graph package's iterations over adjacency arrays
+//     (PageRankGraph and ConnectedComponentsGraph: scatter-gather;
+//     ShortestPathsGraph: vertex-centric), with the same
+//     results (their oracles check both) and a *graph.Stats for the
+//     iteration's figures. Their one difference: edges whose ends are not
+//     both vertices are left out (PageRank's links to ids that are no pages
+//     give those ids a rank).
 //   - Output goes to Options.Output or to Options.Stdout. A file is written
 //     under a temporary name and renamed on success; nothing is left on error.
 //     A file whose name ends in ".parquet" (in any case) gets Parquet through

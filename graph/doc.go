@@ -1,0 +1,68 @@
+// Package graph runs graph iterations in the style of Flink's Gelly over a
+// Graph of vertex and edge data sets: vertex-centric (Pregel,
+// RunVertexCentric), scatter-gather (RunScatterGather) and gather-sum-apply
+// (RunGatherSumApply). Each returns every vertex with its final value as a
+// data set of the same program.
+//
+// # Model
+//
+// An iteration is one task of the program (dataset.Gather): the vertices and
+// edges of every subtask flow into it. When its input has ended it gives the
+// vertices dense ids 0..n-1 in the order they arrived (through a table for
+// int64 keys in a compact range, else a map), translates the edges' keys
+// once, and builds the adjacency of the iteration's Direction by a counting
+// sort by source: offsets (n+1), targets (dense ids) and the edges' values,
+// compressed sparse rows. Supersteps then run on Resources.Workers
+// goroutines (the job's parallelism), each owning a range of vertices of
+// about equal edges; messages go into a dense array of one slot per vertex
+// per worker, combined as they are sent when a combiner is given (the
+// reader combines a vertex's slots over the workers), or into per-worker
+// lists grouped by target with a counting sort when none is. A message sent
+// to all of a vertex's neighbours (SendToAllNeighbors) with a combiner is
+// only recorded once per vertex; after the sending phase, when such messages
+// cover at least a sixteenth of the edges, each receiver pulls them over its
+// in-neighbours (a reverse adjacency the build adds when the reservation
+// grants it; for All the adjacency is its own reverse), else they are pushed
+// along the edges, as a direction-optimizing traversal does. The values of
+// the vertices live in one dense array, mapped back to their keys when the
+// result is emitted.
+//
+// # Memory and spilling
+//
+// Everything is charged to one reservation of the job's memory manager.
+// Vertex-sized state (keys, values, the id index, the message slots, the
+// active flags) is what an iteration needs to run at all and is forced past
+// the budget; the edges are what may not fit. They are buffered while the
+// reservation grants them and then built into in-memory arrays; when it
+// refuses, the edges go to a spill run instead, one pass turns it into dense
+// ids and vertex degrees, and the vertices are cut into ranges whose entries
+// fit half the memory available, each range's adjacency counting-sorted and
+// written as a chunk run. Every superstep then reads the chunks back one at a
+// time (one chunk's memory reserved) and sweeps each with all workers: the
+// same supersteps, the same results, the edges read from disk. Messages are
+// not spilled: with a combiner they are vertex-sized; without one, a
+// superstep's messages are held in memory.
+//
+// # Contracts
+//
+//   - Edges whose endpoints are not both vertices are left out; a key given
+//     to several vertices keeps the first value that arrives.
+//   - Superstep 1 activates every vertex. Vertex-centric: later the vertices
+//     with messages compute; the iteration ends after a superstep that sends
+//     nothing. Scatter-gather and gather-sum-apply: the vertices whose value
+//     was set in the last superstep scatter; the iteration ends after a
+//     superstep that sets no value. Options.AllActive keeps every vertex
+//     active; Options.Converged ends the iteration on the greatest value
+//     reported with Context.Aggregate; MaxIterations bounds it always.
+//   - Messages sent in a superstep are read in the next one (vertex-centric)
+//     or in its gather phase (scatter-gather, gather-sum-apply). A combiner
+//     (Combine, Sum) must be associative and commutative: the order in which
+//     messages meet is not defined.
+//   - User functions run concurrently on the workers, one vertex at a time
+//     per worker; they may set only their own vertex's value and must keep
+//     no shared mutable state. A panic in one fails the job with an error
+//     naming the iteration and the superstep.
+//   - Options.Stats receives the run's figures (build time, chunks spilled,
+//     memory reserved, per-superstep time, active vertices, messages and
+//     updates) when the job has run.
+package graph

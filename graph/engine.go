@@ -1,0 +1,246 @@
+package graph
+
+import (
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/spill"
+)
+
+// engine runs one iteration's supersteps over its graph data with a number
+// of worker goroutines, each owning a range of vertices.
+type engine[K comparable, VV, EV, M any] struct {
+	g       *graphData[K, VV, EV]
+	o       Options
+	workers int
+	step    int
+	updated []bool // vertices whose value was set in this superstep
+	ctxs    []*Context[K, VV, EV, M]
+	scratch [][]M
+	parts   []uint32 // the in-memory chunk's ranges per worker
+	stats   Superstep
+}
+
+// model is one iteration model's supersteps: superstep runs superstep
+// e.step and returns whether the iteration goes on (before Options'
+// criteria and MaxIterations).
+type model[K comparable, VV, EV, M any] interface {
+	combiner() func(a, b M) M
+	// pulls says whether messages sent to all neighbours may be pulled over
+	// the reverse adjacency (a combiner is set and such messages exist).
+	pulls() bool
+	// validate returns an error when a required function is missing.
+	validate() error
+	superstep(e *engine[K, VV, EV, M]) (bool, error)
+}
+
+// run adds the iteration of m over g to g's program: one task gathers the
+// vertices and edges, builds the dense ids and the adjacency, runs the
+// supersteps and emits every vertex with its final value.
+func run[K comparable, VV, EV, M any](g *Graph[K, VV, EV], o Options, name string, m model[K, VV, EV, M]) *dataset.DataSet[Vertex[K, VV]] {
+	vs := dataset.Map(g.vertices, func(v Vertex[K, VV]) item[K, VV, EV] { return item[K, VV, EV]{v: v} })
+	es := dataset.Map(g.edges, func(e Edge[K, EV]) item[K, VV, EV] { return item[K, VV, EV]{e: e, edge: true} })
+	return dataset.Gather(dataset.Union(vs, es), func(r dataset.Resources, vals iter.Seq[item[K, VV, EV]], emit func(Vertex[K, VV])) error {
+		if err := execute(r, o, m, vals, emit); err != nil {
+			return fmt.Errorf("graph: %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m model[K, VV, EV, M], vals iter.Seq[item[K, VV, EV]], emit func(Vertex[K, VV])) (err error) {
+	if o.MaxIterations < 1 {
+		return fmt.Errorf("MaxIterations %d: want at least 1", o.MaxIterations)
+	}
+	if err := m.validate(); err != nil {
+		return err
+	}
+	res := r.Memory.NewReservation("graph iteration")
+	space := spill.NewSpace(r.FS, "graph", r.Spill)
+	stats := &Stats{}
+	defer func() {
+		stats.Reserved = max(stats.Reserved, res.Bytes())
+		if rerr := res.Release(); err == nil {
+			err = rerr
+		}
+		if cerr := space.Close(); err == nil {
+			err = cerr
+		}
+		if o.Stats != nil {
+			*o.Stats = *stats
+		}
+	}()
+	b := &builder[K, VV, EV]{res: res, space: space, dir: o.Direction, reverse: m.pulls()}
+	for it := range vals {
+		if err := b.add(&it); err != nil {
+			b.abort()
+			return err
+		}
+	}
+	start := time.Now()
+	g, err := b.finish()
+	if err != nil {
+		b.abort()
+		return err
+	}
+	stats.Build = time.Since(start)
+	stats.Vertices, stats.Edges = int64(len(g.ids)), g.entries
+	if g.adj.mem == nil {
+		stats.Spilled = g.adj.chunks()
+	}
+	n, workers := len(g.ids), max(r.Workers, 1)
+	res.Force(int64(n) + 2*mailboxBytes[M](n, workers, m.combiner() != nil))
+	e := &engine[K, VV, EV, M]{g: g, o: o, workers: workers, updated: make([]bool, n)}
+	for w := range workers {
+		e.ctxs = append(e.ctxs, &Context[K, VV, EV, M]{e: e, w: w})
+		e.scratch = append(e.scratch, make([]M, 1))
+	}
+	if g.adj.mem != nil {
+		e.parts = split(g.adj.mem, workers)
+	}
+	for e.step = 1; e.step <= o.MaxIterations; e.step++ {
+		t := time.Now()
+		e.stats = Superstep{}
+		for _, c := range e.ctxs {
+			c.sent, c.updated, c.active, c.agg = 0, 0, 0, 0
+		}
+		more, err := m.superstep(e)
+		if err != nil {
+			return err
+		}
+		agg := 0.0
+		for _, c := range e.ctxs {
+			e.stats.Messages += c.sent
+			e.stats.Active += c.active
+			e.stats.Updated += c.updated
+			agg = max(agg, c.agg)
+		}
+		e.stats.Time = time.Since(t)
+		stats.Supersteps = append(stats.Supersteps, e.stats)
+		stats.Reserved = max(stats.Reserved, res.Bytes())
+		if !more || (o.Converged != nil && o.Converged(e.step, agg)) {
+			break
+		}
+	}
+	for v, id := range g.ids {
+		emit(Vertex[K, VV]{ID: id, Value: g.values[v]})
+	}
+	return nil
+}
+
+// split cuts c's vertices into one range per worker of about equal entries
+// and vertices.
+func split[EV any](c *chunk[EV], workers int) []uint32 {
+	n := int64(c.hi - c.lo)
+	total := c.offsets[n] + n
+	parts := make([]uint32, workers+1)
+	parts[0] = c.lo
+	v := int64(0)
+	for w := 1; w < workers; w++ {
+		for v < n && (c.offsets[v]+v)*int64(workers) < total*int64(w) {
+			v++
+		}
+		parts[w] = c.lo + uint32(v)
+	}
+	parts[workers] = c.hi
+	return parts
+}
+
+// parallel runs fn(w) on every worker at once and returns the first panic
+// of a user function as an error.
+func (e *engine[K, VV, EV, M]) parallel(fn func(w int)) error {
+	errs := make([]error, e.workers)
+	var wg sync.WaitGroup
+	for w := range e.workers {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs[w] = fmt.Errorf("superstep %d: %v", e.step, p)
+				}
+			}()
+			fn(w)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepEdges calls fn for every vertex with its edges at hand, chunk by
+// chunk (one in memory, or each read back from its run), the workers
+// splitting each chunk; what fn sends goes to out.
+func (e *engine[K, VV, EV, M]) sweepEdges(out *mailbox[M], fn func(c *Context[K, VV, EV, M], v uint32)) error {
+	for i := range e.g.adj.chunks() {
+		ch, err := e.g.adj.chunk(i)
+		if err != nil {
+			return err
+		}
+		parts := e.parts
+		if e.g.adj.mem == nil {
+			parts = split(ch, e.workers)
+		}
+		err = e.parallel(func(w int) {
+			c := e.ctxs[w]
+			c.c, c.out = ch, out
+			for v := parts[w]; v < parts[w+1]; v++ {
+				c.v = v
+				fn(c, v)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepVertices calls fn for every vertex, without its edges, the workers
+// splitting the vertices evenly.
+func (e *engine[K, VV, EV, M]) sweepVertices(fn func(c *Context[K, VV, EV, M], v uint32)) error {
+	n := uint32(len(e.g.ids))
+	return e.parallel(func(w int) {
+		c := e.ctxs[w]
+		c.c, c.out = nil, nil
+		lo, hi := uint32(uint64(n)*uint64(w)/uint64(e.workers)), uint32(uint64(n)*uint64(w+1)/uint64(e.workers))
+		for v := lo; v < hi; v++ {
+			c.v = v
+			fn(c, v)
+		}
+	})
+}
+
+// resetAll empties every worker's part of b, in parallel.
+func (e *engine[K, VV, EV, M]) resetAll(b *mailbox[M]) {
+	n := uint64(len(e.g.ids))
+	_ = e.parallel(func(w int) {
+		b.reset(w, uint32(n*uint64(w)/uint64(e.workers)), uint32(n*uint64(w+1)/uint64(e.workers)))
+	})
+}
+
+// newMailbox returns a mailbox of the graph's vertices that pulls broadcasts
+// when it combines and the build kept the reverse adjacency.
+func (e *engine[K, VV, EV, M]) newMailbox(combine func(a, b M) M) *mailbox[M] {
+	b := newMailbox(len(e.g.ids), e.workers, combine)
+	if combine != nil && e.g.rev != nil {
+		offs, senders := e.g.adj.mem.offsets, int64(0)
+		for v := range len(offs) - 1 {
+			if offs[v+1] > offs[v] {
+				senders++
+			}
+		}
+		b.pullable(e.g.rev.offsets, e.g.rev.targets, e.workers, senders)
+	}
+	return b
+}
+
+// vertex returns vertex v.
+func (e *engine[K, VV, EV, M]) vertex(v uint32) Vertex[K, VV] {
+	return Vertex[K, VV]{ID: e.g.ids[v], Value: e.g.values[v]}
+}

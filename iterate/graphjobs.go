@@ -1,0 +1,113 @@
+package iterate
+
+import (
+	"math"
+
+	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/dataset/agg"
+	"github.com/weirdata/weir/graph"
+)
+
+// PageRankGraph is PageRank as a scatter-gather iteration of the graph
+// package over the links' adjacency arrays: in every superstep every page
+// scatters rank/outdegree along its links and gathers
+// rank' = (1-d)/N + d*sum, N the number of pages, as PageRank computes it.
+// It differs from PageRank in one precondition: links to or from an id that
+// is no page are left out (PageRank gives such an id a rank). stats, when
+// set, receives the iteration's figures.
+func PageRankGraph(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], p PageRankParams, stats *graph.Stats) *dataset.DataSet[Page] {
+	count := dataset.AggregateAll(pages, agg.Count[int64]())
+	initial := dataset.MapWithBroadcast(pages, count, func(id int64, n []int64) graph.Vertex[int64, float64] {
+		return graph.Vertex[int64, float64]{ID: id, Value: 1 / float64(n[0])}
+	})
+	edges := dataset.Map(links, func(l Edge) graph.Edge[int64, struct{}] { return graph.Edge[int64, struct{}]{Src: l.Src, Dst: l.Dst} })
+	o := graph.Options{MaxIterations: p.Iterations, AllActive: true, Stats: stats}
+	if eps := p.Epsilon; eps >= 0 {
+		o.Converged = func(_ int, change float64) bool { return change <= eps }
+	}
+	type ctx = graph.Context[int64, float64, struct{}, float64]
+	ranks := graph.RunScatterGather(graph.FromDataSet(initial, edges), graph.ScatterGather[int64, float64, struct{}, float64]{
+		Scatter: func(c *ctx, v graph.Vertex[int64, float64]) {
+			if d := c.Degree(); d > 0 {
+				c.SendToAllNeighbors(v.Value / float64(d))
+			}
+		},
+		Gather: func(c *ctx, v graph.Vertex[int64, float64], msgs []float64) {
+			sum := 0.0
+			for _, m := range msgs {
+				sum += m
+			}
+			r := (1-Damping)/float64(c.NumVertices()) + Damping*sum
+			c.Aggregate(math.Abs(r - v.Value))
+			c.SetNewVertexValue(r)
+		},
+		Combine: func(a, b float64) float64 { return a + b },
+	}, o)
+	return dataset.Map(ranks, func(v graph.Vertex[int64, float64]) Page { return Page{ID: v.ID, Rank: v.Value} })
+}
+
+// ConnectedComponentsGraph is ConnectedComponents as a scatter-gather
+// iteration of the graph package (Gelly's ConnectedComponents) over the edges
+// taken both ways: a vertex whose component fell sends it to its neighbours,
+// each keeps the least one it receives when it is below its own (messages
+// combined by their minimum). It ends when no component changes, or after
+// maxIterations supersteps. Edge endpoints missing from vertices are ignored.
+func ConnectedComponentsGraph(vertices *dataset.DataSet[int64], edges *dataset.DataSet[Edge], maxIterations int, stats *graph.Stats) *dataset.DataSet[VertexComponent] {
+	vs := dataset.Map(vertices, func(v int64) graph.Vertex[int64, int64] { return graph.Vertex[int64, int64]{ID: v, Value: v} })
+	es := dataset.Map(edges, func(e Edge) graph.Edge[int64, struct{}] { return graph.Edge[int64, struct{}]{Src: e.Src, Dst: e.Dst} })
+	type ctx = graph.Context[int64, int64, struct{}, int64]
+	cc := graph.RunScatterGather(graph.FromDataSet(vs, es), graph.ScatterGather[int64, int64, struct{}, int64]{
+		Scatter: func(c *ctx, v graph.Vertex[int64, int64]) { c.SendToAllNeighbors(v.Value) },
+		Gather: func(c *ctx, v graph.Vertex[int64, int64], least []int64) {
+			if least[0] < v.Value {
+				c.SetNewVertexValue(least[0])
+			}
+		},
+		Combine: func(a, b int64) int64 { return min(a, b) },
+	}, graph.Options{MaxIterations: maxIterations, Direction: graph.All, Stats: stats})
+	return dataset.Map(cc, func(v graph.Vertex[int64, int64]) VertexComponent { return VertexComponent{v.ID, v.Value} })
+}
+
+// ShortestPathsGraph is ShortestPaths as a vertex-centric iteration of the
+// graph package (Gelly's SingleSourceShortestPaths): every vertex starts at
+// +Inf but the source at 0; a vertex computes when distances reach it, keeps
+// the least one if it is below its own and sends it plus each edge's weight
+// along its out-edges; messages are combined by their minimum. The result
+// holds the vertices the source reaches, as ShortestPaths'.
+func ShortestPathsGraph(edges *dataset.DataSet[WeightedEdge], source int64, maxIterations int, stats *graph.Stats) *dataset.DataSet[Distance] {
+	ends := dataset.FlatMap(edges, func(e WeightedEdge, emit func(int64)) {
+		emit(e.Src)
+		emit(e.Dst)
+	})
+	ids := dataset.Distinct(dataset.Union(ends, dataset.FromSlice(edges.Env(), []int64{source})), dataset.Self[int64]())
+	vs := dataset.Map(ids, func(v int64) graph.Vertex[int64, float64] {
+		d := math.Inf(1)
+		if v == source {
+			d = 0
+		}
+		return graph.Vertex[int64, float64]{ID: v, Value: d}
+	})
+	es := dataset.Map(edges, func(e WeightedEdge) graph.Edge[int64, float64] {
+		return graph.Edge[int64, float64]{Src: e.Src, Dst: e.Dst, Value: e.Weight}
+	})
+	type ctx = graph.Context[int64, float64, float64, float64]
+	ds := graph.RunVertexCentric(graph.FromDataSet(vs, es), graph.VertexCentric[int64, float64, float64, float64]{
+		Compute: func(c *ctx, v graph.Vertex[int64, float64], msgs []float64) {
+			d := v.Value
+			if len(msgs) == 0 {
+				if d != 0 { // superstep 1: only the source sends
+					return
+				}
+			} else if msgs[0] < d {
+				d = msgs[0]
+				c.SetNewVertexValue(d)
+			} else {
+				return
+			}
+			c.SendAlongEdges(func(w float64) float64 { return d + w })
+		},
+		Combine: func(a, b float64) float64 { return min(a, b) },
+	}, graph.Options{MaxIterations: maxIterations, Stats: stats})
+	reached := ds.Filter(func(v graph.Vertex[int64, float64]) bool { return !math.IsInf(v.Value, 1) })
+	return dataset.Map(reached, func(v graph.Vertex[int64, float64]) Distance { return Distance{v.ID, v.Value} })
+}
