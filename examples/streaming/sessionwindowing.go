@@ -74,7 +74,7 @@ func RunSessionWindowing(ctx context.Context, o Options, p SessionWindowingParam
 // line and the column.
 func ReadSessionEvents(path string) ([]SessionEvent, error) {
 	var events []SessionEvent
-	err := readCSV(path, []string{"key", "timestamp", "count"}, func(fields []string, col func(i int, err error) error) error {
+	err := readCSVLines(path, []string{"key", "timestamp", "count"}, func(fields []string, _ string, col func(i int, err error) error) error {
 		ts, err := strconv.ParseInt(fields[1], 10, 64)
 		if err != nil {
 			return col(1, err)
@@ -89,12 +89,13 @@ func ReadSessionEvents(path string) ([]SessionEvent, error) {
 	return events, err
 }
 
-// readCSV reads path, a CSV file whose header names the columns in order
-// (at least those of header, in that order of positions found by name),
-// and calls row with every data line's fields of the header's columns.
+// readCSVLines reads path, a CSV file whose header names the columns in order
+// (found by name, in any order),
+// and calls row with every data line's fields of the header's columns and
+// the line itself.
 // Fields are comma-separated without quoting; blank lines are skipped.
 // col makes the error of the i-th column of header on the current line.
-func readCSV(path string, header []string, row func(fields []string, col func(i int, err error) error) error) error {
+func readCSVLines(path string, header []string, row func(fields []string, line string, col func(i int, err error) error) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("examples/streaming: %w", err)
@@ -133,7 +134,7 @@ func readCSV(path string, header []string, row func(fields []string, col func(i 
 			}
 			fields[i] = strings.TrimSpace(cells[p])
 		}
-		if err := row(fields, func(i int, err error) error {
+		if err := row(fields, text, func(i int, err error) error {
 			return fmt.Errorf("examples/streaming: %s:%d: column %q (%d): %w", path, line, header[i], pos[i]+1, err)
 		}); err != nil {
 			return err
