@@ -30,9 +30,11 @@ malformed line stops it with an error naming the file and the line.
 weir explain <example> with the same flags prints the example's plan (see weir
 explain --help).
 
-The stream jobs streaming-wordcount, state-machine and iterate run Flink's streaming
-examples (flink-examples-streaming) as DataStream programs and print in Flink's
-print-sink format; an unbounded one runs until Ctrl-C, which exits with status 130.`,
+The stream jobs streaming-wordcount, state-machine, iterate, session-windowing,
+top-speed-windowing, window-wordcount, side-output and socket-window-wordcount run
+Flink's streaming examples (flink-examples-streaming) as DataStream programs and print
+in Flink's print-sink format; an unbounded one runs until Ctrl-C, which exits with
+status 130. window-stats aggregates a CSV of events per key and event-time window.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -1,0 +1,142 @@
+package streaming
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/source"
+	"github.com/weirdata/weir/stream/watermark"
+	"github.com/weirdata/weir/stream/window"
+)
+
+// CarEvent is one event of Flink's TopSpeedWindowing, a
+// Tuple4<Integer, Integer, Double, Long> printed
+// (carId,speed,distance,time): speed in km/h, distance in metres, time in
+// epoch milliseconds.
+type CarEvent struct {
+	CarID    int32
+	Speed    int32
+	Distance float64
+	Time     int64
+}
+
+// TopSpeedParams are the inputs and output of RunTopSpeedWindowing.
+type TopSpeedParams struct {
+	// Input is a file of "(carId,speed,distance,time)" lines; "" reads
+	// TopSpeedCarData.
+	Input string
+	// Output is a directory to write part files to; "" prints to
+	// Options.Stdout.
+	Output string
+}
+
+// Flink's TopSpeedWindowing fires every triggerMeters metres and looks at
+// the last evictionTime.
+const (
+	topSpeedTriggerMeters = 50
+	topSpeedEvictionTime  = 10 * time.Second
+)
+
+// RunTopSpeedWindowing is Flink's TopSpeedWindowing: car events with
+// ascending timestamps keyed by car into a global window with a delta
+// trigger (fire when the car has driven more than 50 m since the last
+// firing) and a time evictor (keep the last 10 s), printing the event of
+// the largest speed of what is kept (the first one on ties).
+func RunTopSpeedWindowing(ctx context.Context, o Options, p TopSpeedParams) error {
+	lines := TopSpeedCarData
+	if p.Input != "" {
+		var err error
+		if lines, err = readLines(p.Input); err != nil {
+			return err
+		}
+	}
+	cars := make([]CarEvent, 0, len(lines))
+	for i, l := range lines {
+		c, err := ParseCarEvent(l)
+		if err != nil {
+			if p.Input == "" {
+				return fmt.Errorf("examples/streaming: top speed windowing: default data line %d: %w", i+1, err)
+			}
+			return fmt.Errorf("examples/streaming: %s:%d: %w", p.Input, i+1, err)
+		}
+		cars = append(cars, c)
+	}
+	env := stream.New(o.Stream)
+	src := stream.FromSource(env, source.FromSlice(cars),
+		watermark.ForMonotonousTimestamps[CarEvent]().WithTimestampAssigner(func(c CarEvent, _ int64) int64 { return c.Time }),
+		"car-events").SetParallelism(1)
+	trigger, err := window.DeltaTriggerOf[CarEvent, window.GlobalWindow](topSpeedTriggerMeters,
+		func(old, cur CarEvent) float64 { return cur.Distance - old.Distance })
+	if err != nil {
+		return fmt.Errorf("examples/streaming: top speed windowing: %w", err)
+	}
+	ws := stream.Window(stream.KeyBy(src, func(c CarEvent) int32 { return c.CarID }), window.Assigner[window.GlobalWindow](window.GlobalWindows())).
+		Evictor(window.TimeEvictorOf[window.GlobalWindow](topSpeedEvictionTime)).
+		Trigger(trigger)
+	top := stream.WindowMaxBy(ws, func(c CarEvent) int32 { return c.Speed })
+	emit(top, o, p.Output)
+	if _, err := env.Execute(ctx); err != nil {
+		return fmt.Errorf("examples/streaming: top speed windowing: %w", err)
+	}
+	return nil
+}
+
+// ParseCarEvent parses "(carId,speed,distance,time)" as Flink's
+// ParseCarData does: the text between the parentheses split on commas.
+func ParseCarEvent(line string) (CarEvent, error) {
+	s := strings.TrimSpace(line)
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return CarEvent{}, fmt.Errorf("want (carId,speed,distance,time), got %q", line)
+	}
+	f := strings.Split(s[1:len(s)-1], ",")
+	if len(f) != 4 {
+		return CarEvent{}, fmt.Errorf("want 4 fields (carId,speed,distance,time), got %d in %q", len(f), line)
+	}
+	id, err := strconv.ParseInt(f[0], 10, 32)
+	if err != nil {
+		return CarEvent{}, fmt.Errorf("column 1 (carId): %w", err)
+	}
+	speed, err := strconv.ParseInt(f[1], 10, 32)
+	if err != nil {
+		return CarEvent{}, fmt.Errorf("column 2 (speed): %w", err)
+	}
+	dist, err := strconv.ParseFloat(f[2], 64)
+	if err != nil {
+		return CarEvent{}, fmt.Errorf("column 3 (distance): %w", err)
+	}
+	t, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil {
+		return CarEvent{}, fmt.Errorf("column 4 (time): %w", err)
+	}
+	return CarEvent{CarID: int32(id), Speed: int32(speed), Distance: dist, Time: t}, nil
+}
+
+// readLines reads the lines of the file path, blank lines as empty
+// strings (so indexes are line numbers - 1); a trailing newline ends the
+// last line.
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("examples/streaming: %w", err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("examples/streaming: %s: %w", path, err)
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines, nil
+}

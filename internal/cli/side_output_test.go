@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/weirdata/weir/examples/streaming"
+)
+
+// TestSideOutput follows Flink's SideOutputExample over WordCountData.TEXT:
+// the "rejected: word" lines are exactly the words longer than five letters
+// (as a multiset), and the "(word,n)" lines of a word, whatever windows the
+// ingestion times put them in, add up to its occurrences, for the words of
+// at most five letters; at parallelism 1 and 2.
+func TestSideOutput(t *testing.T) {
+	var wantRejected []string
+	wantCounts := map[string]int{}
+	for _, l := range streaming.WordCountText {
+		streaming.Tokenize(l, func(w string) {
+			if len(w) > 5 {
+				wantRejected = append(wantRejected, "rejected: "+w)
+			} else {
+				wantCounts[w]++
+			}
+		})
+	}
+	slices.Sort(wantRejected)
+	count := regexp.MustCompile(`^\(([a-z0-9_]+),(\d+)\)$`)
+	for _, p := range []int{1, 2} {
+		code, stdout, stderr := runWeir(context.Background(), "run", "side-output", "--parallelism", fmt.Sprint(p))
+		if code != 0 || stderr != "" {
+			t.Fatalf("p%d: exit %d, stderr %q", p, code, stderr)
+		}
+		var rejected []string
+		counts := map[string]int{}
+		for _, l := range printedLines(t, stdout, p) {
+			if m := count.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[2])
+				counts[m[1]] += n
+				continue
+			}
+			rejected = append(rejected, l)
+		}
+		if !slices.Equal(rejected, wantRejected) {
+			t.Errorf("p%d: %d rejected lines, want %d", p, len(rejected), len(wantRejected))
+		}
+		if len(counts) != len(wantCounts) {
+			t.Errorf("p%d: %d words counted, want %d", p, len(counts), len(wantCounts))
+		}
+		for w, n := range wantCounts {
+			if counts[w] != n {
+				t.Errorf("p%d: %s counted %d, want %d", p, w, counts[w], n)
+			}
+		}
+	}
+}
