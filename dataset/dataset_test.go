@@ -38,7 +38,11 @@ type config struct {
 	memory      int64
 }
 
-var configs = []config{
+// configs are the configurations every operator test runs in; -short keeps
+// two of allConfigs (TestMain).
+var configs = allConfigs
+
+var allConfigs = []config{
 	{"p1", 1, 0},
 	{"p2", 2, 0},
 	{"p4", 4, 0},

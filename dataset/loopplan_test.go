@@ -302,7 +302,7 @@ func TestLoopPlansRun(t *testing.T) {
 		parent[max(a, b)] = min(a, b)
 	}
 	seen := map[[2]optimizer.Ship]bool{}
-	for _, c := range configs {
+	for _, c := range allConfigs { // every parallelism: each picks another shipping
 		for _, sizes := range [][2]int64{{1000, 1_000_000}, {30_000, 100_000}} {
 			t.Run(fmt.Sprintf("%s/edges%d", c.name, sizes[1]), func(t *testing.T) {
 				env := newEnv(t, c)

@@ -77,7 +77,7 @@ func TestSelfThroughGenericHelper(t *testing.T) {
 			return Sort(ds, func(s string) string { return s }, Ascending)
 		}},
 	} {
-		for _, c := range []config{configs[0], configs[3]} {
+		for _, c := range []config{allConfigs[0], allConfigs[3]} {
 			t.Run(tc.name+"/"+c.name, func(t *testing.T) {
 				env := newEnv(t, c)
 				got := Collect(tc.sort(FromSlice(env, vals)))

@@ -70,7 +70,7 @@ func TestSumOfDecimals(t *testing.T) {
 			want[s.Shop] = d
 		}
 	}
-	env := newEnv(t, configs[3]) // parallelism 3, tiny memory
+	env := newEnv(t, allConfigs[3]) // parallelism 3, tiny memory
 	g := GroupBy(FromSlice(env, in), func(s sale) string { return s.Shop })
 	sums := Collect(Aggregate(g, agg.SumAdder(func(s sale) parquet.Decimal { return parquet.NewDecimal(int64(s.Price*100+0.5), 2) })))
 	if _, err := env.Execute(context.Background()); err != nil {
