@@ -126,6 +126,29 @@
 // BATCH mode windows run on the key-sorted input one key at a time, the
 // key's timers firing at its end.
 //
+// # Joins
+//
+// WindowJoin(a, b, keyA, keyB, assigner) and WindowCoGroup are Flink's
+// a.join(b).where(keyA).equalTo(keyB).window(assigner) and its coGroup:
+// both inputs are tagged (TaggedUnion), unioned, keyed and windowed with the
+// assigner (tumbling, sliding, sessions; Trigger, Evictor and
+// AllowedLateness as Flink's WithWindow), and a window function splits each
+// window's elements by input: CoGroupApply hands both lists to the function
+// once per key and window with elements on either side, JoinApply and
+// JoinFlatApply call it for every pair (an inner join). Results carry the
+// window's MaxTimestamp.
+//
+// IntervalJoin(a, b).Between(lower, upper) joins two keyed streams on event
+// time as Flink's intervalJoin: a left element at t meets the right
+// elements of its key at [t + lower, t + upper] (LowerBoundExclusive,
+// UpperBoundExclusive leave a bound out), and IntervalJoinProcess calls a
+// ProcessJoinFunction per pair, its output timestamped with the larger of
+// the two timestamps (JoinContext has both). The operator is Flink's
+// IntervalJoinOperator: each side's elements wait in a keyed map state by
+// timestamp, an event-time timer drops them when no element of the other
+// side can still join them, and an element below the watermark is dropped,
+// or sent to SideOutputLeftLateData / SideOutputRightLateData.
+//
 // # Broadcast state
 //
 // Broadcast(ds, descriptors...) is Flink's broadcast state pattern: ds's

@@ -147,6 +147,9 @@ func (t *Timers[K, N]) add(q *queue[K, N], ns N, ts int64) {
 
 // insert adds tm to group index idx unless it is there.
 func (t *Timers[K, N]) insert(q *queue[K, N], tm Timer[K, N], idx int) {
+	if q.lastOK && q.last == tm {
+		return
+	}
 	if _, ok := q.pos[idx][tm]; ok {
 		return
 	}
@@ -256,10 +259,15 @@ type queue[K, N comparable] struct {
 	heap []qent[K, N]
 	pos  []map[Timer[K, N]]int
 	seq  uint64
+	// last is the timer pushed last while nothing was removed since
+	// (lastOK): registering it again (the window operator's trigger and
+	// cleanup timers of one window coincide) needs no map lookup
+	last   Timer[K, N]
+	lastOK bool
 }
 
 func (q *queue[K, N]) init(groups int) {
-	q.heap = nil
+	q.heap, q.lastOK = nil, false
 	q.pos = make([]map[Timer[K, N]]int, groups)
 	for i := range q.pos {
 		q.pos[i] = map[Timer[K, N]]int{}
@@ -271,11 +279,13 @@ func (q *queue[K, N]) push(t Timer[K, N], idx int, sz int64) {
 	q.heap = append(q.heap, qent[K, N]{t: t, seq: q.seq, sz: sz, idx: int32(idx)})
 	i := len(q.heap) - 1
 	q.pos[idx][t] = i
+	q.last, q.lastOK = t, true
 	q.up(i)
 }
 
 func (q *queue[K, N]) removeAt(i int) {
 	e := q.heap[i]
+	q.lastOK = false
 	delete(q.pos[e.idx], e.t)
 	last := len(q.heap) - 1
 	if i != last {
