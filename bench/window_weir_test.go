@@ -67,6 +67,9 @@ func runWindowJob(tb testing.TB, n int64, gen func(int64) tev, size, slide time.
 // TestWeirWindowMatchesOracle checks weir's tumbling and sliding sums
 // against the sequential oracle.
 func TestWeirWindowMatchesOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a benchmark-sized job: the plain test run checks it")
+	}
 	for _, c := range []struct{ n, size, slide, rate int64 }{{200_000, 1000, 1000, 50_000}, {40_000, 60_000, 1000, 2_000}} {
 		n := c.n
 		gen := windowEvent(n, c.rate)
@@ -80,6 +83,9 @@ func TestWeirWindowMatchesOracle(t *testing.T) {
 // the incremental sum keeps one accumulator per key and open window, so
 // both fit; the results match the oracle.
 func TestWeirWindowMemoryPerWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a benchmark-sized job: the plain test run checks it")
+	}
 	for _, perKey := range []int64{10, 200} {
 		rate := perKey * streamKeys
 		n := 4 * rate // four 1 s windows

@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/weirdata/weir/dataset"
 )
 
 // Plan formats of weir explain's --format.
@@ -27,9 +25,17 @@ func checkPlanFormat(flag, format string) error {
 	return &usageError{err: fmt.Errorf("--%s %q: want text, json or dot", flag, format)}
 }
 
-// writePlan writes p in format: optimizer's Text, JSON or DOT, exactly as the
-// optimizer's golden files hold them.
-func writePlan(w io.Writer, p *dataset.Plan, format string) error {
+// printablePlan is a plan that prints as text, JSON and DOT: a DataSet
+// program's (optimizer's forms, as its golden files hold them) or a stream
+// job's graph.
+type printablePlan interface {
+	Text() string
+	JSON() ([]byte, error)
+	DOT() string
+}
+
+// writePlan writes p in format: its Text, JSON or DOT.
+func writePlan(w io.Writer, p printablePlan, format string) error {
 	var out []byte
 	switch format {
 	case formatJSON:

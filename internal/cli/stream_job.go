@@ -118,26 +118,7 @@ and weir run ` + j.name + ` --help for the job:
 			}
 			return err
 		}
-		return writeStreamPlan(cmd.OutOrStdout(), plan, format)
+		return writePlan(cmd.OutOrStdout(), plan, format)
 	})
 	return cmd
-}
-
-// writeStreamPlan writes p in format: Plan's Text, JSON or DOT.
-func writeStreamPlan(w io.Writer, p *stream.Plan, format string) error {
-	var out []byte
-	switch format {
-	case formatJSON:
-		b, err := p.JSON()
-		if err != nil {
-			return err
-		}
-		out = b
-	case formatDOT:
-		out = []byte(p.DOT())
-	default:
-		out = []byte(p.Text())
-	}
-	_, err := w.Write(out)
-	return err
 }
