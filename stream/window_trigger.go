@@ -63,10 +63,16 @@ func (c *triggerCtx[K, W]) MergeRawState(name string, merge func(acc, v []byte) 
 	if s == nil {
 		return nil
 	}
-	s.SetNamespace(c.w)
+	return mergeWindowState(s, c.w, c.merged, merge)
+}
+
+// mergeWindowState folds s's values in the merged windows into window w,
+// clearing them there, as Flink's mergePartitionedState.
+func mergeWindowState[K comparable, W window.Window, V any](s *state.Value[K, W, V], w W, merged []W, merge func(acc, v V) (V, error)) error {
+	s.SetNamespace(w)
 	acc, have := s.Value()
-	for _, m := range c.merged {
-		if m == c.w {
+	for _, m := range merged {
+		if m == w {
 			continue
 		}
 		s.SetNamespace(m)
@@ -83,7 +89,7 @@ func (c *triggerCtx[K, W]) MergeRawState(name string, merge func(acc, v []byte) 
 		}
 		acc, have = v, true
 	}
-	s.SetNamespace(c.w)
+	s.SetNamespace(w)
 	if have {
 		s.Update(acc)
 	}
@@ -148,27 +154,8 @@ func (c *triggerCtx[K, W]) MergeInt64State(name string, merge func(acc, v int64)
 	if s == nil {
 		return
 	}
-	s.SetNamespace(c.w)
-	acc, have := s.Value()
-	for _, m := range c.merged {
-		if m == c.w {
-			continue
-		}
-		s.SetNamespace(m)
-		v, ok := s.Value()
-		if !ok {
-			continue
-		}
-		s.Clear()
-		if have {
-			v = merge(acc, v)
-		}
-		acc, have = v, true
-	}
-	s.SetNamespace(c.w)
-	if have {
-		s.Update(acc)
-	}
+	// merge cannot fail
+	_ = mergeWindowState(s, c.w, c.merged, func(acc, v int64) (int64, error) { return merge(acc, v), nil })
 }
 
 // int64State is one int64 trigger state of the current key in window w.
