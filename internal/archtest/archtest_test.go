@@ -90,7 +90,7 @@ func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	for _, p := range []string{"memory", "resource", "graph", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink", "stream/window", "stream"} {
+	for _, p := range []string{"memory", "resource", "graph", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink", "stream/window", "stream/checkpoint", "stream"} {
 		if len(pkgs[p]) == 0 {
 			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
 		}
@@ -124,6 +124,8 @@ func TestDependencyRules(t *testing.T) {
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
 		// the watermark generators are a leaf: the stream runtime drives them
 		"stream/watermark": isStd,
+		// checkpoint storage keeps the runtime's snapshot bytes unread
+		"stream/checkpoint": isStd,
 		// windows, assigners, triggers and evictors: plain Go over
 		// memory.Codec (per-window trigger state), driven by the stream
 		// runtime's window operator
