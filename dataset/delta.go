@@ -181,7 +181,17 @@ func (o *solutionSetOp[T, K]) reset() {
 
 func (o *solutionSetOp[T, K]) run(tc *task, _ collector[none]) error {
 	x := sortjoin.NewIndex(tc.Env, sortjoin.IndexOptions{Name: fmt.Sprintf("%s %d", o.st.indexName, tc.Subtask), Memory: tc.memShare, Seed: indexSeed})
-	o.lp.hold(func() { _ = x.Close() })
+	// The iteration's last user closes the index, on another goroutine. On a
+	// failed job that may be while this build still runs, so the close waits
+	// for the build to return.
+	var building sync.Mutex
+	o.lp.hold(func() {
+		building.Lock()
+		defer building.Unlock()
+		_ = x.Close()
+	})
+	building.Lock()
+	defer building.Unlock()
 	o.st.index[tc.Subtask] = x
 	var kb, vb []byte
 	in := flow.Input[T](tc.TaskContext, 0)

@@ -77,7 +77,11 @@ func TestSelfThroughGenericHelper(t *testing.T) {
 			return Sort(ds, func(s string) string { return s }, Ascending)
 		}},
 	} {
-		for _, c := range []config{allConfigs[0], allConfigs[3]} {
+		cs := []config{allConfigs[0], allConfigs[3]}
+		if testing.Short() {
+			cs = cs[len(tc.name)%2:][:1] // one of the two per case
+		}
+		for _, c := range cs {
 			t.Run(tc.name+"/"+c.name, func(t *testing.T) {
 				env := newEnv(t, c)
 				got := Collect(tc.sort(FromSlice(env, vals)))
