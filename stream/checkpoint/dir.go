@@ -201,8 +201,10 @@ func (d *Dir) removeCheckpoint(id int64) error {
 
 // Store writes checkpoint s into chk-<id> and, once it is complete,
 // discards the checkpoints beyond the newest Retained and the shared files
-// only they named. A savepoint goes to DirOptions.Savepoints instead and is
-// never discarded. The ids stored must increase. The shared files s names
+// only they named. A savepoint goes to DirOptions.Savepoints instead, is
+// never discarded and is not a checkpoint Latest returns (Flink's
+// CheckpointCoordinator adds only checkpoints to its
+// CompletedCheckpointStore). The ids stored must increase. The shared files s names
 // must be in the shared directory (SharedPath, CreateShared).
 func (d *Dir) Store(s *Snapshot) (string, error) {
 	d.mu.Lock()
