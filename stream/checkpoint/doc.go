@@ -25,4 +25,33 @@
 //     reason is reported.
 //   - Store keeps the newest Retained checkpoints and discards the older
 //     ones. Savepoints are never discarded by Store.
+//
+// # Storage in a directory
+//
+// Dir keeps checkpoints as Flink's file system checkpoint storage does:
+//
+//	path/chk-<id>/_metadata          the snapshot's metadata, written last
+//	path/chk-<id>/op<i>-<j>.state    subtask j of operator i: its state
+//	path/chk-<id>/op<i>-<j>.inflight and its in-flight records
+//	path/shared/<name>               files of incremental snapshots
+//
+// The metadata (metadata.go) is versioned and names every file with its
+// length and CRC-32C; the whole file is checksummed. A checkpoint is
+// complete iff its _metadata is present and valid and its files match:
+// the state files are fsynced, the metadata is written to _metadata.tmp,
+// fsynced and renamed, and the directory fsynced. Latest validates each
+// checkpoint, newest first, and returns the first intact one; the damage
+// of the others is reported as *CorruptError naming the file (Skipped,
+// DirOptions.OnSkip). A shared file is kept while a retained checkpoint
+// names it and deleted with the last (Flink's SharedStateRegistry).
+// OpenDir removes what a crash left: checkpoint directories without
+// _metadata, temporary files, shared files no checkpoint names.
+//
+// A savepoint (WriteSavepoint) is a directory savepoint-<6 hex>-<12 hex>
+// outside the checkpoints, self-contained (its shared files copied into
+// its own shared/), built under a hidden name and renamed once complete.
+// Dir.Store writes savepoints to DirOptions.Savepoints; Dir.Latest returns
+// checkpoints only, as Flink recovers from checkpoints and not from
+// savepoints taken on the way. Load and Inspect read any checkpoint or
+// savepoint, by directory or _metadata file, validated like Latest.
 package checkpoint

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/state"
+)
+
+// newSavepointCommand is `weir savepoint`, the parent of the commands on
+// savepoints and retained checkpoints.
+func newSavepointCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "savepoint",
+		Short: "Work with savepoints and checkpoints of stream jobs",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newSavepointInspectCommand())
+	return cmd
+}
+
+// newSavepointInspectCommand is `weir savepoint inspect PATH`.
+func newSavepointInspectCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "inspect PATH",
+		Short: "List the operators, subtasks and states of a savepoint or checkpoint",
+		Long: "inspect validates the savepoint or checkpoint at PATH (its directory or its _metadata file)\n" +
+			"and lists its operators, each subtask's state, in-flight records and shared files, and the\n" +
+			"states in a subtask's keyed state (per key group) or operator state.",
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if format != formatText && format != formatJSON {
+			return &usageError{err: fmt.Errorf("--format %q: want text or json", format)}
+		}
+		return runE(func(cmd *cobra.Command) error {
+			info, err := checkpoint.Inspect(args[0])
+			if err != nil {
+				return err
+			}
+			d := describeSnapshot(info)
+			if format == formatJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(d)
+			}
+			return writeSnapshotText(cmd.OutOrStdout(), d)
+		})(cmd, args)
+	}
+	return cmd
+}
+
+// snapshotDesc is what inspect shows of a snapshot; its JSON is the
+// --format json output.
+type snapshotDesc struct {
+	Path      string         `json:"path"`
+	Kind      string         `json:"kind"`
+	ID        int64          `json:"id"`
+	Timestamp int64          `json:"timestamp"`
+	Time      string         `json:"time"`
+	Finished  bool           `json:"finished"`
+	Operators []operatorDesc `json:"operators"`
+}
+
+type operatorDesc struct {
+	ID               string        `json:"id"`
+	Name             string        `json:"name"`
+	Parallelism      int           `json:"parallelism"`
+	MaxParallelism   int           `json:"max_parallelism"`
+	CoordinatorBytes *int          `json:"coordinator_bytes,omitempty"`
+	Subtasks         []subtaskDesc `json:"subtasks"`
+}
+
+type subtaskDesc struct {
+	Subtask       int          `json:"subtask"`
+	StateFile     string       `json:"state_file,omitempty"`
+	StateBytes    int          `json:"state_bytes"`
+	InFlightFile  string       `json:"in_flight_file,omitempty"`
+	InFlightBytes int          `json:"in_flight_bytes"`
+	Shared        []sharedDesc `json:"shared,omitempty"`
+	// StateFormat is "keyed", "operator", "none" or "opaque" (bytes that
+	// are neither snapshot format; StateError says why).
+	StateFormat    string        `json:"state_format"`
+	StateError     string        `json:"state_error,omitempty"`
+	MaxParallelism int           `json:"max_parallelism,omitempty"`
+	Sections       []sectionDesc `json:"sections,omitempty"`
+}
+
+type sharedDesc struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
+}
+
+type sectionDesc struct {
+	State    string `json:"state"`
+	Kind     string `json:"kind"`
+	KeyGroup *int   `json:"key_group,omitempty"`
+	Entries  int    `json:"entries"`
+	Bytes    int    `json:"bytes"`
+}
+
+// describeSnapshot describes a loaded snapshot; a subtask's state that is
+// not a state snapshot is shown as opaque bytes, not an error.
+func describeSnapshot(info *checkpoint.Info) *snapshotDesc {
+	s := info.Snapshot
+	d := &snapshotDesc{Path: info.Dir, Kind: s.Kind.String(), ID: s.ID, Timestamp: s.Timestamp,
+		Time: time.UnixMilli(s.Timestamp).UTC().Format("2006-01-02T15:04:05.000Z"), Finished: s.Finished,
+		Operators: []operatorDesc{}}
+	for i, op := range s.Operators {
+		od := operatorDesc{ID: op.ID, Name: op.Name, Parallelism: op.Parallelism, MaxParallelism: op.MaxParallelism,
+			Subtasks: []subtaskDesc{}}
+		if op.Coordinator != nil {
+			n := len(op.Coordinator)
+			od.CoordinatorBytes = &n
+		}
+		for j, st := range op.Subtasks {
+			files := info.Files[i][j]
+			sd := subtaskDesc{Subtask: j, StateFile: files.State, StateBytes: len(st.State),
+				InFlightFile: files.InFlight, InFlightBytes: len(st.InFlight)}
+			for _, f := range files.Shared {
+				sd.Shared = append(sd.Shared, sharedDesc{Name: f.Name, Bytes: f.Size})
+			}
+			describeState(&sd, st.State)
+			od.Subtasks = append(od.Subtasks, sd)
+		}
+		d.Operators = append(d.Operators, od)
+	}
+	return d
+}
+
+func describeState(sd *subtaskDesc, b []byte) {
+	if len(b) == 0 {
+		sd.StateFormat = "none"
+		return
+	}
+	si, err := state.DescribeSnapshot(b)
+	if err != nil {
+		sd.StateFormat, sd.StateError = "opaque", err.Error()
+		return
+	}
+	sd.StateFormat = "keyed"
+	if si.Operator {
+		sd.StateFormat = "operator"
+	}
+	sd.MaxParallelism = si.MaxParallelism
+	for _, sec := range si.Sections {
+		sc := sectionDesc{State: sec.Name, Kind: sec.Kind, Entries: sec.Entries, Bytes: sec.Bytes}
+		if sec.KeyGroup >= 0 {
+			g := sec.KeyGroup
+			sc.KeyGroup = &g
+		}
+		sd.Sections = append(sd.Sections, sc)
+	}
+}
+
+// writeSnapshotText writes d as inspect's text output.
+func writeSnapshotText(w io.Writer, d *snapshotDesc) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d\n", d.Kind, d.ID)
+	fmt.Fprintf(&b, "  path      %s\n", d.Path)
+	fmt.Fprintf(&b, "  time      %s (%d)\n", d.Time, d.Timestamp)
+	fmt.Fprintf(&b, "  finished  %t\n", d.Finished)
+	fmt.Fprintf(&b, "  operators %d\n", len(d.Operators))
+	for _, op := range d.Operators {
+		fmt.Fprintf(&b, "\noperator %s %q: parallelism %d, max parallelism %d", op.ID, op.Name, op.Parallelism, op.MaxParallelism)
+		if op.CoordinatorBytes != nil {
+			fmt.Fprintf(&b, ", coordinator state %d B", *op.CoordinatorBytes)
+		}
+		b.WriteString("\n")
+		for _, st := range op.Subtasks {
+			fmt.Fprintf(&b, "  subtask %d: state %d B", st.Subtask, st.StateBytes)
+			switch st.StateFormat {
+			case "keyed":
+				fmt.Fprintf(&b, " (keyed, max parallelism %d)", st.MaxParallelism)
+			case "operator":
+				b.WriteString(" (operator state)")
+			case "opaque":
+				fmt.Fprintf(&b, " (not a state snapshot: %s)", st.StateError)
+			}
+			fmt.Fprintf(&b, ", in flight %d B\n", st.InFlightBytes)
+			for _, f := range st.Shared {
+				fmt.Fprintf(&b, "    shared %s %d B\n", f.Name, f.Bytes)
+			}
+			if len(st.Sections) == 0 {
+				continue
+			}
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+			if st.StateFormat == "keyed" {
+				fmt.Fprintf(tw, "    \tkey group\tstate\tkind\tentries\tbytes\t\n")
+			} else {
+				fmt.Fprintf(tw, "    \tstate\tkind\tentries\tbytes\t\n")
+			}
+			for _, sec := range st.Sections {
+				if sec.KeyGroup != nil {
+					fmt.Fprintf(tw, "    \t%d\t%s\t%s\t%d\t%d\t\n", *sec.KeyGroup, sec.State, sec.Kind, sec.Entries, sec.Bytes)
+				} else {
+					fmt.Fprintf(tw, "    \t%s\t%s\t%d\t%d\t\n", sec.State, sec.Kind, sec.Entries, sec.Bytes)
+				}
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,348 @@
+package checkpoint
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strings"
+)
+
+// The metadata file, version 1, as Flink's _metadata (Checkpoints.
+// storeCheckpointMetadata): the magic "weirckpt", uvarint version, then
+//
+//	kind byte | varint id | varint timestamp | finished byte (0, 1)
+//	shared byte: where shared files are (0: the storage's shared directory,
+//	  "../shared"; 1: the snapshot's own "shared", as in a savepoint)
+//	uvarint operator count, per operator:
+//	  string id | string name | uvarint parallelism | uvarint max parallelism
+//	  coordinator: byte (0: nil, 1: present) [| uvarint length | bytes]
+//	  uvarint subtask count, per subtask:
+//	    state file ref | in-flight file ref
+//	    uvarint shared count, per shared file: string name | uvarint length | CRC-32C (4 bytes LE)
+//
+// where a string is a uvarint length and its bytes, and a file ref is a byte
+// (0: nil, 1: a file) followed for a file by its string name, uvarint length
+// and CRC-32C (4 bytes, little-endian). The file ends with the CRC-32C of
+// everything before it (4 bytes, little-endian). Files are named relative
+// to the snapshot's directory.
+const (
+	metadataMagic   = "weirckpt"
+	metadataVersion = 1
+	// MetadataFile is the name of a snapshot's metadata file in its directory.
+	MetadataFile = "_metadata"
+	// metadataTemp is the metadata being written, renamed to MetadataFile
+	// once durable.
+	metadataTemp = "_metadata.tmp"
+	sharedDir    = "shared"
+	// maxMetadata bounds the metadata file a reader accepts.
+	maxMetadata = 1 << 30
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorrupt is wrapped by the errors for a snapshot that its writer could
+// not have left: bad metadata, a missing, truncated or changed file.
+var ErrCorrupt = errors.New("checkpoint: corrupt snapshot")
+
+// CorruptError says which file of a snapshot is damaged and how.
+type CorruptError struct {
+	// Path is the damaged file, or the directory a file is missing from.
+	Path   string
+	Reason string
+}
+
+func (e *CorruptError) Error() string { return "checkpoint: " + e.Path + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrCorrupt) hold.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+func corrupt(path, format string, args ...any) error {
+	return &CorruptError{Path: path, Reason: fmt.Sprintf(format, args...)}
+}
+
+// fileRef is a file of a snapshot as its metadata names it.
+type fileRef struct {
+	Name string
+	Size int64
+	CRC  uint32
+}
+
+// subtaskMeta is the metadata of one subtask: its files.
+type subtaskMeta struct {
+	State, InFlight *fileRef
+	Shared          []fileRef
+}
+
+// operatorMeta is the metadata of one operator.
+type operatorMeta struct {
+	ID, Name                    string
+	Parallelism, MaxParallelism int
+	Coordinator                 []byte
+	Subtasks                    []subtaskMeta
+}
+
+// metadata is the decoded metadata file of a snapshot.
+type metadata struct {
+	ID        int64
+	Kind      Kind
+	Timestamp int64
+	Finished  bool
+	// OwnShared says shared files are in the snapshot's own directory.
+	OwnShared bool
+	Operators []operatorMeta
+}
+
+// encodeMetadata returns the metadata file of m.
+func encodeMetadata(m *metadata) []byte {
+	b := append([]byte(nil), metadataMagic...)
+	b = binary.AppendUvarint(b, metadataVersion)
+	b = append(b, byte(m.Kind))
+	b = binary.AppendVarint(b, m.ID)
+	b = binary.AppendVarint(b, m.Timestamp)
+	b = append(b, boolByte(m.Finished), boolByte(m.OwnShared))
+	b = binary.AppendUvarint(b, uint64(len(m.Operators)))
+	for _, op := range m.Operators {
+		b = appendString(b, op.ID)
+		b = appendString(b, op.Name)
+		b = binary.AppendUvarint(b, uint64(op.Parallelism))
+		b = binary.AppendUvarint(b, uint64(op.MaxParallelism))
+		if op.Coordinator == nil {
+			b = append(b, 0)
+		} else {
+			b = append(b, 1)
+			b = binary.AppendUvarint(b, uint64(len(op.Coordinator)))
+			b = append(b, op.Coordinator...)
+		}
+		b = binary.AppendUvarint(b, uint64(len(op.Subtasks)))
+		for _, st := range op.Subtasks {
+			b = appendRef(b, st.State)
+			b = appendRef(b, st.InFlight)
+			b = binary.AppendUvarint(b, uint64(len(st.Shared)))
+			for _, f := range st.Shared {
+				b = appendFile(b, f)
+			}
+		}
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendRef(b []byte, f *fileRef) []byte {
+	if f == nil {
+		return append(b, 0)
+	}
+	return appendFile(append(b, 1), *f)
+}
+
+func appendFile(b []byte, f fileRef) []byte {
+	b = appendString(b, f.Name)
+	b = binary.AppendUvarint(b, uint64(f.Size))
+	return binary.LittleEndian.AppendUint32(b, f.CRC)
+}
+
+// decodeMetadata parses a metadata file; path names it in errors.
+func decodeMetadata(path string, b []byte) (*metadata, error) {
+	if len(b) < len(metadataMagic)+4 {
+		return nil, corrupt(path, "truncated: %d bytes", len(b))
+	}
+	if string(b[:len(metadataMagic)]) != metadataMagic {
+		return nil, corrupt(path, "not a weir snapshot metadata file")
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, corrupt(path, "checksum mismatch")
+	}
+	d := mdec{b: body[len(metadataMagic):]}
+	if v := d.uvarint(); d.err == nil && v != metadataVersion {
+		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads version %d", path, v, metadataVersion)
+	}
+	m := &metadata{}
+	m.Kind = Kind(d.byte())
+	m.ID = d.varint()
+	m.Timestamp = d.varint()
+	m.Finished = d.bool()
+	m.OwnShared = d.bool()
+	if d.err == nil && m.Kind > Savepoint {
+		d.fail("kind %d", m.Kind)
+	}
+	nops := d.count()
+	for i := 0; i < nops && d.err == nil; i++ {
+		var op operatorMeta
+		op.ID = d.string()
+		op.Name = d.string()
+		op.Parallelism = d.int()
+		op.MaxParallelism = d.int()
+		if d.bool() {
+			op.Coordinator = append([]byte{}, d.bytes(d.uvarint())...)
+		}
+		n := d.count()
+		if d.err == nil && n != op.Parallelism {
+			d.fail("operator %q of parallelism %d has %d subtasks", op.ID, op.Parallelism, n)
+		}
+		for j := 0; j < n && d.err == nil; j++ {
+			var st subtaskMeta
+			st.State = d.ref()
+			st.InFlight = d.ref()
+			ns := d.count()
+			for k := 0; k < ns && d.err == nil; k++ {
+				f := d.file()
+				if d.err == nil && !validName(f.Name) {
+					d.fail("shared file name %q", f.Name)
+				}
+				st.Shared = append(st.Shared, f)
+			}
+			op.Subtasks = append(op.Subtasks, st)
+		}
+		m.Operators = append(m.Operators, op)
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("%d bytes after the operators", len(d.b))
+	}
+	if d.err != nil {
+		return nil, corrupt(path, "bad metadata: %v", d.err)
+	}
+	return m, nil
+}
+
+// validName reports whether name can name a file of a snapshot's directory
+// or of the shared directory: a plain name, not hidden, not ours.
+func validName(name string) bool {
+	return name != "" && len(name) <= 255 && !strings.ContainsAny(name, "/\\\x00") &&
+		name[0] != '.' && name != MetadataFile && name != metadataTemp && name != sharedDir
+}
+
+// mdec reads metadata fields, keeping the first error.
+type mdec struct {
+	b   []byte
+	err error
+}
+
+func (d *mdec) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (d *mdec) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("bad uvarint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *mdec) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// int reads a uvarint that must fit an int32: a parallelism.
+func (d *mdec) int() int {
+	v := d.uvarint()
+	if v > 1<<31-1 {
+		d.fail("value %d out of range", v)
+		return 0
+	}
+	return int(v)
+}
+
+// count reads a count of items: each takes at least a byte, so a count
+// beyond the bytes left is corrupt.
+func (d *mdec) count() int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)) {
+		d.fail("count %d beyond the %d bytes left", v, len(d.b))
+		return 0
+	}
+	return int(v)
+}
+
+func (d *mdec) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) == 0 {
+		d.fail("truncated")
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *mdec) bool() bool {
+	switch c := d.byte(); c {
+	case 0:
+		return false
+	case 1:
+		return true
+	default:
+		d.fail("flag %d", c)
+		return false
+	}
+}
+
+func (d *mdec) bytes(n uint64) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.fail("truncated: %d bytes of %d", len(d.b), n)
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *mdec) string() string { return string(d.bytes(d.uvarint())) }
+
+func (d *mdec) file() fileRef {
+	var f fileRef
+	f.Name = d.string()
+	size := d.uvarint()
+	if size > 1<<62 {
+		d.fail("file size %d", size)
+	}
+	f.Size = int64(size)
+	if sum := d.bytes(4); d.err == nil {
+		f.CRC = binary.LittleEndian.Uint32(sum)
+	}
+	return f
+}
+
+func (d *mdec) ref() *fileRef {
+	if !d.bool() || d.err != nil {
+		return nil
+	}
+	f := d.file()
+	if d.err == nil && !validName(f.Name) {
+		d.fail("file name %q", f.Name)
+	}
+	return &f
+}

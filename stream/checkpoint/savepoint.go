@@ -1,0 +1,123 @@
+package checkpoint
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"path/filepath"
+)
+
+// WriteSavepoint writes savepoint s into a new directory of dir,
+// savepoint-<6 hex>-<12 hex> as Flink names them (Flink's first part is
+// the job id's prefix; a weir job has none, so both parts are random), and
+// returns its path. The savepoint is self-contained: the shared files its
+// subtasks name are copied into its own shared directory, read through
+// shared. It is built in a hidden directory and renamed into place once
+// complete, so a savepoint directory is complete or absent.
+func WriteSavepoint(dir string, s *Snapshot, shared func(name string) (io.ReadCloser, error)) (string, error) {
+	if err := validateSnapshot(s); err != nil {
+		return "", err
+	}
+	return writeSavepoint(osFS{}, dir, s, shared)
+}
+
+func writeSavepoint(fsys fileSystem, dir string, s *Snapshot, shared func(name string) (io.ReadCloser, error)) (string, error) {
+	if s.Kind != Savepoint {
+		return "", fmt.Errorf("checkpoint: write savepoint: snapshot %d is a %s", s.ID, s.Kind)
+	}
+	if err := fsys.MkdirAll(dir); err != nil {
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+	}
+	var name string
+	for attempt := 0; ; attempt++ {
+		name = "savepoint-" + randomHex(3) + "-" + randomHex(6)
+		_, err := fsys.Stat(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if attempt == 9 {
+			return "", fmt.Errorf("checkpoint: write savepoint %d: no free directory name in %s", s.ID, dir)
+		}
+	}
+	final := filepath.Join(dir, name)
+	tmp := filepath.Join(dir, "."+name+".inprogress")
+	if err := buildSavepoint(fsys, tmp, s, shared); err != nil {
+		_ = fsys.RemoveAll(tmp)
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+	}
+	if err := fsys.Rename(tmp, final); err != nil {
+		_ = fsys.RemoveAll(tmp)
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+	}
+	return final, nil
+}
+
+// buildSavepoint writes the savepoint's files into tmp: the shared files
+// first, then the snapshot.
+func buildSavepoint(fsys fileSystem, tmp string, s *Snapshot, shared func(name string) (io.ReadCloser, error)) error {
+	own := filepath.Join(tmp, sharedDir)
+	if err := fsys.MkdirAll(own); err != nil {
+		return err
+	}
+	copied := map[string]fileRef{}
+	for _, op := range s.Operators {
+		for _, st := range op.Subtasks {
+			for _, name := range st.Shared {
+				if _, ok := copied[name]; ok {
+					continue
+				}
+				if shared == nil {
+					return fmt.Errorf("shared file %s: no source of shared files", name)
+				}
+				ref, err := copyShared(fsys, filepath.Join(own, name), name, shared)
+				if err != nil {
+					return fmt.Errorf("shared file %s: %w", name, err)
+				}
+				copied[name] = ref
+			}
+		}
+	}
+	if err := fsys.SyncDir(own); err != nil {
+		return err
+	}
+	_, err := writeSnapshotDir(fsys, tmp, s, true, func(name string) (fileRef, error) { return copied[name], nil })
+	return err
+}
+
+// copyShared copies shared file name to path, fsynced.
+func copyShared(fsys fileSystem, path, name string, shared func(name string) (io.ReadCloser, error)) (fileRef, error) {
+	src, err := shared(name)
+	if err != nil {
+		return fileRef{}, err
+	}
+	defer src.Close()
+	dst, err := fsys.Create(path)
+	if err != nil {
+		return fileRef{}, err
+	}
+	h := crc32.New(castagnoli)
+	n, err := io.Copy(io.MultiWriter(dst, h), src)
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fileRef{}, err
+	}
+	return fileRef{Name: name, Size: n, CRC: h.Sum32()}, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,115 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// SnapshotInfo describes a state snapshot without restoring it: what
+// `weir savepoint inspect` shows of a subtask's state.
+type SnapshotInfo struct {
+	// Operator says the snapshot is an operator state snapshot
+	// (OperatorStore.Snapshot), not a keyed one (Backend.Snapshot).
+	Operator bool
+	// MaxParallelism is a keyed snapshot's number of key groups.
+	MaxParallelism int
+	// Sections are a keyed snapshot's (state, key group) sections in the
+	// snapshot's order (by key group, then state name, timers last), or an
+	// operator snapshot's states by name.
+	Sections []SectionInfo
+}
+
+// SectionInfo is one section of a snapshot.
+type SectionInfo struct {
+	// Name is the state's or timer service's name.
+	Name string
+	// Kind is a keyed state's kind ("ValueState", ..., "timers") or an
+	// operator state's distribution ("union list state", ...).
+	Kind string
+	// KeyGroup is the key group of a keyed section; -1 for operator state.
+	KeyGroup int
+	// Entries is the number of entries: keys (and namespaces) of a keyed
+	// state, timers, list elements or broadcast entries.
+	Entries int
+	// Bytes is the size of the entries as serialized.
+	Bytes int
+}
+
+// DescribeSnapshot parses a keyed or an operator state snapshot, checking
+// its frames as a restore does, and lists its sections. Empty input is a
+// subtask without state.
+func DescribeSnapshot(b []byte) (*SnapshotInfo, error) {
+	if len(b) == 0 {
+		return &SnapshotInfo{}, nil
+	}
+	if IsOperatorSnapshot(b) {
+		secs, err := readOpSnapshot(b)
+		if err != nil {
+			return nil, fmt.Errorf("state: describe snapshot: %w", err)
+		}
+		info := &SnapshotInfo{Operator: true}
+		for _, sec := range secs {
+			n := 0
+			for _, e := range sec.entries {
+				n += len(e)
+			}
+			info.Sections = append(info.Sections, SectionInfo{Name: sec.name, Kind: sec.mode.String(),
+				KeyGroup: -1, Entries: len(sec.entries), Bytes: n})
+		}
+		return info, nil
+	}
+	info, err := describeKeyed(bufio.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		return nil, fmt.Errorf("state: describe snapshot: %w", err)
+	}
+	return info, nil
+}
+
+// describeKeyed reads a keyed snapshot's frames as Backend.Restore does.
+func describeKeyed(r *bufio.Reader) (*SnapshotInfo, error) {
+	typ, payload, err := readFrame(r)
+	if err != nil {
+		return nil, err
+	}
+	if typ != frameHeader || len(payload) < len(snapshotMagic) || string(payload[:len(snapshotMagic)]) != snapshotMagic {
+		return nil, fmt.Errorf("%w: not a weir state snapshot", ErrCorruptSnapshot)
+	}
+	d := dec{b: payload[len(snapshotMagic):]}
+	version, maxP := d.uvarint(), d.uvarint()
+	if d.err != nil || len(d.b) != 0 || maxP > 1<<31-1 {
+		return nil, fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
+	}
+	if version != snapshotVersion {
+		return nil, fmt.Errorf("snapshot version %d, this weir reads version %d", version, snapshotVersion)
+	}
+	info := &SnapshotInfo{MaxParallelism: int(maxP)}
+	for {
+		typ, payload, err := readFrame(r)
+		if err != nil {
+			return nil, err
+		}
+		switch typ {
+		case frameSection:
+			sec, err := parseSection(payload, int(maxP))
+			if err != nil {
+				return nil, err
+			}
+			info.Sections = append(info.Sections, SectionInfo{Name: sec.name, Kind: sec.kind.String(),
+				KeyGroup: sec.group, Entries: sec.count, Bytes: len(sec.data)})
+		case frameEnd:
+			d := dec{b: payload}
+			n := d.uvarint()
+			if d.err != nil || len(d.b) != 0 || n != uint64(len(info.Sections)) {
+				return nil, fmt.Errorf("%w: end frame counts %d sections, read %d", ErrCorruptSnapshot, n, len(info.Sections))
+			}
+			if _, err := r.ReadByte(); err != io.EOF {
+				return nil, fmt.Errorf("%w: data after the end frame", ErrCorruptSnapshot)
+			}
+			return info, nil
+		default:
+			return nil, fmt.Errorf("%w: frame type %d", ErrCorruptSnapshot, typ)
+		}
+	}
+}
