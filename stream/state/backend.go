@@ -46,6 +46,8 @@ type Backend[K comparable] struct {
 	hash    HashFunc[K]
 	clock   func() int64
 	key     K
+	code    int32 // the current key's hash code, when coded
+	coded   bool
 	group   int
 	idx     int    // group - groups.Start, or -1 without a current key
 	epoch   uint64 // counts SetCurrentKey calls: states cache per current key
@@ -103,13 +105,21 @@ func (b *Backend[K]) KeyGroup(k K) int { return KeyGroupForHash(b.hash(k), b.max
 // refer to, computing its key group once. A key outside the backend's groups
 // (a routing bug) is kept in Err and makes state accesses no-ops.
 func (b *Backend[K]) SetCurrentKey(k K) {
-	b.SetCurrentKeyInGroup(k, KeyGroupForHash(b.hash(k), b.maxP))
+	code := b.hash(k)
+	group := KeyGroupForHash(code, b.maxP)
+	b.key, b.code, b.coded, b.group = k, code, true, group
+	b.epoch++
+	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
+		b.idx = idx
+		return
+	}
+	b.outside(group)
 }
 
 // SetCurrentKeyInGroup is SetCurrentKey with k's key group computed by the
 // caller (the exchange that routed the record computed it already).
 func (b *Backend[K]) SetCurrentKeyInGroup(k K, group int) {
-	b.key, b.group = k, group
+	b.key, b.coded, b.group = k, false, group
 	b.epoch++
 	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
 		b.idx = idx
@@ -129,7 +139,15 @@ func (b *Backend[K]) outside(group int) {
 // broadcast side of a keyed broadcast operator has no key).
 func (b *Backend[K]) ClearCurrentKey() {
 	var zero K
-	b.key, b.group, b.idx = zero, 0, -1
+	b.key, b.coded, b.group, b.idx = zero, false, 0, -1
+}
+
+// keyCode returns the current key's hash code, computing it once per key.
+func (b *Backend[K]) keyCode() int32 {
+	if !b.coded {
+		b.code, b.coded = b.hash(b.key), true
+	}
+	return b.code
 }
 
 // CurrentKey returns the current key.

@@ -46,10 +46,13 @@
 //
 // Each state is a table per key group, keyed by (key, namespace), as Flink's
 // CopyOnWriteStateTable, so that a snapshot, a restore and a rescale move
-// whole groups. The single-value states (Value, Reducing, Aggregating) hold
-// their cells by pointer and remember the cell the last access found for the
-// current key and namespace: a read and then a write of the same key look the
-// table up once and write the cell in place.
+// whole groups. The single-value states (Value, Reducing, Aggregating) keep
+// their cells inline in the Void namespace, in an open-addressing table per
+// key group hashed by the key's hash code (the one SetCurrentKey computes
+// for the key group), and by pointer in a map in other namespaces; they
+// remember the cell the last access found for the current key and
+// namespace: a read and then a write of the same key look the table up once
+// and write the cell in place.
 //
 // # Errors and memory
 //
