@@ -78,3 +78,24 @@ func (k *keyedBase[K]) close() error {
 	k.backend = nil
 	return err
 }
+
+// keyRun is the number of records whose keys a keyed operator hashes and
+// whose state it prefetches before processing them (state.Backend.Prefetch):
+// few enough that the entries read stay in the first-level cache.
+const keyRun = 64
+
+// runKeys are the keys and hash codes of a run of up to keyRun records.
+type runKeys[K comparable] struct {
+	keys  [keyRun]K
+	codes [keyRun]int32
+}
+
+// load computes the keys and hash codes of b (at most keyRun records) and
+// prefetches their state entries.
+func loadKeys[T any, K comparable](r *runKeys[K], be *state.Backend[K], key func(T) K, b []Record[T]) {
+	for i := range b {
+		k := key(b[i].Value)
+		r.keys[i], r.codes[i] = k, be.KeyCode(k)
+	}
+	be.Prefetch(r.codes[:len(b)])
+}

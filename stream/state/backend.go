@@ -53,6 +53,8 @@ type Backend[K comparable] struct {
 	epoch   uint64 // counts SetCurrentKey calls: states cache per current key
 	states  map[string]registered
 	timers  map[string]registered
+	slotted []prefetcher         // the states whose entries are in slotTables
+	sink    uint8                // what Prefetch read, kept so that its loads stay
 	pending map[string][]section // restored sections of states not yet registered
 	err     error
 
@@ -104,8 +106,14 @@ func (b *Backend[K]) KeyGroup(k K) int { return KeyGroupForHash(b.hash(k), b.max
 // SetCurrentKey makes k the key that state accesses and timer registrations
 // refer to, computing its key group once. A key outside the backend's groups
 // (a routing bug) is kept in Err and makes state accesses no-ops.
-func (b *Backend[K]) SetCurrentKey(k K) {
-	code := b.hash(k)
+func (b *Backend[K]) SetCurrentKey(k K) { b.SetCurrentKeyCode(k, b.hash(k)) }
+
+// KeyCode returns k's hash code, the one its key group is computed from.
+func (b *Backend[K]) KeyCode(k K) int32 { return b.hash(k) }
+
+// SetCurrentKeyCode is SetCurrentKey with k's hash code computed by the
+// caller (KeyCode).
+func (b *Backend[K]) SetCurrentKeyCode(k K, code int32) {
 	group := KeyGroupForHash(code, b.maxP)
 	b.key, b.code, b.coded, b.group = k, code, true, group
 	b.epoch++
@@ -114,6 +122,17 @@ func (b *Backend[K]) SetCurrentKey(k K) {
 		return
 	}
 	b.outside(group)
+}
+
+// Prefetch reads where the entries of keys with the given hash codes start
+// in the single-value states of the Void namespace, without changing
+// anything: an operator that calls it for a run of records before
+// processing them lets the memory loads of their keys overlap instead of
+// waiting for each in turn.
+func (b *Backend[K]) Prefetch(codes []int32) {
+	for _, p := range b.slotted {
+		b.sink += p.prefetch(codes, b.maxP, b.groups)
+	}
 }
 
 // SetCurrentKeyInGroup is SetCurrentKey with k's key group computed by the
@@ -177,7 +196,7 @@ func (b *Backend[K]) Dispose() error {
 	for _, s := range b.timers {
 		s.drop()
 	}
-	b.states, b.timers, b.pending = nil, nil, nil
+	b.states, b.timers, b.pending, b.slotted = nil, nil, nil, nil
 	b.used, b.reserved = 0, 0
 	err := b.res.Release()
 	if b.ownMem {
@@ -267,6 +286,9 @@ func (b *Backend[K]) register(r registered, timers bool) error {
 		b.timers[r.stateName()] = r
 	} else {
 		b.states[r.stateName()] = r
+		if p, ok := r.(prefetcher); ok && p.slotted() {
+			b.slotted = append(b.slotted, p)
+		}
 	}
 	key := pendingKey(r.stateName(), timers)
 	secs := b.pending[key]

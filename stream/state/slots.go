@@ -116,5 +116,13 @@ func (t *slotTable[T, V]) remove(k T, code int32) bool {
 	return true
 }
 
+// prefetcher is a state that can read ahead where keys' entries are.
+type prefetcher interface {
+	slotted() bool
+	// prefetch reads a byte of the slot where the probe for each code
+	// starts and returns their sum (Backend.Prefetch).
+	prefetch(codes []int32, maxP int, groups KeyGroupRange) uint8
+}
+
 // len returns the number of entries.
 func (t *slotTable[T, V]) len() int { return t.n }

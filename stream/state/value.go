@@ -172,6 +172,22 @@ func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 	return *c, true
 }
 
+func (s *cells[K, N, V]) slotted() bool { return s.void }
+
+func (s *cells[K, N, V]) prefetch(codes []int32, maxP int, groups KeyGroupRange) uint8 {
+	var sum uint8
+	for _, code := range codes {
+		idx := uint(KeyGroupForHash(code, maxP) - groups.Start)
+		if idx >= uint(len(s.slots)) {
+			continue
+		}
+		if t := &s.slots[idx]; t.n > 0 {
+			sum += uint8(t.slots[t.home(code)].code)
+		}
+	}
+	return sum
+}
+
 // each calls f with every entry of group index idx.
 func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
 	if s.void {
