@@ -84,18 +84,27 @@ func (k *keyedBase[K]) close() error {
 // few enough that the entries read stay in the first-level cache.
 const keyRun = 64
 
-// runKeys are the keys and hash codes of a run of up to keyRun records.
+// runKeys are the keys, hash codes and key groups of a run of up to keyRun
+// records.
 type runKeys[K comparable] struct {
-	keys  [keyRun]K
-	codes [keyRun]int32
+	keys   [keyRun]K
+	codes  [keyRun]int32
+	groups [keyRun]int32
 }
 
-// load computes the keys and hash codes of b (at most keyRun records) and
-// prefetches their state entries.
+// loadKeys computes the keys, hash codes and key groups of b (at most
+// keyRun records) and prefetches their state entries.
 func loadKeys[T any, K comparable](r *runKeys[K], be *state.Backend[K], key func(T) K, b []Record[T]) {
+	maxP := be.MaxParallelism()
 	for i := range b {
 		k := key(b[i].Value)
-		r.keys[i], r.codes[i] = k, be.KeyCode(k)
+		c := be.KeyCode(k)
+		r.keys[i], r.codes[i], r.groups[i] = k, c, int32(state.KeyGroupForHash(c, maxP))
 	}
-	be.Prefetch(r.codes[:len(b)])
+	be.Prefetch(r.codes[:len(b)], r.groups[:len(b)])
+}
+
+// setKey makes record i of the run loaded last the backend's current key.
+func (r *runKeys[K]) setKey(be *state.Backend[K], i int) {
+	be.SetCurrentKeyCode(r.keys[i], r.codes[i], int(r.groups[i]))
 }

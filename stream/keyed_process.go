@@ -96,7 +96,7 @@ func (p *keyedProcessOp[I, K, O]) push(b []Record[I]) error {
 		b = b[len(run):]
 		loadKeys(&p.run, p.backend, p.key, run)
 		for i := range run {
-			p.backend.SetCurrentKeyCode(p.run.keys[i], p.run.codes[i])
+			p.run.setKey(p.backend, i)
 			p.ctx.ts = run[i].Timestamp
 			if err := p.fn.ProcessElement(run[i].Value, &p.ctx, p.col); err != nil {
 				return err

@@ -60,7 +60,7 @@ func (r *reduceOp[T, K]) push(b []Record[T]) error {
 		loadKeys(&r.run, r.backend, r.key, run)
 		for i := range run {
 			v := run[i].Value
-			r.backend.SetCurrentKeyCode(r.run.keys[i], r.run.codes[i])
+			r.run.setKey(r.backend, i)
 			if acc, ok := r.st.Value(); ok {
 				v = r.fn(acc, v)
 			}

@@ -106,15 +106,17 @@ func (b *Backend[K]) KeyGroup(k K) int { return KeyGroupForHash(b.hash(k), b.max
 // SetCurrentKey makes k the key that state accesses and timer registrations
 // refer to, computing its key group once. A key outside the backend's groups
 // (a routing bug) is kept in Err and makes state accesses no-ops.
-func (b *Backend[K]) SetCurrentKey(k K) { b.SetCurrentKeyCode(k, b.hash(k)) }
+func (b *Backend[K]) SetCurrentKey(k K) {
+	code := b.hash(k)
+	b.SetCurrentKeyCode(k, code, KeyGroupForHash(code, b.maxP))
+}
 
 // KeyCode returns k's hash code, the one its key group is computed from.
 func (b *Backend[K]) KeyCode(k K) int32 { return b.hash(k) }
 
-// SetCurrentKeyCode is SetCurrentKey with k's hash code computed by the
-// caller (KeyCode).
-func (b *Backend[K]) SetCurrentKeyCode(k K, code int32) {
-	group := KeyGroupForHash(code, b.maxP)
+// SetCurrentKeyCode is SetCurrentKey with k's hash code (KeyCode) and its
+// key group (KeyGroupForHash of the code) computed by the caller.
+func (b *Backend[K]) SetCurrentKeyCode(k K, code int32, group int) {
 	b.key, b.code, b.coded, b.group = k, code, true, group
 	b.epoch++
 	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
@@ -124,14 +126,14 @@ func (b *Backend[K]) SetCurrentKeyCode(k K, code int32) {
 	b.outside(group)
 }
 
-// Prefetch reads where the entries of keys with the given hash codes start
-// in the single-value states of the Void namespace, without changing
-// anything: an operator that calls it for a run of records before
-// processing them lets the memory loads of their keys overlap instead of
-// waiting for each in turn.
-func (b *Backend[K]) Prefetch(codes []int32) {
+// Prefetch reads where the entries of keys with the given hash codes, in
+// the given key groups, start in the single-value states of the Void
+// namespace, without changing anything: an operator that calls it for a run
+// of records before processing them lets the memory loads of their keys
+// overlap instead of waiting for each in turn.
+func (b *Backend[K]) Prefetch(codes []int32, groups []int32) {
 	for _, p := range b.slotted {
-		b.sink += p.prefetch(codes, b.maxP, b.groups)
+		b.sink += p.prefetch(codes, groups, b.groups.Start)
 	}
 }
 

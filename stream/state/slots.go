@@ -121,7 +121,7 @@ type prefetcher interface {
 	slotted() bool
 	// prefetch reads a byte of the slot where the probe for each code
 	// starts and returns their sum (Backend.Prefetch).
-	prefetch(codes []int32, maxP int, groups KeyGroupRange) uint8
+	prefetch(codes, groups []int32, start int) uint8
 }
 
 // len returns the number of entries.

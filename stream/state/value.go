@@ -174,10 +174,11 @@ func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 
 func (s *cells[K, N, V]) slotted() bool { return s.void }
 
-func (s *cells[K, N, V]) prefetch(codes []int32, maxP int, groups KeyGroupRange) uint8 {
+func (s *cells[K, N, V]) prefetch(codes, groups []int32, start int) uint8 {
 	var sum uint8
-	for _, code := range codes {
-		idx := uint(KeyGroupForHash(code, maxP) - groups.Start)
+	groups = groups[:len(codes)]
+	for i, code := range codes {
+		idx := uint(int(groups[i]) - start)
 		if idx >= uint(len(s.slots)) {
 			continue
 		}
