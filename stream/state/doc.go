@@ -26,9 +26,12 @@
 // Backend[K] is the heap keyed state backend of one operator instance. It owns
 // the key groups Options.Groups of Options.MaxParallelism, and every state
 // access and timer registration refers to its current key, which the operator
-// sets per record with SetCurrentKey (computing the key group once), or with
-// SetCurrentKeyInGroup when the exchange that routed the record computed the
-// group already.
+// sets per record with SetCurrentKey (computing the key group once), with
+// SetCurrentKeyInGroup when the group is known already (a timer's), or with
+// SetCurrentKeyCode when the caller computed the key's hash code (KeyCode)
+// and group: the keyed operators do so for a run of records and call
+// Prefetch with the run's codes and groups first, so that the cache misses
+// of reading the run's state entries overlap.
 //
 // States are obtained from descriptors with a name: ValueState (Value, Update,
 // Clear), ListState (Get, Add, AddAll, Update, Clear), MapState (Get, Put,

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
 )
 
@@ -76,4 +77,61 @@ func FuzzSlotTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPrefetchAndKeyCode sets keys through KeyCode, KeyGroupForHash and
+// SetCurrentKeyCode after Prefetch, the keyed operators' path, and checks
+// that each finds what SetCurrentKey wrote, against a map, over enough
+// keys that the tables grow; a key of another backend's groups is refused
+// as SetCurrentKey refuses it.
+func TestPrefetchAndKeyCode(t *testing.T) {
+	const maxP = 128
+	b, _ := newBackend[int64](t, maxP, KeyGroupRange{Start: 0, End: 63}, 0, nil)
+	st, err := GetValueState(b, ValueDescriptor[int64]{Name: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]int64{}
+	for k := int64(0); k < 5000; k++ {
+		if b.KeyGroup(k) > 63 {
+			continue
+		}
+		b.SetCurrentKey(k)
+		st.Update(k * 3)
+		want[k] = k * 3
+	}
+	var codes, groups []int32
+	var keys []int64
+	for k := int64(0); k < 5000; k++ {
+		if _, ok := want[k]; ok {
+			c := b.KeyCode(k)
+			keys, codes, groups = append(keys, k), append(codes, c), append(groups, int32(KeyGroupForHash(c, maxP)))
+		}
+	}
+	b.Prefetch(codes, groups)
+	for i, k := range keys {
+		b.SetCurrentKeyCode(k, codes[i], int(groups[i]))
+		got, ok := st.Value()
+		if !ok || got != want[k] {
+			t.Fatalf("key %d: %d, %v, want %d", k, got, ok, want[k])
+		}
+		st.Update(got + 1)
+		b.SetCurrentKey(k)
+		if got, _ := st.Value(); got != want[k]+1 {
+			t.Fatalf("key %d after the update: %d, want %d", k, got, want[k]+1)
+		}
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for k := int64(0); ; k++ {
+		if g := b.KeyGroup(k); g > 63 {
+			b.SetCurrentKeyCode(k, b.KeyCode(k), g)
+			break
+		}
+	}
+	st.Update(1)
+	if !errors.Is(b.Err(), ErrNoKey) {
+		t.Fatalf("a key of group outside the backend: Err %v, want ErrNoKey", b.Err())
+	}
 }
