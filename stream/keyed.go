@@ -78,3 +78,33 @@ func (k *keyedBase[K]) close() error {
 	k.backend = nil
 	return err
 }
+
+// keyRun is the number of records whose keys a keyed operator hashes and
+// whose state it prefetches before processing them (state.Backend.Prefetch):
+// few enough that the entries read stay in the first-level cache.
+const keyRun = 64
+
+// runKeys are the keys, hash codes and key groups of a run of up to keyRun
+// records.
+type runKeys[K comparable] struct {
+	keys   [keyRun]K
+	codes  [keyRun]int32
+	groups [keyRun]int32
+}
+
+// loadKeys computes the keys, hash codes and key groups of b (at most
+// keyRun records) and prefetches their state entries.
+func loadKeys[T any, K comparable](r *runKeys[K], be *state.Backend[K], key func(T) K, b []Record[T]) {
+	maxP := be.MaxParallelism()
+	for i := range b {
+		k := key(b[i].Value)
+		c := be.KeyCode(k)
+		r.keys[i], r.codes[i], r.groups[i] = k, c, int32(state.KeyGroupForHash(c, maxP))
+	}
+	be.Prefetch(r.codes[:len(b)], r.groups[:len(b)])
+}
+
+// setKey makes record i of the run loaded last the backend's current key.
+func (r *runKeys[K]) setKey(be *state.Backend[K], i int) {
+	be.SetCurrentKeyCode(r.keys[i], r.codes[i], int(r.groups[i]))
+}

@@ -54,6 +54,7 @@ type keyedProcessOp[I any, K comparable, O any] struct {
 	keyedBase[K]
 	fn       KeyedProcessFunction[K, I, O]
 	key      func(I) K
+	run      runKeys[K]
 	ctx      KeyedContext[K]
 	wm       int64
 	out      *emitter[O]
@@ -90,11 +91,16 @@ func (p *keyedProcessOp[I, K, O]) close() error {
 }
 
 func (p *keyedProcessOp[I, K, O]) push(b []Record[I]) error {
-	for i := range b {
-		p.backend.SetCurrentKey(p.key(b[i].Value))
-		p.ctx.ts = b[i].Timestamp
-		if err := p.fn.ProcessElement(b[i].Value, &p.ctx, p.col); err != nil {
-			return err
+	for len(b) > 0 {
+		run := b[:min(len(b), keyRun)]
+		b = b[len(run):]
+		loadKeys(&p.run, p.backend, p.key, run)
+		for i := range run {
+			p.run.setKey(p.backend, i)
+			p.ctx.ts = run[i].Timestamp
+			if err := p.fn.ProcessElement(run[i].Value, &p.ctx, p.col); err != nil {
+				return err
+			}
 		}
 	}
 	if err := p.backend.Err(); err != nil {

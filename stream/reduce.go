@@ -37,6 +37,7 @@ type reduceOp[T any, K comparable] struct {
 	key func(T) K
 	fn  func(acc, v T) T
 	st  *state.Value[K, state.Void, T]
+	run runKeys[K]
 	out *emitter[T]
 	// final: BATCH mode emits each key's final value only, at endKey
 	final bool
@@ -53,15 +54,20 @@ func (r *reduceOp[T, K]) open(rt *taskRuntime) error {
 }
 
 func (r *reduceOp[T, K]) push(b []Record[T]) error {
-	for i := range b {
-		v := b[i].Value
-		r.backend.SetCurrentKey(r.key(v))
-		if acc, ok := r.st.Value(); ok {
-			v = r.fn(acc, v)
-		}
-		r.st.Update(v)
-		if !r.final {
-			r.out.emit(v, b[i].Timestamp)
+	for len(b) > 0 {
+		run := b[:min(len(b), keyRun)]
+		b = b[len(run):]
+		loadKeys(&r.run, r.backend, r.key, run)
+		for i := range run {
+			v := run[i].Value
+			r.run.setKey(r.backend, i)
+			if acc, ok := r.st.Value(); ok {
+				v = r.fn(acc, v)
+			}
+			r.st.Update(v)
+			if !r.final {
+				r.out.emit(v, run[i].Timestamp)
+			}
 		}
 		r.last = true
 	}

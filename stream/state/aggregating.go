@@ -65,7 +65,7 @@ func (s *Aggregating[K, N, IN, ACC, OUT]) kind() Kind { return KindAggregating }
 // KeysIn returns the keys that have an entry in namespace ns (expired or not),
 // as Flink's getKeys; the caller may set each as the current key and change
 // the state.
-func (s *Aggregating[K, N, IN, ACC, OUT]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+func (s *Aggregating[K, N, IN, ACC, OUT]) KeysIn(ns N) []K { return s.keysIn(ns) }
 
 // Get returns the result of the current key's accumulator in the current
 // namespace.

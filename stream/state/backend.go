@@ -46,11 +46,15 @@ type Backend[K comparable] struct {
 	hash    HashFunc[K]
 	clock   func() int64
 	key     K
+	code    int32 // the current key's hash code, when coded
+	coded   bool
 	group   int
 	idx     int    // group - groups.Start, or -1 without a current key
 	epoch   uint64 // counts SetCurrentKey calls: states cache per current key
 	states  map[string]registered
 	timers  map[string]registered
+	slotted []prefetcher         // the states whose entries are in slotTables
+	sink    uint8                // what Prefetch read, kept so that its loads stay
 	pending map[string][]section // restored sections of states not yet registered
 	err     error
 
@@ -103,13 +107,40 @@ func (b *Backend[K]) KeyGroup(k K) int { return KeyGroupForHash(b.hash(k), b.max
 // refer to, computing its key group once. A key outside the backend's groups
 // (a routing bug) is kept in Err and makes state accesses no-ops.
 func (b *Backend[K]) SetCurrentKey(k K) {
-	b.SetCurrentKeyInGroup(k, KeyGroupForHash(b.hash(k), b.maxP))
+	code := b.hash(k)
+	b.SetCurrentKeyCode(k, code, KeyGroupForHash(code, b.maxP))
+}
+
+// KeyCode returns k's hash code, the one its key group is computed from.
+func (b *Backend[K]) KeyCode(k K) int32 { return b.hash(k) }
+
+// SetCurrentKeyCode is SetCurrentKey with k's hash code (KeyCode) and its
+// key group (KeyGroupForHash of the code) computed by the caller.
+func (b *Backend[K]) SetCurrentKeyCode(k K, code int32, group int) {
+	b.key, b.code, b.coded, b.group = k, code, true, group
+	b.epoch++
+	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
+		b.idx = idx
+		return
+	}
+	b.outside(group)
+}
+
+// Prefetch reads where the entries of keys with the given hash codes, in
+// the given key groups, start in the single-value states of the Void
+// namespace, without changing anything: an operator that calls it for a run
+// of records before processing them lets the memory loads of their keys
+// overlap instead of waiting for each in turn.
+func (b *Backend[K]) Prefetch(codes []int32, groups []int32) {
+	for _, p := range b.slotted {
+		b.sink += p.prefetch(codes, groups, b.groups.Start)
+	}
 }
 
 // SetCurrentKeyInGroup is SetCurrentKey with k's key group computed by the
 // caller (the exchange that routed the record computed it already).
 func (b *Backend[K]) SetCurrentKeyInGroup(k K, group int) {
-	b.key, b.group = k, group
+	b.key, b.coded, b.group = k, false, group
 	b.epoch++
 	if idx := group - b.groups.Start; idx >= 0 && group <= b.groups.End {
 		b.idx = idx
@@ -129,7 +160,15 @@ func (b *Backend[K]) outside(group int) {
 // broadcast side of a keyed broadcast operator has no key).
 func (b *Backend[K]) ClearCurrentKey() {
 	var zero K
-	b.key, b.group, b.idx = zero, 0, -1
+	b.key, b.coded, b.group, b.idx = zero, false, 0, -1
+}
+
+// keyCode returns the current key's hash code, computing it once per key.
+func (b *Backend[K]) keyCode() int32 {
+	if !b.coded {
+		b.code, b.coded = b.hash(b.key), true
+	}
+	return b.code
 }
 
 // CurrentKey returns the current key.
@@ -159,7 +198,7 @@ func (b *Backend[K]) Dispose() error {
 	for _, s := range b.timers {
 		s.drop()
 	}
-	b.states, b.timers, b.pending = nil, nil, nil
+	b.states, b.timers, b.pending, b.slotted = nil, nil, nil, nil
 	b.used, b.reserved = 0, 0
 	err := b.res.Release()
 	if b.ownMem {
@@ -249,6 +288,9 @@ func (b *Backend[K]) register(r registered, timers bool) error {
 		b.timers[r.stateName()] = r
 	} else {
 		b.states[r.stateName()] = r
+		if p, ok := r.(prefetcher); ok && p.slotted() {
+			b.slotted = append(b.slotted, p)
+		}
 	}
 	key := pendingKey(r.stateName(), timers)
 	secs := b.pending[key]

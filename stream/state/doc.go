@@ -26,9 +26,12 @@
 // Backend[K] is the heap keyed state backend of one operator instance. It owns
 // the key groups Options.Groups of Options.MaxParallelism, and every state
 // access and timer registration refers to its current key, which the operator
-// sets per record with SetCurrentKey (computing the key group once), or with
-// SetCurrentKeyInGroup when the exchange that routed the record computed the
-// group already.
+// sets per record with SetCurrentKey (computing the key group once), with
+// SetCurrentKeyInGroup when the group is known already (a timer's), or with
+// SetCurrentKeyCode when the caller computed the key's hash code (KeyCode)
+// and group: the keyed operators do so for a run of records and call
+// Prefetch with the run's codes and groups first, so that the cache misses
+// of reading the run's state entries overlap.
 //
 // States are obtained from descriptors with a name: ValueState (Value, Update,
 // Clear), ListState (Get, Add, AddAll, Update, Clear), MapState (Get, Put,
@@ -46,10 +49,13 @@
 //
 // Each state is a table per key group, keyed by (key, namespace), as Flink's
 // CopyOnWriteStateTable, so that a snapshot, a restore and a rescale move
-// whole groups. The single-value states (Value, Reducing, Aggregating) hold
-// their cells by pointer and remember the cell the last access found for the
-// current key and namespace: a read and then a write of the same key look the
-// table up once and write the cell in place.
+// whole groups. The single-value states (Value, Reducing, Aggregating) keep
+// their cells inline in the Void namespace, in an open-addressing table per
+// key group hashed by the key's hash code (the one SetCurrentKey computes
+// for the key group), and by pointer in a map in other namespaces; they
+// remember the cell the last access found for the current key and
+// namespace: a read and then a write of the same key look the table up once
+// and write the cell in place.
 //
 // # Errors and memory
 //

@@ -56,7 +56,7 @@ func (s *Reducing[K, N, V]) kind() Kind { return KindReducing }
 // KeysIn returns the keys that have an entry in namespace ns (expired or not),
 // as Flink's getKeys; the caller may set each as the current key and change
 // the state.
-func (s *Reducing[K, N, V]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+func (s *Reducing[K, N, V]) KeysIn(ns N) []K { return s.keysIn(ns) }
 
 // Get returns the current key's reduced value in the current namespace.
 func (s *Reducing[K, N, V]) Get() (V, bool) { return s.get(s.ns) }

@@ -1,6 +1,9 @@
 package state
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // cell is a stored value with its TTL timestamp and its estimated bytes.
 type cell[V any] struct {
@@ -10,15 +13,19 @@ type cell[V any] struct {
 }
 
 // cells is the storage of the single-value kinds (Value, Reducing and
-// Aggregating): one cell per (key, namespace), held by pointer so that an
-// update writes the cell in place. hit is the cell the last access found,
-// valid while the backend's current key is the one of epoch hitEpoch and the
-// namespace hitNS: a read followed by a write of the same key and namespace
-// looks the table up once.
+// Aggregating): one cell per (key, namespace). In the Void namespace the
+// cells live inline in a slotTable per key group; in other namespaces
+// (windows) in a map per key group, by pointer, so that an update writes
+// the cell in place. hit is the cell the last access found, valid while the
+// backend's current key is the one of epoch hitEpoch and the namespace
+// hitNS: a read followed by a write of the same key and namespace looks the
+// table up once.
 type cells[K, N comparable, V any] struct {
 	base[K, N]
-	t  table[K, N, *cell[V]]
-	vs sizer[V]
+	void  bool // N is Void: the entries are in slots
+	t     table[K, N, *cell[V]]
+	slots []slotTable[nsKey[K, N], V]
+	vs    sizer[V]
 
 	hit      *cell[V]
 	hitEpoch uint64
@@ -35,7 +42,11 @@ func newCells[K, N comparable, V any](b *Backend[K], name string, k Kind, cfg TT
 	if s.vs, err = newSizer[V]("value of " + s.what); err != nil {
 		return s, err
 	}
-	s.t = newTable[K, N, *cell[V]](b.groups.Len())
+	if s.void = reflect.TypeFor[N]() == reflect.TypeFor[Void](); s.void {
+		s.slots = make([]slotTable[nsKey[K, N], V], b.groups.Len())
+	} else {
+		s.t = newTable[K, N, *cell[V]](b.groups.Len())
+	}
 	return s, nil
 }
 
@@ -45,11 +56,12 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 	if s.hit != nil && s.hitEpoch == s.b.epoch && s.hitNS == ns {
 		return s.hit
 	}
-	m := s.t.groups[idx]
-	if m == nil {
-		return nil
+	var c *cell[V]
+	if s.void {
+		c = s.slots[idx].find(nsKey[K, N]{k: s.b.key, n: ns}, s.b.keyCode())
+	} else if m := s.t.groups[idx]; m != nil {
+		c = m[nsKey[K, N]{k: s.b.key, n: ns}]
 	}
-	c := m[nsKey[K, N]{k: s.b.key, n: ns}]
 	if c != nil {
 		s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
 	}
@@ -58,9 +70,14 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 
 // evict deletes the current key's cell c in namespace ns of group index idx.
 func (s *cells[K, N, V]) evict(ns N, idx int, c *cell[V]) {
-	delete(s.t.groups[idx], nsKey[K, N]{k: s.b.key, n: ns})
 	s.b.shrink(c.sz)
 	s.hit = nil
+	k := nsKey[K, N]{k: s.b.key, n: ns}
+	if s.void {
+		s.slots[idx].remove(k, s.b.keyCode())
+		return
+	}
+	delete(s.t.groups[idx], k)
 }
 
 // get returns the current key's value in namespace ns, applying TTL.
@@ -77,9 +94,10 @@ func (s *cells[K, N, V]) get(ns N) (V, bool) {
 	if s.ttl.on {
 		now := s.b.now()
 		if s.ttl.expired(c.ts, now) {
+			v := c.v
 			s.evict(ns, idx, c)
 			if s.ttl.returnExpired {
-				return c.v, true
+				return v, true
 			}
 			return zero, false
 		}
@@ -108,11 +126,16 @@ func (s *cells[K, N, V]) put(ns N, v V) {
 		}
 		return
 	}
-	m := s.t.of(idx)
 	k := nsKey[K, N]{k: s.b.key, n: ns}
-	c := &cell[V]{v: v, ts: s.ttl.stamp(s.b.clock)}
+	var c *cell[V]
+	if s.void {
+		c = s.slots[idx].insert(k, s.b.keyCode())
+	} else {
+		c = new(cell[V])
+		s.t.of(idx)[k] = c
+	}
+	c.v, c.ts = v, s.ttl.stamp(s.b.clock)
 	c.sz = s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch)
-	m[k] = c
 	s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
 	s.b.grow(c.sz, s.what)
 }
@@ -127,8 +150,9 @@ func (s *cells[K, N, V]) remove(ns N) (cell[V], bool) {
 	if c == nil {
 		return cell[V]{}, false
 	}
+	out := *c
 	s.evict(ns, idx, c)
-	return *c, true
+	return out, true
 }
 
 // live removes the entry of ns when expired and reports whether one is left.
@@ -148,23 +172,55 @@ func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 	return *c, true
 }
 
-func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
-	n := 0
-	for k, c := range s.t.groups[idx] {
-		if s.ttl.expired(c.ts, now) {
+func (s *cells[K, N, V]) slotted() bool { return s.void }
+
+func (s *cells[K, N, V]) prefetch(codes, groups []int32, start int) uint8 {
+	var sum uint8
+	groups = groups[:len(codes)]
+	for i, code := range codes {
+		idx := uint(int(groups[i]) - start)
+		if idx >= uint(len(s.slots)) {
 			continue
 		}
-		dst = s.appendKey(dst, &k)
+		if t := &s.slots[idx]; t.n > 0 {
+			sum += uint8(t.slots[t.home(code)].code)
+		}
+	}
+	return sum
+}
+
+// each calls f with every entry of group index idx.
+func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
+	if s.void {
+		st := &s.slots[idx]
+		for i := range st.slots {
+			if st.slots[i].used {
+				f(&st.slots[i].k, &st.slots[i].c)
+			}
+		}
+		return
+	}
+	for k, c := range s.t.groups[idx] {
+		f(&k, c)
+	}
+}
+
+func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
+	n := 0
+	s.each(idx, func(k *nsKey[K, N], c *cell[V]) {
+		if s.ttl.expired(c.ts, now) {
+			return
+		}
+		dst = s.appendKey(dst, k)
 		dst = appendVarint(dst, c.ts)
 		dst = s.vs.codec.Append(dst, &c.v)
 		n++
-	}
+	})
 	return dst, n
 }
 
 func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 	d := dec{b: src}
-	m := s.t.of(idx)
 	s.hit = nil
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
@@ -176,10 +232,22 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 			break
 		}
 		c.sz = s.keyBytes(&k) + s.vs.extra(&c.v, &s.b.scratch)
-		if old, ok := m[k]; ok {
-			s.b.shrink(old.sz)
+		if s.void {
+			code := s.b.hash(k.k)
+			p := s.slots[idx].find(k, code)
+			if p != nil {
+				s.b.shrink(p.sz)
+			} else {
+				p = s.slots[idx].insert(k, code)
+			}
+			*p = c
+		} else {
+			m := s.t.of(idx)
+			if old, ok := m[k]; ok {
+				s.b.shrink(old.sz)
+			}
+			m[k] = &c
 		}
-		m[k] = &c
 		s.b.grow(c.sz, s.what)
 	}
 	return d.done(s.what)
@@ -187,12 +255,28 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 
 func (s *cells[K, N, V]) drop() {
 	s.hit = nil
+	for i := range s.slots {
+		s.each(i, func(_ *nsKey[K, N], c *cell[V]) { s.b.shrink(c.sz) })
+		s.slots[i] = slotTable[nsKey[K, N], V]{}
+	}
 	for i, m := range s.t.groups {
 		for _, c := range m {
 			s.b.shrink(c.sz)
 		}
 		s.t.groups[i] = nil
 	}
+}
+
+// keysIn returns the keys with an entry in namespace ns, in key-group order.
+func (s *cells[K, N, V]) keysIn(ns N) []K {
+	if !s.void {
+		return keysIn(&s.t, ns)
+	}
+	var out []K
+	for i := range s.slots {
+		s.each(i, func(k *nsKey[K, N], _ *cell[V]) { out = append(out, k.k) })
+	}
+	return out
 }
 
 // ValueState is Flink's ValueState: one value per key.
@@ -244,7 +328,7 @@ func (s *Value[K, N, V]) kind() Kind { return KindValue }
 // KeysIn returns the keys that have an entry in namespace ns (expired or not),
 // as Flink's getKeys; the caller may set each as the current key and change
 // the state.
-func (s *Value[K, N, V]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+func (s *Value[K, N, V]) KeysIn(ns N) []K { return s.keysIn(ns) }
 
 // Value returns the current key's value in the current namespace.
 func (s *Value[K, N, V]) Value() (V, bool) { return s.get(s.ns) }
