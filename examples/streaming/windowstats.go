@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -149,7 +150,8 @@ func statValue(aggregate string, a statAcc) string {
 // timestamp seen - OutOfOrderness - 1, so which events are late does not
 // depend on timing or parallelism. Every firing (late firings included)
 // gives a line "key,window_start,window_end,value"; late events go to
-// LateOutput as their input lines. Output files are written under a
+// LateOutput as their input lines. The lines are written as the windows
+// fire, by one subtask per output; output files are written under a
 // temporary name and renamed when the job succeeded.
 func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	switch p.Aggregate {
@@ -196,29 +198,85 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 			},
 		}
 	})
-	results := stream.Collect(lines)
-	late := stream.Collect(stream.GetSideOutput(lines, lateTag))
+	// one subtask writes each output, so lines carry no "N> " prefix
+	results, err := newLinesOutput(p.Output, o.Stdout)
+	if err != nil {
+		return err
+	}
+	defer results.discard()
+	stream.PrintTo(stream.Map(lines, identity[string]).SetParallelism(1), results.w, "")
+	var late *linesOutput
+	if p.LateOutput != "" {
+		if late, err = newLinesOutput(p.LateOutput, nil); err != nil {
+			return err
+		}
+		defer late.discard()
+		lateLines := stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }).SetParallelism(1)
+		stream.PrintTo(lateLines, late.w, "")
+	}
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: window stats: %w", err)
 	}
-	var lateLines []string
-	for _, e := range late.Values() {
-		lateLines = append(lateLines, e.Line)
-	}
-	if p.LateOutput != "" {
-		if err := writeLinesFile(p.LateOutput, lateLines); err != nil {
+	if late != nil {
+		if err := late.commit(); err != nil {
 			return err
 		}
 	}
-	if p.Output != "" {
-		return writeLinesFile(p.Output, results.Values())
+	return results.commit()
+}
+
+func identity[T any](v T) T { return v }
+
+// linesOutput is where the lines of an output go as the job emits them:
+// a temporary file in the directory of path, renamed to path by commit,
+// or, when path is "", stdout.
+type linesOutput struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer // over f
+	w    io.Writer     // bw, or stdout
+}
+
+func newLinesOutput(path string, stdout io.Writer) (*linesOutput, error) {
+	if path == "" {
+		return &linesOutput{w: stdout}, nil
 	}
-	w := bufio.NewWriter(o.Stdout)
-	for _, l := range results.Values() {
-		w.WriteString(l)
-		w.WriteByte('\n')
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("examples/streaming: output: %w", err)
 	}
-	return w.Flush()
+	bw := bufio.NewWriter(f)
+	return &linesOutput{path: path, f: f, bw: bw, w: bw}, nil
+}
+
+// commit flushes the lines and renames the temporary file to the path.
+func (l *linesOutput) commit() error {
+	if l.f == nil {
+		return nil
+	}
+	f := l.f
+	l.f = nil
+	err := l.bw.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), l.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("examples/streaming: output %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// discard removes the temporary file of an output not committed.
+func (l *linesOutput) discard() {
+	if l.f != nil {
+		l.f.Close()
+		os.Remove(l.f.Name())
+		l.f = nil
+	}
 }
 
 // ReadStatEvents reads the CSV file path: a header row naming the columns,
@@ -239,30 +297,4 @@ func ReadStatEvents(path, key, ts, value string) ([]StatEvent, error) {
 		return nil
 	})
 	return events, err
-}
-
-// writeLinesFile writes lines to path through a temporary file in the same
-// directory, renamed to path once complete.
-func writeLinesFile(path string, lines []string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("examples/streaming: output: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	for _, l := range lines {
-		w.WriteString(l)
-		w.WriteByte('\n')
-	}
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("examples/streaming: output %s: %w", path, err)
-	}
-	return nil
 }
