@@ -108,7 +108,8 @@ func RunWindowJoin(ctx context.Context, o Options, p WindowJoinParams) error {
 		strategy := watermark.ForMonotonousTimestamps[indexedNameValue]().
 			WithTimestampAssigner(func(e indexedNameValue, _ int64) int64 { return WindowJoinTimestamp(e.index, rate) })
 		src := stream.FromSource(env, source.Generator(indexed, p.Events, p.Rate), strategy, name).SetParallelism(1)
-		return stream.Map(src, func(e indexedNameValue) NameValue { return e.v })
+		// chained to the source, as Flink's generator emits the tuples itself
+		return stream.Map(src, func(e indexedNameValue) NameValue { return e.v }).SetParallelism(1)
 	}
 	grades := input(p.Seed, WindowJoinGradeMax, "Grades Data Generator")
 	salaries := input(p.Seed+1, WindowJoinSalaryMax, "Salaries Data Generator")
