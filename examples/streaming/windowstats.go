@@ -151,7 +151,8 @@ func statValue(aggregate string, a statAcc) string {
 // depend on timing or parallelism. Every firing (late firings included)
 // gives a line "key,window_start,window_end,value"; late events go to
 // LateOutput as their input lines. The lines are written as the windows
-// fire, by one subtask per output; output files are written under a
+// fire, by one subtask per output (buffered, so Stdout gets them in
+// blocks); output files are written under a
 // temporary name and renamed when the job succeeded.
 func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	switch p.Aggregate {
@@ -198,21 +199,19 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 			},
 		}
 	})
-	// one subtask writes each output, so lines carry no "N> " prefix
 	results, err := newLinesOutput(p.Output, o.Stdout)
 	if err != nil {
 		return err
 	}
 	defer results.discard()
-	stream.PrintTo(stream.Map(lines, identity[string]).SetParallelism(1), results.w, "")
+	writeLines(lines, results.w)
 	var late *linesOutput
 	if p.LateOutput != "" {
 		if late, err = newLinesOutput(p.LateOutput, nil); err != nil {
 			return err
 		}
 		defer late.discard()
-		lateLines := stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }).SetParallelism(1)
-		stream.PrintTo(lateLines, late.w, "")
+		writeLines(stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }), late.w)
 	}
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: window stats: %w", err)
@@ -225,7 +224,18 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	return results.commit()
 }
 
-func identity[T any](v T) T { return v }
+// writeLines writes every line of ds to w, a line each, from one subtask
+// as the lines arrive (so they carry no "N> " prefix and need no lock).
+func writeLines(ds stream.DataStream[string], w *bufio.Writer) {
+	stream.Process(ds, func() stream.ProcessFunction[string, struct{}] {
+		return stream.ProcessFunction[string, struct{}]{
+			ProcessElement: func(l string, _ *stream.Context, _ stream.Collector[struct{}]) error {
+				w.WriteString(l)
+				return w.WriteByte('\n')
+			},
+		}
+	}).SetParallelism(1)
+}
 
 // linesOutput is where the lines of an output go as the job emits them:
 // a temporary file in the directory of path, renamed to path by commit,
@@ -233,30 +243,28 @@ func identity[T any](v T) T { return v }
 type linesOutput struct {
 	path string
 	f    *os.File
-	bw   *bufio.Writer // over f
-	w    io.Writer     // bw, or stdout
+	w    *bufio.Writer // over f, or stdout
 }
 
 func newLinesOutput(path string, stdout io.Writer) (*linesOutput, error) {
 	if path == "" {
-		return &linesOutput{w: stdout}, nil
+		return &linesOutput{w: bufio.NewWriter(stdout)}, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("examples/streaming: output: %w", err)
 	}
-	bw := bufio.NewWriter(f)
-	return &linesOutput{path: path, f: f, bw: bw, w: bw}, nil
+	return &linesOutput{path: path, f: f, w: bufio.NewWriter(f)}, nil
 }
 
 // commit flushes the lines and renames the temporary file to the path.
 func (l *linesOutput) commit() error {
+	err := l.w.Flush()
 	if l.f == nil {
-		return nil
+		return err
 	}
 	f := l.f
 	l.f = nil
-	err := l.bw.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
