@@ -89,6 +89,9 @@ func (ws WindowedStream[T, K, W]) Trigger(t window.Trigger[W]) WindowedStream[T,
 
 // Evictor sets an evictor: the windows keep their elements, and the
 // function (reduce, aggregate, process) runs over what the evictor leaves.
+// When it leaves nothing, as in Flink's EvictingWindowOperator, a process
+// function sees no elements, an aggregate gives the result of a new
+// accumulator and a reduce gives the zero value of T (Flink's null).
 func (ws WindowedStream[T, K, W]) Evictor(e window.Evictor[W]) WindowedStream[T, K, W] {
 	if e == nil {
 		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil evictor"))
@@ -282,12 +285,15 @@ func passThrough[K comparable, W window.Window, T any]() ProcessWindowFunction[K
 	}
 }
 
-// foldReduce reduces what an evictor left; an empty window gives nothing
-// (Flink would emit null).
+// foldReduce reduces what an evictor left. An evictor that left nothing
+// gives the function one zero value, as Flink's ReduceApplyWindowFunction
+// hands its function a single null (Go's zero value stands for Java's
+// null): a window reduce emits it.
 func foldReduce[T any](fn func(acc, v T) T) func([]T) []T {
 	return func(vs []T) []T {
 		if len(vs) == 0 {
-			return nil
+			var zero T
+			return []T{zero}
 		}
 		acc := vs[0]
 		for _, v := range vs[1:] {

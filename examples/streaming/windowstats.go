@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -149,7 +150,9 @@ func statValue(aggregate string, a statAcc) string {
 // timestamp seen - OutOfOrderness - 1, so which events are late does not
 // depend on timing or parallelism. Every firing (late firings included)
 // gives a line "key,window_start,window_end,value"; late events go to
-// LateOutput as their input lines. Output files are written under a
+// LateOutput as their input lines. The lines are written as the windows
+// fire, by one subtask per output (buffered, so Stdout gets them in
+// blocks); output files are written under a
 // temporary name and renamed when the job succeeded.
 func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	switch p.Aggregate {
@@ -196,29 +199,92 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 			},
 		}
 	})
-	results := stream.Collect(lines)
-	late := stream.Collect(stream.GetSideOutput(lines, lateTag))
+	results, err := newLinesOutput(p.Output, o.Stdout)
+	if err != nil {
+		return err
+	}
+	defer results.discard()
+	writeLines(lines, results.w)
+	var late *linesOutput
+	if p.LateOutput != "" {
+		if late, err = newLinesOutput(p.LateOutput, nil); err != nil {
+			return err
+		}
+		defer late.discard()
+		writeLines(stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }), late.w)
+	}
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: window stats: %w", err)
 	}
-	var lateLines []string
-	for _, e := range late.Values() {
-		lateLines = append(lateLines, e.Line)
-	}
-	if p.LateOutput != "" {
-		if err := writeLinesFile(p.LateOutput, lateLines); err != nil {
+	if late != nil {
+		if err := late.commit(); err != nil {
 			return err
 		}
 	}
-	if p.Output != "" {
-		return writeLinesFile(p.Output, results.Values())
+	return results.commit()
+}
+
+// writeLines writes every line of ds to w, a line each, from one subtask
+// as the lines arrive (so they carry no "N> " prefix and need no lock).
+func writeLines(ds stream.DataStream[string], w *bufio.Writer) {
+	stream.Process(ds, func() stream.ProcessFunction[string, struct{}] {
+		return stream.ProcessFunction[string, struct{}]{
+			ProcessElement: func(l string, _ *stream.Context, _ stream.Collector[struct{}]) error {
+				w.WriteString(l)
+				return w.WriteByte('\n')
+			},
+		}
+	}).SetParallelism(1)
+}
+
+// linesOutput is where the lines of an output go as the job emits them:
+// a temporary file in the directory of path, renamed to path by commit,
+// or, when path is "", stdout.
+type linesOutput struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer // over f, or stdout
+}
+
+func newLinesOutput(path string, stdout io.Writer) (*linesOutput, error) {
+	if path == "" {
+		return &linesOutput{w: bufio.NewWriter(stdout)}, nil
 	}
-	w := bufio.NewWriter(o.Stdout)
-	for _, l := range results.Values() {
-		w.WriteString(l)
-		w.WriteByte('\n')
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("examples/streaming: output: %w", err)
 	}
-	return w.Flush()
+	return &linesOutput{path: path, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// commit flushes the lines and renames the temporary file to the path.
+func (l *linesOutput) commit() error {
+	err := l.w.Flush()
+	if l.f == nil {
+		return err
+	}
+	f := l.f
+	l.f = nil
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), l.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("examples/streaming: output %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// discard removes the temporary file of an output not committed.
+func (l *linesOutput) discard() {
+	if l.f != nil {
+		l.f.Close()
+		os.Remove(l.f.Name())
+		l.f = nil
+	}
 }
 
 // ReadStatEvents reads the CSV file path: a header row naming the columns,
@@ -239,30 +305,4 @@ func ReadStatEvents(path, key, ts, value string) ([]StatEvent, error) {
 		return nil
 	})
 	return events, err
-}
-
-// writeLinesFile writes lines to path through a temporary file in the same
-// directory, renamed to path once complete.
-func writeLinesFile(path string, lines []string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("examples/streaming: output: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	for _, l := range lines {
-		w.WriteString(l)
-		w.WriteByte('\n')
-	}
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("examples/streaming: output %s: %w", path, err)
-	}
-	return nil
 }

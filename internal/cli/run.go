@@ -31,8 +31,8 @@ weir explain <example> with the same flags prints the example's plan (see weir
 explain --help).
 
 The stream jobs streaming-wordcount, state-machine, iterate, session-windowing,
-top-speed-windowing, window-wordcount, side-output and socket-window-wordcount run
-Flink's streaming examples (flink-examples-streaming) as DataStream programs and print
+top-speed-windowing, window-wordcount, window-join, side-output and
+socket-window-wordcount run Flink's streaming examples (flink-examples-streaming) as DataStream programs and print
 in Flink's print-sink format; an unbounded one runs until Ctrl-C, which exits with
 status 130. window-stats aggregates a CSV of events per key and event-time window.`,
 		Args: cobra.ArbitraryArgs,

@@ -38,7 +38,7 @@ type streamProgram func(ctx context.Context, o streaming.Options) error
 
 // streamJobs returns the stream jobs of weir run, in the order help lists them.
 func streamJobs() []*streamJob {
-	return []*streamJob{streamingWordCountJob(), stateMachineJob(), streamIterateJob(), sessionWindowingJob(), topSpeedJob(), windowWordCountJob(), sideOutputJob(), socketWindowWordCountJob(), windowStatsJob()}
+	return []*streamJob{streamingWordCountJob(), stateMachineJob(), streamIterateJob(), sessionWindowingJob(), topSpeedJob(), windowWordCountJob(), windowJoinJob(), sideOutputJob(), socketWindowWordCountJob(), windowStatsJob()}
 }
 
 // command returns the cobra command of j under `weir run`. A run whose
