@@ -23,11 +23,12 @@ type Triggerable[K, N comparable] interface {
 	OnProcessingTime(t Timer[K, N]) error
 }
 
-// Timers is Flink's InternalTimerService over a HeapPriorityQueueSet: the
-// event-time and processing-time timers of one keyed operator, each
-// registered for the backend's current key, deduplicated by (time, key,
-// namespace) and kept per key group, so that they are snapshotted and
-// rescaled with the keyed state.
+// Timers is Flink's InternalTimerService: the event-time and
+// processing-time timers of one keyed operator, each registered for the
+// backend's current key, deduplicated by (time, key, namespace) and kept per
+// key group, so that they are snapshotted and rescaled with the keyed state.
+// Where Flink's HeapPriorityQueueSet keeps a heap of timers, the queue here
+// keeps a heap of timestamps, each with its timers in a bucket (queue).
 //
 // Timers fire in timestamp order; timers of one timestamp fire in the order
 // they were registered (after a restore: by key group, then as registered).
