@@ -10,7 +10,9 @@ import (
 // or the elements (process), read as the window function's input.
 type contents[W window.Window, T, IN any] interface {
 	setWindow(w W)
-	add(r *Record[T])
+	// add adds r, reporting whether the window held contents before (false
+	// when the kind of contents cannot tell cheaply).
+	add(r *Record[T]) bool
 	// get returns the function's input, false when the window holds none.
 	get() ([]IN, bool)
 	clear()
@@ -32,9 +34,9 @@ func reducing[K comparable, W window.Window, T any](fn func(acc, v T) T) func(*s
 	}
 }
 
-func (c *reduceContents[K, W, T]) setWindow(w W)    { c.s.SetNamespace(w) }
-func (c *reduceContents[K, W, T]) add(r *Record[T]) { c.s.Add(r.Value) }
-func (c *reduceContents[K, W, T]) clear()           { c.s.Clear() }
+func (c *reduceContents[K, W, T]) setWindow(w W)         { c.s.SetNamespace(w) }
+func (c *reduceContents[K, W, T]) add(r *Record[T]) bool { return c.s.AddPresent(r.Value) }
+func (c *reduceContents[K, W, T]) clear()                { c.s.Clear() }
 func (c *reduceContents[K, W, T]) merge(t W, src []W) {
 	c.s.MergeNamespaces(t, src)
 }
@@ -57,9 +59,9 @@ func aggregating[K comparable, W window.Window, T, ACC, R any](agg state.Aggrega
 	}
 }
 
-func (c *aggContents[K, W, T, ACC, R]) setWindow(w W)    { c.s.SetNamespace(w) }
-func (c *aggContents[K, W, T, ACC, R]) add(r *Record[T]) { c.s.Add(r.Value) }
-func (c *aggContents[K, W, T, ACC, R]) clear()           { c.s.Clear() }
+func (c *aggContents[K, W, T, ACC, R]) setWindow(w W)         { c.s.SetNamespace(w) }
+func (c *aggContents[K, W, T, ACC, R]) add(r *Record[T]) bool { return c.s.AddPresent(r.Value) }
+func (c *aggContents[K, W, T, ACC, R]) clear()                { c.s.Clear() }
 func (c *aggContents[K, W, T, ACC, R]) merge(t W, src []W) {
 	c.s.MergeNamespaces(t, src)
 }
@@ -86,9 +88,9 @@ func listing[K comparable, W window.Window, T any](b *state.Backend[K]) (content
 	return &listContents[K, W, T]{s: s}, err
 }
 
-func (c *listContents[K, W, T]) setWindow(w W)    { c.s.SetNamespace(w) }
-func (c *listContents[K, W, T]) add(r *Record[T]) { c.s.Add(*r) }
-func (c *listContents[K, W, T]) clear()           { c.s.Clear() }
+func (c *listContents[K, W, T]) setWindow(w W)         { c.s.SetNamespace(w) }
+func (c *listContents[K, W, T]) add(r *Record[T]) bool { c.s.Add(*r); return false }
+func (c *listContents[K, W, T]) clear()                { c.s.Clear() }
 func (c *listContents[K, W, T]) merge(t W, src []W) {
 	c.s.MergeNamespaces(t, src)
 }

@@ -42,6 +42,9 @@ type windowOp[T any, K comparable, W window.Window, IN, O any] struct {
 	flushers []flusher
 	wins     []W
 	elems    evictElems[T]
+	// known: the timers an element registers are registered already when
+	// its window held contents before it (see addAndTrigger)
+	known bool
 }
 
 func (p *windowOp[T, K, W, IN, O]) open(rt *taskRuntime) error {
@@ -69,6 +72,8 @@ func (p *windowOp[T, K, W, IN, O]) open(rt *taskRuntime) error {
 		return err
 	}
 	p.wm = p.timers.CurrentWatermark()
+	_, ett := any(p.trigger).(window.EventTimeTrigger)
+	p.known = ett && p.eventTime && p.merging == nil && p.list == nil
 	p.tctx = triggerCtx[K, W]{op: p.backend, timers: p.timers, now: p.pctx.now, states: map[string]*state.Value[K, W, []byte]{}}
 	p.pctx.backend = p.backend
 	if p.fn.Open != nil {
@@ -122,12 +127,13 @@ func (p *windowOp[T, K, W, IN, O]) setWindow(w W) {
 	}
 }
 
-func (p *windowOp[T, K, W, IN, O]) add(r *Record[T]) {
+// add adds r to the contents, reporting whether they held any before.
+func (p *windowOp[T, K, W, IN, O]) add(r *Record[T]) bool {
 	if p.list != nil {
 		p.list.Add(*r)
-	} else {
-		p.acc.add(r)
+		return false
 	}
+	return p.acc.add(r)
 }
 
 func (p *windowOp[T, K, W, IN, O]) clearContents() {
@@ -189,18 +195,31 @@ func (p *windowOp[T, K, W, IN, O]) element(r *Record[T]) error {
 
 // addAndTrigger adds r to window w (its contents in state window sw) and
 // acts on the trigger's answer.
+//
+// With the EventTimeTrigger in event time, unmerged and without an
+// evictor, a window that held contents before r has its trigger timer and
+// its cleanup timer registered: every element added to it registered
+// them unless the watermark had passed the window's end (then the trigger
+// fires instead), that timer fires only at or after the end, the cleanup
+// timer only at the cleanup time where it clears the contents, and only
+// the clearing deletes them. Registering them again would change nothing,
+// so the trigger runs with its registration skipped.
 func (p *windowOp[T, K, W, IN, O]) addAndTrigger(r *Record[T], w, sw W) error {
 	p.setWindow(sw)
-	p.add(r)
+	had := p.add(r) && p.known
 	p.tctx.w = w
+	p.tctx.skip = had
 	res, err := p.trigger.OnElement(&r.Value, r.Timestamp, w, &p.tctx)
+	p.tctx.skip = false
 	if err != nil {
 		return err
 	}
 	if err := p.act(res, w); err != nil {
 		return err
 	}
-	p.registerCleanupTimer(w)
+	if !had {
+		p.registerCleanupTimer(w)
+	}
 	return nil
 }
 

@@ -20,12 +20,15 @@ type triggerCtx[K comparable, W window.Window] struct {
 	ints   map[string]*state.Value[K, W, int64]
 	i64    int64State[K, W]
 	err    error // the first failure to register a trigger state
+	skip   bool  // the event-time timer to register is known registered
 }
 
 func (c *triggerCtx[K, W]) CurrentWatermark() int64      { return c.timers.CurrentWatermark() }
 func (c *triggerCtx[K, W]) CurrentProcessingTime() int64 { return c.now() }
 func (c *triggerCtx[K, W]) RegisterEventTimeTimer(ts int64) {
-	c.timers.RegisterEventTimeTimer(c.w, ts)
+	if !c.skip {
+		c.timers.RegisterEventTimeTimer(c.w, ts)
+	}
 }
 func (c *triggerCtx[K, W]) RegisterProcessingTimeTimer(ts int64) {
 	c.timers.RegisterProcessingTimeTimer(c.w, ts)

@@ -79,12 +79,17 @@ func (s *Aggregating[K, N, IN, ACC, OUT]) Get() (OUT, bool) {
 }
 
 // Add adds v to the current key's accumulator in the current namespace.
-func (s *Aggregating[K, N, IN, ACC, OUT]) Add(v IN) {
+func (s *Aggregating[K, N, IN, ACC, OUT]) Add(v IN) { s.AddPresent(v) }
+
+// AddPresent is Add, reporting whether the current key had an accumulator
+// in the current namespace before.
+func (s *Aggregating[K, N, IN, ACC, OUT]) AddPresent(v IN) bool {
 	c, ok := s.live(s.ns)
 	if !ok {
 		c.v = s.fn.CreateAccumulator()
 	}
 	s.put(s.ns, s.fn.Add(v, c.v))
+	return ok
 }
 
 // Clear removes the current key's accumulator in the current namespace.

@@ -62,11 +62,17 @@ func (s *Reducing[K, N, V]) KeysIn(ns N) []K { return s.keysIn(ns) }
 func (s *Reducing[K, N, V]) Get() (V, bool) { return s.get(s.ns) }
 
 // Add reduces v into the current key's value in the current namespace.
-func (s *Reducing[K, N, V]) Add(v V) {
-	if c, ok := s.live(s.ns); ok {
+func (s *Reducing[K, N, V]) Add(v V) { s.AddPresent(v) }
+
+// AddPresent is Add, reporting whether the current key had a value in the
+// current namespace before.
+func (s *Reducing[K, N, V]) AddPresent(v V) bool {
+	c, ok := s.live(s.ns)
+	if ok {
 		v = s.reduce(c.v, v)
 	}
 	s.put(s.ns, v)
+	return ok
 }
 
 // Clear removes the current key's value in the current namespace.

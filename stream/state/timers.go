@@ -23,11 +23,12 @@ type Triggerable[K, N comparable] interface {
 	OnProcessingTime(t Timer[K, N]) error
 }
 
-// Timers is Flink's InternalTimerService over a HeapPriorityQueueSet: the
-// event-time and processing-time timers of one keyed operator, each
-// registered for the backend's current key, deduplicated by (time, key,
-// namespace) and kept per key group, so that they are snapshotted and
-// rescaled with the keyed state.
+// Timers is Flink's InternalTimerService: the event-time and
+// processing-time timers of one keyed operator, each registered for the
+// backend's current key, deduplicated by (time, key, namespace) and kept per
+// key group, so that they are snapshotted and rescaled with the keyed state.
+// Where Flink's HeapPriorityQueueSet keeps a heap of timers, the queue here
+// keeps a heap of timestamps, each with its timers in a bucket (queue).
 //
 // Timers fire in timestamp order; timers of one timestamp fire in the order
 // they were registered (after a restore: by key group, then as registered).
@@ -93,10 +94,10 @@ func (t *Timers[K, N]) DeleteEventTimeTimer(ns N, ts int64) { t.del(&t.event, ns
 func (t *Timers[K, N]) DeleteProcessingTimeTimer(ns N, ts int64) { t.del(&t.proc, ns, ts) }
 
 // NumEventTimeTimers returns the number of event-time timers held.
-func (t *Timers[K, N]) NumEventTimeTimers() int { return len(t.event.heap) }
+func (t *Timers[K, N]) NumEventTimeTimers() int { return t.event.n }
 
 // NumProcessingTimeTimers returns the number of processing-time timers held.
-func (t *Timers[K, N]) NumProcessingTimeTimers() int { return len(t.proc.heap) }
+func (t *Timers[K, N]) NumProcessingTimeTimers() int { return t.proc.n }
 
 // NextProcessingTime returns the earliest processing-time timer, the deadline
 // the task loop waits for, and false when there is none.
@@ -104,7 +105,7 @@ func (t *Timers[K, N]) NextProcessingTime() (int64, bool) {
 	if len(t.proc.heap) == 0 {
 		return 0, false
 	}
-	return t.proc.heap[0].t.Timestamp, true
+	return t.proc.heap[0].ts, true
 }
 
 // AdvanceWatermark sets the watermark to wm and fires every event-time timer
@@ -121,10 +122,9 @@ func (t *Timers[K, N]) AdvanceProcessingTime(now int64) error {
 }
 
 func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
-	for len(q.heap) > 0 && q.heap[0].t.Timestamp <= upTo {
-		top := q.heap[0]
+	for len(q.heap) > 0 && q.heap[0].ts <= upTo {
+		top := q.pop()
 		t.b.SetCurrentKeyInGroup(top.t.Key, t.b.groups.Start+int(top.idx))
-		q.removeAt(0)
 		t.b.shrink(top.sz)
 		var err error
 		if event {
@@ -147,13 +147,10 @@ func (t *Timers[K, N]) add(q *queue[K, N], ns N, ts int64) {
 
 // insert adds tm to group index idx unless it is there.
 func (t *Timers[K, N]) insert(q *queue[K, N], tm Timer[K, N], idx int) {
-	if q.lastOK && q.last == tm {
+	if q.has(tm, idx) {
 		return
 	}
-	if _, ok := q.pos[idx][tm]; ok {
-		return
-	}
-	sz := entryOverhead + int64(unsafe.Sizeof(tm))*2 + int64(unsafe.Sizeof(qent[K, N]{})) +
+	sz := entryOverhead + int64(unsafe.Sizeof(tm)+unsafe.Sizeof(ref[K, N]{})+unsafe.Sizeof(qent[K, N]{})) +
 		2*(t.key.extra(&tm.Key, &t.b.scratch)+t.space.extra(&tm.Namespace, &t.b.scratch))
 	q.push(tm, idx, sz)
 	t.b.grow(sz, t.what)
@@ -164,9 +161,8 @@ func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
 	if idx < 0 {
 		return
 	}
-	if i, ok := q.pos[idx][Timer[K, N]{ts, t.b.key, ns}]; ok {
-		t.b.shrink(q.heap[i].sz)
-		q.removeAt(i)
+	if sz, ok := q.remove(Timer[K, N]{ts, t.b.key, ns}, idx); ok {
+		t.b.shrink(sz)
 	}
 }
 
@@ -176,8 +172,8 @@ func (t *Timers[K, N]) write(dst []byte, idx int, _ int64) ([]byte, int) {
 	n := 0
 	for qi, q := range []*queue[K, N]{&t.event, &t.proc} {
 		ents := make([]qent[K, N], 0, len(q.pos[idx]))
-		for _, i := range q.pos[idx] {
-			ents = append(ents, q.heap[i])
+		for _, r := range q.pos[idx] {
+			ents = append(ents, r.b.ents[r.i])
 		}
 		slices.SortFunc(ents, func(a, b qent[K, N]) int { return a.less(&b) })
 		for i := range ents {
@@ -221,20 +217,25 @@ func (t *Timers[K, N]) read(src []byte, idx, n int) error {
 
 func (t *Timers[K, N]) drop() {
 	for _, q := range []*queue[K, N]{&t.event, &t.proc} {
-		for i := range q.heap {
-			t.b.shrink(q.heap[i].sz)
+		for _, b := range q.heap {
+			for i := b.head; i < len(b.ents); i++ {
+				if !b.ents[i].dead {
+					t.b.shrink(b.ents[i].sz)
+				}
+			}
 		}
 		q.init(len(q.pos))
 	}
 }
 
 // qent is a queued timer with its key group index, its registration order
-// and its estimated bytes.
+// and its estimated bytes; dead once deleted.
 type qent[K, N comparable] struct {
-	t   Timer[K, N]
-	seq uint64
-	sz  int64
-	idx int32
+	t    Timer[K, N]
+	seq  uint64
+	sz   int64
+	idx  int32
+	dead bool
 }
 
 func (a *qent[K, N]) less(b *qent[K, N]) int {
@@ -253,46 +254,156 @@ func (a *qent[K, N]) less(b *qent[K, N]) int {
 	return 0
 }
 
-// queue is a binary min-heap of timers with, per key group, a map from each
-// timer to its heap position (for deduplication and deletion).
+// bucket holds the queued timers of one timestamp in registration order:
+// entries never move, those before head fired, deleted ones are dead.
+type bucket[K, N comparable] struct {
+	ts   int64
+	ents []qent[K, N]
+	head int
+	live int
+	hi   int // position in the queue's heap
+}
+
+// ref is a timer's place: its bucket and index there.
+type ref[K, N comparable] struct {
+	b *bucket[K, N]
+	i int
+}
+
+// maxFree bounds the emptied buckets a queue keeps for reuse.
+const maxFree = 4
+
+// queue holds timers in buckets of one timestamp, a binary min-heap of the
+// buckets by timestamp and, per key group, a map from each timer to its
+// place (for deduplication and deletion). A timer's place never changes
+// while it is queued: a registration writes the map once, a firing or a
+// deletion deletes from it once. Timers of one timestamp (the ends of the
+// windows of one time) share a bucket, found without a lookup when
+// registered one after another.
 type queue[K, N comparable] struct {
-	heap []qent[K, N]
-	pos  []map[Timer[K, N]]int
+	heap []*bucket[K, N]
+	byTS map[int64]*bucket[K, N]
+	pos  []map[Timer[K, N]]ref[K, N]
+	n    int
 	seq  uint64
-	// last is the timer pushed last while nothing was removed since
-	// (lastOK): registering it again (the window operator's trigger and
-	// cleanup timers of one window coincide) needs no map lookup
+	cur  *bucket[K, N] // the bucket pushed to last, while queued
+	free []*bucket[K, N]
+	// last is a timer known queued: registering it again (the window
+	// operator's trigger and cleanup timers of one window coincide) needs
+	// no map lookup
 	last   Timer[K, N]
 	lastOK bool
 }
 
 func (q *queue[K, N]) init(groups int) {
-	q.heap, q.lastOK = nil, false
-	q.pos = make([]map[Timer[K, N]]int, groups)
+	q.heap, q.n, q.cur, q.free, q.lastOK = nil, 0, nil, nil, false
+	q.byTS = map[int64]*bucket[K, N]{}
+	q.pos = make([]map[Timer[K, N]]ref[K, N], groups)
 	for i := range q.pos {
-		q.pos[i] = map[Timer[K, N]]int{}
+		q.pos[i] = map[Timer[K, N]]ref[K, N]{}
 	}
+}
+
+// has reports whether tm is queued in group index idx.
+func (q *queue[K, N]) has(tm Timer[K, N], idx int) bool {
+	if q.lastOK && q.last == tm {
+		return true
+	}
+	if _, ok := q.pos[idx][tm]; ok {
+		q.last, q.lastOK = tm, true
+		return true
+	}
+	return false
+}
+
+// bucket returns the bucket of ts, adding it to the heap.
+func (q *queue[K, N]) bucket(ts int64) *bucket[K, N] {
+	if b := q.cur; b != nil && b.ts == ts {
+		return b
+	}
+	b, ok := q.byTS[ts]
+	if !ok {
+		if n := len(q.free); n > 0 {
+			b, q.free = q.free[n-1], q.free[:n-1]
+		} else {
+			b = &bucket[K, N]{}
+		}
+		b.ts, b.hi = ts, len(q.heap)
+		q.heap = append(q.heap, b)
+		q.byTS[ts] = b
+		q.up(b.hi)
+	}
+	q.cur = b
+	return b
 }
 
 func (q *queue[K, N]) push(t Timer[K, N], idx int, sz int64) {
 	q.seq++
-	q.heap = append(q.heap, qent[K, N]{t: t, seq: q.seq, sz: sz, idx: int32(idx)})
-	i := len(q.heap) - 1
-	q.pos[idx][t] = i
+	b := q.bucket(t.Timestamp)
+	b.ents = append(b.ents, qent[K, N]{t: t, seq: q.seq, sz: sz, idx: int32(idx)})
+	b.live++
+	q.n++
+	q.pos[idx][t] = ref[K, N]{b, len(b.ents) - 1}
 	q.last, q.lastOK = t, true
-	q.up(i)
 }
 
-func (q *queue[K, N]) removeAt(i int) {
-	e := q.heap[i]
-	q.lastOK = false
+// remove deletes tm of group index idx and returns its bytes, false when
+// it is not queued.
+func (q *queue[K, N]) remove(tm Timer[K, N], idx int) (int64, bool) {
+	r, ok := q.pos[idx][tm]
+	if !ok {
+		return 0, false
+	}
+	delete(q.pos[idx], tm)
+	e := &r.b.ents[r.i]
+	e.dead = true
+	sz := e.sz
+	q.removed(r.b, tm)
+	return sz, true
+}
+
+// pop removes and returns the earliest timer (the heap's top bucket is
+// never empty).
+func (q *queue[K, N]) pop() qent[K, N] {
+	b := q.heap[0]
+	for b.ents[b.head].dead {
+		b.head++
+	}
+	e := b.ents[b.head]
+	b.head++
 	delete(q.pos[e.idx], e.t)
+	q.removed(b, e.t)
+	return e
+}
+
+// removed counts tm out of bucket b, dropping b once it holds none.
+func (q *queue[K, N]) removed(b *bucket[K, N], tm Timer[K, N]) {
+	q.n--
+	if q.lastOK && q.last == tm {
+		q.lastOK = false
+	}
+	if b.live--; b.live > 0 {
+		return
+	}
+	q.removeBucket(b.hi)
+	delete(q.byTS, b.ts)
+	if q.cur == b {
+		q.cur = nil
+	}
+	clear(b.ents)
+	b.ents, b.head = b.ents[:0], 0
+	if len(q.free) < maxFree {
+		q.free = append(q.free, b)
+	}
+}
+
+func (q *queue[K, N]) removeBucket(i int) {
 	last := len(q.heap) - 1
 	if i != last {
 		q.heap[i] = q.heap[last]
-		q.pos[q.heap[i].idx][q.heap[i].t] = i
+		q.heap[i].hi = i
 	}
-	q.heap[last] = qent[K, N]{}
+	q.heap[last] = nil
 	q.heap = q.heap[:last]
 	if i < last {
 		q.down(i)
@@ -303,14 +414,13 @@ func (q *queue[K, N]) removeAt(i int) {
 func (q *queue[K, N]) swap(i, j int) {
 	h := q.heap
 	h[i], h[j] = h[j], h[i]
-	q.pos[h[i].idx][h[i].t] = i
-	q.pos[h[j].idx][h[j].t] = j
+	h[i].hi, h[j].hi = i, j
 }
 
 func (q *queue[K, N]) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if q.heap[i].less(&q.heap[p]) >= 0 {
+		if q.heap[i].ts >= q.heap[p].ts {
 			return
 		}
 		q.swap(i, p)
@@ -326,10 +436,10 @@ func (q *queue[K, N]) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && q.heap[r].less(&q.heap[l]) < 0 {
+		if r := l + 1; r < n && q.heap[r].ts < q.heap[l].ts {
 			m = r
 		}
-		if q.heap[m].less(&q.heap[i]) >= 0 {
+		if q.heap[m].ts >= q.heap[i].ts {
 			return
 		}
 		q.swap(i, m)

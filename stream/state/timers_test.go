@@ -296,3 +296,41 @@ func BenchmarkTimers(b *testing.B) {
 		}
 	}
 }
+
+// TestTimerWindowsAllocs: the window operator's pattern, each key's timer at
+// the end of the current window registered again for every element and the
+// windows fired by a rising watermark, allocates nothing once the queue has
+// seen a few windows, and fires every key's timer once per window.
+func TestTimerWindowsAllocs(t *testing.T) {
+	b, _ := newBackend[int64](t, 128, KeyGroupRange{0, 127}, 0, nil)
+	n := 0
+	rec := &recorder[int64, int64]{b: b, more: func(Timer[int64, int64], bool) { n++ }}
+	ts, _ := NewTimers[int64, int64](b, "timers", rec)
+	const keys = 500
+	end := int64(0)
+	window := func() {
+		end += 1000
+		for i := 0; i < 4*keys; i++ {
+			b.SetCurrentKey(int64(i % keys))
+			ts.RegisterEventTimeTimer(end, end-1)
+			ts.RegisterEventTimeTimer(end, end-1)
+		}
+		if ts.NumEventTimeTimers() != keys {
+			t.Fatalf("%d timers queued, want %d", ts.NumEventTimeTimers(), keys)
+		}
+		rec.fired = rec.fired[:0]
+		if err := ts.AdvanceWatermark(end - 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		window()
+	}
+	n = 0
+	if allocs := testing.AllocsPerRun(10, window); allocs != 0 {
+		t.Errorf("%v allocs per window", allocs)
+	}
+	if n != 11*keys { // AllocsPerRun runs once more to warm up
+		t.Errorf("%d timers fired, want %d", n, 11*keys)
+	}
+}
