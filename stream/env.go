@@ -10,6 +10,7 @@ import (
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/callsite"
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/watermark"
 )
 
@@ -49,6 +50,16 @@ type Options struct {
 	// Started, when set, receives the job's handle once it started: to
 	// watch its metrics (Job.Snapshot) while Execute waits.
 	Started func(*Job)
+	// Restore, when set, is the snapshot (a checkpoint or savepoint) the
+	// job opens its operators from; without it a job with checkpoints
+	// restores from its Storage's latest snapshot, if any.
+	Restore *checkpoint.Snapshot
+	// AllowNonRestoredState lets a restore skip the state of operators the
+	// program no longer has (Flink's --allowNonRestoredState).
+	AllowNonRestoredState bool
+	// Restart says whether and when the job restarts after a task failure;
+	// nil means Flink's default (see RestartStrategy).
+	Restart *RestartStrategy
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.
@@ -100,6 +111,7 @@ type Env struct {
 	errs       []error
 	restore    *jobRestore // the state the job opens from, if any
 	iterations []*iteration
+	ck         *CheckpointConfig // nil: no checkpoints
 }
 
 // New returns an empty program.

@@ -13,8 +13,9 @@ type node struct {
 	env         *Env
 	id          int
 	name        string
-	parallelism int // 0: the Env's
-	maxP        int // key groups of a keyed node, set by translate
+	uid         string // set by UID: the source of the stable id
+	parallelism int    // 0: the Env's
+	maxP        int    // key groups of a keyed node, set by translate
 	keyed       bool
 	inputs      []*edge
 	ports       map[string]*port
