@@ -77,9 +77,6 @@ const (
 	Automatic
 )
 
-// Job is a running job's handle: Status, Metrics, Cancel, Wait, Done.
-type Job = flow.Job
-
 // Result is what a finished job reports: its metrics.
 type Result = flow.Result
 
@@ -162,18 +159,7 @@ func (e *Env) Start(ctx context.Context) (*Job, error) {
 			return nil, err
 		}
 	}
-	p, err := e.translate()
-	if err != nil {
-		return nil, err
-	}
-	j, err := flow.Start(ctx, p.graph, flow.Options{
-		Memory:       e.opts.Memory,
-		BatchSize:    e.opts.BatchSize,
-		FlushTimeout: e.opts.BufferTimeout,
-		Streaming:    !p.batch,
-		Clock:        e.opts.Clock,
-		TmpDir:       e.opts.TmpDir,
-	})
+	j, err := e.startJob(ctx)
 	if err == nil && e.opts.Started != nil {
 		e.opts.Started(j)
 	}

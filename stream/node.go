@@ -21,8 +21,9 @@ type node struct {
 	ports       map[string]*port
 	order       []string // port names in creation order
 	source      bool
-	bounded     bool       // a bounded source
-	iter        *iteration // the head of a stream iteration
+	bounded     bool        // a bounded source
+	iter        *iteration  // the head of a stream iteration
+	valve       *splitValve // a source's enumerator under checkpoints
 	// prepare runs once per execution before the job starts (a source's
 	// enumerator).
 	prepare func(parallelism int) error
