@@ -200,7 +200,7 @@ func (c *coordinator) abortLocked(id int64, err error) {
 // run is the coordinator's goroutine, until ctx ends.
 func (c *coordinator) run(ctx context.Context) {
 	interval := c.cfg.Interval
-	next := c.clock.Now().Add(interval)
+	next := c.started.Add(interval)
 	for {
 		now := c.clock.Now()
 		c.expire(now)

@@ -217,6 +217,9 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 // to target between the gate's items.
 func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) error {
 	g := rt.tc.Gate()
+	if rt.ck != nil && rt.ck.c.cfg.Mode == AtLeastOnce {
+		g.TrackBarriers()
+	}
 	ctx := rt.tc.Context()
 	var wake <-chan time.Time
 	if fb != nil {
