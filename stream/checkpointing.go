@@ -53,8 +53,9 @@ type CheckpointConfig struct {
 	// MaxConcurrentCheckpoints is how many checkpoints may be in progress
 	// at once; zero means DefaultMaxConcurrentCheckpoints.
 	MaxConcurrentCheckpoints int
-	// Storage keeps the completed checkpoints; nil means
-	// checkpoint.NewMemory(1).
+	// Storage keeps the completed checkpoints; nil means a
+	// checkpoint.NewMemory(1) of each job started, which its restarts
+	// restore from.
 	Storage checkpoint.Storage
 }
 
@@ -92,8 +93,7 @@ func (e *Env) checkpointConfig() *CheckpointConfig {
 		c.MaxConcurrentCheckpoints = DefaultMaxConcurrentCheckpoints
 	}
 	if c.Storage == nil {
-		c.Storage = checkpoint.NewMemory(1)
-		e.ck.Storage = c.Storage // kept across the job's restarts
+		c.Storage = checkpoint.NewMemory(1) // the job's, kept across its restarts
 	}
 	return &c
 }

@@ -166,8 +166,12 @@ func TestCheckpointPeriodicAndTimeout(t *testing.T) {
 	<-held // the map holds its task: the next barrier waits behind it
 	res := make(chan error, 1)
 	go func() { _, err := j.TriggerCheckpoint(context.Background()); res <- err }()
-	<-src.snapped
-	<-src.snapped
+	waitUntil(t, "checkpoint 2 pending", func() bool {
+		c := j.coord
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.pending[2] != nil
+	})
 	clock.Advance(6 * time.Minute)
 	if err := <-res; !errors.Is(err, errCheckpointAborted) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("err = %v, want an expired checkpoint", err)
