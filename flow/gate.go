@@ -104,10 +104,16 @@ type Gate struct {
 	aligning bool
 	barrier  int64
 	nBlock   int // channels blocked on the barrier
-	out      [4]Item
-	nOut     int
-	next     int
-	last     int // input whose batch Poll returned last, or -1
+	// alignStart is when the barrier being aligned came on its first
+	// channel; aligned how long the last alignment took
+	alignStart time.Time
+	aligned    time.Duration
+	tracking   bool // barriers are counted, channels not blocked
+
+	out  [4]Item
+	nOut int
+	next int
+	last int // input whose batch Poll returned last, or -1
 }
 
 // gateInput is a Reader as its task's gate sees it.
@@ -208,6 +214,7 @@ func (g *Gate) Poll() (it Item, ok bool, err error) {
 		}
 		if g.aligning && g.nBlock == g.chans {
 			g.aligning, g.nBlock = false, 0
+			g.aligned = time.Since(g.alignStart)
 			for _, in := range g.ins {
 				in.unblockChannels()
 			}
@@ -258,8 +265,23 @@ func (g *Gate) event(i int, ev Event) error {
 	case WatermarkStatus:
 		g.valveOut(i, g.valves[i].status(ev.Source, ev.Value == StatusIdle))
 	case Barrier:
+		if g.tracking {
+			// a barrier returned already, or dropped for a later one, is
+			// ignored; a later one drops the one counted, as Flink's
+			// CheckpointBarrierTracker
+			if ev.Value < g.barrier || (ev.Value == g.barrier && !g.aligning) {
+				return nil
+			}
+			if ev.Value > g.barrier || !g.aligning {
+				g.aligning, g.barrier, g.nBlock = true, ev.Value, 0
+				g.alignStart = time.Now()
+			}
+			g.nBlock++
+			return nil
+		}
 		if !g.aligning {
 			g.aligning, g.barrier = true, ev.Value
+			g.alignStart = time.Now()
 		} else if ev.Value != g.barrier {
 			return fmt.Errorf("flow: vertex %q input %d: producer %d sent barrier %d while aligning barrier %d", g.tc.Vertex, i, ev.Source, ev.Value, g.barrier)
 		}
@@ -335,6 +357,19 @@ func (g *Gate) Next(ctx context.Context) (Item, error) {
 		}
 	}
 }
+
+// TrackBarriers makes the gate count barriers without aligning them, for
+// at-least-once checkpoints (Flink's CheckpointBarrierTracker): a channel
+// that delivered barrier n goes on delivering records, and the gate
+// returns ItemBarrier once every channel not ended delivered it. A barrier
+// later than the one being counted drops that one. Call it before the
+// first Poll.
+func (g *Gate) TrackBarriers() { g.tracking = true }
+
+// Alignment returns how long the last barrier the gate returned took to
+// align: from its first channel's barrier to its last one's (Flink's
+// checkpoint alignment time).
+func (g *Gate) Alignment() time.Duration { return g.aligned }
 
 // Watermark returns the task's watermark: the last one the gate returned.
 func (g *Gate) Watermark() int64 { return g.comb.cur }

@@ -68,8 +68,7 @@
 // Inside, every operator has Flink's lifecycle: open (with restored
 // state), a batch pushed per call, on watermark, on processing time,
 // snapshot for a checkpoint id, notify checkpoint complete, end of input,
-// close on every path. Jobs forward checkpoint barriers that reach a task
-// through its gate; the harness takes snapshots. Keyed operators keep their
+// close on every path (see Checkpoints). Keyed operators keep their
 // state in a state.Backend of their subtask's key groups, the current key
 // set per record, and snapshot it (the backend's Snapshot of its key
 // groups); they check the backend's Err once per batch. Other operators
@@ -208,6 +207,50 @@
 // both modes (TestWordCountBatch, TestBatchKeyedTimers). A keyed
 // two-input operator (KeyedCoProcess) sorts both inputs and merges them by
 // key and timestamp, the first input first on ties.
+//
+// # Checkpoints
+//
+// EnableCheckpointing(interval) makes a STREAMING job take Flink's
+// asynchronous barrier snapshots (CheckpointConfig: mode, timeout, min
+// pause, max concurrent checkpoints, a checkpoint.Storage, by default
+// checkpoint.NewMemory(1)). Each job attempt has a coordinator goroutine
+// that triggers checkpoint n every interval of the job's Clock (or on
+// Job.TriggerCheckpoint) once every task runs:
+//
+//	coordinator: enumerators' snapshot (split valves closed) ─▶ trigger ─▶ source task mailboxes
+//	source task (between batches): snapshot ─▶ Barrier n on every output ─▶ ack (valve opened)
+//	other task: gate aligns Barrier n over every channel ─▶ snapshot ─▶ Barrier n ─▶ ack
+//	coordinator: every task acked ─▶ Storage.Store (its own goroutine) ─▶ complete n ─▶ every task mailbox
+//	task (between batches): notifyCheckpointComplete(n) on each operator; the file sink commits
+//
+// A task snapshots each operator of its chain into a buffer of its own,
+// synchronously, by the operator's stable id (UID, or a hash of its
+// position and inputs, Flink's StreamGraphHasherV2) and acknowledges with
+// the bytes; it goes on processing while the checkpoint is stored. A source
+// subtask's split assignments are held back from its enumerator's snapshot
+// until its own (Flink's OperatorEventValve), so no split is in both. A
+// checkpoint not complete within the timeout is aborted; so are the pending
+// ones when a task fails or finishes before its barrier, and no checkpoint
+// is triggered once a task finished; a job whose input ended stores a
+// final snapshot marked Finished after its sinks committed (FLIP-147). The
+// barrier's alignment time, the duration and the size of each completed
+// checkpoint and each restore's time are in Job.Checkpoints.
+//
+// A job restores from its storage's latest snapshot, or Options.Restore,
+// as Flink's StateAssignmentOperation: state maps to operators by stable
+// id; a keyed operator's subtask restores every old subtask's snapshot
+// whose key groups overlap its own (any parallelism; the max parallelism
+// is the snapshot's unless the program set another, which fails the
+// restore); operator state is redistributed by
+// state.RepartitionOperatorState and a source's enumerator restored from
+// its coordinator state. State of an operator the program lacks fails the
+// restore unless AllowNonRestoredState; a Finished snapshot ends the job at
+// once. A task failure ends the attempt; Options.Restart (fixed delay,
+// exponential delay, failure rate, none; by default exponential delay
+// under checkpoints, as Flink 1.20, else none) decides whether the job
+// starts again from the latest checkpoint within the same Execute or
+// Start, so a transactional sink's committed output is exactly-once.
+// Iterative jobs refuse checkpoints, as Flink does by default.
 //
 // # Testing operators
 //

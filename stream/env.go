@@ -10,6 +10,7 @@ import (
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/callsite"
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/watermark"
 )
 
@@ -49,6 +50,16 @@ type Options struct {
 	// Started, when set, receives the job's handle once it started: to
 	// watch its metrics (Job.Snapshot) while Execute waits.
 	Started func(*Job)
+	// Restore, when set, is the snapshot (a checkpoint or savepoint) the
+	// job opens its operators from; without it a job with checkpoints
+	// restores from its Storage's latest snapshot, if any.
+	Restore *checkpoint.Snapshot
+	// AllowNonRestoredState lets a restore skip the state of operators the
+	// program no longer has (Flink's --allowNonRestoredState).
+	AllowNonRestoredState bool
+	// Restart says whether and when the job restarts after a task failure;
+	// nil means Flink's default (see RestartStrategy).
+	Restart *RestartStrategy
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.
@@ -65,9 +76,6 @@ const (
 	// Automatic is Batch when every source is bounded, else Streaming.
 	Automatic
 )
-
-// Job is a running job's handle: Status, Metrics, Cancel, Wait, Done.
-type Job = flow.Job
 
 // Result is what a finished job reports: its metrics.
 type Result = flow.Result
@@ -100,6 +108,7 @@ type Env struct {
 	errs       []error
 	restore    *jobRestore // the state the job opens from, if any
 	iterations []*iteration
+	ck         *CheckpointConfig // nil: no checkpoints
 }
 
 // New returns an empty program.
@@ -150,18 +159,7 @@ func (e *Env) Start(ctx context.Context) (*Job, error) {
 			return nil, err
 		}
 	}
-	p, err := e.translate()
-	if err != nil {
-		return nil, err
-	}
-	j, err := flow.Start(ctx, p.graph, flow.Options{
-		Memory:       e.opts.Memory,
-		BatchSize:    e.opts.BatchSize,
-		FlushTimeout: e.opts.BufferTimeout,
-		Streaming:    !p.batch,
-		Clock:        e.opts.Clock,
-		TmpDir:       e.opts.TmpDir,
-	})
+	j, err := e.startJob(ctx)
 	if err == nil && e.opts.Started != nil {
 		e.opts.Started(j)
 	}

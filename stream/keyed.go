@@ -60,8 +60,10 @@ func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
 		return err
 	}
 	k.backend = b
-	if snap := rt.restoredFor(k.node); snap != nil {
-		return b.Restore(bytes.NewReader(snap))
+	for _, snap := range rt.restoredAll(k.node) {
+		if err := b.Restore(bytes.NewReader(snap)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -151,24 +151,35 @@ type keyedBroadcastOp[A any, K comparable, O any] struct {
 }
 
 func (p *keyedBroadcastOp[A, K, O]) open(rt *taskRuntime) error {
-	parts, err := readParts(rt.restoredFor(p.inner.node), 2)
-	if err != nil {
-		return err
-	}
-	if err := p.bs.open(rt, p.inner.node.name, parts[1]); err != nil {
-		return err
-	}
-	saved := rt.restored
-	if parts[0] != nil || rt.restoredFor(p.inner.node) != nil {
-		// the inner operator restores its keyed part
-		rt.restored = map[int][]byte{}
-		for i, s := range saved {
-			rt.restored[i] = s
+	all := rt.restoredAll(p.inner.node)
+	var keyed [][]byte
+	var bcast []byte
+	for i, snap := range all {
+		parts, err := readParts(snap, 2)
+		if err != nil {
+			return err
 		}
-		rt.restored[rt.opIndex[p.inner.node]] = parts[0]
+		if parts[0] != nil {
+			keyed = append(keyed, parts[0])
+		}
+		if i == 0 {
+			bcast = parts[1] // every subtask's broadcast states are the same
+		}
 	}
-	err = p.inner.open(rt)
-	rt.restored = saved
+	if err := p.bs.open(rt, p.inner.node.name, bcast); err != nil {
+		return err
+	}
+	saved, had := rt.overrides[p.inner.node]
+	if rt.overrides == nil {
+		rt.overrides = map[*node][][]byte{}
+	}
+	rt.overrides[p.inner.node] = keyed // the inner operator restores its keyed part
+	err := p.inner.open(rt)
+	if had {
+		rt.overrides[p.inner.node] = saved
+	} else {
+		delete(rt.overrides, p.inner.node)
+	}
 	return err
 }
 

@@ -13,15 +13,17 @@ type node struct {
 	env         *Env
 	id          int
 	name        string
-	parallelism int // 0: the Env's
-	maxP        int // key groups of a keyed node, set by translate
+	uid         string // set by UID: the source of the stable id
+	parallelism int    // 0: the Env's
+	maxP        int    // key groups of a keyed node, set by translate
 	keyed       bool
 	inputs      []*edge
 	ports       map[string]*port
 	order       []string // port names in creation order
 	source      bool
-	bounded     bool       // a bounded source
-	iter        *iteration // the head of a stream iteration
+	bounded     bool        // a bounded source
+	iter        *iteration  // the head of a stream iteration
+	valve       *splitValve // a source's enumerator under checkpoints
 	// prepare runs once per execution before the job starts (a source's
 	// enumerator).
 	prepare func(parallelism int) error

@@ -1,19 +1,37 @@
 package stream
 
-import "github.com/weirdata/weir/stream/source"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/source"
+	"github.com/weirdata/weir/stream/state"
+)
 
 // jobRestore is the state a job opens its operators from, as a checkpoint
-// or savepoint gives it: per node, the snapshot of each subtask at the job's
-// parallelism (operator state already redistributed by
-// state.RepartitionOperatorState), and per source the enumerator's state
-// (its pending splits, Flink's coordinator state).
+// or savepoint gives it (Flink's StateAssignmentOperation): per node and
+// subtask at the job's parallelism the snapshots it restores (operator
+// state already redistributed by state.RepartitionOperatorState, one
+// snapshot; keyed state every old subtask's whose key groups overlap the
+// subtask's), and per source the enumerator's state (its pending splits,
+// Flink's coordinator state).
 type jobRestore struct {
-	ops   map[*node][][]byte
+	ops   map[*node][][][]byte
 	enums map[*node]*source.EnumeratorState
 }
 
-// snapshot returns the snapshot subtask i of n opens from, or nil.
+// snapshot returns the first snapshot subtask i of n opens from, or nil.
 func (r *jobRestore) snapshot(n *node, i int) []byte {
+	if s := r.all(n, i); len(s) > 0 {
+		return s[0]
+	}
+	return nil
+}
+
+// all returns every snapshot subtask i of n opens from.
+func (r *jobRestore) all(n *node, i int) [][]byte {
 	if s := r.ops[n]; i < len(s) {
 		return s[i]
 	}
@@ -26,4 +44,194 @@ func (r *jobRestore) enumerator(n *node) *source.EnumeratorState {
 		return nil
 	}
 	return r.enums[n]
+}
+
+// single wraps per-subtask snapshots as a jobRestore's lists of one.
+func single(snaps [][]byte) [][][]byte {
+	out := make([][][]byte, len(snaps))
+	for i, s := range snaps {
+		if s != nil {
+			out[i] = [][]byte{s}
+		}
+	}
+	return out
+}
+
+// buildRestore maps snap's state onto the program's operators by stable id,
+// with Flink's rules: state of an operator the program lacks fails the
+// restore unless allowNonRestored; a keyed operator keeps the snapshot's
+// max parallelism when the program did not set one, and fails when it set
+// another; its subtasks restore every old subtask whose key groups overlap
+// theirs. Operator state is redistributed (state.RepartitionOperatorState),
+// other state (broadcast state) copied to every new subtask. Called after
+// resolve, before the edges are made.
+func (e *Env) buildRestore(snap *checkpoint.Snapshot, where string, allowNonRestored bool) (*jobRestore, error) {
+	ids := e.operatorIDs()
+	byID := make(map[string]*node, len(ids))
+	for n, id := range ids {
+		byID[id] = n
+	}
+	r := &jobRestore{ops: map[*node][][][]byte{}, enums: map[*node]*source.EnumeratorState{}}
+	for i := range snap.Operators {
+		os := &snap.Operators[i]
+		n := byID[os.ID]
+		if n == nil {
+			if allowNonRestored || !hasState(os) {
+				continue
+			}
+			return nil, fmt.Errorf("stream: Failed to rollback to checkpoint/savepoint %s. Cannot map checkpoint/savepoint state for operator %s to the new program, because the operator is not available in the new program. If you want to allow to skip this, you can set the --allowNonRestoredState option on the CLI.", where, os.ID)
+		}
+		if os.Coordinator != nil {
+			st, err := decodeEnumeratorState(os.Coordinator)
+			if err != nil {
+				return nil, fmt.Errorf("stream: %s: restore: %w", n.name, err)
+			}
+			r.enums[n] = st
+		}
+		old := make([][]byte, len(os.Subtasks))
+		any := false
+		for j, st := range os.Subtasks {
+			old[j] = st.State
+			any = any || len(st.State) > 0
+		}
+		if !any {
+			continue
+		}
+		switch {
+		case n.keyed:
+			if os.MaxParallelism != n.maxP {
+				if e.opts.MaxParallelism != 0 {
+					return nil, fmt.Errorf("stream: The maximum parallelism (%d) with which the latest checkpoint of the execution job vertex %s has been taken and the current maximum parallelism (%d) changed. This is currently not supported.", os.MaxParallelism, n.name, n.maxP)
+				}
+				if os.MaxParallelism < n.parallelism {
+					return nil, fmt.Errorf("stream: %s: the parallelism %d is above the max parallelism %d of the restored state", n.name, n.parallelism, os.MaxParallelism)
+				}
+				n.maxP = os.MaxParallelism
+			}
+			subs := make([][][]byte, n.parallelism)
+			for i := range subs {
+				mine, err := state.RangeForOperatorIndex(n.maxP, n.parallelism, i)
+				if err != nil {
+					return nil, err
+				}
+				for j, b := range old {
+					theirs, err := state.RangeForOperatorIndex(n.maxP, len(old), j)
+					if err != nil {
+						return nil, err
+					}
+					if len(b) > 0 && mine.Intersect(theirs).Len() > 0 {
+						subs[i] = append(subs[i], b)
+					}
+				}
+			}
+			r.ops[n] = subs
+		case state.IsOperatorSnapshot(firstNonEmpty(old)):
+			parts, err := state.RepartitionOperatorState(old, n.parallelism)
+			if err != nil {
+				return nil, fmt.Errorf("stream: %s: restore: %w", n.name, err)
+			}
+			r.ops[n] = single(parts)
+		default:
+			subs := make([][]byte, n.parallelism)
+			for i := range subs {
+				subs[i] = old[i%len(old)]
+			}
+			r.ops[n] = single(subs)
+		}
+	}
+	return r, nil
+}
+
+func hasState(os *checkpoint.OperatorState) bool {
+	if os.Coordinator != nil {
+		return true
+	}
+	for _, st := range os.Subtasks {
+		if len(st.State) > 0 || len(st.InFlight) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(bs [][]byte) []byte {
+	for _, b := range bs {
+		if len(b) > 0 {
+			return b
+		}
+	}
+	return nil
+}
+
+// encodeEnumeratorState writes a source enumerator's state: the pending
+// splits (each its MarshalBinary form) and the files discovered, each list
+// counted and each item length-prefixed.
+func encodeEnumeratorState(st source.EnumeratorState) ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(len(st.Pending)))
+	for _, s := range st.Pending {
+		enc, err := s.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		b = binary.AppendUvarint(b, uint64(len(enc)))
+		b = append(b, enc...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(st.Processed)))
+	for _, p := range st.Processed {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	return b, nil
+}
+
+var errEnumeratorState = errors.New("corrupt source enumerator state")
+
+func decodeEnumeratorState(b []byte) (*source.EnumeratorState, error) {
+	item := func() ([]byte, error) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return nil, errEnumeratorState
+		}
+		v := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return v, nil
+	}
+	count := func() (int, error) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)) {
+			return 0, errEnumeratorState
+		}
+		b = b[k:]
+		return int(n), nil
+	}
+	st := &source.EnumeratorState{}
+	n, err := count()
+	if err != nil {
+		return nil, err
+	}
+	for range n {
+		enc, err := item()
+		if err != nil {
+			return nil, err
+		}
+		var s source.Split
+		if err := s.UnmarshalBinary(enc); err != nil {
+			return nil, err
+		}
+		st.Pending = append(st.Pending, s)
+	}
+	if n, err = count(); err != nil {
+		return nil, err
+	}
+	for range n {
+		p, err := item()
+		if err != nil {
+			return nil, err
+		}
+		st.Processed = append(st.Processed, string(p))
+	}
+	if len(b) != 0 {
+		return nil, errEnumeratorState
+	}
+	return st, nil
 }

@@ -243,7 +243,7 @@ func TestFileSinkRestoredInJob(t *testing.T) {
 		env := New(Options{Parallelism: p})
 		SinkTo(FromSlice(env, post), fs)
 		sinkNode := env.nodes[len(env.nodes)-1]
-		env.restore = &jobRestore{ops: map[*node][][]byte{sinkNode: parts}}
+		env.restore = &jobRestore{ops: map[*node][][][]byte{sinkNode: single(parts)}}
 		if _, err := env.Execute(context.Background()); err != nil {
 			t.Fatal(err)
 		}

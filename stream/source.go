@@ -31,6 +31,11 @@ func FromSource[T any](env *Env, src source.Source[T], strategy watermark.Strate
 	var enum source.Enumerator
 	n.prepare = func(p int) (err error) {
 		enum, err = src.Enumerator(p, env.restore.enumerator(n))
+		n.valve = nil
+		if err == nil && env.ck != nil {
+			n.valve = newSplitValve(enum, p)
+			enum = n.valve
+		}
 		return err
 	}
 	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
@@ -154,7 +159,20 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 	deadline := func(t time.Time) (context.Context, context.CancelFunc) { return clockDeadline(jobCtx, clock, t) }
 	ctx, cancel := deadline(next)
 	defer func() { cancel() }()
+	if rt.ck != nil {
+		rt.ck.trigger = func(id int64) error {
+			if err := s.out.flush(); err != nil {
+				return err
+			}
+			err := rt.checkpoint(id, 0)
+			s.node.valve.open(rt.subtask)
+			return err
+		}
+	}
 	for {
+		if err := rt.drainMail(); err != nil {
+			return err
+		}
 		if err := rt.processingTime(); err != nil {
 			return err
 		}
@@ -188,18 +206,33 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 			next = clock.Now().Add(every)
 			ctx, cancel = deadline(next)
 		}
-		b, err := r.Next(ctx)
+		readCtx := ctx
+		var readCancel context.CancelFunc
+		if rt.ck != nil { // mail ends the read, so that a trigger waits for no record
+			readCtx, readCancel = context.WithCancel(ctx)
+			if !rt.ck.mb.reading(readCancel) {
+				readCancel()
+			}
+		}
+		b, err := r.Next(readCtx)
+		if readCancel != nil {
+			rt.ck.mb.reading(nil)
+			readCancel()
+		}
 		switch {
 		case errors.Is(err, io.EOF):
 			if err := s.out.flush(); err != nil {
+				return err
+			}
+			if err := rt.drainMail(); err != nil { // a trigger before the end
 				return err
 			}
 			if err := rt.forwardWatermark(watermark.Max); err != nil {
 				return err
 			}
 			return rt.finish()
-		case err != nil && jobCtx.Err() == nil && ctx.Err() != nil:
-			continue // the periodic deadline
+		case err != nil && jobCtx.Err() == nil && readCtx.Err() != nil:
+			continue // the periodic deadline, or mail
 		case err != nil:
 			return err
 		case b.End:

@@ -107,7 +107,7 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 
 		env := New(Options{Parallelism: p})
 		ds := FromSource(env, src, watermark.NoWatermarks[T](), "restored source")
-		env.restore = &jobRestore{ops: map[*node][][]byte{ds.n: parts}, enums: map[*node]*source.EnumeratorState{ds.n: &pending}}
+		env.restore = &jobRestore{ops: map[*node][][][]byte{ds.n: single(parts)}, enums: map[*node]*source.EnumeratorState{ds.n: &pending}}
 		out := Collect(ds)
 		if _, err := env.Execute(context.Background()); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,15 +56,41 @@ type taskRuntime struct {
 	harness  *harnessRun
 	opIndex  map[*node]int  // position of a node's operator in ops
 	restored map[int][]byte // snapshots to open operators from, by position
+	// overrides replaces the snapshots of a node while a composite
+	// operator opens its inner one
+	overrides map[*node][][]byte
+	ck        *taskCheckpoints // nil without checkpoints
+}
+
+// taskCheckpoints is a task's side of the job's checkpoints: its mailbox
+// from the coordinator and, in a source task, what a trigger does.
+type taskCheckpoints struct {
+	c       *coordinator
+	key     taskKey
+	mb      *mailbox
+	trigger func(id int64) error
 }
 
 // restoredFor returns the snapshot to open n's operator from, or nil.
 func (rt *taskRuntime) restoredFor(n *node) []byte {
-	if rt.p != nil && rt.p.env.restore != nil {
-		return rt.p.env.restore.snapshot(n, rt.subtask)
+	if s := rt.restoredAll(n); len(s) > 0 {
+		return s[0]
 	}
-	if i, ok := rt.opIndex[n]; ok {
-		return rt.restored[i]
+	return nil
+}
+
+// restoredAll returns every snapshot n's operator opens from: a keyed
+// operator restored at another parallelism reads each old subtask's whose
+// key groups overlap its own.
+func (rt *taskRuntime) restoredAll(n *node) [][]byte {
+	if s, ok := rt.overrides[n]; ok {
+		return s
+	}
+	if rt.p != nil && rt.p.env.restore != nil {
+		return rt.p.env.restore.all(n, rt.subtask)
+	}
+	if i, ok := rt.opIndex[n]; ok && rt.restored[i] != nil {
+		return [][]byte{rt.restored[i]}
 	}
 	return nil
 }
@@ -78,7 +105,11 @@ func (p *program) body(tp *taskPlan) func(tc *flow.TaskContext) error {
 			tc: tc, subtask: tc.Subtask, parallelism: tc.Parallelism, mem: tc.Env.Memory, env: tc.Env,
 			p: p, tp: tp, clock: tc.Clock(), batchSize: p.env.opts.BatchSize, watermark: NoTimestamp,
 		}
-		return rt.run()
+		err := rt.run()
+		if err == nil && rt.ck != nil {
+			rt.ck.c.taskFinished(rt.ck.key)
+		}
+		return err
 	}
 }
 
@@ -96,6 +127,10 @@ func (rt *taskRuntime) run() (err error) {
 	}
 	if err := rt.open(); err != nil {
 		return err
+	}
+	if c := rt.p.coord; c != nil {
+		rt.ck = &taskCheckpoints{c: c, key: taskKey{rt.tp, rt.subtask}}
+		rt.ck.mb = c.register(rt.ck.key)
 	}
 	if rt.source != nil {
 		return rt.source.run(rt)
@@ -182,12 +217,20 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 // to target between the gate's items.
 func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) error {
 	g := rt.tc.Gate()
+	if rt.ck != nil && rt.ck.c.cfg.Mode == AtLeastOnce {
+		g.TrackBarriers()
+	}
 	ctx := rt.tc.Context()
 	var wake <-chan time.Time
 	if fb != nil {
 		wake = fb.ready()
+	} else if rt.ck != nil {
+		wake = rt.ck.mb.wake
 	}
 	for {
+		if err := rt.drainMail(); err != nil {
+			return err
+		}
 		if err := rt.processingTime(); err != nil {
 			return err
 		}
@@ -230,7 +273,7 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 		case flow.ItemWatermarkStatus:
 			err = rt.forwardStatus(it.Value == flow.StatusIdle)
 		case flow.ItemBarrier:
-			err = rt.event(flow.Event{Kind: flow.Barrier, Value: it.Value})
+			err = rt.checkpoint(it.Value, g.Alignment())
 		}
 		if err != nil {
 			return err
@@ -335,5 +378,59 @@ func (rt *taskRuntime) endInput() error {
 			return err
 		}
 	}
+	return nil
+}
+
+// drainMail handles what the checkpoint coordinator posted: a trigger (in
+// a source task) and completed checkpoints, whose notification goes to
+// every operator of the chain in order.
+func (rt *taskRuntime) drainMail() error {
+	if rt.ck == nil {
+		return nil
+	}
+	for _, m := range rt.ck.mb.take() {
+		switch m.kind {
+		case mailTrigger:
+			if rt.ck.trigger != nil {
+				if err := rt.ck.trigger(m.id); err != nil {
+					return err
+				}
+			}
+		case mailComplete:
+			for _, op := range rt.ops {
+				if err := op.notifyCheckpointComplete(m.id); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkpoint takes the task's part of checkpoint id on its barrier (Flink's
+// SubtaskCheckpointCoordinatorImpl.checkpointState): every operator of the
+// chain writes its snapshot into a buffer of its own, synchronously, the
+// barrier goes to every output, and the task acknowledges to the
+// coordinator with its snapshots and goes on processing. Without
+// checkpoints the barrier is only forwarded.
+func (rt *taskRuntime) checkpoint(id int64, alignment time.Duration) error {
+	if rt.ck == nil {
+		return rt.event(flow.Event{Kind: flow.Barrier, Value: id})
+	}
+	states := map[*node][]byte{}
+	for i, op := range rt.ops {
+		n := rt.nodes[len(rt.nodes)-1-i]
+		var buf bytes.Buffer
+		if err := op.snapshot(id, &buf); err != nil {
+			return fmt.Errorf("stream: %s: checkpoint %d: %w", n.name, id, err)
+		}
+		if buf.Len() > 0 {
+			states[n] = buf.Bytes()
+		}
+	}
+	if err := rt.event(flow.Event{Kind: flow.Barrier, Value: id}); err != nil {
+		return err
+	}
+	rt.ck.c.ack(id, rt.ck.key, states, alignment)
 	return nil
 }

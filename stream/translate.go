@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -17,6 +18,7 @@ type program struct {
 	feedback map[*iteration][]feedbackQueue
 	out      map[*edge]int // a network edge's output index in its producer's task
 	in       map[*edge]int // and its input index in its consumer's task
+	coord    *coordinator  // the checkpoint coordinator, nil without checkpoints
 }
 
 // taskPlan is one vertex: a head node and the nodes chained to it.
@@ -36,8 +38,10 @@ func chained(e *edge) bool {
 }
 
 // translate resolves parallelisms and partitionings and builds the graph:
-// one vertex per chain.
-func (e *Env) translate() (*program, error) {
+// one vertex per chain, its operators restored from snap (found at where)
+// when it is not nil, and a checkpoint coordinator when the job
+// checkpoints.
+func (e *Env) translate(snap *checkpoint.Snapshot, where string) (*program, error) {
 	p := &program{env: e, graph: flow.NewGraph(), tasks: map[*node]*taskPlan{}, out: map[*edge]int{}, in: map[*edge]int{}}
 	if err := e.resolve(); err != nil {
 		return nil, err
@@ -49,6 +53,14 @@ func (e *Env) translate() (*program, error) {
 	p.batch = batch
 	if p.batch && len(e.iterations) > 0 {
 		return nil, fmt.Errorf("stream: iterations are not supported in BATCH execution mode: run the program in STREAMING mode")
+	}
+	if snap != nil {
+		if e.restore, err = e.buildRestore(snap, where, e.opts.AllowNonRestoredState); err != nil {
+			return nil, err
+		}
+	}
+	if e.ck != nil && !p.batch && len(e.iterations) > 0 {
+		return nil, fmt.Errorf("stream: Checkpointing is currently not supported for iterative jobs, as we cannot guarantee exactly once semantics")
 	}
 	p.feedback = map[*iteration][]feedbackQueue{}
 	for _, it := range e.iterations {

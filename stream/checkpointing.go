@@ -1,0 +1,99 @@
+package stream
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/weirdata/weir/stream/checkpoint"
+)
+
+// CheckpointingMode is the guarantee of a job's checkpoints, as Flink's
+// CheckpointingMode.
+type CheckpointingMode uint8
+
+const (
+	// ExactlyOnce aligns barriers: a task's input channel that delivered
+	// barrier n waits until every channel delivered it, so a snapshot holds
+	// the effect of exactly the records before the barrier.
+	ExactlyOnce CheckpointingMode = iota
+	// AtLeastOnce does not align: a task's channels keep delivering records
+	// after their barrier, and the task snapshots once the last channel
+	// delivered it; a restore may replay records whose effect the snapshot
+	// holds already.
+	AtLeastOnce
+)
+
+func (m CheckpointingMode) String() string {
+	if m == AtLeastOnce {
+		return "AT_LEAST_ONCE"
+	}
+	return "EXACTLY_ONCE"
+}
+
+// The defaults of CheckpointConfig, Flink's.
+const (
+	DefaultCheckpointTimeout        = 10 * time.Minute
+	DefaultMaxConcurrentCheckpoints = 1
+)
+
+// CheckpointConfig configures a job's checkpoints, as Flink's
+// CheckpointConfig. Env.EnableCheckpointing returns the Env's, to adjust.
+type CheckpointConfig struct {
+	// Interval is the time between the triggers of two checkpoints, on the
+	// job's Clock.
+	Interval time.Duration
+	// Mode is ExactlyOnce (the default) or AtLeastOnce.
+	Mode CheckpointingMode
+	// Timeout aborts a checkpoint that did not complete in time; zero
+	// means DefaultCheckpointTimeout.
+	Timeout time.Duration
+	// MinPauseBetweenCheckpoints is the least time between the end of one
+	// checkpoint and the trigger of the next.
+	MinPauseBetweenCheckpoints time.Duration
+	// MaxConcurrentCheckpoints is how many checkpoints may be in progress
+	// at once; zero means DefaultMaxConcurrentCheckpoints.
+	MaxConcurrentCheckpoints int
+	// Storage keeps the completed checkpoints; nil means a
+	// checkpoint.NewMemory(1) of each job started, which its restarts
+	// restore from.
+	Storage checkpoint.Storage
+}
+
+// EnableCheckpointing makes the job checkpoint its state every interval of
+// its Clock (Flink's enableCheckpointing) and returns the configuration to
+// adjust. A job with checkpoints restores from its Storage's latest
+// snapshot when it starts, and after a task failure restarts from it as
+// its RestartStrategy says.
+func (e *Env) EnableCheckpointing(interval time.Duration) *CheckpointConfig {
+	if interval <= 0 {
+		e.fail(caller(1), fmt.Errorf("EnableCheckpointing: the checkpoint interval %v must be positive", interval))
+	}
+	if e.ck == nil {
+		e.ck = &CheckpointConfig{}
+	}
+	e.ck.Interval = interval
+	return e.ck
+}
+
+// CheckpointConfig returns the job's checkpoint configuration, or nil when
+// checkpointing is not enabled.
+func (e *Env) CheckpointConfig() *CheckpointConfig { return e.ck }
+
+// checkpointConfig returns the configuration with defaults filled in, or
+// nil.
+func (e *Env) checkpointConfig() *CheckpointConfig {
+	if e.ck == nil {
+		return nil
+	}
+	c := *e.ck
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultCheckpointTimeout
+	}
+	if c.MaxConcurrentCheckpoints <= 0 {
+		c.MaxConcurrentCheckpoints = DefaultMaxConcurrentCheckpoints
+	}
+	if c.Storage == nil {
+		c.Storage = checkpoint.NewMemory(1) // the job's, kept across its restarts
+	}
+	return &c
+}

@@ -1,0 +1,396 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/stream/checkpoint"
+)
+
+// CheckpointStats is one completed checkpoint, as Flink's checkpoint
+// statistics: its id, when it was triggered, how long it took from the
+// trigger to the end of Store (on the job's Clock), its size, the longest
+// barrier alignment of a task, and where the storage keeps it.
+type CheckpointStats struct {
+	ID        int64
+	Triggered time.Time
+	Duration  time.Duration
+	Size      int64
+	Alignment time.Duration
+	Path      string
+}
+
+// errCheckpointAborted is the error of a checkpoint that did not complete.
+var errCheckpointAborted = errors.New("stream: checkpoint aborted")
+
+// taskKey names a subtask of the job.
+type taskKey struct {
+	tp      *taskPlan
+	subtask int
+}
+
+// pendingCheckpoint is a checkpoint triggered and not complete.
+type pendingCheckpoint struct {
+	id        int64
+	at        time.Time // on the job's clock
+	acked     map[taskKey]bool
+	states    map[*node][][]byte
+	coord     map[*node][]byte
+	alignment time.Duration
+	waiters   []chan checkpointResult
+}
+
+type checkpointResult struct {
+	id  int64
+	err error
+}
+
+// coordinator is a job attempt's checkpoint coordinator (Flink's
+// CheckpointCoordinator). Its goroutine triggers checkpoint n every
+// Interval of the job's clock, when the job's tasks all run, no more than
+// MaxConcurrentCheckpoints are pending and MinPauseBetweenCheckpoints
+// passed since the last completed: it snapshots the source enumerators
+// (their valves closed) and posts a trigger to every source subtask. Tasks
+// acknowledge with their operators' snapshots; once all did, the same
+// goroutine stores the checkpoint (never a task's goroutine) and then posts
+// the completion to every task. A checkpoint not complete within Timeout
+// is aborted, and so are the pending ones when the attempt ends or a task
+// finishes before acknowledging them.
+type coordinator struct {
+	cfg    *CheckpointConfig
+	p      *program
+	clock  flow.Clock
+	ids    map[*node]string
+	hist   *checkpointHistory
+	expect int
+
+	mu        sync.Mutex
+	tasks     map[taskKey]*mailbox
+	sources   []taskKey
+	finished  bool // a task finished: no more checkpoints
+	pending   map[int64]*pendingCheckpoint
+	completed []*pendingCheckpoint // acknowledged by all, to store
+	requests  []chan checkpointResult
+	lastEnd   time.Time
+	started   time.Time // the attempt's start, for the restore time
+	restoring bool
+	kick      chan struct{}
+}
+
+// checkpointHistory is what a job keeps across its attempts: the next
+// checkpoint id and the completed checkpoints' statistics.
+type checkpointHistory struct {
+	mu       sync.Mutex
+	next     int64
+	stats    []CheckpointStats
+	restores []time.Duration
+	restarts int
+}
+
+func (h *checkpointHistory) nextID() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.next++
+	return h.next
+}
+
+func newCoordinator(p *program, cfg *CheckpointConfig, clock flow.Clock, hist *checkpointHistory, restoring bool) *coordinator {
+	c := &coordinator{cfg: cfg, p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
+		tasks: map[taskKey]*mailbox{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
+		started: clock.Now(), restoring: restoring}
+	for _, tp := range p.tasks {
+		c.expect += tp.head.parallelism
+	}
+	return c
+}
+
+func (c *coordinator) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// register adds a running task; it returns the task's mailbox.
+func (c *coordinator) register(k taskKey) *mailbox {
+	mb := newMailbox()
+	c.mu.Lock()
+	c.tasks[k] = mb
+	if k.tp.head.source {
+		c.sources = append(c.sources, k)
+	}
+	if len(c.tasks) == c.expect && c.restoring {
+		c.restoring = false
+		c.hist.mu.Lock()
+		c.hist.restores = append(c.hist.restores, c.clock.Now().Sub(c.started))
+		c.hist.mu.Unlock()
+	}
+	c.mu.Unlock()
+	c.wake()
+	return mb
+}
+
+// taskFinished records that a task's input ended and it returned: the
+// checkpoints it did not acknowledge are aborted, and no more are
+// triggered.
+func (c *coordinator) taskFinished(k taskKey) {
+	c.mu.Lock()
+	c.finished = true
+	for id, pc := range c.pending {
+		if !pc.acked[k] {
+			c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: task %s (%d) finished before its barrier", errCheckpointAborted, id, k.tp.head.name, k.subtask))
+		}
+	}
+	c.mu.Unlock()
+	c.wake()
+}
+
+// ack records task k's snapshots for checkpoint id (by node of its chain)
+// and the time its barrier alignment took.
+func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, alignment time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pc := c.pending[id]
+	if pc == nil || pc.acked[k] {
+		return // aborted
+	}
+	pc.acked[k] = true
+	pc.alignment = max(pc.alignment, alignment)
+	for n, b := range states {
+		s := pc.states[n]
+		if s == nil {
+			s = make([][]byte, n.parallelism)
+			pc.states[n] = s
+		}
+		s[k.subtask] = b
+	}
+	if len(pc.acked) == c.expect {
+		delete(c.pending, id)
+		c.completed = append(c.completed, pc)
+		c.wake()
+	}
+}
+
+// request asks for a checkpoint now; the result says when it completed.
+func (c *coordinator) request() <-chan checkpointResult {
+	ch := make(chan checkpointResult, 1)
+	c.mu.Lock()
+	c.requests = append(c.requests, ch)
+	c.mu.Unlock()
+	c.wake()
+	return ch
+}
+
+// abortLocked drops pending checkpoint id; c.mu is held.
+func (c *coordinator) abortLocked(id int64, err error) {
+	pc := c.pending[id]
+	if pc == nil {
+		return
+	}
+	delete(c.pending, id)
+	for _, w := range pc.waiters {
+		w <- checkpointResult{id: id, err: err}
+	}
+}
+
+// run is the coordinator's goroutine, until ctx ends.
+func (c *coordinator) run(ctx context.Context) {
+	interval := c.cfg.Interval
+	next := c.started.Add(interval)
+	for {
+		now := c.clock.Now()
+		c.expire(now)
+		c.store()
+		if c.due(now, next) {
+			if c.trigger(now) {
+				next = now.Add(interval)
+			}
+		}
+		wakeAt, ok := c.wakeAt(now, next)
+		var tc <-chan time.Time
+		var t flow.Timer
+		if ok {
+			t = c.clock.Timer(wakeAt)
+			tc = t.C()
+		}
+		select {
+		case <-ctx.Done():
+			if t != nil {
+				t.Stop()
+			}
+			c.shutdown()
+			return
+		case <-tc:
+		case <-c.kick:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// due says whether a checkpoint should be triggered now: the interval
+// passed or one was requested.
+func (c *coordinator) due(now, next time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !now.Before(next) || len(c.requests) > 0
+}
+
+// wakeAt is when the loop must look again: the next trigger, a pending
+// checkpoint's timeout or the end of the min pause.
+func (c *coordinator) wakeAt(now, next time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := time.Time{}, false
+	consider := func(t time.Time) {
+		if !t.After(now) {
+			return
+		}
+		if !ok || t.Before(at) {
+			at, ok = t, true
+		}
+	}
+	consider(next)
+	for _, pc := range c.pending {
+		consider(pc.at.Add(c.cfg.Timeout))
+	}
+	if !c.lastEnd.IsZero() {
+		consider(c.lastEnd.Add(c.cfg.MinPauseBetweenCheckpoints))
+	}
+	return at, ok
+}
+
+// expire aborts the checkpoints past their timeout.
+func (c *coordinator) expire(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, pc := range c.pending {
+		if !now.Before(pc.at.Add(c.cfg.Timeout)) {
+			c.abortLocked(id, fmt.Errorf("%w: checkpoint %d expired before completing", errCheckpointAborted, id))
+		}
+	}
+}
+
+// trigger starts a checkpoint when the job allows one now.
+func (c *coordinator) trigger(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		for _, r := range c.requests {
+			r <- checkpointResult{err: fmt.Errorf("%w: a task of the job finished", errCheckpointAborted)}
+		}
+		c.requests = nil
+		return false
+	}
+	if len(c.tasks) < c.expect || len(c.pending) >= c.cfg.MaxConcurrentCheckpoints {
+		return false
+	}
+	if !c.lastEnd.IsZero() && now.Before(c.lastEnd.Add(c.cfg.MinPauseBetweenCheckpoints)) {
+		return false
+	}
+	id := c.hist.nextID()
+	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, states: map[*node][][]byte{},
+		coord: map[*node][]byte{}, waiters: c.requests}
+	c.requests = nil
+	c.pending[id] = pc
+	for _, n := range c.p.env.nodes {
+		if n.valve == nil {
+			continue
+		}
+		b, err := encodeEnumeratorState(n.valve.snapshotAndClose())
+		if err != nil {
+			for _, k := range c.sources {
+				if k.tp.head == n {
+					n.valve.open(k.subtask)
+				}
+			}
+			c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: %s: %w", errCheckpointAborted, id, n.name, err))
+			return true
+		}
+		pc.coord[n] = b
+	}
+	for _, k := range c.sources {
+		c.tasks[k].post(mail{kind: mailTrigger, id: id})
+	}
+	return true
+}
+
+// store writes the checkpoints every task acknowledged, in order, and tells
+// the tasks they completed.
+func (c *coordinator) store() {
+	for {
+		c.mu.Lock()
+		if len(c.completed) == 0 {
+			c.mu.Unlock()
+			return
+		}
+		pc := c.completed[0]
+		c.completed = c.completed[1:]
+		c.mu.Unlock()
+		snap := c.snapshot(pc)
+		path, err := c.cfg.Storage.Store(snap)
+		end := c.clock.Now()
+		c.mu.Lock()
+		if err == nil {
+			c.lastEnd = end
+			for _, mb := range c.tasks {
+				mb.post(mail{kind: mailComplete, id: pc.id})
+			}
+			c.hist.mu.Lock()
+			c.hist.stats = append(c.hist.stats, CheckpointStats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
+				Size: snap.Size(), Alignment: pc.alignment, Path: path})
+			c.hist.mu.Unlock()
+		} else {
+			err = fmt.Errorf("%w: checkpoint %d: %w", errCheckpointAborted, pc.id, err)
+		}
+		c.mu.Unlock()
+		for _, w := range pc.waiters {
+			w <- checkpointResult{id: pc.id, err: err}
+		}
+	}
+}
+
+// snapshot builds the checkpoint of pc: the program's stateful operators
+// in program order, by stable id.
+func (c *coordinator) snapshot(pc *pendingCheckpoint) *checkpoint.Snapshot {
+	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli()}
+	for _, n := range c.p.env.nodes {
+		states, coord := pc.states[n], pc.coord[n]
+		if states == nil && coord == nil {
+			continue
+		}
+		op := checkpoint.OperatorState{ID: c.ids[n], Name: n.name, Parallelism: n.parallelism, MaxParallelism: n.maxP,
+			Coordinator: coord, Subtasks: make([]checkpoint.SubtaskState, n.parallelism)}
+		for i := range op.Subtasks {
+			if i < len(states) {
+				op.Subtasks[i].State = states[i]
+			}
+		}
+		s.Operators = append(s.Operators, op)
+	}
+	return s
+}
+
+// shutdown aborts what is pending when the attempt ended.
+func (c *coordinator) shutdown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id := range c.pending {
+		c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: the job attempt ended", errCheckpointAborted, id))
+	}
+	for _, pc := range c.completed {
+		for _, w := range pc.waiters {
+			w <- checkpointResult{id: pc.id, err: fmt.Errorf("%w: checkpoint %d: the job attempt ended", errCheckpointAborted, pc.id)}
+		}
+	}
+	c.completed = nil
+	for _, r := range c.requests {
+		r <- checkpointResult{err: fmt.Errorf("%w: the job attempt ended", errCheckpointAborted)}
+	}
+	c.requests = nil
+}

@@ -1,0 +1,298 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/stream/checkpoint"
+)
+
+// Job is a running job's handle: Status, Metrics, Snapshot, Checkpoints,
+// Cancel, Wait, Done. Its methods are safe for concurrent use. A job with a
+// restart strategy runs as attempts: a task failure ends the attempt, and
+// the next one starts from the latest completed checkpoint; Metrics and
+// Snapshot show the current attempt.
+type Job struct {
+	env   *Env
+	ck    *CheckpointConfig
+	clock flow.Clock
+	hist  *checkpointHistory
+	ctx   context.Context // the caller's
+	jctx  context.Context // ends with Cancel
+	stop  context.CancelFunc
+	done  chan struct{}
+
+	mu       sync.Mutex
+	cur      *flow.Job
+	coord    *coordinator
+	coordEnd chan struct{} // closed when the attempt's coordinator returned
+	canceled bool
+	status   flow.Status
+	res      *Result
+	err      error
+}
+
+// startJob starts the first attempt and the goroutine that restarts
+// failed ones.
+func (e *Env) startJob(ctx context.Context) (*Job, error) {
+	j := &Job{env: e, ck: e.checkpointConfig(), clock: e.opts.Clock, hist: &checkpointHistory{},
+		ctx: ctx, done: make(chan struct{})}
+	if j.clock == nil {
+		j.clock = flow.SystemClock{}
+	}
+	j.jctx, j.stop = context.WithCancel(ctx)
+	snap, where, err := j.latest()
+	if err != nil {
+		j.stop()
+		return nil, err
+	}
+	if snap != nil {
+		j.hist.next = snap.ID
+		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do
+			j.status, j.res = flow.Finished, &Result{}
+			j.stop()
+			close(j.done)
+			return j, nil
+		}
+	}
+	if err := j.attempt(snap, where); err != nil {
+		j.stop()
+		return nil, err
+	}
+	go j.supervise()
+	return j, nil
+}
+
+// latest returns the snapshot an attempt restores from: the storage's
+// latest checkpoint, else Options.Restore.
+func (j *Job) latest() (*checkpoint.Snapshot, string, error) {
+	if j.ck != nil {
+		s, where, err := j.ck.Storage.Latest()
+		if err != nil {
+			return nil, "", fmt.Errorf("stream: restore: %w", err)
+		}
+		if s != nil {
+			return s, where, nil
+		}
+	}
+	if s := j.env.opts.Restore; s != nil {
+		return s, fmt.Sprintf("%s %d", s.Kind, s.ID), nil
+	}
+	return nil, "", nil
+}
+
+// attempt translates the program, restored from snap when it is not nil,
+// and starts it with its checkpoint coordinator.
+func (j *Job) attempt(snap *checkpoint.Snapshot, where string) error {
+	e := j.env
+	p, err := e.translate(snap, where)
+	if err != nil {
+		return err
+	}
+	if j.ck != nil && !p.batch {
+		p.coord = newCoordinator(p, j.ck, j.clock, j.hist, snap != nil)
+	}
+	fj, err := flow.Start(j.jctx, p.graph, flow.Options{
+		Memory:       e.opts.Memory,
+		BatchSize:    e.opts.BatchSize,
+		FlushTimeout: e.opts.BufferTimeout,
+		Streaming:    !p.batch,
+		Clock:        e.opts.Clock,
+		TmpDir:       e.opts.TmpDir,
+	})
+	if err != nil {
+		return err
+	}
+	end := make(chan struct{})
+	j.mu.Lock()
+	j.cur, j.coord, j.coordEnd = fj, p.coord, end
+	j.mu.Unlock()
+	if p.coord == nil {
+		close(end)
+		return nil
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-fj.Done()
+		cancel()
+	}()
+	go func() {
+		defer close(end)
+		p.coord.run(cctx)
+	}()
+	return nil
+}
+
+// supervise waits for each attempt and restarts failed ones as the
+// restart strategy says.
+func (j *Job) supervise() {
+	r := newRestarter(j.env.opts.Restart, j.ck != nil)
+	for {
+		j.mu.Lock()
+		fj, end := j.cur, j.coordEnd
+		j.mu.Unlock()
+		started := j.clock.Now()
+		res, err := fj.Wait()
+		<-end
+		if err == nil && j.ck != nil {
+			err = j.storeFinished()
+		}
+		if err == nil || fj.Status() == flow.Canceled || j.jctx.Err() != nil {
+			j.finish(res, err, fj.Status())
+			return
+		}
+		delay, ok := r.next(j.clock.Now(), started)
+		if !ok {
+			j.finish(res, err, flow.Failed)
+			return
+		}
+		if delay > 0 {
+			t := j.clock.Timer(j.clock.Now().Add(delay))
+			select {
+			case <-t.C():
+			case <-j.jctx.Done():
+			}
+			t.Stop()
+		}
+		if j.jctx.Err() != nil {
+			j.finish(res, fmt.Errorf("flow: job canceled: %w", context.Canceled), flow.Canceled)
+			return
+		}
+		j.hist.mu.Lock()
+		j.hist.restarts++
+		j.hist.mu.Unlock()
+		snap, where, lerr := j.latest()
+		if lerr == nil {
+			lerr = j.attempt(snap, where)
+		}
+		if lerr != nil {
+			j.finish(res, errors.Join(err, lerr), flow.Failed)
+			return
+		}
+	}
+}
+
+// storeFinished stores the snapshot of a job whose input ended and whose
+// sinks committed (FLIP-147's final checkpoint): a restore from it does
+// nothing.
+func (j *Job) storeFinished() error {
+	id := j.hist.nextID()
+	_, err := j.ck.Storage.Store(&checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint,
+		Timestamp: j.clock.Now().UnixMilli(), Finished: true})
+	if err != nil {
+		return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+	}
+	return nil
+}
+
+func (j *Job) finish(res *Result, err error, status flow.Status) {
+	if err != nil && status == flow.Finished {
+		status = flow.Failed
+	}
+	j.mu.Lock()
+	j.res, j.err, j.status = res, err, status
+	j.mu.Unlock()
+	j.stop()
+	close(j.done)
+}
+
+// Status returns the job's status now: Running while an attempt runs or
+// waits to restart.
+func (j *Job) Status() flow.Status {
+	select {
+	case <-j.done:
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.status
+	default:
+		return flow.Running
+	}
+}
+
+// Done returns a channel closed once the job ended and everything it
+// started returned.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Cancel cancels the job; Wait returns once it ended.
+func (j *Job) Cancel() {
+	j.mu.Lock()
+	j.canceled = true
+	cur := j.cur
+	j.mu.Unlock()
+	if cur != nil {
+		cur.Cancel()
+	}
+	j.stop()
+}
+
+// Wait waits for the job's end and returns the last attempt's metrics and
+// the job's error.
+func (j *Job) Wait() (*Result, error) {
+	<-j.done
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.res, j.err
+}
+
+// Metrics returns the current attempt's metrics per vertex and subtask.
+func (j *Job) Metrics() []flow.VertexMetrics {
+	j.mu.Lock()
+	cur := j.cur
+	j.mu.Unlock()
+	if cur == nil {
+		return nil
+	}
+	return cur.Metrics()
+}
+
+// Snapshot returns the current attempt's metrics now.
+func (j *Job) Snapshot() Snapshot {
+	j.mu.Lock()
+	cur := j.cur
+	j.mu.Unlock()
+	if cur == nil {
+		return Snapshot{}
+	}
+	return cur.Snapshot()
+}
+
+// Checkpoints returns the statistics of the job's completed checkpoints,
+// oldest first, over all its attempts.
+func (j *Job) Checkpoints() CheckpointHistory {
+	h := j.hist
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return CheckpointHistory{Completed: append([]CheckpointStats(nil), h.stats...),
+		Restores: append([]time.Duration(nil), h.restores...), Restarts: h.restarts}
+}
+
+// CheckpointHistory is a job's checkpoints (Job.Checkpoints): the completed
+// ones, the time each restore took from the start of its attempt until
+// every task ran with its state, and the number of restarts.
+type CheckpointHistory struct {
+	Completed []CheckpointStats
+	Restores  []time.Duration
+	Restarts  int
+}
+
+// TriggerCheckpoint triggers a checkpoint now (Flink's manual checkpoint
+// trigger), once every task of the current attempt runs, and waits until
+// it completed; it returns its id, or why it was aborted.
+func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
+	j.mu.Lock()
+	c := j.coord
+	j.mu.Unlock()
+	if c == nil {
+		return 0, fmt.Errorf("stream: the job does not checkpoint: call EnableCheckpointing")
+	}
+	select {
+	case r := <-c.request():
+		return r.id, r.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}

@@ -1,0 +1,187 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/sink"
+	"github.com/weirdata/weir/stream/watermark"
+)
+
+// checkpointMidway runs keyedSums over n numbers at parallelism 2 with
+// opts, checkpoints after 40 reads, reads 20 more and cancels: the storage
+// it returns holds the checkpoint.
+func checkpointMidway(t *testing.T, opts Options, n int, dir string) *checkpoint.Memory {
+	t.Helper()
+	store := checkpoint.NewMemory(1)
+	src := newGated(ints(n))
+	opts.Parallelism, opts.Clock = 2, manual()
+	env := New(opts)
+	env.EnableCheckpointing(time.Hour).Storage = store
+	keyedSums(env, src, n, dir, nil)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(40)
+	if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	src.release(20)
+	j.Cancel()
+	j.Wait()
+	return store
+}
+
+// TestRestoreMissingOperator: state of an operator the program lacks fails
+// the restore with Flink's message, unless AllowNonRestoredState, which
+// skips it (Flink's Checkpoints.loadAndValidateCheckpoint).
+func TestRestoreMissingOperator(t *testing.T) {
+	const n = 100
+	store := checkpointMidway(t, Options{}, n, t.TempDir())
+	snap, _, _ := store.Latest()
+	sums := snap.Operator(New(Options{}).opID(func(env *Env) { keyedSums(env, newGated(ints(n)), n, t.TempDir(), nil) }, "sums"))
+	if sums == nil {
+		t.Fatal("the checkpoint has no state of the Sum")
+	}
+	run := func(allow bool) ([]string, error) {
+		dir := t.TempDir()
+		src := newGated(ints(n))
+		src.open()
+		env := New(Options{Parallelism: 1, Restore: snap, AllowNonRestoredState: allow})
+		// the program without the Sum: the numbers, printed
+		ds := FromSource(env, src, watermark.NoWatermarks[int](), "numbers").UID("numbers")
+		SinkTo(Map(ds, func(v int) string { return fmt.Sprint(v) }), sink.Text(dir))
+		_, err := env.Execute(context.Background())
+		c, _ := dirState(t, dir)
+		return c, err
+	}
+	_, err := run(false)
+	want := fmt.Sprintf("Failed to rollback to checkpoint/savepoint checkpoint %d. Cannot map checkpoint/savepoint state for operator %s to the new program, because the operator is not available in the new program. If you want to allow to skip this, you can set the --allowNonRestoredState option on the CLI.", snap.ID, sums.ID)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	got, err := run(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the source resumes where the checkpoint left it: the records it had
+	// read before are not read again
+	if len(got) == 0 || len(got) >= n {
+		t.Fatalf("restored source read %d of %d records", len(got), n)
+	}
+}
+
+// opID returns the stable id of the node with uid in the program build
+// makes.
+func (e *Env) opID(build func(*Env), uid string) string {
+	build(e)
+	ids := e.operatorIDs()
+	for _, nd := range e.nodes {
+		if nd.uid == uid {
+			return ids[nd]
+		}
+	}
+	return ""
+}
+
+// TestRestoreMaxParallelism: a keyed operator's state restores into a
+// program that did not set the max parallelism (it takes the
+// checkpoint's), and fails with Flink's message where the program set
+// another (StateAssignmentOperation.checkParallelismPreconditions).
+func TestRestoreMaxParallelism(t *testing.T) {
+	const n = 100
+	dir := t.TempDir()
+	store := checkpointMidway(t, Options{MaxParallelism: 64}, n, dir)
+	snap, _, _ := store.Latest()
+	src := newGated(ints(n))
+	src.open()
+	env := New(Options{Parallelism: 3, MaxParallelism: 256, Restore: snap})
+	keyedSums(env, src, n, t.TempDir(), nil)
+	_, err := env.Execute(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "The maximum parallelism (64) with which the latest checkpoint of the execution job vertex Sum has been taken and the current maximum parallelism (256) changed. This is currently not supported.") {
+		t.Fatalf("err = %v", err)
+	}
+	env = New(Options{Parallelism: 3, Restore: snap})
+	keyedSums(env, src, n, dir, nil)
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(h) != 0 {
+		t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
+	}
+}
+
+// TestRestoreFinished: a job whose storage's latest snapshot is a finished
+// job's does nothing and succeeds (FLIP-147).
+func TestRestoreFinished(t *testing.T) {
+	store := checkpoint.NewMemory(1)
+	if _, err := store.Store(&checkpoint.Snapshot{ID: 3, Finished: true}); err != nil {
+		t.Fatal(err)
+	}
+	env := New(Options{Parallelism: 1})
+	env.EnableCheckpointing(time.Hour).Storage = store
+	out := Collect(FromSlice(env, []int{1, 2, 3}))
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Values(); len(got) != 0 {
+		t.Fatalf("a finished job ran again: %v", got)
+	}
+}
+
+// TestCheckpointPeriodicAndTimeout: checkpoints trigger on the interval of
+// the job's clock; one whose barrier cannot pass a task expires after the
+// timeout, and the next completes.
+func TestCheckpointPeriodicAndTimeout(t *testing.T) {
+	clock := manual()
+	src := newGated(ints(100))
+	env := New(Options{Parallelism: 1, Clock: clock})
+	cfg := env.EnableCheckpointing(time.Minute)
+	cfg.Timeout = 5 * time.Minute
+	hold, held := make(chan struct{}), make(chan struct{})
+	var seen int
+	ds := Map(FromSource(env, src, watermark.NoWatermarks[int](), "numbers").Rebalance(), func(v int) int {
+		if seen++; seen == 3 {
+			close(held)
+			<-hold
+		}
+		return v
+	})
+	Collect(ds)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(2)
+	clock.Advance(time.Minute)
+	waitUntil(t, "the periodic checkpoint", func() bool { return len(j.Checkpoints().Completed) == 1 })
+	src.release(1)
+	<-held // the map holds its task: the next barrier waits behind it
+	res := make(chan error, 1)
+	go func() { _, err := j.TriggerCheckpoint(context.Background()); res <- err }()
+	waitUntil(t, "checkpoint 2 pending", func() bool {
+		c := j.coord
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.pending[2] != nil
+	})
+	clock.Advance(6 * time.Minute)
+	if err := <-res; !errors.Is(err, errCheckpointAborted) || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("err = %v, want an expired checkpoint", err)
+	}
+	close(hold)
+	// the interval passed too: checkpoint 3 was triggered once 2 expired
+	waitUntil(t, "the next checkpoint", func() bool { return len(j.Checkpoints().Completed) == 2 })
+	if h := j.Checkpoints(); h.Completed[0].ID != 1 || h.Completed[1].ID != 3 {
+		t.Fatalf("completed %+v, want checkpoints 1 and 3", h.Completed)
+	}
+	j.Cancel()
+	j.Wait()
+}
