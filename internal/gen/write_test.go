@@ -80,11 +80,11 @@ func TestWritePointsRoundTrip(t *testing.T) {
 // Parquet source.
 func TestWriteParquet(t *testing.T) {
 	dir := t.TempDir()
-	edges := 300000 // three row groups, the last one partial
+	nEdges := 300000 // three row groups, the last one partial
 	if testing.Short() {
-		edges = parquetRowGroupRows + 1000 // two
+		nEdges = parquetRowGroupRows + 1000 // two
 	}
-	g := mustGraph(t, 1<<8, int64(edges), 4, DefaultA, DefaultB, DefaultC)
+	g := mustGraph(t, 1<<8, int64(nEdges), 4, DefaultA, DefaultB, DefaultC)
 	ePath, vPath := filepath.Join(dir, "edges.parquet"), filepath.Join(dir, "vertices.parquet")
 	if err := WriteEdges(ePath, Parquet, g); err != nil {
 		t.Fatal(err)
