@@ -14,7 +14,7 @@ import (
 
 // TestJobFlagsOnlyOnJobs checks that --memory, --tmp and --parallelism are
 // flags of the commands that run jobs and of no other: the data generators
-// neither list nor take them (weir gen tpch has a --parallelism of its own).
+// and the savepoint tools neither list nor take them (weir gen tpch has a --parallelism of its own).
 func TestJobFlagsOnlyOnJobs(t *testing.T) {
 	root := NewRootCommand()
 	var jobs, others []string
@@ -22,7 +22,8 @@ func TestJobFlagsOnlyOnJobs(t *testing.T) {
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && c.Name() != "help" {
 			path := c.CommandPath()
-			isJob := !strings.HasPrefix(path, "weir gen") && path != "weir run" && path != "weir explain" &&
+			isJob := !strings.HasPrefix(path, "weir gen") && !strings.HasPrefix(path, "weir savepoint") &&
+				path != "weir run" && path != "weir explain" &&
 				path != "weir completion" && !strings.HasPrefix(path, "weir completion ")
 			for _, name := range []string{"memory", "tmp", "parallelism"} {
 				f := c.Flags().Lookup(name)
