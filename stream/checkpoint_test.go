@@ -162,49 +162,71 @@ func ints(n int) []int {
 // storage at parallelism 1, 2 and 3 (rescaling the keyed Sum by key groups
 // and the source's splits) commits, with what the first job committed,
 // exactly the lines of an uninterrupted run: no loss, no duplicates.
+//
+// The storage is a Memory, or a checkpoint.Dir that the second job opens
+// anew, as the same command run again after a process crash.
 func TestCheckpointRestoreExact(t *testing.T) {
 	const n = 100
-	for _, p2 := range []int{1, 2, 3} {
-		t.Run(fmt.Sprint("2to", p2), func(t *testing.T) {
-			dir := t.TempDir()
-			store := checkpoint.NewMemory(1)
-			src := newGated(ints(n))
-			env := New(Options{Parallelism: 2, Clock: manual()})
-			env.EnableCheckpointing(time.Hour).Storage = store
-			keyedSums(env, src, n, dir, nil)
-			j, err := env.Start(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			src.release(40)
-			id, err := j.TriggerCheckpoint(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			src.release(20)
-			j.Cancel()
-			if _, err := j.Wait(); err == nil {
-				t.Fatal("the cancelled job succeeded")
-			}
-			if s, _, _ := store.Latest(); s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
-				t.Fatalf("latest snapshot %+v, want checkpoint %d with the source", s, id)
-			}
+	for _, kind := range []string{"memory", "dir"} {
+		for _, p2 := range []int{1, 2, 3} {
+			t.Run(fmt.Sprint(kind, "/2to", p2), func(t *testing.T) {
+				restoreExact(t, kind, n, p2)
+			})
+		}
+	}
+}
 
-			env2 := New(Options{Parallelism: p2, Clock: manual()})
-			env2.EnableCheckpointing(time.Hour).Storage = store
-			src2 := newGated(ints(n))
-			src2.open()
-			keyedSums(env2, src2, n, dir, nil)
-			if _, err := env2.Execute(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(h) != 0 {
-				t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
-			}
-			if s, _, _ := store.Latest(); s == nil || !s.Finished {
-				t.Fatalf("latest snapshot %+v, want the finished one", s)
-			}
-		})
+func restoreExact(t *testing.T, kind string, n, p2 int) {
+	dir, chk := t.TempDir(), t.TempDir()
+	openDir := func() checkpoint.Storage {
+		d, err := checkpoint.OpenDir(chk, checkpoint.DirOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	var store checkpoint.Storage = checkpoint.NewMemory(1)
+	if kind == "dir" {
+		store = openDir()
+	}
+	src := newGated(ints(n))
+	env := New(Options{Parallelism: 2, Clock: manual()})
+	env.EnableCheckpointing(time.Hour).Storage = store
+	keyedSums(env, src, n, dir, nil)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(40)
+	id, err := j.TriggerCheckpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(20)
+	j.Cancel()
+	if _, err := j.Wait(); err == nil {
+		t.Fatal("the cancelled job succeeded")
+	}
+	if s, _, _ := store.Latest(); s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
+		t.Fatalf("latest snapshot %+v, want checkpoint %d with the source", s, id)
+	}
+
+	if kind == "dir" {
+		store = openDir()
+	}
+	env2 := New(Options{Parallelism: p2, Clock: manual()})
+	env2.EnableCheckpointing(time.Hour).Storage = store
+	src2 := newGated(ints(n))
+	src2.open()
+	keyedSums(env2, src2, n, dir, nil)
+	if _, err := env2.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(h) != 0 {
+		t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
+	}
+	if s, _, _ := store.Latest(); s == nil || !s.Finished {
+		t.Fatalf("latest snapshot %+v, want the finished one", s)
 	}
 }
 
