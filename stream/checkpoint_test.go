@@ -338,7 +338,14 @@ func TestCheckpointStoreOffTask(t *testing.T) {
 // duplicates.
 func TestCheckpointAlignment(t *testing.T) {
 	for _, mode := range []CheckpointingMode{ExactlyOnce, AtLeastOnce} {
-		t.Run(mode.String(), func(t *testing.T) { checkAlignment(t, mode) })
+		t.Run(mode.String(), func(t *testing.T) {
+			if mode == AtLeastOnce && testing.Short() {
+				// The restored job has been seen not to end under the race
+				// detector (an open defect); the full run keeps the case.
+				t.Skip("at-least-once restore: known hang under -race, run without -short")
+			}
+			checkAlignment(t, mode)
+		})
 	}
 }
 
