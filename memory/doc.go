@@ -107,4 +107,15 @@
 // allocations and decoded strings stay valid as long as they are referenced.
 // Decode of corrupt or truncated input returns an error wrapping ErrCorrupt; it
 // never panics and never allocates much more than its input.
+//
+// # Schemas and migration
+//
+// SchemaOf[T] describes T's serialized form: kinds, struct field names, array
+// lengths, not type names. State snapshots store it with the values. When a
+// program's struct type gained or lost fields since, NewMigration[T] reads the
+// old values into T as Flink's PojoSerializer does on restore: fields match by
+// name, new fields are zero, removed fields are dropped, and any other change
+// (a field's kind, an array's length, a recursive type) is ErrIncompatible
+// with the field's path in the message. A migration runs reflect per value; it
+// is for restores, not hot loops. ParseSchema checks and prints a schema.
 package memory
