@@ -19,10 +19,11 @@
 //
 // The block cache and the memtables (two of MemTableSize: one filling, one
 // flushing) are reserved on the job's memory manager (Options.Memory) when
-// the store opens and released when it closes; with less budget available
-// than asked both sizes are halved until the reservation fits, down to 256
-// KiB of cache and 64 KiB memtables, below which Open fails naming the
-// budget. A small budget makes Pebble flush to disk often, never fail. A
+// the store opens and released when it closes. Both sizes are halved until
+// they take at most half the budget still available, so that the
+// operators' other memory and the stores of later subtasks find room, down
+// to 256 KiB of cache and 64 KiB memtables; when even these do not fit,
+// Open fails naming the budget. A small budget makes Pebble flush to disk often, never fail. A
 // restore that reads an incremental snapshot of other key groups opens it
 // read-only beside the store, with a cache of the store's size, for the
 // time of the restore.

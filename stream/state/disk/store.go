@@ -37,8 +37,8 @@ type Options struct {
 	// memtables are reserved on it for the store's life. Nil is unlimited.
 	Memory *memory.Manager
 	// CacheSize and MemTableSize are the sizes asked for (zero: the
-	// defaults); with less budget available both are halved until they
-	// fit, down to 256 KiB and 64 KiB.
+	// defaults); both are halved until the cache and two memtables take at
+	// most half the budget available, down to 256 KiB and 64 KiB.
 	CacheSize, MemTableSize int64
 }
 
@@ -75,17 +75,14 @@ func Open(o Options) (*Store, error) {
 	if s.memtable <= 0 {
 		s.memtable = DefaultMemTableSize
 	}
-	for {
-		err := s.res.Grow(s.cache + 2*s.memtable)
-		if err == nil {
-			break
-		}
-		if s.cache <= minCacheSize && s.memtable <= minMemTableSize {
-			s.release()
-			return nil, fmt.Errorf("disk: %s: the block cache and memtables of %d bytes exceed the memory budget of %d bytes: %w",
-				o.Name, s.cache+2*s.memtable, mem.Budget(), err)
-		}
+	avail := mem.Available()
+	for s.cache+2*s.memtable > avail/2 && (s.cache > minCacheSize || s.memtable > minMemTableSize) {
 		s.cache, s.memtable = max(s.cache/2, minCacheSize), max(s.memtable/2, minMemTableSize)
+	}
+	if err := s.res.Grow(s.cache + 2*s.memtable); err != nil {
+		s.release()
+		return nil, fmt.Errorf("disk: %s: the block cache and memtables of %d bytes exceed the memory budget of %d bytes: %w",
+			o.Name, s.cache+2*s.memtable, mem.Budget(), err)
 	}
 	var err error
 	if s.dir, err = os.MkdirTemp(o.Dir, "weir-state-*"); err != nil {
