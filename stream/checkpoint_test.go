@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/source"
+	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
 )
 
@@ -164,20 +166,41 @@ func ints(n int) []int {
 // exactly the lines of an uninterrupted run: no loss, no duplicates.
 //
 // The storage is a Memory, or a checkpoint.Dir that the second job opens
-// anew, as the same command run again after a process crash.
+// anew, as the same command run again after a process crash. The keyed
+// state is on the heap or on disk, with full or incremental checkpoints,
+// and a full checkpoint taken on one backend restores on the other.
 func TestCheckpointRestoreExact(t *testing.T) {
 	const n = 100
+	backends := []backendCase{
+		{"heap", HeapBackend, HeapBackend, false},
+		{"disk", DiskBackend, DiskBackend, false},
+	}
 	for _, kind := range []string{"memory", "dir"} {
-		for _, p2 := range []int{1, 2, 3} {
-			t.Run(fmt.Sprint(kind, "/2to", p2), func(t *testing.T) {
-				restoreExact(t, kind, n, p2)
-			})
+		cases := backends
+		if kind == "dir" {
+			cases = append(cases, backendCase{"disk-incremental", DiskBackend, DiskBackend, true},
+				backendCase{"disk-to-heap", DiskBackend, HeapBackend, false}, backendCase{"heap-to-disk", HeapBackend, DiskBackend, false})
+		}
+		for _, be := range cases {
+			for _, p2 := range []int{1, 2, 3} {
+				t.Run(fmt.Sprint(kind, "/", be.name, "/2to", p2), func(t *testing.T) {
+					restoreExact(t, kind, n, p2, be)
+				})
+			}
 		}
 	}
 }
 
-func restoreExact(t *testing.T, kind string, n, p2 int) {
-	dir, chk := t.TempDir(), t.TempDir()
+// backendCase is the state backend of a job and of the job restored from
+// its checkpoint.
+type backendCase struct {
+	name          string
+	first, second StateBackend
+	incremental   bool
+}
+
+func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
+	dir, chk, tmp := t.TempDir(), t.TempDir(), t.TempDir()
 	openDir := func() checkpoint.Storage {
 		d, err := checkpoint.OpenDir(chk, checkpoint.DirOptions{})
 		if err != nil {
@@ -190,7 +213,7 @@ func restoreExact(t *testing.T, kind string, n, p2 int) {
 		store = openDir()
 	}
 	src := newGated(ints(n))
-	env := New(Options{Parallelism: 2, Clock: manual()})
+	env := New(Options{Parallelism: 2, Clock: manual(), StateBackend: be.first, Incremental: be.incremental, TmpDir: tmp})
 	env.EnableCheckpointing(time.Hour).Storage = store
 	keyedSums(env, src, n, dir, nil)
 	j, err := env.Start(context.Background())
@@ -207,14 +230,32 @@ func restoreExact(t *testing.T, kind string, n, p2 int) {
 	if _, err := j.Wait(); err == nil {
 		t.Fatal("the cancelled job succeeded")
 	}
-	if s, _, _ := store.Latest(); s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
+	s, _, _ := store.Latest()
+	if s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
 		t.Fatalf("latest snapshot %+v, want checkpoint %d with the source", s, id)
+	}
+	var sums *checkpoint.OperatorState
+	for _, nd := range env.nodes {
+		if nd.uid == "sums" {
+			sums = s.Operator(env.operatorIDs()[nd])
+		}
+	}
+	if sums == nil {
+		t.Fatal("no state of the sums")
+	}
+	for i, st := range sums.Subtasks {
+		if inc := state.IsIncremental(st.State); inc != be.incremental || (inc && len(st.Shared) == 0) {
+			t.Fatalf("subtask %d: incremental %v naming shared files %v, want incremental %v", i, inc, st.Shared, be.incremental)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the cancelled job left %v in its temporary directory", left)
 	}
 
 	if kind == "dir" {
 		store = openDir()
 	}
-	env2 := New(Options{Parallelism: p2, Clock: manual()})
+	env2 := New(Options{Parallelism: p2, Clock: manual(), StateBackend: be.second, Incremental: be.incremental, TmpDir: tmp})
 	env2.EnableCheckpointing(time.Hour).Storage = store
 	src2 := newGated(ints(n))
 	src2.open()
@@ -227,6 +268,9 @@ func restoreExact(t *testing.T, kind string, n, p2 int) {
 	}
 	if s, _, _ := store.Latest(); s == nil || !s.Finished {
 		t.Fatalf("latest snapshot %+v, want the finished one", s)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the job left %v in its temporary directory", left)
 	}
 }
 

@@ -53,8 +53,8 @@ func (k *keyedBase[K]) diskStore(rt *taskRuntime, o *state.Options) error {
 	if ck := rt.p.env.ck; ck != nil {
 		o.Shared, _ = ck.Storage.(state.SharedFiles)
 	}
-	if opts.Incremental && o.Shared != nil && rt.ck != nil {
-		k.incremental, k.subtask = rt.ck.c, rt.subtask
+	if opts.Incremental && o.Shared != nil && rt.p.coord != nil {
+		k.incremental, k.subtask = rt.p.coord, rt.subtask
 	}
 	return nil
 }
