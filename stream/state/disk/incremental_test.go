@@ -215,3 +215,31 @@ func TestIncrementalSharesFiles(t *testing.T) {
 	}
 	j.check(t, "latest", j.restore(t, [][]byte{latest.Operators[0].Subtasks[0].State}, 1))
 }
+
+// TestDescribeIncremental: DescribeSnapshot lists an incremental
+// snapshot's states and files, the shared ones those SnapshotIncremental
+// named.
+func TestDescribeIncremental(t *testing.T) {
+	e := newEnv(t, 16, 0)
+	e.shared = openDir(t, 1)
+	j := newJob(t, e, 1)
+	j.run(t, 500)
+	snaps, shared := j.snapshot(t)
+	info, err := state.DescribeSnapshot(snaps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored, named []string
+	for _, s := range info.Stored {
+		stored = append(stored, s.Name+" "+s.Kind)
+	}
+	for _, f := range info.Files {
+		if f.Shared != "" {
+			named = append(named, f.Shared)
+		}
+	}
+	want := []string{"a AggregatingState", "l ListState", "m MapState", "r ReducingState", "tl ListState", "tm MapState", "tv ValueState", "v ValueState", "vv ValueState"}
+	if !info.Incremental || info.MaxParallelism != 16 || !slices.Equal(stored, want) || !slices.Equal(named, shared[0]) || len(named) == 0 {
+		t.Fatalf("described %+v: states %v, shared %v; want %v, %v", info, stored, named, want, shared[0])
+	}
+}
