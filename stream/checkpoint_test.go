@@ -277,49 +277,66 @@ func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
 // TestCheckpointFailover: a task fails once at a chosen record after a
 // checkpoint completed; the job restarts from it within the same Execute
 // (fixed-delay restarts) and commits exactly the lines of an uninterrupted
-// run, at parallelism 1 and 2.
+// run, at parallelism 1 and 2, with the keyed state on the heap and on
+// disk with incremental checkpoints in a checkpoint.Dir.
 func TestCheckpointFailover(t *testing.T) {
 	const n = 200
 	for _, p := range []int{1, 2} {
-		t.Run(fmt.Sprint("p", p), func(t *testing.T) {
-			dir := t.TempDir()
-			src := newGated(ints(n))
-			env := New(Options{Parallelism: p, Clock: manual(), Restart: FixedDelayRestart(2, 0)})
-			env.EnableCheckpointing(time.Hour)
-			var failed atomic.Bool
-			keyedSums(env, src, n, dir, func(v int) error {
-				if v == 190 && failed.CompareAndSwap(false, true) {
-					return errors.New("injected failure")
-				}
-				return nil
-			})
-			var jobs = make(chan *Job, 1)
-			env.opts.Started = func(j *Job) { jobs <- j }
-			done := make(chan error, 1)
-			go func() {
-				_, err := env.Execute(context.Background())
-				done <- err
-			}()
-			j := <-jobs
-			src.release(60)
-			if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			src.open()
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			if !failed.Load() {
-				t.Fatal("the failure was not injected")
-			}
-			h := j.Checkpoints()
-			if h.Restarts != 1 || len(h.Restores) != 1 || len(h.Completed) != 1 {
-				t.Fatalf("history %+v: want one restart restored from one checkpoint", h)
-			}
-			if c, hid := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(hid) != 0 {
-				t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), hid, n)
-			}
-		})
+		for _, onDisk := range []bool{false, true} {
+			t.Run(fmt.Sprint("p", p, "/disk=", onDisk), func(t *testing.T) { failover(t, n, p, onDisk) })
+		}
+	}
+}
+
+func failover(t *testing.T, n, p int, onDisk bool) {
+	dir := t.TempDir()
+	src := newGated(ints(n))
+	opts := Options{Parallelism: p, Clock: manual(), Restart: FixedDelayRestart(2, 0)}
+	var store checkpoint.Storage = checkpoint.NewMemory(1)
+	if onDisk {
+		d, err := checkpoint.OpenDir(t.TempDir(), checkpoint.DirOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.StateBackend, opts.Incremental, opts.TmpDir, store = DiskBackend, true, t.TempDir(), d
+	}
+	env := New(opts)
+	env.EnableCheckpointing(time.Hour).Storage = store
+	var failed atomic.Bool
+	keyedSums(env, src, n, dir, func(v int) error {
+		if v == 190 && failed.CompareAndSwap(false, true) {
+			return errors.New("injected failure")
+		}
+		return nil
+	})
+	var jobs = make(chan *Job, 1)
+	env.opts.Started = func(j *Job) { jobs <- j }
+	done := make(chan error, 1)
+	go func() {
+		_, err := env.Execute(context.Background())
+		done <- err
+	}()
+	j := <-jobs
+	src.release(60)
+	if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	src.open()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !failed.Load() {
+		t.Fatal("the failure was not injected")
+	}
+	h := j.Checkpoints()
+	if h.Restarts != 1 || len(h.Restores) != 1 || len(h.Completed) != 1 {
+		t.Fatalf("history %+v: want one restart restored from one checkpoint", h)
+	}
+	if c, hid := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(hid) != 0 {
+		t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), hid, n)
+	}
+	if left, _ := os.ReadDir(opts.TmpDir); onDisk && len(left) != 0 {
+		t.Fatalf("the failed and the restarted attempt left %v in the temporary directory", left)
 	}
 }
 
