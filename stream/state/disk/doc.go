@@ -25,8 +25,8 @@
 // to 256 KiB of cache and 64 KiB memtables; when even these do not fit,
 // Open fails naming the budget. A small budget makes Pebble flush to disk often, never fail. A
 // restore that reads an incremental snapshot of other key groups opens it
-// read-only beside the store, with a cache of the store's size, for the
-// time of the restore.
+// read-only beside the store for the time of the restore, with a block
+// cache of the store's size reserved on the budget until it closes.
 //
 // # Incremental checkpoints
 //

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/weirdata/weir/stream/checkpoint"
@@ -241,5 +242,19 @@ func TestDescribeIncremental(t *testing.T) {
 	want := []string{"a AggregatingState", "l ListState", "m MapState", "r ReducingState", "tl ListState", "tm MapState", "tv ValueState", "v ValueState", "vv ValueState"}
 	if !info.Incremental || info.MaxParallelism != 16 || !slices.Equal(stored, want) || !slices.Equal(named, shared[0]) || len(named) == 0 {
 		t.Fatalf("described %+v: states %v, shared %v; want %v, %v", info, stored, named, want, shared[0])
+	}
+}
+
+// TestIncrementalOnHeap: an incremental snapshot does not restore into a
+// heap backend, which has no store to put its files in.
+func TestIncrementalOnHeap(t *testing.T) {
+	e := newEnv(t, 16, 0)
+	e.shared = openDir(t, 1)
+	j := newJob(t, e, 1)
+	j.run(t, 100)
+	snaps, _ := j.snapshot(t)
+	b := e.backend(false, state.KeyGroupRange{Start: 0, End: 15})
+	if err := b.Restore(bytes.NewReader(snaps[0])); err == nil || !strings.Contains(err.Error(), "restores into a disk backend") {
+		t.Fatalf("restore on the heap: %v", err)
 	}
 }

@@ -324,17 +324,23 @@ func (s *Store) Restore(files []state.StoreFile, sf state.SharedFiles) error {
 // Open implements state.Store: the snapshot's database opens read-only in
 // a directory of its own under the store's.
 func (s *Store) Open(files []state.StoreFile, sf state.SharedFiles) (state.StoreReader, error) {
+	if err := s.res.Grow(s.cache); err != nil {
+		return nil, s.wrap("open snapshot", fmt.Errorf("the block cache of %d bytes exceeds the memory budget: %w", s.cache, err))
+	}
 	dir, err := os.MkdirTemp(s.dir, "restore-*")
 	if err != nil {
+		s.res.Shrink(s.cache)
 		return nil, s.wrap("open snapshot", err)
 	}
-	r := &reader{dir: dir, name: s.name}
+	r := &reader{dir: dir, name: s.name, release: func() { s.res.Shrink(s.cache) }}
 	if err := materialize(filepath.Join(dir, "db"), files, sf); err != nil {
 		_ = os.RemoveAll(dir)
+		r.release()
 		return nil, s.wrap("open snapshot", err)
 	}
 	if r.db, err = s.open(filepath.Join(dir, "db"), true); err != nil {
 		_ = os.RemoveAll(dir)
+		r.release()
 		return nil, err
 	}
 	return r, nil
@@ -375,9 +381,10 @@ func (s *Store) release() {
 
 // reader is an incremental snapshot's database opened read-only.
 type reader struct {
-	name string
-	dir  string
-	db   *pebble.DB
+	name    string
+	dir     string
+	db      *pebble.DB
+	release func() // returns the cache's memory
 }
 
 func (r *reader) Scan(start, end []byte, f func(key, value []byte) bool) error {
@@ -392,6 +399,7 @@ func (r *reader) Close() error {
 	if rerr := os.RemoveAll(r.dir); err == nil {
 		err = rerr
 	}
+	r.release()
 	if err != nil {
 		return fmt.Errorf("disk: %s: close snapshot: %w", r.name, err)
 	}
