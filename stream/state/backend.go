@@ -206,7 +206,9 @@ func (b *Backend[K]) Dispose() error {
 	}
 	b.disposed = true
 	for _, s := range b.states {
-		s.drop()
+		if b.store == nil { // a store's entries go with it
+			s.drop()
+		}
 	}
 	for _, s := range b.timers {
 		s.drop()
