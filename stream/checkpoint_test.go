@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/source"
+	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
 )
 
@@ -164,20 +166,41 @@ func ints(n int) []int {
 // exactly the lines of an uninterrupted run: no loss, no duplicates.
 //
 // The storage is a Memory, or a checkpoint.Dir that the second job opens
-// anew, as the same command run again after a process crash.
+// anew, as the same command run again after a process crash. The keyed
+// state is on the heap or on disk, with full or incremental checkpoints,
+// and a full checkpoint taken on one backend restores on the other.
 func TestCheckpointRestoreExact(t *testing.T) {
 	const n = 100
+	backends := []backendCase{
+		{"heap", HeapBackend, HeapBackend, false},
+		{"disk", DiskBackend, DiskBackend, false},
+	}
 	for _, kind := range []string{"memory", "dir"} {
-		for _, p2 := range []int{1, 2, 3} {
-			t.Run(fmt.Sprint(kind, "/2to", p2), func(t *testing.T) {
-				restoreExact(t, kind, n, p2)
-			})
+		cases := backends
+		if kind == "dir" {
+			cases = append(cases, backendCase{"disk-incremental", DiskBackend, DiskBackend, true},
+				backendCase{"disk-to-heap", DiskBackend, HeapBackend, false}, backendCase{"heap-to-disk", HeapBackend, DiskBackend, false})
+		}
+		for _, be := range cases {
+			for _, p2 := range []int{1, 2, 3} {
+				t.Run(fmt.Sprint(kind, "/", be.name, "/2to", p2), func(t *testing.T) {
+					restoreExact(t, kind, n, p2, be)
+				})
+			}
 		}
 	}
 }
 
-func restoreExact(t *testing.T, kind string, n, p2 int) {
-	dir, chk := t.TempDir(), t.TempDir()
+// backendCase is the state backend of a job and of the job restored from
+// its checkpoint.
+type backendCase struct {
+	name          string
+	first, second StateBackend
+	incremental   bool
+}
+
+func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
+	dir, chk, tmp := t.TempDir(), t.TempDir(), t.TempDir()
 	openDir := func() checkpoint.Storage {
 		d, err := checkpoint.OpenDir(chk, checkpoint.DirOptions{})
 		if err != nil {
@@ -190,7 +213,7 @@ func restoreExact(t *testing.T, kind string, n, p2 int) {
 		store = openDir()
 	}
 	src := newGated(ints(n))
-	env := New(Options{Parallelism: 2, Clock: manual()})
+	env := New(Options{Parallelism: 2, Clock: manual(), StateBackend: be.first, Incremental: be.incremental, TmpDir: tmp})
 	env.EnableCheckpointing(time.Hour).Storage = store
 	keyedSums(env, src, n, dir, nil)
 	j, err := env.Start(context.Background())
@@ -207,14 +230,32 @@ func restoreExact(t *testing.T, kind string, n, p2 int) {
 	if _, err := j.Wait(); err == nil {
 		t.Fatal("the cancelled job succeeded")
 	}
-	if s, _, _ := store.Latest(); s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
+	s, _, _ := store.Latest()
+	if s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
 		t.Fatalf("latest snapshot %+v, want checkpoint %d with the source", s, id)
+	}
+	var sums *checkpoint.OperatorState
+	for _, nd := range env.nodes {
+		if nd.uid == "sums" {
+			sums = s.Operator(env.operatorIDs()[nd])
+		}
+	}
+	if sums == nil {
+		t.Fatal("no state of the sums")
+	}
+	for i, st := range sums.Subtasks {
+		if inc := state.IsIncremental(st.State); inc != be.incremental || (inc && len(st.Shared) == 0) {
+			t.Fatalf("subtask %d: incremental %v naming shared files %v, want incremental %v", i, inc, st.Shared, be.incremental)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the cancelled job left %v in its temporary directory", left)
 	}
 
 	if kind == "dir" {
 		store = openDir()
 	}
-	env2 := New(Options{Parallelism: p2, Clock: manual()})
+	env2 := New(Options{Parallelism: p2, Clock: manual(), StateBackend: be.second, Incremental: be.incremental, TmpDir: tmp})
 	env2.EnableCheckpointing(time.Hour).Storage = store
 	src2 := newGated(ints(n))
 	src2.open()
@@ -228,54 +269,74 @@ func restoreExact(t *testing.T, kind string, n, p2 int) {
 	if s, _, _ := store.Latest(); s == nil || !s.Finished {
 		t.Fatalf("latest snapshot %+v, want the finished one", s)
 	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the job left %v in its temporary directory", left)
+	}
 }
 
 // TestCheckpointFailover: a task fails once at a chosen record after a
 // checkpoint completed; the job restarts from it within the same Execute
 // (fixed-delay restarts) and commits exactly the lines of an uninterrupted
-// run, at parallelism 1 and 2.
+// run, at parallelism 1 and 2, with the keyed state on the heap and on
+// disk with incremental checkpoints in a checkpoint.Dir.
 func TestCheckpointFailover(t *testing.T) {
 	const n = 200
 	for _, p := range []int{1, 2} {
-		t.Run(fmt.Sprint("p", p), func(t *testing.T) {
-			dir := t.TempDir()
-			src := newGated(ints(n))
-			env := New(Options{Parallelism: p, Clock: manual(), Restart: FixedDelayRestart(2, 0)})
-			env.EnableCheckpointing(time.Hour)
-			var failed atomic.Bool
-			keyedSums(env, src, n, dir, func(v int) error {
-				if v == 190 && failed.CompareAndSwap(false, true) {
-					return errors.New("injected failure")
-				}
-				return nil
-			})
-			var jobs = make(chan *Job, 1)
-			env.opts.Started = func(j *Job) { jobs <- j }
-			done := make(chan error, 1)
-			go func() {
-				_, err := env.Execute(context.Background())
-				done <- err
-			}()
-			j := <-jobs
-			src.release(60)
-			if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			src.open()
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			if !failed.Load() {
-				t.Fatal("the failure was not injected")
-			}
-			h := j.Checkpoints()
-			if h.Restarts != 1 || len(h.Restores) != 1 || len(h.Completed) != 1 {
-				t.Fatalf("history %+v: want one restart restored from one checkpoint", h)
-			}
-			if c, hid := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(hid) != 0 {
-				t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), hid, n)
-			}
-		})
+		for _, onDisk := range []bool{false, true} {
+			t.Run(fmt.Sprint("p", p, "/disk=", onDisk), func(t *testing.T) { failover(t, n, p, onDisk) })
+		}
+	}
+}
+
+func failover(t *testing.T, n, p int, onDisk bool) {
+	dir := t.TempDir()
+	src := newGated(ints(n))
+	opts := Options{Parallelism: p, Clock: manual(), Restart: FixedDelayRestart(2, 0)}
+	var store checkpoint.Storage = checkpoint.NewMemory(1)
+	if onDisk {
+		d, err := checkpoint.OpenDir(t.TempDir(), checkpoint.DirOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.StateBackend, opts.Incremental, opts.TmpDir, store = DiskBackend, true, t.TempDir(), d
+	}
+	env := New(opts)
+	env.EnableCheckpointing(time.Hour).Storage = store
+	var failed atomic.Bool
+	keyedSums(env, src, n, dir, func(v int) error {
+		if v == 190 && failed.CompareAndSwap(false, true) {
+			return errors.New("injected failure")
+		}
+		return nil
+	})
+	var jobs = make(chan *Job, 1)
+	env.opts.Started = func(j *Job) { jobs <- j }
+	done := make(chan error, 1)
+	go func() {
+		_, err := env.Execute(context.Background())
+		done <- err
+	}()
+	j := <-jobs
+	src.release(60)
+	if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	src.open()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !failed.Load() {
+		t.Fatal("the failure was not injected")
+	}
+	h := j.Checkpoints()
+	if h.Restarts != 1 || len(h.Restores) != 1 || len(h.Completed) != 1 {
+		t.Fatalf("history %+v: want one restart restored from one checkpoint", h)
+	}
+	if c, hid := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(hid) != 0 {
+		t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), hid, n)
+	}
+	if left, _ := os.ReadDir(opts.TmpDir); onDisk && len(left) != 0 {
+		t.Fatalf("the failed and the restarted attempt left %v in the temporary directory", left)
 	}
 }
 

@@ -42,6 +42,7 @@ type pendingCheckpoint struct {
 	coord     map[*node][]byte
 	alignment time.Duration
 	waiters   []chan checkpointResult
+	shared    map[*node][][]string // the shared files subtasks' states name
 }
 
 type checkpointResult struct {
@@ -370,6 +371,9 @@ func (c *coordinator) snapshot(pc *pendingCheckpoint) *checkpoint.Snapshot {
 			if i < len(states) {
 				op.Subtasks[i].State = states[i]
 			}
+			if sh := pc.shared[n]; i < len(sh) {
+				op.Subtasks[i].Shared = sh[i]
+			}
 		}
 		s.Operators = append(s.Operators, op)
 	}
@@ -393,4 +397,24 @@ func (c *coordinator) shutdown() {
 		r <- checkpointResult{err: fmt.Errorf("%w: the job attempt ended", errCheckpointAborted)}
 	}
 	c.requests = nil
+}
+
+// addShared records the shared files that the state subtask of n acknowledges
+// for checkpoint id names (an incremental snapshot's).
+func (c *coordinator) addShared(id int64, n *node, subtask int, names []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pc := c.pending[id]
+	if pc == nil || len(names) == 0 {
+		return
+	}
+	if pc.shared == nil {
+		pc.shared = map[*node][][]string{}
+	}
+	s := pc.shared[n]
+	if s == nil {
+		s = make([][]string, n.parallelism)
+		pc.shared[n] = s
+	}
+	s[subtask] = append(s[subtask], names...)
 }

@@ -71,7 +71,16 @@
 // close on every path (see Checkpoints). Keyed operators keep their
 // state in a state.Backend of their subtask's key groups, the current key
 // set per record, and snapshot it (the backend's Snapshot of its key
-// groups); they check the backend's Err once per batch. Other operators
+// groups); they check the backend's Err once per batch. Options.StateBackend
+// chooses where that state lives: HeapBackend (objects in memory) or
+// DiskBackend (a stream/state/disk store per keyed subtask under the job's
+// temporary directory, Flink's EmbeddedRocksDBStateBackend), with the same
+// state API; timers and broadcast state stay on the heap, and BATCH
+// execution keeps its one key on the heap. With Options.Incremental and a
+// checkpoint storage of shared files (checkpoint.Dir) a disk backend's
+// checkpoints are incremental (state.Backend.SnapshotIncremental): the
+// subtask acknowledges the shared files its snapshot names, which the
+// checkpoint's SubtaskState.Shared records. Other operators
 // with state keep it in a state.OperatorStore, whose snapshot a restore at
 // another parallelism redistributes by Flink's rules
 // (state.RepartitionOperatorState):

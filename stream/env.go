@@ -60,6 +60,13 @@ type Options struct {
 	// Restart says whether and when the job restarts after a task failure;
 	// nil means Flink's default (see RestartStrategy).
 	Restart *RestartStrategy
+	// StateBackend is where keyed operators keep their keyed state:
+	// HeapBackend (the default) or DiskBackend (Flink's state.backend.type).
+	StateBackend StateBackend
+	// Incremental makes the checkpoints of a DiskBackend incremental
+	// (Flink's state.backend.incremental) when the checkpoint storage keeps
+	// shared files, as a checkpoint.Dir does; false takes full snapshots.
+	Incremental bool
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.

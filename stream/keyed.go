@@ -42,6 +42,10 @@ type keyedBase[K comparable] struct {
 	base
 	node    *node
 	backend *state.Backend[K]
+	// incremental is the coordinator incremental snapshots name their
+	// shared files to, nil for full snapshots
+	incremental *coordinator
+	subtask     int
 }
 
 // openBackend makes the backend of the subtask's key groups and restores
@@ -52,11 +56,18 @@ func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
 		return err
 	}
 	clock := rt.clock
-	b, err := state.NewBackend[K](state.Options{
+	o := state.Options{
 		Name: k.node.name, MaxParallelism: k.node.maxP, Groups: groups, Memory: rt.mem,
 		Clock: func() int64 { return clock.Now().UnixMilli() },
-	})
+	}
+	if err := k.diskStore(rt, &o); err != nil {
+		return err
+	}
+	b, err := state.NewBackend[K](o)
 	if err != nil {
+		if o.Store != nil {
+			_ = o.Store.Close()
+		}
 		return err
 	}
 	k.backend = b
@@ -68,7 +79,15 @@ func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
 	return nil
 }
 
-func (k *keyedBase[K]) snapshot(_ int64, w io.Writer) error {
+func (k *keyedBase[K]) snapshot(id int64, w io.Writer) error {
+	if k.incremental != nil {
+		names, err := k.backend.SnapshotIncremental(w)
+		if err != nil {
+			return err
+		}
+		k.incremental.addShared(id, k.node, k.subtask, names)
+		return nil
+	}
 	return k.backend.Snapshot(w, k.backend.Groups())
 }
 

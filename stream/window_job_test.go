@@ -128,7 +128,8 @@ func oracleWindows(events []windowEvent, size, slide, gap int64) []string {
 }
 
 // TestWindowJobs runs tumbling, sliding and session window sums as jobs at
-// parallelism 1 and 2, in STREAMING and BATCH, against the naive oracle:
+// parallelism 1 and 2, in STREAMING and BATCH and with the keyed state on
+// disk, against the naive oracle:
 // a bounded input ends with the maximal watermark, so every window fires
 // once with its final sum.
 func TestWindowJobs(t *testing.T) {
@@ -159,11 +160,21 @@ func TestWindowJobs(t *testing.T) {
 					t.Errorf("%s p%d mode %d: %d windows, want %d; first diff %s", c.name, p, mode, len(got), len(want), firstDiff(got, want))
 				}
 			}
+			// the window contents, accumulators and merged sessions in the
+			// disk backend
+			ts := watermark.NoWatermarks[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
+			got, err := windowSumsWith(events, c.a, ts, New(Options{Parallelism: p, StateBackend: DiskBackend, TmpDir: t.TempDir()}))
+			if err != nil {
+				t.Fatalf("%s p%d disk: %v", c.name, p, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s p%d disk: %d windows, want %d; first diff %s", c.name, p, len(got), len(want), firstDiff(got, want))
+			}
 			// in timestamp order with monotonous watermarks (every 1 ms of
 			// wall time), STREAMING fires windows as the watermark passes
 			// them, and nothing is late
 			mono := watermark.ForMonotonousTimestamps[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
-			got, err := windowSumsWith(inOrder, c.a, mono, New(Options{Parallelism: p, AutoWatermarkInterval: time.Millisecond}))
+			got, err = windowSumsWith(inOrder, c.a, mono, New(Options{Parallelism: p, AutoWatermarkInterval: time.Millisecond}))
 			if err != nil {
 				t.Fatal(err)
 			}

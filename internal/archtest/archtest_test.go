@@ -122,6 +122,10 @@ func TestDependencyRules(t *testing.T) {
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
+		// the disk backend's store: Pebble under the state package's Store
+		"stream/state/disk": func(p string) bool {
+			return isStd(p) || p == module+"/memory" || p == module+"/stream/state" || p == "github.com/cockroachdb/pebble/v2"
+		},
 		// the watermark generators are a leaf: the stream runtime drives them
 		"stream/watermark": isStd,
 		// checkpoint storage keeps the runtime's snapshot bytes unread

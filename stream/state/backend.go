@@ -25,6 +25,14 @@ type Options struct {
 	// Clock returns the time in milliseconds that TTL stamps and checks state
 	// by (Flink's TTL is processing time). Nil is the wall clock.
 	Clock func() int64
+	// Store, when set, makes the backend a disk backend: the keyed states
+	// live in the store (timers stay on the heap). The backend closes it on
+	// Dispose. Nil is the heap backend.
+	Store Store
+	// Shared are the shared files of the checkpoint storage a disk backend
+	// writes incremental snapshots to (SnapshotIncremental) and restores
+	// them from.
+	Shared SharedFiles
 }
 
 // ErrNoKey is kept in Err when state is used without a current key of the
@@ -65,6 +73,11 @@ type Backend[K comparable] struct {
 	reserved int64
 	scratch  []byte
 	disposed bool
+
+	store  Store                // nil on the heap
+	shared SharedFiles          // for incremental snapshots
+	ids    map[string]storeMeta // the states in the store, registered or restored
+	nextID uint16               // the highest id in ids
 }
 
 // NewBackend returns an empty backend for keys of type K.
@@ -82,7 +95,7 @@ func NewBackend[K comparable](o Options) (*Backend[K], error) {
 	b := &Backend[K]{
 		name: o.Name, maxP: o.MaxParallelism, groups: o.Groups, hash: h, clock: o.Clock, idx: -1,
 		states: map[string]registered{}, timers: map[string]registered{}, pending: map[string][]section{},
-		mem: o.Memory,
+		mem: o.Memory, store: o.Store, shared: o.Shared, ids: map[string]storeMeta{},
 	}
 	if b.clock == nil {
 		b.clock = func() int64 { return time.Now().UnixMilli() }
@@ -193,7 +206,9 @@ func (b *Backend[K]) Dispose() error {
 	}
 	b.disposed = true
 	for _, s := range b.states {
-		s.drop()
+		if b.store == nil { // a store's entries go with it
+			s.drop()
+		}
 	}
 	for _, s := range b.timers {
 		s.drop()
@@ -201,6 +216,12 @@ func (b *Backend[K]) Dispose() error {
 	b.states, b.timers, b.pending, b.slotted = nil, nil, nil, nil
 	b.used, b.reserved = 0, 0
 	err := b.res.Release()
+	if b.store != nil {
+		if cerr := b.store.Close(); err == nil {
+			err = cerr
+		}
+		b.store = nil
+	}
 	if b.ownMem {
 		if cerr := b.mem.Close(); err == nil {
 			err = cerr
@@ -218,6 +239,11 @@ func (b *Backend[K]) Dispose() error {
 func (b *Backend[K]) Clear() {
 	for _, s := range b.states {
 		s.drop()
+	}
+	for name, m := range b.ids {
+		if _, ok := b.states[name]; !ok {
+			b.storeDrop(m.id)
+		}
 	}
 	for _, s := range b.timers {
 		s.drop()

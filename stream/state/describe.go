@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // SnapshotInfo describes a state snapshot without restoring it: what
@@ -19,6 +20,21 @@ type SnapshotInfo struct {
 	// snapshot's order (by key group, then state name, timers last), or an
 	// operator snapshot's states by name.
 	Sections []SectionInfo
+	// Incremental says the snapshot is an incremental one of a disk
+	// backend (SnapshotIncremental): Sections are then its timers' and
+	// restored sections', Stored the states in its store (KeyGroup -1,
+	// entries not counted) and Files the store's files.
+	Incremental bool
+	Stored      []SectionInfo
+	Files       []FileInfo
+}
+
+// FileInfo is a store file of an incremental snapshot: its name in the
+// store, the shared file holding it or, inline, its bytes.
+type FileInfo struct {
+	Name   string
+	Shared string
+	Bytes  int
 }
 
 // SectionInfo is one section of a snapshot.
@@ -57,6 +73,13 @@ func DescribeSnapshot(b []byte) (*SnapshotInfo, error) {
 			}
 			info.Sections = append(info.Sections, SectionInfo{Name: sec.name, Kind: sec.mode.String(),
 				KeyGroup: -1, Entries: len(sec.entries), Bytes: n})
+		}
+		return info, nil
+	}
+	if IsIncremental(b) {
+		info, err := describeIncremental(b)
+		if err != nil {
+			return nil, fmt.Errorf("state: describe snapshot: %w", err)
 		}
 		return info, nil
 	}
@@ -112,4 +135,35 @@ func describeKeyed(r *bufio.Reader) (*SnapshotInfo, error) {
 			return nil, fmt.Errorf("%w: frame type %d", ErrCorruptSnapshot, typ)
 		}
 	}
+}
+
+// describeIncremental describes an incremental snapshot: its states, files
+// and the sections of its heap part.
+func describeIncremental(b []byte) (*SnapshotInfo, error) {
+	r := bufio.NewReader(bytes.NewReader(b))
+	_, payload, err := readFrame(r)
+	if err != nil {
+		return nil, err
+	}
+	inc, err := parseIncremental(r, payload[len(incrementalMagic):])
+	if err != nil {
+		return nil, err
+	}
+	info, err := describeKeyed(bufio.NewReader(bytes.NewReader(inc.heap)))
+	if err != nil {
+		return nil, err
+	}
+	info.Incremental = true
+	names := make([]string, 0, len(inc.states))
+	for name := range inc.states {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		info.Stored = append(info.Stored, SectionInfo{Name: name, Kind: inc.states[name].kind.String(), KeyGroup: -1})
+	}
+	for _, f := range inc.files {
+		info.Files = append(info.Files, FileInfo{Name: f.Name, Shared: f.Shared, Bytes: len(f.Data)})
+	}
+	return info, nil
 }

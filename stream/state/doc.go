@@ -1,8 +1,9 @@
 // Package state is the state of weir's stream operators, on Flink's model:
 // keyed state (key groups, a heap keyed state backend, timers, TTL) and
 // operator state (lists split or unioned on restore, broadcast maps), with
-// snapshots that restore at another parallelism. It imports only the
-// standard library and memory.
+// snapshots that restore at another parallelism. Keyed state lives on the
+// heap or, with a Store, on disk. It imports only the standard library and
+// memory.
 //
 // # Key groups
 //
@@ -117,9 +118,57 @@
 // registers its states, as Flink restores before the operator opens: sections
 // of states not yet registered are kept (and counted) until they are, and
 // written again by the next snapshot. Corrupt or truncated input is an error
-// wrapping ErrCorruptSnapshot, never a panic. Snapshots are synchronous; the
-// tables per key group are where copy-on-write asynchronous snapshots and a
-// disk backend will plug in.
+// wrapping ErrCorruptSnapshot, never a panic. Snapshots are synchronous.
+//
+// # The disk backend
+//
+// A backend made with Options.Store is a disk backend, Flink's
+// EmbeddedRocksDBStateBackend: the same Backend[K] and states, so that
+// operators and windows choose the backend and change nothing else, with
+// every keyed state serialized in the store (stream/state/disk puts it in
+// Pebble). Each state kind's methods take the disk path behind one branch
+// on the backend's store, so the heap backend's paths are unchanged. The
+// layout follows Flink's RocksDB backend, with the key group first after
+// the state so that a key group is a contiguous range of keys:
+//
+//	key    state id (2 bytes, big-endian, per state name) | key group (2 bytes,
+//	       big-endian) | key | namespace                       (memory.Codec forms)
+//	Value, Reducing, Aggregating
+//	value  TTL timestamp (varint) | value
+//	List   one entry per key and namespace
+//	value  per element: uvarint length | TTL timestamp (varint) | element
+//	Map    one entry per map entry, the user key after the namespace
+//	value  uvarint user key length | TTL timestamp (varint) | user value
+//
+// List elements are added by merging (appending) onto the entry, as Flink's
+// RocksDB backend merges them, so an Add reads nothing; reads decode the
+// whole list. The lengths make every entry's snapshot form computable from
+// its bytes, without its types: the timers, restored states not registered
+// yet and snapshots need no decoding. Values are copied in and out: unlike
+// on the heap, a value read is the caller's own.
+//
+// Timers stay on the heap with either backend (Flink's heap timers option
+// of the RocksDB backend), and their bytes are counted as the heap
+// backend's. The store's memory (block cache, memtables) is its own
+// reservation on the job's budget (see stream/state/disk); the state on
+// disk is not counted, as Flink does not count RocksDB's files, and
+// MemoryUsed is the timers' and pending sections' bytes.
+//
+// A full Snapshot of a disk backend writes the heap backend's format (the
+// canonical format of Flink's savepoints), so that its state restores into
+// a heap or a disk backend at any parallelism, and the other way round.
+// SnapshotIncremental (Flink's incremental checkpoints) writes the store's
+// files instead: its immutable data files go to Options.Shared, the shared
+// files of the checkpoint storage (checkpoint.Dir), each written once and
+// named again by later snapshots while the store holds it; the snapshot
+// itself holds the rest of the store's files, the states' ids and kinds,
+// the key-group range and the timers in the full format. Restore tells the
+// two formats apart. An incremental snapshot whose key groups are the
+// backend's restores as the store it was; at another parallelism each new
+// backend opens every old store overlapping its groups read-only and
+// copies the keys of its own groups (Flink's
+// RocksDBIncrementalRestoreOperation clipping). An incremental snapshot
+// restores into a disk backend only (IsIncremental, SharedFilesOf).
 //
 // # Operator state
 //

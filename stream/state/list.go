@@ -72,7 +72,12 @@ func (s *List[K, N, V]) kind() Kind { return KindList }
 // KeysIn returns the keys that have an entry in namespace ns (expired or not),
 // as Flink's getKeys; the caller may set each as the current key and change
 // the state.
-func (s *List[K, N, V]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+func (s *List[K, N, V]) KeysIn(ns N) []K {
+	if s.b.store != nil {
+		return s.storeKeysIn(ns)
+	}
+	return keysIn(&s.t, ns)
+}
 
 func (s *List[K, N, V]) elemBytes(e *elem[V]) int64 {
 	return int64(unsafe.Sizeof(*e)) + s.vs.extra(&e.v, &s.b.scratch)
@@ -127,6 +132,9 @@ func (s *List[K, N, V]) set(m map[nsKey[K, N]]listEntry[V], k nsKey[K, N], e lis
 
 // Get returns a copy of the current key's list in the current namespace.
 func (s *List[K, N, V]) Get() []V {
+	if s.b.store != nil {
+		return s.dget()
+	}
 	_, _, _, items := s.entry(s.ns, true)
 	if len(items) == 0 {
 		return nil
@@ -146,6 +154,10 @@ func (s *List[K, N, V]) AddAll(vs []V) { s.addAll(s.ns, vs) }
 
 func (s *List[K, N, V]) addAll(ns N, vs []V) {
 	if len(vs) == 0 {
+		return
+	}
+	if s.b.store != nil {
+		s.dadd(ns, vs)
 		return
 	}
 	e, k, idx, _ := s.entry(ns, false)
@@ -179,6 +191,12 @@ func (s *List[K, N, V]) Update(vs []V) {
 func (s *List[K, N, V]) Clear() { s.clear(s.ns) }
 
 func (s *List[K, N, V]) clear(ns N) {
+	if s.b.store != nil {
+		if s.curKey(ns) {
+			s.b.storeErr(s.b.store.Delete(s.kbuf))
+		}
+		return
+	}
 	k, idx := nsKey[K, N]{k: s.b.key, n: ns}, s.b.at()
 	if idx < 0 || s.t.groups[idx] == nil {
 		return
@@ -193,6 +211,10 @@ func (s *List[K, N, V]) clear(ns N) {
 // to the list in target and removes the sources (Flink's mergeNamespaces).
 // Elements keep their TTL timestamps; expired ones take no part.
 func (s *List[K, N, V]) MergeNamespaces(target N, sources []N) {
+	if s.b.store != nil {
+		s.dmerge(target, sources)
+		return
+	}
 	e, k, idx, _ := s.entry(target, false)
 	if idx < 0 {
 		return
@@ -223,6 +245,9 @@ func (s *List[K, N, V]) MergeNamespaces(target N, sources []N) {
 }
 
 func (s *List[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
+	if s.b.store != nil {
+		return s.b.storeSection(dst, s.id, KindList, s.b.groups.Start+idx, &s.ttl, now)
+	}
 	n := 0
 	for k, e := range s.t.groups[idx] {
 		live := 0
@@ -248,6 +273,9 @@ func (s *List[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
 }
 
 func (s *List[K, N, V]) read(src []byte, idx, n int) error {
+	if s.b.store != nil {
+		return s.dread(src, idx, n)
+	}
 	d := dec{b: src}
 	m := s.t.of(idx)
 	for i := 0; i < n && d.err == nil; i++ {
@@ -274,6 +302,10 @@ func (s *List[K, N, V]) read(src []byte, idx, n int) error {
 }
 
 func (s *List[K, N, V]) drop() {
+	if s.b.store != nil {
+		s.b.storeDrop(s.id)
+		return
+	}
 	for i, m := range s.t.groups {
 		for _, e := range m {
 			s.b.shrink(e.sz)

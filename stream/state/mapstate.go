@@ -84,7 +84,12 @@ func (s *Map[K, N, UK, UV]) kind() Kind { return KindMap }
 // KeysIn returns the keys that have an entry in namespace ns (expired or not),
 // as Flink's getKeys; the caller may set each as the current key and change
 // the state.
-func (s *Map[K, N, UK, UV]) KeysIn(ns N) []K { return keysIn(&s.t, ns) }
+func (s *Map[K, N, UK, UV]) KeysIn(ns N) []K {
+	if s.b.store != nil {
+		return s.storeKeysIn(ns)
+	}
+	return keysIn(&s.t, ns)
+}
 
 func (s *Map[K, N, UK, UV]) pairBytes(uk *UK, e *elem[UV]) int64 {
 	return entryOverhead + int64(unsafe.Sizeof(*uk)) + int64(unsafe.Sizeof(*e)) +
@@ -136,6 +141,10 @@ func (s *Map[K, N, UK, UV]) check(e *mapEntry[UK, UV], k nsKey[K, N], idx int, u
 
 // Get returns the value of uk in the current key's map.
 func (s *Map[K, N, UK, UV]) Get(uk UK) (UV, bool) {
+	if s.b.store != nil {
+		it, ok := s.dget(uk)
+		return it.v, ok
+	}
 	e, k, idx := s.cur()
 	if e == nil {
 		var zero UV
@@ -147,6 +156,10 @@ func (s *Map[K, N, UK, UV]) Get(uk UK) (UV, bool) {
 
 // Contains reports whether uk has a value in the current key's map.
 func (s *Map[K, N, UK, UV]) Contains(uk UK) bool {
+	if s.b.store != nil {
+		_, ok := s.dget(uk)
+		return ok
+	}
 	e, k, idx := s.cur()
 	if e == nil {
 		return false
@@ -157,6 +170,10 @@ func (s *Map[K, N, UK, UV]) Contains(uk UK) bool {
 
 // Put sets the value of uk in the current key's map.
 func (s *Map[K, N, UK, UV]) Put(uk UK, uv UV) {
+	if s.b.store != nil {
+		s.dput(uk, uv)
+		return
+	}
 	e, k, idx := s.cur()
 	if idx < 0 {
 		return
@@ -185,6 +202,12 @@ func (s *Map[K, N, UK, UV]) PutAll(m map[UK]UV) {
 
 // Remove removes uk from the current key's map.
 func (s *Map[K, N, UK, UV]) Remove(uk UK) {
+	if s.b.store != nil {
+		if s.ukey(&uk) {
+			s.b.storeErr(s.b.store.Delete(s.kbuf))
+		}
+		return
+	}
 	e, k, idx := s.cur()
 	if e == nil {
 		return
@@ -199,6 +222,9 @@ func (s *Map[K, N, UK, UV]) Remove(uk UK) {
 
 // All iterates over the current key's entries, removing expired ones.
 func (s *Map[K, N, UK, UV]) All() iter.Seq2[UK, UV] {
+	if s.b.store != nil {
+		return s.dall()
+	}
 	return func(yield func(UK, UV) bool) {
 		e, k, idx := s.cur()
 		if e == nil {
@@ -245,6 +271,12 @@ func (s *Map[K, N, UK, UV]) IsEmpty() bool {
 
 // Clear removes the current key's map in the current namespace.
 func (s *Map[K, N, UK, UV]) Clear() {
+	if s.b.store != nil {
+		if s.curKey(s.ns) {
+			s.b.storeErr(s.b.store.DeleteRange(s.kbuf, prefixEnd(s.kbuf)))
+		}
+		return
+	}
 	e, k, idx := s.cur()
 	if e == nil {
 		return
@@ -254,6 +286,9 @@ func (s *Map[K, N, UK, UV]) Clear() {
 }
 
 func (s *Map[K, N, UK, UV]) write(dst []byte, idx int, now int64) ([]byte, int) {
+	if s.b.store != nil {
+		return s.b.storeSection(dst, s.id, KindMap, s.b.groups.Start+idx, &s.ttl, now)
+	}
 	n := 0
 	for k, e := range s.t.groups[idx] {
 		live := 0
@@ -280,6 +315,9 @@ func (s *Map[K, N, UK, UV]) write(dst []byte, idx int, now int64) ([]byte, int) 
 }
 
 func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
+	if s.b.store != nil {
+		return s.dread(src, idx, n)
+	}
 	d := dec{b: src}
 	m := s.t.of(idx)
 	for i := 0; i < n && d.err == nil; i++ {
@@ -314,6 +352,10 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 }
 
 func (s *Map[K, N, UK, UV]) drop() {
+	if s.b.store != nil {
+		s.b.storeDrop(s.id)
+		return
+	}
 	for i, m := range s.t.groups {
 		for _, e := range m {
 			s.b.shrink(e.sz)

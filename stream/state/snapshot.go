@@ -56,6 +56,12 @@ func (b *Backend[K]) Snapshot(w io.Writer, groups KeyGroupRange) error {
 	if b.disposed {
 		return fmt.Errorf("state: %s: snapshot of a disposed backend", b.name)
 	}
+	return b.snapshot(w, groups, true)
+}
+
+// snapshot writes the snapshot, with the keyed states or (an incremental
+// snapshot's heap part) only the timers and the pending sections.
+func (b *Backend[K]) snapshot(w io.Writer, groups KeyGroupRange, withStates bool) error {
 	bw := bufio.NewWriter(w)
 	var payload []byte
 	payload = append(payload, snapshotMagic...)
@@ -70,7 +76,15 @@ func (b *Backend[K]) Snapshot(w io.Writer, groups KeyGroupRange) error {
 	}
 	var all []named
 	for _, r := range b.states {
+		if !withStates {
+			break
+		}
 		all = append(all, named{r, false})
+	}
+	for name, m := range b.ids {
+		if _, ok := b.states[name]; !ok && withStates {
+			all = append(all, named{&storeRaw[K]{b: b, name: name, m: m}, false})
+		}
 	}
 	for _, r := range b.timers {
 		all = append(all, named{r, true})
@@ -191,6 +205,9 @@ func (b *Backend[K]) restore(r *bufio.Reader) error {
 	typ, payload, err := readFrame(r)
 	if err != nil {
 		return err
+	}
+	if typ == frameHeader && len(payload) >= len(incrementalMagic) && string(payload[:len(incrementalMagic)]) == incrementalMagic {
+		return b.restoreIncremental(r, payload[len(incrementalMagic):])
 	}
 	if typ != frameHeader || len(payload) < len(snapshotMagic) || string(payload[:len(snapshotMagic)]) != snapshotMagic {
 		return fmt.Errorf("%w: not a weir state snapshot", ErrCorruptSnapshot)

@@ -122,6 +122,12 @@ type base[K, N comparable] struct {
 	key   sizer[K]
 	space sizer[N]
 	fixed int64 // bytes of a table entry without pointers reached
+
+	// a disk backend's: the state's id in the store and key and value
+	// buffers
+	id   uint16
+	kbuf []byte
+	vbuf []byte
 }
 
 func newBase[K, N comparable](b *Backend[K], name string, k Kind, cfg TTLConfig, entry int64) (base[K, N], error) {
@@ -137,6 +143,11 @@ func newBase[K, N comparable](b *Backend[K], name string, k Kind, cfg TTLConfig,
 		return s, err
 	}
 	s.fixed = entryOverhead + int64(unsafe.Sizeof(nsKey[K, N]{})) + entry
+	if b.store != nil {
+		if s.id, err = b.storeID(name, k); err != nil {
+			return s, err
+		}
+	}
 	return s, nil
 }
 
@@ -211,6 +222,64 @@ func keysIn[K, N comparable, S any](t *table[K, N, S], ns N) []K {
 				out = append(out, k.k)
 			}
 		}
+	}
+	return out
+}
+
+// dkey appends the store key of key k in namespace ns of group: the state's
+// prefix, then k and ns in their memory.Codec form.
+func (s *base[K, N]) dkey(dst []byte, group int, k *K, ns *N) []byte {
+	dst = appendPrefix(dst, s.id, group)
+	dst = s.key.codec.Append(dst, k)
+	return s.space.codec.Append(dst, ns)
+}
+
+// curKey sets s.kbuf to the store key of the current key in ns and returns
+// false without a current key.
+func (s *base[K, N]) curKey(ns N) bool {
+	if s.b.at() < 0 {
+		return false
+	}
+	s.kbuf = s.dkey(s.kbuf[:0], s.b.group, &s.b.key, &ns)
+	return true
+}
+
+// decodeKeyNS decodes the key and namespace of a store key.
+func (s *base[K, N]) decodeKeyNS(key []byte, k *nsKey[K, N]) ([]byte, error) {
+	d := dec{b: key[4:]}
+	decodeInto(&d, s.key.codec, &k.k)
+	decodeInto(&d, s.space.codec, &k.n)
+	return d.b, d.err
+}
+
+// groupRange returns the store keys of group g of the state: [start, end).
+func (s *base[K, N]) groupRange(g int) ([]byte, []byte) {
+	start := appendPrefix(nil, s.id, g)
+	return start, prefixEnd(start)
+}
+
+// storeKeysIn returns the keys with an entry in namespace ns in the store,
+// in key-group order, each once.
+func (s *base[K, N]) storeKeysIn(ns N) []K {
+	var out []K
+	var last []byte
+	for g := s.b.groups.Start; g <= s.b.groups.End; g++ {
+		start, end := s.groupRange(g)
+		err := s.b.store.Scan(start, end, func(key, _ []byte) bool {
+			var k nsKey[K, N]
+			rest, err := s.decodeKeyNS(key, &k)
+			if err != nil {
+				s.b.storeErr(fmt.Errorf("%w: %s: %v", ErrCorruptSnapshot, s.what, err))
+				return false
+			}
+			kns := key[:len(key)-len(rest)]
+			if k.n == ns && string(kns) != string(last) {
+				out = append(out, k.k)
+				last = append(last[:0], kns...)
+			}
+			return true
+		})
+		s.b.storeErr(err)
 	}
 	return out
 }

@@ -82,6 +82,9 @@ func (s *cells[K, N, V]) evict(ns N, idx int, c *cell[V]) {
 
 // get returns the current key's value in namespace ns, applying TTL.
 func (s *cells[K, N, V]) get(ns N) (V, bool) {
+	if s.b.store != nil {
+		return s.dget(ns)
+	}
 	var zero V
 	idx := s.b.at()
 	if idx < 0 {
@@ -111,6 +114,10 @@ func (s *cells[K, N, V]) get(ns N) (V, bool) {
 // put stores v for the current key in namespace ns, in place when the key
 // has a cell.
 func (s *cells[K, N, V]) put(ns N, v V) {
+	if s.b.store != nil {
+		s.dput(ns, v)
+		return
+	}
 	idx := s.b.at()
 	if idx < 0 {
 		return
@@ -142,6 +149,9 @@ func (s *cells[K, N, V]) put(ns N, v V) {
 
 // remove deletes the current key's entry in namespace ns and returns it.
 func (s *cells[K, N, V]) remove(ns N) (cell[V], bool) {
+	if s.b.store != nil {
+		return s.dremove(ns)
+	}
 	idx := s.b.at()
 	if idx < 0 {
 		return cell[V]{}, false
@@ -157,6 +167,9 @@ func (s *cells[K, N, V]) remove(ns N) (cell[V], bool) {
 
 // live removes the entry of ns when expired and reports whether one is left.
 func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
+	if s.b.store != nil {
+		return s.dlive(ns)
+	}
 	idx := s.b.at()
 	if idx < 0 {
 		return cell[V]{}, false
@@ -172,7 +185,7 @@ func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 	return *c, true
 }
 
-func (s *cells[K, N, V]) slotted() bool { return s.void }
+func (s *cells[K, N, V]) slotted() bool { return s.void && s.b.store == nil }
 
 func (s *cells[K, N, V]) prefetch(codes, groups []int32, start int) uint8 {
 	var sum uint8
@@ -206,6 +219,9 @@ func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
 }
 
 func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
+	if s.b.store != nil {
+		return s.b.storeSection(dst, s.id, KindValue, s.b.groups.Start+idx, &s.ttl, now)
+	}
 	n := 0
 	s.each(idx, func(k *nsKey[K, N], c *cell[V]) {
 		if s.ttl.expired(c.ts, now) {
@@ -220,6 +236,9 @@ func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
 }
 
 func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
+	if s.b.store != nil {
+		return s.dread(src, idx, n)
+	}
 	d := dec{b: src}
 	s.hit = nil
 	for i := 0; i < n && d.err == nil; i++ {
@@ -254,6 +273,10 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 }
 
 func (s *cells[K, N, V]) drop() {
+	if s.b.store != nil {
+		s.b.storeDrop(s.id)
+		return
+	}
 	s.hit = nil
 	for i := range s.slots {
 		s.each(i, func(_ *nsKey[K, N], c *cell[V]) { s.b.shrink(c.sz) })
@@ -269,6 +292,9 @@ func (s *cells[K, N, V]) drop() {
 
 // keysIn returns the keys with an entry in namespace ns, in key-group order.
 func (s *cells[K, N, V]) keysIn(ns N) []K {
+	if s.b.store != nil {
+		return s.storeKeysIn(ns)
+	}
 	if !s.void {
 		return keysIn(&s.t, ns)
 	}
