@@ -509,6 +509,9 @@ func TestIndexContract(t *testing.T) {
 // TestIndexAllocs proves that Upsert (replacing a value) and Probe allocate
 // nothing on resident buckets.
 func TestIndexAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts under the race detector are not the program's")
+	}
 	e := newJoinEnv(t, memory.Options{SegmentSize: 4096})
 	x := NewIndex(e.Env, IndexOptions{})
 	keys := make([][]byte, 1000)

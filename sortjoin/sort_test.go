@@ -538,6 +538,9 @@ func TestSorterContract(t *testing.T) {
 // TestSorterAddAllocs checks that Add allocates nothing in its steady state: after
 // the first spill the buffer and its index are reused.
 func TestSorterAddAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts under the race detector are not the program's")
+	}
 	env := newSortEnv(t, memory.Options{SegmentSize: 4096, Budget: 256 << 10}, testSpill)
 	s := NewSorter(env.Env, SortOptions{})
 	defer s.Close()
@@ -581,6 +584,9 @@ func allocsOf(f func()) uint64 {
 // TestMergeAllocs checks that iterating a merge of spilled runs allocates nothing
 // per record.
 func TestMergeAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts under the race detector are not the program's")
+	}
 	env := newSortEnv(t, memory.Options{SegmentSize: 4096, Budget: 1 << 20}, spill.Options{Codec: spill.None, BlockSize: 16 << 10})
 	s := NewSorter(env.Env, SortOptions{})
 	defer s.Close()
