@@ -57,7 +57,7 @@ func FoldWithBroadcast[T, B any, K comparable, A any](ds *DataSet[T], bs *DataSe
 	connectInput[T](n, 0, nil)
 	connectInput[B](n, 1, nil)
 	n.op = pulls[KV[K, A]](&foldOp[T, B, K, A]{n: n, key: key, fold: fold, codec: typed.CodecOrNil[T](),
-		batch: env.opts.BatchSize})
+		accCodec: typed.CodecOrNil[A](), batch: env.opts.BatchSize})
 	parts := newDataSet[KV[K, A]](env, n)
 	out := reduce(GroupBy(parts, func(p KV[K, A]) K { return p.Key }), func(a, b KV[K, A]) KV[K, A] {
 		var acc A // a and b may share memory with their inputs: merge into a fresh one
@@ -78,7 +78,10 @@ type foldOp[T, B any, K comparable, A any] struct {
 	key   func(T, []B) K
 	fold  func(*A, T, []B)
 	codec *memory.Codec[T]
-	batch int
+	// accCodec measures what an accumulator references (its slices and
+	// strings), for the table's reservation; nil or flat: nothing
+	accCodec *memory.Codec[A]
+	batch    int
 }
 
 // canCache: the records of input 0 can be kept as Go values (spilling
@@ -91,7 +94,8 @@ type foldState[T, B any, K comparable, A any] struct {
 	table    *typed.FoldTable[K, A]
 	res      *memory.Reservation // the table's memory: room for held groups
 	held     int
-	perGroup int64
+	perGroup int64 // the memory a group takes: fixed, then grown to the referenced bytes of the newest accumulator measured
+	scratch  []byte
 	set      []B
 	out      []KV[K, A]
 	cache    *typed.Cache[T] // input 0, when cached
@@ -145,6 +149,7 @@ func (o *foldOp[T, B, K, A]) run(tc *task, c collector[KV[K, A]]) error {
 			if err := st.cache.Fill(ctx, flow.Input[T](tc.TaskContext, 0)); err != nil {
 				return err
 			}
+			tc.Metrics.AddSpilled(st.cache.SpilledBytes())
 		}
 		if st.cache == nil {
 			return fmt.Errorf("internal error: %s: no cache of its loop-invariant input", o.n.name())
@@ -173,8 +178,15 @@ func (o *foldOp[T, B, K, A]) run(tc *task, c collector[KV[K, A]]) error {
 
 // grow reserves room for more groups, or hands the groups held on when the
 // budget or the operator's share (0: none) refuses it or the table is full;
-// a table of one group forces its room.
+// a table of one group forces its room. A group's room is its key and
+// accumulator, their output copy and index entry, and what the newest
+// accumulator references (its encoded size, measured once per growth).
 func (o *foldOp[T, B, K, A]) grow(st *foldState[T, B, K, A], share int64, c collector[KV[K, A]]) error {
+	if accs := st.table.Accs(); o.accCodec != nil && !o.accCodec.Flat() && len(accs) > 0 {
+		st.scratch = o.accCodec.Append(st.scratch[:0], &accs[len(accs)-1])
+		var zero KV[K, A]
+		st.perGroup = max(st.perGroup, int64(unsafe.Sizeof(zero))*2+16+int64(len(st.scratch)))
+	}
 	if st.held < foldGroups {
 		err := memory.ErrBudgetExceeded
 		if share <= 0 || st.res.Bytes()+foldGrowth*st.perGroup <= share {
