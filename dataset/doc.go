@@ -119,7 +119,9 @@
 //     functions must not modify what their strings and slices point to,
 //     which every superstep shares; except the invariant side of a join,
 //     which is read once and kept as a typed hash table (or, when it does not
-//     fit, a sortjoin.Index) that every superstep probes.
+//     fit, a sortjoin.Index) that every superstep probes, and the input of a
+//     FoldWithBroadcast, which keeps its typed.Cache itself and folds it
+//     every superstep with no replayer in between.
 //   - What an operator holds for a superstep is released when the superstep
 //     ends; a Reduce's combiner and final tables are kept by the task, reset,
 //     for the next superstep.

@@ -133,6 +133,7 @@ func (o *replayerOp[T]) run(tc *task, c collector[T]) error {
 		if err := s.Fill(tc.Context(), flow.Input[T](tc.TaskContext, 0)); err != nil {
 			return err
 		}
+		tc.Metrics.AddSpilled(s.SpilledBytes())
 	}
 	return emitEach(tc, c, func(c collector[T]) error {
 		return o.caches[tc.Subtask].Replay(tc.Context(), o.env.opts.BatchSize, c.Collect)

@@ -26,11 +26,22 @@ type ClusteredPoint struct {
 	X        []float64
 }
 
-// centroidSum is the sum of N points assigned to centroid ID.
-type centroidSum struct {
-	ID  int64
+// pointSum is the sum of N points.
+type pointSum struct {
 	Sum []float64
 	N   int64
+}
+
+// add adds the coordinates x, a sum of count points, to s, making its sum the
+// first time.
+func (s *pointSum) add(x []float64, count int64) {
+	if s.Sum == nil {
+		s.Sum = make([]float64, len(x))
+	}
+	for i, v := range x {
+		s.Sum[i] += v
+	}
+	s.N += count
 }
 
 // KMeansInputs name the inputs of RunKMeans; "" means the default data.
@@ -41,8 +52,10 @@ type KMeansInputs struct {
 
 // KMeans is Flink's KMeans example (Lloyd's algorithm) as a bulk iteration
 // over the centroids: every superstep assigns every point (a loop-invariant
-// input, replayed) to its nearest centroid (the centroids reach every subtask
-// as a broadcast set), sums the points per centroid (a combiner first) and
+// input, kept by the fold) to its nearest centroid (the centroids reach every
+// subtask as a broadcast set) and sums the points per centroid, both in one
+// fold per subtask (dataset.FoldWithBroadcast: a point is added to its
+// centroid's sum as it is read; the subtasks' sums are then merged), and
 // moves every centroid to the mean of its points. Distances are Euclidean,
 // ties go to the lowest centroid id, and a centroid no point chose is dropped,
 // as in Flink's example. It returns the final centroids and every point with
@@ -52,22 +65,16 @@ type KMeansInputs struct {
 //	points ─► nearest final centroid (broadcast) ─► clustered points
 func KMeans(points *dataset.DataSet[Point], centroids *dataset.DataSet[Centroid], iterations int) (*dataset.DataSet[Centroid], *dataset.DataSet[ClusteredPoint]) {
 	final := dataset.Iterate(centroids, iterations, func(_ *dataset.Iteration, cs *dataset.DataSet[Centroid]) *dataset.DataSet[Centroid] {
-		assigned := dataset.MapWithBroadcast(points, cs, func(p Point, cs []Centroid) centroidSum {
-			return centroidSum{ID: nearest(p.X, cs), Sum: p.X, N: 1}
-		})
-		sums := dataset.GroupBy(assigned, func(s centroidSum) int64 { return s.ID }).Reduce(func(a, b centroidSum) centroidSum {
-			sum := make([]float64, len(a.Sum))
-			for i := range sum {
-				sum[i] = a.Sum[i] + b.Sum[i]
-			}
-			return centroidSum{ID: a.ID, Sum: sum, N: a.N + b.N}
-		})
-		return dataset.Map(sums, func(s centroidSum) Centroid {
-			x := make([]float64, len(s.Sum))
+		sums := dataset.FoldWithBroadcast(points, cs,
+			func(p Point, cs []Centroid) int64 { return nearest(p.X, cs) },
+			func(s *pointSum, p Point, _ []Centroid) { s.add(p.X, 1) },
+			func(s *pointSum, o pointSum) { s.add(o.Sum, o.N) })
+		return dataset.Map(sums, func(s dataset.KV[int64, pointSum]) Centroid {
+			x := make([]float64, len(s.Value.Sum))
 			for i := range x {
-				x[i] = s.Sum[i] / float64(s.N)
+				x[i] = s.Value.Sum[i] / float64(s.Value.N)
 			}
-			return Centroid{ID: s.ID, X: x}
+			return Centroid{ID: s.Key, X: x}
 		})
 	})
 	clustered := dataset.MapWithBroadcast(points, final, func(p Point, cs []Centroid) ClusteredPoint {

@@ -32,13 +32,14 @@ type gradient struct {
 // the squared loss, as Flink's LinearRegression example does: a bulk
 // iteration over the one-record model, starting at zero, whose every
 // superstep computes every sample's gradient against the model (a broadcast
-// set), sums them (a combiner first) and moves the model by step times the
-// mean gradient:
+// set) and sums them, both in one fold per subtask (dataset.FoldWithBroadcast:
+// each sample is folded into its subtask's sum as it is read, the partial sums
+// then merged), and moves the model by step times the mean gradient:
 //
 //	θ' = θ - step * (1/n) Σ (θ·(1, x) - y) (1, x)
 //
-//	model ─► Iterate ┬─► samples ─► gradient (model broadcast) ─► sum ─┐
-//	                 └──────────────────────── update (model broadcast) ◄┘
+//	model ─► Iterate ┬─► samples ─► Σ gradient (model broadcast) ─► merge ─┐
+//	                 └─────────────────────────── update (model broadcast) ◄┘
 //
 // It converges when step is below 2 over the largest eigenvalue of the
 // samples' (1, x) second-moment matrix; Flink's example uses 0.01. Every
@@ -47,29 +48,25 @@ type gradient struct {
 func LinearRegression(samples *dataset.DataSet[Sample], iterations int, step float64) *dataset.DataSet[Model] {
 	initial := dataset.FromSlice(samples.Env(), []Model{{}})
 	return dataset.Iterate(initial, iterations, func(_ *dataset.Iteration, model *dataset.DataSet[Model]) *dataset.DataSet[Model] {
-		grads := dataset.MapWithBroadcast(samples, model, func(s Sample, m []Model) gradient {
-			g := make([]float64, 1+len(s.X))
-			e := predict(m[0], s.X) - s.Y
-			g[0] = e
-			for i, x := range s.X {
-				g[1+i] = e * x
-			}
-			return gradient{G: g, N: 1}
-		})
-		type keyed = dataset.KV[int8, gradient]
-		sum := dataset.GroupBy(dataset.Map(grads, func(g gradient) keyed { return keyed{Value: g} }),
-			func(k keyed) int8 { return k.Key }).
-			Reduce(func(a, b keyed) keyed {
-				if len(a.Value.G) != len(b.Value.G) {
-					panic(fmt.Sprintf("iterate: linear-regression: samples with %d and %d features", len(a.Value.G)-1, len(b.Value.G)-1))
+		sum := dataset.FoldWithBroadcast(samples, model,
+			func(Sample, []Model) int8 { return 0 },
+			func(g *gradient, s Sample, m []Model) {
+				g.grow(1 + len(s.X))
+				e := predict(m[0], s.X) - s.Y
+				g.G[0] += e
+				for i, x := range s.X {
+					g.G[1+i] += e * x
 				}
-				g := make([]float64, len(a.Value.G))
-				for i := range g {
-					g[i] = a.Value.G[i] + b.Value.G[i]
+				g.N++
+			},
+			func(g *gradient, o gradient) {
+				g.grow(len(o.G))
+				for i, x := range o.G {
+					g.G[i] += x
 				}
-				return keyed{Value: gradient{G: g, N: a.Value.N + b.Value.N}}
+				g.N += o.N
 			})
-		return dataset.MapWithBroadcast(sum, model, func(k keyed, m []Model) Model {
+		return dataset.MapWithBroadcast(sum, model, func(k dataset.KV[int8, gradient], m []Model) Model {
 			g, n := k.Value.G, float64(k.Value.N)
 			next := Model{B: m[0].B - step*g[0]/n, W: make([]float64, len(g)-1)}
 			for i := range next.W {
@@ -82,6 +79,17 @@ func LinearRegression(samples *dataset.DataSet[Sample], iterations int, step flo
 			return next
 		})
 	})
+}
+
+// grow makes g a sum of gradients of n coefficients: zero ones the first
+// time. It panics when g has another number.
+func (g *gradient) grow(n int) {
+	switch {
+	case g.G == nil:
+		g.G = make([]float64, n)
+	case len(g.G) != n:
+		panic(fmt.Sprintf("iterate: linear-regression: samples with %d and %d features", len(g.G)-1, n-1))
+	}
 }
 
 // predict returns m's prediction for x; missing weights count as zero.

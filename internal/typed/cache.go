@@ -64,6 +64,10 @@ func (c *Cache[T]) Len() int64 { return c.n + c.spool.Len() }
 // moved them to its spool).
 func (c *Cache[T]) Typed() bool { return c.spool.Len() == 0 }
 
+// SpilledBytes returns the record bytes the cache wrote to spill files since
+// NewCache, resets included.
+func (c *Cache[T]) SpilledBytes() int64 { return c.spool.SpilledBytes() }
+
 // Bytes returns the memory the cache holds as Go values.
 func (c *Cache[T]) Bytes() int64 { return c.res.Bytes() }
 

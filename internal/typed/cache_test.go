@@ -99,6 +99,9 @@ func TestCacheKeepsValues(t *testing.T) {
 				if !tc.typed && c.Bytes() != 0 {
 					t.Fatalf("round %d: moved to the spool but still reserves %d bytes for values", round, c.Bytes())
 				}
+				if spilled := c.SpilledBytes() > 0; spilled == tc.typed {
+					t.Fatalf("round %d: typed %v, %d bytes spilled", round, c.Typed(), c.SpilledBytes())
+				}
 				for i := range recs { // the cache owns its copies
 					recs[i].X[0] = -1
 				}

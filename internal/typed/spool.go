@@ -34,6 +34,7 @@ type Spool[T any] struct {
 	big     []bool
 	files   []spill.Handle
 	n       int64
+	spilled int64 // record bytes written to spill files since NewSpool
 	scratch []byte
 	segSize int
 	// resMu guards res while several goroutines replay the spool at once
@@ -55,6 +56,10 @@ func NewSpool[T any](env resource.Env, name string, codec *memory.Codec[T]) *Spo
 
 // Len returns the records added since the last reset.
 func (s *Spool[T]) Len() int64 { return s.n }
+
+// SpilledBytes returns the record bytes the spool wrote to spill files since
+// NewSpool, resets included.
+func (s *Spool[T]) SpilledBytes() int64 { return s.spilled }
 
 // Add appends a batch.
 func (s *Spool[T]) Add(b []T) error {
@@ -158,6 +163,7 @@ func (s *Spool[T]) spill() error {
 		return fmt.Errorf("typed: %s: spill to %s: %w", s.name, w.Name(), err)
 	}
 	s.files = append(s.files, h)
+	s.spilled += h.Bytes
 	s.freeMemory()
 	return nil
 }

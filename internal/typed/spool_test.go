@@ -14,7 +14,8 @@ import (
 
 // TestSpoolKeepsOrder: a spool replays its records in the order they were
 // added, records larger than a segment included, whether it holds them in
-// memory or spilled some of them, and reset empties it.
+// memory or spilled some of them, and reset empties it; it counts the bytes
+// it spilled.
 func TestSpoolKeepsOrder(t *testing.T) {
 	var recs []string
 	for i := range 300 {
@@ -42,6 +43,10 @@ func TestSpoolKeepsOrder(t *testing.T) {
 			}
 			s := NewSpool(resource.Env{Memory: mgr, FS: disk}, "test spool", codec)
 			defer s.Release()
+			var before, maxBytes int64
+			for _, r := range recs {
+				maxBytes += int64(len(r)) + 10 // the record, and its encoded length
+			}
 			for round := range 2 {
 				for i := 0; i < len(recs); i += 7 {
 					if err := s.Add(recs[i:min(i+7, len(recs))]); err != nil {
@@ -61,6 +66,12 @@ func TestSpoolKeepsOrder(t *testing.T) {
 				if spilled := len(s.files) > 0; spilled != (budget > 0) {
 					t.Fatalf("round %d: spilled %v under budget %d", round, spilled, budget)
 				}
+				// SpilledBytes counts what went to files: some records, at
+				// most all of them, and nothing without a budget
+				if d := s.SpilledBytes() - before; (d > 0) != (budget > 0) || d > maxBytes {
+					t.Fatalf("round %d: %d bytes spilled under budget %d, at most %d", round, d, budget, maxBytes)
+				}
+				before = s.SpilledBytes()
 				s.Reset()
 				if s.Len() != 0 {
 					t.Fatalf("reset left %d records", s.Len())
