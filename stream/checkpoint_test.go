@@ -27,6 +27,9 @@ type gated[T any] struct {
 	permits chan struct{}
 	snapped chan struct{}
 	once    sync.Once
+	// onSnapshot, when set, runs in the source task at each snapshot of a
+	// reader's positions
+	onSnapshot func()
 }
 
 func newGated[T any](items []T) *gated[T] {
@@ -70,6 +73,9 @@ func (r *gatedReader[T]) Next(ctx context.Context) (source.Batch[T], error) {
 }
 
 func (r *gatedReader[T]) Positions() []source.Split {
+	if r.g.onSnapshot != nil {
+		r.g.onSnapshot()
+	}
 	select {
 	case r.g.snapped <- struct{}{}:
 	default:

@@ -22,6 +22,9 @@ type CheckpointStats struct {
 	Size      int64
 	Alignment time.Duration
 	Path      string
+	// InFlight is the bytes of channel state the checkpoint persisted
+	// (unaligned checkpoints): the records in flight between the tasks.
+	InFlight int64
 }
 
 // errCheckpointAborted is the error of a checkpoint that did not complete.
@@ -39,6 +42,7 @@ type pendingCheckpoint struct {
 	at        time.Time // on the job's clock
 	acked     map[taskKey]bool
 	states    map[*node][][]byte
+	inflight  map[*node][][]byte // channel state, by task head and subtask
 	coord     map[*node][]byte
 	alignment time.Duration
 	waiters   []chan checkpointResult
@@ -149,9 +153,20 @@ func (c *coordinator) taskFinished(k taskKey) {
 	c.wake()
 }
 
-// ack records task k's snapshots for checkpoint id (by node of its chain)
-// and the time its barrier alignment took.
-func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, alignment time.Duration) {
+// triggeredAt returns when pending checkpoint id was triggered.
+func (c *coordinator) triggeredAt(id int64) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pc := c.pending[id]; pc != nil {
+		return pc.at, true
+	}
+	return time.Time{}, false
+}
+
+// ack records task k's snapshots for checkpoint id (by node of its chain),
+// its channel state (unaligned checkpoints) and the time its barrier
+// alignment took.
+func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, inflight []byte, alignment time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pc := c.pending[id]
@@ -167,6 +182,15 @@ func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, alignmen
 			pc.states[n] = s
 		}
 		s[k.subtask] = b
+	}
+	if len(inflight) > 0 {
+		n := k.tp.head
+		s := pc.inflight[n]
+		if s == nil {
+			s = make([][]byte, n.parallelism)
+			pc.inflight[n] = s
+		}
+		s[k.subtask] = inflight
 	}
 	if len(pc.acked) == c.expect {
 		delete(c.pending, id)
@@ -295,7 +319,7 @@ func (c *coordinator) trigger(now time.Time) bool {
 	}
 	id := c.hist.nextID()
 	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, states: map[*node][][]byte{},
-		coord: map[*node][]byte{}, waiters: c.requests}
+		inflight: map[*node][][]byte{}, coord: map[*node][]byte{}, waiters: c.requests}
 	c.requests = nil
 	c.pending[id] = pc
 	for _, n := range c.p.env.nodes {
@@ -332,7 +356,7 @@ func (c *coordinator) store() {
 		pc := c.completed[0]
 		c.completed = c.completed[1:]
 		c.mu.Unlock()
-		snap := c.snapshot(pc)
+		snap, inflight := c.snapshot(pc)
 		path, err := c.cfg.Storage.Store(snap)
 		end := c.clock.Now()
 		c.mu.Lock()
@@ -343,7 +367,7 @@ func (c *coordinator) store() {
 			}
 			c.hist.mu.Lock()
 			c.hist.stats = append(c.hist.stats, CheckpointStats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
-				Size: snap.Size(), Alignment: pc.alignment, Path: path})
+				Size: snap.Size(), Alignment: pc.alignment, Path: path, InFlight: inflight})
 			c.hist.mu.Unlock()
 		} else {
 			err = fmt.Errorf("%w: checkpoint %d: %w", errCheckpointAborted, pc.id, err)
@@ -356,12 +380,13 @@ func (c *coordinator) store() {
 }
 
 // snapshot builds the checkpoint of pc: the program's stateful operators
-// in program order, by stable id.
-func (c *coordinator) snapshot(pc *pendingCheckpoint) *checkpoint.Snapshot {
+// in program order, by stable id; it returns the bytes of channel state.
+func (c *coordinator) snapshot(pc *pendingCheckpoint) (*checkpoint.Snapshot, int64) {
 	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli()}
+	var inflight int64
 	for _, n := range c.p.env.nodes {
-		states, coord := pc.states[n], pc.coord[n]
-		if states == nil && coord == nil {
+		states, coord, fl := pc.states[n], pc.coord[n], pc.inflight[n]
+		if states == nil && coord == nil && fl == nil {
 			continue
 		}
 		op := checkpoint.OperatorState{ID: c.ids[n], Name: n.name, Parallelism: n.parallelism, MaxParallelism: n.maxP,
@@ -370,10 +395,14 @@ func (c *coordinator) snapshot(pc *pendingCheckpoint) *checkpoint.Snapshot {
 			if i < len(states) {
 				op.Subtasks[i].State = states[i]
 			}
+			if i < len(fl) {
+				op.Subtasks[i].InFlight = fl[i]
+				inflight += int64(len(fl[i]))
+			}
 		}
 		s.Operators = append(s.Operators, op)
 	}
-	return s
+	return s, inflight
 }
 
 // shutdown aborts what is pending when the attempt ended.
