@@ -342,23 +342,40 @@ func TestCheckpointStoreOffTask(t *testing.T) {
 // them through before the checkpoint (the test waits until they passed),
 // so the restored job counts them twice: no loss, and exactly those
 // duplicates.
+//
+// Unaligned checkpoints let them through too (the union task snapshots on
+// the fast barrier and persists the slow input's records until its
+// barrier as channel state), and the restored job is exact. With an
+// aligned-checkpoint timeout the task aligns until the timeout passes on
+// the job's clock, then switches to unaligned and lets them through.
 func TestCheckpointAlignment(t *testing.T) {
-	for _, mode := range []CheckpointingMode{ExactlyOnce, AtLeastOnce} {
-		t.Run(mode.String(), func(t *testing.T) {
-			checkAlignment(t, mode)
+	for _, c := range []struct {
+		name    string
+		mode    CheckpointingMode
+		timeout time.Duration // -1: aligned
+	}{
+		{"EXACTLY_ONCE", ExactlyOnce, -1},
+		{"AT_LEAST_ONCE", AtLeastOnce, -1},
+		{"UNALIGNED", ExactlyOnce, 0},
+		{"UNALIGNED_AFTER_TIMEOUT", ExactlyOnce, time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			checkAlignment(t, c.mode, c.timeout)
 		})
 	}
 }
 
-func checkAlignment(t *testing.T, mode CheckpointingMode) {
+func checkAlignment(t *testing.T, mode CheckpointingMode, timeout time.Duration) {
 	const n = 40
 	dir := t.TempDir()
 	store := checkpoint.NewMemory(1)
 	var fastSeen, slowSeen atomic.Int64
+	clock := manual()
 	run := func(fast, slow *gated[int], hold chan struct{}) *Env {
-		env := New(Options{Parallelism: 1, Clock: manual(), Restart: NoRestart()})
+		env := New(Options{Parallelism: 1, Clock: clock, Restart: NoRestart()})
 		cfg := env.EnableCheckpointing(time.Hour)
 		cfg.Storage, cfg.Mode = store, mode
+		cfg.Unaligned, cfg.AlignedCheckpointTimeout = timeout >= 0, max(timeout, 0)
 		a := FromSource(env, fast, watermark.NoWatermarks[int](), "fast").UID("fast")
 		b := FromSource(env, slow, watermark.NoWatermarks[int](), "slow").UID("slow")
 		b = Map(b, func(v int) int { slowSeen.Add(1); return v })
@@ -395,7 +412,14 @@ func checkAlignment(t *testing.T, mode CheckpointingMode) {
 	<-fast.snapped
 	<-slow.snapped
 	fast.release(10) // after the fast source's barrier
-	if mode == AtLeastOnce {
+	if timeout > 0 {
+		time.Sleep(10 * time.Millisecond) // a chance for them to pass, which alignment denies
+		if s := fastSeen.Load(); s != 10 {
+			t.Fatalf("%d fast records passed before the alignment timed out, want 10", s)
+		}
+		clock.Advance(timeout)
+	}
+	if mode == AtLeastOnce || timeout >= 0 {
 		waitUntil(t, "the fast records after the barrier", func() bool { return fastSeen.Load() == 20 })
 	} else {
 		time.Sleep(10 * time.Millisecond) // a chance for them to pass, which alignment denies

@@ -260,14 +260,9 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 				return err
 			}
 		}
-		next, has := rt.nextProcessingTime()
 		if unaligned {
-			if at, ok := rt.alignmentDeadline(g); ok {
-				if !rt.clock.Now().Before(at) {
-					g.Unalign()
-				} else if !has || at.UnixMilli() < next {
-					next, has = at.UnixMilli(), true
-				}
+			if at, ok := rt.alignmentDeadline(g); ok && !rt.clock.Now().Before(at) {
+				g.Unalign()
 			}
 		}
 		var blocked <-chan struct{}
@@ -291,6 +286,12 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 			return err
 		}
 		if !ok {
+			next, has := rt.nextProcessingTime()
+			if unaligned {
+				if at, ok := rt.alignmentDeadline(g); ok && (!has || at.UnixMilli() < next) {
+					next, has = at.UnixMilli(), true
+				}
+			}
 			var tc <-chan time.Time
 			var t flow.Timer
 			if has {
