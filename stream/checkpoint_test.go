@@ -30,6 +30,7 @@ type gated[T any] struct {
 	// onSnapshot, when set, runs in the source task at each snapshot of a
 	// reader's positions
 	onSnapshot func()
+	readers    atomic.Int32 // readers made
 }
 
 func newGated[T any](items []T) *gated[T] {
@@ -46,6 +47,7 @@ func (g *gated[T]) release(n int) {
 func (g *gated[T]) open() { g.once.Do(func() { close(g.permits) }) }
 
 func (g *gated[T]) Reader(rc source.ReaderContext) (source.Reader[T], error) {
+	g.readers.Add(1)
 	r, err := g.Source.Reader(rc)
 	return &gatedReader[T]{Reader: r, g: g}, err
 }

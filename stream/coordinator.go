@@ -41,6 +41,7 @@ type pendingCheckpoint struct {
 	id        int64
 	at        time.Time // on the job's clock
 	acked     map[taskKey]bool
+	finished  map[taskKey]bool // acknowledged by finishing (FLIP-147)
 	states    map[*node][][]byte
 	inflight  map[*node][][]byte // channel state, by task head and subtask
 	coord     map[*node][]byte
@@ -62,8 +63,13 @@ type checkpointResult struct {
 // acknowledge with their operators' snapshots; once all did, the same
 // goroutine stores the checkpoint (never a task's goroutine) and then posts
 // the completion to every task. A checkpoint not complete within Timeout
-// is aborted, and so are the pending ones when the attempt ends or a task
-// finishes before acknowledging them.
+// is aborted, and so are the pending ones when the attempt ends.
+//
+// Checkpoints go on after tasks finished (Flink's FLIP-147): a finished
+// task is not triggered and counts as acknowledged, with no state, for the
+// checkpoints pending when it finished and every later one; the operators
+// of a task all of whose subtasks finished are recorded as finished in the
+// snapshot, and a restore does not run them again.
 type coordinator struct {
 	cfg    *CheckpointConfig
 	p      *program
@@ -75,7 +81,7 @@ type coordinator struct {
 	mu        sync.Mutex
 	tasks     map[taskKey]*mailbox
 	sources   []taskKey
-	finished  bool // a task finished: no more checkpoints
+	done      map[taskKey]bool // tasks that finished
 	pending   map[int64]*pendingCheckpoint
 	completed []*pendingCheckpoint // acknowledged by all, to store
 	requests  []chan checkpointResult
@@ -104,7 +110,7 @@ func (h *checkpointHistory) nextID() int64 {
 
 func newCoordinator(p *program, cfg *CheckpointConfig, clock flow.Clock, hist *checkpointHistory, restoring bool) *coordinator {
 	c := &coordinator{cfg: cfg, p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
-		tasks: map[taskKey]*mailbox{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
+		tasks: map[taskKey]*mailbox{}, done: map[taskKey]bool{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
 		started: clock.Now(), restoring: restoring}
 	for _, tp := range p.tasks {
 		c.expect += tp.head.parallelism
@@ -138,19 +144,31 @@ func (c *coordinator) register(k taskKey) *mailbox {
 	return mb
 }
 
-// taskFinished records that a task's input ended and it returned: the
-// checkpoints it did not acknowledge are aborted, and no more are
-// triggered.
+// taskFinished records that a task's input ended and it returned: it
+// acknowledges, finished, the checkpoints pending that it did not, and is
+// not triggered any more. Its consumers saw its end before any later
+// barrier, so their snapshots hold the effect of all its output.
 func (c *coordinator) taskFinished(k taskKey) {
 	c.mu.Lock()
-	c.finished = true
+	c.done[k] = true
 	for id, pc := range c.pending {
 		if !pc.acked[k] {
-			c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: task %s (%d) finished before its barrier", errCheckpointAborted, id, k.tp.head.name, k.subtask))
+			pc.acked[k], pc.finished[k] = true, true
+			c.completeLocked(id, pc)
 		}
 	}
 	c.mu.Unlock()
 	c.wake()
+}
+
+// completeLocked moves pc to the completed ones once every task
+// acknowledged it; c.mu is held.
+func (c *coordinator) completeLocked(id int64, pc *pendingCheckpoint) {
+	if len(pc.acked) == c.expect {
+		delete(c.pending, id)
+		c.completed = append(c.completed, pc)
+		c.wake()
+	}
 }
 
 // triggeredAt returns when pending checkpoint id was triggered.
@@ -192,11 +210,7 @@ func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, inflight
 		}
 		s[k.subtask] = inflight
 	}
-	if len(pc.acked) == c.expect {
-		delete(c.pending, id)
-		c.completed = append(c.completed, pc)
-		c.wake()
-	}
+	c.completeLocked(id, pc)
 }
 
 // request asks for a checkpoint now; the result says when it completed.
@@ -304,9 +318,9 @@ func (c *coordinator) expire(now time.Time) {
 func (c *coordinator) trigger(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.finished {
+	if len(c.done) == c.expect {
 		for _, r := range c.requests {
-			r <- checkpointResult{err: fmt.Errorf("%w: a task of the job finished", errCheckpointAborted)}
+			r <- checkpointResult{err: fmt.Errorf("%w: every task of the job finished", errCheckpointAborted)}
 		}
 		c.requests = nil
 		return false
@@ -318,10 +332,13 @@ func (c *coordinator) trigger(now time.Time) bool {
 		return false
 	}
 	id := c.hist.nextID()
-	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, states: map[*node][][]byte{},
-		inflight: map[*node][][]byte{}, coord: map[*node][]byte{}, waiters: c.requests}
+	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, finished: map[taskKey]bool{},
+		states: map[*node][][]byte{}, inflight: map[*node][][]byte{}, coord: map[*node][]byte{}, waiters: c.requests}
 	c.requests = nil
 	c.pending[id] = pc
+	for k := range c.done {
+		pc.acked[k], pc.finished[k] = true, true
+	}
 	for _, n := range c.p.env.nodes {
 		if n.valve == nil {
 			continue
@@ -339,7 +356,9 @@ func (c *coordinator) trigger(now time.Time) bool {
 		pc.coord[n] = b
 	}
 	for _, k := range c.sources {
-		c.tasks[k].post(mail{kind: mailTrigger, id: id})
+		if !c.done[k] {
+			c.tasks[k].post(mail{kind: mailTrigger, id: id})
+		}
 	}
 	return true
 }
@@ -384,13 +403,14 @@ func (c *coordinator) store() {
 func (c *coordinator) snapshot(pc *pendingCheckpoint) (*checkpoint.Snapshot, int64) {
 	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli()}
 	var inflight int64
+	finished := c.finishedNodes(pc)
 	for _, n := range c.p.env.nodes {
 		states, coord, fl := pc.states[n], pc.coord[n], pc.inflight[n]
-		if states == nil && coord == nil && fl == nil {
+		if states == nil && coord == nil && fl == nil && !finished[n] {
 			continue
 		}
 		op := checkpoint.OperatorState{ID: c.ids[n], Name: n.name, Parallelism: n.parallelism, MaxParallelism: n.maxP,
-			Coordinator: coord, Subtasks: make([]checkpoint.SubtaskState, n.parallelism)}
+			Coordinator: coord, Finished: finished[n], Subtasks: make([]checkpoint.SubtaskState, n.parallelism)}
 		for i := range op.Subtasks {
 			if i < len(states) {
 				op.Subtasks[i].State = states[i]
@@ -403,6 +423,34 @@ func (c *coordinator) snapshot(pc *pendingCheckpoint) (*checkpoint.Snapshot, int
 		s.Operators = append(s.Operators, op)
 	}
 	return s, inflight
+}
+
+// finishedNodes returns the nodes of the tasks all of whose subtasks had
+// finished for pc: each task's head and the nodes chained to it.
+func (c *coordinator) finishedNodes(pc *pendingCheckpoint) map[*node]bool {
+	out := map[*node]bool{}
+	for _, tp := range c.p.tasks {
+		all := true
+		for i := range tp.head.parallelism {
+			all = all && pc.finished[taskKey{tp, i}]
+		}
+		if !all {
+			continue
+		}
+		for stack := []*node{tp.head}; len(stack) > 0; {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			out[n] = true
+			for _, pt := range n.ports {
+				for _, e := range pt.consumers {
+					if chained(e) {
+						stack = append(stack, e.to)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // shutdown aborts what is pending when the attempt ended.

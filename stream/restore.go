@@ -21,8 +21,10 @@ type jobRestore struct {
 	ops   map[*node][][][]byte
 	enums map[*node]*source.EnumeratorState
 	// channels is the channel state of an unaligned checkpoint by edge
-	// (program.edgeKey), in the order a restore sends it again
+	// (Env.edgeKey), in the order a restore sends it again
 	channels map[string][]channelEntry
+	// finished are the operators recorded as finished (FLIP-147)
+	finished map[*node]bool
 }
 
 // snapshot returns the first snapshot subtask i of n opens from, or nil.
@@ -93,6 +95,12 @@ func (e *Env) buildRestore(snap *checkpoint.Snapshot, where string, allowNonRest
 				return nil, fmt.Errorf("stream: %s: restore: %w", n.name, err)
 			}
 			r.enums[n] = st
+		}
+		if os.Finished {
+			if r.finished == nil {
+				r.finished = map[*node]bool{}
+			}
+			r.finished[n] = true
 		}
 		old := make([][]byte, len(os.Subtasks))
 		any := false

@@ -130,13 +130,16 @@ func (rt *taskRuntime) run() (err error) {
 	if err != nil {
 		return err
 	}
+	if r := rt.p.env.restore; r != nil && r.finished[rt.tp.head] {
+		// a finished operator does not run again (FLIP-147); the records
+		// it had in flight go out again
+		rt.register()
+		return rt.replayChannels()
+	}
 	if err := rt.open(); err != nil {
 		return err
 	}
-	if c := rt.p.coord; c != nil {
-		rt.ck = &taskCheckpoints{c: c, key: taskKey{rt.tp, rt.subtask}}
-		rt.ck.mb = c.register(rt.ck.key)
-	}
+	rt.register()
 	if err := rt.replayChannels(); err != nil {
 		return err
 	}
@@ -151,6 +154,14 @@ func (rt *taskRuntime) run() (err error) {
 		return rt.loopIteration(pumps, it, rt.p.feedback[it][rt.subtask], ins[0])
 	}
 	return rt.loop(pumps, nil, nil)
+}
+
+// register makes the task known to the job's checkpoint coordinator.
+func (rt *taskRuntime) register() {
+	if c := rt.p.coord; c != nil {
+		rt.ck = &taskCheckpoints{c: c, key: taskKey{rt.tp, rt.subtask}}
+		rt.ck.mb = c.register(rt.ck.key)
+	}
 }
 
 // open puts the operators in topological order and opens them.
