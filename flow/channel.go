@@ -35,6 +35,10 @@ type inbox[T any] struct {
 type channel[T any] struct {
 	q       []message[T] // ring of capacity ChannelBuffers
 	head, n int
+	// prio are priority events (unaligned checkpoint barriers): they take
+	// no credit and are read before q; each counts the messages of q it
+	// overtook
+	prio    []message[T]
 	queued  bool          // in the inbox's avail FIFO
 	blocked bool          // delivered a barrier being aligned: not read
 	waiting bool          // its producer waits for credit
@@ -58,6 +62,14 @@ func (in *inbox[T]) put(p int, m message[T]) bool {
 	}
 	ch.q[wrap(ch.head+ch.n, len(ch.q))] = m
 	ch.n++
+	in.queue(p)
+	return true
+}
+
+// queue puts channel p in the avail FIFO unless it is there or blocked. The
+// caller holds mu.
+func (in *inbox[T]) queue(p int) {
+	ch := &in.chans[p]
 	if !ch.queued && !ch.blocked {
 		ch.queued = true
 		in.avail.push(p)
@@ -65,7 +77,47 @@ func (in *inbox[T]) put(p int, m message[T]) bool {
 			in.wake()
 		}
 	}
-	return true
+}
+
+// putPriority puts event m in front of channel p's queue, without credit
+// (Flink's priority events): it overtakes the ch.n messages queued, which
+// it counts. The consumer's gate is told at once, even when it reads no
+// data because its task's outputs are full. The caller holds mu.
+func (in *inbox[T]) putPriority(p int, m message[T]) {
+	ch := &in.chans[p]
+	m.ev.over = int32(ch.n)
+	ch.prio = append(ch.prio, m)
+	in.queue(p)
+	if in.gate != nil {
+		in.gate.announcePriority()
+	}
+}
+
+// peek returns the batch of message k of channel p's queue, or nil.
+func (in *inbox[T]) peek(p, k int) []T {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	ch := &in.chans[p]
+	if k >= ch.n {
+		return nil
+	}
+	return ch.q[wrap(ch.head+k, len(ch.q))].batch
+}
+
+// takePriority returns the first priority event of any channel, or ok
+// false.
+func (in *inbox[T]) takePriority() (m message[T], ok bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for p := range in.chans {
+		ch := &in.chans[p]
+		if len(ch.prio) > 0 {
+			m = ch.prio[0]
+			ch.prio = ch.prio[1:]
+			return m, true
+		}
+	}
+	return m, false
 }
 
 // wake tells the consumer there is data. The caller holds mu.
@@ -92,6 +144,19 @@ func (in *inbox[T]) take() (m message[T], ok bool) {
 	for in.avail.n > 0 {
 		p := in.avail.pop()
 		ch := &in.chans[p]
+		if len(ch.prio) > 0 {
+			m = ch.prio[0]
+			ch.prio = ch.prio[1:]
+			if ch.n > 0 || len(ch.prio) > 0 {
+				in.avail.push(p)
+			} else {
+				ch.queued = false
+			}
+			if in.gate != nil && in.avail.n > 0 {
+				in.gate.announce(in.gi)
+			}
+			return m, true
+		}
 		if ch.n == 0 {
 			ch.queued = false
 			continue
@@ -146,7 +211,7 @@ func (in *inbox[T]) unblockAll() {
 		p := in.blocked.pop()
 		ch := &in.chans[p]
 		ch.blocked = false
-		if ch.n > 0 && !ch.queued {
+		if (ch.n > 0 || len(ch.prio) > 0) && !ch.queued {
 			ch.queued = true
 			in.avail.push(p)
 		}
@@ -180,6 +245,44 @@ func (in *inbox[T]) close(x *exchange[T]) {
 			ch.head = wrap(ch.head+1, len(ch.q))
 		}
 	}
+}
+
+// deliverPriority puts event m in front of consumer c's channel from m.src
+// (see putPriority); it drops it when the consumer ended.
+func (x *exchange[T]) deliverPriority(c int, m message[T]) {
+	in := x.inbox[c]
+	in.mu.Lock()
+	if !in.closed {
+		in.putPriority(m.src, m)
+	}
+	in.mu.Unlock()
+}
+
+// hasCredit reports whether channel (src, c) has a free slot; when not, it
+// returns the channel that receives once the consumer frees one.
+func (x *exchange[T]) hasCredit(c, src int) (bool, <-chan struct{}) {
+	in := x.inbox[c]
+	ch := &in.chans[src]
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed || ch.n < len(ch.q) {
+		return true, nil
+	}
+	ch.waiting = true
+	return false, ch.credit
+}
+
+// tryDeliver is deliver without waiting: sent false when channel (m.src, c)
+// has no credit, the message then staying the caller's.
+func (x *exchange[T]) tryDeliver(c int, m message[T]) (sent bool, err error) {
+	in := x.inbox[c]
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed {
+		x.putBatch(m.batch)
+		return true, x.j.ctx.Err()
+	}
+	return in.put(m.src, m), nil
 }
 
 // deliver sends m to consumer c over channel (m.src, c) once it has credit,

@@ -120,6 +120,20 @@
 // Reader in superstep mode aligns EndOfSuperstep with it; the Gate aligns
 // barriers over all the task's inputs.
 //
+// Unaligned barriers (Flink's unaligned checkpoints) are priority events:
+// Writer.PriorityEvent puts a barrier in front of each of its channels
+// without credit, counting the messages it overtook there, and hands back
+// a copy of the records pending in the writer (which still go out after
+// it). A Gate in unaligned mode (UnalignBarriers, or Unalign when an
+// alignment times out) returns the first barrier of a checkpoint at once
+// and blocks nothing; the batches before the barrier on each channel come
+// to the task to persist: those a channel's barrier overtook as
+// ItemInFlight, peeked while they stay queued, and on a channel whose
+// barrier did not come yet every batch until it, flagged InFlight;
+// ItemChannelStateEnd closes them. A task whose outputs have no credit
+// (Writer.Available) reads only priority events (PollPriority, Priority),
+// so a barrier never waits behind backpressure.
+//
 // Watermarks combine per input as Flink's StatusWatermarkValve: each channel
 // has a watermark (it only rises) and a status; the input's watermark is the
 // minimum over the active channels whose watermark caught up with the last
@@ -139,8 +153,9 @@
 // the order the channels got data: a batch (Poll says which input;
 // Input[T](tc, i).Batch returns it, typed, without allocation, owned by the
 // body until the next Poll), the task's watermark when it rises, its
-// watermark status when it changes, an aligned barrier, or the end of an
-// input; io.EOF once every input ended. Poll never blocks; Ready returns a
+// watermark status when it changes, an aligned barrier (or an unaligned one
+// with its channel state, see above), or the end of an input; io.EOF once
+// every input ended. Poll never blocks; Ready returns a
 // channel to select on together with the task's timers (a receive may be
 // spurious: Poll again); Wait and Next block and count the time as idle. A
 // task that uses its gate reads its inputs through it only.

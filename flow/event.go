@@ -61,6 +61,8 @@ type Event struct {
 	Kind   EventKind
 	Value  int64
 	Source int
+	// over counts the messages of its channel a priority event overtook
+	over int32
 }
 
 // WatermarkTracker keeps the watermark of each producer channel and the

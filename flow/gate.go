@@ -27,6 +27,19 @@ const (
 	ItemBarrier
 	// ItemEndOfInput: every producer of input Item.Input ended.
 	ItemEndOfInput
+	// ItemUnalignedBarrier: checkpoint barrier Item.Value came on a first
+	// channel (or its alignment timed out, Unalign): the task snapshots at
+	// once. The batches that precede the barrier on each channel follow as
+	// ItemInFlight or with Item.InFlight set, until ItemChannelStateEnd.
+	ItemUnalignedBarrier
+	// ItemInFlight: a batch of channel Item.Channel of input Item.Input
+	// that a barrier overtook; Batch returns it, to persist only: it comes
+	// again as an ItemBatch to process.
+	ItemInFlight
+	// ItemChannelStateEnd: every channel delivered barrier Item.Value and
+	// every batch it overtook came with Item.InFlight: the channel state of
+	// the unaligned checkpoint is complete.
+	ItemChannelStateEnd
 )
 
 // String returns the kind's name.
@@ -44,16 +57,27 @@ func (k ItemKind) String() string {
 		return "Barrier"
 	case ItemEndOfInput:
 		return "EndOfInput"
+	case ItemUnalignedBarrier:
+		return "UnalignedBarrier"
+	case ItemInFlight:
+		return "InFlight"
+	case ItemChannelStateEnd:
+		return "ChannelStateEnd"
 	}
 	return fmt.Sprintf("ItemKind(%d)", uint8(k))
 }
 
 // Item is what a Gate returns: its kind, the input it concerns (batches and
-// ends of input) and its value (watermarks, statuses, barriers).
+// ends of input) and its value (watermarks, statuses, barriers). A batch
+// also names its channel (the producer subtask) and says whether it is
+// in flight: it precedes the barrier of the unaligned checkpoint in
+// progress, so it belongs to that checkpoint's channel state.
 type Item struct {
-	Kind  ItemKind
-	Input int
-	Value int64
+	Kind     ItemKind
+	Input    int
+	Value    int64
+	Channel  int
+	InFlight bool
 }
 
 // Gate is a task's input gate (Flink's InputGate with its
@@ -108,7 +132,12 @@ type Gate struct {
 	// channel; aligned how long the last alignment took
 	alignStart time.Time
 	aligned    time.Duration
-	tracking   bool // barriers are counted, channels not blocked
+	tracking   bool     // barriers are counted, channels not blocked
+	unaligned  bool     // every barrier is taken unaligned
+	unal       bool     // the barrier in progress is unaligned
+	got        [][]bool // per input and channel: delivered the barrier in progress
+	peeks      []peek   // overtaken messages to return as ItemInFlight
+	prio       chan struct{}
 
 	out  [4]Item
 	nOut int
@@ -119,8 +148,14 @@ type Gate struct {
 // gateInput is a Reader as its task's gate sees it.
 type gateInput interface {
 	attachGate(g *Gate, i int) error
-	// pollGate takes the next message, keeping a batch for Batch.
-	pollGate() (ev Event, batch bool, ok bool)
+	// pollGate takes the next message, keeping a batch for Batch; src is
+	// its channel.
+	pollGate() (ev Event, src int, batch bool, ok bool)
+	// takePriority takes a priority event of any channel.
+	takePriority() (ev Event, ok bool)
+	// peek makes message k of channel src's queue, if a batch, the current
+	// batch without taking it.
+	peek(src, k int) bool
 	endChannel(src int)
 	channelCount() (n int, ended []bool)
 	blockChannel(src int)
@@ -140,6 +175,7 @@ func (tc *TaskContext) Gate() *Gate {
 		tc: tc, ins: make([]gateInput, n),
 		fifo: newRing(n), queued: make([]bool, n), ready: make(chan struct{}, 1),
 		valves: make([]valve, n), comb: newCombined(n), live: n, last: -1,
+		got: make([][]bool, n), prio: make(chan struct{}, 1),
 	}
 	for i, in := range tc.inputs {
 		gi, ok := in.(gateInput)
@@ -149,6 +185,7 @@ func (tc *TaskContext) Gate() *Gate {
 		g.ins[i] = gi
 		nch, ended := gi.channelCount()
 		g.valves[i] = newValve(nch)
+		g.got[i] = make([]bool, nch)
 		for p, e := range ended {
 			if e {
 				g.valves[i].end(p)
@@ -183,6 +220,19 @@ func (g *Gate) announce(i int) {
 	g.mu.Unlock()
 }
 
+// announcePriority records that a priority event came: a task whose
+// outputs are full waits on Priority for it.
+func (g *Gate) announcePriority() {
+	select {
+	case g.prio <- struct{}{}:
+	default:
+	}
+	select {
+	case g.ready <- struct{}{}:
+	default:
+	}
+}
+
 // popInput returns the next input with data, or -1.
 func (g *Gate) popInput() int {
 	g.mu.Lock()
@@ -212,8 +262,15 @@ func (g *Gate) Poll() (it Item, ok bool, err error) {
 			g.next++
 			return it, true, nil
 		}
-		if g.aligning && g.nBlock == g.chans {
-			g.aligning, g.nBlock = false, 0
+		if it, ok := g.nextPeek(); ok {
+			return it, true, nil
+		}
+		if g.aligning && g.unal && g.nBlock == g.chans && len(g.peeks) == 0 {
+			g.endBarrier()
+			return Item{Kind: ItemChannelStateEnd, Input: -1, Value: g.barrier}, true, nil
+		}
+		if g.aligning && !g.unal && g.nBlock == g.chans {
+			g.endBarrier()
 			g.aligned = time.Since(g.alignStart)
 			for _, in := range g.ins {
 				in.unblockChannels()
@@ -227,18 +284,117 @@ func (g *Gate) Poll() (it Item, ok bool, err error) {
 		if i < 0 {
 			return Item{}, false, nil
 		}
-		ev, batch, ok := g.ins[i].pollGate()
+		ev, src, batch, ok := g.ins[i].pollGate()
 		if !ok {
 			continue
 		}
+		// a batch of a channel whose barrier did not come yet precedes it
+		inFlight := batch && g.aligning && g.unal && !g.got[i][src]
 		if batch {
 			g.last = i
-			return Item{Kind: ItemBatch, Input: i}, true, nil
+			return Item{Kind: ItemBatch, Input: i, Channel: src, InFlight: inFlight}, true, nil
 		}
 		if err := g.event(i, ev); err != nil {
 			return Item{}, false, err
 		}
 	}
+}
+
+// PollPriority takes a priority event of any input (an unaligned
+// checkpoint barrier) ahead of the data, for a task that reads no data
+// because its outputs are full: ok false when there is none.
+func (g *Gate) PollPriority() (it Item, ok bool, err error) {
+	if g.last >= 0 {
+		g.ins[g.last].recycle()
+		g.last = -1
+	}
+	if g.next < g.nOut {
+		it = g.out[g.next]
+		g.next++
+		return it, true, nil
+	}
+	if it, ok := g.nextPeek(); ok {
+		return it, true, nil
+	}
+	if g.aligning && g.unal && g.nBlock == g.chans {
+		g.endBarrier()
+		return Item{Kind: ItemChannelStateEnd, Input: -1, Value: g.barrier}, true, nil
+	}
+	for i, in := range g.ins {
+		ev, ok := in.takePriority()
+		if !ok {
+			continue
+		}
+		if err := g.event(i, ev); err != nil {
+			return Item{}, false, err
+		}
+		if g.next < g.nOut {
+			it = g.out[g.next]
+			g.next++
+			return it, true, nil
+		}
+	}
+	return Item{}, false, nil
+}
+
+// Priority returns a channel that receives when a priority event came.
+func (g *Gate) Priority() <-chan struct{} { return g.prio }
+
+// peek is the next message a barrier overtook on channel src of input i
+// and how many are left.
+type peek struct{ i, src, k, n int }
+
+// nextPeek returns the next batch a barrier overtook as ItemInFlight,
+// leaving it queued.
+func (g *Gate) nextPeek() (Item, bool) {
+	for len(g.peeks) > 0 {
+		p := &g.peeks[0]
+		if p.k == p.n {
+			g.peeks = g.peeks[1:]
+			continue
+		}
+		k := p.k
+		p.k++
+		if g.ins[p.i].peek(p.src, k) {
+			g.last = p.i
+			return Item{Kind: ItemInFlight, Input: p.i, Channel: p.src, InFlight: true}, true
+		}
+	}
+	return Item{}, false
+}
+
+// endBarrier ends the barrier in progress.
+func (g *Gate) endBarrier() {
+	g.aligning, g.unal, g.nBlock, g.peeks = false, false, 0, nil
+	g.aligned = time.Since(g.alignStart)
+	for i := range g.got {
+		clear(g.got[i])
+	}
+}
+
+// startBarrier starts barrier id, which channel src of input i delivered.
+func (g *Gate) startBarrier(id int64) {
+	if g.aligning {
+		// a later barrier drops one not complete (its checkpoint was
+		// aborted): its channels are read again
+		g.endBarrier()
+		for _, in := range g.ins {
+			in.unblockChannels()
+		}
+	}
+	g.aligning, g.barrier, g.nBlock = true, id, 0
+	g.alignStart = time.Now()
+}
+
+// deliver records that channel src of input i delivered the barrier in
+// progress; it reports false when it had.
+func (g *Gate) deliver(i, src int) bool {
+	if src < 0 || src >= len(g.got[i]) || g.got[i][src] {
+		return false
+	}
+	g.got[i][src] = true
+	g.nBlock++
+	return true
 }
 
 // event handles an event of input i.
@@ -248,6 +404,10 @@ func (g *Gate) event(i int, ev Event) error {
 	case EndOfPartition:
 		g.ins[i].endChannel(ev.Source)
 		g.chans--
+		if g.aligning && ev.Source >= 0 && ev.Source < len(g.got[i]) && g.got[i][ev.Source] {
+			g.got[i][ev.Source] = false // an ended channel counts no more
+			g.nBlock--
+		}
 		g.valveOut(i, g.valves[i].end(ev.Source))
 		if g.valves[i].live == 0 {
 			g.live--
@@ -273,24 +433,83 @@ func (g *Gate) event(i int, ev Event) error {
 				return nil
 			}
 			if ev.Value > g.barrier || !g.aligning {
-				g.aligning, g.barrier, g.nBlock = true, ev.Value, 0
-				g.alignStart = time.Now()
+				g.startBarrier(ev.Value)
 			}
-			g.nBlock++
+			g.deliver(i, ev.Source)
 			return nil
 		}
+		if g.unaligned || g.unal {
+			return g.unalignedBarrier(i, ev)
+		}
 		if !g.aligning {
-			g.aligning, g.barrier = true, ev.Value
-			g.alignStart = time.Now()
+			g.startBarrier(ev.Value)
 		} else if ev.Value != g.barrier {
 			return fmt.Errorf("flow: vertex %q input %d: producer %d sent barrier %d while aligning barrier %d", g.tc.Vertex, i, ev.Source, ev.Value, g.barrier)
 		}
 		g.ins[i].blockChannel(ev.Source)
-		g.nBlock++
+		g.deliver(i, ev.Source)
 	default:
 		return fmt.Errorf("flow: vertex %q input %d: a gate does not take %v events", g.tc.Vertex, i, ev.Kind)
 	}
 	return nil
+}
+
+// unalignedBarrier takes barrier ev of input i unaligned (Flink's
+// SingleCheckpointBarrierHandler in its unaligned states): the first one
+// of a checkpoint returns ItemUnalignedBarrier at once; each channel's
+// barrier counts the messages it overtook, which the gate then reads as in
+// flight. A barrier of a checkpoint older than the one in progress, or
+// returned already, is ignored.
+func (g *Gate) unalignedBarrier(i int, ev Event) error {
+	if ev.Value < g.barrier || (ev.Value == g.barrier && !g.aligning) {
+		return nil
+	}
+	if ev.Value > g.barrier || !g.aligning {
+		g.startBarrier(ev.Value)
+		g.unal = true
+		g.push(Item{Kind: ItemUnalignedBarrier, Input: -1, Value: ev.Value})
+	}
+	if g.deliver(i, ev.Source) && ev.over > 0 {
+		g.peeks = append(g.peeks, peek{i: i, src: ev.Source, n: int(ev.over)})
+	}
+	return nil
+}
+
+// UnalignBarriers makes the gate take every checkpoint barrier unaligned
+// (Flink's unaligned checkpoints with an aligned-checkpoint timeout of
+// zero): the first barrier of a checkpoint on any channel returns
+// ItemUnalignedBarrier at once and no channel is blocked. The batches
+// before the barrier on each channel are the task's to persist as channel
+// state: the ones a channel's barrier overtook come at once as
+// ItemInFlight (and later again as batches to process), and on a channel
+// whose barrier did not come yet every batch until it comes with
+// Item.InFlight; ItemChannelStateEnd closes them. Producers send such barriers
+// with Writer.PriorityEvent. Call it before the first Poll.
+func (g *Gate) UnalignBarriers() { g.unaligned = true }
+
+// Aligning returns the checkpoint whose barrier the gate is aligning, if
+// any (aligned, not yet switched by Unalign).
+func (g *Gate) Aligning() (int64, bool) {
+	return g.barrier, g.aligning && !g.unal && !g.tracking
+}
+
+// Unalign switches the barrier being aligned to unaligned (Flink's
+// aligned-checkpoint timeout): the blocked channels are read again (what
+// they queued follows their barrier), the batches of the channels whose
+// barrier did not come yet come with Item.InFlight, and the next Poll
+// returns ItemUnalignedBarrier. It reports false when no barrier is being
+// aligned.
+func (g *Gate) Unalign() bool {
+	if _, ok := g.Aligning(); !ok {
+		return false
+	}
+	g.unal = true
+	for _, in := range g.ins {
+		in.unblockChannels()
+	}
+	g.next, g.nOut = 0, 0
+	g.push(Item{Kind: ItemUnalignedBarrier, Input: -1, Value: g.barrier})
+	return true
 }
 
 // valveOut passes what input i's valve emitted to the combination of the
@@ -387,20 +606,35 @@ func (r *Reader[T]) attachGate(g *Gate, i int) error {
 	return nil
 }
 
-func (r *Reader[T]) pollGate() (ev Event, batch bool, ok bool) {
+func (r *Reader[T]) pollGate() (ev Event, src int, batch bool, ok bool) {
 	m, ok := r.in.take()
 	if !ok {
-		return ev, false, false
+		return ev, 0, false, false
 	}
 	if m.batch != nil {
 		met := r.tc.Metrics
 		met.recordsIn.Add(int64(len(m.batch)))
 		met.bytesIn.Add(int64(len(m.batch)) * r.x.elemSize)
 		r.cur = m.batch
-		return ev, true, true
+		return ev, m.src, true, true
 	}
 	m.ev.Source = m.src
-	return m.ev, false, true
+	return m.ev, m.src, false, true
+}
+
+func (r *Reader[T]) peek(src, k int) bool {
+	b := r.in.peek(src, k)
+	if b == nil {
+		return false
+	}
+	r.cur, r.peeked = b, true
+	return true
+}
+
+func (r *Reader[T]) takePriority() (Event, bool) {
+	m, ok := r.in.takePriority()
+	m.ev.Source = m.src
+	return m.ev, ok
 }
 
 func (r *Reader[T]) endChannel(src int) { r.end(src) }

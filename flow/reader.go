@@ -25,6 +25,7 @@ type Reader[T any] struct {
 	ended   []bool    // per producer subtask; true from the start for those not feeding it
 	live    int
 	cur     []T
+	peeked  bool // cur is a queued batch a gate peeked at (ItemInFlight)
 	ev      Event
 	closed  bool
 
@@ -152,6 +153,10 @@ func (r *Reader[T]) NextOrEvent(ctx context.Context) (batch []T, ev *Event, err 
 }
 
 func (r *Reader[T]) recycle() {
+	if r.peeked { // still queued: not ours to recycle
+		r.cur, r.peeked = nil, false
+		return
+	}
 	if r.cur != nil {
 		r.x.putBatch(r.cur)
 		r.cur = nil

@@ -273,6 +273,26 @@ func (w *Writer[T]) send(c int) error {
 	return w.x.deliver(c, message[T]{batch: b, src: w.src}, met)
 }
 
+// trySend is send without waiting for credit: the batch stays pending when
+// the channel has none.
+func (w *Writer[T]) trySend(c int) error {
+	b := w.bufs[c]
+	if len(b) == 0 || w.x.mode == Blocking {
+		return w.send(c)
+	}
+	w.x.account(b)
+	sent, err := w.x.tryDeliver(c, message[T]{batch: b, src: w.src})
+	if !sent {
+		return nil
+	}
+	met := w.tc.Metrics
+	met.recordsOut.Add(int64(len(b)))
+	met.bytesOut.Add(int64(len(b)) * w.x.elemSize)
+	w.bufs[c] = nil
+	w.gen[c]++
+	return err
+}
+
 // Flush sends every pending batch now.
 func (w *Writer[T]) Flush() error {
 	w.lock()
@@ -318,6 +338,80 @@ func (w *Writer[T]) Event(e Event) error {
 	return w.err
 }
 
+// PriorityEvent sends e (a Barrier) in front of every consumer's channel
+// from this subtask, overtaking the batches queued there and the ones
+// pending in the writer (Flink's priority events, for unaligned
+// checkpoints): it takes no credit, so it never waits. It returns a copy
+// of the records it overtook in the writer, by consumer, which still go
+// out after it: they are the caller's output channel state. What it
+// overtook in the channels the consumer persists (Gate.UnalignBarriers).
+func (w *Writer[T]) PriorityEvent(e Event) ([][]T, error) {
+	w.lock()
+	defer w.unlock()
+	if w.err != nil {
+		return nil, w.err
+	}
+	if e.Kind != Barrier {
+		return nil, fmt.Errorf("flow: edge %s: %v cannot be a priority event", w.x.e.name, e.Kind)
+	}
+	if w.x.mode == Blocking || w.sampling {
+		return nil, fmt.Errorf("flow: edge %s: %v event on a blocking edge", w.x.e.name, e.Kind)
+	}
+	out := make([][]T, w.n)
+	for c, b := range w.bufs {
+		if len(b) > 0 {
+			out[c] = append([]T(nil), b...)
+		}
+	}
+	e.Source = w.src
+	if w.strategy == Forward {
+		w.x.deliverPriority(w.src, message[T]{ev: e, src: w.src})
+		return out, nil
+	}
+	for c := 0; c < w.n; c++ {
+		w.x.deliverPriority(c, message[T]{ev: e, src: w.src})
+	}
+	return out, nil
+}
+
+// EmitTo sends vs (copied) to consumer c, whatever the partitioner: a
+// restored task resends its channel state to the consumer it was for.
+func (w *Writer[T]) EmitTo(c int, vs []T) error {
+	w.lock()
+	defer w.unlock()
+	if c < 0 || c >= w.n {
+		return fmt.Errorf("flow: edge %s: no consumer %d of %d", w.x.e.name, c, w.n)
+	}
+	for i := range vs {
+		if w.err != nil {
+			return w.err
+		}
+		w.append(c, &vs[i])
+	}
+	return w.err
+}
+
+// Available reports whether every channel from this subtask has credit
+// for a batch; when one has none it returns a channel that receives once
+// that one's consumer freed a slot. A task checkpointing unaligned reads
+// its next input only with its outputs available, so that it never waits
+// for credit with an unaligned barrier at its inputs (Flink's output
+// availability in the mailbox loop).
+func (w *Writer[T]) Available() (bool, <-chan struct{}) {
+	if w.x.mode == Blocking {
+		return true, nil
+	}
+	if w.strategy == Forward {
+		return w.x.hasCredit(w.src, w.src)
+	}
+	for c := 0; c < w.n; c++ {
+		if ok, ch := w.x.hasCredit(c, w.src); !ok {
+			return false, ch
+		}
+	}
+	return true, nil
+}
+
 func (w *Writer[T]) broadcastEvent(e Event) error {
 	e.Source = w.src
 	if w.strategy == Forward {
@@ -342,7 +436,9 @@ func (w *Writer[T]) flushIdle() {
 	}
 	for c := range w.bufs {
 		if len(w.bufs[c]) > 0 && w.seenAny[c] && w.seenGen[c] == w.gen[c] {
-			if w.err = w.send(c); w.err != nil {
+			// never wait for credit holding the lock: the task's priority
+			// events take it
+			if w.err = w.trySend(c); w.err != nil {
 				return
 			}
 		}

@@ -57,6 +57,38 @@ type CheckpointConfig struct {
 	// checkpoint.NewMemory(1) of each job started, which its restarts
 	// restore from.
 	Storage checkpoint.Storage
+	// Unaligned enables unaligned checkpoints (Flink's
+	// enableUnalignedCheckpoints, FLIP-76), in ExactlyOnce mode with one
+	// checkpoint at a time: a task's first barrier overtakes the records
+	// queued at its inputs and outputs; the task snapshots at once and
+	// persists the records the barriers overtook as channel state
+	// (SubtaskState.InFlight), which a restore sends again before anything
+	// new. Checkpoints then complete under backpressure in about the time
+	// a barrier takes to pass the tasks. Every record type sent between
+	// tasks needs a memory.Codec.
+	Unaligned bool
+	// AlignedCheckpointTimeout, with Unaligned, starts each checkpoint
+	// aligned: a task whose barrier alignment is not done this long after
+	// the checkpoint's trigger switches to unaligned (Flink's
+	// alignedCheckpointTimeout). Zero means unaligned from the start.
+	AlignedCheckpointTimeout time.Duration
+}
+
+// validate checks the combinations Flink refuses.
+func (c *CheckpointConfig) validate() error {
+	if !c.Unaligned {
+		return nil
+	}
+	if c.Mode != ExactlyOnce {
+		return fmt.Errorf("stream: unaligned checkpoints need checkpointing mode EXACTLY_ONCE, not %v", c.Mode)
+	}
+	if c.MaxConcurrentCheckpoints > 1 {
+		return fmt.Errorf("stream: unaligned checkpoints need max concurrent checkpoints 1, not %d", c.MaxConcurrentCheckpoints)
+	}
+	if c.AlignedCheckpointTimeout < 0 {
+		return fmt.Errorf("stream: the aligned checkpoint timeout %v is negative", c.AlignedCheckpointTimeout)
+	}
+	return nil
 }
 
 // EnableCheckpointing makes the job checkpoint its state every interval of

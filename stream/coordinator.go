@@ -22,6 +22,9 @@ type CheckpointStats struct {
 	Size      int64
 	Alignment time.Duration
 	Path      string
+	// InFlight is the bytes of channel state the checkpoint persisted
+	// (unaligned checkpoints): the records in flight between the tasks.
+	InFlight int64
 }
 
 // errCheckpointAborted is the error of a checkpoint that did not complete.
@@ -38,7 +41,9 @@ type pendingCheckpoint struct {
 	id        int64
 	at        time.Time // on the job's clock
 	acked     map[taskKey]bool
+	finished  map[taskKey]bool // acknowledged by finishing (FLIP-147)
 	states    map[*node][][]byte
+	inflight  map[*node][][]byte // channel state, by task head and subtask
 	coord     map[*node][]byte
 	alignment time.Duration
 	waiters   []chan checkpointResult
@@ -59,8 +64,13 @@ type checkpointResult struct {
 // acknowledge with their operators' snapshots; once all did, the same
 // goroutine stores the checkpoint (never a task's goroutine) and then posts
 // the completion to every task. A checkpoint not complete within Timeout
-// is aborted, and so are the pending ones when the attempt ends or a task
-// finishes before acknowledging them.
+// is aborted, and so are the pending ones when the attempt ends.
+//
+// Checkpoints go on after tasks finished (Flink's FLIP-147): a finished
+// task is not triggered and counts as acknowledged, with no state, for the
+// checkpoints pending when it finished and every later one; the operators
+// of a task all of whose subtasks finished are recorded as finished in the
+// snapshot, and a restore does not run them again.
 type coordinator struct {
 	cfg    *CheckpointConfig
 	p      *program
@@ -72,7 +82,7 @@ type coordinator struct {
 	mu        sync.Mutex
 	tasks     map[taskKey]*mailbox
 	sources   []taskKey
-	finished  bool // a task finished: no more checkpoints
+	done      map[taskKey]bool // tasks that finished
 	pending   map[int64]*pendingCheckpoint
 	completed []*pendingCheckpoint // acknowledged by all, to store
 	requests  []chan checkpointResult
@@ -101,7 +111,7 @@ func (h *checkpointHistory) nextID() int64 {
 
 func newCoordinator(p *program, cfg *CheckpointConfig, clock flow.Clock, hist *checkpointHistory, restoring bool) *coordinator {
 	c := &coordinator{cfg: cfg, p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
-		tasks: map[taskKey]*mailbox{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
+		tasks: map[taskKey]*mailbox{}, done: map[taskKey]bool{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
 		started: clock.Now(), restoring: restoring}
 	for _, tp := range p.tasks {
 		c.expect += tp.head.parallelism
@@ -135,24 +145,47 @@ func (c *coordinator) register(k taskKey) *mailbox {
 	return mb
 }
 
-// taskFinished records that a task's input ended and it returned: the
-// checkpoints it did not acknowledge are aborted, and no more are
-// triggered.
+// taskFinished records that a task's input ended and it returned: it
+// acknowledges, finished, the checkpoints pending that it did not, and is
+// not triggered any more. Its consumers saw its end before any later
+// barrier, so their snapshots hold the effect of all its output.
 func (c *coordinator) taskFinished(k taskKey) {
 	c.mu.Lock()
-	c.finished = true
+	c.done[k] = true
 	for id, pc := range c.pending {
 		if !pc.acked[k] {
-			c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: task %s (%d) finished before its barrier", errCheckpointAborted, id, k.tp.head.name, k.subtask))
+			pc.acked[k], pc.finished[k] = true, true
+			c.completeLocked(id, pc)
 		}
 	}
 	c.mu.Unlock()
 	c.wake()
 }
 
-// ack records task k's snapshots for checkpoint id (by node of its chain)
-// and the time its barrier alignment took.
-func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, alignment time.Duration) {
+// completeLocked moves pc to the completed ones once every task
+// acknowledged it; c.mu is held.
+func (c *coordinator) completeLocked(id int64, pc *pendingCheckpoint) {
+	if len(pc.acked) == c.expect {
+		delete(c.pending, id)
+		c.completed = append(c.completed, pc)
+		c.wake()
+	}
+}
+
+// triggeredAt returns when pending checkpoint id was triggered.
+func (c *coordinator) triggeredAt(id int64) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pc := c.pending[id]; pc != nil {
+		return pc.at, true
+	}
+	return time.Time{}, false
+}
+
+// ack records task k's snapshots for checkpoint id (by node of its chain),
+// its channel state (unaligned checkpoints) and the time its barrier
+// alignment took.
+func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, inflight []byte, alignment time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pc := c.pending[id]
@@ -169,11 +202,16 @@ func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, alignmen
 		}
 		s[k.subtask] = b
 	}
-	if len(pc.acked) == c.expect {
-		delete(c.pending, id)
-		c.completed = append(c.completed, pc)
-		c.wake()
+	if len(inflight) > 0 {
+		n := k.tp.head
+		s := pc.inflight[n]
+		if s == nil {
+			s = make([][]byte, n.parallelism)
+			pc.inflight[n] = s
+		}
+		s[k.subtask] = inflight
 	}
+	c.completeLocked(id, pc)
 }
 
 // request asks for a checkpoint now; the result says when it completed.
@@ -281,9 +319,9 @@ func (c *coordinator) expire(now time.Time) {
 func (c *coordinator) trigger(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.finished {
+	if len(c.done) == c.expect {
 		for _, r := range c.requests {
-			r <- checkpointResult{err: fmt.Errorf("%w: a task of the job finished", errCheckpointAborted)}
+			r <- checkpointResult{err: fmt.Errorf("%w: every task of the job finished", errCheckpointAborted)}
 		}
 		c.requests = nil
 		return false
@@ -295,10 +333,13 @@ func (c *coordinator) trigger(now time.Time) bool {
 		return false
 	}
 	id := c.hist.nextID()
-	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, states: map[*node][][]byte{},
-		coord: map[*node][]byte{}, waiters: c.requests}
+	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, finished: map[taskKey]bool{},
+		states: map[*node][][]byte{}, inflight: map[*node][][]byte{}, coord: map[*node][]byte{}, waiters: c.requests}
 	c.requests = nil
 	c.pending[id] = pc
+	for k := range c.done {
+		pc.acked[k], pc.finished[k] = true, true
+	}
 	for _, n := range c.p.env.nodes {
 		if n.valve == nil {
 			continue
@@ -316,7 +357,9 @@ func (c *coordinator) trigger(now time.Time) bool {
 		pc.coord[n] = b
 	}
 	for _, k := range c.sources {
-		c.tasks[k].post(mail{kind: mailTrigger, id: id})
+		if !c.done[k] {
+			c.tasks[k].post(mail{kind: mailTrigger, id: id})
+		}
 	}
 	return true
 }
@@ -333,7 +376,7 @@ func (c *coordinator) store() {
 		pc := c.completed[0]
 		c.completed = c.completed[1:]
 		c.mu.Unlock()
-		snap := c.snapshot(pc)
+		snap, inflight := c.snapshot(pc)
 		path, err := c.cfg.Storage.Store(snap)
 		end := c.clock.Now()
 		c.mu.Lock()
@@ -344,7 +387,7 @@ func (c *coordinator) store() {
 			}
 			c.hist.mu.Lock()
 			c.hist.stats = append(c.hist.stats, CheckpointStats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
-				Size: snap.Size(), Alignment: pc.alignment, Path: path})
+				Size: snap.Size(), Alignment: pc.alignment, Path: path, InFlight: inflight})
 			c.hist.mu.Unlock()
 		} else {
 			err = fmt.Errorf("%w: checkpoint %d: %w", errCheckpointAborted, pc.id, err)
@@ -357,16 +400,18 @@ func (c *coordinator) store() {
 }
 
 // snapshot builds the checkpoint of pc: the program's stateful operators
-// in program order, by stable id.
-func (c *coordinator) snapshot(pc *pendingCheckpoint) *checkpoint.Snapshot {
+// in program order, by stable id; it returns the bytes of channel state.
+func (c *coordinator) snapshot(pc *pendingCheckpoint) (*checkpoint.Snapshot, int64) {
 	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli()}
+	var inflight int64
+	finished := c.finishedNodes(pc)
 	for _, n := range c.p.env.nodes {
-		states, coord := pc.states[n], pc.coord[n]
-		if states == nil && coord == nil {
+		states, coord, fl := pc.states[n], pc.coord[n], pc.inflight[n]
+		if states == nil && coord == nil && fl == nil && !finished[n] {
 			continue
 		}
 		op := checkpoint.OperatorState{ID: c.ids[n], Name: n.name, Parallelism: n.parallelism, MaxParallelism: n.maxP,
-			Coordinator: coord, Subtasks: make([]checkpoint.SubtaskState, n.parallelism)}
+			Coordinator: coord, Finished: finished[n], Subtasks: make([]checkpoint.SubtaskState, n.parallelism)}
 		for i := range op.Subtasks {
 			if i < len(states) {
 				op.Subtasks[i].State = states[i]
@@ -374,10 +419,42 @@ func (c *coordinator) snapshot(pc *pendingCheckpoint) *checkpoint.Snapshot {
 			if sh := pc.shared[n]; i < len(sh) {
 				op.Subtasks[i].Shared = sh[i]
 			}
+			if i < len(fl) {
+				op.Subtasks[i].InFlight = fl[i]
+				inflight += int64(len(fl[i]))
+			}
 		}
 		s.Operators = append(s.Operators, op)
 	}
-	return s
+	return s, inflight
+}
+
+// finishedNodes returns the nodes of the tasks all of whose subtasks had
+// finished for pc: each task's head and the nodes chained to it.
+func (c *coordinator) finishedNodes(pc *pendingCheckpoint) map[*node]bool {
+	out := map[*node]bool{}
+	for _, tp := range c.p.tasks {
+		all := true
+		for i := range tp.head.parallelism {
+			all = all && pc.finished[taskKey{tp, i}]
+		}
+		if !all {
+			continue
+		}
+		for stack := []*node{tp.head}; len(stack) > 0; {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			out[n] = true
+			for _, pt := range n.ports {
+				for _, e := range pt.consumers {
+					if chained(e) {
+						stack = append(stack, e.to)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // shutdown aborts what is pending when the attempt ended.

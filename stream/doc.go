@@ -239,11 +239,36 @@
 // subtask's split assignments are held back from its enumerator's snapshot
 // until its own (Flink's OperatorEventValve), so no split is in both. A
 // checkpoint not complete within the timeout is aborted; so are the pending
-// ones when a task fails or finishes before its barrier, and no checkpoint
-// is triggered once a task finished; a job whose input ended stores a
-// final snapshot marked Finished after its sinks committed (FLIP-147). The
-// barrier's alignment time, the duration and the size of each completed
+// ones when a task fails. Checkpoints go on after tasks finished (Flink's
+// FLIP-147): a finished task is no longer triggered and counts as
+// acknowledged, the operators of a task whose subtasks all finished are
+// recorded as finished (checkpoint.OperatorState.Finished) and a restore
+// does not run them again; a job whose input ended stores a final snapshot
+// marked Finished after its sinks committed. The barrier's alignment
+// time, the duration, the size and the bytes in flight of each completed
 // checkpoint and each restore's time are in Job.Checkpoints.
+//
+// CheckpointConfig.Unaligned takes unaligned checkpoints (Flink's FLIP-76,
+// EXACTLY_ONCE with one checkpoint at a time):
+//
+//	source task: snapshot ─▶ priority Barrier n ahead of its queued output; the output it overtook is channel state ─▶ ack
+//	other task: first Barrier n on any channel ─▶ snapshot ─▶ priority Barrier n on every output
+//	            the batches each channel's barrier overtook, and every batch of a channel until its barrier ─▶ channel state
+//	            every channel delivered n ─▶ ack with the snapshots and the channel state (SubtaskState.InFlight)
+//
+// A task with unaligned checkpoints reads its next input only while its
+// outputs have credit, and otherwise waits for credit or a priority
+// barrier, so its barriers never wait behind backpressure. With
+// AlignedCheckpointTimeout a checkpoint starts aligned and a task whose
+// alignment is not done that long after the trigger switches to unaligned
+// (its own barrier then goes out as a priority one; a source's barrier
+// stays in order). A restore sends the channel state again from each
+// edge's producer side before anything new (a consumer's input before the
+// producer's output, old producer subtask p by new subtask p modulo the
+// parallelism), through the edge's partitioner, so that a keyed record
+// reaches the subtask owning its key group at any parallelism; a
+// broadcast edge's records go to their old consumer, and its restore at
+// another parallelism is refused.
 //
 // A job restores from its storage's latest snapshot, or Options.Restore,
 // as Flink's StateAssignmentOperation: state maps to operators by stable

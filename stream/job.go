@@ -44,6 +44,11 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	if j.clock == nil {
 		j.clock = flow.SystemClock{}
 	}
+	if j.ck != nil {
+		if err := j.ck.validate(); err != nil {
+			return nil, err
+		}
+	}
 	j.jctx, j.stop = context.WithCancel(ctx)
 	snap, where, err := j.latest()
 	if err != nil {

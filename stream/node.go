@@ -68,7 +68,10 @@ type port struct {
 	writer    func(tc *flow.TaskContext, i int) (any, eventer)
 	connect   func(g *flow.Graph, from, to *flow.Vertex, e *edge) error
 	pump      func(tc *flow.TaskContext, i int, target any) func() error
-	emitter   func(out any, size int) any // an *emitter[T] into out, an output[T]
+	// capture returns the encoder that appends input i's current batch to
+	// a channel state (unaligned checkpoints)
+	capture func(tc *flow.TaskContext, i int) (func(dst []byte) ([]byte, error), error)
+	emitter func(out any, size int) any // an *emitter[T] into out, an output[T]
 	// count wraps an output[T] so that every batch pushed through it adds
 	// to c: to its records in (an operator's input) or out.
 	count func(out any, c *flow.OperatorCounters, in bool) any
@@ -127,6 +130,14 @@ func newPort[T any]() *port {
 		pump: func(tc *flow.TaskContext, i int, target any) func() error {
 			r, out := flow.Input[Record[T]](tc, i), target.(output[T])
 			return func() error { return out.push(r.Batch()) }
+		},
+		capture: func(tc *flow.TaskContext, i int) (func([]byte) ([]byte, error), error) {
+			codec, err := recordCodec[T]()
+			if err != nil {
+				return nil, err
+			}
+			r := flow.Input[Record[T]](tc, i)
+			return func(dst []byte) ([]byte, error) { return appendRecords(codec, dst, r.Batch()), nil }, nil
 		},
 	}
 }

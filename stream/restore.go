@@ -20,6 +20,11 @@ import (
 type jobRestore struct {
 	ops   map[*node][][][]byte
 	enums map[*node]*source.EnumeratorState
+	// channels is the channel state of an unaligned checkpoint by edge
+	// (Env.edgeKey), in the order a restore sends it again
+	channels map[string][]channelEntry
+	// finished are the operators recorded as finished (FLIP-147)
+	finished map[*node]bool
 }
 
 // snapshot returns the first snapshot subtask i of n opens from, or nil.
@@ -72,6 +77,9 @@ func (e *Env) buildRestore(snap *checkpoint.Snapshot, where string, allowNonRest
 		byID[id] = n
 	}
 	r := &jobRestore{ops: map[*node][][][]byte{}, enums: map[*node]*source.EnumeratorState{}}
+	if err := e.restoreChannels(r, snap, where, allowNonRestored); err != nil {
+		return nil, err
+	}
 	for i := range snap.Operators {
 		os := &snap.Operators[i]
 		n := byID[os.ID]
@@ -87,6 +95,12 @@ func (e *Env) buildRestore(snap *checkpoint.Snapshot, where string, allowNonRest
 				return nil, fmt.Errorf("stream: %s: restore: %w", n.name, err)
 			}
 			r.enums[n] = st
+		}
+		if os.Finished {
+			if r.finished == nil {
+				r.finished = map[*node]bool{}
+			}
+			r.finished[n] = true
 		}
 		old := make([][]byte, len(os.Subtasks))
 		any := false
@@ -140,6 +154,50 @@ func (e *Env) buildRestore(snap *checkpoint.Snapshot, where string, allowNonRest
 		}
 	}
 	return r, nil
+}
+
+// restoreChannels gathers the channel state of snap by edge. Every edge
+// must be in the program, unless allowNonRestored (its records are then
+// dropped). Records in flight on a keyed, rebalanced or forward edge are
+// sent again through the edge's partitioner at any parallelism, as Flink
+// redistributes them; on a broadcast edge each goes to its old consumer,
+// so a restore at another parallelism of its producer or consumer is
+// refused.
+func (e *Env) restoreChannels(r *jobRestore, snap *checkpoint.Snapshot, where string, allowNonRestored bool) error {
+	edges := map[string]*edge{}
+	for _, n := range e.nodes {
+		for _, in := range n.inputs {
+			edges[e.edgeKey(in)] = in
+		}
+	}
+	for _, os := range snap.Operators {
+		for j, st := range os.Subtasks {
+			es, err := decodeChannelState(st.InFlight)
+			if err != nil {
+				return fmt.Errorf("stream: restore %s: %s subtask %d: %w", where, os.Name, j, err)
+			}
+			for _, ce := range es {
+				ed := edges[ce.Edge]
+				if ed == nil || chained(ed) {
+					if allowNonRestored {
+						continue
+					}
+					return fmt.Errorf("stream: restore %s: records in flight on edge %s, which the program does not have between two tasks; set AllowNonRestoredState to drop them", where, ce.Edge)
+				}
+				if ed.part.kind == partBroadcast && (ce.Producers != ed.from.parallelism || ce.Consumers != ed.to.parallelism) {
+					return fmt.Errorf("stream: restore %s: the unaligned checkpoint has records in flight on the broadcast edge %s -> %s at parallelism %d -> %d; a restore at %d -> %d is not supported: restore at the same parallelism, or from an aligned checkpoint or savepoint", where, ed.from.name, ed.to.name, ce.Producers, ce.Consumers, ed.from.parallelism, ed.to.parallelism)
+				}
+				if r.channels == nil {
+					r.channels = map[string][]channelEntry{}
+				}
+				r.channels[ce.Edge] = append(r.channels[ce.Edge], ce)
+			}
+		}
+	}
+	for _, es := range r.channels {
+		sortEntries(es)
+	}
+	return nil
 }
 
 func hasState(os *checkpoint.OperatorState) bool {

@@ -32,7 +32,8 @@ const (
 // end of a bounded input every subtask hands its pending parts over, and
 // the last subtask to finish commits them all, so the directory shows the
 // committed parts only once the whole input is written. A subtask that
-// fails or is cancelled removes what it did not commit.
+// fails or is cancelled removes what it did not commit, except, under
+// checkpoints, the parts a checkpoint named.
 //
 // Under checkpoints a subtask's snapshot closes its in-progress part and
 // keeps the pending parts in the operator state FileSinkCommittables and its
@@ -198,7 +199,14 @@ func (f *fileSinkOp[T]) endInput() error {
 
 func (f *fileSinkOp[T]) close() error {
 	var err error
-	if f.w != nil && !f.finished {
+	switch {
+	case f.w == nil || f.finished:
+	case f.rt.p != nil && f.rt.p.coord != nil:
+		// the job may restore from a checkpoint whose committables name
+		// the held parts: they stay, and the restored writer cleans up
+		// what this one wrote after it
+		err = f.w.AbortKeeping(f.held)
+	default:
 		err = f.w.Abort()
 	}
 	if f.store != nil {

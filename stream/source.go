@@ -206,6 +206,21 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 			next = clock.Now().Add(every)
 			ctx, cancel = deadline(next)
 		}
+		if rt.ck != nil && rt.ck.c.cfg.Unaligned {
+			// read only with the outputs available, so that a trigger never
+			// waits for credit (Flink's output availability)
+			if blocked := rt.outputsBlocked(); blocked != nil {
+				select {
+				case <-blocked:
+				case <-rt.ck.mb.wake:
+				case <-ctx.Done():
+				}
+				if err := jobCtx.Err(); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		readCtx := ctx
 		var readCancel context.CancelFunc
 		if rt.ck != nil { // mail ends the read, so that a trigger waits for no record

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,6 +59,12 @@ type taskRuntime struct {
 	// operator opens its inner one
 	overrides map[*node][][]byte
 	ck        *taskCheckpoints // nil without checkpoints
+	net       []netOut         // the network outputs
+	// unaligned checkpoints: the checkpoint in progress and, per input, the
+	// encoder of its current batch
+	unal     *unalignedCheckpoint
+	captures []func(dst []byte) ([]byte, error)
+	ids      map[*node]string // stable operator ids, once needed
 }
 
 // taskCheckpoints is a task's side of the job's checkpoints: its mailbox
@@ -125,12 +130,18 @@ func (rt *taskRuntime) run() (err error) {
 	if err != nil {
 		return err
 	}
+	if r := rt.p.env.restore; r != nil && r.finished[rt.tp.head] {
+		// a finished operator does not run again (FLIP-147); the records
+		// it had in flight go out again
+		rt.register()
+		return rt.replayChannels()
+	}
 	if err := rt.open(); err != nil {
 		return err
 	}
-	if c := rt.p.coord; c != nil {
-		rt.ck = &taskCheckpoints{c: c, key: taskKey{rt.tp, rt.subtask}}
-		rt.ck.mb = c.register(rt.ck.key)
+	rt.register()
+	if err := rt.replayChannels(); err != nil {
+		return err
 	}
 	if rt.source != nil {
 		return rt.source.run(rt)
@@ -143,6 +154,14 @@ func (rt *taskRuntime) run() (err error) {
 		return rt.loopIteration(pumps, it, rt.p.feedback[it][rt.subtask], ins[0])
 	}
 	return rt.loop(pumps, nil, nil)
+}
+
+// register makes the task known to the job's checkpoint coordinator.
+func (rt *taskRuntime) register() {
+	if c := rt.p.coord; c != nil {
+		rt.ck = &taskCheckpoints{c: c, key: taskKey{rt.tp, rt.subtask}}
+		rt.ck.mb = c.register(rt.ck.key)
+	}
 }
 
 // open puts the operators in topological order and opens them.
@@ -182,6 +201,7 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 			}
 			w, ev := pt.writer(rt.tc, rt.p.out[e])
 			rt.writers = append(rt.writers, ev)
+			rt.net = append(rt.net, netOut{w.(channelWriter), e})
 			list = append(list, w)
 		}
 		if name == "" && rt.harness != nil && n == rt.harness.last {
@@ -217,8 +237,17 @@ func (rt *taskRuntime) build(n *node) ([]any, error) {
 // to target between the gate's items.
 func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) error {
 	g := rt.tc.Gate()
+	unaligned := rt.ck != nil && rt.ck.c.cfg.Unaligned
 	if rt.ck != nil && rt.ck.c.cfg.Mode == AtLeastOnce {
 		g.TrackBarriers()
+	}
+	if unaligned {
+		if err := rt.makeCaptures(); err != nil {
+			return err
+		}
+		if rt.unalignedFromStart() {
+			g.UnalignBarriers()
+		}
 	}
 	ctx := rt.tc.Context()
 	var wake <-chan time.Time
@@ -242,7 +271,25 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 				return err
 			}
 		}
-		it, ok, err := g.Poll()
+		if unaligned {
+			if at, ok := rt.alignmentDeadline(g); ok && !rt.clock.Now().Before(at) {
+				g.Unalign()
+			}
+		}
+		var blocked <-chan struct{}
+		if unaligned {
+			blocked = rt.outputsBlocked()
+		}
+		var it flow.Item
+		var ok bool
+		var err error
+		if blocked != nil {
+			// outputs full: only a priority barrier is read (Flink's
+			// mailbox loop suspended on output availability)
+			it, ok, err = g.PollPriority()
+		} else {
+			it, ok, err = g.Poll()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -251,15 +298,25 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 		}
 		if !ok {
 			next, has := rt.nextProcessingTime()
-			if !has {
-				if err := g.Wait(ctx, nil, wake); err != nil {
-					return err
+			if unaligned {
+				if at, ok := rt.alignmentDeadline(g); ok && (!has || at.UnixMilli() < next) {
+					next, has = at.UnixMilli(), true
 				}
-				continue
 			}
-			t := rt.clock.Timer(time.UnixMilli(next))
-			err := g.Wait(ctx, t.C(), wake)
-			t.Stop()
+			var tc <-chan time.Time
+			var t flow.Timer
+			if has {
+				t = rt.clock.Timer(time.UnixMilli(next))
+				tc = t.C()
+			}
+			if blocked != nil {
+				err = rt.waitBlocked(ctx, blocked, g, tc, wake)
+			} else {
+				err = g.Wait(ctx, tc, wake)
+			}
+			if t != nil {
+				t.Stop()
+			}
 			if err != nil {
 				return err
 			}
@@ -267,7 +324,18 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 		}
 		switch it.Kind {
 		case flow.ItemBatch:
+			if it.InFlight {
+				if err := rt.captureInput(it.Input, it.Channel); err != nil {
+					return err
+				}
+			}
 			err = pumps[it.Input]()
+		case flow.ItemInFlight:
+			err = rt.captureInput(it.Input, it.Channel)
+		case flow.ItemUnalignedBarrier:
+			err = rt.startUnaligned(it.Value)
+		case flow.ItemChannelStateEnd:
+			err = rt.finishUnaligned(it.Value)
 		case flow.ItemWatermark:
 			err = rt.forwardWatermark(it.Value)
 		case flow.ItemWatermarkStatus:
@@ -283,6 +351,47 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 		return nil
 	}
 	return rt.finish()
+}
+
+// makeCaptures makes the encoder of each input's batches, for channel
+// state.
+func (rt *taskRuntime) makeCaptures() error {
+	rt.captures = make([]func([]byte) ([]byte, error), len(rt.tp.inputs))
+	for i, in := range rt.tp.inputs {
+		c, err := in.from.ports[in.port].capture(rt.tc, i)
+		if err != nil {
+			return err
+		}
+		rt.captures[i] = c
+	}
+	return nil
+}
+
+// alignmentDeadline is when the barrier the gate aligns times out and
+// turns unaligned (AlignedCheckpointTimeout after its checkpoint's
+// trigger), if the gate aligns one.
+func (rt *taskRuntime) alignmentDeadline(g *flow.Gate) (time.Time, bool) {
+	id, ok := g.Aligning()
+	if !ok || rt.ck.c.cfg.AlignedCheckpointTimeout <= 0 {
+		return time.Time{}, false
+	}
+	at, ok := rt.ck.c.triggeredAt(id)
+	return at.Add(rt.ck.c.cfg.AlignedCheckpointTimeout), ok
+}
+
+// waitBlocked waits, while an output has no credit, until it has, a
+// priority event comes, the timer or mail fires, or the job ends; the time
+// counts as backpressure.
+func (rt *taskRuntime) waitBlocked(ctx context.Context, blocked <-chan struct{}, g *flow.Gate, timer, mail <-chan time.Time) error {
+	select {
+	case <-blocked:
+	case <-g.Priority():
+	case <-timer:
+	case <-mail:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 // finish ends the input of a chain: in STREAMING the maximal watermark has
@@ -417,20 +526,20 @@ func (rt *taskRuntime) checkpoint(id int64, alignment time.Duration) error {
 	if rt.ck == nil {
 		return rt.event(flow.Event{Kind: flow.Barrier, Value: id})
 	}
-	states := map[*node][]byte{}
-	for i, op := range rt.ops {
-		n := rt.nodes[len(rt.nodes)-1-i]
-		var buf bytes.Buffer
-		if err := op.snapshot(id, &buf); err != nil {
-			return fmt.Errorf("stream: %s: checkpoint %d: %w", n.name, id, err)
+	if rt.source != nil && rt.unalignedFromStart() {
+		// a source has no input: its channel state is its output's
+		if err := rt.startUnaligned(id); err != nil {
+			return err
 		}
-		if buf.Len() > 0 {
-			states[n] = buf.Bytes()
-		}
+		return rt.finishUnaligned(id)
+	}
+	states, err := rt.snapshotOperators(id)
+	if err != nil {
+		return err
 	}
 	if err := rt.event(flow.Event{Kind: flow.Barrier, Value: id}); err != nil {
 		return err
 	}
-	rt.ck.c.ack(id, rt.ck.key, states, alignment)
+	rt.ck.c.ack(id, rt.ck.key, states, nil, alignment)
 	return nil
 }

@@ -28,7 +28,7 @@ func writeSnapshotDir(fsys fileSystem, dir string, s *Snapshot, ownShared bool, 
 	m := &metadata{ID: s.ID, Kind: s.Kind, Timestamp: s.Timestamp, Finished: s.Finished, OwnShared: ownShared}
 	for i, op := range s.Operators {
 		om := operatorMeta{ID: op.ID, Name: op.Name, Parallelism: op.Parallelism,
-			MaxParallelism: op.MaxParallelism, Coordinator: op.Coordinator}
+			MaxParallelism: op.MaxParallelism, Coordinator: op.Coordinator, Finished: op.Finished}
 		for j, st := range op.Subtasks {
 			var sm subtaskMeta
 			var err error
@@ -90,7 +90,7 @@ func checkSnapshot(fsys fileSystem, dir string, load bool) (*metadata, *Snapshot
 	shared := sharedDirOf(dir, m)
 	for _, om := range m.Operators {
 		op := OperatorState{ID: om.ID, Name: om.Name, Parallelism: om.Parallelism,
-			MaxParallelism: om.MaxParallelism, Coordinator: om.Coordinator}
+			MaxParallelism: om.MaxParallelism, Coordinator: om.Coordinator, Finished: om.Finished}
 		for _, sm := range om.Subtasks {
 			var st SubtaskState
 			if sm.State != nil {

@@ -79,6 +79,7 @@ type operatorMeta struct {
 	ID, Name                    string
 	Parallelism, MaxParallelism int
 	Coordinator                 []byte
+	Finished                    bool
 	Subtasks                    []subtaskMeta
 }
 
@@ -107,10 +108,12 @@ func encodeMetadata(m *metadata) []byte {
 		b = appendString(b, op.Name)
 		b = binary.AppendUvarint(b, uint64(op.Parallelism))
 		b = binary.AppendUvarint(b, uint64(op.MaxParallelism))
+		// flags: 1 a coordinator state follows, 2 the operator finished
+		flags := boolByte(op.Finished) << 1
 		if op.Coordinator == nil {
-			b = append(b, 0)
+			b = append(b, flags)
 		} else {
-			b = append(b, 1)
+			b = append(b, flags|1)
 			b = binary.AppendUvarint(b, uint64(len(op.Coordinator)))
 			b = append(b, op.Coordinator...)
 		}
@@ -184,7 +187,12 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 		op.Name = d.string()
 		op.Parallelism = d.int()
 		op.MaxParallelism = d.int()
-		if d.bool() {
+		flags := d.byte()
+		if d.err == nil && flags > 3 {
+			d.fail("operator %q flags %d", op.ID, flags)
+		}
+		op.Finished = flags&2 != 0
+		if flags&1 != 0 {
 			op.Coordinator = append([]byte{}, d.bytes(d.uvarint())...)
 		}
 		n := d.count()

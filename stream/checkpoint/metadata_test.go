@@ -16,7 +16,7 @@ func testMetadata() []*metadata {
 		{ID: 1 << 40, Timestamp: 1_700_000_000_000, Operators: []operatorMeta{
 			{ID: "src", Name: "Source", Parallelism: 1, MaxParallelism: 128, Coordinator: []byte{},
 				Subtasks: []subtaskMeta{{State: &fileRef{Name: "op0-0.state", Size: 10, CRC: 0xdeadbeef}}}},
-			{ID: "k", Parallelism: 2, MaxParallelism: 32768, Coordinator: []byte("enum"), Subtasks: []subtaskMeta{
+			{ID: "k", Parallelism: 2, MaxParallelism: 32768, Coordinator: []byte("enum"), Finished: true, Subtasks: []subtaskMeta{
 				{InFlight: &fileRef{Name: "op1-0.inflight"}, Shared: []fileRef{{Name: "a", Size: 1 << 33, CRC: 1}, {Name: "b"}}},
 				{},
 			}},

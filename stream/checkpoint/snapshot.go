@@ -46,6 +46,10 @@ type OperatorState struct {
 	// MaxParallelism is the number of key groups of the operator's keyed
 	// state. It cannot change across a restore.
 	MaxParallelism int
+	// Finished says every subtask of the operator had finished when the
+	// snapshot was taken (Flink's FullyFinishedOperatorState, FLIP-147): a
+	// job restored from it does not run the operator again.
+	Finished bool
 	// Coordinator is the state of the operator's coordinator, for a source
 	// its split enumerator's. Nil for other operators.
 	Coordinator []byte

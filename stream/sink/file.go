@@ -132,13 +132,18 @@ func (s *FileSink[T]) Writer(i, n int, restored ...[]byte) (*FileWriter[T], erro
 // scan calls drop with every part file of the directory and removes the
 // hidden ones for which it returns true.
 func (s *FileSink[T]) scan(drop func(sub int, counter uint64, k partKind) bool) error {
+	return s.scanNames(func(_ string, sub int, c uint64, k partKind) bool { return drop(sub, c, k) })
+}
+
+// scanNames is scan with each file's name.
+func (s *FileSink[T]) scanNames(drop func(name string, sub int, counter uint64, k partKind) bool) error {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return errorf("list", s.dir, err)
 	}
 	for _, e := range ents {
 		sub, c, k := s.cfg.parsePart(e.Name())
-		if k == notPart || !drop(sub, c, k) || k == committed {
+		if k == notPart || !drop(e.Name(), sub, c, k) || k == committed {
 			continue
 		}
 		p := filepath.Join(s.dir, e.Name())

@@ -191,6 +191,26 @@ func TestAbortLeavesNothing(t *testing.T) {
 	}
 }
 
+// AbortKeeping removes what Abort removes except the pending parts it is
+// given (a checkpoint's committables), which a restored job then commits.
+func TestAbortKeepingCheckpointParts(t *testing.T) {
+	dir := t.TempDir()
+	w := must[*FileWriter[string]](t)(Text(dir).Writer(0, 1))
+	check(t, w.Write([]string{"a"}))
+	held := must[[]Committable](t)(w.PrepareCommit(1))
+	check(t, w.Write([]string{"b"}))
+	must[[]Committable](t)(w.PrepareCommit(2))
+	check(t, w.Write([]string{"c"}))
+	check(t, w.AbortKeeping(held))
+	if c, h := names(t, dir); len(c) != 0 || len(h) != 1 || h[0] != filepath.Base(held[0].Pending) {
+		t.Fatalf("after AbortKeeping: committed %v, hidden %v; want only %s", c, h, held[0].Pending)
+	}
+	check(t, Commit(held))
+	if c, h := names(t, dir); len(c) != 1 || len(h) != 0 {
+		t.Fatalf("after the commit: committed %v, hidden %v", c, h)
+	}
+}
+
 // A restore at another parallelism continues after the highest counter of
 // all states and removes the in-progress parts of the old subtasks mapped
 // to it: no name is used twice.

@@ -151,7 +151,12 @@ func (w *FileWriter[T]) Snapshot() []byte { return encodeState(w.subtask, w.next
 // Abort ends a job that will not be restored: it removes the in-progress
 // part and every hidden part of this writer's subtask from the counter it
 // started at, pending or not; committed parts stay.
-func (w *FileWriter[T]) Abort() error {
+func (w *FileWriter[T]) Abort() error { return w.AbortKeeping(nil) }
+
+// AbortKeeping ends a writer whose job checkpoints and may be restored: as
+// Abort, but the pending parts that keep names stay, for the restored job
+// commits them (the committables of checkpoints that may have completed).
+func (w *FileWriter[T]) AbortKeeping(keep []Committable) error {
 	w.done = true
 	var err error
 	if w.cur != nil {
@@ -159,6 +164,12 @@ func (w *FileWriter[T]) Abort() error {
 		w.cur = nil
 	}
 	w.pending = nil
-	rerr := w.s.scan(func(sub int, c uint64, _ partKind) bool { return sub == w.subtask && c >= w.start })
+	kept := map[string]bool{}
+	for _, c := range keep {
+		kept[filepath.Base(c.Pending)] = true
+	}
+	rerr := w.s.scanNames(func(name string, sub int, c uint64, _ partKind) bool {
+		return sub == w.subtask && c >= w.start && !kept[name]
+	})
 	return errors.Join(err, rerr)
 }
