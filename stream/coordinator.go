@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -42,11 +43,51 @@ type pendingCheckpoint struct {
 	coord     map[*node][]byte
 	alignment time.Duration
 	waiters   []chan checkpointResult
+	savepoint *savepointRequest // nil: a checkpoint
 }
 
 type checkpointResult struct {
 	id  int64
 	err error
+}
+
+// savepointRequest is a stop-with-savepoint: the savepoint goes into dir,
+// and the sources read nothing after its barrier.
+type savepointRequest struct {
+	dir string
+	res chan savepointResult
+}
+
+// savepointResult is a completed savepoint (its path, and notified, which
+// is closed once every running task was notified of its completion), or
+// why it was aborted.
+type savepointResult struct {
+	path     string
+	notified <-chan struct{}
+	err      error
+}
+
+// countdown closes its channel when done was called n times.
+type countdown struct {
+	mu sync.Mutex
+	n  int
+	ch chan struct{}
+}
+
+func newCountdown(n int) *countdown {
+	c := &countdown{n: n, ch: make(chan struct{})}
+	if n == 0 {
+		close(c.ch)
+	}
+	return c
+}
+
+func (c *countdown) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n--; c.n == 0 {
+		close(c.ch)
+	}
 }
 
 // coordinator is a job attempt's checkpoint coordinator (Flink's
@@ -75,6 +116,9 @@ type coordinator struct {
 	pending   map[int64]*pendingCheckpoint
 	completed []*pendingCheckpoint // acknowledged by all, to store
 	requests  []chan checkpointResult
+	savepoint *savepointRequest // requested, not yet triggered
+	stopping  bool              // a stop-with-savepoint is in progress
+	ended     map[taskKey]bool  // tasks finished
 	lastEnd   time.Time
 	started   time.Time // the attempt's start, for the restore time
 	restoring bool
@@ -101,6 +145,7 @@ func (h *checkpointHistory) nextID() int64 {
 func newCoordinator(p *program, cfg *CheckpointConfig, clock flow.Clock, hist *checkpointHistory, restoring bool) *coordinator {
 	c := &coordinator{cfg: cfg, p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
 		tasks: map[taskKey]*mailbox{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
+		ended: map[taskKey]bool{},
 		started: clock.Now(), restoring: restoring}
 	for _, tp := range p.tasks {
 		c.expect += tp.head.parallelism
@@ -140,6 +185,7 @@ func (c *coordinator) register(k taskKey) *mailbox {
 func (c *coordinator) taskFinished(k taskKey) {
 	c.mu.Lock()
 	c.finished = true
+	c.ended[k] = true
 	for id, pc := range c.pending {
 		if !pc.acked[k] {
 			c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: task %s (%d) finished before its barrier", errCheckpointAborted, id, k.tp.head.name, k.subtask))
@@ -185,7 +231,23 @@ func (c *coordinator) request() <-chan checkpointResult {
 	return ch
 }
 
-// abortLocked drops pending checkpoint id; c.mu is held.
+// requestSavepoint asks for a stop-with-savepoint into dir.
+func (c *coordinator) requestSavepoint(dir string) *savepointRequest {
+	r := &savepointRequest{dir: dir, res: make(chan savepointResult, 1)}
+	c.mu.Lock()
+	if c.savepoint != nil || c.stopping {
+		c.mu.Unlock()
+		r.res <- savepointResult{err: errors.New("stream: stop with savepoint: one is in progress already")}
+		return r
+	}
+	c.savepoint = r
+	c.mu.Unlock()
+	c.wake()
+	return r
+}
+
+// abortLocked drops pending checkpoint id; c.mu is held. The sources of an
+// aborted stop-with-savepoint read on.
 func (c *coordinator) abortLocked(id int64, err error) {
 	pc := c.pending[id]
 	if pc == nil {
@@ -194,6 +256,21 @@ func (c *coordinator) abortLocked(id int64, err error) {
 	delete(c.pending, id)
 	for _, w := range pc.waiters {
 		w <- checkpointResult{id: id, err: err}
+	}
+	if pc.savepoint != nil {
+		c.failSavepointLocked(pc.savepoint, err)
+	}
+}
+
+// failSavepointLocked reports a stop-with-savepoint that failed and lets
+// the sources read on; c.mu is held.
+func (c *coordinator) failSavepointLocked(r *savepointRequest, err error) {
+	r.res <- savepointResult{err: err}
+	c.stopping = false
+	for _, k := range c.sources {
+		if !c.ended[k] {
+			c.tasks[k].post(mail{kind: mailResume})
+		}
 	}
 }
 
@@ -238,7 +315,7 @@ func (c *coordinator) run(ctx context.Context) {
 func (c *coordinator) due(now, next time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !now.Before(next) || len(c.requests) > 0
+	return !now.Before(next) || len(c.requests) > 0 || c.savepoint != nil
 }
 
 // wakeAt is when the loop must look again: the next trigger, a pending
@@ -285,9 +362,13 @@ func (c *coordinator) trigger(now time.Time) bool {
 			r <- checkpointResult{err: fmt.Errorf("%w: a task of the job finished", errCheckpointAborted)}
 		}
 		c.requests = nil
+		if c.savepoint != nil {
+			c.savepoint.res <- savepointResult{err: fmt.Errorf("%w: a task of the job finished", errCheckpointAborted)}
+			c.savepoint = nil
+		}
 		return false
 	}
-	if len(c.tasks) < c.expect || len(c.pending) >= c.cfg.MaxConcurrentCheckpoints {
+	if c.stopping || len(c.tasks) < c.expect || len(c.pending) >= c.cfg.MaxConcurrentCheckpoints {
 		return false
 	}
 	if !c.lastEnd.IsZero() && now.Before(c.lastEnd.Add(c.cfg.MinPauseBetweenCheckpoints)) {
@@ -295,8 +376,10 @@ func (c *coordinator) trigger(now time.Time) bool {
 	}
 	id := c.hist.nextID()
 	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, states: map[*node][][]byte{},
-		coord: map[*node][]byte{}, waiters: c.requests}
+		coord: map[*node][]byte{}, waiters: c.requests, savepoint: c.savepoint}
 	c.requests = nil
+	c.savepoint = nil
+	c.stopping = pc.savepoint != nil
 	c.pending[id] = pc
 	for _, n := range c.p.env.nodes {
 		if n.valve == nil {
@@ -315,7 +398,7 @@ func (c *coordinator) trigger(now time.Time) bool {
 		pc.coord[n] = b
 	}
 	for _, k := range c.sources {
-		c.tasks[k].post(mail{kind: mailTrigger, id: id})
+		c.tasks[k].post(mail{kind: mailTrigger, id: id, stop: c.stopping})
 	}
 	return true
 }
@@ -333,13 +416,26 @@ func (c *coordinator) store() {
 		c.completed = c.completed[1:]
 		c.mu.Unlock()
 		snap := c.snapshot(pc)
-		path, err := c.cfg.Storage.Store(snap)
+		var path string
+		var err error
+		if pc.savepoint != nil {
+			snap.Kind = checkpoint.Savepoint
+			path, err = checkpoint.WriteSavepoint(pc.savepoint.dir, snap, c.openShared)
+		} else {
+			path, err = c.cfg.Storage.Store(snap)
+		}
 		end := c.clock.Now()
 		c.mu.Lock()
 		if err == nil {
 			c.lastEnd = end
-			for _, mb := range c.tasks {
-				mb.post(mail{kind: mailComplete, id: pc.id})
+			notified := newCountdown(len(c.tasks) - len(c.ended))
+			for k, mb := range c.tasks {
+				if !c.ended[k] {
+					mb.post(mail{kind: mailComplete, id: pc.id, done: notified.done})
+				}
+			}
+			if pc.savepoint != nil {
+				pc.savepoint.res <- savepointResult{path: path, notified: notified.ch}
 			}
 			c.hist.mu.Lock()
 			c.hist.stats = append(c.hist.stats, CheckpointStats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
@@ -347,12 +443,26 @@ func (c *coordinator) store() {
 			c.hist.mu.Unlock()
 		} else {
 			err = fmt.Errorf("%w: checkpoint %d: %w", errCheckpointAborted, pc.id, err)
+			if pc.savepoint != nil {
+				c.failSavepointLocked(pc.savepoint, err)
+			}
 		}
 		c.mu.Unlock()
 		for _, w := range pc.waiters {
 			w <- checkpointResult{id: pc.id, err: err}
 		}
 	}
+}
+
+// openShared reads a shared file of the checkpoint storage, for a
+// savepoint to copy; a storage without shared files has none.
+func (c *coordinator) openShared(name string) (io.ReadCloser, error) {
+	if d, ok := c.cfg.Storage.(interface {
+		OpenShared(name string) (io.ReadCloser, error)
+	}); ok {
+		return d.OpenShared(name)
+	}
+	return nil, fmt.Errorf("stream: shared file %s: the checkpoint storage has no shared files", name)
 }
 
 // snapshot builds the checkpoint of pc: the program's stateful operators
@@ -387,10 +497,17 @@ func (c *coordinator) shutdown() {
 		for _, w := range pc.waiters {
 			w <- checkpointResult{id: pc.id, err: fmt.Errorf("%w: checkpoint %d: the job attempt ended", errCheckpointAborted, pc.id)}
 		}
+		if pc.savepoint != nil {
+			pc.savepoint.res <- savepointResult{err: fmt.Errorf("%w: savepoint %d: the job attempt ended", errCheckpointAborted, pc.id)}
+		}
 	}
 	c.completed = nil
 	for _, r := range c.requests {
 		r <- checkpointResult{err: fmt.Errorf("%w: the job attempt ended", errCheckpointAborted)}
 	}
 	c.requests = nil
+	if c.savepoint != nil {
+		c.savepoint.res <- savepointResult{err: fmt.Errorf("%w: the job attempt ended", errCheckpointAborted)}
+		c.savepoint = nil
+	}
 }

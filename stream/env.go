@@ -60,6 +60,10 @@ type Options struct {
 	// Restart says whether and when the job restarts after a task failure;
 	// nil means Flink's default (see RestartStrategy).
 	Restart *RestartStrategy
+	// SourceRate, when positive, throttles every source of the job to this
+	// many records per second on Clock, split evenly over its subtasks (as
+	// Flink's RateLimiterStrategy.perSecond); zero reads at full speed.
+	SourceRate float64
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.

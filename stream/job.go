@@ -31,6 +31,7 @@ type Job struct {
 	coord    *coordinator
 	coordEnd chan struct{} // closed when the attempt's coordinator returned
 	canceled bool
+	stopped  bool // stopped with a savepoint: the job ends Finished
 	status   flow.Status
 	res      *Result
 	err      error
@@ -140,6 +141,13 @@ func (j *Job) supervise() {
 		<-end
 		if err == nil && j.ck != nil {
 			err = j.storeFinished()
+		}
+		j.mu.Lock()
+		stopped := j.stopped
+		j.mu.Unlock()
+		if stopped {
+			j.finish(res, nil, flow.Finished)
+			return
 		}
 		if err == nil || fj.Status() == flow.Canceled || j.jctx.Err() != nil {
 			j.finish(res, err, fj.Status())
@@ -295,4 +303,49 @@ func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
+}
+
+// StopWithSavepoint stops the job with a savepoint into dir (Flink's
+// stopWithSavepoint): the next checkpoint is a savepoint whose barrier
+// each source emits last, reading nothing after it; once the savepoint is
+// written (checkpoint.WriteSavepoint) its completion is notified to every
+// task, so that the sinks commit what it covers, and the job is stopped:
+// it ends Finished and Wait returns no error. It returns the savepoint's
+// path. If the savepoint is aborted (a task finished first, or the write
+// failed) the sources read on, the job keeps running and the error says
+// why.
+func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("stream: stop with savepoint: no savepoint directory")
+	}
+	j.mu.Lock()
+	c := j.coord
+	j.mu.Unlock()
+	if c == nil {
+		return "", errors.New("stream: stop with savepoint: the job does not checkpoint: call EnableCheckpointing")
+	}
+	req := c.requestSavepoint(dir)
+	var r savepointResult
+	select {
+	case r = <-req.res:
+	case <-j.done:
+		return "", errors.New("stream: stop with savepoint: the job ended first")
+	case <-ctx.Done():
+		return "", fmt.Errorf("stream: stop with savepoint: %w", ctx.Err())
+	}
+	if r.err != nil {
+		return "", fmt.Errorf("stream: stop with savepoint: %w", r.err)
+	}
+	select {
+	case <-r.notified:
+	case <-j.done:
+	case <-ctx.Done():
+		return r.path, fmt.Errorf("stream: stop with savepoint %s: %w", r.path, ctx.Err())
+	}
+	j.mu.Lock()
+	j.stopped = true
+	j.mu.Unlock()
+	j.Cancel()
+	<-j.done
+	return r.path, nil
 }
