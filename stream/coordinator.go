@@ -145,7 +145,7 @@ func (h *checkpointHistory) nextID() int64 {
 func newCoordinator(p *program, cfg *CheckpointConfig, clock flow.Clock, hist *checkpointHistory, restoring bool) *coordinator {
 	c := &coordinator{cfg: cfg, p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
 		tasks: map[taskKey]*mailbox{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
-		ended: map[taskKey]bool{},
+		ended:   map[taskKey]bool{},
 		started: clock.Now(), restoring: restoring}
 	for _, tp := range p.tasks {
 		c.expect += tp.head.parallelism
