@@ -35,7 +35,9 @@ func (c *checkpointFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&c.interval, "checkpoint-interval", time.Second, "time between two checkpoints (when --checkpoint-dir or --savepoint-dir is set)")
 	f.StringVar(&c.mode, "checkpointing-mode", "exactly-once", "exactly-once (aligned barriers) or at-least-once")
 	f.StringVar(&c.backend, "state-backend", "heap", "where keyed state lives: heap")
-	f.Float64Var(&c.rate, "rate", 0, "throttle every source to N records per second (0: full speed)")
+	if f.Lookup("rate") == nil { // else the job's generator has its own rate
+		f.Float64Var(&c.rate, "rate", 0, "throttle every source to N records per second (0: full speed)")
+	}
 	f.StringVar(&c.savepointDir, "savepoint-dir", "", "on SIGTERM, stop the job with a savepoint written under this directory")
 	f.StringVar(&c.fromSavepoint, "from-savepoint", "", "savepoint or checkpoint (directory or _metadata file) to start the job from")
 	f.BoolVar(&c.allowNonRestored, "allow-non-restored-state", false, "with --from-savepoint, skip the state of operators the job no longer has")
@@ -121,7 +123,8 @@ type savepointStop struct {
 	job     *stream.Job
 	path    string
 	err     error
-	pending bool // SIGTERM came before the job started
+	pending bool          // SIGTERM came before the job started
+	ran     chan struct{} // closed when a stop returned; nil before one
 }
 
 // started records the job's handle.
@@ -129,6 +132,9 @@ func (s *savepointStop) started(ctx context.Context, j *stream.Job) {
 	s.mu.Lock()
 	s.job = j
 	pending := s.pending
+	if pending {
+		s.ran = make(chan struct{})
+	}
 	s.mu.Unlock()
 	if pending {
 		go s.run(ctx)
@@ -143,6 +149,7 @@ func (s *savepointStop) stop(ctx context.Context) {
 		s.mu.Unlock()
 		return
 	}
+	s.ran = make(chan struct{})
 	s.mu.Unlock()
 	go s.run(ctx)
 }
@@ -152,17 +159,24 @@ func (s *savepointStop) run(ctx context.Context) {
 	j := s.job
 	s.mu.Unlock()
 	path, err := j.StopWithSavepoint(ctx, s.dir)
-	s.mu.Lock()
-	s.path, s.err = path, err
-	s.mu.Unlock()
 	if err != nil {
 		j.Cancel()
 	}
+	s.mu.Lock()
+	s.path, s.err = path, err
+	close(s.ran)
+	s.mu.Unlock()
 }
 
-// result returns the savepoint's path, or why the stop failed ("" and nil
-// when there was no stop).
+// result waits for a stop that began and returns the savepoint's path,
+// or why the stop failed ("" and nil when there was no stop).
 func (s *savepointStop) result() (string, error) {
+	s.mu.Lock()
+	ran := s.ran
+	s.mu.Unlock()
+	if ran != nil {
+		<-ran
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.path, s.err
