@@ -53,7 +53,11 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	}
 	if snap != nil {
 		j.hist.next = snap.ID
-		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do
+		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do but commit
+			if err := e.commitFinal(snap); err != nil {
+				j.stop()
+				return nil, err
+			}
 			j.status, j.res = flow.Finished, &Result{}
 			j.stop()
 			close(j.done)
@@ -184,15 +188,58 @@ func (j *Job) supervise() {
 	}
 }
 
-// storeFinished stores the snapshot of a job whose input ended and whose
-// sinks committed (FLIP-147's final checkpoint): a restore from it does
-// nothing.
+// storeFinished stores the snapshot of a job whose input ended (FLIP-147's
+// final checkpoint), holding what its sinks left to commit, and then
+// commits that: a crash before the store restores from the checkpoint
+// before (the sinks' pending files are discarded and written again), one
+// after it finds the job finished and only commits (commitFinal).
 func (j *Job) storeFinished() error {
 	id := j.hist.nextID()
-	_, err := j.ck.Storage.Store(&checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint,
-		Timestamp: j.clock.Now().UnixMilli(), Finished: true})
-	if err != nil {
+	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true}
+	var commits []func() error
+	ids := j.env.operatorIDs()
+	for _, n := range j.env.nodes {
+		if n.finalize == nil {
+			continue
+		}
+		b, commit, err := n.finalize()
+		if err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: %s: %w", id, n.name, err)
+		}
+		if b != nil {
+			snap.Operators = append(snap.Operators, checkpoint.OperatorState{ID: ids[n], Name: n.name, Parallelism: 1,
+				Subtasks: []checkpoint.SubtaskState{{State: b}}})
+			commits = append(commits, commit)
+		}
+	}
+	if _, err := j.ck.Storage.Store(snap); err != nil {
 		return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+	}
+	for _, commit := range commits {
+		if err := commit(); err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// commitFinal commits what a finished job's final snapshot holds of its
+// sinks.
+func (e *Env) commitFinal(snap *checkpoint.Snapshot) error {
+	ids := e.operatorIDs()
+	for _, n := range e.nodes {
+		if n.commitFinal == nil {
+			continue
+		}
+		op := snap.Operator(ids[n])
+		if op == nil {
+			continue
+		}
+		for _, st := range op.Subtasks {
+			if err := n.commitFinal(st.State); err != nil {
+				return fmt.Errorf("stream: restore of the finished job: %w", err)
+			}
+		}
 	}
 	return nil
 }
