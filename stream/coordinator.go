@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -48,11 +49,51 @@ type pendingCheckpoint struct {
 	alignment time.Duration
 	waiters   []chan checkpointResult
 	shared    map[*node][][]string // the shared files subtasks' states name
+	savepoint *savepointRequest    // nil: a checkpoint
 }
 
 type checkpointResult struct {
 	id  int64
 	err error
+}
+
+// savepointRequest is a stop-with-savepoint: the savepoint goes into dir,
+// and the sources read nothing after its barrier.
+type savepointRequest struct {
+	dir string
+	res chan savepointResult
+}
+
+// savepointResult is a completed savepoint (its path, and notified, which
+// is closed once every running task was notified of its completion), or
+// why it was aborted.
+type savepointResult struct {
+	path     string
+	notified <-chan struct{}
+	err      error
+}
+
+// countdown closes its channel when done was called n times.
+type countdown struct {
+	mu sync.Mutex
+	n  int
+	ch chan struct{}
+}
+
+func newCountdown(n int) *countdown {
+	c := &countdown{n: n, ch: make(chan struct{})}
+	if n == 0 {
+		close(c.ch)
+	}
+	return c
+}
+
+func (c *countdown) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n--; c.n == 0 {
+		close(c.ch)
+	}
 }
 
 // coordinator is a job attempt's checkpoint coordinator (Flink's
@@ -86,6 +127,8 @@ type coordinator struct {
 	pending   map[int64]*pendingCheckpoint
 	completed []*pendingCheckpoint // acknowledged by all, to store
 	requests  []chan checkpointResult
+	savepoint *savepointRequest // requested, not yet triggered
+	stopping  bool              // a stop-with-savepoint is in progress
 	lastEnd   time.Time
 	started   time.Time // the attempt's start, for the restore time
 	restoring bool
@@ -224,7 +267,23 @@ func (c *coordinator) request() <-chan checkpointResult {
 	return ch
 }
 
-// abortLocked drops pending checkpoint id; c.mu is held.
+// requestSavepoint asks for a stop-with-savepoint into dir.
+func (c *coordinator) requestSavepoint(dir string) *savepointRequest {
+	r := &savepointRequest{dir: dir, res: make(chan savepointResult, 1)}
+	c.mu.Lock()
+	if c.savepoint != nil || c.stopping {
+		c.mu.Unlock()
+		r.res <- savepointResult{err: errors.New("stream: stop with savepoint: one is in progress already")}
+		return r
+	}
+	c.savepoint = r
+	c.mu.Unlock()
+	c.wake()
+	return r
+}
+
+// abortLocked drops pending checkpoint id; c.mu is held. The sources of an
+// aborted stop-with-savepoint read on.
 func (c *coordinator) abortLocked(id int64, err error) {
 	pc := c.pending[id]
 	if pc == nil {
@@ -233,6 +292,21 @@ func (c *coordinator) abortLocked(id int64, err error) {
 	delete(c.pending, id)
 	for _, w := range pc.waiters {
 		w <- checkpointResult{id: id, err: err}
+	}
+	if pc.savepoint != nil {
+		c.failSavepointLocked(pc.savepoint, err)
+	}
+}
+
+// failSavepointLocked reports a stop-with-savepoint that failed and lets
+// the sources read on; c.mu is held.
+func (c *coordinator) failSavepointLocked(r *savepointRequest, err error) {
+	r.res <- savepointResult{err: err}
+	c.stopping = false
+	for _, k := range c.sources {
+		if !c.done[k] {
+			c.tasks[k].post(mail{kind: mailResume})
+		}
 	}
 }
 
@@ -277,7 +351,7 @@ func (c *coordinator) run(ctx context.Context) {
 func (c *coordinator) due(now, next time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !now.Before(next) || len(c.requests) > 0
+	return !now.Before(next) || len(c.requests) > 0 || c.savepoint != nil
 }
 
 // wakeAt is when the loop must look again: the next trigger, a pending
@@ -324,9 +398,13 @@ func (c *coordinator) trigger(now time.Time) bool {
 			r <- checkpointResult{err: fmt.Errorf("%w: every task of the job finished", errCheckpointAborted)}
 		}
 		c.requests = nil
+		if c.savepoint != nil {
+			c.savepoint.res <- savepointResult{err: fmt.Errorf("%w: every task of the job finished", errCheckpointAborted)}
+			c.savepoint = nil
+		}
 		return false
 	}
-	if len(c.tasks) < c.expect || len(c.pending) >= c.cfg.MaxConcurrentCheckpoints {
+	if c.stopping || len(c.tasks) < c.expect || len(c.pending) >= c.cfg.MaxConcurrentCheckpoints {
 		return false
 	}
 	if !c.lastEnd.IsZero() && now.Before(c.lastEnd.Add(c.cfg.MinPauseBetweenCheckpoints)) {
@@ -334,8 +412,11 @@ func (c *coordinator) trigger(now time.Time) bool {
 	}
 	id := c.hist.nextID()
 	pc := &pendingCheckpoint{id: id, at: now, acked: map[taskKey]bool{}, finished: map[taskKey]bool{},
-		states: map[*node][][]byte{}, inflight: map[*node][][]byte{}, coord: map[*node][]byte{}, waiters: c.requests}
+		states: map[*node][][]byte{}, inflight: map[*node][][]byte{}, coord: map[*node][]byte{}, waiters: c.requests,
+		savepoint: c.savepoint}
 	c.requests = nil
+	c.savepoint = nil
+	c.stopping = pc.savepoint != nil
 	c.pending[id] = pc
 	for k := range c.done {
 		pc.acked[k], pc.finished[k] = true, true
@@ -358,7 +439,7 @@ func (c *coordinator) trigger(now time.Time) bool {
 	}
 	for _, k := range c.sources {
 		if !c.done[k] {
-			c.tasks[k].post(mail{kind: mailTrigger, id: id})
+			c.tasks[k].post(mail{kind: mailTrigger, id: id, stop: c.stopping})
 		}
 	}
 	return true
@@ -377,13 +458,26 @@ func (c *coordinator) store() {
 		c.completed = c.completed[1:]
 		c.mu.Unlock()
 		snap, inflight := c.snapshot(pc)
-		path, err := c.cfg.Storage.Store(snap)
+		var path string
+		var err error
+		if pc.savepoint != nil {
+			snap.Kind = checkpoint.Savepoint
+			path, err = checkpoint.WriteSavepoint(pc.savepoint.dir, snap, c.openShared)
+		} else {
+			path, err = c.cfg.Storage.Store(snap)
+		}
 		end := c.clock.Now()
 		c.mu.Lock()
 		if err == nil {
 			c.lastEnd = end
-			for _, mb := range c.tasks {
-				mb.post(mail{kind: mailComplete, id: pc.id})
+			notified := newCountdown(len(c.tasks) - len(c.done))
+			for k, mb := range c.tasks {
+				if !c.done[k] {
+					mb.post(mail{kind: mailComplete, id: pc.id, done: notified.done})
+				}
+			}
+			if pc.savepoint != nil {
+				pc.savepoint.res <- savepointResult{path: path, notified: notified.ch}
 			}
 			c.hist.mu.Lock()
 			c.hist.stats = append(c.hist.stats, CheckpointStats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
@@ -391,12 +485,26 @@ func (c *coordinator) store() {
 			c.hist.mu.Unlock()
 		} else {
 			err = fmt.Errorf("%w: checkpoint %d: %w", errCheckpointAborted, pc.id, err)
+			if pc.savepoint != nil {
+				c.failSavepointLocked(pc.savepoint, err)
+			}
 		}
 		c.mu.Unlock()
 		for _, w := range pc.waiters {
 			w <- checkpointResult{id: pc.id, err: err}
 		}
 	}
+}
+
+// openShared reads a shared file of the checkpoint storage, for a
+// savepoint to copy; a storage without shared files has none.
+func (c *coordinator) openShared(name string) (io.ReadCloser, error) {
+	if d, ok := c.cfg.Storage.(interface {
+		OpenShared(name string) (io.ReadCloser, error)
+	}); ok {
+		return d.OpenShared(name)
+	}
+	return nil, fmt.Errorf("stream: shared file %s: the checkpoint storage has no shared files", name)
 }
 
 // snapshot builds the checkpoint of pc: the program's stateful operators
@@ -468,12 +576,19 @@ func (c *coordinator) shutdown() {
 		for _, w := range pc.waiters {
 			w <- checkpointResult{id: pc.id, err: fmt.Errorf("%w: checkpoint %d: the job attempt ended", errCheckpointAborted, pc.id)}
 		}
+		if pc.savepoint != nil {
+			pc.savepoint.res <- savepointResult{err: fmt.Errorf("%w: savepoint %d: the job attempt ended", errCheckpointAborted, pc.id)}
+		}
 	}
 	c.completed = nil
 	for _, r := range c.requests {
 		r <- checkpointResult{err: fmt.Errorf("%w: the job attempt ended", errCheckpointAborted)}
 	}
 	c.requests = nil
+	if c.savepoint != nil {
+		c.savepoint.res <- savepointResult{err: fmt.Errorf("%w: the job attempt ended", errCheckpointAborted)}
+		c.savepoint = nil
+	}
 }
 
 // addShared records the shared files that the state subtask of n acknowledges

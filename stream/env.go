@@ -67,6 +67,10 @@ type Options struct {
 	// (Flink's state.backend.incremental) when the checkpoint storage keeps
 	// shared files, as a checkpoint.Dir does; false takes full snapshots.
 	Incremental bool
+	// SourceRate, when positive, throttles every source of the job to this
+	// many records per second on Clock, split evenly over its subtasks (as
+	// Flink's RateLimiterStrategy.perSecond); zero reads at full speed.
+	SourceRate float64
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.

@@ -31,6 +31,7 @@ type Job struct {
 	coord    *coordinator
 	coordEnd chan struct{} // closed when the attempt's coordinator returned
 	canceled bool
+	stopped  bool // stopped with a savepoint: the job ends Finished
 	status   flow.Status
 	res      *Result
 	err      error
@@ -57,7 +58,11 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	}
 	if snap != nil {
 		j.hist.next = snap.ID
-		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do
+		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do but commit
+			if err := e.commitFinal(snap); err != nil {
+				j.stop()
+				return nil, err
+			}
 			j.status, j.res = flow.Finished, &Result{}
 			j.stop()
 			close(j.done)
@@ -146,6 +151,13 @@ func (j *Job) supervise() {
 		if err == nil && j.ck != nil {
 			err = j.storeFinished()
 		}
+		j.mu.Lock()
+		stopped := j.stopped
+		j.mu.Unlock()
+		if stopped {
+			j.finish(res, nil, flow.Finished)
+			return
+		}
 		if err == nil || fj.Status() == flow.Canceled || j.jctx.Err() != nil {
 			j.finish(res, err, fj.Status())
 			return
@@ -181,15 +193,58 @@ func (j *Job) supervise() {
 	}
 }
 
-// storeFinished stores the snapshot of a job whose input ended and whose
-// sinks committed (FLIP-147's final checkpoint): a restore from it does
-// nothing.
+// storeFinished stores the snapshot of a job whose input ended (FLIP-147's
+// final checkpoint), holding what its sinks left to commit, and then
+// commits that: a crash before the store restores from the checkpoint
+// before (the sinks' pending files are discarded and written again), one
+// after it finds the job finished and only commits (commitFinal).
 func (j *Job) storeFinished() error {
 	id := j.hist.nextID()
-	_, err := j.ck.Storage.Store(&checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint,
-		Timestamp: j.clock.Now().UnixMilli(), Finished: true})
-	if err != nil {
+	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true}
+	var commits []func() error
+	ids := j.env.operatorIDs()
+	for _, n := range j.env.nodes {
+		if n.finalize == nil {
+			continue
+		}
+		b, commit, err := n.finalize()
+		if err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: %s: %w", id, n.name, err)
+		}
+		if b != nil {
+			snap.Operators = append(snap.Operators, checkpoint.OperatorState{ID: ids[n], Name: n.name, Parallelism: 1,
+				Subtasks: []checkpoint.SubtaskState{{State: b}}})
+			commits = append(commits, commit)
+		}
+	}
+	if _, err := j.ck.Storage.Store(snap); err != nil {
 		return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+	}
+	for _, commit := range commits {
+		if err := commit(); err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// commitFinal commits what a finished job's final snapshot holds of its
+// sinks.
+func (e *Env) commitFinal(snap *checkpoint.Snapshot) error {
+	ids := e.operatorIDs()
+	for _, n := range e.nodes {
+		if n.commitFinal == nil {
+			continue
+		}
+		op := snap.Operator(ids[n])
+		if op == nil {
+			continue
+		}
+		for _, st := range op.Subtasks {
+			if err := n.commitFinal(st.State); err != nil {
+				return fmt.Errorf("stream: restore of the finished job: %w", err)
+			}
+		}
 	}
 	return nil
 }
@@ -300,4 +355,49 @@ func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
+}
+
+// StopWithSavepoint stops the job with a savepoint into dir (Flink's
+// stopWithSavepoint): the next checkpoint is a savepoint whose barrier
+// each source emits last, reading nothing after it; once the savepoint is
+// written (checkpoint.WriteSavepoint) its completion is notified to every
+// task, so that the sinks commit what it covers, and the job is stopped:
+// it ends Finished and Wait returns no error. It returns the savepoint's
+// path. If the savepoint is aborted (a task finished first, or the write
+// failed) the sources read on, the job keeps running and the error says
+// why.
+func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("stream: stop with savepoint: no savepoint directory")
+	}
+	j.mu.Lock()
+	c := j.coord
+	j.mu.Unlock()
+	if c == nil {
+		return "", errors.New("stream: stop with savepoint: the job does not checkpoint: call EnableCheckpointing")
+	}
+	req := c.requestSavepoint(dir)
+	var r savepointResult
+	select {
+	case r = <-req.res:
+	case <-j.done:
+		return "", errors.New("stream: stop with savepoint: the job ended first")
+	case <-ctx.Done():
+		return "", fmt.Errorf("stream: stop with savepoint: %w", ctx.Err())
+	}
+	if r.err != nil {
+		return "", fmt.Errorf("stream: stop with savepoint: %w", r.err)
+	}
+	select {
+	case <-r.notified:
+	case <-j.done:
+	case <-ctx.Done():
+		return r.path, fmt.Errorf("stream: stop with savepoint %s: %w", r.path, ctx.Err())
+	}
+	j.mu.Lock()
+	j.stopped = true
+	j.mu.Unlock()
+	j.Cancel()
+	<-j.done
+	return r.path, nil
 }

@@ -17,11 +17,20 @@ const (
 	mailTrigger mailKind = iota
 	// mailComplete: checkpoint id completed; the operators are notified.
 	mailComplete
+	// mailResume: a source subtask stopped by a savepoint that was then
+	// aborted reads on.
+	mailResume
 )
 
 type mail struct {
 	kind mailKind
 	id   int64
+	// stop (a trigger): the source subtask reads nothing after its barrier
+	// (stop-with-savepoint)
+	stop bool
+	// done, when set (a completion), is called once the operators were
+	// notified
+	done func()
 }
 
 // mailbox carries the coordinator's requests to a task (Flink's task

@@ -31,6 +31,15 @@ type node struct {
 	// consumers, an output[O] of the port's type; it returns the operator
 	// and, per input, the output[I] that feeds it.
 	build func(rt *taskRuntime, outs map[string]any) (ins []any, op operator, err error)
+	// finalize, on a sink that commits at the end of input (FileSink),
+	// returns what its subtasks left to commit when the input of a
+	// checkpointing job ended, encoded for the final snapshot (nil: none),
+	// and the commit (see Job.storeFinished).
+	finalize func() (state []byte, commit func() error, err error)
+	// commitFinal commits what the final snapshot holds of the sink: a
+	// restore that finds the job finished (its process may have died before
+	// the commit).
+	commitFinal func(state []byte) error
 }
 
 // edge connects a port of one node to an input of another.

@@ -45,13 +45,31 @@ func SinkTo[T any](ds DataStream[T], fs *sink.FileSink[T]) {
 	n := addSink(ds, "FileSink", nil)
 	n.prepare = func(p int) error {
 		c.mu.Lock()
-		c.left, c.pending = p, nil
+		c.left, c.pending, c.final = p, nil, nil
 		c.mu.Unlock()
 		return nil
 	}
 	n.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
 		op := &fileSinkOp[T]{fs: fs, node: n, commit: c, every: fs.CheckInterval(), rt: rt}
 		return []any{op}, op, nil
+	}
+	n.finalize = func() ([]byte, func() error, error) {
+		c.mu.Lock()
+		final := c.final
+		c.final = nil
+		c.mu.Unlock()
+		if final == nil {
+			return nil, nil, nil
+		}
+		b, err := encodeCommittables(n.name, final)
+		return b, func() error { return sink.Commit(final) }, err
+	}
+	n.commitFinal = func(b []byte) error {
+		cs, err := decodeCommittables(n.name, b)
+		if err != nil {
+			return err
+		}
+		return sink.Commit(cs)
 	}
 }
 
@@ -60,6 +78,54 @@ type fileCommit struct {
 	mu      sync.Mutex
 	left    int // subtasks not finished
 	pending []sink.Committable
+	// final is what the subtasks of a checkpointing job handed over at the
+	// end of input: the job commits it after its final snapshot holds it
+	final []sink.Committable
+}
+
+// encodeCommittables writes cs as a FileSink subtask's operator state
+// (FileSinkCommittables).
+func encodeCommittables(name string, cs []sink.Committable) ([]byte, error) {
+	store := state.NewOperatorStore(state.OperatorOptions{Name: name})
+	defer store.Dispose()
+	list, err := state.GetOperatorListState(store, state.ListDescriptor[[]byte]{Name: FileSinkCommittables})
+	if err != nil {
+		return nil, err
+	}
+	enc := make([][]byte, len(cs))
+	for i, c := range cs {
+		if enc[i], err = c.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	}
+	list.Update(enc)
+	var buf bytes.Buffer
+	if err := store.Snapshot(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), store.Err()
+}
+
+// decodeCommittables reads what encodeCommittables wrote.
+func decodeCommittables(name string, b []byte) ([]sink.Committable, error) {
+	store := state.NewOperatorStore(state.OperatorOptions{Name: name})
+	defer store.Dispose()
+	if err := store.Restore(bytes.NewReader(b)); err != nil {
+		return nil, err
+	}
+	list, err := state.GetOperatorListState(store, state.ListDescriptor[[]byte]{Name: FileSinkCommittables})
+	if err != nil {
+		return nil, err
+	}
+	var cs []sink.Committable
+	for _, e := range list.Get() {
+		var c sink.Committable
+		if err := c.UnmarshalBinary(e); err != nil {
+			return nil, fmt.Errorf("stream: %s: final snapshot: %w", name, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, nil
 }
 
 type fileSinkOp[T any] struct {
@@ -189,6 +255,9 @@ func (f *fileSinkOp[T]) endInput() error {
 	var all []sink.Committable
 	if c.left == 0 {
 		all, c.pending = c.pending, nil
+		if f.rt.ck != nil { // the job commits them once its final snapshot holds them
+			c.final, all = all, nil
+		}
 	}
 	c.mu.Unlock()
 	if all != nil {

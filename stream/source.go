@@ -85,6 +85,9 @@ type sourceRun[T any] struct {
 	// splitless counts the periodic ticks in a row that found the reader
 	// without a split
 	splitless int
+	// stopped: the subtask emitted the barrier of a stop-with-savepoint and
+	// reads nothing more
+	stopped bool
 }
 
 func (s *sourceRun[T]) close() error {
@@ -110,6 +113,22 @@ func (s *sourceRun[T]) snapshot(_ int64, w io.Writer) error {
 	return s.state.snapshot(s.reader.Positions(), w)
 }
 
+// readerClock is the job's clock as a source reader paces by it.
+type readerClock struct{ c flow.Clock }
+
+func (r readerClock) Now() time.Time { return r.c.Now() }
+
+func (r readerClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := r.c.Timer(r.c.Now().Add(d))
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // clockDeadline returns a context that ends when the job's clock reaches t,
 // or with parent.
 func clockDeadline(parent context.Context, c flow.Clock, t time.Time) (context.Context, context.CancelFunc) {
@@ -132,8 +151,12 @@ func clockDeadline(parent context.Context, c flow.Clock, t time.Time) (context.C
 func (s *sourceRun[T]) run(rt *taskRuntime) error {
 	s.rt = rt
 	tc := rt.tc
-	r, err := s.src.Reader(source.ReaderContext{Subtask: tc.Subtask, Parallelism: tc.Parallelism, Splits: s.enum,
-		Idle: tc.Metrics.AddIdle})
+	rc := source.ReaderContext{Subtask: tc.Subtask, Parallelism: tc.Parallelism, Splits: s.enum,
+		Idle: tc.Metrics.AddIdle}
+	if rate := rt.p.env.opts.SourceRate; rate > 0 {
+		rc.Rate, rc.Clock = rate/float64(tc.Parallelism), readerClock{rt.clock}
+	}
+	r, err := s.src.Reader(rc)
 	if err != nil {
 		return err
 	}
@@ -160,14 +183,16 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 	ctx, cancel := deadline(next)
 	defer func() { cancel() }()
 	if rt.ck != nil {
-		rt.ck.trigger = func(id int64) error {
+		rt.ck.trigger = func(id int64, stop bool) error {
 			if err := s.out.flush(); err != nil {
 				return err
 			}
 			err := rt.checkpoint(id, 0)
 			s.node.valve.open(rt.subtask)
+			s.stopped = s.stopped || stop
 			return err
 		}
+		rt.ck.resume = func() { s.stopped = false }
 	}
 	for {
 		if err := rt.drainMail(); err != nil {
@@ -175,6 +200,14 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 		}
 		if err := rt.processingTime(); err != nil {
 			return err
+		}
+		if s.stopped { // until the job is cancelled, or the savepoint aborted
+			select {
+			case <-rt.ck.mb.wake:
+			case <-jobCtx.Done():
+				return jobCtx.Err()
+			}
+			continue
 		}
 		if !clock.Now().Before(next) {
 			if err := s.out.flush(); err != nil {

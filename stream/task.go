@@ -73,7 +73,9 @@ type taskCheckpoints struct {
 	c       *coordinator
 	key     taskKey
 	mb      *mailbox
-	trigger func(id int64) error
+	trigger func(id int64, stop bool) error
+	// resume, in a source task, reads on after a stop that was aborted
+	resume func()
 }
 
 // restoredFor returns the snapshot to open n's operator from, or nil.
@@ -501,15 +503,22 @@ func (rt *taskRuntime) drainMail() error {
 		switch m.kind {
 		case mailTrigger:
 			if rt.ck.trigger != nil {
-				if err := rt.ck.trigger(m.id); err != nil {
+				if err := rt.ck.trigger(m.id, m.stop); err != nil {
 					return err
 				}
+			}
+		case mailResume:
+			if rt.ck.resume != nil {
+				rt.ck.resume()
 			}
 		case mailComplete:
 			for _, op := range rt.ops {
 				if err := op.notifyCheckpointComplete(m.id); err != nil {
 					return err
 				}
+			}
+			if m.done != nil {
+				m.done()
 			}
 		}
 	}

@@ -13,9 +13,9 @@
 //     stream.Env from Options and runs it until its sources end or ctx is
 //     done; results are printed in Flink's print format (sink.Print: "N> "
 //     before each line at parallelism above 1) to Options.Stdout, or written
-//     as part files through stream/sink's FileSink; RunWindowStats writes
-//     its result and late events to files through a temporary name, renamed
-//     when the job succeeded.
+//     as part files through stream/sink's FileSink, committed as the job's
+//     checkpoints complete (Options.Configure enables them) and when its
+//     input ends.
 //   - A run ended by ctx returns an error once the job has stopped: its sources
 //     have stopped, uncommitted part files are removed and the job's spill
 //     directory is gone when it returns.

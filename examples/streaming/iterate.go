@@ -57,7 +57,7 @@ type IterateParams struct {
 // per trip around the loop, until a number reaches IterateBound; it
 // prints each pair with its number of steps.
 func RunIterate(ctx context.Context, o Options, p IterateParams) error {
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	var pairs stream.DataStream[Pair]
 	if p.Input != "" {
 		src, err := source.Files(source.Text(), p.Input)

@@ -7,7 +7,9 @@ import (
 
 // emit prints ds in Flink's print format to o.Stdout, or, when output is
 // not empty, writes its lines (Flink's toString of each value) to part
-// files under the directory output, committed when the job ends.
+// files under the directory output (stream.SinkTo): committed as each
+// checkpoint completes when the job checkpoints (Options.Configure), and
+// when its input ends.
 func emit[T any](ds stream.DataStream[T], o Options, output string) {
 	if output == "" {
 		stream.PrintTo(ds, o.Stdout, "")

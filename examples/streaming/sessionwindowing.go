@@ -52,7 +52,7 @@ func RunSessionWindowing(ctx context.Context, o Options, p SessionWindowingParam
 			return err
 		}
 	}
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	src := stream.FromSource(env, source.FromSlice(events),
 		watermark.ForMonotonousTimestamps[SessionEvent]().WithTimestampAssigner(func(e SessionEvent, _ int64) int64 { return e.Timestamp }),
 		"session-events").SetParallelism(1)

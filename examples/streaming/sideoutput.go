@@ -30,7 +30,7 @@ var rejectedWords = stream.NewOutputTag[string]("rejected")
 // tumbling event-time windows of p.Window, printed "(word,count)" when a
 // window ends (every window fires at the end of a bounded input).
 func RunSideOutput(ctx context.Context, o Options, p SideOutputParams) error {
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	ingestion := watermark.ForMonotonousTimestamps[string]().
 		WithTimestampAssigner(func(string, int64) int64 { return time.Now().UnixMilli() })
 	var src source.Source[string]

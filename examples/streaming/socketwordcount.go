@@ -45,7 +45,7 @@ func RunSocketWindowWordCount(ctx context.Context, o Options, p SocketWordCountP
 	if err != nil {
 		return fmt.Errorf("examples/streaming: socket window wordcount: %w", err)
 	}
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	text := stream.FromSource(env, src, watermark.NoWatermarks[string](), "socket-input")
 	words := stream.FlatMap(text, func(line string, emit func(WordWithCount)) {
 		JavaSplitWhitespace(line, func(w string) { emit(WordWithCount{Word: w, Count: 1}) })

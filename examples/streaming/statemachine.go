@@ -40,7 +40,7 @@ func RunStateMachine(ctx context.Context, o Options, p StateMachineParams) error
 	if err != nil {
 		return err
 	}
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	events := stream.FromSource(env, source.Generator(generatorFunc(g), p.Events, p.Rate),
 		watermark.NoWatermarks[Event](), "Events Generator Source").SetParallelism(1)
 	alerts := StateMachine(stream.KeyBy(events, func(e Event) int32 { return e.Address }))

@@ -67,7 +67,7 @@ func RunTopSpeedWindowing(ctx context.Context, o Options, p TopSpeedParams) erro
 		}
 		cars = append(cars, c)
 	}
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	src := stream.FromSource(env, source.FromSlice(cars),
 		watermark.ForMonotonousTimestamps[CarEvent]().WithTimestampAssigner(func(c CarEvent, _ int64) int64 { return c.Time }),
 		"car-events").SetParallelism(1)

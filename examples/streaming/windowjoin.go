@@ -99,7 +99,7 @@ func RunWindowJoin(ctx context.Context, o Options, p WindowJoinParams) error {
 	if err != nil {
 		return fmt.Errorf("examples/streaming: window join: %w", err)
 	}
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	input := func(seed int64, maxValue int32, name string) stream.DataStream[NameValue] {
 		// the source has one reader, which asks for indexes in order
 		gen := WindowJoinSample(seed, maxValue)

@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -44,13 +41,13 @@ type WindowStatsParams struct {
 	OutOfOrderness time.Duration
 	// AllowedLateness keeps windows for late firings.
 	AllowedLateness time.Duration
-	// LateOutput, when set, is a file receiving the late events' input
-	// lines.
+	// LateOutput, when set, is a directory receiving the late events' input
+	// lines as part files.
 	LateOutput string
 	// Aggregate is sum, count, min, max or avg.
 	Aggregate string
-	// Output is a file for the result lines; "" prints them to
-	// Options.Stdout.
+	// Output is a directory to write the result lines to as part files;
+	// "" prints them to Options.Stdout.
 	Output string
 }
 
@@ -150,10 +147,10 @@ func statValue(aggregate string, a statAcc) string {
 // timestamp seen - OutOfOrderness - 1, so which events are late does not
 // depend on timing or parallelism. Every firing (late firings included)
 // gives a line "key,window_start,window_end,value"; late events go to
-// LateOutput as their input lines. The lines are written as the windows
-// fire, by one subtask per output (buffered, so Stdout gets them in
-// blocks); output files are written under a
-// temporary name and renamed when the job succeeded.
+// LateOutput as their input lines. Printed lines are written as the
+// windows fire by one subtask (buffered, so Stdout gets them in blocks);
+// the output directories get part files through the FileSink (see emit),
+// exactly once under checkpoints.
 func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	switch p.Aggregate {
 	case "sum", "count", "min", "max", "avg":
@@ -182,7 +179,7 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 			return ts - bound - 1, true
 		})
 	}).WithTimestampAssigner(func(e StatEvent, _ int64) int64 { return e.Time })
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	src := stream.FromSource(env, source.FromSlice(events), strategy, "csv-events").SetParallelism(1)
 	lateTag := stream.NewOutputTag[StatEvent]("late")
 	ws := stream.Window(stream.KeyBy(src, func(e StatEvent) string { return e.Key }), assigner).
@@ -199,29 +196,25 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 			},
 		}
 	})
-	results, err := newLinesOutput(p.Output, o.Stdout)
-	if err != nil {
-		return err
+	var printed *bufio.Writer
+	if p.Output == "" {
+		printed = bufio.NewWriter(o.Stdout)
+		writeLines(lines, printed)
+	} else {
+		emit(lines, o, p.Output)
 	}
-	defer results.discard()
-	writeLines(lines, results.w)
-	var late *linesOutput
 	if p.LateOutput != "" {
-		if late, err = newLinesOutput(p.LateOutput, nil); err != nil {
-			return err
-		}
-		defer late.discard()
-		writeLines(stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }), late.w)
+		emit(stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }), o, p.LateOutput)
 	}
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: window stats: %w", err)
 	}
-	if late != nil {
-		if err := late.commit(); err != nil {
-			return err
+	if printed != nil {
+		if err := printed.Flush(); err != nil {
+			return fmt.Errorf("examples/streaming: window stats: %w", err)
 		}
 	}
-	return results.commit()
+	return nil
 }
 
 // writeLines writes every line of ds to w, a line each, from one subtask
@@ -235,56 +228,6 @@ func writeLines(ds stream.DataStream[string], w *bufio.Writer) {
 			},
 		}
 	}).SetParallelism(1)
-}
-
-// linesOutput is where the lines of an output go as the job emits them:
-// a temporary file in the directory of path, renamed to path by commit,
-// or, when path is "", stdout.
-type linesOutput struct {
-	path string
-	f    *os.File
-	w    *bufio.Writer // over f, or stdout
-}
-
-func newLinesOutput(path string, stdout io.Writer) (*linesOutput, error) {
-	if path == "" {
-		return &linesOutput{w: bufio.NewWriter(stdout)}, nil
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("examples/streaming: output: %w", err)
-	}
-	return &linesOutput{path: path, f: f, w: bufio.NewWriter(f)}, nil
-}
-
-// commit flushes the lines and renames the temporary file to the path.
-func (l *linesOutput) commit() error {
-	err := l.w.Flush()
-	if l.f == nil {
-		return err
-	}
-	f := l.f
-	l.f = nil
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), l.path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("examples/streaming: output %s: %w", l.path, err)
-	}
-	return nil
-}
-
-// discard removes the temporary file of an output not committed.
-func (l *linesOutput) discard() {
-	if l.f != nil {
-		l.f.Close()
-		os.Remove(l.f.Name())
-		l.f = nil
-	}
 }
 
 // ReadStatEvents reads the CSV file path: a header row naming the columns,

@@ -27,7 +27,7 @@ type WindowWordCountParams struct {
 // every Slide occurrences of a word print "(word,n)", n the occurrences
 // among its last Window.
 func RunWindowWordCount(ctx context.Context, o Options, p WindowWordCountParams) error {
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	var lines stream.DataStream[string]
 	if p.Input != "" {
 		src, err := source.Files(source.Text(), p.Input)

@@ -21,6 +21,18 @@ type Options struct {
 	Stream stream.Options
 	// Stdout receives printed results.
 	Stdout io.Writer
+	// Configure, when set, adjusts the job's Env before the program is
+	// built: the command line enables checkpointing through it.
+	Configure func(*stream.Env)
+}
+
+// newEnv returns the Env of a run: stream.New(o.Stream), configured.
+func (o Options) newEnv() *stream.Env {
+	env := stream.New(o.Stream)
+	if o.Configure != nil {
+		o.Configure(env)
+	}
+	return env
 }
 
 // WordCount is one word and its count, printed as Flink prints a
@@ -47,7 +59,7 @@ type WordCountParams struct {
 // word and sum the counts. In STREAMING mode every running count is
 // emitted, in BATCH mode only the final ones.
 func RunWordCount(ctx context.Context, o Options, p WordCountParams) error {
-	env := stream.New(o.Stream)
+	env := o.newEnv()
 	var lines stream.DataStream[string]
 	switch {
 	case p.Monitor > 0:

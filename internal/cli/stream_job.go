@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -43,15 +44,19 @@ func streamJobs() []*streamJob {
 
 // command returns the cobra command of j under `weir run`. A run whose
 // context ends (Ctrl-C) returns ErrInterrupted once the job has stopped.
+// With --savepoint-dir, SIGTERM stops the job with a savepoint and the run
+// prints "Savepoint completed. Path: <path>" and succeeds.
 func (j *streamJob) command(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   j.name + " " + j.args,
 		Short: j.short,
-		Long:  j.long,
+		Long:  j.long + checkpointHelp,
 		Args:  cobra.NoArgs,
 	}
 	run := j.bind(cmd.Flags())
 	g.registerJob(cmd.Flags())
+	var ck checkpointFlags
+	ck.register(cmd.Flags())
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
 			return err
@@ -61,11 +66,38 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			Stream: stream.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
 			Stdout: cmd.OutOrStdout(),
 		}
+		if err := ck.apply(&o); err != nil {
+			return err
+		}
+		var starts []func(*stream.Job)
 		if p := g.streamProgress(cmd.ErrOrStderr(), "run "+j.name); p != nil {
-			o.Stream.Started = p.started
+			starts = append(starts, p.started)
 			defer p.stop()
 		}
+		var sp *savepointStop
+		if ck.savepointDir != "" {
+			sp = &savepointStop{dir: ck.savepointDir}
+			starts = append(starts, func(jb *stream.Job) { sp.started(ctx, jb) })
+			defer onTerminate(ctx, func() { sp.stop(ctx) })()
+		}
+		if len(starts) > 0 {
+			o.Stream.Started = func(jb *stream.Job) {
+				for _, f := range starts {
+					f(jb)
+				}
+			}
+		}
 		err := g.profile(func() error { return run(ctx, o) })
+		if sp != nil {
+			path, serr := sp.result()
+			if err == nil && path != "" {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Savepoint completed. Path: %s\n", path)
+				return err
+			}
+			if err != nil && serr != nil && ctx.Err() == nil {
+				return fmt.Errorf("stop with savepoint: %w", serr)
+			}
+		}
 		if err != nil && ctx.Err() != nil {
 			return ErrInterrupted
 		}
@@ -73,6 +105,26 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 	})
 	return cmd
 }
+
+// checkpointHelp ends the help of every stream job: its checkpoint and
+// savepoint flags.
+const checkpointHelp = `
+
+Checkpoints and savepoints (Flink's): --checkpoint-dir DIR checkpoints the job's
+state every --checkpoint-interval (1s by default) into DIR; after a crash the same
+command resumes from the latest complete checkpoint there, and once the input ended
+it finds the job finished and does nothing. --output part files are then committed
+as each checkpoint completes (exactly once: the names of files not committed start
+with a dot). --checkpointing-mode at-least-once does not align barriers.
+--unaligned-checkpoints lets barriers overtake records in flight, which the
+checkpoint stores. --state-backend heap keeps keyed state in memory, disk in an
+embedded Pebble store under the temporary directory; --incremental-checkpoints
+then stores only the files new since the last checkpoint. --rate N throttles the sources
+to N records per second. With --savepoint-dir DIR, SIGTERM stops the job with a
+savepoint under DIR, prints "Savepoint completed. Path: <path>" and exits 0
+(Ctrl-C cancels, status 130); --from-savepoint PATH starts from it, at any
+--parallelism, and --allow-non-restored-state skips the state of operators the
+job no longer has.`
 
 // explainCommand returns the cobra command of j under `weir explain`: the
 // job's own flags and --format. The program is built and its stream graph

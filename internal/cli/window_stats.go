@@ -13,8 +13,8 @@ func windowStatsJob() *streamJob {
 	return &streamJob{
 		name: "window-stats",
 		args: "--input CSV --key K --time T --value V --window tumbling:SIZE|sliding:SIZE,SLIDE|session:GAP " +
-			"[--out-of-orderness D] [--allowed-lateness D] [--late-output FILE] [--aggregate sum|count|min|max|avg] " +
-			"[--execution-mode streaming|batch|automatic] [--output FILE]",
+			"[--out-of-orderness D] [--allowed-lateness D] [--late-output DIR] [--aggregate sum|count|min|max|avg] " +
+			"[--execution-mode streaming|batch|automatic] [--output DIR]",
 		short: "Aggregate a CSV of events per key and event-time window",
 		long: `Aggregate the --value column of a CSV of events (a header row naming the columns)
 per --key and event-time window, --time being epoch milliseconds:
@@ -30,11 +30,12 @@ largest timestamp seen minus --out-of-orderness minus 1 (Flink's bounded
 out-of-orderness), so results do not depend on timing or --parallelism. A window
 fires when the watermark reaches its end; an event for a window that already fired
 but is within --allowed-lateness fires it again with the event added (a late
-firing); an event later than that is dropped, or written to --late-output as its
-input line. Each firing prints "key,window_start,window_end,value" (epoch
+firing); an event later than that is dropped, or written to --late-output DIR as
+its input line. Each firing prints "key,window_start,window_end,value" (epoch
 milliseconds, the end exclusive; count as an integer, the others as the shortest
-decimal of the float64); --output FILE writes the lines to FILE instead (through
-a temporary name, renamed when the job succeeded).
+decimal of the float64); --output DIR writes the lines to part files
+(part-<subtask>-<n>) in DIR instead, committed when the input ends (and as each
+checkpoint completes); an interrupted run removes what it did not commit.
 
 In --execution-mode batch (and automatic, the file being bounded) the watermark
 does not advance until the input ended, as in Flink's BATCH mode: no event is late
@@ -52,10 +53,10 @@ file, the line and the column.`,
 			f.StringVar(&p.Window, "window", "", "tumbling:SIZE, sliding:SIZE,SLIDE or session:GAP (required)")
 			f.StringVar(&ooo, "out-of-orderness", "0", "watermark bound D: largest timestamp seen - D - 1")
 			f.StringVar(&lateness, "allowed-lateness", "0", "how long after its end a window takes late events")
-			f.StringVar(&p.LateOutput, "late-output", "", "file to write the late events' input lines to")
+			f.StringVar(&p.LateOutput, "late-output", "", "directory to write the late events' input lines to as part files")
 			f.StringVar(&p.Aggregate, "aggregate", "sum", "sum, count, min, max or avg")
 			f.StringVar(&mode, "execution-mode", "streaming", "streaming, batch or automatic")
-			f.StringVar(&p.Output, "output", "", "file to write the result lines to (default: stdout)")
+			f.StringVar(&p.Output, "output", "", "directory to write part files to (default: stdout)")
 			return func(ctx context.Context, o streaming.Options) error {
 				m, err := parseExecutionMode(mode)
 				if err != nil {

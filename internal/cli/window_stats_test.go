@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -197,6 +199,30 @@ func readLinesSorted(t *testing.T, path string) []string {
 	return lines
 }
 
+// readPartsSorted returns the lines of the committed part files of the
+// output directory dir (the files whose names do not start with a dot),
+// sorted; a directory not created has none. A hidden file left is an error.
+func readPartsSorted(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("%s: %s left in the output", dir, e.Name())
+			continue
+		}
+		lines = append(lines, readLinesSorted(t, filepath.Join(dir, e.Name()))...)
+	}
+	sort.Strings(lines)
+	return lines
+}
+
 // hasRefiring reports whether a window of lines fired more than once.
 func hasRefiring(lines []string) bool {
 	seen := map[string]bool{}
@@ -250,7 +276,7 @@ func TestWindowStatsOracle(t *testing.T) {
 				t.Fatalf("%s batch: the oracle has late events", c.window)
 			}
 			for _, p := range ps {
-				out, lateOut := filepath.Join(dir, "out.txt"), filepath.Join(dir, "late.txt")
+				out, lateOut := filepath.Join(dir, fmt.Sprintf("out%d-%s-%d", i, mode, p)), filepath.Join(dir, fmt.Sprintf("late%d-%s-%d", i, mode, p))
 				code, stdout, stderr := runWeir(context.Background(), "run", "window-stats", "--input", in,
 					"--key", "user", "--time", "ts", "--value", "amount", "--window", c.window,
 					"--out-of-orderness", fmt.Sprint(c.ooo), "--allowed-lateness", fmt.Sprint(c.lateness),
@@ -259,7 +285,7 @@ func TestWindowStatsOracle(t *testing.T) {
 				if code != 0 || stderr != "" || stdout != "" {
 					t.Fatalf("%s %s p%d: exit %d, stdout %q, stderr %q", c.window, mode, p, code, stdout, stderr)
 				}
-				if got := readLinesSorted(t, out); !slices.Equal(got, want) {
+				if got := readPartsSorted(t, out); !slices.Equal(got, want) {
 					t.Errorf("%s %s p%d: %d firings, want %d", c.window, mode, p, len(got), len(want))
 					for j := 0; j < min(len(got), len(want)); j++ {
 						if got[j] != want[j] {
@@ -268,7 +294,7 @@ func TestWindowStatsOracle(t *testing.T) {
 						}
 					}
 				}
-				if got := readLinesSorted(t, lateOut); !slices.Equal(got, wantLate) {
+				if got := readPartsSorted(t, lateOut); !slices.Equal(got, wantLate) {
 					t.Errorf("%s %s p%d: %d late events, want %d", c.window, mode, p, len(got), len(wantLate))
 				}
 			}
@@ -315,7 +341,7 @@ func TestWindowStatsBadInput(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := filepath.Join(dir, "out.txt")
+		out := filepath.Join(dir, "out")
 		code, _, stderr := runWeir(context.Background(), "run", "window-stats", "--input", path, "--key", "user",
 			"--time", "ts", "--value", "amount", "--window", "tumbling:1s", "--output", out)
 		if code != 1 || !strings.Contains(stderr, c.want) {

@@ -61,12 +61,12 @@ func newIndexReader[T any](s Split, at func(int64) T, c config, perSecond float6
 	return r
 }
 
-func (r *indexReader[T]) next(ctx context.Context) ([]T, time.Duration, error) {
+func (r *indexReader[T]) next(_ context.Context, limit int) ([]T, time.Duration, error) {
 	left := r.s.Len - r.s.Records
 	if r.s.Len >= 0 && left <= 0 {
 		return nil, 0, io.EOF
 	}
-	n := int64(cap(r.buf))
+	n := int64(min(cap(r.buf), limit))
 	if r.s.Len >= 0 {
 		n = min(n, left)
 	}

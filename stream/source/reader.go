@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"time"
 )
 
 // splitReader reads one split; each source has its own.
 type splitReader[T any] interface {
-	// next returns the next records, at most the batch size, in a slice the
-	// reader reuses at the next call. With no record ready it returns an
+	// next returns the next records, at most the batch size and at most
+	// limit (a reader that reads whole blocks, as Parquet row groups, may
+	// return more), in a slice the reader reuses at the next call. With no record ready it returns an
 	// empty batch and how long to wait before asking again. It returns io.EOF
 	// at the split's end.
-	next(ctx context.Context) (batch []T, wait time.Duration, err error)
+	next(ctx context.Context, limit int) (batch []T, wait time.Duration, err error)
 	// position is the split after the records next has returned.
 	position() Split
 	close() error
@@ -38,10 +40,19 @@ type reader[T any] struct {
 	turn    int              // the active split to ask first
 	noMore  bool             // the enumerator has no more splits for this reader
 	retry   time.Time        // do not ask the enumerator before this
+	pace    *throttle        // nil: no ReaderContext.Rate
 }
 
 func newReader[T any](rc ReaderContext, c config, kind Boundedness, open opener[T]) *reader[T] {
-	return &reader[T]{rc: rc, open: open, clock: c.clock, fair: kind == Unbounded}
+	r := &reader[T]{rc: rc, open: open, clock: c.clock, fair: kind == Unbounded}
+	if rc.Rate > 0 {
+		clk := rc.Clock
+		if clk == nil {
+			clk = c.clock
+		}
+		r.pace = newThrottle(rc.Rate, clk)
+	}
+	return r
 }
 
 // AddSplits queues splits to read from their positions.
@@ -100,10 +111,21 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 		if !r.fair {
 			r.turn = 0
 		}
+		limit := math.MaxInt
+		if r.pace != nil && len(r.active) > 0 {
+			n, w := r.pace.allowance()
+			if n == 0 {
+				if err := r.sleep(ctx, w); err != nil {
+					return Batch[T]{}, err
+				}
+				continue
+			}
+			limit = n
+		}
 		for range len(r.active) {
 			i := r.turn % len(r.active)
 			sr := r.active[i]
-			batch, w, err := sr.next(ctx)
+			batch, w, err := sr.next(ctx, limit)
 			if errors.Is(err, io.EOF) {
 				pos := sr.position()
 				r.active = append(r.active[:i], r.active[i+1:]...)
@@ -119,6 +141,9 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 				if r.fair {
 					r.turn = i + 1
 				}
+				if r.pace != nil {
+					r.pace.took(len(batch))
+				}
 				pos := sr.position()
 				return Batch[T]{Split: pos.ID, First: pos.Records - int64(len(batch)), Records: batch}, nil
 			}
@@ -128,16 +153,25 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 			}
 		}
 		if wait > 0 {
-			since := time.Now()
-			err := r.clock.Sleep(ctx, wait)
-			if r.rc.Idle != nil {
-				r.rc.Idle(time.Since(since))
-			}
-			if err != nil {
+			if err := r.sleep(ctx, wait); err != nil {
 				return Batch[T]{}, err
 			}
 		}
 	}
+}
+
+// sleep waits d on the reader's clock, counted as idle time.
+func (r *reader[T]) sleep(ctx context.Context, d time.Duration) error {
+	clk := r.clock
+	if r.pace != nil {
+		clk = r.pace.clock
+	}
+	since := time.Now()
+	err := clk.Sleep(ctx, d)
+	if r.rc.Idle != nil {
+		r.rc.Idle(time.Since(since))
+	}
+	return err
 }
 
 // Close closes every open split.

@@ -87,7 +87,7 @@ type recordReader[T any] struct {
 	skip int64
 }
 
-func (r *recordReader[T]) next(ctx context.Context) ([]T, time.Duration, error) {
+func (r *recordReader[T]) next(ctx context.Context, _ int) ([]T, time.Duration, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err

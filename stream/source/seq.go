@@ -41,9 +41,9 @@ type seqReader[T any] struct {
 	done bool
 }
 
-func (r *seqReader[T]) next(ctx context.Context) ([]T, time.Duration, error) {
+func (r *seqReader[T]) next(_ context.Context, limit int) ([]T, time.Duration, error) {
 	b := r.buf[:0]
-	for !r.done && len(b) < cap(b) {
+	for !r.done && len(b) < min(cap(b), limit) {
 		v, ok := r.pull()
 		if !ok {
 			r.done = true

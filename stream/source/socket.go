@@ -84,7 +84,7 @@ type socketReader struct {
 	done    bool
 }
 
-func (r *socketReader) next(ctx context.Context) ([]string, time.Duration, error) {
+func (r *socketReader) next(ctx context.Context, limit int) ([]string, time.Duration, error) {
 	if r.done {
 		return nil, 0, io.EOF
 	}
@@ -108,7 +108,7 @@ func (r *socketReader) next(ctx context.Context) ([]string, time.Duration, error
 	b := r.buf[:0]
 	var end error
 	var wait time.Duration
-	for len(b) < cap(b) {
+	for len(b) < min(cap(b), limit) {
 		line, err := r.l.line()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			if len(b) == 0 && ctx.Err() != nil {

@@ -95,6 +95,12 @@ type ReaderContext struct {
 	// interval): the subtask's idle time, as Flink counts a source's wait
 	// for available data.
 	Idle func(d time.Duration)
+	// Rate, when positive, throttles the reader to Rate records per second
+	// (see throttle); zero reads as fast as the splits give records.
+	Rate float64
+	// Clock, when set, is the clock the throttle paces by (the job's);
+	// nil means the source's (WithClock).
+	Clock Clock
 }
 
 // Batch is records of one split, handed out by Reader.Next.

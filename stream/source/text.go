@@ -36,11 +36,11 @@ type textReader struct {
 	poll time.Duration // tailing: wait this long when no complete line has arrived
 }
 
-func (r *textReader) next(ctx context.Context) ([]string, time.Duration, error) {
+func (r *textReader) next(_ context.Context, limit int) ([]string, time.Duration, error) {
 	b := r.buf[:0]
 	var wait time.Duration
 	var end error
-	for len(b) < cap(b) {
+	for len(b) < min(cap(b), limit) {
 		line, err := r.l.line()
 		if err == errNoData {
 			wait, end = r.poll, r.checkShrunk()

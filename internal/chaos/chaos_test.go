@@ -1,0 +1,300 @@
+package chaos
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The configurations of the kill test: every state backend and checkpoint
+// alignment it runs with, each mapped to its flags.
+var (
+	backends = map[string][]string{
+		"heap": {"--state-backend", "heap"},
+		"disk": {"--state-backend", "disk", "--incremental-checkpoints"},
+	}
+	alignments = map[string][]string{
+		"aligned":   {"--checkpointing-mode", "exactly-once"},
+		"unaligned": {"--checkpointing-mode", "exactly-once", "--unaligned-checkpoints"},
+	}
+)
+
+// kills is how many times the kill test kills each configuration's job.
+const kills = 20
+
+var (
+	buildOnce sync.Once
+	weirBin   string
+	buildErr  error
+)
+
+// weir builds cmd/weir once per test binary, or skips the test under
+// -short or without a go command.
+func weir(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("kills weir processes: runs without -short only")
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "weir-chaos-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		weirBin = filepath.Join(dir, "weir")
+		out, err := exec.Command(goBin, "build", "-o", weirBin, "github.com/weirdata/weir/cmd/weir").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return weirBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if weirBin != "" {
+		os.RemoveAll(filepath.Dir(weirBin))
+	}
+	os.Exit(code)
+}
+
+// job is a stream job of the test: its weir run arguments (without
+// --output and the checkpoint flags) and its source rate.
+type job struct {
+	name string
+	args []string
+	rate int
+}
+
+// windowStatsJob writes a CSV of n events in event-time order (timestamps
+// 10 ms apart, 7 keys) and returns window-stats summing them per key in
+// tumbling 1 s windows at parallelism 2: the watermark follows each record,
+// so the firings do not depend on timing.
+func windowStatsJob(t *testing.T, n int) job {
+	var b strings.Builder
+	b.WriteString("user,ts,amount\n")
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		fmt.Fprintf(&b, "u%d,%d,%d\n", r.IntN(7), 1_000_000+int64(i)*10, r.IntN(1000))
+	}
+	in := filepath.Join(t.TempDir(), "events.csv")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return job{name: "window-stats", rate: 1000, args: []string{"run", "window-stats", "--input", in, "--key", "user",
+		"--time", "ts", "--value", "amount", "--window", "tumbling:1s", "--parallelism", "2"}}
+}
+
+// wordCountJob writes two text files of n lines each of five words from a
+// vocabulary of 60 and returns streaming-wordcount over their directory at
+// parallelism 2 (a file per source subtask): a running count per word in
+// keyed state.
+func wordCountJob(t *testing.T, n int) job {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	for f := range 2 {
+		var b strings.Builder
+		for range n {
+			for w := range 5 {
+				if w > 0 {
+					b.WriteByte(' ')
+				}
+				fmt.Fprintf(&b, "w%d", r.IntN(60))
+			}
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part%d.txt", f)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return job{name: "streaming-wordcount", rate: 600, args: []string{"run", "streaming-wordcount", "--input", dir, "--parallelism", "2"}}
+}
+
+// TestKillRestart runs each job under each configuration with checkpoints
+// every 100-500 ms and a throttled source, kills it with SIGKILL at random
+// moments (kills times, each once it ran 200-700 ms), restarts it with the
+// same command each time and lets the last run finish; the committed
+// output must be the uninterrupted run's: 0 records lost, 0 duplicated.
+// Run again, the finished job changes nothing.
+func TestKillRestart(t *testing.T) {
+	bin := weir(t)
+	jobs := []job{windowStatsJob(t, 10000), wordCountJob(t, 3000)}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 5))
+	for _, jb := range jobs {
+		oracle := uninterrupted(t, bin, jb)
+		for backend, bflags := range backends {
+			for name, flags := range alignments {
+				t.Run(jb.name+"/"+backend+"/"+name, func(t *testing.T) {
+					interval := time.Duration(100+r.IntN(401)) * time.Millisecond
+					out, chk := filepath.Join(t.TempDir(), "out"), t.TempDir()
+					args := append(slices.Clone(jb.args), "--output", out, "--checkpoint-dir", chk,
+						"--checkpoint-interval", interval.String(), "--rate", fmt.Sprint(jb.rate))
+					args = append(append(args, bflags...), flags...)
+					killed := 0
+					for killed < kills {
+						finished := runKilled(t, bin, args, time.Duration(200+r.IntN(501))*time.Millisecond)
+						if finished {
+							t.Fatalf("the job finished after %d kills, want %d: make its input longer", killed, kills)
+						}
+						killed++
+					}
+					runToEnd(t, bin, args)
+					got := committed(t, out)
+					lost, dup := diff(oracle, got)
+					t.Logf("interval %v, %d kills: %d lines, %d lost, %d duplicated", interval, killed, len(got), lost, dup)
+					if lost != 0 || dup != 0 {
+						t.Fatalf("%d records lost, %d duplicated (of %d)", lost, dup, len(oracle))
+					}
+					before := listing(t, out)
+					runToEnd(t, bin, args)
+					if after := listing(t, out); !slices.Equal(before, after) {
+						t.Fatalf("the finished job run again changed its output: %v, then %v", before, after)
+					}
+				})
+			}
+		}
+	}
+}
+
+// uninterrupted runs jb to its end without checkpoints or throttle and
+// returns its committed lines, sorted.
+func uninterrupted(t *testing.T, bin string, jb job) []string {
+	out := filepath.Join(t.TempDir(), "oracle")
+	runToEnd(t, bin, append(slices.Clone(jb.args), "--output", out))
+	lines := committed(t, out)
+	if len(lines) == 0 {
+		t.Fatalf("%s wrote no output", jb.name)
+	}
+	return lines
+}
+
+// runKilled starts weir with args, kills it with SIGKILL after d and
+// reports whether it had finished (successfully) first.
+func runKilled(t *testing.T, bin string, args []string, d time.Duration) bool {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("weir %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return true
+	case <-time.After(d):
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("weir %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return true // it ended just before the kill
+}
+
+// runToEnd runs weir with args and wants exit status 0.
+func runToEnd(t *testing.T, bin string, args []string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("weir %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// committed returns the lines of the committed part files of dir (names
+// not starting with a dot), sorted.
+func committed(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			if l != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// listing returns the names and sizes of dir's files.
+func listing(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d", e.Name(), info.Size()))
+	}
+	return out
+}
+
+// diff compares two sorted multisets of lines: the lines of want missing
+// from got (lost) and the lines of got beyond want (duplicated).
+func diff(want, got []string) (lost, dup int) {
+	i, j := 0, 0
+	for i < len(want) || j < len(got) {
+		switch {
+		case j == len(got) || i < len(want) && want[i] < got[j]:
+			lost++
+			i++
+		case i == len(want) || got[j] < want[i]:
+			dup++
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return lost, dup
+}

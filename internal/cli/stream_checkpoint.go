@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/weirdata/weir/examples/streaming"
+	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/checkpoint"
+)
+
+// checkpointFlags are the flags every `weir run <stream job>` shares:
+// checkpoints, the state backend, the source throttle and savepoints.
+type checkpointFlags struct {
+	f                *pflag.FlagSet
+	dir              string
+	interval         time.Duration
+	mode             string
+	backend          string
+	incremental      bool
+	unaligned        bool
+	rate             float64
+	savepointDir     string
+	fromSavepoint    string
+	allowNonRestored bool
+}
+
+// register adds the flags to f.
+func (c *checkpointFlags) register(f *pflag.FlagSet) {
+	c.f = f
+	f.StringVar(&c.dir, "checkpoint-dir", "", "directory to keep the job's checkpoints in; a run of the same command resumes from its latest")
+	f.DurationVar(&c.interval, "checkpoint-interval", time.Second, "time between two checkpoints (when --checkpoint-dir or --savepoint-dir is set)")
+	f.StringVar(&c.mode, "checkpointing-mode", "exactly-once", "exactly-once (aligned barriers) or at-least-once")
+	f.StringVar(&c.backend, "state-backend", "heap", "where keyed state lives: heap (in memory) or disk (an embedded Pebble store)")
+	f.BoolVar(&c.incremental, "incremental-checkpoints", false, "with --state-backend disk and --checkpoint-dir, checkpoint only the files changed since the last checkpoint")
+	f.BoolVar(&c.unaligned, "unaligned-checkpoints", false, "let barriers overtake records in flight, which are stored with the checkpoint (exactly-once only)")
+	if f.Lookup("rate") == nil { // else the job's generator has its own rate
+		f.Float64Var(&c.rate, "rate", 0, "throttle every source to N records per second (0: full speed)")
+	}
+	f.StringVar(&c.savepointDir, "savepoint-dir", "", "on SIGTERM, stop the job with a savepoint written under this directory")
+	f.StringVar(&c.fromSavepoint, "from-savepoint", "", "savepoint or checkpoint (directory or _metadata file) to start the job from")
+	f.BoolVar(&c.allowNonRestored, "allow-non-restored-state", false, "with --from-savepoint, skip the state of operators the job no longer has")
+}
+
+// checkpointing says whether the job checkpoints: with a checkpoint or
+// savepoint directory, or an interval given.
+func (c *checkpointFlags) checkpointing() bool {
+	return c.dir != "" || c.savepointDir != "" || c.f.Changed("checkpoint-interval")
+}
+
+// apply checks the flags and sets o for them: the throttle, the state
+// backend, the snapshot to start from, and Configure enabling checkpoints
+// into --checkpoint-dir (in memory without it).
+func (c *checkpointFlags) apply(o *streaming.Options) error {
+	if c.rate < 0 {
+		return &usageError{err: fmt.Errorf("--rate must not be negative, got %v", c.rate)}
+	}
+	o.Stream.SourceRate = c.rate
+	if err := setStateBackend(c.backend, &o.Stream); err != nil {
+		return err
+	}
+	if c.incremental && o.Stream.StateBackend != stream.DiskBackend {
+		return &usageError{err: errors.New("--incremental-checkpoints needs --state-backend disk")}
+	}
+	o.Stream.Incremental = c.incremental
+	var mode stream.CheckpointingMode
+	switch c.mode {
+	case "exactly-once", "EXACTLY_ONCE":
+		mode = stream.ExactlyOnce
+	case "at-least-once", "AT_LEAST_ONCE":
+		mode = stream.AtLeastOnce
+	default:
+		return &usageError{err: fmt.Errorf("--checkpointing-mode must be exactly-once or at-least-once, got %q", c.mode)}
+	}
+	if c.unaligned && mode != stream.ExactlyOnce {
+		return &usageError{err: errors.New("--unaligned-checkpoints needs --checkpointing-mode exactly-once")}
+	}
+	if c.allowNonRestored && c.fromSavepoint == "" {
+		return &usageError{err: errors.New("--allow-non-restored-state needs --from-savepoint")}
+	}
+	if c.fromSavepoint != "" {
+		snap, err := checkpoint.Load(c.fromSavepoint)
+		if err != nil {
+			return fmt.Errorf("--from-savepoint: %w", err)
+		}
+		o.Stream.Restore, o.Stream.AllowNonRestoredState = snap, c.allowNonRestored
+	}
+	if !c.checkpointing() {
+		return nil
+	}
+	if c.interval <= 0 {
+		return &usageError{err: fmt.Errorf("--checkpoint-interval must be positive, got %v", c.interval)}
+	}
+	var storage checkpoint.Storage
+	if c.dir != "" {
+		d, err := checkpoint.OpenDir(c.dir, checkpoint.DirOptions{})
+		if err != nil {
+			return fmt.Errorf("--checkpoint-dir: %w", err)
+		}
+		storage = d
+	}
+	interval, unaligned := c.interval, c.unaligned
+	o.Configure = func(env *stream.Env) {
+		cfg := env.EnableCheckpointing(interval)
+		cfg.Mode = mode
+		cfg.Unaligned = unaligned
+		cfg.Storage = storage
+	}
+	return nil
+}
+
+// setStateBackend sets the state backend --state-backend names on o.
+func setStateBackend(name string, o *stream.Options) error {
+	switch name {
+	case "heap":
+		return nil
+	case "disk":
+		o.StateBackend = stream.DiskBackend
+		return nil
+	}
+	return &usageError{err: fmt.Errorf("--state-backend must be heap or disk, got %q", name)}
+}
+
+// savepointStop is the stop-with-savepoint of a job run with
+// --savepoint-dir: SIGTERM (Terminator) calls stop, which stops the job
+// once it started; path is the savepoint written.
+type savepointStop struct {
+	dir string
+
+	mu      sync.Mutex
+	job     *stream.Job
+	path    string
+	err     error
+	pending bool          // SIGTERM came before the job started
+	ran     chan struct{} // closed when a stop returned; nil before one
+}
+
+// started records the job's handle.
+func (s *savepointStop) started(ctx context.Context, j *stream.Job) {
+	s.mu.Lock()
+	s.job = j
+	pending := s.pending
+	if pending {
+		s.ran = make(chan struct{})
+	}
+	s.mu.Unlock()
+	if pending {
+		go s.run(ctx)
+	}
+}
+
+// stop stops the job with a savepoint, or once it started.
+func (s *savepointStop) stop(ctx context.Context) {
+	s.mu.Lock()
+	if s.job == nil {
+		s.pending = true
+		s.mu.Unlock()
+		return
+	}
+	s.ran = make(chan struct{})
+	s.mu.Unlock()
+	go s.run(ctx)
+}
+
+func (s *savepointStop) run(ctx context.Context) {
+	s.mu.Lock()
+	j := s.job
+	s.mu.Unlock()
+	path, err := j.StopWithSavepoint(ctx, s.dir)
+	if err != nil {
+		j.Cancel()
+	}
+	s.mu.Lock()
+	s.path, s.err = path, err
+	close(s.ran)
+	s.mu.Unlock()
+}
+
+// result waits for a stop that began and returns the savepoint's path,
+// or why the stop failed ("" and nil when there was no stop).
+func (s *savepointStop) result() (string, error) {
+	s.mu.Lock()
+	ran := s.ran
+	s.mu.Unlock()
+	if ran != nil {
+		<-ran
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.path, s.err
+}
