@@ -591,6 +591,16 @@ func (c *coordinator) shutdown() {
 	}
 }
 
+// isSavepoint reports whether checkpoint id is a savepoint, whose snapshots
+// are full and in the canonical format whatever the state backend (as
+// Flink's savepoints), so that any backend restores it.
+func (c *coordinator) isSavepoint(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pc := c.pending[id]
+	return pc != nil && pc.savepoint != nil
+}
+
 // addShared records the shared files that the state subtask of n acknowledges
 // for checkpoint id names (an incremental snapshot's).
 func (c *coordinator) addShared(id int64, n *node, subtask int, names []string) {

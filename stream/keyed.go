@@ -80,7 +80,7 @@ func (k *keyedBase[K]) openBackend(rt *taskRuntime) error {
 }
 
 func (k *keyedBase[K]) snapshot(id int64, w io.Writer) error {
-	if k.incremental != nil {
+	if k.incremental != nil && !k.incremental.isSavepoint(id) {
 		names, err := k.backend.SnapshotIncremental(w)
 		if err != nil {
 			return err

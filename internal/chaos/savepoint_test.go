@@ -15,10 +15,11 @@ import (
 )
 
 // TestStopWithSavepointRescale stops window-stats running at parallelism 2
-// with SIGTERM at a random moment: it writes a savepoint, prints its path
-// and exits 0 with the output it committed. Resumed from the savepoint at
-// parallelism 1, 2 and 3 (each from a copy of that output), the job
-// commits exactly the uninterrupted run's output.
+// on the disk backend with incremental checkpoints, with SIGTERM at a
+// random moment: it writes a savepoint, prints its path and exits 0 with
+// the output it committed. The savepoint is full and canonical, so it
+// resumes at parallelism 1, 2 and 3 on either backend (each from a copy of
+// that output), and the job commits exactly the uninterrupted run's output.
 func TestStopWithSavepointRescale(t *testing.T) {
 	bin := weir(t)
 	jb := windowStatsJob(t, 4000)
@@ -29,8 +30,8 @@ func TestStopWithSavepointRescale(t *testing.T) {
 	t.Logf("seed %d: SIGTERM after %v", seed, wait)
 
 	out, sp := filepath.Join(t.TempDir(), "out"), t.TempDir()
-	args := append(slices.Clone(jb.args), "--output", out, "--savepoint-dir", sp,
-		"--checkpoint-interval", "200ms", "--rate", fmt.Sprint(jb.rate))
+	args := append(slices.Clone(jb.args), "--output", out, "--savepoint-dir", sp, "--checkpoint-dir", t.TempDir(),
+		"--checkpoint-interval", "200ms", "--rate", fmt.Sprint(jb.rate), "--state-backend", "disk", "--incremental-checkpoints")
 	cmd := exec.Command(bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -56,11 +57,11 @@ func TestStopWithSavepointRescale(t *testing.T) {
 	if lost, dup := diff(oracle, stopped); dup != 0 {
 		t.Fatalf("committed %d lines at the stop that an uninterrupted run does not (%d left)", dup, lost)
 	}
-	for _, p := range []int{1, 2, 3} {
-		t.Run(fmt.Sprint("p", p), func(t *testing.T) {
+	for p, backend := range map[int]string{1: "heap", 2: "disk", 3: "heap"} {
+		t.Run(fmt.Sprint("p", p, backend), func(t *testing.T) {
 			out2 := filepath.Join(t.TempDir(), "out")
 			copyDir(t, out, out2)
-			args := append(slices.Clone(jb.args), "--output", out2, "--from-savepoint", path)
+			args := append(slices.Clone(jb.args), "--output", out2, "--from-savepoint", path, "--state-backend", backend)
 			args = append(args, "--parallelism", fmt.Sprint(p)) // the last --parallelism wins
 			runToEnd(t, bin, args)
 			got := committed(t, out2)
