@@ -4,14 +4,16 @@
 # finish, and compare its committed output with an uninterrupted run's.
 #
 #   scripts/chaos.sh [-k KILLS] [-j window-stats|streaming-wordcount] [-n EVENTS]
-#                    [-r RATE] [-i INTERVAL] [-b BACKEND] [-p PARALLELISM]
+#                    [-r RATE] [-i INTERVAL] [-b heap|disk] [-I] [-u] [-p PARALLELISM]
+#
+# -I takes incremental checkpoints (with -b disk), -u unaligned ones.
 #
 # Prints the number of records lost and duplicated; exits 1 if either is
 # not 0. Needs go (to build cmd/weir), awk, sort and diff.
 set -euo pipefail
 
-kills=20 job=window-stats events=10000 rate=1000 interval=200ms backend=heap parallelism=2
-while getopts k:j:n:r:i:b:p:h opt; do
+kills=20 job=window-stats events=10000 rate=1000 interval=200ms backend=heap parallelism=2 extra=()
+while getopts k:j:n:r:i:b:p:Iuh opt; do
 	case $opt in
 	k) kills=$OPTARG ;;
 	j) job=$OPTARG ;;
@@ -19,8 +21,10 @@ while getopts k:j:n:r:i:b:p:h opt; do
 	r) rate=$OPTARG ;;
 	i) interval=$OPTARG ;;
 	b) backend=$OPTARG ;;
+	I) extra+=(--incremental-checkpoints) ;;
+	u) extra+=(--unaligned-checkpoints) ;;
 	p) parallelism=$OPTARG ;;
-	*) sed -n '2,12p' "$0"; exit 2 ;;
+	*) sed -n '2,14p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -55,7 +59,7 @@ echo "uninterrupted run"
 "$work/weir" "${args[@]}" --output "$work/oracle" >/dev/null
 
 run=("$work/weir" "${args[@]}" --output "$work/out" --checkpoint-dir "$work/chk"
-	--checkpoint-interval "$interval" --state-backend "$backend" --rate "$rate")
+	--checkpoint-interval "$interval" --state-backend "$backend" --rate "$rate" ${extra[@]+"${extra[@]}"})
 killed=0
 while ((killed < kills)); do
 	"${run[@]}" >/dev/null 2>"$work/stderr" &
@@ -83,5 +87,5 @@ committed "$work/oracle" >"$work/want"
 committed "$work/out" >"$work/got"
 lost=$(diff "$work/want" "$work/got" | grep -c '^<' || true)
 dup=$(diff "$work/want" "$work/got" | grep -c '^>' || true)
-echo "$job, $killed kills, checkpoints every $interval, $backend backend: $(wc -l <"$work/want") records, $lost lost, $dup duplicated"
+echo "$job, $killed kills, checkpoints every $interval, $backend backend ${extra[*]-}: $(wc -l <"$work/want") records, $lost lost, $dup duplicated"
 [[ $lost == 0 && $dup == 0 ]]

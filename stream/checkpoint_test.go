@@ -256,6 +256,23 @@ func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
 			t.Fatalf("subtask %d: incremental %v naming shared files %v, want incremental %v", i, inc, st.Shared, be.incremental)
 		}
 	}
+	// The statistics: the inline bytes plus the shared files' lengths on
+	// disk; the first checkpoint added every shared file it names.
+	full := s.Size()
+	for _, op := range s.Operators {
+		for _, st := range op.Subtasks {
+			for _, name := range st.Shared {
+				fi, err := os.Stat(store.(*checkpoint.Dir).SharedPath(name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				full += fi.Size()
+			}
+		}
+	}
+	if cs := j.Checkpoints().Completed; len(cs) != 1 || cs[0].FullSize != full || cs[0].Size != full {
+		t.Fatalf("checkpoint statistics %+v, want one of size and full size %d", cs, full)
+	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("the cancelled job left %v in its temporary directory", left)
 	}

@@ -20,7 +20,14 @@ type CheckpointStats struct {
 	ID        int64
 	Triggered time.Time
 	Duration  time.Duration
+	// Size is the bytes the checkpoint wrote (Flink's checkpointed data
+	// size): its inline state, channel state and, for an incremental
+	// checkpoint, the shared files it added. FullSize is the bytes of all
+	// the state it restores from (Flink's full checkpoint data size): with
+	// the shared files it names that earlier checkpoints wrote. Without
+	// shared files the two are equal.
 	Size      int64
+	FullSize  int64
 	Alignment time.Duration
 	Path      string
 	// InFlight is the bytes of channel state the checkpoint persisted
@@ -480,8 +487,14 @@ func (c *coordinator) store() {
 				pc.savepoint.res <- savepointResult{path: path, notified: notified.ch}
 			}
 			c.hist.mu.Lock()
+			size := snap.Size()
+			full := size
+			if d, ok := c.cfg.Storage.(interface{ SharedSize() (int64, int64) }); ok && pc.savepoint == nil {
+				all, added := d.SharedSize()
+				size, full = size+added, full+all
+			}
 			c.hist.stats = append(c.hist.stats, CheckpointStats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
-				Size: snap.Size(), Alignment: pc.alignment, Path: path, InFlight: inflight})
+				Size: size, FullSize: full, Alignment: pc.alignment, Path: path, InFlight: inflight})
 			c.hist.mu.Unlock()
 		} else {
 			err = fmt.Errorf("%w: checkpoint %d: %w", errCheckpointAborted, pc.id, err)

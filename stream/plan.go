@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/weirdata/weir/stream/checkpoint"
 )
 
 // Plan is a program's stream graph as it runs (Flink's job graph): its
@@ -17,6 +19,28 @@ type Plan struct {
 	Mode  string     `json:"mode"`
 	Tasks []PlanTask `json:"tasks"`
 	Edges []PlanEdge `json:"edges"`
+	// Checkpointing is how the job checkpoints, nil when it does not.
+	Checkpointing *PlanCheckpointing `json:"checkpointing,omitempty"`
+}
+
+// PlanCheckpointing is a job's checkpoint configuration (Flink's
+// CheckpointConfig, with its defaults filled in) and where its state lives.
+type PlanCheckpointing struct {
+	Interval  string `json:"interval"`
+	Mode      string `json:"mode"` // EXACTLY_ONCE or AT_LEAST_ONCE
+	Unaligned bool   `json:"unaligned,omitempty"`
+	// AlignedTimeout, with Unaligned, is the alignment a checkpoint starts
+	// with before its barriers overtake records ("0s": unaligned at once).
+	AlignedTimeout string `json:"alignedTimeout,omitempty"`
+	Timeout        string `json:"timeout"`
+	MinPause       string `json:"minPause"`
+	MaxConcurrent  int    `json:"maxConcurrent"`
+	// StateBackend is heap or disk; Incremental says a disk backend's
+	// checkpoints store only the files new since the last one.
+	StateBackend string `json:"stateBackend"`
+	Incremental  bool   `json:"incremental,omitempty"`
+	// Storage is the checkpoint directory, or "memory".
+	Storage string `json:"storage"`
 }
 
 // PlanTask is one task: the vertex that runs a chain.
@@ -69,6 +93,8 @@ func (e *Env) Plan() (*Plan, error) {
 	p := &Plan{Mode: "STREAMING"}
 	if batch {
 		p.Mode = "BATCH"
+	} else if c := e.checkpointConfig(); c != nil {
+		p.Checkpointing = planCheckpointing(c, e.opts)
 	}
 	task := map[*node]int{}
 	for _, n := range e.nodes {
@@ -89,6 +115,37 @@ func (e *Env) Plan() (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+func planCheckpointing(c *CheckpointConfig, o Options) *PlanCheckpointing {
+	pc := &PlanCheckpointing{Interval: c.Interval.String(), Mode: c.Mode.String(), Unaligned: c.Unaligned,
+		Timeout: c.Timeout.String(), MinPause: c.MinPauseBetweenCheckpoints.String(),
+		MaxConcurrent: c.MaxConcurrentCheckpoints, StateBackend: o.StateBackend.String(), Storage: "memory"}
+	if c.Unaligned {
+		pc.AlignedTimeout = c.AlignedCheckpointTimeout.String()
+	}
+	if d, ok := c.Storage.(*checkpoint.Dir); ok {
+		pc.Storage = d.Path()
+		pc.Incremental = o.Incremental && o.StateBackend == DiskBackend
+	}
+	return pc
+}
+
+// String returns the configuration on one line:
+//
+//	checkpoints every 1s EXACTLY_ONCE, timeout 10m0s, min pause 0s, max concurrent 1; state disk incremental; storage chk
+func (c *PlanCheckpointing) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "checkpoints every %s %s", c.Interval, c.Mode)
+	if c.Unaligned {
+		fmt.Fprintf(&b, " unaligned (after %s aligned)", c.AlignedTimeout)
+	}
+	fmt.Fprintf(&b, ", timeout %s, min pause %s, max concurrent %d; state %s", c.Timeout, c.MinPause, c.MaxConcurrent, c.StateBackend)
+	if c.Incremental {
+		b.WriteString(" incremental")
+	}
+	fmt.Fprintf(&b, "; storage %s", c.Storage)
+	return b.String()
 }
 
 func planOperator(n *node) PlanOperator {
@@ -137,6 +194,9 @@ func (p *Plan) taskOf(id int) int {
 func (p *Plan) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %d tasks\n", p.Mode, len(p.Tasks))
+	if c := p.Checkpointing; c != nil {
+		b.WriteString(c.String() + "\n")
+	}
 	for _, t := range p.Tasks {
 		fmt.Fprintf(&b, "task %d %q p=%d\n", t.ID, t.Name, t.Parallelism)
 		for _, o := range t.Operators {
@@ -189,6 +249,9 @@ func (p *Plan) DOT() string {
 	b.WriteString("digraph stream {\n")
 	b.WriteString("  node [shape=box, fontname=\"monospace\"];\n")
 	b.WriteString("  edge [fontname=\"monospace\"];\n")
+	if c := p.Checkpointing; c != nil {
+		fmt.Fprintf(&b, "  label=%s;\n  labelloc=b;\n", dotQuote(c.String()))
+	}
 	for _, t := range p.Tasks {
 		fmt.Fprintf(&b, "  subgraph cluster_%d {\n", t.ID)
 		fmt.Fprintf(&b, "    label=%s;\n", dotQuote(fmt.Sprintf("task %d p=%d", t.ID, t.Parallelism)))

@@ -2,9 +2,14 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/stream/checkpoint"
 )
 
 // sideProgram is a source of parallelism 1 rebalanced into a Process of
@@ -81,5 +86,57 @@ func TestOperatorMetricsSideOutput(t *testing.T) {
 	}
 	if got := res.Vertices[3].Total().Operators[0]; got.Name != "Collect" || got.RecordsIn != 10 || len(odds.Values()) != 10 {
 		t.Errorf("broadcast Collect: %+v, %d values; want 10 records in (5 per subtask)", got, len(odds.Values()))
+	}
+}
+
+// TestPlanCheckpointing: a plan names its checkpoint configuration, with
+// Flink's defaults filled in, in text, JSON and DOT; BATCH mode and a job
+// without checkpoints name none.
+func TestPlanCheckpointing(t *testing.T) {
+	dir := t.TempDir()
+	d, err := checkpoint.OpenDir(dir, checkpoint.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := New(Options{Parallelism: 2, StateBackend: DiskBackend, Incremental: true})
+	cfg := env.EnableCheckpointing(500 * time.Millisecond)
+	cfg.Storage, cfg.Unaligned, cfg.AlignedCheckpointTimeout = d, true, 30*time.Millisecond
+	sideProgram(env)
+	p, err := env.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "checkpoints every 500ms EXACTLY_ONCE unaligned (after 30ms aligned), timeout 10m0s, min pause 0s, max concurrent 1; state disk incremental; storage " + dir
+	if got := strings.Split(p.Text(), "\n")[1]; got != line {
+		t.Errorf("text line %q, want %q", got, line)
+	}
+	js, err := p.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Plan
+	if err := json.Unmarshal(js, &back); err != nil || !reflect.DeepEqual(back.Checkpointing, p.Checkpointing) {
+		t.Errorf("JSON %s read back as %+v, %v", js, back.Checkpointing, err)
+	}
+	if !strings.Contains(p.DOT(), "label=\""+line+"\"") {
+		t.Errorf("DOT without the checkpoint label:\n%s", p.DOT())
+	}
+
+	env = New(Options{Parallelism: 2})
+	env.EnableCheckpointing(time.Second).Mode = AtLeastOnce
+	sideProgram(env)
+	if p, err = env.Plan(); err != nil {
+		t.Fatal(err)
+	}
+	line = "checkpoints every 1s AT_LEAST_ONCE, timeout 10m0s, min pause 0s, max concurrent 1; state heap; storage memory"
+	if got := strings.Split(p.Text(), "\n")[1]; got != line {
+		t.Errorf("text line %q, want %q", got, line)
+	}
+
+	env = New(Options{Parallelism: 2, Mode: Batch})
+	env.EnableCheckpointing(time.Second)
+	sideProgram(env)
+	if p, err = env.Plan(); err != nil || p.Checkpointing != nil {
+		t.Errorf("BATCH plan checkpointing %+v, %v; want none", p.Checkpointing, err)
 	}
 }

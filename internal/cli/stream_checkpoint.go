@@ -28,6 +28,8 @@ type checkpointFlags struct {
 	savepointDir     string
 	fromSavepoint    string
 	allowNonRestored bool
+	// plan: the flags configure a plan only; no directory is opened.
+	plan bool
 }
 
 // register adds the flags to f.
@@ -97,7 +99,7 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 		return &usageError{err: fmt.Errorf("--checkpoint-interval must be positive, got %v", c.interval)}
 	}
 	var storage checkpoint.Storage
-	if c.dir != "" {
+	if c.dir != "" && !c.plan {
 		d, err := checkpoint.OpenDir(c.dir, checkpoint.DirOptions{})
 		if err != nil {
 			return fmt.Errorf("--checkpoint-dir: %w", err)

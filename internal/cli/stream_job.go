@@ -71,6 +71,7 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		}
 		var starts []func(*stream.Job)
 		if p := g.streamProgress(cmd.ErrOrStderr(), "run "+j.name); p != nil {
+			p.checkpointing = ck.checkpointing()
 			starts = append(starts, p.started)
 			defer p.stop()
 		}
@@ -138,7 +139,11 @@ func (j *streamJob) explainCommand(g *globalOptions) *cobra.Command {
 		Long: `Print the stream graph of weir run ` + j.name + ` with the same flags, without
 running it: its tasks (a chain of operators each, with its parallelism), and
 every edge, chained inside a task or partitioned between tasks (FORWARD,
-REBALANCE, BROADCAST, SHUFFLE, HASH). See weir explain --help for the formats
+REBALANCE, BROADCAST, SHUFFLE, HASH). With the checkpoint flags of weir run
+(--checkpoint-dir, --checkpoint-interval, --checkpointing-mode,
+--unaligned-checkpoints, --state-backend, --incremental-checkpoints) the plan
+names the checkpoint configuration, Flink's defaults filled in, on its second
+line; nothing is opened or written. See weir explain --help for the formats
 and weir run ` + j.name + ` --help for the job:
 
 ` + j.long,
@@ -146,6 +151,8 @@ and weir run ` + j.name + ` --help for the job:
 	}
 	run := j.bind(cmd.Flags())
 	g.registerJob(cmd.Flags())
+	ck := checkpointFlags{plan: true}
+	ck.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "format", formatText, "format of the plan: text, json or dot")
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
@@ -163,12 +170,18 @@ and weir run ` + j.name + ` --help for the job:
 				}},
 			Stdout: io.Discard,
 		}
+		if err := ck.apply(&o); err != nil {
+			return err
+		}
 		err := run(cmd.Context(), o)
 		if plan == nil || !errors.Is(err, errPlanned) {
 			if err == nil {
 				err = errors.New("the job built no stream graph")
 			}
 			return err
+		}
+		if c := plan.Checkpointing; c != nil && ck.dir != "" {
+			c.Storage, c.Incremental = ck.dir, ck.incremental
 		}
 		return writePlan(cmd.OutOrStdout(), plan, format)
 	})

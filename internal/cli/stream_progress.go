@@ -14,11 +14,14 @@ import (
 const streamProgressEvery = time.Second
 
 // streamProgress draws the status block of a running stream job on a
-// terminal: Started hands it the job, stop clears the block.
+// terminal: Started hands it the job, stop clears the block and, for a job
+// that checkpoints, leaves the checkpoint line of its end.
 type streamProgress struct {
-	w     io.Writer
-	name  string // the job's command: "run state-machine"
-	start time.Time
+	checkpointing bool // draw the checkpoint line
+	job           *stream.Job
+	w             io.Writer
+	name          string // the job's command: "run state-machine"
+	start         time.Time
 
 	mu    sync.Mutex
 	quit  chan struct{}
@@ -38,6 +41,9 @@ func (g *globalOptions) streamProgress(w io.Writer, name string) *streamProgress
 // started redraws the block every streamProgressEvery until stop.
 func (p *streamProgress) started(j *stream.Job) {
 	p.start = time.Now()
+	p.mu.Lock()
+	p.job = j
+	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -50,7 +56,12 @@ func (p *streamProgress) started(j *stream.Job) {
 			case <-j.Done():
 				return
 			case <-t.C:
-				p.draw(renderStreamProgress(p.name, time.Since(p.start), j.Snapshot()))
+				var ck *stream.CheckpointHistory
+				if p.checkpointing {
+					h := j.Checkpoints()
+					ck = &h
+				}
+				p.draw(renderStreamProgress(p.name, time.Since(p.start), j.Snapshot(), ck))
 			}
 		}
 	}()
@@ -77,16 +88,20 @@ func (p *streamProgress) stop() {
 	close(p.quit)
 	p.wg.Wait()
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.clearLocked()
-	p.mu.Unlock()
+	if p.checkpointing && p.job != nil {
+		fmt.Fprintf(p.w, "weir %s: %s\n", p.name, checkpointLine(p.job.Checkpoints()))
+	}
 }
 
 // renderStreamProgress returns the status block of a stream job: a title
 // line, then one line per operator, chained operators under their task's
 // head: records in and out per second over the snapshot's window, and on
 // each task's first line the watermark's lag behind the job's clock and
-// the shares of time busy, idle and backpressured.
-func renderStreamProgress(name string, elapsed time.Duration, s stream.Snapshot) string {
+// the shares of time busy, idle and backpressured; then, for a job that
+// checkpoints (ck not nil), a line on its checkpoints.
+func renderStreamProgress(name string, elapsed time.Duration, s stream.Snapshot, ck *stream.CheckpointHistory) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "weir %s: %s\n", name, elapsed.Round(100*time.Millisecond))
 	fmt.Fprintf(&b, "  %-32s %3s %9s %9s %10s %5s %5s %6s\n", "operator", "p", "in/s", "out/s", "wm lag", "busy", "idle", "backpr")
@@ -109,7 +124,39 @@ func renderStreamProgress(name string, elapsed time.Duration, s stream.Snapshot)
 			b.WriteString("\n")
 		}
 	}
+	if ck != nil {
+		b.WriteString("  " + checkpointLine(*ck) + "\n")
+	}
 	return strings.ReplaceAll(b.String(), " \n", "\n")
+}
+
+// checkpointLine sums up a job's checkpoints as Flink's checkpoint overview
+// does: how many completed, the latest one's duration, size written and
+// full size, alignment and bytes in flight, the last restore's duration and
+// the restarts.
+func checkpointLine(h stream.CheckpointHistory) string {
+	var b strings.Builder
+	if len(h.Completed) == 0 {
+		b.WriteString("checkpoints: none completed")
+	} else {
+		c := h.Completed[len(h.Completed)-1]
+		fmt.Fprintf(&b, "checkpoints: %d completed, latest #%d in %s, %s", len(h.Completed), c.ID,
+			c.Duration.Round(time.Millisecond), humanBytes(c.Size))
+		if c.FullSize != c.Size {
+			fmt.Fprintf(&b, " (full %s)", humanBytes(c.FullSize))
+		}
+		fmt.Fprintf(&b, ", aligned in %s", c.Alignment.Round(time.Millisecond))
+		if c.InFlight > 0 {
+			fmt.Fprintf(&b, ", %s in flight", humanBytes(c.InFlight))
+		}
+	}
+	if n := len(h.Restores); n > 0 {
+		fmt.Fprintf(&b, "; restored in %s", h.Restores[n-1].Round(time.Millisecond))
+	}
+	if h.Restarts > 0 {
+		fmt.Fprintf(&b, "; restarts %d", h.Restarts)
+	}
+	return b.String()
 }
 
 // clip cuts s to n runes.

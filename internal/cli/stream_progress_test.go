@@ -27,7 +27,13 @@ func TestRenderStreamProgress(t *testing.T) {
 		{Name: "a source with a name longer than the column", Parallelism: 2, Watermark: stream.MaxWatermark, Idle: 1,
 			Operators: []stream.OperatorSnapshot{{Name: "a source with a name longer than the column", RecordsOutPerSecond: 2.5e6}}},
 	}}
-	got := renderStreamProgress("run state-machine", 3250*time.Millisecond, s)
+	got := renderStreamProgress("run state-machine", 3250*time.Millisecond, s, nil)
+	ck := &stream.CheckpointHistory{Completed: []stream.CheckpointStats{
+		{ID: 6, Duration: 41 * time.Millisecond, Size: 3 << 20, FullSize: 3 << 20},
+		{ID: 7, Duration: 35200 * time.Microsecond, Size: 1536 << 10, FullSize: 40 << 20, Alignment: 2 * time.Millisecond, InFlight: 2048},
+	}, Restores: []time.Duration{1234 * time.Millisecond}, Restarts: 1}
+	got += "\n" + renderStreamProgress("run state-machine", 3250*time.Millisecond, s, ck)
+	got += "\n" + renderStreamProgress("run state-machine", time.Second, stream.Snapshot{}, &stream.CheckpointHistory{})
 	golden.Check(t, filepath.Join("testdata", "stream_progress.txt"), got)
 }
 

@@ -50,6 +50,10 @@ type Dir struct {
 	reg      *sharedRegistry
 	lastID   int64 // the newest id stored, savepoints included
 	skipped  []error
+	// sharedAll and sharedAdded are the bytes of the shared files the
+	// last checkpoint stored names: all of them, and those no retained
+	// checkpoint named before it.
+	sharedAll, sharedAdded int64
 }
 
 const checkpointPrefix = "chk-"
@@ -232,14 +236,23 @@ func (d *Dir) Store(s *Snapshot) (string, error) {
 	dir := d.chkDir(s.ID)
 	sharedBase := filepath.Join(d.path, sharedDir)
 	newShared := false
+	seen := map[string]bool{}
+	var all, added int64
 	ref := func(name string) (fileRef, error) {
-		if f, ok := d.reg.lookup(name); ok {
-			return f, nil
+		f, ok := d.reg.lookup(name)
+		if !ok {
+			newShared = true
+			var err error
+			if f, err = fileCRC(d.fs, filepath.Join(sharedBase, name), name); err != nil {
+				return f, fmt.Errorf("shared file: %w", err)
+			}
 		}
-		newShared = true
-		f, err := fileCRC(d.fs, filepath.Join(sharedBase, name), name)
-		if err != nil {
-			return f, fmt.Errorf("shared file: %w", err)
+		if !seen[name] {
+			seen[name] = true
+			all += f.Size
+			if !ok {
+				added += f.Size
+			}
 		}
 		return f, nil
 	}
@@ -252,12 +265,24 @@ func (d *Dir) Store(s *Snapshot) (string, error) {
 		return "", fmt.Errorf("checkpoint: store checkpoint %d: %w", s.ID, err)
 	}
 	d.reg.register(s.ID, m)
+	d.sharedAll, d.sharedAdded = all, added
 	d.retained = append(d.retained, s.ID)
 	d.lastID = s.ID
 	if err := d.subsume(); err != nil {
 		return dir, fmt.Errorf("checkpoint: store checkpoint %d: discard older checkpoints: %w", s.ID, err)
 	}
 	return dir, nil
+}
+
+// SharedSize returns the bytes of the shared files that the checkpoint
+// stored last names: all of them (with its inline state, Flink's full
+// checkpoint data size) and those it added, that no retained checkpoint
+// named before (with its inline state, Flink's checkpointed data size of
+// an incremental checkpoint).
+func (d *Dir) SharedSize() (all, added int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sharedAll, d.sharedAdded
 }
 
 // removeLeftovers removes the checkpoint directories that are not retained

@@ -153,6 +153,28 @@ func TestDirRetainsSharedFiles(t *testing.T) {
 		if _, err := d.Store(testSnapshot(id, n[0], n[1])); err != nil {
 			t.Fatal(err)
 		}
+		// SharedSize: every distinct file the checkpoint names, and those
+		// the checkpoints retained before it (id-2 and id-1) did not name.
+		var wantAll, wantAdded int64
+		seen := map[string]bool{}
+		for _, name := range append(slices.Clone(n[0]), n[1]...) {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			size := int64(len("shared file ") + len(name))
+			wantAll += size
+			before := false
+			for _, r := range []int64{id - 2, id - 1} {
+				before = before || slices.Contains(names[r][0], name) || slices.Contains(names[r][1], name)
+			}
+			if !before {
+				wantAdded += size
+			}
+		}
+		if all, added := d.SharedSize(); all != wantAll || added != wantAdded {
+			t.Fatalf("after checkpoint %d SharedSize = %d, %d, want %d, %d", id, all, added, wantAll, wantAdded)
+		}
 		retained := []int64{id}
 		if id > 1 {
 			retained = []int64{id - 1, id}
