@@ -126,3 +126,102 @@ func BenchmarkCheckpoint(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRestore measures the restore of the state BenchmarkCheckpoint
+// builds (WEIR_STATE_BENCH_MB megabytes of a keyed ValueState) into a new
+// backend of all key groups: a full snapshot into the heap and into the
+// disk backend, and an incremental snapshot of the disk backend (its
+// shared files copied from the checkpoint directory into a new store).
+// The values of three keys are checked after each restore, untimed.
+func BenchmarkRestore(b *testing.B) {
+	mb := 16
+	if s := os.Getenv("WEIR_STATE_BENCH_MB"); s != "" {
+		var err error
+		if mb, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const valueLen = 100
+	keys := mb << 20 / (valueLen + 16)
+	all := state.KeyGroupRange{Start: 0, End: 127}
+	val := strings.Repeat("v", valueLen)
+	dir, err := checkpoint.OpenDir(b.TempDir(), checkpoint.DirOptions{Retained: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// build fills a backend (on disk when store is set) with the state.
+	build := func(store state.Store) *state.Backend[int64] {
+		be, err := state.NewBackend[int64](state.Options{Name: "bench", MaxParallelism: 128, Groups: all, Shared: dir, Store: store})
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := state.GetValueState[int64](be, state.ValueDescriptor[string]{Name: "v"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for k := range int64(keys) {
+			be.SetCurrentKey(k)
+			v.Update(val)
+		}
+		return be
+	}
+	openDisk := func() state.Store {
+		st, err := disk.Open(disk.Options{Name: "bench", Dir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}
+	var full, incremental bytes.Buffer
+	heap := build(nil)
+	if err := heap.Snapshot(&full, all); err != nil {
+		b.Fatal(err)
+	}
+	heap.Dispose()
+	onDisk := build(openDisk())
+	names, err := onDisk.SnapshotIncremental(&incremental)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := dir.Store(&checkpoint.Snapshot{ID: 1, Operators: []checkpoint.OperatorState{{ID: "op", Parallelism: 1, MaxParallelism: 128,
+		Subtasks: []checkpoint.SubtaskState{{State: incremental.Bytes(), Shared: names}}}}}); err != nil {
+		b.Fatal(err)
+	}
+	onDisk.Dispose()
+	for _, c := range []struct {
+		name   string
+		onDisk bool
+		snap   []byte
+	}{{"heap/full", false, full.Bytes()}, {"disk/full", true, full.Bytes()}, {"disk/incremental", true, incremental.Bytes()}} {
+		b.Run(fmt.Sprintf("%s/%dMB", c.name, mb), func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				o := state.Options{Name: "bench", MaxParallelism: 128, Groups: all, Shared: dir}
+				if c.onDisk {
+					o.Store = openDisk()
+				}
+				be, err := state.NewBackend[int64](o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := be.Restore(bytes.NewReader(c.snap)); err != nil {
+					b.Fatal(err)
+				}
+				v, err := state.GetValueState[int64](be, state.ValueDescriptor[string]{Name: "v"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				for _, k := range []int64{0, int64(keys) / 2, int64(keys) - 1} {
+					be.SetCurrentKey(k)
+					if got, ok := v.Value(); !ok || got != val {
+						b.Fatalf("key %d restored as %q, %v", k, got, ok)
+					}
+				}
+				be.Dispose()
+				b.StartTimer()
+			}
+		})
+	}
+}
