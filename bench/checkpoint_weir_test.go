@@ -12,19 +12,22 @@ import (
 
 // The cost of checkpoints: the tumbling window job of window_weir_test.go
 // without checkpoints and with a checkpoint every second into a
-// checkpoint.Dir on local disk, for each state backend. Reported: events/s,
-// the checkpoints completed, and the mean checkpoint duration and size.
+// checkpoint.Dir on local disk, for each state backend (the disk one with
+// full and with incremental checkpoints). Reported: events/s, the
+// checkpoints completed, and the mean checkpoint duration and size written.
 //
 //	WEIR_STREAM_EVENTS=20000000 go test ./bench -run '^$' -bench 'WindowCheckpointing' -count 3
 func BenchmarkWindowCheckpointing(b *testing.B) {
 	for _, c := range []struct {
-		name     string
-		interval time.Duration
-		backend  stream.StateBackend
+		name        string
+		interval    time.Duration
+		backend     stream.StateBackend
+		incremental bool
 	}{
-		{"checkpoints=none", 0, stream.HeapBackend},
-		{"checkpoints=1s/backend=heap", time.Second, stream.HeapBackend},
-		{"checkpoints=1s/backend=disk", time.Second, stream.DiskBackend},
+		{"checkpoints=none", 0, stream.HeapBackend, false},
+		{"checkpoints=1s/backend=heap", time.Second, stream.HeapBackend, false},
+		{"checkpoints=1s/backend=disk", time.Second, stream.DiskBackend, false},
+		{"checkpoints=1s/backend=disk-incremental", time.Second, stream.DiskBackend, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			n := streamEvents(b) &^ 1
@@ -35,7 +38,7 @@ func BenchmarkWindowCheckpointing(b *testing.B) {
 				count.Store(0)
 				var job *stream.Job
 				env := stream.New(stream.Options{Parallelism: streamWorkers, Mode: stream.Streaming,
-					StateBackend: c.backend, TmpDir: b.TempDir(), Started: func(j *stream.Job) { job = j }})
+					StateBackend: c.backend, Incremental: c.incremental, TmpDir: b.TempDir(), Started: func(j *stream.Job) { job = j }})
 				if c.interval > 0 {
 					dir, err := checkpoint.OpenDir(b.TempDir(), checkpoint.DirOptions{})
 					if err != nil {
