@@ -154,7 +154,9 @@ func (o *foldOp[T, B, K, A]) run(tc *task, c collector[KV[K, A]]) error {
 		if st.cache == nil {
 			return fmt.Errorf("internal error: %s: no cache of its loop-invariant input", o.n.name())
 		}
-		if err := st.cache.Replay(ctx, o.batch, foldBatch); err != nil {
+		// key and fold take records by value: the cache's own values are read
+		// in place, not copied
+		if err := st.cache.Scan(ctx, o.batch, foldBatch); err != nil {
 			return err
 		}
 	} else {

@@ -94,9 +94,9 @@ func nearest(x []float64, cs []Centroid) int64 {
 		if len(c.X) != len(x) {
 			panic(fmt.Sprintf("iterate: kmeans: a point has %d coordinates, centroid %d has %d", len(x), c.ID, len(c.X)))
 		}
-		d := 0.0
+		cx, d := c.X[:len(x)], 0.0
 		for j, v := range x {
-			d += (v - c.X[j]) * (v - c.X[j])
+			d += (v - cx[j]) * (v - cx[j])
 		}
 		if bd < 0 || d < bd || d == bd && c.ID < best {
 			best, bd = c.ID, d

@@ -54,8 +54,9 @@ func LinearRegression(samples *dataset.DataSet[Sample], iterations int, step flo
 				g.grow(1 + len(s.X))
 				e := predict(m[0], s.X) - s.Y
 				g.G[0] += e
+				gw := g.G[1 : 1+len(s.X)]
 				for i, x := range s.X {
-					g.G[1+i] += e * x
+					gw[i] += e * x
 				}
 				g.N++
 			},
@@ -94,11 +95,10 @@ func (g *gradient) grow(n int) {
 
 // predict returns m's prediction for x; missing weights count as zero.
 func predict(m Model, x []float64) float64 {
-	y := m.B
-	for i, w := range m.W {
-		if i < len(x) {
-			y += w * x[i]
-		}
+	y, n := m.B, min(len(m.W), len(x))
+	x = x[:n]
+	for i, w := range m.W[:n] {
+		y += w * x[i]
 	}
 	return y
 }

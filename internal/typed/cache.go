@@ -20,9 +20,10 @@ const (
 // Cache holds one partition of a loop-invariant input of an iteration, filled
 // once and replayed every superstep. While the input fits the budget it is
 // kept as Go values, in chunks reserved on the memory manager, and a replay
-// hands them out with no decoding; when a reservation is refused, the values
-// already held move to a Spool (serialized, spilling) with everything after
-// them, and replays decode as a Spool's do.
+// hands them out with no decoding (a scan: not even a copy); when a
+// reservation is refused, the values already held move to a Spool
+// (serialized, spilling) with everything after them, and replays decode as a
+// Spool's do.
 //
 //	typed ──Grow refused──► serialized (Spool) ──Reset──► typed
 //
@@ -182,6 +183,32 @@ func (c *Cache[T]) Replay(ctx context.Context, batch int, fn func([]T) error) er
 			}
 			k := copy(buf, ch)
 			if err := fn(buf[:k]); err != nil {
+				return err
+			}
+			ch = ch[k:]
+		}
+	}
+	return nil
+}
+
+// Scan passes every record, in the order they came, to fn in batches of up
+// to batch records, as Replay does, but hands out the cache's own values
+// while it holds them: no copy is made, and fn must read the batches only
+// (neither the records nor what they point to may change). Once the cache
+// moved to its spool, it replays decoded records. Scanning values allocates
+// nothing.
+func (c *Cache[T]) Scan(ctx context.Context, batch int, fn func([]T) error) error {
+	if !c.Typed() {
+		return c.spool.Replay(ctx, batch, fn)
+	}
+	batch = max(batch, 1)
+	for _, ch := range c.chunks {
+		for len(ch) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			k := min(batch, len(ch))
+			if err := fn(ch[:k:k]); err != nil {
 				return err
 			}
 			ch = ch[k:]

@@ -190,3 +190,83 @@ func mustCodec[T any](t *testing.T) *memory.Codec[T] {
 	}
 	return c
 }
+
+// TestCacheScan: a scan hands out the records a replay does, in order and in
+// batches of at most the batch size, from the cache's values while it keeps
+// them and decoded from its spool once it moved there; scanning values
+// allocates nothing.
+func TestCacheScan(t *testing.T) {
+	const n = 10000
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		typed  bool
+	}{
+		{"fits", 0, true},
+		{"spills", 64 << 10, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var recs []cacheDeep
+			for i := range n {
+				recs = append(recs, cacheDeep{X: []float64{float64(i), float64(-i)}, S: fmt.Sprint("r", i)})
+			}
+			_, env := cacheEnv(t, tc.budget, nil)
+			c := NewCache(env, "test cache", mustCodec[cacheDeep](t))
+			defer c.Release()
+			for i := 0; i < n; i += 777 {
+				if err := c.Add(recs[i:min(i+777, n)]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.Typed() != tc.typed {
+				t.Fatalf("typed %v, want %v", c.Typed(), tc.typed)
+			}
+			for _, batch := range []int{1, 100, 5000} {
+				var got []cacheDeep
+				if err := c.Scan(context.Background(), batch, func(b []cacheDeep) error {
+					if len(b) == 0 || len(b) > batch {
+						t.Fatalf("batch of %d records, want 1 to %d", len(b), batch)
+					}
+					got = append(got, b...)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != n {
+					t.Fatalf("batch %d: scanned %d records, want %d", batch, len(got), n)
+				}
+				for i := range got {
+					if !got[i].equal(recs[i]) {
+						t.Fatalf("batch %d: record %d is %v, want %v", batch, i, got[i], recs[i])
+					}
+				}
+			}
+			stop := errors.New("stop")
+			if err := c.Scan(context.Background(), 10, func([]cacheDeep) error { return stop }); !errors.Is(err, stop) {
+				t.Fatalf("Scan: %v, want fn's error", err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := c.Scan(ctx, 10, func([]cacheDeep) error { return nil }); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Scan of a cancelled context: %v", err)
+			}
+			if !tc.typed {
+				return
+			}
+			var sum float64
+			if allocs := testing.AllocsPerRun(10, func() {
+				_ = c.Scan(context.Background(), 256, func(b []cacheDeep) error {
+					for i := range b {
+						sum += b[i].X[0]
+					}
+					return nil
+				})
+			}); allocs != 0 {
+				t.Fatalf("a scan of %d values allocates %.0f times", n, allocs)
+			}
+			if want := float64(n*(n-1)/2) * 11; sum != want { // AllocsPerRun runs once more to warm up
+				t.Fatalf("scans summed %v, want %v", sum, want)
+			}
+		})
+	}
+}
