@@ -182,3 +182,41 @@ func TestAsyncSnapshotFailureDeclines(t *testing.T) {
 	asyncWriteHook = nil
 	checkTotals(t, store, n, 1)
 }
+
+// TestAsyncSnapshotCancelled: the job is cancelled while the write of a
+// keyed snapshot is in progress; the task waits for its goroutine and
+// releases the capture, and the job ends (TestMain checks that no
+// goroutine is left).
+func TestAsyncSnapshotCancelled(t *testing.T) {
+	const n = 60
+	entered, release := make(chan struct{}), make(chan struct{})
+	asyncWriteHook = func(id int64, written bool) error {
+		if id == 1 && !written {
+			entered <- struct{}{}
+			<-release
+		}
+		return nil
+	}
+	t.Cleanup(func() { asyncWriteHook = nil })
+	src := newGated(ints(n))
+	var seen atomic.Int64
+	env := New(Options{Parallelism: 2, Clock: manual()})
+	env.EnableCheckpointing(time.Hour)
+	asyncSums(env, src, n, func() { seen.Add(1) })
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(10)
+	waitUntil(t, "10 sums", func() bool { return seen.Load() == 10 })
+	res := make(chan error, 1)
+	go func() { _, err := j.TriggerCheckpoint(context.Background()); res <- err }()
+	<-entered
+	<-entered // both Sum subtasks write
+	go j.Cancel()
+	close(release)
+	if _, err := j.Wait(); err == nil {
+		t.Fatal("the cancelled job succeeded")
+	}
+	<-res // aborted, or completed when the writes were let go before the cancellation reached them
+}
