@@ -2,7 +2,7 @@ package state
 
 import "testing"
 
-// BenchmarkWindowCells adds to an AggregatingState in a namespace per
+// BenchmarkWindowCells adds to a ReducingState in a namespace per
 // window of 1<<16 events, for 100000 keys, as a tumbling window operator
 // does: the (key, window) cell lookup and update of the hot path.
 func BenchmarkWindowCells(b *testing.B) {
