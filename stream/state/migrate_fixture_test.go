@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -156,4 +157,96 @@ func checkV1(t testing.TB, b *Backend[string], s *v1states, n int) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// v2states are the states of the second program: the same names, rows of
+// rowV2.
+type v2states struct {
+	val   ValueState[rowV2]
+	valNS *Value[string, int, rowV2]
+	lst   ListState[rowV2]
+	mp    MapState[string, rowV2]
+	red   ReducingState[rowV2]
+	agg   AggregatingState[int64, int64]
+	tm    *Timers[string, int]
+	rec   *recorder[string, int]
+}
+
+func registerV2(t testing.TB, b *Backend[string]) *v2states {
+	t.Helper()
+	s := &v2states{rec: &recorder[string, int]{b: b}}
+	var errs []error
+	var err error
+	s.val, err = GetValueState(b, ValueDescriptor[rowV2]{Name: "val"})
+	errs = append(errs, err)
+	s.valNS, err = NewValue[string, int](b, ValueDescriptor[rowV2]{Name: "valns"})
+	errs = append(errs, err)
+	s.lst, err = GetListState(b, ListDescriptor[rowV2]{Name: "lst"})
+	errs = append(errs, err)
+	s.mp, err = GetMapState(b, MapDescriptor[string, rowV2]{Name: "map"})
+	errs = append(errs, err)
+	s.red, err = GetReducingState(b, ReducingDescriptor[rowV2]{Name: "red", Reduce: reduceV2})
+	errs = append(errs, err)
+	s.agg, err = GetAggregatingState(b, AggregatingDescriptor[int64, rowV2, int64]{Name: "agg", Func: accV2{}})
+	errs = append(errs, err)
+	s.tm, err = NewTimers[string, int](b, "timers", s.rec)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// v2of is a first program's row as the second program reads it: A kept,
+// B dropped, C zero.
+func v2of(r rowV1) rowV2 { return rowV2{A: r.A} }
+
+// checkV2 checks keys 0..n-1 of b's groups against what fillV1 wrote, read
+// by the second program; it returns the number of keys checked.
+func checkV2(t testing.TB, b *Backend[string], s *v2states, n int) int {
+	t.Helper()
+	checked := 0
+	for i := range n {
+		k := migKey(i)
+		if !b.Groups().Contains(b.KeyGroup(k)) {
+			continue
+		}
+		checked++
+		b.SetCurrentKey(k)
+		if v, ok := s.val.Value(); !ok || v != v2of(migValue1(i)) {
+			t.Fatalf("%s: value %v %v, want %v", k, v, ok, v2of(migValue1(i)))
+		}
+		ns, want := migNSValue1(i)
+		s.valNS.SetNamespace(ns)
+		if v, ok := s.valNS.Value(); !ok || v != v2of(want) {
+			t.Fatalf("%s: value in namespace %d: %v %v, want %v", k, ns, v, ok, v2of(want))
+		}
+		var wantList []rowV2
+		for _, r := range migList1(i) {
+			wantList = append(wantList, v2of(r))
+		}
+		if l := s.lst.Get(); !slices.Equal(l, wantList) {
+			t.Fatalf("%s: list %v, want %v", k, l, wantList)
+		}
+		got, wantMap := map[string]rowV2{}, map[string]rowV2{}
+		for uk, uv := range s.mp.All() {
+			got[uk] = uv
+		}
+		for uk, uv := range migMap1(i) {
+			wantMap[uk] = v2of(uv)
+		}
+		if !maps.Equal(got, wantMap) {
+			t.Fatalf("%s: map %v, want %v", k, got, wantMap)
+		}
+		if r, ok := s.red.Get(); !ok || r != v2of(reduceV1(migRed1(i)[0], migRed1(i)[1])) {
+			t.Fatalf("%s: reduced %v %v", k, r, ok)
+		}
+		if a, ok := s.agg.Get(); !ok || a != int64(i+2) {
+			t.Fatalf("%s: aggregated %v %v, want %d", k, a, ok, i+2)
+		}
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return checked
 }

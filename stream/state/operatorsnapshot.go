@@ -298,7 +298,7 @@ func RepartitionOperatorState(old [][]byte, n int) ([][]byte, error) {
 					continue
 				}
 				op := (k + start) % n
-				out[op] = append(out[op], opSection{name: name, mode: mode, entries: all[at : at+c]})
+				out[op] = append(out[op], opSection{name: name, mode: mode, entries: all[at : at+c], schema: hs[0].sec.schema})
 				at += c
 			}
 			start = next
@@ -308,7 +308,7 @@ func RepartitionOperatorState(old [][]byte, n int) ([][]byte, error) {
 				all = append(all, h.sec.entries...)
 			}
 			for i := range n {
-				out[i] = append(out[i], opSection{name: name, mode: mode, entries: all})
+				out[i] = append(out[i], opSection{name: name, mode: mode, entries: all, schema: hs[0].sec.schema})
 			}
 		default:
 			for i := range n {
