@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -412,6 +413,9 @@ func FuzzOperatorSnapshot(f *testing.F) {
 	f.Add(listSnap(f, map[string]int{"a": 3}, map[string]int{"b": 2}, map[string]int{"c": 2}))
 	f.Add(listSnap(f, nil, nil, nil))
 	f.Add([]byte{})
+	if v1, err := os.ReadFile("testdata/operator-v1.snap"); err == nil {
+		f.Add(v1) // version 1, without schemas
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, fixChecksums(data)} {
 			secs, err := readOpSnapshot(in)
