@@ -22,7 +22,7 @@ const frameSchema = 7
 
 // stateSchema is what a snapshot records of a state's types: the schemas of
 // its key, namespace, value and, for map state, user key. Operator states
-// use key (broadcast state) and value.
+// use key (broadcast state) and value, and kind holds their Distribution.
 type stateSchema struct {
 	name                    string
 	kind                    Kind
