@@ -332,3 +332,45 @@ func TestMigrateOperatorState(t *testing.T) {
 		t.Fatalf("field kind changed: %v", err)
 	}
 }
+
+// BenchmarkRestoreMigrate restores 10,000 keys of a ValueState of rowV1 as
+// rowV1 (read by the codec) and as rowV2 (read through a migration).
+func BenchmarkRestoreMigrate(b *testing.B) {
+	src, _ := newBackend[string](b, 16, KeyGroupRange{0, 15}, 0, nil)
+	v, err := GetValueState(src, ValueDescriptor[rowV1]{Name: "val"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 10000 {
+		src.SetCurrentKey(migKey(i))
+		v.Update(migValue1(i))
+	}
+	snap := snapshot(b, src, KeyGroupRange{0, 15})
+	run := func(b *testing.B, register func(*Backend[string]) error) {
+		for b.Loop() {
+			dst, err := NewBackend[string](Options{MaxParallelism: 16, Groups: KeyGroupRange{0, 15}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := register(dst); err != nil {
+				b.Fatal(err)
+			}
+			if err := dst.Restore(bytes.NewReader(snap)); err != nil {
+				b.Fatal(err)
+			}
+			dst.Dispose()
+		}
+	}
+	b.Run("same", func(b *testing.B) {
+		run(b, func(d *Backend[string]) error {
+			_, err := GetValueState(d, ValueDescriptor[rowV1]{Name: "val"})
+			return err
+		})
+	})
+	b.Run("migrated", func(b *testing.B) {
+		run(b, func(d *Backend[string]) error {
+			_, err := GetValueState(d, ValueDescriptor[rowV2]{Name: "val"})
+			return err
+		})
+	})
+}
