@@ -125,12 +125,13 @@ func schemaText(b []byte) string {
 	return t
 }
 
-// writeSchemas writes the schema frames of what a snapshot writes sections
-// of: the registered states (withStates), the states in the store not
-// registered since an incremental restore (withStates), the timer services
-// and the restored sections not registered yet, which keep the schema they
-// were written with.
-func (b *Backend[K]) writeSchemas(bw *bufio.Writer, withStates bool) error {
+// schemaFrames returns the schemas of what a snapshot writes sections of,
+// in the order of their frames: the registered states (withStates), the
+// states in the store not registered since an incremental restore
+// (withStates), the timer services and the restored sections not
+// registered yet, which keep the schema they were written with. A schema
+// does not change once made: a capture may keep them for a later write.
+func (b *Backend[K]) schemaFrames(withStates bool) []*stateSchema {
 	var all []*stateSchema
 	if withStates {
 		for name := range b.states {
@@ -158,8 +159,13 @@ func (b *Backend[K]) writeSchemas(bw *bufio.Writer, withStates bool) error {
 		}
 		return cmpString(x.name, y.name)
 	})
+	return all
+}
+
+// writeSchemaFrames writes a schema frame of each of schemas.
+func writeSchemaFrames(bw *bufio.Writer, schemas []*stateSchema) error {
 	var p []byte
-	for _, s := range all {
+	for _, s := range schemas {
 		p = appendUvarint(p[:0], uint64(len(s.name)))
 		p = append(p, s.name...)
 		p = append(p, byte(s.kind))

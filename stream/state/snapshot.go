@@ -72,7 +72,7 @@ func (b *Backend[K]) snapshot(w io.Writer, groups KeyGroupRange, withStates bool
 	if err := writeFrame(bw, frameHeader, payload); err != nil {
 		return fmt.Errorf("state: %s: snapshot: %w", b.name, err)
 	}
-	if err := b.writeSchemas(bw, withStates); err != nil {
+	if err := writeSchemaFrames(bw, b.schemaFrames(withStates)); err != nil {
 		return fmt.Errorf("state: %s: snapshot: %w", b.name, err)
 	}
 	type named struct {
