@@ -257,6 +257,17 @@ func (c *coordinator) ack(id int64, k taskKey, states map[*node][]byte, inflight
 	c.completeLocked(id, pc)
 }
 
+// decline aborts checkpoint id for task k, whose part of it failed (Flink's
+// declineCheckpoint).
+func (c *coordinator) decline(id int64, k taskKey, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pc := c.pending[id]; pc == nil || pc.acked[k] {
+		return
+	}
+	c.abortLocked(id, fmt.Errorf("%w: checkpoint %d declined by %s subtask %d: %w", errCheckpointAborted, id, k.tp.head.name, k.subtask, err))
+}
+
 // request asks for a checkpoint now; the result says when it completed.
 func (c *coordinator) request() <-chan checkpointResult {
 	ch := make(chan checkpointResult, 1)

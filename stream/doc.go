@@ -70,8 +70,8 @@
 // snapshot for a checkpoint id, notify checkpoint complete, end of input,
 // close on every path (see Checkpoints). Keyed operators keep their
 // state in a state.Backend of their subtask's key groups, the current key
-// set per record, and snapshot it (the backend's Snapshot of its key
-// groups); they check the backend's Err once per batch. Options.StateBackend
+// set per record, and snapshot it (a copy-on-write state.Capture of its
+// key groups, written off the task goroutine; see Checkpoints); they check the backend's Err once per batch. Options.StateBackend
 // chooses where that state lives: HeapBackend (objects in memory) or
 // DiskBackend (a stream/state/disk store per keyed subtask under the job's
 // temporary directory, Flink's EmbeddedRocksDBStateBackend), with the same
@@ -228,14 +228,27 @@
 //
 //	coordinator: enumerators' snapshot (split valves closed) ─▶ trigger ─▶ source task mailboxes
 //	source task (between batches): snapshot ─▶ Barrier n on every output ─▶ ack (valve opened)
-//	other task: gate aligns Barrier n over every channel ─▶ snapshot ─▶ Barrier n ─▶ ack
+//	other task: gate aligns Barrier n over every channel ─▶ snapshot (keyed state: capture) ─▶ Barrier n
+//	            its goroutine writes the captures ─▶ task mailbox ─▶ ack, in barrier order
 //	coordinator: every task acked ─▶ Storage.Store (its own goroutine) ─▶ complete n ─▶ every task mailbox
 //	task (between batches): notifyCheckpointComplete(n) on each operator; the file sink commits
 //
 // A task snapshots each operator of its chain into a buffer of its own,
-// synchronously, by the operator's stable id (UID, or a hash of its
-// position and inputs, Flink's StreamGraphHasherV2) and acknowledges with
-// the bytes; it goes on processing while the checkpoint is stored. A source
+// by the operator's stable id (UID, or a hash of its position and inputs,
+// Flink's StreamGraphHasherV2) and acknowledges with the bytes; it goes on
+// processing while the checkpoint is stored. Operator state is written on
+// the barrier. Keyed state is captured on it (state.Backend.Capture: the
+// heap backend's copy-on-write capture, Flink's CopyOnWriteStateMap
+// snapshot; a disk backend's full snapshot written at once, its
+// incremental one synchronous) and written by a goroutine of the task
+// (Flink's AsyncCheckpointRunnable) while the task processes records; the
+// goroutine posts to the task's mailbox, and the task releases the
+// captures and acknowledges its checkpoints in barrier order, several in
+// flight with MaxConcurrentCheckpoints. A write that fails declines the
+// checkpoint, which is aborted; a task that ends stops its writes and
+// releases their captures, and one that finished acknowledges them first.
+// Source tasks, iteration heads and unaligned checkpoints snapshot
+// synchronously. A source
 // subtask's split assignments are held back from its enumerator's snapshot
 // until its own (Flink's OperatorEventValve), so no split is in both. A
 // checkpoint not complete within the timeout is aborted; so are the pending

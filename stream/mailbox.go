@@ -20,6 +20,9 @@ const (
 	// mailResume: a source subtask stopped by a savepoint that was then
 	// aborted reads on.
 	mailResume
+	// mailAsyncDone: an asynchronous snapshot of the task was written
+	// (posted by its goroutine).
+	mailAsyncDone
 )
 
 type mail struct {

@@ -65,6 +65,7 @@ type taskRuntime struct {
 	unal     *unalignedCheckpoint
 	captures []func(dst []byte) ([]byte, error)
 	ids      map[*node]string // stable operator ids, once needed
+	async    asyncSnapshots   // the asynchronous snapshots in progress
 }
 
 // taskCheckpoints is a task's side of the job's checkpoints: its mailbox
@@ -123,6 +124,7 @@ func (p *program) body(tp *taskPlan) func(tc *flow.TaskContext) error {
 func (rt *taskRuntime) run() (err error) {
 	ins, err := rt.build(rt.tp.head)
 	defer func() {
+		rt.endAsync(err == nil)
 		for _, op := range rt.ops {
 			if cerr := op.close(); cerr != nil && err == nil {
 				err = cerr
@@ -257,6 +259,7 @@ func (rt *taskRuntime) loop(pumps []func() error, fb feedbackQueue, target any) 
 		wake = fb.ready()
 	} else if rt.ck != nil {
 		wake = rt.ck.mb.wake
+		rt.async.on = true // the mail of a written snapshot wakes the loop
 	}
 	for {
 		if err := rt.drainMail(); err != nil {
@@ -520,6 +523,8 @@ func (rt *taskRuntime) drainMail() error {
 			if m.done != nil {
 				m.done()
 			}
+		case mailAsyncDone:
+			rt.ackAsync()
 		}
 	}
 	return nil
@@ -527,10 +532,12 @@ func (rt *taskRuntime) drainMail() error {
 
 // checkpoint takes the task's part of checkpoint id on its barrier (Flink's
 // SubtaskCheckpointCoordinatorImpl.checkpointState): every operator of the
-// chain writes its snapshot into a buffer of its own, synchronously, the
-// barrier goes to every output, and the task acknowledges to the
-// coordinator with its snapshots and goes on processing. Without
-// checkpoints the barrier is only forwarded.
+// chain writes its snapshot into a buffer of its own, or captures its
+// keyed state for an asynchronous write (checkpointAsync), the barrier
+// goes to every output, and the task goes on processing; it acknowledges
+// to the coordinator with its snapshots once they are written. A source
+// task and an iteration head snapshot synchronously. Without checkpoints
+// the barrier is only forwarded.
 func (rt *taskRuntime) checkpoint(id int64, alignment time.Duration) error {
 	if rt.ck == nil {
 		return rt.event(flow.Event{Kind: flow.Barrier, Value: id})
@@ -541,6 +548,9 @@ func (rt *taskRuntime) checkpoint(id int64, alignment time.Duration) error {
 			return err
 		}
 		return rt.finishUnaligned(id)
+	}
+	if rt.async.on {
+		return rt.checkpointAsync(id, alignment)
 	}
 	states, err := rt.snapshotOperators(id)
 	if err != nil {

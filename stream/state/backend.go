@@ -65,6 +65,7 @@ type Backend[K comparable] struct {
 	sink    uint8                // what Prefetch read, kept so that its loads stay
 	pending map[string][]section // restored sections of states not yet registered
 	err     error
+	cow     cow // the copy-on-write versions of the heap's captures
 
 	mem      *memory.Manager
 	ownMem   bool

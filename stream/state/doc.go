@@ -81,7 +81,7 @@
 // # Ownership and concurrency
 //
 // A Backend, its states and its timer services are used by one goroutine, the
-// operator's. The heap backend stores values as given: a value holding slices,
+// operator's; only a Capture's WriteTo runs on others. The heap backend stores values as given: a value holding slices,
 // maps' contents or pointers must not be changed by the caller after it was
 // written, and values read must not be changed in place (ListState.Get returns
 // a fresh slice; its elements still share what they point to).
@@ -118,7 +118,25 @@
 // registers its states, as Flink restores before the operator opens: sections
 // of states not yet registered are kept (and counted) until they are, and
 // written again by the next snapshot. Corrupt or truncated input is an error
-// wrapping ErrCorruptSnapshot, never a panic. Snapshots are synchronous.
+// wrapping ErrCorruptSnapshot, never a panic. Snapshot is synchronous.
+//
+// Capture takes what a snapshot writes without writing it (Flink's
+// HeapSnapshotStrategy with CopyOnWriteStateMap): in time proportional to
+// the states and key groups it keeps each state's containers (a key
+// group's slot table or map, a key group's timers) as they are, and its
+// WriteTo writes Snapshot's bytes of that moment on any goroutine while the
+// backend's goroutine goes on. Containers, and entries held by pointer (a
+// window's cell, a key's map), carry a copy-on-write version: a write to
+// one that a live capture may hold copies it first (a slot table or a
+// group's map whole, once per capture; a cell or a key's map alone), so a
+// capture sees no later change; list elements are only ever appended in
+// place, beyond what a capture holds. Several captures may be live;
+// Release (on the backend's goroutine) ends one's copy-on-write, and
+// without live captures a write checks one field. Copies are not counted
+// against the memory budget. A value holding pointers is shared by a
+// capture and the live state, so the ownership rule above holds for
+// snapshots too. A disk backend's Capture writes its full snapshot at once
+// (no Pebble snapshot is kept), and its WriteTo copies it out.
 //
 // # Schemas and migration
 //

@@ -113,6 +113,7 @@ func (s *List[K, N, V]) entry(ns N, read bool) (listEntry[V], nsKey[K, N], int, 
 		seen = kept
 	}
 	if drop > 0 || (read && s.ttl.onRead) {
+		m = s.t.w(&s.b.cow, idx)
 		s.set(m, k, listEntry[V]{items: kept, sz: e.sz - drop}, e.sz)
 		e = m[k]
 	}
@@ -178,7 +179,7 @@ func (s *List[K, N, V]) addAll(ns N, vs []V) {
 		e.items = append(e.items, it)
 		e.sz += s.elemBytes(&it)
 	}
-	s.set(s.t.of(idx), k, e, old)
+	s.set(s.t.w(&s.b.cow, idx), k, e, old)
 }
 
 // Update replaces the current key's list in the current namespace by vs.
@@ -202,7 +203,7 @@ func (s *List[K, N, V]) clear(ns N) {
 		return
 	}
 	if e, ok := s.t.groups[idx][k]; ok {
-		delete(s.t.groups[idx], k)
+		delete(s.t.w(&s.b.cow, idx), k)
 		s.b.shrink(e.sz)
 	}
 }
@@ -240,7 +241,7 @@ func (s *List[K, N, V]) MergeNamespaces(target N, sources []N) {
 		moved = true
 	}
 	if moved {
-		s.set(s.t.of(idx), k, e, old)
+		s.set(s.t.w(&s.b.cow, idx), k, e, old)
 	}
 }
 
@@ -248,8 +249,15 @@ func (s *List[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
 	if s.b.store != nil {
 		return s.b.storeSection(dst, s.id, KindList, s.b.groups.Start+idx, &s.ttl, now)
 	}
+	return s.writeFrom(dst, s.t.groups[idx], now)
+}
+
+// writeFrom is write on a group's map (the live one or a capture's). A
+// list's elements are only appended to in place, beyond the lengths a
+// capture holds, so a capture needs no copy of them.
+func (s *List[K, N, V]) writeFrom(dst []byte, m map[nsKey[K, N]]listEntry[V], now int64) ([]byte, int) {
 	n := 0
-	for k, e := range s.t.groups[idx] {
+	for k, e := range m {
 		live := 0
 		for i := range e.items {
 			if !s.ttl.expired(e.items[i].ts, now) {
@@ -277,7 +285,7 @@ func (s *List[K, N, V]) read(src []byte, idx, n int) error {
 		return s.dread(src, idx, n)
 	}
 	d := dec{b: src}
-	m := s.t.of(idx)
+	m := s.t.w(&s.b.cow, idx)
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
 		s.readKey(&d, &k, idx)

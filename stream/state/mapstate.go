@@ -2,13 +2,15 @@ package state
 
 import (
 	"iter"
+	"maps"
 	"unsafe"
 )
 
 // mapEntry is one key's map and its estimated bytes.
 type mapEntry[UK comparable, UV any] struct {
-	m  map[UK]elem[UV]
-	sz int64
+	m   map[UK]elem[UV]
+	sz  int64
+	ver uint64 // the copy-on-write version (cow)
 }
 
 // MapState is Flink's MapState: a map per key.
@@ -107,7 +109,7 @@ func (s *Map[K, N, UK, UV]) cur() (*mapEntry[UK, UV], nsKey[K, N], int) {
 
 // store writes e back, removing the key's entry when its map is empty.
 func (s *Map[K, N, UK, UV]) store(e *mapEntry[UK, UV], k nsKey[K, N], idx int, old int64) {
-	m := s.t.of(idx)
+	m := s.t.w(&s.b.cow, idx)
 	if len(e.m) == 0 {
 		delete(m, k)
 		s.b.shrink(old)
@@ -145,7 +147,7 @@ func (s *Map[K, N, UK, UV]) Get(uk UK) (UV, bool) {
 		it, ok := s.dget(uk)
 		return it.v, ok
 	}
-	e, k, idx := s.cur()
+	e, k, idx := s.curTTL()
 	if e == nil {
 		var zero UV
 		return zero, false
@@ -160,7 +162,7 @@ func (s *Map[K, N, UK, UV]) Contains(uk UK) bool {
 		_, ok := s.dget(uk)
 		return ok
 	}
-	e, k, idx := s.cur()
+	e, k, idx := s.curTTL()
 	if e == nil {
 		return false
 	}
@@ -174,13 +176,13 @@ func (s *Map[K, N, UK, UV]) Put(uk UK, uv UV) {
 		s.dput(uk, uv)
 		return
 	}
-	e, k, idx := s.cur()
+	e, k, idx := s.curW()
 	if idx < 0 {
 		return
 	}
 	old := int64(0)
 	if e == nil {
-		e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k)}
+		e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k), ver: s.b.cow.ver}
 	} else {
 		old = e.sz
 	}
@@ -208,7 +210,7 @@ func (s *Map[K, N, UK, UV]) Remove(uk UK) {
 		}
 		return
 	}
-	e, k, idx := s.cur()
+	e, k, idx := s.curW()
 	if e == nil {
 		return
 	}
@@ -226,7 +228,7 @@ func (s *Map[K, N, UK, UV]) All() iter.Seq2[UK, UV] {
 		return s.dall()
 	}
 	return func(yield func(UK, UV) bool) {
-		e, k, idx := s.cur()
+		e, k, idx := s.curTTL()
 		if e == nil {
 			return
 		}
@@ -281,7 +283,7 @@ func (s *Map[K, N, UK, UV]) Clear() {
 	if e == nil {
 		return
 	}
-	delete(s.t.groups[idx], k)
+	delete(s.t.w(&s.b.cow, idx), k)
 	s.b.shrink(e.sz)
 }
 
@@ -289,8 +291,13 @@ func (s *Map[K, N, UK, UV]) write(dst []byte, idx int, now int64) ([]byte, int) 
 	if s.b.store != nil {
 		return s.b.storeSection(dst, s.id, KindMap, s.b.groups.Start+idx, &s.ttl, now)
 	}
+	return s.writeFrom(dst, s.t.groups[idx], now)
+}
+
+// writeFrom is write on a group's map (the live one or a capture's).
+func (s *Map[K, N, UK, UV]) writeFrom(dst []byte, m map[nsKey[K, N]]*mapEntry[UK, UV], now int64) ([]byte, int) {
 	n := 0
-	for k, e := range s.t.groups[idx] {
+	for k, e := range m {
 		live := 0
 		for _, it := range e.m {
 			if !s.ttl.expired(it.ts, now) {
@@ -319,7 +326,7 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 		return s.dread(src, idx, n)
 	}
 	d := dec{b: src}
-	m := s.t.of(idx)
+	m := s.t.w(&s.b.cow, idx)
 	for i := 0; i < n && d.err == nil; i++ {
 		var k nsKey[K, N]
 		s.readKey(&d, &k, idx)
@@ -328,8 +335,11 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 		old := int64(0)
 		if ok {
 			old = e.sz
+			if s.b.cow.shared(e.ver) {
+				e = &mapEntry[UK, UV]{m: maps.Clone(e.m), sz: e.sz, ver: s.b.cow.ver}
+			}
 		} else {
-			e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k)}
+			e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k), ver: s.b.cow.ver}
 		}
 		for j := 0; j < cnt && d.err == nil; j++ {
 			var uk UK

@@ -7,11 +7,13 @@ package state
 // group, Flink's key.hashCode(), as Flink's CopyOnWriteStateTable), spread
 // by a Fibonacci multiply; each slot keeps its code, so that growing and
 // deleting need no rehash. A pointer to a cell is valid until the next
-// insert or delete.
+// insert or delete. ver is the slots' copy-on-write version (cow): a
+// capture keeps the slots, and a write copies them first.
 type slotTable[T comparable, V any] struct {
 	slots []slot[T, V] // a power of two long, or nil when empty
 	n     int
-	shift uint // 64 - log2(len(slots))
+	shift uint   // 64 - log2(len(slots))
+	ver   uint64 // the slots' copy-on-write version
 }
 
 type slot[T comparable, V any] struct {

@@ -52,6 +52,8 @@ type registered interface {
 	// read adds n entries from src to group index idx.
 	read(src []byte, idx, n int) error
 	drop()
+	// freeze returns the containers for a capture (the heap backend's).
+	freeze() frozen
 }
 
 // nsKey is the key of a state table: Flink's (key, namespace). The
@@ -63,13 +65,15 @@ type nsKey[K, N comparable] struct {
 }
 
 // table holds one state's entries, a map per key group, so that a snapshot or
-// a rescale moves whole groups (Flink's CopyOnWriteStateTable layout).
+// a rescale moves whole groups (Flink's CopyOnWriteStateTable layout). vers
+// are the groups' copy-on-write versions (cow).
 type table[K, N comparable, S any] struct {
 	groups []map[nsKey[K, N]]S
+	vers   []uint64
 }
 
 func newTable[K, N comparable, S any](n int) table[K, N, S] {
-	return table[K, N, S]{groups: make([]map[nsKey[K, N]]S, n)}
+	return table[K, N, S]{groups: make([]map[nsKey[K, N]]S, n), vers: make([]uint64, n)}
 }
 
 // of returns group idx's map, creating it.

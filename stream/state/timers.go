@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -70,6 +71,7 @@ func NewTimers[K, N comparable](b *Backend[K], name string, target Triggerable[K
 	if t.space, err = newSizer[N]("namespace of " + t.what); err != nil {
 		return nil, err
 	}
+	t.event.cow, t.proc.cow = &b.cow, &b.cow
 	t.event.init(b.groups.Len())
 	t.proc.init(b.groups.Len())
 	return t, b.register(t, true)
@@ -169,13 +171,29 @@ func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
 // write encodes a group's timers, event-time then processing-time, each
 // sorted by time and registration.
 func (t *Timers[K, N]) write(dst []byte, idx int, _ int64) ([]byte, int) {
+	return t.writeFrom(dst, t.event.pos[idx], t.proc.pos[idx])
+}
+
+// writeFrom is write on a group's event-time and processing-time timers
+// (the live ones or a capture's). The timers of one time are in one bucket
+// in registration order, so their places order them as registered.
+func (t *Timers[K, N]) writeFrom(dst []byte, event, proc map[Timer[K, N]]ref[K, N]) ([]byte, int) {
+	type placed struct {
+		t Timer[K, N]
+		i int
+	}
 	n := 0
-	for qi, q := range []*queue[K, N]{&t.event, &t.proc} {
-		ents := make([]qent[K, N], 0, len(q.pos[idx]))
-		for _, r := range q.pos[idx] {
-			ents = append(ents, r.b.ents[r.i])
+	for qi, pos := range []map[Timer[K, N]]ref[K, N]{event, proc} {
+		ents := make([]placed, 0, len(pos))
+		for tm, r := range pos {
+			ents = append(ents, placed{tm, r.i})
 		}
-		slices.SortFunc(ents, func(a, b qent[K, N]) int { return a.less(&b) })
+		slices.SortFunc(ents, func(a, b placed) int {
+			if a.t.Timestamp != b.t.Timestamp {
+				return cmp.Compare(a.t.Timestamp, b.t.Timestamp)
+			}
+			return cmp.Compare(a.i, b.i)
+		})
 		for i := range ents {
 			dst = append(dst, byte(qi))
 			dst = appendVarint(dst, ents[i].t.Timestamp)
@@ -228,30 +246,13 @@ func (t *Timers[K, N]) drop() {
 	}
 }
 
-// qent is a queued timer with its key group index, its registration order
-// and its estimated bytes; dead once deleted.
+// qent is a queued timer with its key group index and its estimated
+// bytes; dead once deleted.
 type qent[K, N comparable] struct {
 	t    Timer[K, N]
-	seq  uint64
 	sz   int64
 	idx  int32
 	dead bool
-}
-
-func (a *qent[K, N]) less(b *qent[K, N]) int {
-	if a.t.Timestamp != b.t.Timestamp {
-		if a.t.Timestamp < b.t.Timestamp {
-			return -1
-		}
-		return 1
-	}
-	if a.seq < b.seq {
-		return -1
-	}
-	if a.seq > b.seq {
-		return 1
-	}
-	return 0
 }
 
 // bucket holds the queued timers of one timestamp in registration order:
@@ -285,7 +286,6 @@ type queue[K, N comparable] struct {
 	byTS map[int64]*bucket[K, N]
 	pos  []map[Timer[K, N]]ref[K, N]
 	n    int
-	seq  uint64
 	cur  *bucket[K, N] // the bucket pushed to last, while queued
 	free []*bucket[K, N]
 	// last is a timer known queued: registering it again (the window
@@ -293,14 +293,19 @@ type queue[K, N comparable] struct {
 	// no map lookup
 	last   Timer[K, N]
 	lastOK bool
+	// the backend's copy-on-write versions and those of pos (cow)
+	cow  *cow
+	vers []uint64
 }
 
 func (q *queue[K, N]) init(groups int) {
 	q.heap, q.n, q.cur, q.free, q.lastOK = nil, 0, nil, nil, false
 	q.byTS = map[int64]*bucket[K, N]{}
 	q.pos = make([]map[Timer[K, N]]ref[K, N], groups)
+	q.vers = make([]uint64, groups)
 	for i := range q.pos {
 		q.pos[i] = map[Timer[K, N]]ref[K, N]{}
+		q.vers[i] = q.cow.ver
 	}
 }
 
@@ -338,12 +343,11 @@ func (q *queue[K, N]) bucket(ts int64) *bucket[K, N] {
 }
 
 func (q *queue[K, N]) push(t Timer[K, N], idx int, sz int64) {
-	q.seq++
 	b := q.bucket(t.Timestamp)
-	b.ents = append(b.ents, qent[K, N]{t: t, seq: q.seq, sz: sz, idx: int32(idx)})
+	b.ents = append(b.ents, qent[K, N]{t: t, sz: sz, idx: int32(idx)})
 	b.live++
 	q.n++
-	q.pos[idx][t] = ref[K, N]{b, len(b.ents) - 1}
+	q.posW(idx)[t] = ref[K, N]{b, len(b.ents) - 1}
 	q.last, q.lastOK = t, true
 }
 
@@ -354,7 +358,7 @@ func (q *queue[K, N]) remove(tm Timer[K, N], idx int) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	delete(q.pos[idx], tm)
+	delete(q.posW(idx), tm)
 	e := &r.b.ents[r.i]
 	e.dead = true
 	sz := e.sz
@@ -371,7 +375,7 @@ func (q *queue[K, N]) pop() qent[K, N] {
 	}
 	e := b.ents[b.head]
 	b.head++
-	delete(q.pos[e.idx], e.t)
+	delete(q.posW(int(e.idx)), e.t)
 	q.removed(b, e.t)
 	return e
 }

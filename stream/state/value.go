@@ -2,6 +2,7 @@ package state
 
 import (
 	"reflect"
+	"slices"
 	"unsafe"
 )
 
@@ -10,6 +11,12 @@ type cell[V any] struct {
 	v  V
 	ts int64
 	sz int64
+}
+
+// vcell is a cell held by pointer, with its copy-on-write version (cow).
+type vcell[V any] struct {
+	cell[V]
+	ver uint64
 }
 
 // cells is the storage of the single-value kinds (Value, Reducing and
@@ -23,7 +30,7 @@ type cell[V any] struct {
 type cells[K, N comparable, V any] struct {
 	base[K, N]
 	void  bool // N is Void: the entries are in slots
-	t     table[K, N, *cell[V]]
+	t     table[K, N, *vcell[V]]
 	slots []slotTable[nsKey[K, N], V]
 	vs    sizer[V]
 
@@ -35,7 +42,7 @@ type cells[K, N comparable, V any] struct {
 func newCells[K, N comparable, V any](b *Backend[K], name string, k Kind, cfg TTLConfig) (cells[K, N, V], error) {
 	var s cells[K, N, V]
 	var err error
-	entry := int64(unsafe.Sizeof(cell[V]{}) + unsafe.Sizeof(uintptr(0))) // the cell and the map's pointer to it
+	entry := int64(unsafe.Sizeof(vcell[V]{}) + unsafe.Sizeof(uintptr(0))) // the cell and the map's pointer to it
 	if s.base, err = newBase[K, N](b, name, k, cfg, entry); err != nil {
 		return s, err
 	}
@@ -45,7 +52,7 @@ func newCells[K, N comparable, V any](b *Backend[K], name string, k Kind, cfg TT
 	if s.void = reflect.TypeFor[N]() == reflect.TypeFor[Void](); s.void {
 		s.slots = make([]slotTable[nsKey[K, N], V], b.groups.Len())
 	} else {
-		s.t = newTable[K, N, *cell[V]](b.groups.Len())
+		s.t = newTable[K, N, *vcell[V]](b.groups.Len())
 	}
 	return s, nil
 }
@@ -60,7 +67,9 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 	if s.void {
 		c = s.slots[idx].find(nsKey[K, N]{k: s.b.key, n: ns}, s.b.keyCode())
 	} else if m := s.t.groups[idx]; m != nil {
-		c = m[nsKey[K, N]{k: s.b.key, n: ns}]
+		if vc := m[nsKey[K, N]{k: s.b.key, n: ns}]; vc != nil {
+			c = &vc.cell
+		}
 	}
 	if c != nil {
 		s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
@@ -77,7 +86,7 @@ func (s *cells[K, N, V]) evict(ns N, idx int, c *cell[V]) {
 		s.slots[idx].remove(k, s.b.keyCode())
 		return
 	}
-	delete(s.t.groups[idx], k)
+	delete(s.t.w(&s.b.cow, idx), k)
 }
 
 // get returns the current key's value in namespace ns, applying TTL.
@@ -89,6 +98,9 @@ func (s *cells[K, N, V]) get(ns N) (V, bool) {
 	idx := s.b.at()
 	if idx < 0 {
 		return zero, false
+	}
+	if s.ttl.on && s.b.cow.need != 0 {
+		s.own(ns, idx)
 	}
 	c := s.find(ns, idx)
 	if c == nil {
@@ -122,6 +134,9 @@ func (s *cells[K, N, V]) put(ns N, v V) {
 	if idx < 0 {
 		return
 	}
+	if s.b.cow.need != 0 {
+		s.own(ns, idx)
+	}
 	if c := s.find(ns, idx); c != nil {
 		old := c.sz
 		if !s.vs.flat {
@@ -138,8 +153,9 @@ func (s *cells[K, N, V]) put(ns N, v V) {
 	if s.void {
 		c = s.slots[idx].insert(k, s.b.keyCode())
 	} else {
-		c = new(cell[V])
-		s.t.of(idx)[k] = c
+		vc := &vcell[V]{ver: s.b.cow.ver}
+		s.t.w(&s.b.cow, idx)[k] = vc
+		c = &vc.cell
 	}
 	c.v, c.ts = v, s.ttl.stamp(s.b.clock)
 	c.sz = s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch)
@@ -155,6 +171,9 @@ func (s *cells[K, N, V]) remove(ns N) (cell[V], bool) {
 	idx := s.b.at()
 	if idx < 0 {
 		return cell[V]{}, false
+	}
+	if s.b.cow.need != 0 {
+		s.own(ns, idx)
 	}
 	c := s.find(ns, idx)
 	if c == nil {
@@ -173,6 +192,9 @@ func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 	idx := s.b.at()
 	if idx < 0 {
 		return cell[V]{}, false
+	}
+	if s.ttl.on && s.b.cow.need != 0 {
+		s.own(ns, idx)
 	}
 	c := s.find(ns, idx)
 	if c == nil {
@@ -204,8 +226,14 @@ func (s *cells[K, N, V]) prefetch(codes, groups []int32, start int) uint8 {
 
 // each calls f with every entry of group index idx.
 func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
-	if s.void {
-		st := &s.slots[idx]
+	eachCell(s.void, s.slots, s.t.groups, idx, f)
+}
+
+// eachCell calls f with every entry of group index idx of the slots (void)
+// or the maps.
+func eachCell[K, N comparable, V any](void bool, slots []slotTable[nsKey[K, N], V], groups []map[nsKey[K, N]]*vcell[V], idx int, f func(k *nsKey[K, N], c *cell[V])) {
+	if void {
+		st := &slots[idx]
 		for i := range st.slots {
 			if st.slots[i].used {
 				f(&st.slots[i].k, &st.slots[i].c)
@@ -213,8 +241,8 @@ func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
 		}
 		return
 	}
-	for k, c := range s.t.groups[idx] {
-		f(&k, c)
+	for k, c := range groups[idx] {
+		f(&k, &c.cell)
 	}
 }
 
@@ -222,8 +250,13 @@ func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
 	if s.b.store != nil {
 		return s.b.storeSection(dst, s.id, KindValue, s.b.groups.Start+idx, &s.ttl, now)
 	}
+	return s.writeFrom(dst, s.slots, s.t.groups, idx, now)
+}
+
+// writeFrom is write on the given containers (the live ones or a capture's).
+func (s *cells[K, N, V]) writeFrom(dst []byte, slots []slotTable[nsKey[K, N], V], groups []map[nsKey[K, N]]*vcell[V], idx int, now int64) ([]byte, int) {
 	n := 0
-	s.each(idx, func(k *nsKey[K, N], c *cell[V]) {
+	eachCell(s.void, slots, groups, idx, func(k *nsKey[K, N], c *cell[V]) {
 		if s.ttl.expired(c.ts, now) {
 			return
 		}
@@ -253,6 +286,9 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 		c.sz = s.keyBytes(&k) + s.vs.extra(&c.v, &s.b.scratch)
 		if s.void {
 			code := s.b.hash(k.k)
+			if t := &s.slots[idx]; s.b.cow.shared(t.ver) {
+				t.slots, t.ver = slices.Clone(t.slots), s.b.cow.ver
+			}
 			p := s.slots[idx].find(k, code)
 			if p != nil {
 				s.b.shrink(p.sz)
@@ -261,11 +297,11 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 			}
 			*p = c
 		} else {
-			m := s.t.of(idx)
+			m := s.t.w(&s.b.cow, idx)
 			if old, ok := m[k]; ok {
 				s.b.shrink(old.sz)
 			}
-			m[k] = &c
+			m[k] = &vcell[V]{cell: c, ver: s.b.cow.ver}
 		}
 		s.b.grow(c.sz, s.what)
 	}
