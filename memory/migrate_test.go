@@ -258,6 +258,14 @@ func TestParseSchemaText(t *testing.T) {
 	}
 }
 
+// TestParseSchemaNameBeyondInput: a field name's length that its own
+// varint puts past the end is ErrSchema, not a panic.
+func TestParseSchemaNameBeyondInput(t *testing.T) {
+	if _, err := ParseSchema([]byte{byte(reflect.Struct), 1, 2, 'A'}); !errors.Is(err, ErrSchema) {
+		t.Fatalf("%v, want ErrSchema", err)
+	}
+}
+
 func FuzzParseSchema(f *testing.F) {
 	for _, s := range [][]byte{mustSchema[accV1](), mustSchema[accV2](), mustSchema[[]map0](), {byte(reflect.Struct), 1, 1, 'A', schemaRef, 0}} {
 		f.Add(s)

@@ -173,6 +173,9 @@ func (p *schemaParser) node(depth int) *schemaNode {
 		seen := map[string]bool{}
 		for i := 0; i < nf && p.err == nil; i++ {
 			l := p.uvarint(uint64(len(p.b) - p.pos))
+			if p.err == nil && l > len(p.b)-p.pos {
+				p.fail("field name of %d bytes beyond the input", l)
+			}
 			if p.err != nil {
 				break
 			}

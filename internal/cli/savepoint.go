@@ -93,6 +93,17 @@ type subtaskDesc struct {
 	StateError     string        `json:"state_error,omitempty"`
 	MaxParallelism int           `json:"max_parallelism,omitempty"`
 	Sections       []sectionDesc `json:"sections,omitempty"`
+	// Schemas are the schemas the snapshot records of its states' types.
+	Schemas []schemaDesc `json:"schemas,omitempty"`
+}
+
+type schemaDesc struct {
+	State     string `json:"state"`
+	Kind      string `json:"kind"`
+	Key       string `json:"key,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Value     string `json:"value,omitempty"`
+	UserKey   string `json:"user_key,omitempty"`
 }
 
 type sharedDesc struct {
@@ -160,6 +171,9 @@ func describeState(sd *subtaskDesc, b []byte) {
 		}
 		sd.Sections = append(sd.Sections, sc)
 	}
+	for _, s := range si.Schemas {
+		sd.Schemas = append(sd.Schemas, schemaDesc{State: s.Name, Kind: s.Kind, Key: s.Key, Namespace: s.Namespace, Value: s.Value, UserKey: s.UserKey})
+	}
 }
 
 // writeSnapshotText writes d as inspect's text output.
@@ -208,6 +222,17 @@ func writeSnapshotText(w io.Writer, d *snapshotDesc) error {
 			}
 			if err := tw.Flush(); err != nil {
 				return err
+			}
+			for _, s := range st.Schemas {
+				fmt.Fprintf(&b, "    schema %s (%s):", s.State, s.Kind)
+				sep := " "
+				for _, f := range [][2]string{{"key", s.Key}, {"namespace", s.Namespace}, {"value", s.Value}, {"user key", s.UserKey}} {
+					if f[1] != "" {
+						fmt.Fprintf(&b, "%s%s %s", sep, f[0], f[1])
+						sep = "; "
+					}
+				}
+				b.WriteString("\n")
 			}
 		}
 	}

@@ -79,6 +79,9 @@ type Backend[K comparable] struct {
 	shared SharedFiles          // for incremental snapshots
 	ids    map[string]storeMeta // the states in the store, registered or restored
 	nextID uint16               // the highest id in ids
+
+	// the registered states' and timer services' schemas, by pendingKey
+	schemas map[string]*stateSchema
 }
 
 // NewBackend returns an empty backend for keys of type K.
@@ -311,6 +314,9 @@ func (b *Backend[K]) register(r registered, timers bool) error {
 	if b.disposed {
 		return fmt.Errorf("state: %s: register %q on a disposed backend", b.name, r.stateName())
 	}
+	if err := b.registerSchema(r, timers); err != nil {
+		return err
+	}
 	if timers {
 		b.timers[r.stateName()] = r
 	} else {
@@ -325,7 +331,7 @@ func (b *Backend[K]) register(r registered, timers bool) error {
 	for _, s := range secs {
 		b.shrink(int64(len(s.data)))
 		if err := b.ingest(r, s); err != nil {
-			return err
+			return fmt.Errorf("state: %s: restore: %w", b.name, err)
 		}
 	}
 	return nil

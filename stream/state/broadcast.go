@@ -128,13 +128,12 @@ func (b *BroadcastState[K, V]) read(entries [][]byte) error {
 	for i, e := range entries {
 		var k K
 		var v V
-		n, err := b.ks.codec.Decode(e, &k)
-		if err == nil {
-			var m int
-			m, err = b.vs.codec.Decode(e[n:], &v)
-			if err == nil && n+m != len(e) {
-				err = fmt.Errorf("%d bytes after the entry", len(e)-n-m)
-			}
+		d := dec{b: e}
+		decodeInto(&d, b.ks.codec, &k)
+		decodeValue(&d, &b.vs, &v)
+		err := d.err
+		if err == nil && len(d.b) != 0 {
+			err = fmt.Errorf("%d bytes after the entry", len(d.b))
 		}
 		if err != nil {
 			return fmt.Errorf("%w: entry %d: %v", ErrCorruptSnapshot, i, err)

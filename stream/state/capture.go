@@ -83,8 +83,9 @@ type Capture struct {
 	rng      KeyGroupRange
 	now      int64
 	parts    []capturedState
-	pending  [][]section // by pending key, in key order
-	buf      []byte      // a disk backend's snapshot
+	schemas  []*stateSchema // the schema frames
+	pending  [][]section    // by pending key, in key order
+	buf      []byte         // a disk backend's snapshot
 	release  func()
 	released atomic.Bool
 }
@@ -125,6 +126,7 @@ func (b *Backend[K]) Capture(groups KeyGroupRange) (*Capture, error) {
 	for _, k := range slices.Sorted(maps.Keys(b.pending)) {
 		c.pending = append(c.pending, slices.Clone(b.pending[k]))
 	}
+	c.schemas = b.schemaFrames(true)
 	return c, nil
 }
 
@@ -163,6 +165,9 @@ func (c *Capture) write(bw *bufio.Writer) error {
 	payload = appendUvarint(payload, snapshotVersion)
 	payload = appendUvarint(payload, uint64(c.maxP))
 	if err := writeFrame(bw, frameHeader, payload); err != nil {
+		return err
+	}
+	if err := writeSchemaFrames(bw, c.schemas); err != nil {
 		return err
 	}
 	sections := 0

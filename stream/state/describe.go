@@ -27,6 +27,11 @@ type SnapshotInfo struct {
 	Incremental bool
 	Stored      []SectionInfo
 	Files       []FileInfo
+	// Schemas are the schemas the snapshot records of its states (of a
+	// keyed snapshot's states and timer services, of an incremental
+	// snapshot's stored states too, of an operator snapshot's states), in
+	// the snapshot's order; states without one are left out.
+	Schemas []SchemaInfo
 }
 
 // FileInfo is a store file of an incremental snapshot: its name in the
@@ -73,6 +78,9 @@ func DescribeSnapshot(b []byte) (*SnapshotInfo, error) {
 			}
 			info.Sections = append(info.Sections, SectionInfo{Name: sec.name, Kind: sec.mode.String(),
 				KeyGroup: -1, Entries: len(sec.entries), Bytes: n})
+			if sec.schema != nil {
+				info.Schemas = append(info.Schemas, schemaInfo(sec.schema, sec.mode.String()))
+			}
 		}
 		return info, nil
 	}
@@ -104,19 +112,29 @@ func describeKeyed(r *bufio.Reader) (*SnapshotInfo, error) {
 	if d.err != nil || len(d.b) != 0 || maxP > 1<<31-1 {
 		return nil, fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
 	}
-	if version != snapshotVersion {
-		return nil, fmt.Errorf("snapshot version %d, this weir reads version %d", version, snapshotVersion)
+	if version != snapshotVersion && version != 1 {
+		return nil, fmt.Errorf("snapshot version %d, this weir reads versions 1 and %d", version, snapshotVersion)
 	}
 	info := &SnapshotInfo{MaxParallelism: int(maxP)}
+	schemas := map[string]*stateSchema{}
 	for {
 		typ, payload, err := readFrame(r)
 		if err != nil {
 			return nil, err
 		}
 		switch typ {
+		case frameSchema:
+			if err := addSchema(schemas, payload, version, uint64(len(info.Sections))); err != nil {
+				return nil, err
+			}
+			s, _ := parseSchemaFrame(payload)
+			info.Schemas = append(info.Schemas, schemaInfo(s, s.kind.String()))
 		case frameSection:
 			sec, err := parseSection(payload, int(maxP))
 			if err != nil {
+				return nil, err
+			}
+			if _, err := schemaFor(schemas, &sec); err != nil {
 				return nil, err
 			}
 			info.Sections = append(info.Sections, SectionInfo{Name: sec.name, Kind: sec.kind.String(),
@@ -161,6 +179,9 @@ func describeIncremental(b []byte) (*SnapshotInfo, error) {
 	slices.Sort(names)
 	for _, name := range names {
 		info.Stored = append(info.Stored, SectionInfo{Name: name, Kind: inc.states[name].kind.String(), KeyGroup: -1})
+		if s := inc.states[name].schema; s != nil {
+			info.Schemas = append(info.Schemas, schemaInfo(s, s.kind.String()))
+		}
 	}
 	for _, f := range inc.files {
 		info.Files = append(info.Files, FileInfo{Name: f.Name, Shared: f.Shared, Bytes: len(f.Data)})

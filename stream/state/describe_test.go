@@ -65,6 +65,13 @@ func TestDescribeKeyedSnapshot(t *testing.T) {
 	if !reflect.DeepEqual(got, wantSecs) {
 		t.Fatalf("sections\n%+v\nwant\n%+v", got, wantSecs)
 	}
+	wantSchemas := []SchemaInfo{
+		{Name: "count", Kind: "ValueState", Key: "string", Namespace: "struct { }", Value: "int64"},
+		{Name: "events", Kind: "ListState", Key: "string", Namespace: "struct { }", Value: "string"},
+	}
+	if !reflect.DeepEqual(info.Schemas, wantSchemas) {
+		t.Fatalf("schemas\n%+v\nwant\n%+v", info.Schemas, wantSchemas)
+	}
 	for i := range buf.Len() {
 		c := bytes.Clone(buf.Bytes())
 		c[i] ^= 0x10
@@ -97,6 +104,9 @@ func TestDescribeOperatorSnapshot(t *testing.T) {
 	want := &SnapshotInfo{Operator: true, Sections: []SectionInfo{
 		{Name: "offsets", Kind: "split-distribute list state", KeyGroup: -1, Entries: 3, Bytes: info.Sections[0].Bytes},
 		{Name: "writer", Kind: "union list state", KeyGroup: -1, Entries: 1, Bytes: info.Sections[1].Bytes},
+	}, Schemas: []SchemaInfo{
+		{Name: "offsets", Kind: "split-distribute list state", Value: "string"},
+		{Name: "writer", Kind: "union list state", Value: "string"},
 	}}
 	if !reflect.DeepEqual(info, want) || info.Sections[0].Bytes < 3 || info.Sections[1].Bytes < 1 {
 		t.Fatalf("info %+v, want %+v", info, want)

@@ -138,6 +138,37 @@
 // snapshots too. A disk backend's Capture writes its full snapshot at once
 // (no Pebble snapshot is kept), and its WriteTo copies it out.
 //
+// # Schemas and migration
+//
+// Snapshot format version 2 records, per state and timer service, the
+// memory.SchemaOf schemas of its key, namespace, value and map user key
+// (schema.go); operator snapshots record their values' (and broadcast
+// keys') schemas per state. A restore compares them with the types the
+// program registers the state with, as Flink's PojoSerializer schema
+// evolution does:
+//
+//   - a key, namespace or map user key schema that changed fails the
+//     restore in Flink's words ("the new key serializer (...) must be
+//     compatible with the previous key serializer (...)"; for map user keys
+//     "migration for MapState currently only allows value schema
+//     evolutions"), wrapping ErrMigration; so does a broadcast key;
+//   - a value schema that changed compatibly (struct fields added or
+//     removed, matched by name; memory.NewMigration) is migrated while the
+//     restore reads it: the heap backend decodes the old values into the
+//     new type, a disk backend's full-snapshot ingest encodes them again
+//     into its store, and the state then runs with its own codec;
+//   - any other value change fails ("for heap backends, the new state
+//     serializer (...) must not be incompatible with the old state
+//     serializer (...)") with the state, the field and both kinds named.
+//
+// Sections of states not registered yet keep their schema: snapshots write
+// them again under it, and they migrate when the program registers the
+// state. An incremental snapshot records the schemas of its stored states,
+// but its store files cannot be migrated in place: restoring one whose
+// value schema changed fails, saying to restore from a savepoint (always a
+// full, canonical snapshot). Version 1 snapshots, without schemas, restore
+// as the program's types. DescribeSnapshot lists the schemas.
+//
 // # The disk backend
 //
 // A backend made with Options.Store is a disk backend, Flink's

@@ -14,7 +14,8 @@ import (
 //	header  "weirincr", uvarint version, uvarint max parallelism, uvarint
 //	        first and last key group of the backend
 //	meta    uvarint count, then per state in the store: uvarint name length,
-//	        name, kind byte, uvarint id
+//	        name, kind byte, uvarint id, and (version 2) a byte, 1 when the
+//	        schemas of a schema frame (schema.go) follow, else 0
 //	heap    a full snapshot of the timers and of the restored sections of
 //	        states not registered (the heap part)
 //	file    per store file: uvarint name length, name, uvarint shared name
@@ -25,7 +26,7 @@ import (
 // (Pebble's manifest and options) is inline.
 const (
 	incrementalMagic   = "weirincr"
-	incrementalVersion = 1
+	incrementalVersion = 2
 	frameMeta          = 4
 	frameHeap          = 5
 	frameFile          = 6
@@ -112,6 +113,15 @@ func (b *Backend[K]) SnapshotIncremental(w io.Writer) ([]string, error) {
 		p = append(p, name...)
 		p = append(p, byte(m.kind))
 		p = appendUvarint(p, uint64(m.id))
+		s := m.schema
+		if _, ok := b.states[name]; ok {
+			s = b.schemas[pendingKey(name, false)]
+		}
+		if s == nil {
+			p = append(p, 0)
+		} else {
+			p = appendSchemas(append(p, 1), s)
+		}
 	}
 	if err == nil {
 		err = writeFrame(bw, frameMeta, p)
@@ -153,8 +163,8 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 	if d.err != nil || len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: bad incremental header", ErrCorruptSnapshot)
 	}
-	if version != incrementalVersion {
-		return nil, fmt.Errorf("incremental snapshot version %d, this weir reads version %d", version, incrementalVersion)
+	if version != incrementalVersion && version != 1 {
+		return nil, fmt.Errorf("incremental snapshot version %d, this weir reads versions 1 and %d", version, incrementalVersion)
 	}
 	if maxP == 0 || maxP > UpperBoundMaxParallelism || start > end || end >= maxP {
 		return nil, fmt.Errorf("%w: key groups %d..%d of max parallelism %d", ErrCorruptSnapshot, start, end, maxP)
@@ -174,7 +184,22 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 		name := string(d.bytes(d.uvarint()))
 		k := Kind(d.byte())
 		id := d.uvarint()
+		var schema *stateSchema
+		if version >= 2 {
+			switch d.byte() {
+			case 0:
+			case 1:
+				schema = &stateSchema{name: name, kind: k}
+				readSchemas(&d, schema)
+			default:
+				d.fail("schema flag of state %q not 0 or 1", name)
+			}
+		}
 		if d.err != nil {
+			break
+		}
+		if schema != nil && (k == kindTimers || schema.check() != nil) {
+			d.fail("schema of state %q: %v", name, schema.check())
 			break
 		}
 		if k < KindValue || k > KindAggregating || id == 0 || id >= 0xffff || ids[uint16(id)] || inc.states[name] != (storeMeta{}) {
@@ -182,7 +207,7 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 			break
 		}
 		ids[uint16(id)] = true
-		inc.states[name] = storeMeta{id: uint16(id), kind: k}
+		inc.states[name] = storeMeta{id: uint16(id), kind: k, schema: schema}
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d bytes after the states", len(d.b))
@@ -257,6 +282,9 @@ func (b *Backend[K]) restoreIncremental(r *bufio.Reader, hdr []byte) error {
 	if inc.maxP != b.maxP {
 		return fmt.Errorf("snapshot of max parallelism %d, the backend's is %d: the max parallelism cannot change across a restore", inc.maxP, b.maxP)
 	}
+	if err := b.checkIncremental(inc); err != nil {
+		return err
+	}
 	if rng := inc.groups.Intersect(b.groups); rng.Len() > 0 {
 		if inc.groups == b.groups && len(b.ids) == 0 {
 			if err := b.store.Restore(inc.files, b.shared); err != nil {
@@ -268,6 +296,12 @@ func (b *Backend[K]) restoreIncremental(r *bufio.Reader, hdr []byte) error {
 			}
 		} else if err := b.clip(inc, rng); err != nil {
 			return err
+		}
+		for name, m := range inc.states {
+			if cur, ok := b.ids[name]; ok && cur.schema == nil {
+				cur.schema = m.schema
+				b.ids[name] = cur
+			}
 		}
 	}
 	return b.restore(bufio.NewReader(bytes.NewReader(inc.heap)))

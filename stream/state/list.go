@@ -298,7 +298,7 @@ func (s *List[K, N, V]) read(src []byte, idx, n int) error {
 		for j := 0; j < cnt && d.err == nil; j++ {
 			var it elem[V]
 			it.ts = d.varint()
-			decodeInto(&d, s.vs.codec, &it.v)
+			decodeValue(&d, &s.vs, &it.v)
 			e.items = append(e.items, it)
 			e.sz += s.elemBytes(&it)
 		}

@@ -346,7 +346,7 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 			var it elem[UV]
 			it.ts = d.varint()
 			decodeInto(&d, s.ks.codec, &uk)
-			decodeInto(&d, s.vs.codec, &it.v)
+			decodeValue(&d, &s.vs, &it.v)
 			if d.err != nil {
 				break
 			}

@@ -66,7 +66,8 @@ type opState interface {
 type OperatorStore struct {
 	name    string
 	states  map[string]opState
-	pending map[string]opSection // restored sections of states not yet registered
+	pending map[string]opSection    // restored sections of states not yet registered
+	schemas map[string]*stateSchema // the registered states' schemas
 	err     error
 
 	mem      *memory.Manager
@@ -79,7 +80,7 @@ type OperatorStore struct {
 
 // NewOperatorStore returns an empty operator state store.
 func NewOperatorStore(o OperatorOptions) *OperatorStore {
-	s := &OperatorStore{name: o.Name, states: map[string]opState{}, pending: map[string]opSection{}, mem: o.Memory}
+	s := &OperatorStore{name: o.Name, states: map[string]opState{}, pending: map[string]opSection{}, schemas: map[string]*stateSchema{}, mem: o.Memory}
 	if s.mem == nil {
 		s.mem, s.ownMem = memory.MustNewManager(memory.Options{}), true
 	}
@@ -149,6 +150,9 @@ func lookupOp[T opState](s *OperatorStore, name string, d Distribution) (T, bool
 
 // register adds a state under its name and ingests what a restore kept for it.
 func (s *OperatorStore) register(st opState) error {
+	if err := s.registerSchema(st); err != nil {
+		return err
+	}
 	s.states[st.stateName()] = st
 	sec, ok := s.pending[st.stateName()]
 	if !ok {
@@ -158,6 +162,9 @@ func (s *OperatorStore) register(st opState) error {
 	s.shrink(sec.bytes())
 	if sec.mode != st.mode() {
 		return fmt.Errorf("state: %s: operator state %q was snapshotted as a %s and is registered as a %s", s.name, sec.name, sec.mode, st.mode())
+	}
+	if err := s.migrateFor(st, &sec); err != nil {
+		return fmt.Errorf("state: %s: restore: %w", s.name, err)
 	}
 	if err := st.read(sec.entries); err != nil {
 		return fmt.Errorf("state: %s: restore operator state %q: %w", s.name, sec.name, err)

@@ -9,17 +9,22 @@ import (
 	"slices"
 )
 
-// The operator state snapshot format, version 1, in the frames of the keyed
+// The operator state snapshot format, version 2, in the frames of the keyed
 // snapshots (snapshot.go): a header frame (payload: the magic "weiropst",
 // uvarint version), one section frame per state in name order (payload:
-// uvarint name length, name, distribution byte, uvarint entry count, then
-// per entry its uvarint length and its bytes: a list element's Codec form,
-// or a broadcast entry's key and value), and an end frame (payload: uvarint
-// number of sections), after which the input must end. Entries carry their
-// length so that a repartition splits lists without knowing their types.
+// uvarint name length, name, distribution byte, the schemas, uvarint entry
+// count, then per entry its uvarint length and its bytes: a list element's
+// Codec form, or a broadcast entry's key and value), and an end frame
+// (payload: uvarint number of sections), after which the input must end.
+// Entries carry their length so that a repartition splits lists without
+// knowing their types. The schemas are a byte, 0 when the section has none,
+// else 1 followed by the key's schema (a broadcast state's; empty for a
+// list) and the value's (memory.SchemaOf bytes, each with its uvarint
+// length). Version 1 has no schemas: its values are read as the program's
+// types.
 const (
 	opSnapshotMagic   = "weiropst"
-	opSnapshotVersion = 1
+	opSnapshotVersion = 2
 )
 
 // opSection is one operator state of a snapshot.
@@ -27,6 +32,7 @@ type opSection struct {
 	name    string
 	mode    Distribution
 	entries [][]byte
+	schema  *stateSchema // key and value; nil: the state's own
 }
 
 // bytes estimates what a kept section holds.
@@ -49,7 +55,7 @@ func (s *OperatorStore) Snapshot(w io.Writer) error {
 	for _, st := range s.states {
 		var entries [][]byte
 		entries, scratch = st.write(nil, scratch)
-		secs = append(secs, opSection{name: st.stateName(), mode: st.mode(), entries: entries})
+		secs = append(secs, opSection{name: st.stateName(), mode: st.mode(), entries: entries, schema: s.schemas[st.stateName()]})
 	}
 	for _, p := range s.pending {
 		secs = append(secs, p)
@@ -73,6 +79,7 @@ func writeOpSnapshot(w io.Writer, secs []opSection) error {
 		payload = appendUvarint(payload[:0], uint64(len(sec.name)))
 		payload = append(payload, sec.name...)
 		payload = append(payload, byte(sec.mode))
+		payload = appendOpSchema(payload, sec.schema)
 		payload = appendUvarint(payload, uint64(len(sec.entries)))
 		for _, e := range sec.entries {
 			payload = appendUvarint(payload, uint64(len(e)))
@@ -107,8 +114,8 @@ func readOpSnapshot(b []byte) ([]opSection, error) {
 	if d.err != nil || len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
 	}
-	if version != opSnapshotVersion {
-		return nil, fmt.Errorf("operator state snapshot version %d, this weir reads version %d", version, opSnapshotVersion)
+	if version != opSnapshotVersion && version != 1 {
+		return nil, fmt.Errorf("operator state snapshot version %d, this weir reads versions 1 and %d", version, opSnapshotVersion)
 	}
 	var secs []opSection
 	seen := map[string]bool{}
@@ -119,7 +126,7 @@ func readOpSnapshot(b []byte) ([]opSection, error) {
 		}
 		switch typ {
 		case frameSection:
-			sec, err := parseOpSection(payload)
+			sec, err := parseOpSection(payload, version)
 			if err != nil {
 				return nil, err
 			}
@@ -144,11 +151,14 @@ func readOpSnapshot(b []byte) ([]opSection, error) {
 	}
 }
 
-func parseOpSection(payload []byte) (opSection, error) {
+func parseOpSection(payload []byte, version uint64) (opSection, error) {
 	d := dec{b: payload}
 	var s opSection
 	s.name = string(d.bytes(d.uvarint()))
 	s.mode = Distribution(d.byte())
+	if version >= 2 {
+		s.schema = readOpSchema(&d, s.name, s.mode)
+	}
 	n := d.count()
 	for i := 0; i < n && d.err == nil; i++ {
 		e := d.bytes(d.uvarint())
@@ -164,6 +174,9 @@ func parseOpSection(payload []byte) (opSection, error) {
 	}
 	if s.name == "" || s.mode < SplitDistribute || s.mode > Broadcast {
 		return s, fmt.Errorf("%w: operator state %q of distribution %d", ErrCorruptSnapshot, s.name, s.mode)
+	}
+	if s.schema != nil {
+		return s, s.schema.checkOp()
 	}
 	return s, nil
 }
@@ -191,6 +204,9 @@ func (s *OperatorStore) Restore(r io.Reader) error {
 			if st.mode() != sec.mode {
 				return fmt.Errorf("state: %s: operator state %q was snapshotted as a %s and is registered as a %s", s.name, sec.name, sec.mode, st.mode())
 			}
+			if err := s.migrateFor(st, &sec); err != nil {
+				return fmt.Errorf("state: %s: restore: %w", s.name, err)
+			}
 			if err := st.read(sec.entries); err != nil {
 				return fmt.Errorf("state: %s: restore operator state %q: %w", s.name, sec.name, err)
 			}
@@ -199,6 +215,9 @@ func (s *OperatorStore) Restore(r io.Reader) error {
 		if p, ok := s.pending[sec.name]; ok {
 			if p.mode != sec.mode {
 				return fmt.Errorf("state: %s: restore: %w: operator state %q is a %s and a %s", s.name, ErrCorruptSnapshot, sec.name, p.mode, sec.mode)
+			}
+			if !sameOpSchema(p.schema, sec.schema) {
+				return fmt.Errorf("state: %s: restore: operator state %q: restored sections of two schemas; the program must register the state to restore both: %w", s.name, sec.name, ErrMigration)
 			}
 			s.shrink(p.bytes())
 			sec.entries = append(p.entries, sec.entries...)
@@ -245,6 +264,10 @@ func RepartitionOperatorState(old [][]byte, n int) ([][]byte, error) {
 				return nil, fmt.Errorf("state: repartition operator state: %w: %q is a %s in subtask %d and a %s in subtask %d",
 					ErrCorruptSnapshot, sec.name, hs[0].sec.mode, hs[0].subtask, sec.mode, i)
 			}
+			if hs := byName[sec.name]; len(hs) > 0 && !sameOpSchema(hs[0].sec.schema, sec.schema) {
+				return nil, fmt.Errorf("state: repartition operator state: %q has other schemas in subtask %d than in subtask %d: %w",
+					sec.name, hs[0].subtask, i, ErrMigration)
+			}
 			byName[sec.name] = append(byName[sec.name], holder{i, sec})
 		}
 	}
@@ -275,7 +298,7 @@ func RepartitionOperatorState(old [][]byte, n int) ([][]byte, error) {
 					continue
 				}
 				op := (k + start) % n
-				out[op] = append(out[op], opSection{name: name, mode: mode, entries: all[at : at+c]})
+				out[op] = append(out[op], opSection{name: name, mode: mode, entries: all[at : at+c], schema: hs[0].sec.schema})
 				at += c
 			}
 			start = next
@@ -285,7 +308,7 @@ func RepartitionOperatorState(old [][]byte, n int) ([][]byte, error) {
 				all = append(all, h.sec.entries...)
 			}
 			for i := range n {
-				out[i] = append(out[i], opSection{name: name, mode: mode, entries: all})
+				out[i] = append(out[i], opSection{name: name, mode: mode, entries: all, schema: hs[0].sec.schema})
 			}
 		default:
 			for i := range n {

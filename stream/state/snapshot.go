@@ -16,13 +16,14 @@ import (
 // could not have written: a bad checksum, truncation, undecodable entries.
 var ErrCorruptSnapshot = errors.New("state: corrupt snapshot")
 
-// The snapshot format, version 1. A snapshot is a sequence of frames, each
+// The snapshot format, version 2. A snapshot is a sequence of frames, each
 //
 //	type byte | uvarint payload length | payload | CRC-32C of type and payload (4 bytes, little-endian)
 //
 // A header frame (payload: the magic "weirstat", uvarint version, uvarint
-// max parallelism) comes first; then one section frame per (state or timer
-// service, key group) with entries (payload: uvarint name length, name,
+// max parallelism) comes first; then a schema frame per state and timer
+// service (schema.go; version 1 has none); then one section frame per (state
+// or timer service, key group) with entries (payload: uvarint name length, name,
 // kind byte, uvarint key group, uvarint entry count, the entries as the kind
 // writes them with memory.Codec); then an end frame (payload: uvarint number
 // of sections), after which the input must end. Frames of groups are in
@@ -30,7 +31,7 @@ var ErrCorruptSnapshot = errors.New("state: corrupt snapshot")
 // the order of entries within a group.
 const (
 	snapshotMagic   = "weirstat"
-	snapshotVersion = 1
+	snapshotVersion = 2
 	frameHeader     = 1
 	frameSection    = 2
 	frameEnd        = 3
@@ -42,11 +43,12 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // section is one (state, key group) of a snapshot, kept raw while its state
 // is not registered.
 type section struct {
-	name  string
-	kind  Kind
-	group int
-	count int
-	data  []byte
+	name   string
+	kind   Kind
+	group  int
+	count  int
+	data   []byte
+	schema *stateSchema // what the entries were written with; nil: the state's own
 }
 
 // Snapshot writes the state and timers of the backend's key groups within
@@ -68,6 +70,9 @@ func (b *Backend[K]) snapshot(w io.Writer, groups KeyGroupRange, withStates bool
 	payload = appendUvarint(payload, snapshotVersion)
 	payload = appendUvarint(payload, uint64(b.maxP))
 	if err := writeFrame(bw, frameHeader, payload); err != nil {
+		return fmt.Errorf("state: %s: snapshot: %w", b.name, err)
+	}
+	if err := writeSchemaFrames(bw, b.schemaFrames(withStates)); err != nil {
 		return fmt.Errorf("state: %s: snapshot: %w", b.name, err)
 	}
 	type named struct {
@@ -217,25 +222,33 @@ func (b *Backend[K]) restore(r *bufio.Reader) error {
 	if d.err != nil || len(d.b) != 0 {
 		return fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
 	}
-	if version != snapshotVersion {
-		return fmt.Errorf("snapshot version %d, this weir reads version %d", version, snapshotVersion)
+	if version != snapshotVersion && version != 1 {
+		return fmt.Errorf("snapshot version %d, this weir reads versions 1 and %d", version, snapshotVersion)
 	}
 	if maxP != uint64(b.maxP) {
 		return fmt.Errorf("snapshot of max parallelism %d, the backend's is %d: the max parallelism cannot change across a restore", maxP, b.maxP)
 	}
 	sections := uint64(0)
+	schemas := map[string]*stateSchema{}
 	for {
 		typ, payload, err := readFrame(r)
 		if err != nil {
 			return err
 		}
 		switch typ {
+		case frameSchema:
+			if err := addSchema(schemas, payload, version, sections); err != nil {
+				return err
+			}
 		case frameSection:
 			sec, err := parseSection(payload, b.maxP)
 			if err != nil {
 				return err
 			}
 			sections++
+			if sec.schema, err = schemaFor(schemas, &sec); err != nil {
+				return err
+			}
 			if !b.groups.Contains(sec.group) {
 				continue
 			}
@@ -271,6 +284,9 @@ func (b *Backend[K]) place(sec section) error {
 		if p := b.pending[key]; len(p) > 0 && p[0].kind != sec.kind {
 			return fmt.Errorf("%w: state %q is a %s and a %s", ErrCorruptSnapshot, sec.name, p[0].kind, sec.kind)
 		}
+		if err := placePending(b.pending[key], &sec); err != nil {
+			return err
+		}
 		sec.data = slices.Clone(sec.data)
 		b.pending[key] = append(b.pending[key], sec)
 		b.grow(int64(len(sec.data)), "restored state "+sec.name)
@@ -283,6 +299,9 @@ func (b *Backend[K]) place(sec section) error {
 func (b *Backend[K]) ingest(r registered, sec section) error {
 	if r.kind() != sec.kind {
 		return fmt.Errorf("state %q was snapshotted as a %s and is registered as a %s", sec.name, sec.kind, r.kind())
+	}
+	if err := b.migrateFor(r, &sec); err != nil {
+		return err
 	}
 	if err := r.read(sec.data, sec.group-b.groups.Start, sec.count); err != nil {
 		return fmt.Errorf("key group %d: %w", sec.group, err)

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -288,7 +289,10 @@ func TestRestoreErrors(t *testing.T) {
 }
 
 // FuzzRestore feeds arbitrary bytes to Restore into a backend with every kind
-// of state registered: it must return (an error or not), never panic.
+// of state registered, and into one that registers the migration tests'
+// states after the restore (schema frames, migrations at registration): it
+// must return (an error or not), never panic. DescribeSnapshot must accept
+// what Restore does.
 //
 //	go test ./stream/state -run '^$' -fuzz FuzzRestore
 func FuzzRestore(f *testing.F) {
@@ -304,7 +308,34 @@ func FuzzRestore(f *testing.F) {
 	f.Add(snapshot(f, src, KeyGroupRange{0, 15}))
 	f.Add(snapshot(f, src, KeyGroupRange{3, 4}))
 	f.Add([]byte{})
+	mig, _ := newBackend[string](f, 16, KeyGroupRange{0, 15}, 0, nil)
+	fillV1(f, mig, 3)
+	f.Add(snapshot(f, mig, KeyGroupRange{0, 15}))
+	if v1, err := os.ReadFile("testdata/keyed-v1.snap"); err == nil {
+		f.Add(v1)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range [][]byte{data, fixChecksums(data)} {
+			b, err := NewBackend[string](Options{MaxParallelism: 16, Groups: KeyGroupRange{0, 15}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Restore(bytes.NewReader(in)); err == nil {
+				if _, err := DescribeSnapshot(in); err != nil && !IsIncremental(in) {
+					t.Fatalf("restored what DescribeSnapshot refuses: %v", err)
+				}
+				_, _ = GetValueState(b, ValueDescriptor[rowV2]{Name: "val"})
+				_, _ = NewValue[string, int](b, ValueDescriptor[rowV2]{Name: "valns"})
+				_, _ = GetListState(b, ListDescriptor[rowV2]{Name: "lst"})
+				_, _ = GetMapState(b, MapDescriptor[string, rowV2]{Name: "map"})
+				_, _ = GetReducingState(b, ReducingDescriptor[rowV2]{Name: "red", Reduce: reduceV2})
+				_, _ = GetAggregatingState(b, AggregatingDescriptor[int64, rowV2, int64]{Name: "agg", Func: accV2{}})
+				_, _ = NewTimers[string, int](b, "timers", &recorder[string, int]{b: b})
+			}
+			if err := b.Dispose(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		b, err := NewBackend[string](Options{MaxParallelism: 16, Groups: KeyGroupRange{0, 15}})
 		if err != nil {
 			t.Fatal(err)

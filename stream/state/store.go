@@ -68,8 +68,9 @@ type SharedFiles interface {
 // storeMeta is a state registered in a disk backend's store: its id, the
 // two bytes every key of it starts with, and its kind.
 type storeMeta struct {
-	id   uint16
-	kind Kind
+	id     uint16
+	kind   Kind
+	schema *stateSchema // the schema of its entries, when an incremental restore brought them
 }
 
 // storeID returns the id of state name in the store, assigning the next one

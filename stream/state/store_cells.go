@@ -100,14 +100,19 @@ func (s *cells[K, N, V]) dread(src []byte, idx, n int) error {
 		s.readKey(&d, &k, idx)
 		kns := at[:len(at)-len(d.b)]
 		at = d.b
-		d.varint()
+		ts := d.varint()
 		var v V
-		decodeInto(&d, s.vs.codec, &v)
+		decodeValue(&d, &s.vs, &v)
 		if d.err != nil {
 			break
 		}
+		val := at[:len(at)-len(d.b)]
+		if s.vs.migrating() { // values of an older schema are stored in the state's
+			s.vbuf = s.vs.codec.Append(appendVarint(s.vbuf[:0], ts), &v)
+			val = s.vbuf
+		}
 		s.kbuf = append(appendPrefix(s.kbuf[:0], s.id, g), kns...)
-		if err := s.b.store.Set(s.kbuf, at[:len(at)-len(d.b)]); err != nil {
+		if err := s.b.store.Set(s.kbuf, val); err != nil {
 			return fmt.Errorf("state: %s: disk store: %w", s.b.name, err)
 		}
 	}

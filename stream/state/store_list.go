@@ -152,10 +152,14 @@ func (s *List[K, N, V]) dread(src []byte, idx, n int) error {
 		val = val[:0]
 		for j := 0; j < cnt && d.err == nil; j++ {
 			e := d.b
-			d.varint()
+			ts := d.varint()
 			var v V
-			decodeInto(&d, s.vs.codec, &v)
+			decodeValue(&d, &s.vs, &v)
 			e = e[:len(e)-len(d.b)]
+			if s.vs.migrating() && d.err == nil { // stored in the state's schema
+				s.vbuf = s.vs.codec.Append(appendVarint(s.vbuf[:0], ts), &v)
+				e = s.vbuf
+			}
 			val = appendUvarint(val, uint64(len(e)))
 			val = append(val, e...)
 		}

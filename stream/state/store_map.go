@@ -148,14 +148,18 @@ func (s *Map[K, N, UK, UV]) dread(src []byte, idx, n int) error {
 			ukb := ukAt[:len(ukAt)-len(d.b)]
 			uvAt := d.b
 			var uv UV
-			decodeInto(&d, s.vs.codec, &uv)
+			decodeValue(&d, &s.vs, &uv)
 			if d.err != nil {
 				break
 			}
 			s.kbuf = append(append(appendPrefix(s.kbuf[:0], s.id, g), kns...), ukb...)
 			s.vbuf = appendUvarint(s.vbuf[:0], uint64(len(ukb)))
 			s.vbuf = append(s.vbuf, ts...)
-			s.vbuf = append(s.vbuf, uvAt[:len(uvAt)-len(d.b)]...)
+			if s.vs.migrating() { // stored in the state's schema
+				s.vbuf = s.vs.codec.Append(s.vbuf, &uv)
+			} else {
+				s.vbuf = append(s.vbuf, uvAt[:len(uvAt)-len(d.b)]...)
+			}
 			if err := s.b.store.Set(s.kbuf, s.vbuf); err != nil {
 				return fmt.Errorf("state: %s: disk store: %w", s.b.name, err)
 			}

@@ -95,6 +95,7 @@ type sizer[T any] struct {
 	codec *memory.Codec[T]
 	fixed int64
 	flat  bool
+	mig   migration[T] // reads a restore's values of an older schema
 }
 
 func newSizer[T any](what string) (sizer[T], error) {

@@ -279,7 +279,7 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 		var c cell[V]
 		s.readKey(&d, &k, idx)
 		c.ts = d.varint()
-		decodeInto(&d, s.vs.codec, &c.v)
+		decodeValue(&d, &s.vs, &c.v)
 		if d.err != nil {
 			break
 		}
