@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 	"unsafe"
 
@@ -27,9 +26,10 @@ type builder[K comparable, VV, EV any] struct {
 	// reservation grants it, for pulling broadcast messages
 	reverse bool
 
-	ids  []K
-	vals []VV
-	x    *keyIndex[K]
+	ids    []K
+	vals   []VV
+	forced int // vertices reserved
+	x      *keyIndex[K]
 
 	// cnt[v+1] counts vertex v's adjacency entries (both ends of an edge for
 	// All); finish turns it into the offsets in place
@@ -51,10 +51,10 @@ type builder[K comparable, VV, EV any] struct {
 // dense is an edge as the dense ids of its entry's key and target.
 type dense struct{ s, t uint32 }
 
-const (
-	grant      = 4096    // vertices reserved at a time
-	blockEdges = 1 << 16 // edges of one block
-)
+const grant = 4096 // vertices reserved at a time
+
+// blockEdges is the number of edges of one block (a variable for tests).
+var blockEdges = 1 << 16
 
 func (b *builder[K, VV, EV]) vertexBytes() int64 {
 	var k K
@@ -64,17 +64,16 @@ func (b *builder[K, VV, EV]) vertexBytes() int64 {
 
 func (b *builder[K, VV, EV]) blockBytes() int64 {
 	var ev EV
-	return blockEdges * (8 + int64(unsafe.Sizeof(ev)))
+	return int64(blockEdges) * (8 + int64(unsafe.Sizeof(ev)))
 }
 
 // addVertices takes a batch of vertices; all come before the first edge.
 func (b *builder[K, VV, EV]) addVertices(vs []Vertex[K, VV]) {
 	start := time.Now()
-	for len(b.ids)+len(vs) > cap(b.ids) {
+	for len(b.ids)+len(vs) > b.forced {
 		// vertex-sized state is the minimum an iteration needs: forced
 		b.res.Force(grant * b.vertexBytes())
-		b.ids = slices.Grow(b.ids, grant)
-		b.vals = slices.Grow(b.vals, grant)
+		b.forced += grant
 	}
 	for i := range vs {
 		b.ids = append(b.ids, vs[i].ID)
