@@ -38,8 +38,10 @@ type builder[K comparable, VV, EV any] struct {
 	// the iteration's direction, and their values
 	pairs    [][]dense
 	evs      [][]EV
-	buffered int64 // bytes reserved for the blocks
-	sd, td   []uint32
+	buffered int64    // bytes reserved for the blocks
+	sd, td   []uint32 // a batch's dense ids
+	ps       []dense  // a batch's kept edges
+	ev       []EV
 
 	run *spill.Writer // the dense entries, once spilling
 	evc *memory.Codec[EV]
@@ -137,7 +139,11 @@ func (b *builder[K, VV, EV]) addEdges(es []Edge[K, EV]) error {
 	if b.dir == In {
 		keys, tgts = tgts, keys
 	}
-	cnt, all := b.cnt, b.dir == All
+	if cap(b.ps) < len(es) {
+		b.ps, b.ev = make([]dense, len(es)), make([]EV, len(es))
+	}
+	ps, evs := b.ps[:len(es)], b.ev[:len(es)]
+	cnt, all, k := b.cnt, b.dir == All, 0
 	for i := range es {
 		s, t := keys[i], tgts[i]
 		if s == absent || t == absent {
@@ -147,11 +153,23 @@ func (b *builder[K, VV, EV]) addEdges(es []Edge[K, EV]) error {
 		if all {
 			cnt[t+1]++
 		}
+		ps[k], evs[k] = dense{s, t}, es[i].Value
+		k++
+	}
+	return b.keep(ps[:k], evs[:k])
+}
+
+// keep puts the dense edges ps with their values evs into the blocks, or
+// into the spill run once the reservation refuses a block.
+func (b *builder[K, VV, EV]) keep(ps []dense, evs []EV) error {
+	for len(ps) > 0 {
 		if b.run != nil {
-			if err := b.write(s, t, &es[i].Value); err != nil {
-				return err
+			for j, p := range ps {
+				if err := b.write(p.s, p.t, &evs[j]); err != nil {
+					return err
+				}
 			}
-			continue
+			return nil
 		}
 		last := len(b.pairs) - 1
 		if last < 0 || len(b.pairs[last]) == blockEdges {
@@ -159,18 +177,17 @@ func (b *builder[K, VV, EV]) addEdges(es []Edge[K, EV]) error {
 				if err := b.spillEdges(); err != nil {
 					return err
 				}
-				if err := b.write(s, t, &es[i].Value); err != nil {
-					return err
-				}
 				continue
 			}
 			b.buffered += b.blockBytes()
 			b.pairs = append(b.pairs, make([]dense, 0, blockEdges))
 			b.evs = append(b.evs, make([]EV, 0, blockEdges))
-			last++
+			continue
 		}
-		b.pairs[last] = append(b.pairs[last], dense{s, t})
-		b.evs[last] = append(b.evs[last], es[i].Value)
+		m := min(blockEdges-len(b.pairs[last]), len(ps))
+		b.pairs[last] = append(b.pairs[last], ps[:m]...)
+		b.evs[last] = append(b.evs[last], evs[:m]...)
+		ps, evs = ps[m:], evs[m:]
 	}
 	return nil
 }
