@@ -63,3 +63,75 @@ func (o *gatherOp[T, U]) run(tc *task, c collector[U]) error {
 	}
 	return e.End()
 }
+
+// GatherPair calls fn once, in one subtask, with the records of first and
+// then those of second (from all of their subtasks), a batch at a time, and
+// the job's resources. first is read to its end before second yields
+// anything: ranging over second first drains first, discarding what is left
+// of it. A batch is valid until the loop asks for the next. Each sequence
+// may be ranged over once. The plan reads first before second, so inputs
+// that share a producer are kept from deadlocking by a blocking exchange
+// into second, as for a hash join's build side.
+func GatherPair[A, B, U any](first *DataSet[A], second *DataSet[B], fn func(r Resources, first iter.Seq[[]A], second iter.Seq[[]B], emit func(U)) error) *DataSet[U] {
+	env := first.env
+	n := env.newNode(optimizer.MapPartition, "GatherPair at "+caller(1), first.n, second.n)
+	n.opt.Parallelism = 1
+	// every record of first reaches the one subtask, read before second: the
+	// rule against rejoin deadlocks knows that of a broadcast input
+	n.opt.Forced = map[int]optimizer.Ship{0: optimizer.Broadcast}
+	connectInput[A](n, 0, nil)
+	connectInput[B](n, 1, nil)
+	n.op = pulls[U](&gatherPairOp[A, B, U]{fn: fn, batch: env.opts.BatchSize, workers: env.opts.Parallelism})
+	return newDataSet[U](env, n)
+}
+
+// gatherPairOp is GatherPair's operator.
+type gatherPairOp[A, B, U any] struct {
+	stateless
+	fn      func(r Resources, first iter.Seq[[]A], second iter.Seq[[]B], emit func(U)) error
+	batch   int
+	workers int
+}
+
+func (o *gatherPairOp[A, B, U]) run(tc *task, c collector[U]) error {
+	e := &flow.Emitter[U]{Next: c, Batch: o.batch}
+	var readErr error
+	firstDone := false
+	first := func(yield func([]A) bool) {
+		if firstDone {
+			return
+		}
+		for b := range flow.Batches[A](tc.TaskContext, 0, &readErr) {
+			if !yield(b) {
+				return
+			}
+		}
+		firstDone = true
+	}
+	second := func(yield func([]B) bool) {
+		if !firstDone {
+			for range first {
+			}
+			firstDone = true
+		}
+		if readErr != nil {
+			return
+		}
+		for b := range flow.Batches[B](tc.TaskContext, 1, &readErr) {
+			if !yield(b) {
+				return
+			}
+		}
+	}
+	err := o.fn(Resources{Env: tc.Env, Workers: max(o.workers, 1)}, first, second, e.Emit)
+	if readErr != nil {
+		return readErr
+	}
+	if err != nil {
+		return err
+	}
+	if e.Err != nil {
+		return e.Err
+	}
+	return e.End()
+}

@@ -5,22 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 	"unsafe"
 
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/spill"
 )
 
-// item is a vertex or an edge on its way into an iteration's task.
-type item[K comparable, VV, EV any] struct {
-	v    Vertex[K, VV]
-	e    Edge[K, EV]
-	edge bool
-}
-
-// builder takes an iteration's input and builds its dense ids and adjacency.
-// Edges are buffered as they come while the reservation grants their bytes;
-// when it refuses, they go to a spill run instead (see spillEdges).
+// builder builds an iteration's dense ids and adjacency as its input comes:
+// the vertices first, indexed when they end; then the edges a batch at a
+// time, each edge's keys translated into dense ids and its entries counted by
+// source (in the iteration's direction) on arrival, the dense edges kept in
+// fixed blocks while the reservation grants them and written to a spill run
+// once it refuses (see spillEdges). finish places them by a counting sort.
 type builder[K comparable, VV, EV any] struct {
 	res   *memory.Reservation
 	space *spill.Space
@@ -29,19 +26,37 @@ type builder[K comparable, VV, EV any] struct {
 	// reservation grants it, for pulling broadcast messages
 	reverse bool
 
-	ids  []K
-	vals []VV
+	ids    []K
+	vals   []VV
+	forced int // vertices reserved
+	x      *keyIndex[K]
 
-	src, dst []K
-	evs      []EV
-	buffered int64 // bytes reserved for the buffered edges
+	// cnt[v+1] counts vertex v's adjacency entries (both ends of an edge for
+	// All); finish turns it into the offsets in place
+	cnt []int64
+	// the dense edges in memory, in blocks of blockEdges: (key, target) in
+	// the iteration's direction, and their values
+	pairs    [][]dense
+	evs      [][]EV
+	buffered int64    // bytes reserved for the blocks
+	sd, td   []uint32 // a batch's dense ids
+	ps       []dense  // a batch's kept edges
+	ev       []EV
 
-	run   *spill.Writer // the edges by key, once spilling
-	codec *memory.Codec[Edge[K, EV]]
-	rec   []byte
+	run *spill.Writer // the dense entries, once spilling
+	evc *memory.Codec[EV]
+	rec []byte
+
+	took time.Duration // the time spent building, waiting for input excluded
 }
 
-const grant = 4096 // vertices or edges reserved at a time
+// dense is an edge as the dense ids of its entry's key and target.
+type dense struct{ s, t uint32 }
+
+const grant = 4096 // vertices reserved at a time
+
+// blockEdges is the number of edges of one block (a variable for tests).
+var blockEdges = 1 << 16
 
 func (b *builder[K, VV, EV]) vertexBytes() int64 {
 	var k K
@@ -49,65 +64,174 @@ func (b *builder[K, VV, EV]) vertexBytes() int64 {
 	return int64(unsafe.Sizeof(k)) + int64(unsafe.Sizeof(vv))
 }
 
-func (b *builder[K, VV, EV]) edgeBytes() int64 {
-	var k K
+func (b *builder[K, VV, EV]) blockBytes() int64 {
 	var ev EV
-	return 2*int64(unsafe.Sizeof(k)) + int64(unsafe.Sizeof(ev))
+	return int64(blockEdges) * (8 + int64(unsafe.Sizeof(ev)))
 }
 
-// add takes one input record.
-func (b *builder[K, VV, EV]) add(it *item[K, VV, EV]) error {
-	if !it.edge {
-		if len(b.ids)%grant == 0 {
-			// vertex-sized state is the minimum an iteration needs: forced
-			b.res.Force(grant * b.vertexBytes())
-		}
-		b.ids = append(b.ids, it.v.ID)
-		b.vals = append(b.vals, it.v.Value)
-		return nil
+// addVertices takes a batch of vertices; all come before the first edge.
+func (b *builder[K, VV, EV]) addVertices(vs []Vertex[K, VV]) {
+	start := time.Now()
+	for len(b.ids)+len(vs) > b.forced {
+		// vertex-sized state is the minimum an iteration needs: forced
+		b.res.Force(grant * b.vertexBytes())
+		b.forced += grant
 	}
-	if b.run != nil {
-		return b.write(&it.e)
+	for i := range vs {
+		b.ids = append(b.ids, vs[i].ID)
+		b.vals = append(b.vals, vs[i].Value)
 	}
-	if len(b.src)%grant == 0 {
-		if err := b.res.Grow(grant * b.edgeBytes()); err != nil {
-			if err := b.spillEdges(); err != nil {
-				return err
-			}
-			return b.write(&it.e)
-		}
-		b.buffered += grant * b.edgeBytes()
+	b.took += time.Since(start)
+}
+
+// index gives the vertices their dense ids, after the last vertex.
+func (b *builder[K, VV, EV]) index() error {
+	start := time.Now()
+	defer func() { b.took += time.Since(start) }()
+	x, ids, vals := newKeyIndex(b.ids, b.vals)
+	b.res.Force(x.bytes())
+	b.x, b.ids, b.vals = x, ids, vals
+	n := int64(len(ids))
+	if n >= int64(absent) {
+		return fmt.Errorf("%d vertices: at most %d", n, absent-1)
 	}
-	b.src = append(b.src, it.e.Src)
-	b.dst = append(b.dst, it.e.Dst)
-	b.evs = append(b.evs, it.e.Value)
+	b.cnt = make([]int64, n+1)
+	b.res.Force(8 * (n + 1))
 	return nil
 }
 
-// spillEdges starts the spill run of edges by key, writes the buffered edges
-// to it and frees their buffer.
+// translate writes the dense ids of the batch's sources and destinations to
+// b.sd and b.td, sized to the batch (absent for a key that is no vertex).
+func (b *builder[K, VV, EV]) translate(es []Edge[K, EV]) {
+	if cap(b.sd) < len(es) {
+		b.sd, b.td = make([]uint32, len(es)), make([]uint32, len(es))
+	}
+	sd, td := b.sd[:len(es)], b.td[:len(es)]
+	b.sd, b.td = sd, td
+	if x := b.x; x.table != nil {
+		// int64 keys through the table, without a conversion per key
+		ks := any(es).([]Edge[int64, EV])
+		base, t := x.base, x.table
+		for i := range ks {
+			s, d := uint64(ks[i].Src-base), uint64(ks[i].Dst-base)
+			sd[i], td[i] = absent, absent
+			if s < uint64(len(t)) {
+				sd[i] = t[s] - 1
+			}
+			if d < uint64(len(t)) {
+				td[i] = t[d] - 1
+			}
+		}
+		return
+	}
+	for i := range es {
+		sd[i], td[i] = b.x.lookup(es[i].Src), b.x.lookup(es[i].Dst)
+	}
+}
+
+// addEdges takes a batch of edges: it counts their entries and keeps them
+// as dense ids, in a block or in the spill run.
+func (b *builder[K, VV, EV]) addEdges(es []Edge[K, EV]) error {
+	start := time.Now()
+	defer func() { b.took += time.Since(start) }()
+	b.translate(es)
+	keys, tgts := b.sd, b.td
+	if b.dir == In {
+		keys, tgts = tgts, keys
+	}
+	if cap(b.ps) < len(es) {
+		b.ps, b.ev = make([]dense, len(es)), make([]EV, len(es))
+	}
+	ps, evs := b.ps[:len(es)], b.ev[:len(es)]
+	cnt, all, k := b.cnt, b.dir == All, 0
+	for i := range es {
+		s, t := keys[i], tgts[i]
+		if s == absent || t == absent {
+			continue
+		}
+		cnt[s+1]++
+		if all {
+			cnt[t+1]++
+		}
+		ps[k], evs[k] = dense{s, t}, es[i].Value
+		k++
+	}
+	return b.keep(ps[:k], evs[:k])
+}
+
+// keep puts the dense edges ps with their values evs into the blocks, or
+// into the spill run once the reservation refuses a block.
+func (b *builder[K, VV, EV]) keep(ps []dense, evs []EV) error {
+	for len(ps) > 0 {
+		if b.run != nil {
+			for j, p := range ps {
+				if err := b.write(p.s, p.t, &evs[j]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		last := len(b.pairs) - 1
+		if last < 0 || len(b.pairs[last]) == blockEdges {
+			if err := b.res.Grow(b.blockBytes()); err != nil {
+				if err := b.spillEdges(); err != nil {
+					return err
+				}
+				continue
+			}
+			b.buffered += b.blockBytes()
+			b.pairs = append(b.pairs, make([]dense, 0, blockEdges))
+			b.evs = append(b.evs, make([]EV, 0, blockEdges))
+			continue
+		}
+		m := min(blockEdges-len(b.pairs[last]), len(ps))
+		b.pairs[last] = append(b.pairs[last], ps[:m]...)
+		b.evs[last] = append(b.evs[last], evs[:m]...)
+		ps, evs = ps[m:], evs[m:]
+	}
+	return nil
+}
+
+// spillEdges starts the spill run of dense entries, writes the blocks to it
+// and frees them.
 func (b *builder[K, VV, EV]) spillEdges() error {
-	c, err := memory.NewCodec[Edge[K, EV]]()
+	c, err := memory.NewCodec[EV]()
 	if err != nil {
 		return fmt.Errorf("the edges outgrow the budget and cannot be spilled: %w", err)
 	}
-	b.codec = c
+	b.evc = c
 	if b.run, err = b.space.Create(); err != nil {
 		return err
 	}
-	for i := range b.src {
-		if err := b.write(&Edge[K, EV]{Src: b.src[i], Dst: b.dst[i], Value: b.evs[i]}); err != nil {
-			return err
+	for i, ps := range b.pairs {
+		for j, p := range ps {
+			if err := b.write(p.s, p.t, &b.evs[i][j]); err != nil {
+				return err
+			}
 		}
 	}
-	b.src, b.dst, b.evs = nil, nil, nil
+	b.pairs, b.evs = nil, nil
 	b.res.Shrink(b.buffered)
 	b.buffered = 0
 	return nil
 }
 
-func (b *builder[K, VV, EV]) write(e *Edge[K, EV]) error {
-	b.rec = b.codec.Append(b.rec[:0], e)
+// write appends the entry (s, t) and its value to the run, and (t, s) for
+// All: what writeRange reads.
+func (b *builder[K, VV, EV]) write(s, t uint32, ev *EV) error {
+	if err := b.put(s, t, ev); err != nil {
+		return err
+	}
+	if b.dir == All {
+		return b.put(t, s, ev)
+	}
+	return nil
+}
+
+func (b *builder[K, VV, EV]) put(s, t uint32, ev *EV) error {
+	b.rec = binary.LittleEndian.AppendUint32(b.rec[:0], s)
+	b.rec = binary.LittleEndian.AppendUint32(b.rec, t)
+	b.rec = b.evc.Append(b.rec, ev)
 	return b.run.Append(b.rec)
 }
 
@@ -129,27 +253,21 @@ type graphData[K comparable, VV, EV any] struct {
 	entries int64
 }
 
-// finish indexes the vertices and builds the adjacency: in memory by a
-// counting sort when the reservation grants it, else in spilled chunks.
+// finish builds the adjacency after the last edge: in memory by a counting
+// sort when the reservation grants it, else in spilled chunks.
 func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
-	x, ids, vals := newKeyIndex(b.ids, b.vals)
-	b.res.Force(x.bytes())
-	g := &graphData[K, VV, EV]{ids: ids, values: vals, index: x}
-	n := int64(len(ids))
-	if n >= int64(absent) {
-		return nil, fmt.Errorf("%d vertices: at most %d", n, absent-1)
-	}
+	start := time.Now()
+	defer func() { b.took += time.Since(start) }()
+	g := &graphData[K, VV, EV]{ids: b.ids, values: b.vals, index: b.x}
+	n := len(b.ids)
 	if b.run == nil {
-		e := int64(len(b.src))
-		entries := e
-		if b.dir == All {
-			entries = 2 * e
+		entries := int64(0)
+		for _, c := range b.cnt {
+			entries += c
 		}
-		need := 8*e + 16*(n+1) + entries*entryBytes[EV]()
-		if err := b.res.Grow(need); err == nil {
-			g.adj, g.rev, g.entries = b.inMemory(x, int(n), entries)
-			// the key buffers are gone; the dense edges (8E) and next (8n) too
-			b.res.Shrink(b.buffered + 8*e + 8*(n+1))
+		if err := b.res.Grow(entries * entryBytes[EV]()); err == nil {
+			g.adj, g.rev, g.entries = b.inMemory(n, entries)
+			b.res.Shrink(b.buffered)
 			b.buffered = 0
 			return g, nil
 		}
@@ -157,7 +275,7 @@ func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
 			return nil, err
 		}
 	}
-	adj, entries, err := b.spilled(x, int(n))
+	adj, entries, err := b.spilled(n)
 	if err != nil {
 		return nil, err
 	}
@@ -165,113 +283,98 @@ func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
 	return g, nil
 }
 
-// inMemory builds the adjacency of the buffered edges by a counting sort by
-// source (by destination for In, by both for All).
-func (b *builder[K, VV, EV]) inMemory(x *keyIndex[K], n int, entries int64) (*adjacency[EV], *chunk[EV], int64) {
-	ds, dd := make([]uint32, len(b.src)), make([]uint32, len(b.dst))
-	x.translate(b.src, ds)
-	x.translate(b.dst, dd)
-	evs := b.evs
-	b.src, b.dst, b.evs = nil, nil, nil
-	keys, tgts := ds, dd
-	if b.dir == In {
-		keys, tgts = dd, ds
-	}
-	offsets := make([]int64, n+1)
-	for i, s := range keys {
-		t := tgts[i]
-		if s == absent || t == absent {
-			continue
-		}
-		offsets[s+1]++
-		if b.dir == All {
-			offsets[t+1]++
-		}
-	}
+// inMemory places the blocks' entries by a counting sort by key over the
+// counts taken as the edges came, and the reverse adjacency when asked for
+// and granted.
+func (b *builder[K, VV, EV]) inMemory(n int, entries int64) (*adjacency[EV], *chunk[EV], int64) {
+	offsets := b.cnt
+	b.cnt = nil
 	for v := range n {
 		offsets[v+1] += offsets[v]
 	}
-	next := make([]int64, n)
-	copy(next, offsets[:n])
-	targets := make([]uint32, offsets[n])
-	values := make([]EV, offsets[n])
-	for i, s := range keys {
-		t := tgts[i]
-		if s == absent || t == absent {
-			continue
-		}
-		targets[next[s]], values[next[s]] = t, evs[i]
-		next[s]++
-		if b.dir == All {
-			targets[next[t]], values[next[t]] = s, evs[i]
-			next[t]++
-		}
+	targets := make([]uint32, entries)
+	values := make([]EV, entries)
+	all := b.dir == All
+	for i, ps := range b.pairs {
+		place(offsets, targets, values, ps, b.evs[i], all)
 	}
+	unshift(offsets)
 	c := &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets, values: values}
 	var rev *chunk[EV]
 	switch {
 	case !b.reverse:
-	case b.dir == All:
+	case all:
 		rev = c // its own reverse
-	case b.res.Grow(4*offsets[n]+16*int64(n+1)) == nil:
-		rev = reverseOf[EV](tgts, keys, n, offsets[n])
+	case b.res.Grow(4*entries+8*int64(n+1)) == nil:
+		rev = reverseOf[EV](b.pairs, n, entries)
 	}
-	return &adjacency[EV]{mem: c}, rev, offsets[n]
+	b.pairs, b.evs = nil, nil
+	return &adjacency[EV]{mem: c}, rev, entries
 }
 
-// reverseOf returns the adjacency of the edges keys[i] -> tgts[i] (those
-// with both ends) by a counting sort by key, without values.
-func reverseOf[EV any](keys, tgts []uint32, n int, entries int64) *chunk[EV] {
+// place puts the entries ps (both ways when all) at next[key], advancing it.
+func place[EV any](next []int64, targets []uint32, values []EV, ps []dense, evs []EV, all bool) {
+	evs = evs[:len(ps)]
+	for j, p := range ps {
+		i := next[p.s]
+		next[p.s] = i + 1
+		targets[i], values[i] = p.t, evs[j]
+		if all {
+			i := next[p.t]
+			next[p.t] = i + 1
+			targets[i], values[i] = p.s, evs[j]
+		}
+	}
+}
+
+// unshift turns offsets advanced by place (offsets[v] at the end of v's
+// entries, the start of v+1's) back into the starts.
+func unshift(offsets []int64) {
+	for v := len(offsets) - 2; v >= 1; v-- {
+		offsets[v] = offsets[v-1]
+	}
+	offsets[0] = 0
+}
+
+// reverseOf returns the adjacency of the dense edges by target, without
+// values.
+func reverseOf[EV any](pairs [][]dense, n int, entries int64) *chunk[EV] {
 	offsets := make([]int64, n+1)
-	for i, s := range keys {
-		if s != absent && tgts[i] != absent {
-			offsets[s+1]++
+	for _, ps := range pairs {
+		for _, p := range ps {
+			offsets[p.t+1]++
 		}
 	}
 	for v := range n {
 		offsets[v+1] += offsets[v]
 	}
-	next := make([]int64, n)
-	copy(next, offsets[:n])
 	targets := make([]uint32, entries)
-	for i, s := range keys {
-		if t := tgts[i]; s != absent && t != absent {
-			targets[next[s]] = t
-			next[s]++
+	for _, ps := range pairs {
+		for _, p := range ps {
+			i := offsets[p.t]
+			offsets[p.t] = i + 1
+			targets[i] = p.s
 		}
 	}
+	unshift(offsets)
 	return &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets}
 }
 
-// spilled builds the adjacency from the run of edges by key: one pass
-// translates the keys into dense ids, counts every vertex's entries and
-// writes the dense edges to a second run; then the vertices are cut into
-// ranges whose entries fit half the memory available (at least minChunk
-// bytes, and at least one vertex), and one pass over the dense run per range
-// places that range's entries by a counting sort and writes them as the
-// range's chunk.
-func (b *builder[K, VV, EV]) spilled(x *keyIndex[K], n int) (*adjacency[EV], int64, error) {
-	keyed, err := b.run.Finish()
+// spilled builds the adjacency from the run of dense entries: the vertices
+// are cut into ranges whose entries fit half the memory available (at least
+// minChunk bytes, and at least one vertex), and one pass over the run per
+// range places that range's entries by a counting sort and writes them as
+// the range's chunk.
+func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
+	run, err := b.run.Finish()
 	b.run = nil
 	if err != nil {
 		return nil, 0, err
 	}
-	evc, err := memory.NewCodec[EV]()
-	if err != nil {
-		return nil, 0, err
-	}
-	deg := make([]int64, n+1)
-	b.res.Force(8 * int64(n+1))
-	dense, err := b.denseRun(keyed, x, evc, deg)
-	if rerr := b.space.Remove(keyed); err == nil {
-		err = rerr
-	}
-	if err != nil {
-		return nil, 0, err
-	}
+	deg := b.cnt[1:] // deg[v]: vertex v's entries
 	per := entryBytes[EV]()
 	budget := max(b.res.Manager().Available()/2, minChunk)
-	adj := &adjacency[EV]{space: b.space, codec: evc, bounds: []uint32{0}}
+	adj := &adjacency[EV]{space: b.space, codec: b.evc, bounds: []uint32{0}}
 	var biggest, entries int64
 	for lo := 0; lo < n; {
 		hi, size := lo+1, deg[lo]*per+8
@@ -279,8 +382,9 @@ func (b *builder[K, VV, EV]) spilled(x *keyIndex[K], n int) (*adjacency[EV], int
 			size += deg[hi]*per + 8
 			hi++
 		}
-		h, err := b.writeRange(dense, evc, deg, uint32(lo), uint32(hi))
+		h, err := b.writeRange(run, deg, uint32(lo), uint32(hi))
 		if err != nil {
+			_ = b.space.Remove(run)
 			return nil, 0, err
 		}
 		adj.runs = append(adj.runs, h)
@@ -294,7 +398,7 @@ func (b *builder[K, VV, EV]) spilled(x *keyIndex[K], n int) (*adjacency[EV], int
 	if n == 0 {
 		adj.bounds = adj.bounds[:1]
 	}
-	if err := b.space.Remove(dense); err != nil {
+	if err := b.space.Remove(run); err != nil {
 		return nil, 0, err
 	}
 	// the one chunk read back at a time, for every pass over the edges
@@ -305,62 +409,10 @@ func (b *builder[K, VV, EV]) spilled(x *keyIndex[K], n int) (*adjacency[EV], int
 // minChunk is the least memory a spilled chunk may take.
 const minChunk = 8 << 10
 
-// denseRun reads the edges by key, counts every vertex's entries into deg and
-// writes the edges whose ends are both vertices to a run as dense ids (the
-// entry's key, its target) and value, both ways for All.
-func (b *builder[K, VV, EV]) denseRun(keyed spill.Handle, x *keyIndex[K], evc *memory.Codec[EV], deg []int64) (spill.Handle, error) {
-	r, err := b.space.Open(keyed)
-	if err != nil {
-		return spill.Handle{}, err
-	}
-	defer r.Close()
-	w, err := b.space.Create()
-	if err != nil {
-		return spill.Handle{}, err
-	}
-	put := func(s, t uint32, ev *EV) error {
-		deg[s]++
-		b.rec = binary.LittleEndian.AppendUint32(b.rec[:0], s)
-		b.rec = binary.LittleEndian.AppendUint32(b.rec, t)
-		b.rec = evc.Append(b.rec, ev)
-		return w.Append(b.rec)
-	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			w.Abort()
-			return spill.Handle{}, err
-		}
-		var e Edge[K, EV]
-		if _, err := b.codec.Decode(rec, &e); err != nil {
-			w.Abort()
-			return spill.Handle{}, err
-		}
-		s, t := x.lookup(e.Src), x.lookup(e.Dst)
-		if s == absent || t == absent {
-			continue
-		}
-		if b.dir == In {
-			s, t = t, s
-		}
-		err = put(s, t, &e.Value)
-		if err == nil && b.dir == All {
-			err = put(t, s, &e.Value)
-		}
-		if err != nil {
-			w.Abort()
-			return spill.Handle{}, err
-		}
-	}
-	return w.Finish()
-}
-
 // writeRange places the dense run's entries of the vertices [lo, hi) by a
 // counting sort and writes them as a chunk.
-func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, evc *memory.Codec[EV], deg []int64, lo, hi uint32) (spill.Handle, error) {
+func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi uint32) (spill.Handle, error) {
+	evc := b.evc
 	c := &chunk[EV]{lo: lo, hi: hi, offsets: make([]int64, hi-lo+1)}
 	for v := lo; v < hi; v++ {
 		c.offsets[v-lo+1] = c.offsets[v-lo] + deg[v]

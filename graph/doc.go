@@ -6,12 +6,14 @@
 //
 // # Model
 //
-// An iteration is one task of the program (dataset.Gather): the vertices and
-// edges of every subtask flow into it. When its input has ended it gives the
-// vertices dense ids 0..n-1 in the order they arrived (through a table for
-// int64 keys in a compact range, else a map), translates the edges' keys
-// once, and builds the adjacency of the iteration's Direction by a counting
-// sort by source: offsets (n+1), targets (dense ids) and the edges' values,
+// An iteration is one task of the program (dataset.GatherPair): the vertices
+// of every subtask flow into it, then the edges. When the vertices have
+// ended it gives them dense ids 0..n-1 in the order they arrived (through a
+// table for int64 keys in a compact range, else a map). The edges then come
+// a batch at a time: each batch's keys are translated into dense ids, every
+// entry is counted by its source in the iteration's Direction, and the
+// dense edges are kept in fixed blocks; after the last one a counting sort
+// places them as offsets (n+1), targets (dense ids) and the edges' values,
 // compressed sparse rows. Supersteps then run on Resources.Workers
 // goroutines (the job's parallelism), each owning a range of vertices of
 // about equal edges; messages go into a dense array of one slot per vertex
@@ -23,25 +25,26 @@
 // cover at least a sixteenth of the edges, each receiver pulls them over its
 // in-neighbours (a reverse adjacency the build adds when the reservation
 // grants it; for All the adjacency is its own reverse), else they are pushed
-// along the edges, as a direction-optimizing traversal does. The values of
-// the vertices live in one dense array, mapped back to their keys when the
-// result is emitted.
+// along the edges, as a direction-optimizing traversal does. The combiners
+// of MinCombiner and SumCombiner are run as the engine's own loops, with no
+// call per message. The values of the vertices live in one dense array,
+// mapped back to their keys when the result is emitted.
 //
 // # Memory and spilling
 //
 // Everything is charged to one reservation of the job's memory manager.
-// Vertex-sized state (keys, values, the id index, the message slots, the
-// active flags) is what an iteration needs to run at all and is forced past
-// the budget; the edges are what may not fit. They are buffered while the
-// reservation grants them and then built into in-memory arrays; when it
-// refuses, the edges go to a spill run instead, one pass turns it into dense
-// ids and vertex degrees, and the vertices are cut into ranges whose entries
-// fit half the memory available, each range's adjacency counting-sorted and
-// written as a chunk run. Every superstep then reads the chunks back one at a
-// time (one chunk's memory reserved) and sweeps each with all workers: the
-// same supersteps, the same results, the edges read from disk. Messages are
-// not spilled: with a combiner they are vertex-sized; without one, a
-// superstep's messages are held in memory.
+// Vertex-sized state (keys, values, the id index, the counts, the message
+// slots, the active flags) is what an iteration needs to run at all and is
+// forced past the budget; the edges are what may not fit. Their blocks are
+// kept while the reservation grants them, and the arrays built from them
+// when it grants those too; when it refuses, the dense edges go to a spill
+// run instead, and the vertices are cut into ranges whose entries fit half
+// the memory available, each range's adjacency counting-sorted from the run
+// and written as a chunk run. Every superstep then reads the chunks back
+// one at a time (one chunk's memory reserved) and sweeps each with all
+// workers: the same supersteps, the same results, the edges read from disk.
+// Messages are not spilled: with a combiner they are vertex-sized; without
+// one, a superstep's messages are held in memory.
 //
 // # Contracts
 //

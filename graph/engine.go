@@ -38,20 +38,19 @@ type model[K comparable, VV, EV, M any] interface {
 }
 
 // run adds the iteration of m over g to g's program: one task gathers the
-// vertices and edges, builds the dense ids and the adjacency, runs the
-// supersteps and emits every vertex with its final value.
+// vertices and then the edges, builds the dense ids and the adjacency as
+// they come, runs the supersteps and emits every vertex with its final
+// value.
 func run[K comparable, VV, EV, M any](g *Graph[K, VV, EV], o Options, name string, m model[K, VV, EV, M]) *dataset.DataSet[Vertex[K, VV]] {
-	vs := dataset.Map(g.vertices, func(v Vertex[K, VV]) item[K, VV, EV] { return item[K, VV, EV]{v: v} })
-	es := dataset.Map(g.edges, func(e Edge[K, EV]) item[K, VV, EV] { return item[K, VV, EV]{e: e, edge: true} })
-	return dataset.Gather(dataset.Union(vs, es), func(r dataset.Resources, vals iter.Seq[item[K, VV, EV]], emit func(Vertex[K, VV])) error {
-		if err := execute(r, o, m, vals, emit); err != nil {
+	return dataset.GatherPair(g.vertices, g.edges, func(r dataset.Resources, vs iter.Seq[[]Vertex[K, VV]], es iter.Seq[[]Edge[K, EV]], emit func(Vertex[K, VV])) error {
+		if err := execute(r, o, m, vs, es, emit); err != nil {
 			return fmt.Errorf("graph: %s: %w", name, err)
 		}
 		return nil
 	})
 }
 
-func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m model[K, VV, EV, M], vals iter.Seq[item[K, VV, EV]], emit func(Vertex[K, VV])) (err error) {
+func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m model[K, VV, EV, M], vs iter.Seq[[]Vertex[K, VV]], es iter.Seq[[]Edge[K, EV]], emit func(Vertex[K, VV])) (err error) {
 	if o.MaxIterations < 1 {
 		return fmt.Errorf("MaxIterations %d: want at least 1", o.MaxIterations)
 	}
@@ -74,19 +73,24 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 		}
 	}()
 	b := &builder[K, VV, EV]{res: res, space: space, dir: o.Direction, reverse: m.pulls()}
-	for it := range vals {
-		if err := b.add(&it); err != nil {
+	for batch := range vs {
+		b.addVertices(batch)
+	}
+	if err := b.index(); err != nil {
+		return err
+	}
+	for batch := range es {
+		if err := b.addEdges(batch); err != nil {
 			b.abort()
 			return err
 		}
 	}
-	start := time.Now()
 	g, err := b.finish()
 	if err != nil {
 		b.abort()
 		return err
 	}
-	stats.Build = time.Since(start)
+	stats.Build = b.took
 	stats.Vertices, stats.Edges = int64(len(g.ids)), g.entries
 	if g.adj.mem == nil {
 		stats.Spilled = g.adj.chunks()

@@ -30,6 +30,9 @@ type mailbox[M any] struct {
 	bcnt       []int64 // broadcasting vertices, per worker
 	senders    int64   // vertices with edges: when all broadcast, pulling reads no bhas
 	pull, full bool
+
+	// fast is get for MinCombiner's and SumCombiner's messages, or nil
+	fast func(v uint32, scratch []M) []M
 }
 
 type pair[M any] struct {
@@ -58,6 +61,9 @@ func newMailbox[M any](n, workers int, combine func(a, b M) M) *mailbox[M] {
 	} else {
 		b.pairs = make([][]pair[M], workers)
 		b.offsets = make([]int64, n+1)
+	}
+	if combine != nil {
+		b.fast = fastGet(b)
 	}
 	return b
 }
@@ -230,6 +236,9 @@ func (b *mailbox[M]) get(v uint32, scratch []M) []M {
 			return nil
 		}
 		return b.msgs[a:e]
+	}
+	if b.fast != nil {
+		return b.fast(v, scratch)
 	}
 	word, bit := v>>6, uint64(1)<<(v&63)
 	got := false

@@ -25,9 +25,10 @@ type Options struct {
 // Stats are the figures of one iteration's run.
 type Stats struct {
 	Vertices, Edges int64 // the vertices, and the adjacency entries (2E for All)
-	// Build is the time from the end of the input to the adjacency's being
-	// ready: dense ids, the counting sort, and the spilling of the edges when
-	// they do not fit.
+	// Build is the time the iteration's task spent building its input,
+	// waiting for it excluded: the vertices' dense ids, each batch of edges
+	// translated and counted as it came, the counting sort after the last,
+	// and the spilling of the edges when they do not fit.
 	Build time.Duration
 	// Spilled is the number of adjacency chunks kept in spill files (0: the
 	// adjacency is in memory).

@@ -41,7 +41,7 @@ func PageRankGraph(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], 
 			c.Aggregate(math.Abs(r - v.Value))
 			c.SetNewVertexValue(r)
 		},
-		Combine: func(a, b float64) float64 { return a + b },
+		Combine: graph.SumCombiner[float64](),
 	}, o)
 	return dataset.Map(ranks, func(v graph.Vertex[int64, float64]) Page { return Page{ID: v.ID, Rank: v.Value} })
 }
@@ -63,7 +63,7 @@ func ConnectedComponentsGraph(vertices *dataset.DataSet[int64], edges *dataset.D
 				c.SetNewVertexValue(least[0])
 			}
 		},
-		Combine: func(a, b int64) int64 { return min(a, b) },
+		Combine: graph.MinCombiner[int64](),
 	}, graph.Options{MaxIterations: maxIterations, Direction: graph.All, Stats: stats})
 	return dataset.Map(cc, func(v graph.Vertex[int64, int64]) VertexComponent { return VertexComponent{v.ID, v.Value} })
 }
@@ -106,7 +106,7 @@ func ShortestPathsGraph(edges *dataset.DataSet[WeightedEdge], source int64, maxI
 			}
 			c.SendAlongEdges(func(w float64) float64 { return d + w })
 		},
-		Combine: func(a, b float64) float64 { return min(a, b) },
+		Combine: graph.MinCombiner[float64](),
 	}, graph.Options{MaxIterations: maxIterations, Stats: stats})
 	reached := ds.Filter(func(v graph.Vertex[int64, float64]) bool { return !math.IsInf(v.Value, 1) })
 	return dataset.Map(reached, func(v graph.Vertex[int64, float64]) Distance { return Distance{v.ID, v.Value} })
