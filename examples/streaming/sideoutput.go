@@ -18,6 +18,10 @@ type SideOutputParams struct {
 	Input string
 	// Window is the tumbling window (Flink's: 5 s).
 	Window time.Duration
+	// Output and RejectedOutput are directories to write the counts and
+	// the rejected words to as part files (Flink's --output and
+	// --rejected-words-output); "" prints them to o.Stdout.
+	Output, RejectedOutput string
 }
 
 // rejectedWords is the side output of the words longer than five letters.
@@ -64,8 +68,8 @@ func RunSideOutput(ctx context.Context, o Options, p SideOutputParams) error {
 	}
 	ws := stream.Window(stream.KeyBy(tokenized, func(w WordCount) string { return w.Word }), window.Assigner[window.TimeWindow](tumbling))
 	counts := stream.WindowSum(ws, func(w WordCount) int { return w.Count }, func(w *WordCount, n int) { w.Count = n })
-	stream.PrintTo(counts, o.Stdout, "")
-	stream.PrintTo(rejected, o.Stdout, "")
+	emit(counts, o, p.Output)
+	emit(rejected, o, p.RejectedOutput)
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: side output: %w", err)
 	}

@@ -28,6 +28,9 @@ type SocketWordCountParams struct {
 	Port int
 	// Window is the processing-time tumbling window (Flink's: 5 s).
 	Window time.Duration
+	// Output is a directory to write the counts to as part files; ""
+	// prints them to o.Stdout.
+	Output string
 }
 
 // RunSocketWindowWordCount is Flink's SocketWindowWordCount: the lines a
@@ -52,7 +55,7 @@ func RunSocketWindowWordCount(ctx context.Context, o Options, p SocketWordCountP
 	})
 	counts := stream.Window(stream.KeyBy(words, func(w WordWithCount) string { return w.Word }), window.Assigner[window.TimeWindow](tumbling)).
 		Reduce(func(a, b WordWithCount) WordWithCount { return WordWithCount{Word: a.Word, Count: a.Count + b.Count} })
-	stream.PrintTo(counts, o.Stdout, "")
+	emit(counts, o, p.Output)
 	if _, err := env.Execute(ctx); err != nil {
 		return fmt.Errorf("examples/streaming: socket window wordcount: %w", err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -30,14 +31,31 @@ func TestSideOutput(t *testing.T) {
 	}
 	slices.Sort(wantRejected)
 	count := regexp.MustCompile(`^\(([a-z0-9_]+),(\d+)\)$`)
-	for _, p := range []int{1, 2} {
-		code, stdout, stderr := runWeir(context.Background(), "run", "side-output", "--parallelism", fmt.Sprint(p))
+	for _, c := range []struct {
+		p     int
+		files bool // --output and --rejected-words-output
+	}{{1, false}, {2, false}, {2, true}} {
+		p := c.p
+		args := []string{"run", "side-output", "--parallelism", fmt.Sprint(p)}
+		out, rej := filepath.Join(t.TempDir(), "counts"), filepath.Join(t.TempDir(), "rejected")
+		if c.files {
+			args = append(args, "--output", out, "--rejected-words-output", rej)
+		}
+		code, stdout, stderr := runWeir(context.Background(), args...)
 		if code != 0 || stderr != "" {
 			t.Fatalf("p%d: exit %d, stderr %q", p, code, stderr)
 		}
+		lines := printedLines(t, stdout, p)
+		if c.files {
+			if len(lines) != 0 {
+				t.Fatalf("p%d: %d lines printed with --output", p, len(lines))
+			}
+			lines = append(readPartsSorted(t, out), readPartsSorted(t, rej)...)
+			slices.Sort(lines)
+		}
 		var rejected []string
 		counts := map[string]int{}
-		for _, l := range printedLines(t, stdout, p) {
+		for _, l := range lines {
 			if m := count.FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[2])
 				counts[m[1]] += n

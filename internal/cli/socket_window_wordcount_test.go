@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,7 +28,11 @@ func TestSocketWindowWordCount(t *testing.T) {
 		t.Fatalf("split: %v", want)
 	}
 	line := regexp.MustCompile(`^(.*) : (\d+)$`)
-	for _, p := range []int{1, 2} {
+	for _, c := range []struct {
+		p     int
+		files bool // --output
+	}{{1, false}, {2, false}, {2, true}} {
+		p := c.p
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -42,14 +47,26 @@ func TestSocketWindowWordCount(t *testing.T) {
 			c.Close()
 		}()
 		port := ln.Addr().(*net.TCPAddr).Port
-		code, stdout, stderr := runWeir(context.Background(), "run", "socket-window-wordcount", "--host", "127.0.0.1",
-			"--port", strconv.Itoa(port), "--window", "100ms", "--parallelism", fmt.Sprint(p))
+		args := []string{"run", "socket-window-wordcount", "--host", "127.0.0.1",
+			"--port", strconv.Itoa(port), "--window", "100ms", "--parallelism", fmt.Sprint(p)}
+		out := filepath.Join(t.TempDir(), "out")
+		if c.files {
+			args = append(args, "--output", out)
+		}
+		code, stdout, stderr := runWeir(context.Background(), args...)
 		ln.Close()
 		if code != 0 || stderr != "" {
 			t.Fatalf("p%d: exit %d, stderr %q", p, code, stderr)
 		}
+		lines := printedLines(t, stdout, p)
+		if c.files {
+			if len(lines) != 0 {
+				t.Fatalf("p%d: %d lines printed with --output", p, len(lines))
+			}
+			lines = readPartsSorted(t, out)
+		}
 		got := map[string]int64{}
-		for _, l := range printedLines(t, stdout, p) {
+		for _, l := range lines {
 			m := line.FindStringSubmatch(l)
 			if m == nil {
 				t.Fatalf("p%d: line %q", p, l)
