@@ -143,7 +143,10 @@ REBALANCE, BROADCAST, SHUFFLE, HASH). With the checkpoint flags of weir run
 (--checkpoint-dir, --checkpoint-interval, --checkpointing-mode,
 --unaligned-checkpoints, --state-backend, --incremental-checkpoints) the plan
 names the checkpoint configuration, Flink's defaults filled in, on its second
-line; nothing is opened or written. See weir explain --help for the formats
+line; nothing is opened or written. --analyze runs the job, its output
+discarded, and adds what it did: per task and chained operator the records in
+and out, and each checkpoint's duration, size written, full size, alignment and
+bytes in flight, with the restores. See weir explain --help for the formats
 and weir run ` + j.name + ` --help for the job:
 
 ` + j.long,
@@ -154,6 +157,8 @@ and weir run ` + j.name + ` --help for the job:
 	ck := checkpointFlags{plan: true}
 	ck.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "format", formatText, "format of the plan: text, json or dot")
+	var analyze bool
+	cmd.Flags().BoolVar(&analyze, "analyze", false, "run the job (its output discarded), then print the plan with the records each operator read and wrote and the checkpoints taken")
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
 			return err
@@ -169,6 +174,31 @@ and weir run ` + j.name + ` --help for the job:
 					return errPlanned
 				}},
 			Stdout: io.Discard,
+		}
+		if analyze {
+			ck.plan = false
+			var job *stream.Job
+			o.Stream.Planned = func(p *stream.Plan) error {
+				plan = p
+				return nil
+			}
+			o.Stream.Started = func(j *stream.Job) { job = j }
+			if err := ck.apply(&o); err != nil {
+				return err
+			}
+			if err := run(cmd.Context(), o); err != nil {
+				return err
+			}
+			if plan == nil || job == nil {
+				return errors.New("the job built no stream graph")
+			}
+			res, _ := job.Wait()
+			var h *stream.CheckpointHistory
+			if ck.checkpointing() {
+				c := job.Checkpoints()
+				h = &c
+			}
+			return writePlan(cmd.OutOrStdout(), newStreamAnalyzed(plan, res, h), format)
 		}
 		if err := ck.apply(&o); err != nil {
 			return err
