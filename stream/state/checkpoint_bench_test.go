@@ -45,13 +45,7 @@ func (c *countingShared) CreateShared(name string) (io.WriteCloser, error) {
 // bytes each checkpoint writes (inline state plus new shared files) as
 // B/ckpt.
 func BenchmarkCheckpoint(b *testing.B) {
-	mb := 16
-	if s := os.Getenv("WEIR_STATE_BENCH_MB"); s != "" {
-		var err error
-		if mb, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	mb := benchMB(b)
 	const valueLen = 100
 	keys := mb << 20 / (valueLen + 16)
 	for _, c := range []struct {
@@ -149,13 +143,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 // shared files copied from the checkpoint directory into a new store).
 // The values of three keys are checked after each restore, untimed.
 func BenchmarkRestore(b *testing.B) {
-	mb := 16
-	if s := os.Getenv("WEIR_STATE_BENCH_MB"); s != "" {
-		var err error
-		if mb, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	mb := benchMB(b)
 	const valueLen = 100
 	keys := mb << 20 / (valueLen + 16)
 	all := state.KeyGroupRange{Start: 0, End: 127}
@@ -239,4 +227,18 @@ func BenchmarkRestore(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchMB is the state size of the checkpoint benchmarks in megabytes:
+// WEIR_STATE_BENCH_MB, 16 by default.
+func benchMB(b *testing.B) int {
+	s := os.Getenv("WEIR_STATE_BENCH_MB")
+	if s == "" {
+		return 16
+	}
+	mb, err := strconv.Atoi(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return mb
 }
