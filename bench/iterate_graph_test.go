@@ -3,11 +3,15 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/graph"
+	"github.com/weirdata/weir/internal/gen"
 	"github.com/weirdata/weir/iterate"
 )
 
@@ -83,4 +87,96 @@ func reportGraph(b *testing.B, s *graph.Stats) {
 		}
 		b.ReportMetric(float64(total.Microseconds())/1000/float64(len(steps)-1), "ms/superstep")
 	}
+}
+
+// The whole PageRank job from Parquet against the hand loop's whole job:
+//
+//	go test -c -o bench.test ./bench
+//	WEIR_ITER_SCALE=20 ./bench.test -test.run '^$' -test.bench 'PageRankJob' -test.benchtime 1x
+//
+// BenchmarkGraphPageRankJob runs iterate.RunPageRank, what weir run
+// pagerank runs, at parallelism 2 with unlimited memory, 10 supersteps
+// (epsilon -1), on the benchmark's R-MAT graph as weir gen graph --format
+// parquet writes it: an op reads the Parquet files, builds the adjacency,
+// iterates and writes the ranks, sorted, to a Parquet file. The files are
+// written once per scale into the temporary directory (weir-bench-graph-S)
+// when absent, outside the timing. BenchmarkHandPageRankJob is the hand
+// loop's whole job on the same graph: the out-degrees and the CSR of the
+// in-neighbours built from the edge arrays (csr-ms), then 10 iterations
+// (iter-ms). Their ns/op are the figures to compare.
+
+// parquetGraph returns the paths of the benchmark graph's vertex and edge
+// files at scale, writing them when absent.
+func parquetGraph(b *testing.B, scale int) (string, string) {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("weir-bench-graph-%d", scale))
+	vs, es := filepath.Join(dir, "vertices.parquet"), filepath.Join(dir, "edges.parquet")
+	if _, err := os.Stat(es); err == nil {
+		return vs, es
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	n := int64(1) << scale
+	edges, err := gen.Graph(n, 16*n, 1, gen.DefaultA, gen.DefaultB, gen.DefaultC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := gen.WriteVertices(vs, gen.Parquet, gen.Vertices(n)); err != nil {
+		b.Fatal(err)
+	}
+	// the edges last: their file's presence says both are complete
+	if err := gen.WriteEdges(es, gen.Parquet, edges); err != nil {
+		b.Fatal(err)
+	}
+	return vs, es
+}
+
+func BenchmarkGraphPageRankJob(b *testing.B) {
+	scale := benchScale(b)
+	vs, es := parquetGraph(b, scale)
+	b.Run(fmt.Sprintf("scale%d", scale), func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "ranks.parquet")
+		var steps []dataset.SuperstepStats
+		for b.Loop() {
+			o := iterate.Options{Dataset: dataset.Options{Parallelism: handWorkers}, Output: out, Stdout: io.Discard,
+				Executed: func(r *dataset.Result) { steps = r.Iterations[0].Supersteps }}
+			err := iterate.RunPageRank(context.Background(), o, iterate.PageRankInputs{Pages: vs, Links: es},
+				iterate.PageRankParams{Iterations: handIterations, Epsilon: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(steps) != handIterations {
+				b.Fatalf("%d supersteps, want %d", len(steps), handIterations)
+			}
+		}
+		var total time.Duration
+		for _, s := range steps {
+			total += s.Time
+		}
+		b.ReportMetric(float64(total.Microseconds())/1000, "iter-ms")
+	})
+}
+
+func BenchmarkHandPageRankJob(b *testing.B) {
+	g, scale := benchGraph(b)
+	b.Run(fmt.Sprintf("scale=%d", scale), func(b *testing.B) {
+		var build, iters time.Duration
+		for b.Loop() {
+			start := time.Now()
+			h := &handGraph{n: g.n, src: g.src, dst: g.dst, outdeg: make([]uint32, g.n)}
+			for _, s := range g.src {
+				h.outdeg[s]++
+			}
+			h.in = buildCSR(g.n, g.dst, g.src, false)
+			mid := time.Now()
+			pr := newPageRank(h, handWorkers)
+			for range handIterations {
+				pr.step()
+			}
+			build, iters = build+mid.Sub(start), iters+time.Since(mid)
+		}
+		b.ReportMetric(float64(build.Microseconds())/1000/float64(b.N), "csr-ms")
+		b.ReportMetric(float64(iters.Microseconds())/1000/float64(b.N), "iter-ms")
+	})
 }

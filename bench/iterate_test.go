@@ -104,9 +104,8 @@ func rmatGraph(tb testing.TB, scale int, edges int64) *handGraph {
 
 var benchGraphs = map[int]*handGraph{}
 
-// benchGraph returns the benchmark graph of WEIR_ITER_SCALE (default 16),
-// generating it once per scale.
-func benchGraph(b *testing.B) (*handGraph, int) {
+// benchScale returns the scale of WEIR_ITER_SCALE (default 16).
+func benchScale(b *testing.B) int {
 	scale := 16
 	if s := os.Getenv("WEIR_ITER_SCALE"); s != "" {
 		v, err := strconv.Atoi(s)
@@ -115,6 +114,13 @@ func benchGraph(b *testing.B) (*handGraph, int) {
 		}
 		scale = v
 	}
+	return scale
+}
+
+// benchGraph returns the benchmark graph of WEIR_ITER_SCALE (default 16),
+// generating it once per scale.
+func benchGraph(b *testing.B) (*handGraph, int) {
+	scale := benchScale(b)
 	if g := benchGraphs[scale]; g != nil {
 		return g, scale
 	}

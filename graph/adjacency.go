@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unsafe"
 
 	"github.com/weirdata/weir/memory"
@@ -19,6 +20,25 @@ type chunk[EV any] struct {
 	offsets []int64
 	targets []uint32
 	values  []EV
+	// lazy, when set, places targets on the first call of tgts: the build
+	// leaves them out when the edges carry no values and the reverse
+	// adjacency holds them too
+	lazy *lazyTargets
+}
+
+// lazyTargets runs fill once.
+type lazyTargets struct {
+	once sync.Once
+	fill func()
+}
+
+// tgts returns the chunk's targets, placing them first if they were left
+// for when needed. It may be called by several workers at once.
+func (c *chunk[EV]) tgts() []uint32 {
+	if c.lazy != nil {
+		c.lazy.once.Do(c.lazy.fill)
+	}
+	return c.targets
 }
 
 // entryBytes is what one adjacency entry holds: its target and its value.
@@ -36,7 +56,9 @@ type adjacency[EV any] struct {
 	bounds []uint32 // chunk i holds [bounds[i], bounds[i+1])
 	space  *spill.Space
 	codec  *memory.Codec[EV]
-	buf    chunk[EV]
+	// buf holds the chunk read back: made as large as the largest chunk
+	// by the build, so that reading the chunks back leaves no garbage
+	buf chunk[EV]
 }
 
 // chunks returns the number of chunks.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -14,10 +15,13 @@ import (
 
 // builder builds an iteration's dense ids and adjacency as its input comes:
 // the vertices first, indexed when they end; then the edges a batch at a
-// time, each edge's keys translated into dense ids and its entries counted by
-// source (in the iteration's direction) on arrival, the dense edges kept in
-// fixed blocks while the reservation grants them and written to a spill run
-// once it refuses (see spillEdges). finish places them by a counting sort.
+// time, each edge's keys translated into dense ids (in the iteration's
+// direction) and the dense edges kept in fixed blocks while the reservation
+// grants them, written to a spill run once it refuses (see spillEdges).
+// finish places them by a parallel counting sort: the workers count the
+// entries of their share of the blocks by key, a prefix sum over the
+// vertices and workers gives each worker its cursors, and the workers place
+// their entries at them.
 type builder[K comparable, VV, EV any] struct {
 	res   *memory.Reservation
 	space *spill.Space
@@ -25,22 +29,25 @@ type builder[K comparable, VV, EV any] struct {
 	// reverse asks for the reverse adjacency (targets only) too, when the
 	// reservation grants it, for pulling broadcast messages
 	reverse bool
+	// workers is the number of goroutines that place the entries
+	workers int
 
 	ids    []K
 	vals   []VV
 	forced int // vertices reserved
 	x      *keyIndex[K]
 
-	// cnt[v+1] counts vertex v's adjacency entries (both ends of an edge for
-	// All); finish turns it into the offsets in place
+	// cnt has n+1 slots: the offsets of the adjacency in memory; once
+	// spilling, cnt[v+1] counts vertex v's entries in the run (both ends of
+	// an edge for All)
 	cnt []int64
 	// the dense edges in memory, in blocks of blockEdges: (key, target) in
 	// the iteration's direction, and their values
 	pairs    [][]dense
 	evs      [][]EV
-	buffered int64    // bytes reserved for the blocks
-	sd, td   []uint32 // a batch's dense ids
-	ps       []dense  // a batch's kept edges
+	kept     int64   // the edges in the blocks
+	buffered int64   // bytes reserved for the blocks
+	ps       []dense // a batch's kept edges
 	ev       []EV
 
 	run *spill.Writer // the dense entries, once spilling
@@ -100,63 +107,72 @@ func (b *builder[K, VV, EV]) index() error {
 	return nil
 }
 
-// translate writes the dense ids of the batch's sources and destinations to
-// b.sd and b.td, sized to the batch (absent for a key that is no vertex).
-func (b *builder[K, VV, EV]) translate(es []Edge[K, EV]) {
-	if cap(b.sd) < len(es) {
-		b.sd, b.td = make([]uint32, len(es)), make([]uint32, len(es))
-	}
-	sd, td := b.sd[:len(es)], b.td[:len(es)]
-	b.sd, b.td = sd, td
-	if x := b.x; x.table != nil {
+// compact writes the batch's edges whose ends are both vertices to ps and
+// their values to evs, as dense ids in the iteration's direction, and
+// returns their number.
+func (b *builder[K, VV, EV]) compact(es []Edge[K, EV], ps []dense, evs []EV) int {
+	x, in, k := b.x, b.dir == In, 0
+	switch {
+	case x.dense:
+		// int64 keys of one range: the id is the key less the base
+		ks := any(es).([]Edge[int64, EV])
+		base, n := x.base, uint64(x.n)
+		for i := range ks {
+			s, d := uint64(ks[i].Src-base), uint64(ks[i].Dst-base)
+			if s >= n || d >= n {
+				continue
+			}
+			if in {
+				s, d = d, s
+			}
+			ps[k], evs[k] = dense{uint32(s), uint32(d)}, ks[i].Value
+			k++
+		}
+	case x.table != nil:
 		// int64 keys through the table, without a conversion per key
 		ks := any(es).([]Edge[int64, EV])
 		base, t := x.base, x.table
 		for i := range ks {
 			s, d := uint64(ks[i].Src-base), uint64(ks[i].Dst-base)
-			sd[i], td[i] = absent, absent
-			if s < uint64(len(t)) {
-				sd[i] = t[s] - 1
+			if s >= uint64(len(t)) || d >= uint64(len(t)) {
+				continue
 			}
-			if d < uint64(len(t)) {
-				td[i] = t[d] - 1
+			sd, td := t[s]-1, t[d]-1
+			if sd == absent || td == absent {
+				continue
 			}
+			if in {
+				sd, td = td, sd
+			}
+			ps[k], evs[k] = dense{sd, td}, ks[i].Value
+			k++
 		}
-		return
+	default:
+		for i := range es {
+			sd, td := x.lookup(es[i].Src), x.lookup(es[i].Dst)
+			if sd == absent || td == absent {
+				continue
+			}
+			if in {
+				sd, td = td, sd
+			}
+			ps[k], evs[k] = dense{sd, td}, es[i].Value
+			k++
+		}
 	}
-	for i := range es {
-		sd[i], td[i] = b.x.lookup(es[i].Src), b.x.lookup(es[i].Dst)
-	}
+	return k
 }
 
-// addEdges takes a batch of edges: it counts their entries and keeps them
-// as dense ids, in a block or in the spill run.
+// addEdges takes a batch of edges: it keeps them as dense ids, in a block
+// or in the spill run.
 func (b *builder[K, VV, EV]) addEdges(es []Edge[K, EV]) error {
 	start := time.Now()
 	defer func() { b.took += time.Since(start) }()
-	b.translate(es)
-	keys, tgts := b.sd, b.td
-	if b.dir == In {
-		keys, tgts = tgts, keys
-	}
 	if cap(b.ps) < len(es) {
 		b.ps, b.ev = make([]dense, len(es)), make([]EV, len(es))
 	}
-	ps, evs := b.ps[:len(es)], b.ev[:len(es)]
-	cnt, all, k := b.cnt, b.dir == All, 0
-	for i := range es {
-		s, t := keys[i], tgts[i]
-		if s == absent || t == absent {
-			continue
-		}
-		cnt[s+1]++
-		if all {
-			cnt[t+1]++
-		}
-		ps[k], evs[k] = dense{s, t}, es[i].Value
-		k++
-	}
-	return b.keep(ps[:k], evs[:k])
+	k := b.compact(es, b.ps[:len(es)], b.ev[:len(es)])
+	return b.keep(b.ps[:k], b.ev[:k])
 }
 
 // keep puts the dense edges ps with their values evs into the blocks, or
@@ -187,6 +203,7 @@ func (b *builder[K, VV, EV]) keep(ps []dense, evs []EV) error {
 		m := min(blockEdges-len(b.pairs[last]), len(ps))
 		b.pairs[last] = append(b.pairs[last], ps[:m]...)
 		b.evs[last] = append(b.evs[last], evs[:m]...)
+		b.kept += int64(m)
 		ps, evs = ps[m:], evs[m:]
 	}
 	return nil
@@ -210,7 +227,7 @@ func (b *builder[K, VV, EV]) spillEdges() error {
 			}
 		}
 	}
-	b.pairs, b.evs = nil, nil
+	b.pairs, b.evs, b.kept = nil, nil, 0
 	b.res.Shrink(b.buffered)
 	b.buffered = 0
 	return nil
@@ -229,6 +246,7 @@ func (b *builder[K, VV, EV]) write(s, t uint32, ev *EV) error {
 }
 
 func (b *builder[K, VV, EV]) put(s, t uint32, ev *EV) error {
+	b.cnt[s+1]++
 	b.rec = binary.LittleEndian.AppendUint32(b.rec[:0], s)
 	b.rec = binary.LittleEndian.AppendUint32(b.rec, t)
 	b.rec = b.evc.Append(b.rec, ev)
@@ -261,9 +279,9 @@ func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
 	g := &graphData[K, VV, EV]{ids: b.ids, values: b.vals, index: b.x}
 	n := len(b.ids)
 	if b.run == nil {
-		entries := int64(0)
-		for _, c := range b.cnt {
-			entries += c
+		entries := b.kept
+		if b.dir == All {
+			entries *= 2
 		}
 		if err := b.res.Grow(entries * entryBytes[EV]()); err == nil {
 			g.adj, g.rev, g.entries = b.inMemory(n, entries)
@@ -283,81 +301,192 @@ func (b *builder[K, VV, EV]) finish() (*graphData[K, VV, EV], error) {
 	return g, nil
 }
 
-// inMemory places the blocks' entries by a counting sort by key over the
-// counts taken as the edges came, and the reverse adjacency when asked for
-// and granted.
+// inMemory places the blocks' entries by a parallel counting sort by key,
+// and the reverse adjacency by target in the same passes when asked for
+// and granted. Worker w takes a contiguous range of blocks, so that a
+// vertex's entries keep the order in which its edges came.
 func (b *builder[K, VV, EV]) inMemory(n int, entries int64) (*adjacency[EV], *chunk[EV], int64) {
+	all := b.dir == All
+	rev := b.reverse && !all && b.res.Grow(4*entries+8*int64(n+1)) == nil
+	workers := max(b.workers, 1)
+	// the workers' cursors, vertex-sized: forced while placing
+	arrays := int64(workers)
+	if rev {
+		arrays *= 2
+	}
+	cursors := arrays * 8 * int64(n)
+	b.res.Force(cursors)
+	defer b.res.Shrink(cursors)
+	cur, rcur := make([][]int64, workers), make([][]int64, workers)
+	parts := make([]int, workers+1)
+	for w := range workers {
+		cur[w] = make([]int64, n)
+		if rev {
+			rcur[w] = make([]int64, n)
+		}
+		parts[w+1] = len(b.pairs) * (w + 1) / workers
+	}
+	parallel(workers, func(w int) {
+		for _, ps := range b.pairs[parts[w]:parts[w+1]] {
+			count(cur[w], rcur[w], ps, all, rev)
+		}
+	})
 	offsets := b.cnt
 	b.cnt = nil
-	for v := range n {
-		offsets[v+1] += offsets[v]
+	prefix(offsets, cur)
+	var roffsets []int64
+	if rev {
+		roffsets = make([]int64, n+1)
+		prefix(roffsets, rcur)
 	}
-	targets := make([]uint32, entries)
+	// without values the reverse holds all the forward adjacency says: its
+	// targets are placed from it when first needed (pulling needs none)
+	var ev EV
+	lazy := rev && unsafe.Sizeof(ev) == 0
+	var targets, rtargets []uint32
+	if !lazy {
+		targets = make([]uint32, entries)
+	}
 	values := make([]EV, entries)
-	all := b.dir == All
-	for i, ps := range b.pairs {
-		place(offsets, targets, values, ps, b.evs[i], all)
+	if rev {
+		rtargets = make([]uint32, entries)
 	}
-	unshift(offsets)
+	parallel(workers, func(w int) {
+		for i, ps := range b.pairs[parts[w]:parts[w+1]] {
+			if !lazy {
+				place(cur[w], targets, values, ps, b.evs[parts[w]+i], all)
+			}
+			if rev {
+				placeReverse(rcur[w], rtargets, ps)
+			}
+		}
+	})
 	c := &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets, values: values}
-	var rev *chunk[EV]
+	var rc *chunk[EV]
 	switch {
-	case !b.reverse:
-	case all:
-		rev = c // its own reverse
-	case b.res.Grow(4*entries+8*int64(n+1)) == nil:
-		rev = reverseOf[EV](b.pairs, n, entries)
+	case rev:
+		rc = &chunk[EV]{lo: 0, hi: uint32(n), offsets: roffsets, targets: rtargets}
+	case all && b.reverse:
+		rc = c // its own reverse
 	}
-	b.pairs, b.evs = nil, nil
-	return &adjacency[EV]{mem: c}, rev, entries
+	if lazy {
+		res := b.res
+		c.lazy = &lazyTargets{fill: func() { c.targets = transpose(res, offsets, roffsets, rtargets) }}
+	}
+	b.pairs, b.evs, b.kept = nil, nil, 0
+	return &adjacency[EV]{mem: c}, rc, entries
+}
+
+// transpose returns the targets of the adjacency of offsets whose reverse
+// is roffsets and rtargets: a vertex's targets in the order of their ids.
+// Its cursors are vertex-sized, forced on res while it runs.
+func transpose(res *memory.Reservation, offsets, roffsets []int64, rtargets []uint32) []uint32 {
+	n := len(offsets) - 1
+	res.Force(8 * int64(n))
+	defer res.Shrink(8 * int64(n))
+	next := make([]int64, n)
+	copy(next, offsets[:n])
+	targets := make([]uint32, len(rtargets))
+	for t := range n {
+		for _, s := range rtargets[roffsets[t]:roffsets[t+1]] {
+			targets[next[s]] = uint32(t)
+			next[s]++
+		}
+	}
+	return targets
+}
+
+// parallel runs fn(w) for w in [0, workers) on as many goroutines.
+func parallel(workers int, fn func(w int)) {
+	if workers == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { fn(w) })
+	}
+	wg.Wait()
+}
+
+// count counts the entries ps by key into c (both ends when all) and, when
+// rev, by target into rc.
+func count(c, rc []int64, ps []dense, all, rev bool) {
+	switch {
+	case all:
+		for _, p := range ps {
+			c[p.s]++
+			c[p.t]++
+		}
+	case rev:
+		for _, p := range ps {
+			c[p.s]++
+			rc[p.t]++
+		}
+	default:
+		for _, p := range ps {
+			c[p.s]++
+		}
+	}
+}
+
+// prefix sets offsets (n+1) to the starts of the vertices' entries counted
+// by the workers in cur (n each), and turns each worker's counts into its
+// cursors: worker w places vertex v's entries after those of the workers
+// before it.
+func prefix(offsets []int64, cur [][]int64) {
+	n, acc := len(offsets)-1, int64(0)
+	if len(cur) == 2 {
+		c0, c1 := cur[0][:n], cur[1][:n]
+		for v := range n {
+			offsets[v] = acc
+			a, b := c0[v], c1[v]
+			c0[v], c1[v] = acc, acc+a
+			acc += a + b
+		}
+		offsets[n] = acc
+		return
+	}
+	for v := range n {
+		offsets[v] = acc
+		for _, c := range cur {
+			k := c[v]
+			c[v] = acc
+			acc += k
+		}
+	}
+	offsets[n] = acc
 }
 
 // place puts the entries ps (both ways when all) at next[key], advancing it.
 func place[EV any](next []int64, targets []uint32, values []EV, ps []dense, evs []EV, all bool) {
 	evs = evs[:len(ps)]
+	if all {
+		for j, p := range ps {
+			i := next[p.s]
+			next[p.s] = i + 1
+			targets[i], values[i] = p.t, evs[j]
+			i = next[p.t]
+			next[p.t] = i + 1
+			targets[i], values[i] = p.s, evs[j]
+		}
+		return
+	}
 	for j, p := range ps {
 		i := next[p.s]
 		next[p.s] = i + 1
 		targets[i], values[i] = p.t, evs[j]
-		if all {
-			i := next[p.t]
-			next[p.t] = i + 1
-			targets[i], values[i] = p.s, evs[j]
-		}
 	}
 }
 
-// unshift turns offsets advanced by place (offsets[v] at the end of v's
-// entries, the start of v+1's) back into the starts.
-func unshift(offsets []int64) {
-	for v := len(offsets) - 2; v >= 1; v-- {
-		offsets[v] = offsets[v-1]
+// placeReverse puts the keys of the entries ps at next[target], advancing
+// it.
+func placeReverse(next []int64, targets []uint32, ps []dense) {
+	for _, p := range ps {
+		i := next[p.t]
+		next[p.t] = i + 1
+		targets[i] = p.s
 	}
-	offsets[0] = 0
-}
-
-// reverseOf returns the adjacency of the dense edges by target, without
-// values.
-func reverseOf[EV any](pairs [][]dense, n int, entries int64) *chunk[EV] {
-	offsets := make([]int64, n+1)
-	for _, ps := range pairs {
-		for _, p := range ps {
-			offsets[p.t+1]++
-		}
-	}
-	for v := range n {
-		offsets[v+1] += offsets[v]
-	}
-	targets := make([]uint32, entries)
-	for _, ps := range pairs {
-		for _, p := range ps {
-			i := offsets[p.t]
-			offsets[p.t] = i + 1
-			targets[i] = p.s
-		}
-	}
-	unshift(offsets)
-	return &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets}
 }
 
 // spilled builds the adjacency from the run of dense entries: the vertices
@@ -375,29 +504,44 @@ func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
 	per := entryBytes[EV]()
 	budget := max(b.res.Manager().Available()/2, minChunk)
 	adj := &adjacency[EV]{space: b.space, codec: b.evc, bounds: []uint32{0}}
-	var biggest, entries int64
+	var biggest, entries, maxVerts, maxEntries int64
 	for lo := 0; lo < n; {
 		hi, size := lo+1, deg[lo]*per+8
 		for hi < n && size+deg[hi]*per+8 <= budget {
 			size += deg[hi]*per + 8
 			hi++
 		}
-		h, err := b.writeRange(run, deg, uint32(lo), uint32(hi))
+		adj.bounds = append(adj.bounds, uint32(hi))
+		biggest = max(biggest, size)
+		var in int64
+		for v := lo; v < hi; v++ {
+			in += deg[v]
+		}
+		entries += in
+		maxVerts, maxEntries = max(maxVerts, int64(hi-lo)), max(maxEntries, in)
+		lo = hi
+	}
+	// one chunk as large as the largest range places every range, and then
+	// holds the chunk read back for every pass over the edges
+	size := maxEntries*per + 16*(maxVerts+1)
+	b.res.Force(size)
+	c := &chunk[EV]{offsets: make([]int64, 0, maxVerts+1),
+		targets: make([]uint32, 0, maxEntries), values: make([]EV, 0, maxEntries)}
+	next := make([]int64, maxVerts)
+	for i := range len(adj.bounds) - 1 {
+		h, err := b.writeRange(run, deg, adj.bounds[i], adj.bounds[i+1], c, next)
 		if err != nil {
+			b.res.Shrink(size)
 			_ = b.space.Remove(run)
+			for _, h := range adj.runs {
+				_ = b.space.Remove(h)
+			}
 			return nil, 0, err
 		}
 		adj.runs = append(adj.runs, h)
-		adj.bounds = append(adj.bounds, uint32(hi))
-		biggest = max(biggest, size)
-		for v := lo; v < hi; v++ {
-			entries += deg[v]
-		}
-		lo = hi
 	}
-	if n == 0 {
-		adj.bounds = adj.bounds[:1]
-	}
+	b.res.Shrink(size)
+	adj.buf = chunk[EV]{offsets: c.offsets[:0], targets: c.targets[:0], values: c.values[:0]}
 	if err := b.space.Remove(run); err != nil {
 		return nil, 0, err
 	}
@@ -410,19 +554,19 @@ func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
 const minChunk = 8 << 10
 
 // writeRange places the dense run's entries of the vertices [lo, hi) by a
-// counting sort and writes them as a chunk.
-func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi uint32) (spill.Handle, error) {
+// counting sort into c (its capacities large enough, next at least hi-lo
+// long) and writes them as a chunk.
+func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi uint32, c *chunk[EV], next []int64) (spill.Handle, error) {
 	evc := b.evc
-	c := &chunk[EV]{lo: lo, hi: hi, offsets: make([]int64, hi-lo+1)}
+	c.lo, c.hi = lo, hi
+	c.offsets = c.offsets[:hi-lo+1]
+	c.offsets[0] = 0
 	for v := lo; v < hi; v++ {
 		c.offsets[v-lo+1] = c.offsets[v-lo] + deg[v]
 	}
-	size := c.offsets[hi-lo]*entryBytes[EV]() + 16*int64(hi-lo+1)
-	b.res.Force(size)
-	defer b.res.Shrink(size)
-	c.targets = make([]uint32, c.offsets[hi-lo])
-	c.values = make([]EV, c.offsets[hi-lo])
-	next := make([]int64, hi-lo)
+	c.targets, c.values = c.targets[:c.offsets[hi-lo]], c.values[:c.offsets[hi-lo]]
+	clear(c.values) // decoded into
+	next = next[:hi-lo]
 	copy(next, c.offsets)
 	r, err := b.space.Open(dense)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // testBuilder returns a builder of direction dir on a manager of budget
 // bytes (0: unlimited) spilling to a temporary directory.
-func testBuilder[K comparable, EV any](t testing.TB, budget int64, dir Direction, reverse bool) *builder[K, int64, EV] {
+func testBuilder[K comparable, EV any](t testing.TB, budget int64, dir Direction, reverse bool, workers int) *builder[K, int64, EV] {
 	t.Helper()
 	m, err := memory.NewManager(memory.Options{SegmentSize: 4096, Budget: budget})
 	if err != nil {
@@ -33,7 +33,7 @@ func testBuilder[K comparable, EV any](t testing.TB, budget int64, dir Direction
 		}
 		_ = fs.Close()
 	})
-	return &builder[K, int64, EV]{res: res, space: space, dir: dir, reverse: reverse}
+	return &builder[K, int64, EV]{res: res, space: space, dir: dir, reverse: reverse, workers: workers}
 }
 
 type entry struct {
@@ -41,8 +41,8 @@ type entry struct {
 	val float64
 }
 
-// adjacencyOf returns every vertex's entries (target keys and values,
-// sorted) from the chunks of a.
+// adjacencyOf returns every vertex's entries (target keys and values, in
+// the adjacency's order) from the chunks of a.
 func adjacencyOf(t *testing.T, ids []int64, a *adjacency[float64]) map[int64][]entry {
 	t.Helper()
 	got := map[int64][]entry{}
@@ -57,137 +57,145 @@ func adjacencyOf(t *testing.T, ids []int64, a *adjacency[float64]) map[int64][]e
 				if c.values != nil {
 					val = c.values[j]
 				}
-				got[ids[v]] = append(got[ids[v]], entry{ids[c.targets[j]], val})
+				got[ids[v]] = append(got[ids[v]], entry{ids[c.tgts()[j]], val})
 			}
 		}
-	}
-	for _, es := range got {
-		sortEntries(es)
 	}
 	return got
 }
 
-func sortEntries(es []entry) {
-	slices.SortFunc(es, func(a, b entry) int {
-		if a.to != b.to {
-			return int(a.to - b.to)
-		}
-		switch {
-		case a.val < b.val:
-			return -1
-		case a.val > b.val:
-			return 1
-		}
-		return 0
-	})
-}
-
 // TestBuildMatchesNaive: the adjacency the builder makes of edges fed a
-// batch at a time equals a naive one (edges with an end that is no vertex
-// left out, both ways for All, the reverse for pulling by target), in
-// memory and under budgets that spill from the first edge, after some
-// blocks, or when the blocks fit and the arrays do not.
+// batch at a time equals a naive one, every vertex's entries in the order
+// of the edges (edges with an end that is no vertex left out, both ways for
+// All, the reverse for pulling by target), for keys of one range (ids by
+// key) and keys with gaps (ids by a table), placed by one worker and by
+// several, in memory and under budgets that spill from the first edge,
+// after some blocks, or when the blocks fit and the arrays do not.
 func TestBuildMatchesNaive(t *testing.T) {
 	defer func(b int) { blockEdges = b }(blockEdges)
 	blockEdges = 256
 	const n, m = 1000, 6000
-	r := rand.New(rand.NewPCG(3, 4))
-	var vs []Vertex[int64, int64]
-	for i := range n {
-		vs = append(vs, Vertex[int64, int64]{ID: int64(i) * 3, Value: int64(i)})
-	}
-	vs = append(vs, vs[5]) // a repeated key
-	r.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
-	var es []Edge[int64, float64]
-	for range m {
-		// some ends are no vertex: keys not multiples of 3, or past the last
-		es = append(es, Edge[int64, float64]{Src: r.Int64N(3*n + 30), Dst: r.Int64N(3*n + 30), Value: float64(r.IntN(100))})
-	}
-	isVertex := func(k int64) bool { return k%3 == 0 && k < 3*n }
-	budgets := []int64{0, 48 << 10, 96 << 10, 160 << 10, 220 << 10}
-	spilled := map[string]bool{}
-	for _, dir := range []Direction{Out, In, All} {
-		want, wantRev := map[int64][]entry{}, map[int64][]entry{}
-		for _, e := range es {
-			if !isVertex(e.Src) || !isVertex(e.Dst) {
-				continue
-			}
-			s, d := e.Src, e.Dst
-			if dir == In {
-				s, d = d, s
-			}
-			want[s] = append(want[s], entry{d, e.Value})
-			wantRev[d] = append(wantRev[d], entry{s, 0})
-			if dir == All {
-				want[d] = append(want[d], entry{s, e.Value})
-			}
+	for _, keys := range []string{"gaps", "range"} {
+		step, first := int64(3), int64(0)
+		if keys == "range" {
+			step, first = 1, 7
 		}
-		for _, es := range want {
-			sortEntries(es)
+		r := rand.New(rand.NewPCG(3, 4))
+		var vs []Vertex[int64, int64]
+		for i := range n {
+			vs = append(vs, Vertex[int64, int64]{ID: first + int64(i)*step, Value: int64(i)})
 		}
-		for _, es := range wantRev {
-			sortEntries(es)
+		r.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
+		vs = append(vs, Vertex[int64, int64]{ID: vs[5].ID, Value: -1}) // a repeated key: the first value stays
+		var es []Edge[int64, float64]
+		for range m {
+			// some ends are no vertex: off the step, before the first or past the last
+			es = append(es, Edge[int64, float64]{Src: r.Int64N(step*n+30) - 5, Dst: r.Int64N(step*n+30) - 5, Value: float64(r.IntN(100))})
 		}
-		for _, budget := range budgets {
-			t.Run(fmt.Sprintf("%v/%d", dir, budget), func(t *testing.T) {
-				b := testBuilder[int64, float64](t, budget, dir, true)
-				for i := 0; i < len(vs); i += 100 {
-					b.addVertices(vs[i:min(i+100, len(vs))])
+		isVertex := func(k int64) bool { return k >= first && (k-first)%step == 0 && k < first+step*n }
+		budgets := []int64{0, 48 << 10, 96 << 10, 160 << 10, 220 << 10}
+		spilled := map[string]bool{}
+		for _, dir := range []Direction{Out, In, All} {
+			want, wantRev := map[int64][]entry{}, map[int64][]entry{}
+			for _, e := range es {
+				if !isVertex(e.Src) || !isVertex(e.Dst) {
+					continue
 				}
-				if err := b.index(); err != nil {
-					t.Fatal(err)
+				s, d := e.Src, e.Dst
+				if dir == In {
+					s, d = d, s
 				}
-				for i := 0; i < len(es); i += 64 {
-					if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
-						t.Fatal(err)
-					}
+				want[s] = append(want[s], entry{d, e.Value})
+				wantRev[d] = append(wantRev[d], entry{s, 0})
+				if dir == All {
+					want[d] = append(want[d], entry{s, e.Value})
 				}
-				blocks := len(b.pairs)
-				g, err := b.finish()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(g.ids) != n {
-					t.Fatalf("%d vertices, want %d", len(g.ids), n)
-				}
-				got := adjacencyOf(t, g.ids, g.adj)
-				if len(got) != len(want) {
-					t.Errorf("%d vertices with entries, want %d", len(got), len(want))
-				}
-				for k, w := range want {
-					if !slices.Equal(got[k], w) {
-						t.Fatalf("vertex %d: %v, want %v", k, got[k], w)
-					}
-				}
-				if budget == 0 && g.adj.mem == nil {
-					t.Error("spilled with no budget")
-				}
-				switch {
-				case g.adj.mem != nil:
-				case blocks > 0:
-					spilled["finish"] = true
-				case b.evc != nil && g.adj.chunks() > 1:
-					spilled["input"] = true
-				}
-				if g.rev != nil && dir != All {
-					rev := adjacencyOf(t, g.ids, &adjacency[float64]{mem: g.rev})
-					for k, w := range wantRev {
-						if !slices.Equal(rev[k], w) {
-							t.Fatalf("reverse of vertex %d: %v, want %v", k, rev[k], w)
+			}
+			for _, budget := range budgets {
+				for _, workers := range []int{1, 3} {
+					t.Run(fmt.Sprintf("%s/%v/%d/workers=%d", keys, dir, budget, workers), func(t *testing.T) {
+						b := testBuilder[int64, float64](t, budget, dir, true, workers)
+						for i := 0; i < len(vs); i += 100 {
+							b.addVertices(vs[i:min(i+100, len(vs))])
 						}
-					}
+						if err := b.index(); err != nil {
+							t.Fatal(err)
+						}
+						if got := b.x.dense; got != (keys == "range") {
+							t.Errorf("ids by key: %v", got)
+						}
+						for i := 0; i < len(es); i += 64 {
+							if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
+								t.Fatal(err)
+							}
+						}
+						blocks := len(b.pairs)
+						g, err := b.finish()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(g.ids) != n {
+							t.Fatalf("%d vertices, want %d", len(g.ids), n)
+						}
+						for v, k := range g.ids {
+							if !isVertex(k) || g.values[v] != (k-first)/step {
+								t.Fatalf("vertex %d: key %d, value %d", v, k, g.values[v])
+							}
+							if id := g.index.lookup(k); id != uint32(v) {
+								t.Fatalf("key %d: id %d, want %d", k, id, v)
+							}
+						}
+						for _, k := range []int64{first - 1, first + step*n, first + 1} {
+							if id := g.index.lookup(k); !isVertex(k) && id != absent {
+								t.Errorf("key %d is no vertex: id %d", k, id)
+							}
+						}
+						got := adjacencyOf(t, g.ids, g.adj)
+						if len(got) != len(want) {
+							t.Errorf("%d vertices with entries, want %d", len(got), len(want))
+						}
+						for k, w := range want {
+							if !slices.Equal(got[k], w) {
+								t.Fatalf("vertex %d: %v, want %v", k, got[k], w)
+							}
+						}
+						if budget == 0 && g.adj.mem == nil {
+							t.Error("spilled with no budget")
+						}
+						switch {
+						case g.adj.mem != nil:
+						case blocks > 0:
+							spilled["finish"] = true
+						case b.evc != nil && g.adj.chunks() > 1:
+							spilled["input"] = true
+						}
+						if budget == 0 && g.rev == nil {
+							t.Error("no reverse adjacency with no budget")
+						}
+						if g.rev != nil && dir != All {
+							rev := adjacencyOf(t, g.ids, &adjacency[float64]{mem: g.rev})
+							if len(rev) != len(wantRev) {
+								t.Errorf("%d vertices with reverse entries, want %d", len(rev), len(wantRev))
+							}
+							for k, w := range wantRev {
+								if !slices.Equal(rev[k], w) {
+									t.Fatalf("reverse of vertex %d: %v, want %v", k, rev[k], w)
+								}
+							}
+						}
+					})
 				}
-			})
+			}
 		}
-	}
-	if !spilled["finish"] || !spilled["input"] {
-		t.Errorf("spills seen %v: want the budgets to spill while the edges come and after they all fit", spilled)
+		if !spilled["finish"] || !spilled["input"] {
+			t.Errorf("%s: spills seen %v: want the budgets to spill while the edges come and after they all fit", keys, spilled)
+		}
 	}
 }
 
 // TestBuildStringKeys: keys that go through the map index.
 func TestBuildStringKeys(t *testing.T) {
-	b := testBuilder[string, float64](t, 0, Out, false)
+	b := testBuilder[string, float64](t, 0, Out, false, 1)
 	b.addVertices([]Vertex[string, int64]{{"a", 0}, {"b", 0}, {"c", 0}})
 	if err := b.index(); err != nil {
 		t.Fatal(err)
@@ -222,7 +230,12 @@ func edgeBatch(n, size int) []Edge[int64, struct{}] {
 }
 
 func buildFor(t testing.TB, n int) *builder[int64, int64, struct{}] {
-	b := testBuilder[int64, struct{}](t, 0, All, true)
+	return buildDir(t, n, All)
+}
+
+// buildDir is a builder in direction dir with vertices 0..n-1 indexed.
+func buildDir(t testing.TB, n int, dir Direction) *builder[int64, int64, struct{}] {
+	b := testBuilder[int64, struct{}](t, 0, dir, true, 2)
 	vs := make([]Vertex[int64, int64], n)
 	for i := range vs {
 		vs[i] = Vertex[int64, int64]{ID: int64(i)}
@@ -235,22 +248,36 @@ func buildFor(t testing.TB, n int) *builder[int64, int64, struct{}] {
 }
 
 // TestAddEdgesAllocs: taking a batch of edges allocates nothing per edge:
-// one block per blockEdges edges only.
+// one block per blockEdges edges only, for keys that are their own ids and
+// for keys translated through the table.
 func TestAddEdgesAllocs(t *testing.T) {
-	b := buildFor(t, 1<<16)
-	batch := edgeBatch(1<<16, 1024)
-	if err := b.addEdges(batch); err != nil {
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(200, func() {
+	for _, step := range []int64{1, 2} {
+		b := testBuilder[int64, struct{}](t, 0, All, true, 2)
+		vs := make([]Vertex[int64, int64], 1<<16)
+		for i := range vs {
+			vs[i] = Vertex[int64, int64]{ID: int64(i) * step}
+		}
+		b.addVertices(vs)
+		if err := b.index(); err != nil {
+			t.Fatal(err)
+		}
+		if b.x.dense != (step == 1) {
+			t.Fatalf("step %d: ids by key %v", step, b.x.dense)
+		}
+		batch := edgeBatch(1<<16, 1024)
 		if err := b.addEdges(batch); err != nil {
 			t.Fatal(err)
 		}
-	})
-	// 200 batches of 1024 edges fill a few blocks of 65536: under one
-	// allocation a batch
-	if allocs != 0 {
-		t.Errorf("%v allocations a batch of %d edges, want none per edge", allocs, len(batch))
+		allocs := testing.AllocsPerRun(200, func() {
+			if err := b.addEdges(batch); err != nil {
+				t.Fatal(err)
+			}
+		})
+		// 200 batches of 1024 edges fill a few blocks of 65536: under one
+		// allocation a batch
+		if allocs != 0 {
+			t.Errorf("step %d: %v allocations a batch of %d edges, want none per edge", step, allocs, len(batch))
+		}
 	}
 }
 
@@ -270,6 +297,107 @@ func BenchmarkAddEdges(b *testing.B) {
 		}
 		if err := bl.addEdges(batch); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuild: the whole build of 2^20 vertices (keys 0..n-1) and 2^22
+// edges (uniform ends) as PageRank asks for it (Out, with the reverse),
+// batches of 1024, by 1 and 2 workers, beside a counting sort of the same
+// edges by source and by target on one goroutine (csr), as a hand-written
+// loop builds its arrays.
+func BenchmarkBuild(b *testing.B) {
+	const n, m, size = 1 << 20, 1 << 22, 1024
+	es := edgeBatch(n, m)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				bl := testBuilder[int64, struct{}](b, 0, Out, true, workers)
+				vs := make([]Vertex[int64, int64], n)
+				for i := range vs {
+					vs[i] = Vertex[int64, int64]{ID: int64(i)}
+				}
+				bl.addVertices(vs)
+				b.StartTimer()
+				if err := bl.index(); err != nil {
+					b.Fatal(err)
+				}
+				for i := 0; i < m; i += size {
+					if err := bl.addEdges(es[i : i+size]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := bl.finish(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/build")
+		})
+	}
+	b.Run("csr", func(b *testing.B) {
+		src, dst := make([]uint32, m), make([]uint32, m)
+		for i, e := range es {
+			src[i], dst[i] = uint32(e.Src), uint32(e.Dst)
+		}
+		for b.Loop() {
+			for _, by := range [][2][]uint32{{src, dst}, {dst, src}} {
+				offsets := make([]int64, n+1)
+				for _, s := range by[0] {
+					offsets[s+1]++
+				}
+				for v := range n {
+					offsets[v+1] += offsets[v]
+				}
+				next := make([]int64, n)
+				copy(next, offsets[:n])
+				targets := make([]uint32, m)
+				for i, s := range by[0] {
+					targets[next[s]] = by[1][i]
+					next[s]++
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/build")
+	})
+}
+
+// TestBuildLazyTargets: with edges without values and the reverse
+// adjacency, the forward targets are left out of the build and placed from
+// the reverse when first asked for, every vertex's neighbours in the order
+// of their ids, equal to a naive adjacency.
+func TestBuildLazyTargets(t *testing.T) {
+	const n, m = 500, 4000
+	es := edgeBatch(n, m)
+	for _, dir := range []Direction{Out, In} {
+		b := buildDir(t, n, dir)
+		for i := 0; i < m; i += 100 {
+			if err := b.addEdges(es[i : i+100]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := b.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := g.adj.mem
+		if c == nil || g.rev == nil || c.targets != nil || c.lazy == nil {
+			t.Fatalf("%v: the forward targets were placed by the build", dir)
+		}
+		want := make([][]uint32, n)
+		for _, e := range es {
+			s, d := uint32(e.Src), uint32(e.Dst)
+			if dir == In {
+				s, d = d, s
+			}
+			want[s] = append(want[s], d)
+		}
+		targets := c.tgts()
+		for v := range n {
+			slices.Sort(want[v])
+			if got := targets[c.offsets[v]:c.offsets[v+1]]; !slices.Equal(got, want[v]) {
+				t.Fatalf("%v: vertex %d: %v, want %v", dir, v, got, want[v])
+			}
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package graph
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 type myInt int64
 
@@ -25,4 +28,27 @@ func TestOpOf(t *testing.T) {
 	if f := fastGet(newMailbox(4, 1, MinCombiner[int32]())); f == nil {
 		t.Error("no fast get for int32")
 	}
+}
+
+// TestWorkerStatePadded: what each worker writes per vertex (its Context,
+// its broadcast counts, its scratch message) is followed by at least a
+// cache line it does not write, so that two workers never write to one line.
+func TestWorkerStatePadded(t *testing.T) {
+	if s := unsafe.Sizeof(broadcasts{}); s < 64 {
+		t.Errorf("broadcasts is %d bytes, want a cache line", s)
+	}
+	var c Context[int64, float64, struct{}, float64]
+	if used, s := unsafe.Offsetof(c.agg)+unsafe.Sizeof(c.agg), unsafe.Sizeof(c); s-used < 64 {
+		t.Errorf("Context has %d bytes after its fields, want 64", s-used)
+	}
+	type big struct{ a [13]float64 }
+	check := func(name string, size uintptr, length, capacity int) {
+		if length != 1 || uintptr(capacity-1)*size < 64 && size > 0 {
+			t.Errorf("%s: scratch of %d and capacity %d (%d-byte messages), want 1 and 64 bytes spare", name, length, capacity, size)
+		}
+	}
+	f, e, b := padded[float64](), padded[struct{}](), padded[big]()
+	check("float64", 8, len(f), cap(f))
+	check("struct{}", 0, len(e), cap(e))
+	check("big", unsafe.Sizeof(big{}), len(b), cap(b))
 }

@@ -21,6 +21,9 @@ type Context[K comparable, VV, EV, M any] struct {
 	updated int64
 	active  int64
 	agg     float64
+	// the workers write their Contexts per vertex: the padding keeps
+	// another's off the cache lines of this one's fields
+	_ [64]byte
 }
 
 // Superstep returns the superstep's number, from 1.
@@ -50,8 +53,9 @@ func (c *Context[K, VV, EV, M]) Edges() iter.Seq2[K, EV] {
 	a, b := c.edgesRange()
 	ch, ids := c.c, c.e.g.ids
 	return func(yield func(K, EV) bool) {
+		targets := ch.tgts()
 		for i := a; i < b; i++ {
-			if !yield(ids[ch.targets[i]], ch.values[i]) {
+			if !yield(ids[targets[i]], ch.values[i]) {
 				return
 			}
 		}
@@ -62,7 +66,7 @@ func (c *Context[K, VV, EV, M]) Edges() iter.Seq2[K, EV] {
 func (c *Context[K, VV, EV, M]) SendToAllNeighbors(m M) {
 	a, b := c.edgesRange()
 	if !c.out.broadcast(c.w, c.v, b-a, m) {
-		c.out.sendAll(c.w, c.c.targets[a:b], m)
+		c.out.sendAll(c.w, c.c.tgts()[a:b], m)
 	}
 	c.sent += b - a
 }
@@ -72,7 +76,7 @@ func (c *Context[K, VV, EV, M]) SendToAllNeighbors(m M) {
 // up by key).
 func (c *Context[K, VV, EV, M]) SendAlongEdges(msg func(edge EV) M) {
 	a, b := c.edgesRange()
-	sendEach(c.out, c.w, c.c.targets[a:b], c.c.values[a:b], msg)
+	sendEach(c.out, c.w, c.c.tgts()[a:b], c.c.values[a:b], msg)
 	c.sent += b - a
 }
 

@@ -8,33 +8,43 @@
 //
 // An iteration is one task of the program (dataset.GatherPair): the vertices
 // of every subtask flow into it, then the edges. When the vertices have
-// ended it gives them dense ids 0..n-1 in the order they arrived (through a
-// table for int64 keys in a compact range, else a map). The edges then come
-// a batch at a time: each batch's keys are translated into dense ids, every
-// entry is counted by its source in the iteration's Direction, and the
-// dense edges are kept in fixed blocks; after the last one a counting sort
-// places them as offsets (n+1), targets (dense ids) and the edges' values,
-// compressed sparse rows. Supersteps then run on Resources.Workers
-// goroutines (the job's parallelism), each owning a range of vertices of
-// about equal edges; messages go into a dense array of one slot per vertex
-// per worker, combined as they are sent when a combiner is given (the
-// reader combines a vertex's slots over the workers), or into per-worker
-// lists grouped by target with a counting sort when none is. A message sent
-// to all of a vertex's neighbours (SendToAllNeighbors) with a combiner is
-// only recorded once per vertex; after the sending phase, when such messages
-// cover at least a sixteenth of the edges, each receiver pulls them over its
-// in-neighbours (a reverse adjacency the build adds when the reservation
-// grants it; for All the adjacency is its own reverse), else they are pushed
-// along the edges, as a direction-optimizing traversal does. The combiners
-// of MinCombiner and SumCombiner are run as the engine's own loops, with no
-// call per message. The values of the vertices live in one dense array,
-// mapped back to their keys when the result is emitted.
+// ended it gives them dense ids 0..n-1: for int64 keys that fill a range
+// lo..lo+n-1 (numbered vertices) the id is the key less lo, with no table;
+// for other int64 keys in a compact range, in the order they arrived,
+// through a table; else through a map. The edges then come a batch at a
+// time: each batch's keys are translated into dense ids in the iteration's
+// Direction and the dense edges are kept in fixed blocks. After the last
+// one a parallel counting sort places them, on Resources.Workers goroutines
+// (the job's parallelism), as offsets (n+1), targets (dense ids) and the
+// edges' values, compressed sparse rows: each worker counts the entries of
+// a contiguous range of blocks by key, a prefix sum over the vertices and
+// the workers tells each worker where its entries of each vertex go, and
+// the workers place them there, a vertex's entries in the order its edges
+// came. The reverse adjacency, when the iteration pulls messages, is
+// counted and placed in the same passes; when the edges then carry no
+// values (an EV of size zero), the forward targets are left out and placed
+// from the reverse on their first use (pushing messages, Edges), a
+// vertex's neighbours then in the order of their ids. Supersteps then run on the same
+// workers, each owning a range of vertices of about equal edges; messages
+// go into a dense array of one slot per vertex per worker, combined as they
+// are sent when a combiner is given (the reader combines a vertex's slots
+// over the workers), or into per-worker lists grouped by target with a
+// counting sort when none is. A message sent to all of a vertex's
+// neighbours (SendToAllNeighbors) with a combiner is only recorded once per
+// vertex; after the sending phase, when such messages cover at least a
+// sixteenth of the edges, each receiver pulls them over its in-neighbours
+// (the reverse adjacency, when the reservation grants it; for All the
+// adjacency is its own reverse), else they are pushed along the edges, as a
+// direction-optimizing traversal does. The combiners of MinCombiner and
+// SumCombiner are run as the engine's own loops, with no call per message.
+// The values of the vertices live in one dense array, mapped back to their
+// keys when the result is emitted.
 //
 // # Memory and spilling
 //
 // Everything is charged to one reservation of the job's memory manager.
-// Vertex-sized state (keys, values, the id index, the counts, the message
-// slots, the active flags) is what an iteration needs to run at all and is
+// Vertex-sized state (keys, values, the id index, the offsets and the
+// workers' cursors, the message slots, the active flags) is what an iteration needs to run at all and is
 // forced past the budget; the edges are what may not fit. Their blocks are
 // kept while the reservation grants them, and the arrays built from them
 // when it grants those too; when it refuses, the dense edges go to a spill
@@ -65,6 +75,10 @@
 //     per worker; they may set only their own vertex's value and must keep
 //     no shared mutable state. A panic in one fails the job with an error
 //     naming the iteration and the superstep.
+//   - The result comes out of one subtask. With int64 keys it comes in
+//     ascending key order, whatever the order in which the vertices arrived:
+//     a program that sorts it by key may declare so (dataset's SortedOn) and
+//     the sort passes it through.
 //   - Options.Stats receives the run's figures (build time, chunks spilled,
 //     memory reserved, per-superstep time, active vertices, messages and
 //     updates) when the job has run.

@@ -1,10 +1,13 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/spill"
@@ -72,7 +75,7 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 			*o.Stats = *stats
 		}
 	}()
-	b := &builder[K, VV, EV]{res: res, space: space, dir: o.Direction, reverse: m.pulls()}
+	b := &builder[K, VV, EV]{res: res, space: space, dir: o.Direction, reverse: m.pulls(), workers: r.Workers}
 	for batch := range vs {
 		b.addVertices(batch)
 	}
@@ -100,7 +103,7 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 	e := &engine[K, VV, EV, M]{g: g, o: o, workers: workers, updated: make([]bool, n)}
 	for w := range workers {
 		e.ctxs = append(e.ctxs, &Context[K, VV, EV, M]{e: e, w: w})
-		e.scratch = append(e.scratch, make([]M, 1))
+		e.scratch = append(e.scratch, padded[M]())
 	}
 	if g.adj.mem != nil {
 		e.parts = split(g.adj.mem, workers)
@@ -129,10 +132,34 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 			break
 		}
 	}
+	if order := keyOrder(g.ids); order != nil {
+		res.Force(4 * int64(len(order)))
+		for _, v := range order {
+			emit(Vertex[K, VV]{ID: g.ids[v], Value: g.values[v]})
+		}
+		return nil
+	}
 	for v, id := range g.ids {
 		emit(Vertex[K, VV]{ID: id, Value: g.values[v]})
 	}
 	return nil
+}
+
+// keyOrder returns the dense ids of the vertices in ascending order of their
+// keys when the keys are int64 and the ids are not in that order already
+// (ids given in the order the vertices arrived, through the index's table or
+// map), else nil: the result is emitted in key order.
+func keyOrder[K comparable](ids []K) []uint32 {
+	ks, ok := any(ids).([]int64)
+	if !ok || slices.IsSorted(ks) {
+		return nil
+	}
+	order := make([]uint32, len(ks))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(ks[a], ks[b]) })
+	return order
 }
 
 // split cuts c's vertices into one range per worker of about equal entries
@@ -242,6 +269,14 @@ func (e *engine[K, VV, EV, M]) newMailbox(combine func(a, b M) M) *mailbox[M] {
 		b.pullable(e.g.rev.offsets, e.g.rev.targets, e.workers, senders)
 	}
 	return b
+}
+
+// padded returns a slice of one M followed by at least 64 bytes it does not
+// use: a worker writes its scratch message per vertex, and another worker's
+// must not share its cache line.
+func padded[M any]() []M {
+	size := max(int(unsafe.Sizeof(*new(M))), 1)
+	return make([]M, 1, 1+(64+size-1)/size)
 }
 
 // vertex returns vertex v.

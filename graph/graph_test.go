@@ -433,3 +433,55 @@ func TestBroadcasts(t *testing.T) {
 		}
 	}
 }
+
+// TestResultInKeyOrder checks the order of an iteration's result with int64
+// keys: ascending by key however the vertices arrive, whether their keys
+// fill a range (ids are the keys), lie in a compact range (ids through a
+// table, in arrival order) or are sparse (through a map). The iteration adds
+// its in-degree to each vertex's value; the oracle counts the edges.
+func TestResultInKeyOrder(t *testing.T) {
+	keysets := map[string]func(i int64) int64{
+		"range":   func(i int64) int64 { return i - 50 },
+		"compact": func(i int64) int64 { return 3 * i },
+		"sparse":  func(i int64) int64 { return i*1_000_003 - 7 },
+	}
+	const n = 600
+	type vctx = graph.Context[int64, int64, struct{}, int64]
+	for name, key := range keysets {
+		for _, c := range configs {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(7, 11))
+				vs := make([]graph.Vertex[int64, int64], n)
+				for i, p := range r.Perm(n) {
+					vs[i] = graph.Vertex[int64, int64]{ID: key(int64(p)), Value: int64(p)}
+				}
+				var es []graph.Edge[int64, struct{}]
+				indeg := map[int64]int64{}
+				for range 4 * n {
+					s, d := key(r.Int64N(n)), key(r.Int64N(n))
+					es = append(es, graph.Edge[int64, struct{}]{Src: s, Dst: d})
+					indeg[d]++
+				}
+				env := newEnv(t, c)
+				g := graph.FromDataSet(dataset.FromSlice(env, vs), dataset.FromSlice(env, es))
+				out := dataset.Collect(graph.RunScatterGather(g, graph.ScatterGather[int64, int64, struct{}, int64]{
+					Scatter: func(c *vctx, v graph.Vertex[int64, int64]) { c.SendToAllNeighbors(1) },
+					Gather: func(c *vctx, v graph.Vertex[int64, int64], msgs []int64) {
+						c.SetNewVertexValue(v.Value + msgs[0])
+					},
+					Combine: graph.SumCombiner[int64](),
+				}, graph.Options{MaxIterations: 1}))
+				execute(t, env)
+				got := out.Values()
+				if len(got) != n {
+					t.Fatalf("%d vertices, want %d", len(got), n)
+				}
+				for i, v := range got {
+					if want := key(int64(i)); v.ID != want || v.Value != int64(i)+indeg[want] {
+						t.Fatalf("vertex %d is %+v, want {ID:%d Value:%d}", i, v, want, int64(i)+indeg[want])
+					}
+				}
+			})
+		}
+	}
+}

@@ -58,7 +58,7 @@ func (m *gatherSumApply[K, VV, EV, M]) superstep(e *engine[K, VV, EV, M]) (bool,
 		c.active++
 		ch := c.c
 		a, b := ch.offsets[v-ch.lo], ch.offsets[v-ch.lo+1]
-		sendGathered(c.out, c.w, ch.targets[a:b], ch.values[a:b], values[v], gather)
+		sendGathered(c.out, c.w, ch.tgts()[a:b], ch.values[a:b], values[v], gather)
 		c.sent += b - a
 	})
 	if err != nil {

@@ -5,18 +5,25 @@ import "unsafe"
 // absent is the dense id of a key that is no vertex.
 const absent = ^uint32(0)
 
-// keyIndex maps vertex keys to dense ids 0..n-1, the order of the vertices'
-// arrival: through a table when the keys are int64 in a range at most four
-// times their number (the usual numbered vertices), else through a map.
+// keyIndex maps vertex keys to dense ids 0..n-1. When the keys are int64
+// and fill a range lo..lo+n-1 (the usual numbered vertices), the id of a
+// key is the key less lo, with no table at all (dense). Else, when they are
+// int64 in a range at most four times their number, ids are given in the
+// order of the vertices' arrival through a table; else through a map.
 type keyIndex[K comparable] struct {
 	m     map[K]uint32
 	base  int64
 	table []uint32 // key-base -> id+1; 0 for none
+	dense bool     // the id of key k is k-base, below n
+	n     int64
 }
 
 // bytes returns the memory the index holds, estimated.
 func (x *keyIndex[K]) bytes() int64 {
-	if x.table != nil {
+	switch {
+	case x.dense:
+		return 0
+	case x.table != nil:
 		return int64(len(x.table)) * 4
 	}
 	var k K
@@ -24,7 +31,8 @@ func (x *keyIndex[K]) bytes() int64 {
 }
 
 // newKeyIndex indexes ids, removing repeated keys (with their values: the
-// first one stays) from ids and vals, which it returns.
+// first one stays) from ids and vals, which it returns in the order of the
+// dense ids.
 func newKeyIndex[K comparable, VV any](ids []K, vals []VV) (*keyIndex[K], []K, []VV) {
 	x := &keyIndex[K]{}
 	if ks, ok := any(ids).([]int64); ok && len(ks) > 0 {
@@ -43,7 +51,21 @@ func newKeyIndex[K comparable, VV any](ids []K, vals []VV) (*keyIndex[K], []K, [
 				n++
 				x.table[k-lo] = uint32(n)
 			}
-			return x, ids[:n], vals[:n]
+			ks, vals = ks[:n], vals[:n]
+			if n == len(x.table) {
+				// every key of the range: the ids are the keys less lo
+				sorted := make([]VV, n)
+				for i, k := range ks {
+					sorted[k-lo] = vals[i]
+				}
+				for i := range ks {
+					ks[i] = lo + int64(i)
+				}
+				x.table, x.dense, x.n = nil, true, int64(n)
+				return x, any(ks).([]K), sorted
+			}
+			x.n = int64(n)
+			return x, ids[:n], vals
 		}
 	}
 	x.m = make(map[K]uint32, len(ids))
@@ -56,14 +78,22 @@ func newKeyIndex[K comparable, VV any](ids []K, vals []VV) (*keyIndex[K], []K, [
 		x.m[k] = uint32(n)
 		n++
 	}
+	x.n = int64(n)
 	return x, ids[:n], vals[:n]
 }
 
 // lookup returns k's dense id, or absent.
 func (x *keyIndex[K]) lookup(k K) uint32 {
+	if x.dense {
+		i := uint64(any(k).(int64) - x.base)
+		if i >= uint64(x.n) {
+			return absent
+		}
+		return uint32(i)
+	}
 	if x.table != nil {
-		i := any(k).(int64) - x.base
-		if i < 0 || i >= int64(len(x.table)) {
+		i := uint64(any(k).(int64) - x.base)
+		if i >= uint64(len(x.table)) {
 			return absent
 		}
 		return x.table[i] - 1
@@ -72,30 +102,4 @@ func (x *keyIndex[K]) lookup(k K) uint32 {
 		return id
 	}
 	return absent
-}
-
-// translate writes the dense ids of keys to out (absent for a key that is no
-// vertex), a whole slice at a time so that int64 keys go through the table
-// without a conversion per key.
-func (x *keyIndex[K]) translate(keys []K, out []uint32) {
-	if x.table != nil {
-		ks := any(keys).([]int64)
-		base, t := x.base, x.table
-		for i, k := range ks {
-			j := uint64(k - base)
-			if j >= uint64(len(t)) {
-				out[i] = absent
-				continue
-			}
-			out[i] = t[j] - 1
-		}
-		return
-	}
-	for i, k := range keys {
-		if id, ok := x.m[k]; ok {
-			out[i] = id
-		} else {
-			out[i] = absent
-		}
-	}
 }

@@ -18,7 +18,7 @@ type mailbox[M any] struct {
 
 	// With a combiner and the reverse adjacency (rev*), a vertex that sends
 	// one message to all its neighbours only records it (bval, bhas) and
-	// its degree (bdeg, per worker); settle then either pushes those
+	// its degree (bsent, per worker); settle then either pushes those
 	// messages into the slots, when they are few, or leaves them for get to
 	// pull over the vertex's in-neighbours (pull), as a hand-written loop
 	// does.
@@ -26,13 +26,20 @@ type mailbox[M any] struct {
 	revTargets []uint32
 	bval       []M
 	bhas       []bool
-	bdeg       []int64
-	bcnt       []int64 // broadcasting vertices, per worker
-	senders    int64   // vertices with edges: when all broadcast, pulling reads no bhas
+	bsent      []broadcasts // per worker
+	senders    int64        // vertices with edges: when all broadcast, pulling reads no bhas
 	pull, full bool
 
 	// fast is get for MinCombiner's and SumCombiner's messages, or nil
 	fast func(v uint32, scratch []M) []M
+}
+
+// broadcasts counts a worker's broadcasting vertices and their edges. It
+// fills a cache line, so that two workers counting per vertex do not write
+// to one line.
+type broadcasts struct {
+	deg, cnt int64
+	_        [48]byte
 }
 
 type pair[M any] struct {
@@ -73,7 +80,7 @@ func newMailbox[M any](n, workers int, combine func(a, b M) M) *mailbox[M] {
 func (b *mailbox[M]) pullable(offsets []int64, targets []uint32, workers int, senders int64) {
 	b.revOffsets, b.revTargets, b.senders = offsets, targets, senders
 	b.bval, b.bhas = make([]M, b.n), make([]bool, b.n)
-	b.bdeg, b.bcnt = make([]int64, workers), make([]int64, workers)
+	b.bsent = make([]broadcasts, workers)
 }
 
 // broadcast records that worker w's vertex v sends m to its deg neighbours;
@@ -84,8 +91,8 @@ func (b *mailbox[M]) broadcast(w int, v uint32, deg int64, m M) bool {
 	}
 	if deg > 0 {
 		b.bval[v], b.bhas[v] = m, true
-		b.bdeg[w] += deg
-		b.bcnt[w]++
+		b.bsent[w].deg += deg
+		b.bsent[w].cnt++
 	}
 	return true
 }
@@ -100,9 +107,9 @@ func (e *engine[K, VV, EV, M]) settle(b *mailbox[M]) error {
 		return nil
 	}
 	total, count := int64(0), int64(0)
-	for w := range b.bdeg {
-		total, count = total+b.bdeg[w], count+b.bcnt[w]
-		b.bdeg[w], b.bcnt[w] = 0, 0
+	for w := range b.bsent {
+		total, count = total+b.bsent[w].deg, count+b.bsent[w].cnt
+		b.bsent[w] = broadcasts{}
 	}
 	if total == 0 {
 		return nil
@@ -113,9 +120,10 @@ func (e *engine[K, VV, EV, M]) settle(b *mailbox[M]) error {
 	}
 	ch, parts := e.g.adj.mem, e.parts
 	return e.parallel(func(w int) {
+		targets := ch.tgts()
 		for v := parts[w]; v < parts[w+1]; v++ {
 			if b.bhas[v] {
-				b.sendAll(w, ch.targets[ch.offsets[v]:ch.offsets[v+1]], b.bval[v])
+				b.sendAll(w, targets[ch.offsets[v]:ch.offsets[v+1]], b.bval[v])
 				b.bhas[v] = false
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/graph"
 )
 
 // VertexComponent is a vertex with the id of its component: the smallest
@@ -67,11 +68,14 @@ func endpoints(edges *dataset.DataSet[Edge]) *dataset.DataSet[int64] {
 	return dataset.Distinct(ends, dataset.Self[int64]())
 }
 
-// RunConnectedComponents runs ConnectedComponents on in (default: Flink's
+// RunConnectedComponents runs ConnectedComponentsGraph, connected
+// components over the edges' adjacency arrays, on in (default: Flink's
 // ConnectedComponentsData; with edges but no vertices, the edges' endpoints
 // are the vertices) and writes "vertex component" lines sorted by vertex, or
 // to a Parquet o.Output the rows in that order with INT64 columns vertex and
-// component.
+// component. o.Executed sees the iteration's supersteps in
+// Result.Iterations, each with the vertices whose component fell as its
+// records.
 func RunConnectedComponents(ctx context.Context, o Options, in GraphInputs, maxIterations int) error {
 	env := dataset.New(o.Dataset)
 	var vertices *dataset.DataSet[int64]
@@ -92,7 +96,10 @@ func RunConnectedComponents(ctx context.Context, o Options, in GraphInputs, maxI
 	default:
 		vertices = endpoints(edges)
 	}
-	cc := dataset.Sort(ConnectedComponents(vertices, edges, maxIterations), vertexOf, dataset.Ascending)
+	var stats graph.Stats
+	o.Executed = withGraphStats(o.Executed, "Connected components scatter-gather iteration", &stats)
+	// declared sorted by vertex: the sort passes it through (graphjobs.go)
+	cc := dataset.Sort(ConnectedComponentsGraph(vertices, edges, maxIterations, &stats), vertexOf, dataset.Ascending).On("id").WithParallelism(1)
 	if isParquet(o.Output) {
 		err = emitParquet(ctx, env, cc, o)
 	} else {

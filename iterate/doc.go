@@ -21,7 +21,10 @@
 //     results (their oracles check both) and a *graph.Stats for the
 //     iteration's figures. Their one difference: edges whose ends are not
 //     both vertices are left out (PageRank's links to ids that are no pages
-//     give those ids a rank).
+//     give those ids a rank). RunPageRank runs PageRankGraph,
+//     RunConnectedComponents ConnectedComponentsGraph and RunShortestPaths
+//     ShortestPathsGraph; their output is declared sorted by vertex, so the
+//     final sort passes it through.
 //   - Output goes to Options.Output or to Options.Stdout. A file is written
 //     under a temporary name and renamed on success; nothing is left on error.
 //     A file whose name ends in ".parquet" (in any case) gets Parquet through

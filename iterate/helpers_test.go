@@ -1,8 +1,11 @@
 package iterate
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/weirdata/weir/dataset"
@@ -46,4 +49,36 @@ func worksets(s []dataset.SuperstepStats) []int64 {
 		out[i] = x.Records
 	}
 	return out
+}
+
+// writeFile writes text to name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runSortedJob runs job with config c's options, printing to a buffer, and
+// returns the output lines of n records, after checking that the final sort
+// passed the iteration's ordered output through.
+func runSortedJob(t *testing.T, c config, n int, job func(Options) error) []string {
+	t.Helper()
+	var out bytes.Buffer
+	var plan string
+	o := Options{Dataset: dataset.Options{Parallelism: c.parallelism, Memory: c.memory, SegmentSize: 4096, TmpDir: t.TempDir(), BatchSize: 64},
+		Stdout: &out, Executed: func(r *dataset.Result) { plan = r.Plan.Text() }}
+	if err := job(o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "reuses ORDERED(id)") {
+		t.Errorf("the sort does not reuse the iteration's order:\n%s", plan)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d", len(lines), n)
+	}
+	return lines
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
+	"github.com/weirdata/weir/graph"
 )
 
 // Damping is PageRank's damping factor, Flink's DAMPENING_FACTOR.
@@ -105,9 +106,12 @@ func PageRank(pages *dataset.DataSet[int64], links *dataset.DataSet[Edge], p Pag
 
 func pageID(p Page) int64 { return p.ID }
 
-// RunPageRank runs PageRank on in (default: Flink's PageRankData, 15 pages)
-// and writes "id rank" lines sorted by id, or to a Parquet o.Output the rows
-// in that order with columns id (INT64) and rank (DOUBLE).
+// RunPageRank runs PageRankGraph, PageRank over the links' adjacency
+// arrays, on in (default: Flink's PageRankData, 15 pages) and writes "id
+// rank" lines sorted by id, or to a Parquet o.Output the rows in that order
+// with columns id (INT64) and rank (DOUBLE). Links to or from an id that is
+// no page are left out. o.Executed sees the iteration's supersteps in
+// Result.Iterations, each with the pages whose rank was set as its records.
 func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankParams) error {
 	env := dataset.New(o.Dataset)
 	var pages *dataset.DataSet[int64]
@@ -123,7 +127,12 @@ func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankPa
 	} else if links, err = readEdges(env, "links", in.Links); err != nil {
 		return fmt.Errorf("iterate: pagerank: links file: %w", err)
 	}
-	ranks := dataset.Sort(PageRank(pages, links, p), pageID, dataset.Ascending)
+	var stats graph.Stats
+	o.Executed = withGraphStats(o.Executed, "PageRank scatter-gather iteration", &stats)
+	// the iteration's one task emits the ranks in page order, as
+	// PageRankGraph declares: sorted there, at parallelism 1, they pass
+	// through the sort as they come
+	ranks := dataset.Sort(PageRankGraph(pages, links, p, &stats), pageID, dataset.Ascending).On("id").WithParallelism(1)
 	if isParquet(o.Output) {
 		err = emitParquet(ctx, env, ranks, o)
 	} else {
@@ -133,4 +142,22 @@ func RunPageRank(ctx context.Context, o Options, in PageRankInputs, p PageRankPa
 		return fmt.Errorf("iterate: pagerank: %w", err)
 	}
 	return nil
+}
+
+// withGraphStats returns executed (nil stays nil) with the supersteps of a
+// graph iteration named name, as stats holds them once the job has run,
+// added to the result's Iterations: each superstep's records are the
+// vertices whose value was set.
+func withGraphStats(executed func(*dataset.Result), name string, stats *graph.Stats) func(*dataset.Result) {
+	if executed == nil {
+		return nil
+	}
+	return func(res *dataset.Result) {
+		it := dataset.IterationStats{Name: name}
+		for i, s := range stats.Supersteps {
+			it.Supersteps = append(it.Supersteps, dataset.SuperstepStats{Superstep: i + 1, Records: s.Updated, Time: s.Time})
+		}
+		res.Iterations = append(res.Iterations, it)
+		executed(res)
+	}
 }

@@ -1,7 +1,12 @@
 package iterate
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/weirdata/weir/dataset"
@@ -87,6 +92,50 @@ func TestPageRankConverged(t *testing.T) {
 			for _, p := range vals {
 				if math.Abs(p.Rank-want[p.ID]) > 1e-12 {
 					t.Fatalf("page %d: rank %.12f, the oracle's %.12f", p.ID, p.Rank, want[p.ID])
+				}
+			}
+		})
+	}
+}
+
+// TestRunPageRankSortedByID: RunPageRank over page ids that are neither a
+// range nor compact (the graph's id index is a map), listed in shuffled
+// order, writes one line per page in ascending id order with the power
+// iteration's rank, at every parallelism and budget (the sort after the
+// iteration passes the ranks through: the plan shows it).
+func TestRunPageRankSortedByID(t *testing.T) {
+	const n, eps = 1 << 10, 1e-6
+	g, err := gen.Graph(n, 4*n, 13, 0.57, 0.19, 0.19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(i int64) int64 { return i*7919 - 40_000 } // sparse, some negative
+	dir := t.TempDir()
+	var edges [][2]int64
+	var links strings.Builder
+	for s, d := range g {
+		edges = append(edges, [2]int64{s, d})
+		fmt.Fprintf(&links, "%d %d\n", id(s), id(d))
+	}
+	var pages strings.Builder
+	for _, i := range rand.New(rand.NewPCG(1, 2)).Perm(n) {
+		fmt.Fprintf(&pages, "%d\n", id(int64(i)))
+	}
+	pagesFile, linksFile := writeFile(t, dir, "pages.txt", pages.String()), writeFile(t, dir, "links.txt", links.String())
+	want, _ := oracle.PageRankConverged(n, edges, Damping, eps, 100)
+	for _, c := range graphConfigs {
+		t.Run(c.name, func(t *testing.T) {
+			lines := runSortedJob(t, c, n, func(o Options) error {
+				return RunPageRank(context.Background(), o, PageRankInputs{Pages: pagesFile, Links: linksFile}, PageRankParams{Iterations: 100, Epsilon: eps})
+			})
+			for i, l := range lines {
+				f := strings.Fields(l)
+				if len(f) != 2 || f[0] != strconv.FormatInt(id(int64(i)), 10) {
+					t.Fatalf("line %d is %q, want page %d first", i, l, id(int64(i)))
+				}
+				r, err := strconv.ParseFloat(f[1], 64)
+				if err != nil || math.Abs(r-want[i]) > 1e-12 {
+					t.Fatalf("line %d is %q, the oracle's rank is %.12f", i, l, want[i])
 				}
 			}
 		})

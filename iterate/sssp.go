@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/graph"
 )
 
 // WeightedEdge is a directed edge with a weight.
@@ -74,7 +75,7 @@ func parseWeightedEdge(line []byte) (WeightedEdge, error) {
 	return WeightedEdge{Src: va, Dst: vb, Weight: xs[0]}, nil
 }
 
-// RunShortestPaths runs ShortestPaths from source on edges ("src dst weight"
+// RunShortestPaths runs ShortestPathsGraph from source on edges ("src dst weight"
 // lines; "" for PathEdges) and writes "vertex distance" lines sorted by
 // vertex, or to a Parquet o.Output the rows in that order with columns vertex
 // (INT64) and distance (DOUBLE).
@@ -87,7 +88,10 @@ func RunShortestPaths(ctx context.Context, o Options, edges string, source int64
 	} else if in, err = readLines(env, "edges", edges, parseWeightedEdge); err != nil {
 		return fmt.Errorf("iterate: sssp: edges file: %w", err)
 	}
-	ds := dataset.Sort(ShortestPaths(in, source, maxIterations), distVertex, dataset.Ascending)
+	var stats graph.Stats
+	o.Executed = withGraphStats(o.Executed, "Shortest paths vertex-centric iteration", &stats)
+	// declared sorted by vertex: the sort passes it through (graphjobs.go)
+	ds := dataset.Sort(ShortestPathsGraph(in, source, maxIterations, &stats), distVertex, dataset.Ascending).On("id").WithParallelism(1)
 	if isParquet(o.Output) {
 		err = emitParquet(ctx, env, ds, o)
 	} else {

@@ -313,7 +313,7 @@ func TestExplainEveryJob(t *testing.T) {
 // --analyze prints after running it.
 func TestExplainIterationExchanges(t *testing.T) {
 	edges := regexp.MustCompile(`in\d+:[A-Z]+/[A-Z]+`)
-	for _, job := range []string{"connected-components", "pagerank", "kmeans"} {
+	for _, job := range []string{"connected-components", "pagerank", "sssp", "kmeans"} {
 		code, planned, stderr := runWeir(context.Background(), "explain", job, "--parallelism", "2")
 		if code != 0 {
 			t.Fatalf("explain %s: exit %d, stderr %q", job, code, stderr)
@@ -326,7 +326,7 @@ func TestExplainIterationExchanges(t *testing.T) {
 		if len(got) == 0 || !slices.Equal(got, want) {
 			t.Errorf("%s: explain shows the edges %v, the job ran with %v\n%s", job, got, want, planned)
 		}
-		if job == "connected-components" && !strings.Contains(planned, "its producer also feeds an iteration") {
+		if job == "kmeans" && !strings.Contains(planned, "its producer also feeds an iteration") {
 			t.Errorf("explain %s lacks the note on a loop's feeder:\n%s", job, planned)
 		}
 	}

@@ -37,14 +37,15 @@ func pageRankJob() *job {
 	return &job{
 		name:      "pagerank",
 		args:      "[--pages FILE] [--links FILE] [--iterations N] [--epsilon E] [--output FILE]",
-		short:     "Rank pages by their links (Flink's PageRank, a bulk iteration)",
+		short:     "Rank pages by their links (Flink's PageRank, a scatter-gather graph iteration)",
 		iterative: true,
-		long: `Run Flink's PageRank as a bulk iteration: every superstep sends each page's rank
-along its out-links, divided by its out-degree, and damps the sums with 0.85:
-rank' = 0.15/N + 0.85 * sum. Every page keeps a rank (0.15/N without in-links); a
-page without out-links passes its rank to no one. The iteration stops after
---iterations supersteps, or after the first one in which no rank changed by more
-than --epsilon (negative: never).
+		long: `Run Flink's PageRank as a scatter-gather iteration over the links' adjacency
+arrays: every superstep sends each page's rank along its out-links, divided by its
+out-degree, and damps the sums with 0.85: rank' = 0.15/N + 0.85 * sum. Every page
+keeps a rank (0.15/N without in-links); a page without out-links passes its rank
+to no one; a link to or from an id that is not a page is left out. The iteration
+stops after --iterations supersteps, or after the first one in which no rank
+changed by more than --epsilon (negative: never).
 
   --pages  page ids, one a line, or a Parquet file with an INT64 column id
   --links  "src dst" lines, or a Parquet file with INT64 columns src and dst
@@ -74,13 +75,13 @@ func componentsJob() *job {
 	return &job{
 		name:      "connected-components",
 		args:      "[--vertices FILE] [--edges FILE] [--iterations N] [--output FILE]",
-		short:     "Find the connected components of a graph (Flink's ConnectedComponents, a delta iteration)",
+		short:     "Find the connected components of a graph (Flink's ConnectedComponents, a scatter-gather graph iteration)",
 		iterative: true,
-		long: `Run Flink's ConnectedComponents as a delta iteration: every vertex starts in a
-component of its own, named by its id; every superstep, the vertices whose
-component changed send it to their neighbours (edges count in both directions),
-and a vertex takes the smallest id it hears of. It stops when no component
-changes, or after --iterations supersteps.
+		long: `Run Flink's ConnectedComponents as a scatter-gather iteration over the edges'
+adjacency arrays: every vertex starts in a component of its own, named by its id;
+every superstep, the vertices whose component changed send it to their neighbours
+(edges count in both directions), and a vertex takes the smallest id it hears of.
+It stops when no component changes, or after --iterations supersteps.
 
   --vertices  vertex ids, one a line, or a Parquet file with an INT64 column id
               (default: the endpoints of --edges)
@@ -108,12 +109,13 @@ func shortestPathsJob() *job {
 	return &job{
 		name:      "sssp",
 		args:      "[--edges FILE] [--source ID] [--iterations N] [--output FILE]",
-		short:     "Single-source shortest paths in a weighted graph (a delta iteration)",
+		short:     "Single-source shortest paths in a weighted graph (a vertex-centric iteration)",
 		iterative: true,
 		long: `Compute the length of the shortest directed path from --source to every vertex
-it reaches, as a delta iteration: every superstep relaxes the out-edges of the
+it reaches, as a vertex-centric iteration over adjacency arrays (Gelly's
+SingleSourceShortestPaths): every superstep relaxes the out-edges of the
 vertices whose distance fell in the one before. It stops when no distance falls,
-or after --iterations supersteps.
+or after --iterations rounds of relaxation.
 
   --edges  "src dst weight" lines (default: a small built-in graph, source 1)
 
