@@ -19,6 +19,15 @@ import (
 // into a counting sink. Run next to the hand loops:
 //
 //	go test ./bench -run '^$' -bench 'Window' -count 3
+//
+// The sources ask their watermark every windowWatermarkInterval
+// (Flink's setAutoWatermarkInterval) instead of the default 200 ms: the
+// generator replays about 100 s of event time in a second, so a 200 ms
+// interval would hold some 20 windows open behind the watermark, where the
+// hand loops advance theirs after every batch.
+
+// windowWatermarkInterval is the window benchmarks' watermark interval.
+const windowWatermarkInterval = 10 * time.Millisecond
 
 // tevSum sums Value, keeping the key.
 type tevSum struct{}
@@ -48,7 +57,7 @@ func windowJob(env *stream.Env, n int64, gen func(int64) tev, size, slide time.D
 // runWindowJob runs it with the memory budget given (0: the default) and
 // returns the sums per key and window, from the results' timestamps.
 func runWindowJob(tb testing.TB, n int64, gen func(int64) tev, size, slide time.Duration, memory int64) map[winKey]int64 {
-	env := stream.New(stream.Options{Parallelism: streamWorkers, Mode: stream.Streaming, Memory: memory})
+	env := stream.New(stream.Options{Parallelism: streamWorkers, Mode: stream.Streaming, Memory: memory, AutoWatermarkInterval: windowWatermarkInterval})
 	out, err := windowJob(env, n, gen, size, slide)
 	if err != nil {
 		tb.Fatal(err)
@@ -109,7 +118,7 @@ func benchWindow(b *testing.B, n int64, gen func(int64) tev, size, slide time.Du
 	var count, xor atomic.Int64
 	for b.Loop() {
 		count.Store(0)
-		env := stream.New(stream.Options{Parallelism: streamWorkers, Mode: stream.Streaming})
+		env := stream.New(stream.Options{Parallelism: streamWorkers, Mode: stream.Streaming, AutoWatermarkInterval: windowWatermarkInterval})
 		out, err := windowJob(env, n, gen, size, slide)
 		if err != nil {
 			b.Fatal(err)

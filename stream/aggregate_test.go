@@ -75,3 +75,42 @@ func TestAggregationKeepsFirstFields(t *testing.T) {
 		return ks.Reduce(func(a, b tuple3) tuple3 { return tuple3{a.F0, a.F1 * b.F1, b.F2} })
 	}), []tuple3{{0, 5, 100}, {0, 15, 200}, {0, 135, 300}, {1, 1, 400}, {0, 540, 500}})
 }
+
+// TestSumMaxParallelism: a rolling sum over many keys at parallelism 1, 2
+// and 3, with numbers of key groups that are powers of two (the key group
+// is a mask of the murmur hash) and that are not (a modulo), gives every
+// key's running sums in its order, against a sequential sum.
+func TestSumMaxParallelism(t *testing.T) {
+	var in []tuple3
+	for i := range 5000 {
+		in = append(in, tuple3{(i * 7919) % 613, i % 11, i})
+	}
+	want := map[int][]int{}
+	sums := map[int]int{}
+	for _, v := range in {
+		sums[v.F0] += v.F1
+		want[v.F0] = append(want[v.F0], sums[v.F0])
+	}
+	for _, maxP := range []int{10, 128, 129} {
+		for _, p := range []int{1, 2, 3} {
+			env := New(Options{Parallelism: p, MaxParallelism: maxP})
+			src := FromSlice(env, in).SetParallelism(1) // one reader: each key's order is the input's
+			out := Collect(Sum(KeyBy(src, func(v tuple3) int { return v.F0 }), f1, setF1))
+			if _, err := env.Execute(context.Background()); err != nil {
+				t.Fatalf("maxP %d, p %d: %v", maxP, p, err)
+			}
+			got := map[int][]int{}
+			for _, v := range out.Values() {
+				got[v.F0] = append(got[v.F0], v.F1)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("maxP %d, p %d: %d keys, want %d", maxP, p, len(got), len(want))
+			}
+			for k, w := range want {
+				if !slices.Equal(got[k], w) {
+					t.Fatalf("maxP %d, p %d: key %d: %v, want %v", maxP, p, k, got[k], w)
+				}
+			}
+		}
+	}
+}

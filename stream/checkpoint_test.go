@@ -22,13 +22,16 @@ import (
 )
 
 // gated is a source whose readers read a record only against a permit
-// (open lets every read through) and that reports each snapshot of a
+// (open lets every read through; a read that brings no record, the end of
+// a split, gives its permit back) and that reports each snapshot of a
 // reader's positions, so a test knows where a barrier falls.
 type gated[T any] struct {
 	source.Source[T]
 	permits chan struct{}
 	snapped chan struct{}
 	once    sync.Once
+	mu      sync.Mutex // guards opened against giveBack
+	opened  bool
 	// onSnapshot, when set, runs in the source task at each snapshot of a
 	// reader's positions
 	onSnapshot func()
@@ -46,7 +49,23 @@ func (g *gated[T]) release(n int) {
 	}
 }
 
-func (g *gated[T]) open() { g.once.Do(func() { close(g.permits) }) }
+func (g *gated[T]) open() {
+	g.once.Do(func() {
+		g.mu.Lock()
+		g.opened = true
+		close(g.permits)
+		g.mu.Unlock()
+	})
+}
+
+// giveBack returns a permit that a read spent on no record.
+func (g *gated[T]) giveBack() {
+	g.mu.Lock()
+	if !g.opened {
+		g.permits <- struct{}{}
+	}
+	g.mu.Unlock()
+}
 
 func (g *gated[T]) Reader(rc source.ReaderContext) (source.Reader[T], error) {
 	g.readers.Add(1)
@@ -72,6 +91,9 @@ func (r *gatedReader[T]) Next(ctx context.Context) (source.Batch[T], error) {
 	b, err := r.Reader.Next(ctx)
 	if err == nil || !errors.Is(err, ctx.Err()) {
 		r.held = false
+		if len(b.Records) == 0 { // the end of a split or of the input: a permit is a record
+			r.g.giveBack()
+		}
 	}
 	return b, err
 }
@@ -229,6 +251,7 @@ func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
 		t.Fatal(err)
 	}
 	src.release(40)
+	waitUntil(t, "40 records read", func() bool { return sourceOut(j) >= 40 })
 	id, err := j.TriggerCheckpoint(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -185,9 +185,13 @@
 // The head is a task of its own: its loop reads ds through the gate and,
 // between the gate's items, drains an in-process feedback queue that the
 // tail, chained after feedback, fills; subtask i of the tail feeds subtask
-// i of the head. The queue is unbounded, so the tail never waits for the
-// head and backpressure on the loop's credit queues cannot close a cycle
-// of waits; the records in flight around the loop are held in memory.
+// i of the head. The tail never waits for the head, so backpressure on
+// the loop's credit queues cannot close a cycle of waits. The queue holds
+// the records in flight around the loop in memory counted against the
+// job's budget, and past it writes them, with their timestamps, to spill
+// files in the record codec, first in first out; the head removes a run
+// once it read it back, and the queue removes every file when the head
+// ends, whatever the outcome.
 // Fed-back records keep their timestamps but bring no watermark: the head
 // forwards ds's watermarks only, as Flink's head (which emits the maximal
 // watermark at once) lets ds's watermarks alone reach the loop, so a
@@ -196,6 +200,15 @@
 // maxWait (zero: never) and drops what comes later. Flink's head times
 // out on maxWait of silence alone; weir also waits for ds's end, so a slow
 // input cannot end a loop early.
+// IterateWithFeedback[I, F](ds, maxWait) is Flink's withFeedbackType: the
+// feedback has a type F of its own, and the loop's head is a two-input
+// operator applied to its ConnectedStreams (CoMap, CoFlatMap, CoProcess),
+// whose first input is ds and second the records fed back by
+// CloseWith(feedback DataStream[F]). The head task sends ds's records and
+// the feedback on two outputs, subtask i to subtask i of the
+// co-operator, with ds's watermarks on both. CloseWith refuses a stream
+// not made from the iteration, in Flink's words. Env.Plan shows the loop
+// as a FEEDBACK edge from the tail into the head.
 // Iterations are refused in BATCH mode, as Flink refuses them.
 //
 // # Execution modes

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -32,121 +31,129 @@ type iteration struct {
 // back for maxWait; a maxWait of zero waits for feedback forever, for
 // unbounded jobs. Iterations run in STREAMING mode only.
 func Iterate[T any](ds DataStream[T], maxWait time.Duration) IterativeStream[T] {
+	it := newIteration[T, T](ds, maxWait)
+	it.head.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+		op := &unionOp[T]{out: outOf[T](outs, "")}
+		return []any{op}, op, nil
+	}
+	return IterativeStream[T]{DataStream: DataStream[T]{n: it.head}, it: it}
+}
+
+// newIteration adds the head of an iteration over ds whose feedback is of
+// type F; the caller sets its build.
+func newIteration[T, F any](ds DataStream[T], maxWait time.Duration) *iteration {
 	head := addNode[T](ds.n.env, "IterationHead", ds.edge())
 	head.parallelism = ds.n.parallelism
 	it := &iteration{head: head, maxWait: max(maxWait, 0)}
 	it.queues = func(n int) []feedbackQueue {
 		qs := make([]feedbackQueue, n)
 		for i := range qs {
-			qs[i] = newFeedback[T]()
+			qs[i] = newFeedback[F](fmt.Sprintf("feedback-%d-%d", head.id, i))
 		}
 		return qs
 	}
 	head.iter = it
-	head.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
-		op := &unionOp[T]{out: outOf[T](outs, "")}
-		return []any{op}, op, nil
-	}
 	ds.n.env.iterations = append(ds.n.env.iterations, it)
-	return IterativeStream[T]{DataStream: DataStream[T]{n: head}, it: it}
+	return it
 }
 
 // CloseWith feeds feedback back to the head (Flink's closeWith): subtask i
 // of feedback's operator feeds subtask i of the head, so their
-// parallelisms must be equal. It returns feedback.
+// parallelisms must be equal, and feedback must be made from the
+// iteration's stream. It returns feedback.
 func (s IterativeStream[T]) CloseWith(feedback DataStream[T]) DataStream[T] {
-	env := s.n.env
-	if s.it.tail != nil {
-		env.fail(caller(1), fmt.Errorf("CloseWith: the iteration is closed already"))
-		return feedback
+	closeIteration(s.it, feedback, caller(1))
+	return feedback
+}
+
+// ConnectedIterativeStreams is the head of a stream iteration whose
+// feedback has a type of its own (Flink's ConnectedIterativeStreams, from
+// IterativeStream.withFeedbackType): the original input, of type I, and
+// the records fed back by CloseWith, of type F, connected as in
+// ConnectedStreams. Apply CoMap, CoFlatMap or CoProcess to its
+// ConnectedStreams: the first function sees the input, the second the
+// feedback.
+type ConnectedIterativeStreams[I, F any] struct {
+	ConnectedStreams[I, F]
+	it *iteration
+}
+
+// feedbackPort is the output of a connected iteration's head that carries
+// the records fed back.
+const feedbackPort = "feedback"
+
+// IterateWithFeedback starts a stream iteration over ds whose feedback is
+// of type F (Flink's ds.iterate(maxWaitTime).withFeedbackType(F)). Its
+// head reads ds and the feedback as Iterate's does, at ds's parallelism,
+// and sends them to the two inputs of the co-operator applied to the
+// result, subtask i to subtask i; maxWait ends the loop as in Iterate.
+func IterateWithFeedback[I, F any](ds DataStream[I], maxWait time.Duration) ConnectedIterativeStreams[I, F] {
+	it := newIteration[I, F](ds, maxWait)
+	head := it.head
+	sidePort[F](head, feedbackPort)
+	head.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+		op := &unionOp[I]{out: outOf[I](outs, "")}
+		rt.feedbackOut = outOf[F](outs, feedbackPort)
+		return []any{op}, op, nil
+	}
+	cs := Connect(DataStream[I]{n: head}, DataStream[F]{n: head, port: feedbackPort})
+	return ConnectedIterativeStreams[I, F]{ConnectedStreams: cs, it: it}
+}
+
+// CloseWith feeds feedback back to the head as the second input of the
+// co-operator (Flink's ConnectedIterativeStreams.closeWith), under
+// IterativeStream.CloseWith's rules. It returns feedback.
+func (s ConnectedIterativeStreams[I, F]) CloseWith(feedback DataStream[F]) DataStream[F] {
+	closeIteration(s.it, feedback, caller(1))
+	return feedback
+}
+
+// closeIteration adds it's tail after feedback.
+func closeIteration[F any](it *iteration, feedback DataStream[F], where string) {
+	env := it.head.env
+	if it.tail != nil {
+		env.fail(where, fmt.Errorf("CloseWith: the iteration is closed already"))
+		return
 	}
 	if feedback.n.env != env {
-		env.fail(caller(1), fmt.Errorf("CloseWith: the feedback stream belongs to another program"))
-		return feedback
+		env.fail(where, fmt.Errorf("CloseWith: the feedback stream belongs to another program"))
+		return
+	}
+	if !reaches(it.head, feedback.n, map[*node]bool{}) {
+		env.fail(where, fmt.Errorf("CloseWith: Cannot close an iteration with a feedback DataStream that does not originate from said iteration"))
+		return
 	}
 	e := feedback.edge()
 	e.part = partitioning{kind: partForward}
-	tail := addNode[T](env, "IterationTail", e)
-	s.it.tail = tail
-	it := s.it
+	tail := addNode[F](env, "IterationTail", e)
+	it.tail = tail
 	tail.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
 		if rt.p == nil {
 			return nil, nil, fmt.Errorf("iterations run in jobs only")
 		}
-		q := rt.p.feedback[it][rt.subtask].(*feedbackChan[T])
-		return []any{q}, base{}, nil
+		q := rt.p.feedback[it][rt.subtask].(*feedbackChan[F])
+		in := pushFunc[F](func(b []Record[F]) error {
+			n, err := q.push(rt.env, b)
+			rt.spilled(n)
+			return err
+		})
+		return []any{in}, base{}, nil
 	}
-	return feedback
 }
 
-// feedbackQueue is the channel from subtask i of an iteration's tail to
-// subtask i of its head, in the same process (Flink's BlockingQueueBroker).
-// It is unbounded: the tail never waits for the head, so the loop has no
-// cycle of waits and backpressure on the credit queues of the loop's body
-// cannot deadlock it; the records in flight around the loop are held in
-// memory.
-type feedbackQueue interface {
-	// ready receives when records were added since the last take.
-	ready() <-chan time.Time
-	// drain pushes what was fed back to target, an output[T], in batches
-	// of at most size, and says whether there was anything.
-	drain(target any, size int) (bool, error)
-	// end makes later feedback a no-op: the head ended.
-	end()
-}
-
-type feedbackChan[T any] struct {
-	mu    sync.Mutex
-	recs  []Record[T]
-	spare []Record[T]
-	ended bool
-	wake  chan time.Time
-}
-
-func newFeedback[T any]() *feedbackChan[T] { return &feedbackChan[T]{wake: make(chan time.Time, 1)} }
-
-// push is the tail's input: it appends a copy of b.
-func (f *feedbackChan[T]) push(b []Record[T]) error {
-	f.mu.Lock()
-	if f.ended {
-		f.mu.Unlock()
-		return nil // Flink's rule: feedback after the head's timeout is lost
+// reaches says whether from is n or one of its transitive inputs.
+func reaches(from, n *node, seen map[*node]bool) bool {
+	if n == from {
+		return true
 	}
-	f.recs = append(f.recs, b...)
-	f.mu.Unlock()
-	select {
-	case f.wake <- time.Time{}:
-	default:
+	if seen[n] {
+		return false
 	}
-	return nil
-}
-
-func (f *feedbackChan[T]) ready() <-chan time.Time { return f.wake }
-
-func (f *feedbackChan[T]) drain(target any, size int) (bool, error) {
-	f.mu.Lock()
-	recs := f.recs
-	f.recs = f.spare[:0]
-	f.mu.Unlock()
-	if len(recs) == 0 {
-		f.spare = recs
-		return false, nil
+	seen[n] = true
+	for _, e := range n.inputs {
+		if reaches(from, e.from, seen) {
+			return true
+		}
 	}
-	out := target.(output[T])
-	var err error
-	for b := recs; len(b) > 0 && err == nil; {
-		n := min(len(b), size)
-		err = out.push(b[:n])
-		b = b[n:]
-	}
-	clear(recs)
-	f.spare = recs[:0]
-	return true, err
-}
-
-func (f *feedbackChan[T]) end() {
-	f.mu.Lock()
-	f.ended = true
-	f.recs = nil
-	f.mu.Unlock()
+	return false
 }

@@ -17,7 +17,6 @@ import (
 // input's end; later feedback is dropped, as in Flink. Then the chain's
 // end of input is called.
 func (rt *taskRuntime) loopIteration(pumps []func() error, it *iteration, fb feedbackQueue, target any) error {
-	defer fb.end()
 	if err := rt.loop(pumps, fb, target); err != nil {
 		return err
 	}

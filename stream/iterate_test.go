@@ -21,16 +21,21 @@ type branch struct{ Root, Depth int }
 // root comes out 2^depth times.
 func fanOut(env *Env, roots []int, depth int) *Collected[branch] {
 	in := Map(FromSlice(env, roots), func(r int) branch { return branch{Root: r} })
+	return fanOutFrom(in, depth, func(b *branch) *int { return &b.Depth })
+}
+
+// fanOutFrom is fanOut over records of any type, whose depth at is.
+func fanOutFrom[T any](in DataStream[T], depth int, at func(*T) *int) *Collected[T] {
 	it := Iterate(in, 300*time.Millisecond)
-	again := NewOutputTag[branch]("again")
-	step := Process(it.DataStream, func() ProcessFunction[branch, branch] {
-		return ProcessFunction[branch, branch]{
-			ProcessElement: func(b branch, ctx *Context, out Collector[branch]) error {
-				if b.Depth == depth {
+	again := NewOutputTag[T]("again")
+	step := Process(it.DataStream, func() ProcessFunction[T, T] {
+		return ProcessFunction[T, T]{
+			ProcessElement: func(b T, ctx *Context, out Collector[T]) error {
+				if *at(&b) == depth {
 					out.Collect(b)
 					return nil
 				}
-				b.Depth++
+				*at(&b)++
 				Output(ctx, again, b)
 				Output(ctx, again, b)
 				return nil
@@ -43,9 +48,8 @@ func fanOut(env *Env, roots []int, depth int) *Collected[branch] {
 
 // TestIterateFeedbackUnderBackpressure: a loop that feeds back far more
 // records than the credit queues hold (batches of 4 records, channels of
-// two batches) at parallelism 1 and 2 ends with every record: the
-// feedback queue is unbounded, so the tail never waits for the head and
-// the cycle cannot deadlock. The oracle counts 2^depth records per root.
+// two batches) at parallelism 1 and 2 ends with every record: the tail
+// never waits for the head, so the cycle cannot deadlock. The oracle counts 2^depth records per root.
 func TestIterateFeedbackUnderBackpressure(t *testing.T) {
 	const roots, depth = 300, 7
 	var in []int

@@ -117,10 +117,18 @@ type runKeys[K comparable] struct {
 // keyRun records) and prefetches their state entries.
 func loadKeys[T any, K comparable](r *runKeys[K], be *state.Backend[K], key func(T) K, b []Record[T]) {
 	maxP := be.MaxParallelism()
-	for i := range b {
-		k := key(b[i].Value)
-		c := be.KeyCode(k)
-		r.keys[i], r.codes[i], r.groups[i] = k, c, int32(state.KeyGroupForHash(c, maxP))
+	if mask := int32(maxP - 1); maxP&(maxP-1) == 0 { // the key group as a mask: KeyGroupForHash inline
+		for i := range b {
+			k := key(b[i].Value)
+			c := be.KeyCode(k)
+			r.keys[i], r.codes[i], r.groups[i] = k, c, state.MurmurHash(c)&mask
+		}
+	} else {
+		for i := range b {
+			k := key(b[i].Value)
+			c := be.KeyCode(k)
+			r.keys[i], r.codes[i], r.groups[i] = k, c, int32(state.KeyGroupForHash(c, maxP))
+		}
 	}
 	be.Prefetch(r.codes[:len(b)], r.groups[:len(b)])
 }

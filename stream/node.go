@@ -122,6 +122,9 @@ func newPort[T any]() *port {
 					p.Custom = c
 				case func() func(*Record[T], int) int: // made once the parallelisms are known
 					p.Custom = c()
+				case func() customPart[T]:
+					cp := c()
+					p.Custom, p.CustomBatch = cp.one, cp.batch
 				}
 			default:
 				return fmt.Errorf("stream: edge %s -> %s: partitioning %d unresolved", e.from.name, e.to.name, e.part.kind)

@@ -95,6 +95,27 @@ func (e *emitter[T]) emitAll(vs []T, ts int64) {
 	}
 }
 
+// emitStamped appends a record per value of vs with the timestamp of ts of
+// the same index, pushing the batch whenever it fills.
+func (e *emitter[T]) emitStamped(vs []T, ts []int64) {
+	if cap(e.buf) == 0 {
+		for i, v := range vs {
+			e.emit(v, ts[i])
+		}
+		return
+	}
+	for len(vs) > 0 {
+		n := min(cap(e.buf)-len(e.buf), len(vs))
+		for i, v := range vs[:n] {
+			e.buf = append(e.buf, Record[T]{Value: v, Timestamp: ts[i]})
+		}
+		vs, ts = vs[n:], ts[n:]
+		if len(e.buf) == cap(e.buf) {
+			e.flushErr()
+		}
+	}
+}
+
 func (e *emitter[T]) flushErr() {
 	if len(e.buf) > 0 && e.err == nil {
 		e.err = e.out.push(e.buf)

@@ -18,21 +18,48 @@ func shuffle[T any]() func(*Record[T], int) int {
 // the subtask owning the key group of the record's key, as Flink's
 // KeyGroupStreamPartitioner, from a table of the owner of every key group.
 // The hash is chosen once per key type.
-func keyGroups[T any, K comparable](key func(T) K, hash state.HashFunc[K], to *node) func() func(*Record[T], int) int {
-	return func() func(*Record[T], int) int {
+func keyGroups[T any, K comparable](key func(T) K, hash state.HashFunc[K], to *node) func() customPart[T] {
+	return func() customPart[T] {
 		maxP, p := to.maxP, to.parallelism
 		owner := make([]int32, maxP)
 		for g := range owner {
 			owner[g] = int32(state.OperatorIndexForKeyGroup(maxP, p, g))
 		}
-		return func(r *Record[T], n int) int {
+		one := func(r *Record[T], n int) int {
 			g := state.KeyGroupForHash(hash(key(r.Value)), maxP)
 			if n != p {
 				return state.OperatorIndexForKeyGroup(maxP, n, g)
 			}
 			return int(owner[g])
 		}
+		batch := func(vs []Record[T], n int, dst []int32) {
+			dst = dst[:len(vs)]
+			if n != p {
+				for i := range vs {
+					dst[i] = int32(state.OperatorIndexForKeyGroup(maxP, n, state.KeyGroupForHash(hash(key(vs[i].Value)), maxP)))
+				}
+				return
+			}
+			if mask := int32(maxP - 1); maxP&(maxP-1) == 0 { // KeyGroupForHash inline
+				for i := range vs {
+					dst[i] = owner[state.MurmurHash(hash(key(vs[i].Value)))&mask]
+				}
+				return
+			}
+			for i := range vs {
+				dst[i] = owner[state.KeyGroupForHash(hash(key(vs[i].Value)), maxP)]
+			}
+		}
+		return customPart[T]{one: one, batch: batch}
 	}
+}
+
+// customPart is a custom partitioning of an edge: the consumer of a record
+// and, for a whole batch, of each of its records (flow.Partitioner's Custom
+// and CustomBatch).
+type customPart[T any] struct {
+	one   func(*Record[T], int) int
+	batch func([]Record[T], int, []int32)
 }
 
 // sharedHash returns K's hash code for use by several goroutines: the hash

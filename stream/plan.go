@@ -72,7 +72,9 @@ type PlanEdge struct {
 	Output  string `json:"output,omitempty"`
 	Chained bool   `json:"chained"`
 	// Partitioning is Flink's name of how records go to the consumer's
-	// subtasks: FORWARD, REBALANCE, BROADCAST, SHUFFLE or HASH (keyBy).
+	// subtasks: FORWARD, REBALANCE, BROADCAST, SHUFFLE or HASH (keyBy);
+	// FEEDBACK for an iteration's tail into its head (subtask i to subtask
+	// i, through the in-process feedback queue), the head's last input.
 	Partitioning string `json:"partitioning"`
 }
 
@@ -112,6 +114,9 @@ func (e *Env) Plan() (*Plan, error) {
 		for i, in := range n.inputs {
 			p.Edges = append(p.Edges, PlanEdge{From: in.from.id, To: n.id, Input: i, Output: in.port,
 				Chained: chained(in), Partitioning: in.part.kind.String()})
+		}
+		if it := n.iter; it != nil && it.tail != nil {
+			p.Edges = append(p.Edges, PlanEdge{From: it.tail.id, To: n.id, Input: len(n.inputs), Partitioning: "FEEDBACK"})
 		}
 	}
 	return p, nil

@@ -61,10 +61,15 @@ func (r *reduceOp[T, K]) push(b []Record[T]) error {
 		for i := range run {
 			v := run[i].Value
 			r.run.setKey(r.backend, i)
-			if acc, ok := r.st.Value(); ok {
-				v = r.fn(acc, v)
+			if p := r.st.Ref(); p != nil {
+				v = r.fn(*p, v)
+				*p = v
+			} else {
+				if acc, ok := r.st.Value(); ok {
+					v = r.fn(acc, v)
+				}
+				r.st.Update(v)
 			}
-			r.st.Update(v)
 			if !r.final {
 				r.out.emit(v, run[i].Timestamp)
 			}

@@ -15,7 +15,7 @@ import (
 )
 
 // checkpointMidway runs keyedSums over n numbers at parallelism 2 with
-// opts, checkpoints after 40 reads, reads 20 more and cancels: the storage
+// opts, checkpoints once 40 records are read, reads 20 more and cancels: the storage
 // it returns holds the checkpoint.
 func checkpointMidway(t *testing.T, opts Options, n int, dir string) *checkpoint.Memory {
 	t.Helper()
@@ -30,6 +30,7 @@ func checkpointMidway(t *testing.T, opts Options, n int, dir string) *checkpoint
 		t.Fatal(err)
 	}
 	src.release(40)
+	waitUntil(t, "40 records read", func() bool { return sourceOut(j) >= 40 })
 	if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/weirdata/weir/flow"
@@ -78,7 +79,8 @@ type sourceRun[T any] struct {
 	node     *node
 	reader   source.Reader[T]
 	state    *readerState
-	err      error // of a watermark output
+	err      error   // of a watermark output
+	ts       []int64 // the timestamps of a batch (watermark.Split.Stamp)
 	// noSplit: the subtask marked itself idle because its reader holds no
 	// split; its next records make it active again
 	noSplit bool
@@ -297,6 +299,14 @@ func (s *sourceRun[T]) run(rt *taskRuntime) error {
 		}
 		if sp.Passthrough() {
 			s.out.emitAll(b.Records, NoTimestamp)
+		} else if sp.Batches() {
+			s.ts = slices.Grow(s.ts[:0], len(b.Records))[:len(b.Records)]
+			n, err := sp.Stamp(b.Records, NoTimestamp, s.ts)
+			s.out.emitStamped(b.Records[:n], s.ts[:n])
+			sp.Observe(s.ts[:n])
+			if err != nil {
+				return fmt.Errorf("stream: split %s: %w", b.Split, err)
+			}
 		} else {
 			for i := range b.Records {
 				if err := sp.Collect(b.Records[i], NoTimestamp, emit); err != nil {

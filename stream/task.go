@@ -46,6 +46,7 @@ type taskRuntime struct {
 	nodes       []*node // the node of each operator, in build order
 	writers     []eventer
 	source      sourceRunner // the head is a source
+	feedbackOut any          // a connected iteration head's output of the records fed back
 	clock       flow.Clock
 	batchSize   int
 	watermark   int64 // the last watermark forwarded
@@ -124,6 +125,12 @@ func (p *program) body(tp *taskPlan) func(tc *flow.TaskContext) error {
 func (rt *taskRuntime) run() (err error) {
 	ins, err := rt.build(rt.tp.head)
 	defer func() {
+		if it := rt.tp.head.iter; it != nil && rt.p != nil {
+			// whatever became of the task, the loop's queue ends with it
+			if ferr := rt.p.feedback[it][rt.subtask].end(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
 		rt.endAsync(err == nil)
 		for _, op := range rt.ops {
 			if cerr := op.close(); cerr != nil && err == nil {
@@ -155,7 +162,11 @@ func (rt *taskRuntime) run() (err error) {
 		pumps[i] = in.from.ports[in.port].pump(rt.tc, i, ins[slices.Index(rt.tp.head.inputs, in)])
 	}
 	if it := rt.tp.head.iter; it != nil {
-		return rt.loopIteration(pumps, it, rt.p.feedback[it][rt.subtask], ins[0])
+		target := ins[0]
+		if rt.feedbackOut != nil {
+			target = rt.feedbackOut
+		}
+		return rt.loopIteration(pumps, it, rt.p.feedback[it][rt.subtask], target)
 	}
 	return rt.loop(pumps, nil, nil)
 }

@@ -13,6 +13,8 @@ type contents[W window.Window, T, IN any] interface {
 	// add adds r, reporting whether the window held contents before (false
 	// when the kind of contents cannot tell cheaply).
 	add(r *Record[T]) bool
+	// tells reports whether add's answer is exact.
+	tells() bool
 	// get returns the function's input, false when the window holds none.
 	get() ([]IN, bool)
 	clear()
@@ -21,6 +23,20 @@ type contents[W window.Window, T, IN any] interface {
 }
 
 const contentsName = "window-contents"
+
+// batchContents are contents that add a run of records at once, each to its
+// key's contents in its window (state.Aggregating.AddEach): false when the
+// state cannot, having added nothing.
+type batchContents[K comparable, W window.Window, T any] interface {
+	addEach(keys []K, codes, groups []int32, ws []W, vals []T, fresh []bool) bool
+}
+
+// prefetchContents are contents that can read ahead where the entries of
+// keys (by hash code and key group) in windows are (state.Value's
+// Prefetch), one window each.
+type prefetchContents[W window.Window] interface {
+	prefetch(codes, groups []int32, ws []W)
+}
 
 type reduceContents[K comparable, W window.Window, T any] struct {
 	s   *state.Reducing[K, W, T]
@@ -36,7 +52,14 @@ func reducing[K comparable, W window.Window, T any](fn func(acc, v T) T) func(*s
 
 func (c *reduceContents[K, W, T]) setWindow(w W)         { c.s.SetNamespace(w) }
 func (c *reduceContents[K, W, T]) add(r *Record[T]) bool { return c.s.AddPresent(r.Value) }
-func (c *reduceContents[K, W, T]) clear()                { c.s.Clear() }
+func (c *reduceContents[K, W, T]) tells() bool           { return true }
+func (c *reduceContents[K, W, T]) addEach(keys []K, codes, groups []int32, ws []W, vals []T, fresh []bool) bool {
+	return c.s.AddEach(keys, codes, groups, ws, vals, fresh)
+}
+func (c *reduceContents[K, W, T]) clear() { c.s.Clear() }
+func (c *reduceContents[K, W, T]) prefetch(codes, groups []int32, ws []W) {
+	c.s.Prefetch(codes, groups, ws)
+}
 func (c *reduceContents[K, W, T]) merge(t W, src []W) {
 	c.s.MergeNamespaces(t, src)
 }
@@ -61,7 +84,14 @@ func aggregating[K comparable, W window.Window, T, ACC, R any](agg state.Aggrega
 
 func (c *aggContents[K, W, T, ACC, R]) setWindow(w W)         { c.s.SetNamespace(w) }
 func (c *aggContents[K, W, T, ACC, R]) add(r *Record[T]) bool { return c.s.AddPresent(r.Value) }
-func (c *aggContents[K, W, T, ACC, R]) clear()                { c.s.Clear() }
+func (c *aggContents[K, W, T, ACC, R]) tells() bool           { return true }
+func (c *aggContents[K, W, T, ACC, R]) addEach(keys []K, codes, groups []int32, ws []W, vals []T, fresh []bool) bool {
+	return c.s.AddEach(keys, codes, groups, ws, vals, fresh)
+}
+func (c *aggContents[K, W, T, ACC, R]) clear() { c.s.Clear() }
+func (c *aggContents[K, W, T, ACC, R]) prefetch(codes, groups []int32, ws []W) {
+	c.s.Prefetch(codes, groups, ws)
+}
 func (c *aggContents[K, W, T, ACC, R]) merge(t W, src []W) {
 	c.s.MergeNamespaces(t, src)
 }
@@ -90,6 +120,7 @@ func listing[K comparable, W window.Window, T any](b *state.Backend[K]) (content
 
 func (c *listContents[K, W, T]) setWindow(w W)         { c.s.SetNamespace(w) }
 func (c *listContents[K, W, T]) add(r *Record[T]) bool { c.s.Add(*r); return false }
+func (c *listContents[K, W, T]) tells() bool           { return false }
 func (c *listContents[K, W, T]) clear()                { c.s.Clear() }
 func (c *listContents[K, W, T]) merge(t W, src []W) {
 	c.s.MergeNamespaces(t, src)

@@ -41,10 +41,35 @@ type windowOp[T any, K comparable, W window.Window, IN, O any] struct {
 	col      Collector[O]
 	flushers []flusher
 	wins     []W
-	elems    evictElems[T]
+	run      runKeys[K]
+	// a run's windows when assigned before it is processed: record i's
+	// are runWins[runEnds[i-1]:runEnds[i]]; pcodes and pgroups are their
+	// keys' codes and groups, one per window, for the prefetch
+	runWins []W
+	runEnds [keyRun]int32
+	pcodes  []int32
+	pgroups []int32
+	pre     prefetchContents[W] // the contents when they prefetch
+	// the batch path (addRun): the contents when they add a run at once,
+	// and per window of the run its key, its record's value and index, and
+	// whether the contents are new
+	batch batchContents[K, W, T]
+	// each: the assigner when it assigns a run at once; one: the run loaded
+	// last has one window per record
+	each  window.EachAssigner[W]
+	one   bool
+	tsBuf [keyRun]int64
+	pkeys []K
+	pvals []T
+	prec  []int32
+	fresh []bool
+	elems evictElems[T]
 	// known: the timers an element registers are registered already when
 	// its window held contents before it (see addAndTrigger)
 	known bool
+	// fast: known, and the contents tell whether they held any: the
+	// operator runs the EventTimeTrigger inline (see addFast)
+	fast bool
 }
 
 func (p *windowOp[T, K, W, IN, O]) open(rt *taskRuntime) error {
@@ -72,8 +97,14 @@ func (p *windowOp[T, K, W, IN, O]) open(rt *taskRuntime) error {
 		return err
 	}
 	p.wm = p.timers.CurrentWatermark()
+	p.pre, _ = p.acc.(prefetchContents[W])
 	_, ett := any(p.trigger).(window.EventTimeTrigger)
 	p.known = ett && p.eventTime && p.merging == nil && p.list == nil
+	p.fast = p.known && p.acc.tells()
+	if p.fast {
+		p.batch, _ = p.acc.(batchContents[K, W, T])
+	}
+	p.each, _ = p.assigner.(window.EachAssigner[W])
 	p.tctx = triggerCtx[K, W]{op: p.backend, timers: p.timers, now: p.pctx.now, states: map[string]*state.Value[K, W, []byte]{}}
 	p.pctx.backend = p.backend
 	if p.fn.Open != nil {
@@ -99,13 +130,176 @@ func (p *windowOp[T, K, W, IN, O]) CurrentProcessingTime() int64 { return p.pctx
 // CurrentWatermark is the evictor's context.
 func (p *windowOp[T, K, W, IN, O]) CurrentWatermark() int64 { return p.wm }
 
+// push processes b in runs of keyRun records, their keys hashed first. In
+// event time without merging the run's windows are assigned first too and
+// the contents' entries prefetched (the watermark, hence lateness, does not
+// change within a batch).
 func (p *windowOp[T, K, W, IN, O]) push(b []Record[T]) error {
-	for i := range b {
-		if err := p.element(&b[i]); err != nil {
-			return err
+	ahead := p.eventTime && p.merging == nil
+	for len(b) > 0 {
+		run := b[:min(len(b), keyRun)]
+		b = b[len(run):]
+		loadKeys(&p.run, p.backend, p.key, run)
+		if !ahead {
+			for i := range run {
+				p.run.setKey(p.backend, i)
+				if err := p.element(&run[i]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		n, aerr := p.assignRun(run)
+		if aerr == nil && p.addRun(run) {
+			continue
+		}
+		if p.batch != nil {
+			p.prefetch()
+		}
+		for i := range n {
+			p.run.setKey(p.backend, i)
+			lo := int32(0)
+			if i > 0 {
+				lo = p.runEnds[i-1]
+			}
+			if err := p.addToWindows(&run[i], p.runWins[lo:p.runEnds[i]]); err != nil {
+				return err
+			}
+		}
+		if aerr != nil {
+			return aerr
 		}
 	}
 	return p.done()
+}
+
+// assignRun assigns the windows of run's records, with their keys' codes
+// and groups, and prefetches their contents unless the batch path will (it
+// prefetches as it adds); it returns how many records it assigned and the
+// assigner's error for the next one.
+func (p *windowOp[T, K, W, IN, O]) assignRun(run []Record[T]) (int, error) {
+	p.one = false
+	if p.each != nil && p.assignEach(run) {
+		return len(run), nil
+	}
+	p.runWins, p.pcodes, p.pgroups = p.runWins[:0], p.pcodes[:0], p.pgroups[:0]
+	for i := range run {
+		var err error
+		from := len(p.runWins)
+		if p.runWins, err = p.assigner.AssignWindows(&run[i].Value, run[i].Timestamp, p, p.runWins); err != nil {
+			if p.batch == nil {
+				p.prefetch()
+			}
+			return i, err
+		}
+		p.runEnds[i] = int32(len(p.runWins))
+		for range len(p.runWins) - from {
+			p.pcodes = append(p.pcodes, p.run.codes[i])
+			p.pgroups = append(p.pgroups, p.run.groups[i])
+		}
+	}
+	if p.batch == nil { // the batch path prefetches as it adds
+		p.prefetch()
+	}
+	return len(run), nil
+}
+
+// assignEach assigns run's windows with one call of an EachAssigner and
+// reports whether it could: on an error the run is assigned one record at a
+// time, which stops at the record that has it.
+func (p *windowOp[T, K, W, IN, O]) assignEach(run []Record[T]) bool {
+	n := len(run)
+	ts := p.tsBuf[:n]
+	for i := range run {
+		ts[i] = run[i].Timestamp
+	}
+	p.runWins = slices.Grow(p.runWins[:0], n)[:n]
+	if p.each.AssignEach(ts, p, p.runWins) != nil {
+		return false
+	}
+	for i := range n {
+		p.runEnds[i] = int32(i + 1)
+	}
+	p.pcodes = append(p.pcodes[:0], p.run.codes[:n]...)
+	p.pgroups = append(p.pgroups[:0], p.run.groups[:n]...)
+	p.one = true
+	if p.batch == nil {
+		p.prefetch()
+	}
+	return true
+}
+
+// addRun adds the run whose windows assignRun gave at once, when p.fast
+// and the contents take a batch, and registers the timers of the windows
+// whose contents are new, in the order addFast would. It reports false,
+// having changed nothing, when the run needs the per-record path: a window
+// whose end the watermark passed (late, or firing at once) or a record
+// without windows (which may be late).
+func (p *windowOp[T, K, W, IN, O]) addRun(run []Record[T]) bool {
+	if p.batch == nil {
+		return false
+	}
+	wm := p.timers.CurrentWatermark()
+	n := len(p.runWins)
+	p.pvals, p.fresh = slices.Grow(p.pvals[:0], n)[:n], slices.Grow(p.fresh[:0], n)[:n]
+	keys := p.run.keys[:len(run)]
+	var last W
+	if p.one {
+		for i, w := range p.runWins {
+			// the windows of a run are mostly one: its end read once
+			if (i == 0 || w != last) && w.MaxTimestamp() <= wm {
+				return false
+			}
+			last = w
+			p.pvals[i] = run[i].Value
+		}
+	} else {
+		p.pkeys, p.prec = slices.Grow(p.pkeys[:0], n)[:n], slices.Grow(p.prec[:0], n)[:n]
+		lo, j := int32(0), 0
+		for i := range run {
+			hi := p.runEnds[i]
+			if hi == lo {
+				return false
+			}
+			for _, w := range p.runWins[lo:hi] {
+				if (j == 0 || w != last) && w.MaxTimestamp() <= wm {
+					return false
+				}
+				last = w
+				p.pkeys[j], p.pvals[j], p.prec[j] = p.run.keys[i], run[i].Value, int32(i)
+				j++
+			}
+			lo = hi
+		}
+		keys = p.pkeys
+	}
+	if !p.batch.addEach(keys, p.pcodes, p.pgroups, p.runWins, p.pvals, p.fresh) {
+		return false
+	}
+	for j, f := range p.fresh {
+		if !f {
+			continue
+		}
+		i := j
+		if !p.one {
+			i = int(p.prec[j])
+		}
+		p.run.setKey(p.backend, i)
+		w := p.runWins[j]
+		p.timers.RegisterNewEventTimeTimer(w, w.MaxTimestamp())
+		if p.lateness != 0 {
+			if t := p.cleanupTime(w); t != math.MaxInt64 {
+				p.timers.RegisterNewEventTimeTimer(w, t)
+			}
+		}
+	}
+	return true
+}
+
+func (p *windowOp[T, K, W, IN, O]) prefetch() {
+	if p.pre != nil {
+		p.pre.prefetch(p.pcodes, p.pgroups, p.runWins)
+	}
 }
 
 func (p *windowOp[T, K, W, IN, O]) done() error {
@@ -144,17 +338,21 @@ func (p *windowOp[T, K, W, IN, O]) clearContents() {
 	}
 }
 
-// element is Flink's WindowOperator.processElement.
+// element is Flink's WindowOperator.processElement for the current key.
 func (p *windowOp[T, K, W, IN, O]) element(r *Record[T]) error {
-	p.backend.SetCurrentKey(p.key(r.Value))
 	var err error
 	if p.wins, err = p.assigner.AssignWindows(&r.Value, r.Timestamp, p, p.wins[:0]); err != nil {
 		return err
 	}
+	return p.addToWindows(r, p.wins)
+}
+
+// addToWindows is processElement after the assigner gave r windows wins.
+func (p *windowOp[T, K, W, IN, O]) addToWindows(r *Record[T], wins []W) error {
 	skipped := true
 	if p.merging != nil {
 		set := p.mergingSet()
-		for _, w := range p.wins {
+		for _, w := range wins {
 			actual, err := set.AddWindow(w, p.mergeFunc)
 			if err != nil {
 				return err
@@ -176,7 +374,7 @@ func (p *windowOp[T, K, W, IN, O]) element(r *Record[T]) error {
 		}
 		p.persist(set)
 	} else {
-		for _, w := range p.wins {
+		for _, w := range wins {
 			if p.isWindowLate(w) {
 				continue
 			}
@@ -206,6 +404,9 @@ func (p *windowOp[T, K, W, IN, O]) element(r *Record[T]) error {
 // so the trigger runs with its registration skipped.
 func (p *windowOp[T, K, W, IN, O]) addAndTrigger(r *Record[T], w, sw W) error {
 	p.setWindow(sw)
+	if p.fast {
+		return p.addFast(r, w)
+	}
 	had := p.add(r) && p.known
 	p.tctx.w = w
 	p.tctx.skip = had
@@ -217,8 +418,37 @@ func (p *windowOp[T, K, W, IN, O]) addAndTrigger(r *Record[T], w, sw W) error {
 	if err := p.act(res, w); err != nil {
 		return err
 	}
-	if !had {
+	// the EventTimeTrigger that did not fire registered its timer at the
+	// window's MaxTimestamp: without lateness, the cleanup timer itself
+	if !had && !(p.known && p.lateness == 0 && !res.IsFire()) {
 		p.registerCleanupTimer(w)
+	}
+	return nil
+}
+
+// addFast is addAndTrigger when p.fast, the EventTimeTrigger inline: it
+// fires w at once when the watermark passed its end (a late element within
+// the allowed lateness), or else registers the timer at its end. The
+// window's timers are registered when its contents are new and only then:
+// a window holds contents from its first element to its cleanup, so new
+// contents mean that the key has no timers in w and the registration needs
+// no lookup that deduplicates.
+func (p *windowOp[T, K, W, IN, O]) addFast(r *Record[T], w W) error {
+	had := p.acc.add(r)
+	end := w.MaxTimestamp()
+	late := end <= p.timers.CurrentWatermark()
+	if late {
+		if err := p.fire(w); err != nil {
+			return err
+		}
+	} else if !had {
+		p.timers.RegisterNewEventTimeTimer(w, end)
+	}
+	// without lateness the cleanup timer is the one at the end
+	if !had && (p.lateness != 0 || late) {
+		if t := p.cleanupTime(w); t != math.MaxInt64 {
+			p.timers.RegisterNewEventTimeTimer(w, t)
+		}
 	}
 	return nil
 }
@@ -383,6 +613,9 @@ func (p *windowOp[T, K, W, IN, O]) OnProcessingTime(t state.Timer[K, W]) error {
 // onTimer is Flink's WindowOperator.onEventTime and onProcessingTime.
 func (p *windowOp[T, K, W, IN, O]) onTimer(t state.Timer[K, W], event bool) error {
 	w := t.Namespace
+	if p.fast && event {
+		return p.onTimerFast(t.Timestamp, w)
+	}
 	var set *window.MergingWindowSet[W]
 	if p.merging != nil {
 		set = p.mergingSet()
@@ -416,6 +649,29 @@ func (p *windowOp[T, K, W, IN, O]) onTimer(t state.Timer[K, W], event bool) erro
 	}
 	if set != nil {
 		p.persist(set)
+	}
+	return nil
+}
+
+// onTimerFast is onTimer for an event-time timer when p.fast: the
+// EventTimeTrigger fires at the window's end; the cleanup clears the
+// contents and the function's window state. The trigger's Clear (deleting
+// the timer at the end) is skipped: that timer fired before or is the one
+// firing.
+func (p *windowOp[T, K, W, IN, O]) onTimerFast(ts int64, w W) error {
+	p.acc.setWindow(w)
+	if ts == w.MaxTimestamp() {
+		if err := p.fire(w); err != nil {
+			return err
+		}
+	}
+	if ts != p.cleanupTime(w) {
+		return nil
+	}
+	p.acc.clear()
+	if p.fn.Clear != nil {
+		p.pctx.w = w
+		return p.fn.Clear(&p.pctx)
 	}
 	return nil
 }

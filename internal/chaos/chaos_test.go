@@ -163,7 +163,8 @@ func TestKillRestart(t *testing.T) {
 					lost, dup := diff(oracle, got)
 					t.Logf("interval %v, %d kills: %d lines, %d lost, %d duplicated", interval, killed, len(got), lost, dup)
 					if lost != 0 || dup != 0 {
-						t.Fatalf("%d records lost, %d duplicated (of %d)", lost, dup, len(oracle))
+						l, d := lines(oracle, got)
+						t.Fatalf("%d records lost, %d duplicated (of %d); lost %q, duplicated %q", lost, dup, len(oracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
 					}
 					before := listing(t, out)
 					runToEnd(t, bin, args)
@@ -282,14 +283,21 @@ func listing(t *testing.T, dir string) []string {
 // diff compares two sorted multisets of lines: the lines of want missing
 // from got (lost) and the lines of got beyond want (duplicated).
 func diff(want, got []string) (lost, dup int) {
+	l, d := lines(want, got)
+	return len(l), len(d)
+}
+
+// lines is diff with the lines: those of want missing from got and those
+// of got beyond want.
+func lines(want, got []string) (lost, dup []string) {
 	i, j := 0, 0
 	for i < len(want) || j < len(got) {
 		switch {
 		case j == len(got) || i < len(want) && want[i] < got[j]:
-			lost++
+			lost = append(lost, want[i])
 			i++
 		case i == len(want) || got[j] < want[i]:
-			dup++
+			dup = append(dup, got[j])
 			j++
 		default:
 			i++

@@ -84,6 +84,10 @@ func (s *Aggregating[K, N, IN, ACC, OUT]) Add(v IN) { s.AddPresent(v) }
 // AddPresent is Add, reporting whether the current key had an accumulator
 // in the current namespace before.
 func (s *Aggregating[K, N, IN, ACC, OUT]) AddPresent(v IN) bool {
+	if c := s.inPlace(s.ns); c != nil {
+		c.v = s.fn.Add(v, c.v)
+		return true
+	}
 	c, ok := s.live(s.ns)
 	if !ok {
 		c.v = s.fn.CreateAccumulator()

@@ -178,6 +178,7 @@ func (b *Backend[K]) outside(group int) {
 func (b *Backend[K]) ClearCurrentKey() {
 	var zero K
 	b.key, b.coded, b.group, b.idx = zero, false, 0, -1
+	b.epoch++ // no cell found for the last key is current any more
 }
 
 // keyCode returns the current key's hash code, computing it once per key.

@@ -13,7 +13,7 @@ import (
 // cow holds the copy-on-write versions of a heap backend, as Flink's
 // CopyOnWriteStateMap: every container of entries (a key group's slot table
 // or map of a state, a key group's timers) and every entry reached by
-// pointer (a window's cell, a key's map) is stamped with the version current
+// pointer (a key's map) is stamped with the version current
 // when it was made or copied. A capture takes the next version and keeps the
 // containers as they are; a container or entry stamped below the highest
 // version a live capture holds may be in a capture, so a write copies it
@@ -110,6 +110,13 @@ func (b *Backend[K]) Capture(groups KeyGroupRange) (*Capture, error) {
 		}
 		c.buf, c.release = buf.Bytes(), func() {}
 		return c, nil
+	}
+	for _, m := range []map[string]registered{b.states, b.timers} {
+		for _, r := range m {
+			if s, ok := r.(settler); ok {
+				s.settle()
+			}
+		}
 	}
 	b.cow.ver++
 	v := b.cow.ver
@@ -216,50 +223,28 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// freeze keeps the cells' containers for a capture; the cache of the last
+// freeze keeps the cells' slot tables for a capture; the cache of the last
 // cell found is dropped, as it may point into them.
 func (s *cells[K, N, V]) freeze() frozen {
 	s.hit = nil
-	f := &frozenCells[K, N, V]{s: s}
-	if s.void {
-		f.slots = slices.Clone(s.slots)
-	} else {
-		f.groups = s.t.freeze()
-	}
-	return f
+	return &frozenCells[K, N, V]{s: s, slots: slices.Clone(s.slots)}
 }
 
 type frozenCells[K, N comparable, V any] struct {
-	s      *cells[K, N, V]
-	slots  []slotTable[nsKey[K, N], V]
-	groups []map[nsKey[K, N]]*vcell[V]
+	s     *cells[K, N, V]
+	slots []slotTable[nsKey[K, N], V]
 }
 
 func (f *frozenCells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
-	return f.s.writeFrom(dst, f.slots, f.groups, idx, now)
+	return f.s.writeFrom(dst, &f.slots[idx], now)
 }
 
-// own makes the current key's entry in namespace ns of group index idx,
-// and the container holding it, the backend's own: copied when a live
-// capture may hold them.
-func (s *cells[K, N, V]) own(ns N, idx int) {
+// own makes group index idx's slot table the backend's own: copied when a
+// live capture may hold it.
+func (s *cells[K, N, V]) own(idx int) {
 	c := &s.b.cow
-	if s.void {
-		if t := &s.slots[idx]; c.shared(t.ver) {
-			t.slots, t.ver = slices.Clone(t.slots), c.ver
-			s.hit = nil
-		}
-		return
-	}
-	if s.t.groups[idx] == nil {
-		return
-	}
-	m := s.t.w(c, idx)
-	k := nsKey[K, N]{k: s.b.key, n: ns}
-	if e, ok := m[k]; ok && c.shared(e.ver) {
-		n := *e
-		n.ver = c.ver
-		m[k] = &n
+	if t := &s.slots[idx]; c.shared(t.ver) {
+		t.slots, t.ver = slices.Clone(t.slots), c.ver
 		s.hit = nil
 	}
 }
@@ -306,26 +291,42 @@ func (s *Map[K, N, UK, UV]) curW() (*mapEntry[UK, UV], nsKey[K, N], int) {
 	return e, k, idx
 }
 
+// settler is a state or timer service that defers changes (the timers
+// registered without an index): settle makes them before a capture takes
+// its copy-on-write version. Made after it, a change would copy a
+// container and stamp the copy with the capture's version, which the
+// capture then holds while writes treat it as the backend's own.
+type settler interface{ settle() }
+
+// settle indexes the timers registered without an index, which a capture
+// writes through the index.
+func (t *Timers[K, N]) settle() {
+	t.event.indexAll()
+	t.proc.indexAll()
+}
+
+// freeze keeps the timers' indexes, settled before, for a capture.
 func (t *Timers[K, N]) freeze() frozen {
 	return &frozenTimers[K, N]{t: t, event: slices.Clone(t.event.pos), proc: slices.Clone(t.proc.pos)}
 }
 
 type frozenTimers[K, N comparable] struct {
 	t           *Timers[K, N]
-	event, proc []map[Timer[K, N]]ref[K, N]
+	event, proc []timerIndex[K, N]
 }
 
 func (f *frozenTimers[K, N]) write(dst []byte, idx int, _ int64) ([]byte, int) {
-	return f.t.writeFrom(dst, f.event[idx], f.proc[idx])
+	return f.t.writeFrom(dst, &f.event[idx], &f.proc[idx])
 }
 
 // posW returns group idx's timers for a change: copied first when a live
 // capture may hold them.
-func (q *queue[K, N]) posW(idx int) map[Timer[K, N]]ref[K, N] {
-	if c := q.cow; c.need != 0 && c.shared(q.vers[idx]) {
-		q.pos[idx], q.vers[idx] = maps.Clone(q.pos[idx]), c.ver
+func (q *queue[K, N]) posW(idx int) *timerIndex[K, N] {
+	t := &q.pos[idx]
+	if c := q.cow; c.need != 0 && c.shared(t.ver) {
+		t.slots, t.ver = slices.Clone(t.slots), c.ver
 	}
-	return q.pos[idx]
+	return t
 }
 
 // freeze is not called: a disk backend's capture is its snapshot.

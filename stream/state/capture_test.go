@@ -23,6 +23,7 @@ type cowState struct {
 	oRed  map[string]int64
 	oTm   map[fired[string, int]]bool
 	clock *int64
+	wm    int64 // the event time the timers advanced to
 }
 
 func newCowState(t testing.TB, clock *int64) *cowState {
@@ -86,7 +87,7 @@ func (s *cowState) step(r *rand.Rand, keys int) {
 		}
 	case 4:
 		s.b.SetCurrentKey(key)
-		f := fired[string, int]{Timer[string, int]{int64(r.IntN(100)), key, ns}, r.IntN(2) == 0}
+		f := fired[string, int]{Timer[string, int]{s.wm + int64(r.IntN(100)), key, ns}, r.IntN(2) == 0}
 		if r.IntN(3) == 0 {
 			if f.event {
 				s.tm.DeleteEventTimeTimer(ns, f.t.Timestamp)
@@ -95,15 +96,31 @@ func (s *cowState) step(r *rand.Rand, keys int) {
 			}
 			delete(s.oTm, f)
 		} else {
-			if f.event {
+			switch {
+			case f.event && !s.oTm[f] && r.IntN(2) == 0:
+				s.tm.RegisterNewEventTimeTimer(ns, f.t.Timestamp)
+			case f.event:
 				s.tm.RegisterEventTimeTimer(ns, f.t.Timestamp)
-			} else {
+			default:
 				s.tm.RegisterProcessingTimeTimer(ns, f.t.Timestamp)
 			}
 			s.oTm[f] = true
 		}
 	case 5:
-		*s.clock += int64(r.IntN(20))
+		if r.IntN(4) > 0 {
+			*s.clock += int64(r.IntN(20))
+			return
+		}
+		// the event-time timers due fire
+		s.wm += int64(r.IntN(10))
+		if err := s.tm.AdvanceWatermark(s.wm); err != nil {
+			panic(err)
+		}
+		for f := range s.oTm {
+			if f.event && f.t.Timestamp <= s.wm {
+				delete(s.oTm, f)
+			}
+		}
 	}
 }
 
@@ -118,6 +135,15 @@ type oracle struct {
 }
 
 func (s *cowState) oracle(t testing.TB, keys int) *oracle {
+	o := s.maps()
+	o.sync = snapshot(t, s.b, KeyGroupRange{0, 15})
+	return o
+}
+
+// maps is oracle without the synchronous snapshot, which indexes the
+// timers: a capture that follows it finds none registered without an
+// index.
+func (s *cowState) maps() *oracle {
 	o := &oracle{k: &kinds{oVal: maps.Clone(s.k.oVal), oMap: map[okey]map[string]int{}, oRed: maps.Clone(s.k.oRed), oAgg: maps.Clone(s.k.oAgg), oLst: map[okey][]int{}},
 		val: maps.Clone(s.oVal), red: maps.Clone(s.oRed), tm: maps.Clone(s.oTm), now: *s.clock}
 	for k, v := range s.k.oLst {
@@ -126,7 +152,6 @@ func (s *cowState) oracle(t testing.TB, keys int) *oracle {
 	for k, v := range s.k.oMap {
 		o.k.oMap[k] = maps.Clone(v)
 	}
-	o.sync = snapshot(t, s.b, KeyGroupRange{0, 15})
 	return o
 }
 
@@ -226,7 +251,8 @@ func (f *inFlight) start(t testing.TB) {
 }
 
 // TestCaptureDifferential changes every kind of state at random (puts,
-// clears, adds, removes, namespace merges, TTL expiry, timers) with up to
+// clears, adds, removes, namespace merges, TTL expiry, timers registered
+// with and without an index, deleted and fired) with up to
 // four captures in flight, their writes running on goroutines while the
 // changes go on, and released in random order: each capture's snapshot
 // restores to what the oracles held at its time and has the sections of
@@ -253,11 +279,12 @@ func TestCaptureDifferential(t *testing.T) {
 			switch r.IntN(60) {
 			case 0:
 				if len(flight) < 4 {
-					o := s.oracle(t, keys)
+					o := s.maps()
 					c, err := s.b.Capture(KeyGroupRange{0, 15})
 					if err != nil {
 						t.Fatal(err)
 					}
+					o.sync = snapshot(t, s.b, KeyGroupRange{0, 15})
 					flight = append(flight, &inFlight{c: c, o: o})
 				}
 			case 1:
@@ -295,11 +322,12 @@ func TestCaptureThenChanges(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		s.step(r, keys)
 	}
-	o := s.oracle(t, keys)
+	o := s.maps()
 	c, err := s.b.Capture(KeyGroupRange{0, 15})
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.sync = snapshot(t, s.b, KeyGroupRange{0, 15})
 	for i := 0; i < keys; i++ {
 		// a change of every kind to every key and namespace
 		key := keyName(i)

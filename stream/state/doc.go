@@ -32,7 +32,11 @@
 // SetCurrentKeyCode when the caller computed the key's hash code (KeyCode)
 // and group: the keyed operators do so for a run of records and call
 // Prefetch with the run's codes and groups first, so that the cache misses
-// of reading the run's state entries overlap.
+// of reading the run's state entries overlap. Backend.Prefetch reads the
+// single-value states of the Void namespace; a namespaced Value, Reducing or
+// Aggregating has a Prefetch of its own taking a namespace per code (the
+// window operator's, with each element's windows), which on amd64 issues
+// prefetch instructions, so that the loads do not hold the processor up.
 //
 // States are obtained from descriptors with a name: ValueState (Value, Update,
 // Clear), ListState (Get, Add, AddAll, Update, Clear), MapState (Get, Put,
@@ -51,12 +55,22 @@
 // Each state is a table per key group, keyed by (key, namespace), as Flink's
 // CopyOnWriteStateTable, so that a snapshot, a restore and a rescale move
 // whole groups. The single-value states (Value, Reducing, Aggregating) keep
-// their cells inline in the Void namespace, in an open-addressing table per
-// key group hashed by the key's hash code (the one SetCurrentKey computes
-// for the key group), and by pointer in a map in other namespaces; they
-// remember the cell the last access found for the current key and
-// namespace: a read and then a write of the same key look the table up once
-// and write the cell in place.
+// their cells inline, in an open-addressing table per key group hashed by
+// the key's hash code (the one SetCurrentKey computes for the key group)
+// mixed with a hash of the namespace (none for Void; the words of plain
+// types such as a time window; maphash for others), so that finding a cell
+// reads one slot and follows no pointer; they remember the cell the last
+// access found for the current key and namespace: a read and then a write
+// of the same key look the table up once and write the cell in place. A
+// Void-namespace value without TTL on the heap takes a quick path with
+// none of the checks for a disk store, TTL or a namespace, and Value.Ref
+// hands out its cell's value for a change in place when no capture shares
+// it (the rolling aggregations' path). Aggregating.AddEach and
+// Reducing.AddEach add a run of (key, namespace, value) entries at once, as
+// SetCurrentKeyCode, SetNamespace and AddPresent would one at a time, with
+// the checks made once for the run and the run's slots prefetched first (a
+// window operator's run of records); they decline, having added nothing,
+// where the quick path would not apply.
 //
 // # Errors and memory
 //
@@ -96,7 +110,11 @@
 // the Triggerable; a timer registered by a callback for a time the advance
 // reaches fires in that same advance, as in Flink. AdvanceProcessingTime does
 // the same for processing time, and NextProcessingTime is the deadline the
-// task loop waits for.
+// task loop waits for. Each key group's timers are indexed by timer, for the
+// deduplication and deletion; RegisterNewEventTimeTimer registers a timer
+// the caller knows is absent without the lookup and leaves it out of the
+// index until a lookup, a deletion or a snapshot needs it, so that timers
+// only registered and fired (the window operator's) are never indexed.
 //
 // # TTL
 //
@@ -126,11 +144,14 @@
 // group's slot table or map, a key group's timers) as they are, and its
 // WriteTo writes Snapshot's bytes of that moment on any goroutine while the
 // backend's goroutine goes on. Containers, and entries held by pointer (a
-// window's cell, a key's map), carry a copy-on-write version: a write to
+// key's map), carry a copy-on-write version: a write to
 // one that a live capture may hold copies it first (a slot table or a
-// group's map whole, once per capture; a cell or a key's map alone), so a
+// group's map whole, once per capture; a key's map alone), so a
 // capture sees no later change; list elements are only ever appended in
-// place, beyond what a capture holds. Several captures may be live;
+// place, beyond what a capture holds. Changes deferred until a snapshot (the
+// timers registered without an index) are made before the capture takes its
+// version, so that the capture holds nothing a write would treat as the
+// backend's own. Several captures may be live;
 // Release (on the backend's goroutine) ends one's copy-on-write, and
 // without live captures a write checks one field. Copies are not counted
 // against the memory budget. A value holding pointers is shared by a

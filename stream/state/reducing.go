@@ -67,6 +67,10 @@ func (s *Reducing[K, N, V]) Add(v V) { s.AddPresent(v) }
 // AddPresent is Add, reporting whether the current key had a value in the
 // current namespace before.
 func (s *Reducing[K, N, V]) AddPresent(v V) bool {
+	if c := s.inPlace(s.ns); c != nil {
+		c.v = s.reduce(c.v, v)
+		return true
+	}
 	c, ok := s.live(s.ns)
 	if ok {
 		v = s.reduce(c.v, v)

@@ -16,19 +16,26 @@ type slotTable[T comparable, V any] struct {
 	ver   uint64 // the slots' copy-on-write version
 }
 
+// slot is an entry: the key, then the cell, which ends with the slot's code
+// (0 when the slot is free). Without padding, a slot of a 24-byte key and a
+// 24-byte value is one cache line of 64 bytes.
 type slot[T comparable, V any] struct {
-	k    T
-	c    cell[V]
-	code int32
-	used bool
+	k T
+	c cell[V]
 }
+
+// used reports whether the slot holds an entry.
+func (s *slot[T, V]) used() bool { return s.c.code != 0 }
+
+// slotCode is the code a table keeps for code: never 0, the free slot's.
+func slotCode(code int32) int32 { return code | 1 }
 
 // minSlots is the length of a table's first slots.
 const minSlots = 8
 
 // home returns the slot where the probe for code starts.
 func (t *slotTable[T, V]) home(code int32) int {
-	return int(uint64(uint32(code)) * 0x9e3779b97f4a7c15 >> t.shift)
+	return int(uint64(uint32(slotCode(code))) * 0x9e3779b97f4a7c15 >> t.shift)
 }
 
 // find returns k's cell, or nil.
@@ -36,13 +43,14 @@ func (t *slotTable[T, V]) find(k T, code int32) *cell[V] {
 	if t.n == 0 {
 		return nil
 	}
+	code = slotCode(code)
 	mask := len(t.slots) - 1
 	for i := t.home(code); ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if !s.used {
+		if s.c.code == 0 {
 			return nil
 		}
-		if s.code == code && s.k == k {
+		if s.c.code == code && s.k == k {
 			return &s.c
 		}
 	}
@@ -56,11 +64,11 @@ func (t *slotTable[T, V]) insert(k T, code int32) *cell[V] {
 	t.n++
 	mask := len(t.slots) - 1
 	i := t.home(code)
-	for t.slots[i].used {
+	for t.slots[i].used() {
 		i = (i + 1) & mask
 	}
 	s := &t.slots[i]
-	s.k, s.code, s.used = k, code, true
+	s.k, s.c.code = k, slotCode(code)
 	return &s.c
 }
 
@@ -75,11 +83,11 @@ func (t *slotTable[T, V]) grow() {
 	}
 	mask := size - 1
 	for j := range old {
-		if !old[j].used {
+		if !old[j].used() {
 			continue
 		}
-		i := t.home(old[j].code)
-		for t.slots[i].used {
+		i := t.home(old[j].c.code)
+		for t.slots[i].used() {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = old[j]
@@ -93,23 +101,24 @@ func (t *slotTable[T, V]) remove(k T, code int32) bool {
 	if t.n == 0 {
 		return false
 	}
+	code = slotCode(code)
 	mask := len(t.slots) - 1
 	i := t.home(code)
 	for {
 		s := &t.slots[i]
-		if !s.used {
+		if !s.used() {
 			return false
 		}
-		if s.code == code && s.k == k {
+		if s.c.code == code && s.k == k {
 			break
 		}
 		i = (i + 1) & mask
 	}
 	t.n--
-	for j := (i + 1) & mask; t.slots[j].used; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t.slots[j].used(); j = (j + 1) & mask {
 		// the entry at j may fill the gap at i unless its home lies
 		// cyclically in (i, j]
-		if h := t.home(t.slots[j].code); (j-h)&mask >= (j-i)&mask {
+		if h := t.home(t.slots[j].c.code); (j-h)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
 			i = j
 		}

@@ -60,12 +60,12 @@ func FuzzSlotTable(f *testing.F) {
 		seen := 0
 		for i := range tab.slots {
 			s := &tab.slots[i]
-			if !s.used {
+			if !s.used() {
 				continue
 			}
 			seen++
-			if want, ok := oracle[s.k]; !ok || s.c.v != want || s.code != code(s.k) {
-				t.Fatalf("slot %d holds %d = %d (code %d), oracle %d, %v", i, s.k, s.c.v, s.code, want, ok)
+			if want, ok := oracle[s.k]; !ok || s.c.v != want || s.c.code != slotCode(code(s.k)) {
+				t.Fatalf("slot %d holds %d = %d (code %d), oracle %d, %v", i, s.k, s.c.v, s.c.code, want, ok)
 			}
 		}
 		if seen != len(oracle) {

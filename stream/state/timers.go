@@ -126,8 +126,8 @@ func (t *Timers[K, N]) AdvanceProcessingTime(now int64) error {
 func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
 	for len(q.heap) > 0 && q.heap[0].ts <= upTo {
 		top := q.pop()
-		t.b.SetCurrentKeyInGroup(top.t.Key, t.b.groups.Start+int(top.idx))
-		t.b.shrink(top.sz)
+		t.b.SetCurrentKeyCode(top.t.Key, top.code, t.b.groups.Start+int(top.idx))
+		t.b.shrink(int64(top.sz))
 		var err error
 		if event {
 			err = t.target.OnEventTime(top.t)
@@ -141,20 +141,45 @@ func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
 	return nil
 }
 
-func (t *Timers[K, N]) add(q *queue[K, N], ns N, ts int64) {
+// RegisterNewEventTimeTimer is RegisterEventTimeTimer for a timer the
+// caller knows is not registered: the current key has no event-time timer at
+// ts in ns. It skips the lookup that deduplicates (the window operator's
+// timers of a window that held no contents before).
+//
+// The timer is not indexed until an index is needed (a lookup, a deletion,
+// a snapshot): a window operator that only registers and fires its timers
+// never indexes them.
+func (t *Timers[K, N]) RegisterNewEventTimeTimer(ns N, ts int64) {
 	if idx := t.b.at(); idx >= 0 {
-		t.insert(q, Timer[K, N]{ts, t.b.key, ns}, idx)
+		t.pushAs(&t.event, Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx, false)
 	}
 }
 
-// insert adds tm to group index idx unless it is there.
-func (t *Timers[K, N]) insert(q *queue[K, N], tm Timer[K, N], idx int) {
-	if q.has(tm, idx) {
+func (t *Timers[K, N]) add(q *queue[K, N], ns N, ts int64) {
+	if idx := t.b.at(); idx >= 0 {
+		t.insert(q, Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx)
+	}
+}
+
+// insert adds tm, of key hash code code, to group index idx unless it is
+// there.
+func (t *Timers[K, N]) insert(q *queue[K, N], tm Timer[K, N], code int32, idx int) {
+	if q.has(tm, code, idx) {
 		return
 	}
+	t.push(q, tm, code, idx)
+}
+
+// push adds tm, known not queued, and counts its bytes.
+func (t *Timers[K, N]) push(q *queue[K, N], tm Timer[K, N], code int32, idx int) {
+	t.pushAs(q, tm, code, idx, true)
+}
+
+// pushAs is push, indexing tm now or later.
+func (t *Timers[K, N]) pushAs(q *queue[K, N], tm Timer[K, N], code int32, idx int, index bool) {
 	sz := entryOverhead + int64(unsafe.Sizeof(tm)+unsafe.Sizeof(ref[K, N]{})+unsafe.Sizeof(qent[K, N]{})) +
 		2*(t.key.extra(&tm.Key, &t.b.scratch)+t.space.extra(&tm.Namespace, &t.b.scratch))
-	q.push(tm, idx, sz)
+	q.push(tm, code, idx, sz, index)
 	t.b.grow(sz, t.what)
 }
 
@@ -163,7 +188,7 @@ func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
 	if idx < 0 {
 		return
 	}
-	if sz, ok := q.remove(Timer[K, N]{ts, t.b.key, ns}, idx); ok {
+	if sz, ok := q.remove(Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx); ok {
 		t.b.shrink(sz)
 	}
 }
@@ -171,22 +196,26 @@ func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
 // write encodes a group's timers, event-time then processing-time, each
 // sorted by time and registration.
 func (t *Timers[K, N]) write(dst []byte, idx int, _ int64) ([]byte, int) {
-	return t.writeFrom(dst, t.event.pos[idx], t.proc.pos[idx])
+	t.event.indexAll()
+	t.proc.indexAll()
+	return t.writeFrom(dst, &t.event.pos[idx], &t.proc.pos[idx])
 }
 
 // writeFrom is write on a group's event-time and processing-time timers
 // (the live ones or a capture's). The timers of one time are in one bucket
 // in registration order, so their places order them as registered.
-func (t *Timers[K, N]) writeFrom(dst []byte, event, proc map[Timer[K, N]]ref[K, N]) ([]byte, int) {
+func (t *Timers[K, N]) writeFrom(dst []byte, event, proc *timerIndex[K, N]) ([]byte, int) {
 	type placed struct {
 		t Timer[K, N]
 		i int
 	}
 	n := 0
-	for qi, pos := range []map[Timer[K, N]]ref[K, N]{event, proc} {
-		ents := make([]placed, 0, len(pos))
-		for tm, r := range pos {
-			ents = append(ents, placed{tm, r.i})
+	for qi, pos := range []*timerIndex[K, N]{event, proc} {
+		ents := make([]placed, 0, pos.n)
+		for i := range pos.slots {
+			if sl := &pos.slots[i]; sl.used() {
+				ents = append(ents, placed{sl.k, sl.c.v.i})
+			}
 		}
 		slices.SortFunc(ents, func(a, b placed) int {
 			if a.t.Timestamp != b.t.Timestamp {
@@ -220,7 +249,8 @@ func (t *Timers[K, N]) read(src []byte, idx, n int) error {
 			d.fail("timer kind %d", which)
 			break
 		}
-		if KeyGroupForHash(t.b.hash(tm.Key), t.b.maxP) != t.b.groups.Start+idx {
+		code := t.b.hash(tm.Key)
+		if KeyGroupForHash(code, t.b.maxP) != t.b.groups.Start+idx {
 			d.fail("timer key of another key group than %d", t.b.groups.Start+idx)
 			break
 		}
@@ -228,7 +258,7 @@ func (t *Timers[K, N]) read(src []byte, idx, n int) error {
 		if which == 1 {
 			q = &t.proc
 		}
-		t.insert(q, tm, idx)
+		t.insert(q, tm, code, idx)
 	}
 	return d.done(t.what)
 }
@@ -237,8 +267,8 @@ func (t *Timers[K, N]) drop() {
 	for _, q := range []*queue[K, N]{&t.event, &t.proc} {
 		for _, b := range q.heap {
 			for i := b.head; i < len(b.ents); i++ {
-				if !b.ents[i].dead {
-					t.b.shrink(b.ents[i].sz)
+				if b.ents[i].idx >= 0 {
+					t.b.shrink(int64(b.ents[i].sz))
 				}
 			}
 		}
@@ -246,13 +276,15 @@ func (t *Timers[K, N]) drop() {
 	}
 }
 
-// qent is a queued timer with its key group index and its estimated
-// bytes; dead once deleted.
+// qent is a queued timer with its key group index (-1 once deleted), its
+// key's hash code and its estimated bytes.
 type qent[K, N comparable] struct {
 	t    Timer[K, N]
-	sz   int64
+	sz   int32
 	idx  int32
-	dead bool
+	code int32
+	// unindexed: a live timer not in its group's index yet
+	unindexed bool
 }
 
 // bucket holds the queued timers of one timestamp in registration order:
@@ -275,7 +307,7 @@ type ref[K, N comparable] struct {
 const maxFree = 4
 
 // queue holds timers in buckets of one timestamp, a binary min-heap of the
-// buckets by timestamp and, per key group, a map from each timer to its
+// buckets by timestamp and, per key group, an index from each timer to its
 // place (for deduplication and deletion). A timer's place never changes
 // while it is queued: a registration writes the map once, a firing or a
 // deletion deletes from it once. Timers of one timestamp (the ends of the
@@ -284,7 +316,7 @@ const maxFree = 4
 type queue[K, N comparable] struct {
 	heap []*bucket[K, N]
 	byTS map[int64]*bucket[K, N]
-	pos  []map[Timer[K, N]]ref[K, N]
+	pos  []timerIndex[K, N]
 	n    int
 	cur  *bucket[K, N] // the bucket pushed to last, while queued
 	free []*bucket[K, N]
@@ -293,28 +325,40 @@ type queue[K, N comparable] struct {
 	// no map lookup
 	last   Timer[K, N]
 	lastOK bool
-	// the backend's copy-on-write versions and those of pos (cow)
-	cow  *cow
-	vers []uint64
+	// the backend's copy-on-write versions (cow); pos's are in its tables
+	cow *cow
+	// unindexed counts the live timers not in pos yet (indexAll)
+	unindexed int
+}
+
+// timerIndex is a key group's index of queued timers: each timer's place,
+// in a slotTable (open addressing, deletion without tombstones) by a code
+// mixing the key's hash code and the time (timerCode).
+type timerIndex[K, N comparable] = slotTable[Timer[K, N], ref[K, N]]
+
+// timerCode is the index code of a timer at ts of a key of hash code kc.
+func timerCode(kc int32, ts int64) int32 {
+	x := uint64(ts) * 0x9e3779b97f4a7c15
+	return kc ^ int32(x>>32)
 }
 
 func (q *queue[K, N]) init(groups int) {
-	q.heap, q.n, q.cur, q.free, q.lastOK = nil, 0, nil, nil, false
+	q.heap, q.n, q.cur, q.free, q.lastOK, q.unindexed = nil, 0, nil, nil, false, 0
 	q.byTS = map[int64]*bucket[K, N]{}
-	q.pos = make([]map[Timer[K, N]]ref[K, N], groups)
-	q.vers = make([]uint64, groups)
+	q.pos = make([]timerIndex[K, N], groups)
 	for i := range q.pos {
-		q.pos[i] = map[Timer[K, N]]ref[K, N]{}
-		q.vers[i] = q.cow.ver
+		q.pos[i].ver = q.cow.ver
 	}
 }
 
-// has reports whether tm is queued in group index idx.
-func (q *queue[K, N]) has(tm Timer[K, N], idx int) bool {
+// has reports whether tm, of a key of hash code kc, is queued in group
+// index idx.
+func (q *queue[K, N]) has(tm Timer[K, N], kc int32, idx int) bool {
 	if q.lastOK && q.last == tm {
 		return true
 	}
-	if _, ok := q.pos[idx][tm]; ok {
+	q.indexAll()
+	if q.pos[idx].find(tm, timerCode(kc, tm.Timestamp)) != nil {
 		q.last, q.lastOK = tm, true
 		return true
 	}
@@ -342,26 +386,49 @@ func (q *queue[K, N]) bucket(ts int64) *bucket[K, N] {
 	return b
 }
 
-func (q *queue[K, N]) push(t Timer[K, N], idx int, sz int64) {
+func (q *queue[K, N]) push(t Timer[K, N], code int32, idx int, sz int64, index bool) {
 	b := q.bucket(t.Timestamp)
-	b.ents = append(b.ents, qent[K, N]{t: t, sz: sz, idx: int32(idx)})
+	b.ents = append(b.ents, qent[K, N]{t: t, sz: int32(sz), idx: int32(idx), code: code, unindexed: !index})
 	b.live++
 	q.n++
-	q.posW(idx)[t] = ref[K, N]{b, len(b.ents) - 1}
+	if index {
+		q.posW(idx).insert(t, timerCode(code, t.Timestamp)).v = ref[K, N]{b, len(b.ents) - 1}
+	} else {
+		q.unindexed++
+	}
 	q.last, q.lastOK = t, true
 }
 
-// remove deletes tm of group index idx and returns its bytes, false when
-// it is not queued.
-func (q *queue[K, N]) remove(tm Timer[K, N], idx int) (int64, bool) {
-	r, ok := q.pos[idx][tm]
-	if !ok {
+// indexAll indexes the timers pushed without an index.
+func (q *queue[K, N]) indexAll() {
+	if q.unindexed == 0 {
+		return
+	}
+	for _, b := range q.heap {
+		for i := b.head; i < len(b.ents); i++ {
+			if e := &b.ents[i]; e.unindexed {
+				e.unindexed = false
+				q.posW(int(e.idx)).insert(e.t, timerCode(e.code, e.t.Timestamp)).v = ref[K, N]{b, i}
+			}
+		}
+	}
+	q.unindexed = 0
+}
+
+// remove deletes tm, of a key of hash code kc, of group index idx and
+// returns its bytes, false when it is not queued.
+func (q *queue[K, N]) remove(tm Timer[K, N], kc int32, idx int) (int64, bool) {
+	q.indexAll()
+	tc := timerCode(kc, tm.Timestamp)
+	c := q.pos[idx].find(tm, tc)
+	if c == nil {
 		return 0, false
 	}
-	delete(q.posW(idx), tm)
+	r := c.v
+	q.posW(idx).remove(tm, tc)
 	e := &r.b.ents[r.i]
-	e.dead = true
-	sz := e.sz
+	e.idx = -1 // dead
+	sz := int64(e.sz)
 	q.removed(r.b, tm)
 	return sz, true
 }
@@ -370,12 +437,16 @@ func (q *queue[K, N]) remove(tm Timer[K, N], idx int) (int64, bool) {
 // never empty).
 func (q *queue[K, N]) pop() qent[K, N] {
 	b := q.heap[0]
-	for b.ents[b.head].dead {
+	for b.ents[b.head].idx < 0 {
 		b.head++
 	}
 	e := b.ents[b.head]
 	b.head++
-	delete(q.posW(int(e.idx)), e.t)
+	if e.unindexed {
+		q.unindexed--
+	} else {
+		q.posW(int(e.idx)).remove(e.t, timerCode(e.code, e.t.Timestamp))
+	}
 	q.removed(b, e.t)
 	return e
 }

@@ -6,56 +6,57 @@ import (
 	"unsafe"
 )
 
-// cell is a stored value with its TTL timestamp and its estimated bytes.
+// cell is a stored value with its TTL timestamp, its estimated bytes (an
+// entry's estimate fits in 31 bits) and, in a slot table, its slot's code.
 type cell[V any] struct {
-	v  V
-	ts int64
-	sz int64
-}
-
-// vcell is a cell held by pointer, with its copy-on-write version (cow).
-type vcell[V any] struct {
-	cell[V]
-	ver uint64
+	v    V
+	ts   int64
+	sz   int32
+	code int32 // slotTable's: set by its insert, kept by the cell's owner
 }
 
 // cells is the storage of the single-value kinds (Value, Reducing and
-// Aggregating): one cell per (key, namespace). In the Void namespace the
-// cells live inline in a slotTable per key group; in other namespaces
-// (windows) in a map per key group, by pointer, so that an update writes
-// the cell in place. hit is the cell the last access found, valid while the
-// backend's current key is the one of epoch hitEpoch and the namespace
-// hitNS: a read followed by a write of the same key and namespace looks the
-// table up once.
+// Aggregating): one cell per (key, namespace), inline in a slotTable per key
+// group, so that an update writes the cell in place and finding it reads one
+// slot. An entry's code is the key's hash code mixed with the namespace's
+// hash (nsHasher); in the Void namespace it is the key's. hit is the cell
+// the last access found, valid while the backend's current key is the one
+// of epoch hitEpoch and the namespace hitNS: a read followed by a write of
+// the same key and namespace looks the table up once.
 type cells[K, N comparable, V any] struct {
 	base[K, N]
-	void  bool // N is Void: the entries are in slots
-	t     table[K, N, *vcell[V]]
+	void  bool // N is Void
 	slots []slotTable[nsKey[K, N], V]
+	nsh   nsHasher[N]
+	mix   []int32 // the batch path's slot codes (value_batch.go)
 	vs    sizer[V]
 
 	hit      *cell[V]
 	hitEpoch uint64
 	hitNS    N
+	// quickOK: the state takes the quick path (value_quick.go)
+	quickOK bool
 }
 
 func newCells[K, N comparable, V any](b *Backend[K], name string, k Kind, cfg TTLConfig) (cells[K, N, V], error) {
 	var s cells[K, N, V]
 	var err error
-	entry := int64(unsafe.Sizeof(vcell[V]{}) + unsafe.Sizeof(uintptr(0))) // the cell and the map's pointer to it
+	entry := int64(unsafe.Sizeof(cell[V]{}) + 16) // the cell, its slot's code and flag, the table's spare slots
 	if s.base, err = newBase[K, N](b, name, k, cfg, entry); err != nil {
 		return s, err
 	}
 	if s.vs, err = newSizer[V]("value of " + s.what); err != nil {
 		return s, err
 	}
-	if s.void = reflect.TypeFor[N]() == reflect.TypeFor[Void](); s.void {
-		s.slots = make([]slotTable[nsKey[K, N], V], b.groups.Len())
-	} else {
-		s.t = newTable[K, N, *vcell[V]](b.groups.Len())
-	}
+	s.void = reflect.TypeFor[N]() == reflect.TypeFor[Void]()
+	s.nsh = newNSHasher[N]()
+	s.slots = make([]slotTable[nsKey[K, N], V], b.groups.Len())
+	s.quickOK = s.quickable()
 	return s, nil
 }
+
+// code returns the slot code of key code kc in namespace ns.
+func (s *cells[K, N, V]) code(kc int32, ns *N) int32 { return kc ^ s.nsh.hash(ns) }
 
 // find returns the current key's cell in namespace ns of group index idx, or
 // nil, through the cache of the last cell found.
@@ -63,14 +64,7 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 	if s.hit != nil && s.hitEpoch == s.b.epoch && s.hitNS == ns {
 		return s.hit
 	}
-	var c *cell[V]
-	if s.void {
-		c = s.slots[idx].find(nsKey[K, N]{k: s.b.key, n: ns}, s.b.keyCode())
-	} else if m := s.t.groups[idx]; m != nil {
-		if vc := m[nsKey[K, N]{k: s.b.key, n: ns}]; vc != nil {
-			c = &vc.cell
-		}
-	}
+	c := s.slots[idx].find(nsKey[K, N]{k: s.b.key, n: ns}, s.code(s.b.keyCode(), &ns))
 	if c != nil {
 		s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
 	}
@@ -79,14 +73,24 @@ func (s *cells[K, N, V]) find(ns N, idx int) *cell[V] {
 
 // evict deletes the current key's cell c in namespace ns of group index idx.
 func (s *cells[K, N, V]) evict(ns N, idx int, c *cell[V]) {
-	s.b.shrink(c.sz)
+	s.b.shrink(int64(c.sz))
 	s.hit = nil
-	k := nsKey[K, N]{k: s.b.key, n: ns}
-	if s.void {
-		s.slots[idx].remove(k, s.b.keyCode())
-		return
+	s.slots[idx].remove(nsKey[K, N]{k: s.b.key, n: ns}, s.code(s.b.keyCode(), &ns))
+}
+
+// inPlace returns the current key's cell in namespace ns when an update may
+// write its value in place and nothing else: a heap backend without TTL and
+// without a live capture, a value without pointers (its byte estimate does
+// not change), the cell present. Otherwise it returns nil.
+func (s *cells[K, N, V]) inPlace(ns N) *cell[V] {
+	if s.b.store != nil || s.ttl.on || s.b.cow.need != 0 || !s.vs.flat {
+		return nil
 	}
-	delete(s.t.w(&s.b.cow, idx), k)
+	idx := s.b.at()
+	if idx < 0 {
+		return nil
+	}
+	return s.find(ns, idx)
 }
 
 // get returns the current key's value in namespace ns, applying TTL.
@@ -100,7 +104,7 @@ func (s *cells[K, N, V]) get(ns N) (V, bool) {
 		return zero, false
 	}
 	if s.ttl.on && s.b.cow.need != 0 {
-		s.own(ns, idx)
+		s.own(idx)
 	}
 	c := s.find(ns, idx)
 	if c == nil {
@@ -135,32 +139,21 @@ func (s *cells[K, N, V]) put(ns N, v V) {
 		return
 	}
 	if s.b.cow.need != 0 {
-		s.own(ns, idx)
+		s.own(idx)
 	}
 	if c := s.find(ns, idx); c != nil {
-		old := c.sz
 		if !s.vs.flat {
-			c.sz = old - s.vs.extra(&c.v, &s.b.scratch) + s.vs.extra(&v, &s.b.scratch)
+			s.resize(c, &v)
 		}
 		c.v, c.ts = v, s.ttl.stamp(s.b.clock)
-		if c.sz != old {
-			s.b.resize(old, c.sz, s.what)
-		}
 		return
 	}
 	k := nsKey[K, N]{k: s.b.key, n: ns}
-	var c *cell[V]
-	if s.void {
-		c = s.slots[idx].insert(k, s.b.keyCode())
-	} else {
-		vc := &vcell[V]{ver: s.b.cow.ver}
-		s.t.w(&s.b.cow, idx)[k] = vc
-		c = &vc.cell
-	}
+	c := s.slots[idx].insert(k, s.code(s.b.keyCode(), &ns))
 	c.v, c.ts = v, s.ttl.stamp(s.b.clock)
-	c.sz = s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch)
+	c.sz = int32(s.keyBytes(&k) + s.vs.extra(&v, &s.b.scratch))
 	s.hit, s.hitEpoch, s.hitNS = c, s.b.epoch, ns
-	s.b.grow(c.sz, s.what)
+	s.b.grow(int64(c.sz), s.what)
 }
 
 // remove deletes the current key's entry in namespace ns and returns it.
@@ -173,7 +166,7 @@ func (s *cells[K, N, V]) remove(ns N) (cell[V], bool) {
 		return cell[V]{}, false
 	}
 	if s.b.cow.need != 0 {
-		s.own(ns, idx)
+		s.own(idx)
 	}
 	c := s.find(ns, idx)
 	if c == nil {
@@ -194,7 +187,7 @@ func (s *cells[K, N, V]) live(ns N) (cell[V], bool) {
 		return cell[V]{}, false
 	}
 	if s.ttl.on && s.b.cow.need != 0 {
-		s.own(ns, idx)
+		s.own(idx)
 	}
 	c := s.find(ns, idx)
 	if c == nil {
@@ -218,31 +211,50 @@ func (s *cells[K, N, V]) prefetch(codes, groups []int32, start int) uint8 {
 			continue
 		}
 		if t := &s.slots[idx]; t.n > 0 {
-			sum += uint8(t.slots[t.home(code)].code)
+			sum += uint8(t.slots[t.home(code)].c.code)
 		}
 	}
 	return sum
 }
 
-// each calls f with every entry of group index idx.
-func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
-	eachCell(s.void, s.slots, s.t.groups, idx, f)
-}
-
-// eachCell calls f with every entry of group index idx of the slots (void)
-// or the maps.
-func eachCell[K, N comparable, V any](void bool, slots []slotTable[nsKey[K, N], V], groups []map[nsKey[K, N]]*vcell[V], idx int, f func(k *nsKey[K, N], c *cell[V])) {
-	if void {
-		st := &slots[idx]
-		for i := range st.slots {
-			if st.slots[i].used {
-				f(&st.slots[i].k, &st.slots[i].c)
-			}
-		}
+// Prefetch reads where the entries of keys with the given hash codes, in
+// the given key groups, start in the namespaces ns (one each), without
+// changing anything: Backend.Prefetch for a namespaced state. An operator
+// that calls it for a run of records before processing them lets the
+// memory loads of their entries overlap.
+func (s *cells[K, N, V]) Prefetch(codes, groups []int32, ns []N) {
+	if s.b.store != nil {
 		return
 	}
-	for k, c := range groups[idx] {
-		f(&k, &c.cell)
+	var sum uint8
+	start := s.b.groups.Start
+	codes, groups = codes[:len(ns)], groups[:len(ns)]
+	for i := range ns {
+		idx := uint(int(groups[i]) - start)
+		if idx >= uint(len(s.slots)) {
+			continue
+		}
+		if t := &s.slots[idx]; t.n > 0 {
+			// the slot's first and last bytes: both lines when it
+			// straddles two
+			sl := &t.slots[t.home(s.code(codes[i], &ns[i]))]
+			sum += touch(unsafe.Pointer(sl), unsafe.Sizeof(*sl))
+		}
+	}
+	s.b.sink += sum
+}
+
+// each calls f with every entry of group index idx.
+func (s *cells[K, N, V]) each(idx int, f func(k *nsKey[K, N], c *cell[V])) {
+	eachCell(&s.slots[idx], f)
+}
+
+// eachCell calls f with every entry of a slot table.
+func eachCell[K, N comparable, V any](st *slotTable[nsKey[K, N], V], f func(k *nsKey[K, N], c *cell[V])) {
+	for i := range st.slots {
+		if st.slots[i].used() {
+			f(&st.slots[i].k, &st.slots[i].c)
+		}
 	}
 }
 
@@ -250,13 +262,13 @@ func (s *cells[K, N, V]) write(dst []byte, idx int, now int64) ([]byte, int) {
 	if s.b.store != nil {
 		return s.b.storeSection(dst, s.id, KindValue, s.b.groups.Start+idx, &s.ttl, now)
 	}
-	return s.writeFrom(dst, s.slots, s.t.groups, idx, now)
+	return s.writeFrom(dst, &s.slots[idx], now)
 }
 
-// writeFrom is write on the given containers (the live ones or a capture's).
-func (s *cells[K, N, V]) writeFrom(dst []byte, slots []slotTable[nsKey[K, N], V], groups []map[nsKey[K, N]]*vcell[V], idx int, now int64) ([]byte, int) {
+// writeFrom is write on a group's slot table (the live one or a capture's).
+func (s *cells[K, N, V]) writeFrom(dst []byte, st *slotTable[nsKey[K, N], V], now int64) ([]byte, int) {
 	n := 0
-	eachCell(s.void, slots, groups, idx, func(k *nsKey[K, N], c *cell[V]) {
+	eachCell(st, func(k *nsKey[K, N], c *cell[V]) {
 		if s.ttl.expired(c.ts, now) {
 			return
 		}
@@ -283,27 +295,21 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 		if d.err != nil {
 			break
 		}
-		c.sz = s.keyBytes(&k) + s.vs.extra(&c.v, &s.b.scratch)
-		if s.void {
-			code := s.b.hash(k.k)
-			if t := &s.slots[idx]; s.b.cow.shared(t.ver) {
-				t.slots, t.ver = slices.Clone(t.slots), s.b.cow.ver
-			}
-			p := s.slots[idx].find(k, code)
-			if p != nil {
-				s.b.shrink(p.sz)
-			} else {
-				p = s.slots[idx].insert(k, code)
-			}
-			*p = c
-		} else {
-			m := s.t.w(&s.b.cow, idx)
-			if old, ok := m[k]; ok {
-				s.b.shrink(old.sz)
-			}
-			m[k] = &vcell[V]{cell: c, ver: s.b.cow.ver}
+		c.sz = int32(s.keyBytes(&k) + s.vs.extra(&c.v, &s.b.scratch))
+		code := s.code(s.b.hash(k.k), &k.n)
+		t := &s.slots[idx]
+		if s.b.cow.shared(t.ver) {
+			t.slots, t.ver = slices.Clone(t.slots), s.b.cow.ver
 		}
-		s.b.grow(c.sz, s.what)
+		p := t.find(k, code)
+		if p != nil {
+			s.b.shrink(int64(p.sz))
+		} else {
+			p = t.insert(k, code)
+		}
+		c.code = p.code
+		*p = c
+		s.b.grow(int64(c.sz), s.what)
 	}
 	return d.done(s.what)
 }
@@ -315,14 +321,8 @@ func (s *cells[K, N, V]) drop() {
 	}
 	s.hit = nil
 	for i := range s.slots {
-		s.each(i, func(_ *nsKey[K, N], c *cell[V]) { s.b.shrink(c.sz) })
+		s.each(i, func(_ *nsKey[K, N], c *cell[V]) { s.b.shrink(int64(c.sz)) })
 		s.slots[i] = slotTable[nsKey[K, N], V]{}
-	}
-	for i, m := range s.t.groups {
-		for _, c := range m {
-			s.b.shrink(c.sz)
-		}
-		s.t.groups[i] = nil
 	}
 }
 
@@ -331,12 +331,13 @@ func (s *cells[K, N, V]) keysIn(ns N) []K {
 	if s.b.store != nil {
 		return s.storeKeysIn(ns)
 	}
-	if !s.void {
-		return keysIn(&s.t, ns)
-	}
 	var out []K
 	for i := range s.slots {
-		s.each(i, func(k *nsKey[K, N], _ *cell[V]) { out = append(out, k.k) })
+		s.each(i, func(k *nsKey[K, N], _ *cell[V]) {
+			if k.n == ns {
+				out = append(out, k.k)
+			}
+		})
 	}
 	return out
 }
@@ -393,10 +394,28 @@ func (s *Value[K, N, V]) kind() Kind { return KindValue }
 func (s *Value[K, N, V]) KeysIn(ns N) []K { return s.keysIn(ns) }
 
 // Value returns the current key's value in the current namespace.
-func (s *Value[K, N, V]) Value() (V, bool) { return s.get(s.ns) }
+func (s *Value[K, N, V]) Value() (V, bool) {
+	if s.quickOK {
+		if c := s.quick(); c != nil {
+			return c.v, true
+		}
+	}
+	return s.get(s.ns)
+}
 
 // Update sets the current key's value in the current namespace.
-func (s *Value[K, N, V]) Update(v V) { s.put(s.ns, v) }
+func (s *Value[K, N, V]) Update(v V) {
+	if s.quickOK && s.b.cow.need == 0 {
+		if c := s.quick(); c != nil {
+			if !s.vs.flat {
+				s.resize(c, &v)
+			}
+			c.v = v
+			return
+		}
+	}
+	s.put(s.ns, v)
+}
 
 // Clear removes the current key's value in the current namespace.
 func (s *Value[K, N, V]) Clear() { s.remove(s.ns) }

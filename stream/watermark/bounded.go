@@ -30,6 +30,15 @@ func (g *BoundedOutOfOrderness[T]) OnEvent(_ T, timestamp int64, _ Output) {
 	g.maxTimestamp = max(g.maxTimestamp, timestamp)
 }
 
+// OnTimestamps raises the largest timestamp seen (TimestampGenerator).
+func (g *BoundedOutOfOrderness[T]) OnTimestamps(ts []int64) {
+	m := g.maxTimestamp
+	for _, t := range ts {
+		m = max(m, t)
+	}
+	g.maxTimestamp = m
+}
+
 // OnPeriodicEmit emits the largest timestamp seen minus the bound minus 1.
 func (g *BoundedOutOfOrderness[T]) OnPeriodicEmit(out Output) {
 	out.EmitWatermark(g.maxTimestamp - g.bound - 1)

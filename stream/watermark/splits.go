@@ -94,6 +94,41 @@ func (sp *Split[T]) Collect(event T, recordTimestamp int64, emit func(event T, t
 	return nil
 }
 
+// Batches reports whether the split's generator takes the timestamps of a
+// batch at once (TimestampGenerator): the source may then call Stamp and
+// Observe for a batch of events instead of Collect for each.
+func (sp *Split[T]) Batches() bool {
+	_, ok := sp.gen.(TimestampGenerator)
+	return ok
+}
+
+// Stamp sets ts[i] to the timestamp of events[i] (carrying
+// recordTimestamp), as Collect would, and returns how many it set: all of
+// them, or those before the event whose timestamp fails, with the error.
+func (sp *Split[T]) Stamp(events []T, recordTimestamp int64, ts []int64) (int, error) {
+	ts = ts[:len(events)]
+	if sp.assigner.fn == nil {
+		for i := range ts {
+			ts[i] = recordTimestamp
+		}
+		return len(events), nil
+	}
+	for i := range events {
+		t, err := sp.assigner.Extract(events[i], recordTimestamp)
+		if err != nil {
+			return i, err
+		}
+		ts[i] = t
+	}
+	return len(events), nil
+}
+
+// Observe passes the timestamps Stamp set, of events emitted, to the
+// generator, when Batches.
+func (sp *Split[T]) Observe(ts []int64) {
+	sp.gen.(TimestampGenerator).OnTimestamps(ts)
+}
+
 // Passthrough reports whether the split leaves events as they come: no
 // timestamp assigner (an event keeps the timestamp it carries) and a
 // generator that ignores events (NoWatermarks). A source may then hand a

@@ -40,6 +40,15 @@ type Generator[T any] interface {
 	OnPeriodicEmit(out Output)
 }
 
+// TimestampGenerator is a Generator whose OnEvent reads only the timestamp
+// and emits nothing at once (the periodic generators: bounded
+// out-of-orderness, ascending timestamps): OnTimestamps is OnEvent for a
+// batch of events, in order. A source with such a generator assigns and
+// observes the timestamps of a batch of records at once.
+type TimestampGenerator interface {
+	OnTimestamps(ts []int64)
+}
+
 // Clock is the time WithIdleness measures inactivity in. flow.Clock (the
 // job's processing-time clock) satisfies it.
 type Clock interface {

@@ -20,6 +20,16 @@ type Assigner[W Window] interface {
 	IsEventTime() bool
 }
 
+// EachAssigner is an assigner that gives every element exactly one window,
+// from its timestamp alone (tumbling windows). AssignEach sets dst[i] to the
+// window of the element of timestamp ts[i], for a run of elements at once,
+// as AssignWindows would one at a time; it returns AssignWindows's error for
+// the first element that has one (dst is then undefined). The window
+// operator assigns a run of records with one call.
+type EachAssigner[W Window] interface {
+	AssignEach(ts []int64, ctx AssignerContext, dst []W) error
+}
+
 // MergingAssigner is Flink's MergingWindowAssigner: an assigner whose
 // windows merge (session windows). MergeWindows calls merge once per group
 // of windows that become one, with the group and the window they become.

@@ -68,6 +68,27 @@ func (t *Tumbling) AssignWindows(_ any, ts int64, ctx AssignerContext, dst []Tim
 	return append(dst, TimeWindow{start, start + t.size}), nil
 }
 
+// AssignEach is AssignWindows for a run of elements (EachAssigner).
+func (t *Tumbling) AssignEach(ts []int64, ctx AssignerContext, dst []TimeWindow) error {
+	dst = dst[:len(ts)]
+	if !t.eventTime {
+		now := ctx.CurrentProcessingTime()
+		start := GetWindowStartWithOffset(now, t.offset, t.size)
+		for i := range dst {
+			dst[i] = TimeWindow{start, start + t.size}
+		}
+		return nil
+	}
+	for i, v := range ts {
+		if v == noTimestamp {
+			return errNoTimestamp
+		}
+		start := GetWindowStartWithOffset(v, t.offset, t.size)
+		dst[i] = TimeWindow{start, start + t.size}
+	}
+	return nil
+}
+
 // DefaultTrigger is EventTimeTrigger or ProcessingTimeTrigger.
 func (t *Tumbling) DefaultTrigger() Trigger[TimeWindow] {
 	if t.eventTime {

@@ -244,3 +244,38 @@ func TestMergeLargeWindowCoveringSingleWindow(t *testing.T) {
 		t.Fatalf("identical: %v %+v", got, m)
 	}
 }
+
+// TestTumblingAssignEach: AssignEach gives every timestamp the window
+// AssignWindows gives it, in event and processing time, with and without an
+// offset, negative timestamps included; a record without a timestamp fails
+// event-time assignment as AssignWindows does.
+func TestTumblingAssignEach(t *testing.T) {
+	ctx := newFake[TimeWindow]()
+	ctx.now = 12_345
+	ts := []int64{0, 1, 999, 1000, 1001, -1, -1000, -1001, 7_654_321, 59_999}
+	for _, mk := range []func() (*Tumbling, error){
+		func() (*Tumbling, error) { return TumblingEventTimeWindows(time.Second) },
+		func() (*Tumbling, error) { return TumblingEventTimeWindows(time.Second, 300*time.Millisecond) },
+		func() (*Tumbling, error) { return TumblingEventTimeWindows(time.Minute, -7*time.Second) },
+		func() (*Tumbling, error) { return TumblingProcessingTimeWindows(time.Second) },
+	} {
+		a, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]TimeWindow, len(ts))
+		if err := a.AssignEach(ts, ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range ts {
+			want, err := a.AssignWindows(nil, v, ctx, nil)
+			if err != nil || len(want) != 1 || got[i] != want[0] {
+				t.Fatalf("%+v: timestamp %d: AssignEach %v, AssignWindows %v %v", *a, v, got[i], want, err)
+			}
+		}
+	}
+	a, _ := TumblingEventTimeWindows(time.Second)
+	if err := a.AssignEach([]int64{5, noTimestamp}, ctx, make([]TimeWindow, 2)); err == nil {
+		t.Error("AssignEach assigned a record without a timestamp")
+	}
+}
