@@ -96,6 +96,31 @@ func (ds *DataSet[T]) Forwards(fields ...string) *DataSet[T] {
 	return ds
 }
 
+// SortedOn declares that every subtask of the operator that produced ds
+// emits its records sorted on these logical fields (named as On names them),
+// in key order, by the fields' values in their natural order (numbers by
+// value, strings by their bytes), ascending or descending as o says, as
+// Flink's splitsOrderedBy declares a source's order. A Sort or SortPartition
+// on exactly these fields (named with On) whose input arrives forwarded then
+// sorts nothing; the order survives the operators that forward the fields
+// (Forwards) or pass records through. The optimizer cannot check the
+// declaration; a Sort that relies on it checks the order as records pass and
+// fails the job (sortjoin.ErrUnsortedInput) on a record out of order. A Sort
+// of the whole data set relies on it only at parallelism 1, where one subtask
+// holds every key. SortedOn changes ds itself and returns it.
+func (ds *DataSet[T]) SortedOn(o Order, fields ...string) *DataSet[T] {
+	if err := checkFields(fields, false); err != nil {
+		ds.env.fail("SortedOn at "+caller(1), err)
+		return ds
+	}
+	ds.n.opt.Sorted = slices.Clone(fields)
+	ds.n.opt.SortedDesc = make([]bool, len(fields))
+	for i := range fields {
+		ds.n.opt.SortedDesc[i] = o == Descending
+	}
+	return ds
+}
+
 // WithEstimate declares the number of records the operator that produced ds
 // emits, for the optimizer (it replaces a source's statistics). It changes ds
 // itself and returns it: a := ds.WithEstimate(10) changes ds too.
@@ -195,6 +220,7 @@ func clonePlan(p *optimizer.Plan) *optimizer.Plan {
 			c.SizeOf = s
 		}
 		c.Keys, c.Forwards = cloneNames(n.Keys), cloneNames(n.Forwards)
+		c.Sorted, c.SortedDesc = slices.Clone(n.Sorted), slices.Clone(n.SortedDesc)
 		if n.Forced != nil {
 			c.Forced = make(map[int]optimizer.Ship, len(n.Forced))
 			for k, v := range n.Forced {

@@ -33,8 +33,13 @@
 // from its input to its output unchanged ("f", or "f->g" to rename), as
 // Flink's withForwardedFields does: with them a planner can see that data
 // partitioned on orderkey by a join is still partitioned on orderkey for the
-// grouping after it. weir cannot check them against the functions: a wrong
-// annotation gives wrong results. Some facts need no annotation: Filter,
+// grouping after it. SortedOn declares that each subtask of an operator
+// emits its records sorted on named fields (Flink's splitsOrderedBy): a Sort
+// or SortPartition on those fields whose input arrives forwarded then passes
+// it through, checking the order, instead of sorting it (a Sort of the whole
+// data set only at parallelism 1, where one subtask holds every key). weir
+// cannot check the annotations against the functions: a wrong one gives wrong
+// results (a wrong SortedOn fails the sort that relies on it). Some facts need no annotation: Filter,
 // sorts, the key partitioners, First, Distinct and GroupFirst emit their input
 // records unchanged; Reduce (whose function keeps the key), Aggregate and
 // Distinct forward their named key fields; every keyed input carries its key's

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
 	"iter"
 	"slices"
@@ -74,6 +75,11 @@ type sortOp[T any] struct {
 }
 
 func (o *sortOp[T]) run(tc *task, c collector[T]) error {
+	if il := o.n.planned.Decision.InputLocal; len(il) > 0 && il[0] == optimizer.LocalNone {
+		// the planner found the input sorted on the key (declared with SortedOn)
+		o.n.variants.ran(sortedInput)
+		return flow.Pump[T](tc.TaskContext, 0, &sortedPass[T]{key: o.k.Appender(), next: c})
+	}
 	it, err := sortInput(tc, o.where, o.k, o.codec)
 	if err != nil {
 		return err
@@ -84,6 +90,31 @@ func (o *sortOp[T]) run(tc *task, c collector[T]) error {
 	}
 	return emitDecoded(tc, it, o.codec, c, o.env.opts.BatchSize)
 }
+
+// sortedPass is the collector of a Sort whose input arrives sorted on its
+// key: it passes every batch on as it comes, checking the order, and fails
+// with sortjoin.ErrUnsortedInput at the first key below the one before it (a
+// wrong SortedOn) rather than emit the records out of order.
+type sortedPass[T any] struct {
+	flow.Plain
+	key       func(dst []byte, v *T) []byte
+	prev, cur []byte
+	seen      bool
+	next      collector[T]
+}
+
+func (p *sortedPass[T]) Collect(b []T) error {
+	for i := range b {
+		p.cur = p.key(p.cur[:0], &b[i])
+		if p.seen && bytes.Compare(p.cur, p.prev) < 0 {
+			return fmt.Errorf("%w: key %x after %x", sortjoin.ErrUnsortedInput, p.cur, p.prev)
+		}
+		p.prev, p.cur, p.seen = p.cur, p.prev, true
+	}
+	return p.next.Collect(b)
+}
+
+func (p *sortedPass[T]) End() error { return p.next.End() }
 
 // newSorter returns a Sorter for one of the task's operators: its spilled bytes
 // count in the task's metrics and it is closed when the task's body returns.

@@ -21,7 +21,7 @@ const (
 	typedHash                               // groups as Go values in a hash table
 	serializedAfterFull                     // typed groups outgrew their memory: serialized hash aggregation
 	serializedHash                          // serialized hash aggregation throughout
-	sortedInput                             // sorted grouping of an input that arrived sorted
+	sortedInput                             // sorted grouping, or a Sort passing its input through, of an input that arrived sorted
 	// ReduceGroup
 	countingSort // grouped by a counting sort on dense key words
 	sorter       // sorted by the external sorter

@@ -90,7 +90,8 @@
 // (consumer (h>>32)*n>>32), Range (the consumer whose key range holds the
 // encoded key: consumer i gets Bounds[i-1] < k <= Bounds[i]), Broadcast,
 // Rebalance (round robin per record, starting at the producer's index) and
-// Custom. A Range edge without Bounds samples: each producer subtask buffers
+// Custom (a function per record; with CustomBatch, EmitBatch asks for a
+// chunk of records' consumers in one call). A Range edge without Bounds samples: each producer subtask buffers
 // its whole output in a store (spilling like a blocking edge) while keeping a
 // reservoir sample of 128 keys per consumer; when its body returns it
 // publishes its sample and waits for all other producer subtasks of the edge;

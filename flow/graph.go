@@ -86,6 +86,10 @@ type Partitioner[T any] struct {
 	Bounds [][]byte
 	// Custom returns a record's consumer in [0,n).
 	Custom func(v *T, n int) int
+	// CustomBatch, when set, writes the consumer of each record of vs into
+	// dst (as long as vs), as Custom would return it: the writer calls it
+	// once for a batch of records instead of Custom for each.
+	CustomBatch func(vs []T, n int, dst []int32)
 }
 
 // Graph is a job: vertices and the edges between them. Build it with Vertex and

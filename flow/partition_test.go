@@ -44,7 +44,7 @@ func givenBounds(n int) [][]byte {
 
 func TestPartitioners(t *testing.T) {
 	codec := recCodec(t)
-	shapes := [][2]int{{3, 2}, {2, 4}, {3, 3}, {1, 1}}
+	shapes := [][2]int{{3, 2}, {2, 4}, {3, 3}, {1, 1}, {3, 1}} // 3 to 1: every record to one consumer
 	dists := []keyDist{uniformKeys, zipfKeys, equalKeys, bigRecords}
 	for _, pc := range partitionCases() {
 		for _, mode := range []ExchangeMode{Pipelined, Blocking} {
@@ -54,17 +54,22 @@ func TestPartitioners(t *testing.T) {
 					if pc.equal && nProd != nCons {
 						continue
 					}
-					for _, dist := range dists {
-						name := fmt.Sprintf("%s/%v/%s/%dto%d/%s", pc.name, mode, bu.name, nProd, nCons, dist)
+					for i, dist := range dists {
+						// every other distribution is emitted a batch at a time
+						body, emit := sourceBody(in0(nProd, dist)), "emit"
+						if i%2 == 1 {
+							body, emit = batchSourceBody(in0(nProd, dist), 37), "emitbatch"
+						}
+						name := fmt.Sprintf("%s/%v/%s/%dto%d/%s/%s", pc.name, mode, bu.name, nProd, nCons, dist, emit)
 						t.Run(name, func(t *testing.T) {
-							in := genInput(nProd, 2000, dist, 1)
+							in := in0(nProd, dist)
 							part := pc.part
 							if pc.name == "range-given" {
 								part.Bounds = givenBounds(nCons)
 							}
 							env := newTestEnv(t, bu.opts)
 							g := NewGraph()
-							src := g.Vertex("source", nProd, sourceBody(in))
+							src := g.Vertex("source", nProd, body)
 							col := newCollector(nCons)
 							dst := g.Vertex("sink", nCons, col.body)
 							Connect(g, src, dst, part, mode, codec)
@@ -80,6 +85,25 @@ func TestPartitioners(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// in0 is TestPartitioners' input: 2000 records per producer of dist.
+func in0(nProd int, dist keyDist) [][]rec { return genInput(nProd, 2000, dist, 1) }
+
+// batchSourceBody emits input[subtask] on output 0 with EmitBatch, n
+// records at a time.
+func batchSourceBody(input [][]rec, n int) func(tc *TaskContext) error {
+	return func(tc *TaskContext) error {
+		w := Output[rec](tc, 0)
+		for in := input[tc.Subtask]; len(in) > 0; {
+			k := min(n, len(in))
+			if err := w.EmitBatch(in[:k]); err != nil {
+				return err
+			}
+			in = in[k:]
+		}
+		return nil
 	}
 }
 
@@ -309,13 +333,15 @@ func TestRangeView(t *testing.T) {
 }
 
 // TestCustomEmitBatch: EmitBatch on a Custom edge routes every record as
-// the partitioner says, and a partitioner out of range fails the task.
+// the partitioner says, with CustomBatch (chunks of records across its
+// chunk size) or Custom alone, and a partitioner out of range fails the
+// task.
 func TestCustomEmitBatch(t *testing.T) {
 	input := genInput(2, 3000, uniformKeys, 1)
 	batchBody := func(tc *TaskContext) error {
 		w := Output[rec](tc, 0)
 		in := input[tc.Subtask]
-		for len(in) > 0 { // uneven slices, across the batch size
+		for len(in) > 0 { // uneven slices, across the batch size and the chunk
 			n := min(len(in), 700)
 			if err := w.EmitBatch(in[:n]); err != nil {
 				return err
@@ -325,26 +351,44 @@ func TestCustomEmitBatch(t *testing.T) {
 		return nil
 	}
 	byKey := func(v *rec, n int) int { return int(uint64(v.Key) % uint64(n)) }
-	env := newTestEnv(t, budgets[0].opts)
-	g := NewGraph()
-	src := g.Vertex("source", 2, batchBody)
-	coll := newCollector(3)
-	dst := g.Vertex("sink", 3, coll.body)
-	Connect(g, src, dst, Partitioner[rec]{Strategy: Custom, Custom: byKey}, Pipelined, nil)
-	if _, err := Execute(bg, g, env.options(Options{})); err != nil {
-		t.Fatal(err)
+	byKeys := func(vs []rec, n int, dst []int32) {
+		for i := range vs {
+			dst[i] = int32(byKey(&vs[i], n))
+		}
 	}
-	checkCustom(t, input, coll.got)
-	env.check(t)
+	for _, batch := range []bool{false, true} {
+		part := Partitioner[rec]{Strategy: Custom, Custom: byKey}
+		bad := Partitioner[rec]{Strategy: Custom, Custom: func(*rec, int) int { return -1 }}
+		if batch {
+			part.CustomBatch = byKeys
+			bad.CustomBatch = func(vs []rec, _ int, dst []int32) {
+				for i := range vs {
+					dst[i] = 0
+				}
+				dst[len(vs)-1] = -1
+			}
+		}
+		env := newTestEnv(t, budgets[0].opts)
+		g := NewGraph()
+		src := g.Vertex("source", 2, batchBody)
+		coll := newCollector(3)
+		dst := g.Vertex("sink", 3, coll.body)
+		Connect(g, src, dst, part, Pipelined, nil)
+		if _, err := Execute(bg, g, env.options(Options{})); err != nil {
+			t.Fatal(err)
+		}
+		checkCustom(t, input, coll.got)
+		env.check(t)
 
-	env = newTestEnv(t, budgets[0].opts)
-	g = NewGraph()
-	src = g.Vertex("source", 2, batchBody)
-	dst = g.Vertex("sink", 3, newCollector(3).body)
-	Connect(g, src, dst, Partitioner[rec]{Strategy: Custom, Custom: func(*rec, int) int { return -1 }}, Pipelined, nil)
-	_, err := Execute(bg, g, env.options(Options{}))
-	if err == nil || !strings.Contains(err.Error(), "custom partitioner returned -1 for 3 consumers") {
-		t.Fatalf("got %v", err)
+		env = newTestEnv(t, budgets[0].opts)
+		g = NewGraph()
+		src = g.Vertex("source", 2, batchBody)
+		dst = g.Vertex("sink", 3, newCollector(3).body)
+		Connect(g, src, dst, bad, Pipelined, nil)
+		_, err := Execute(bg, g, env.options(Options{}))
+		if err == nil || !strings.Contains(err.Error(), "custom partitioner returned -1 for 3 consumers") {
+			t.Fatalf("batch=%v: got %v", batch, err)
+		}
+		env.check(t)
 	}
-	env.check(t)
 }

@@ -37,6 +37,7 @@ type Writer[T any] struct {
 	locking bool
 	mu      sync.Mutex
 	bufs    [][]T
+	targets []int32  // CustomBatch's consumers of a chunk of records
 	gen     []uint64 // batches sent per consumer
 	seenGen []uint64 // gen at the flusher's last tick
 	seenAny []bool   // bufs[c] was non-empty at the flusher's last tick
@@ -65,8 +66,15 @@ func (e *edge[T]) writer(tc *TaskContext) output {
 		w.sampling = true
 		w.res = newReservoir(sampleSize*x.nCons, uint64(tc.Subtask)+1)
 	}
+	if e.strategy == Custom && e.part.CustomBatch != nil {
+		w.targets = make([]int32, customChunk)
+	}
 	return w
 }
+
+// customChunk is the number of records whose consumers CustomBatch computes
+// in one call.
+const customChunk = 256
 
 // Output returns the task's i-th output (numbered in the order of Connect calls
 // with this vertex as producer). Like Input it panics when there is no such
@@ -108,9 +116,13 @@ func (w *Writer[T]) EmitBatch(vs []T) error {
 	w.lock()
 	defer w.unlock()
 	if !w.sampling && w.err == nil && !w.done {
+		switch {
+		case w.strategy == Forward:
+			return w.bulkBatch(w.src, vs)
+		case w.n == 1 && (w.strategy == Rebalance || w.strategy == Hash):
+			return w.bulkBatch(0, vs) // every record goes to the one consumer
+		}
 		switch w.strategy {
-		case Forward:
-			return w.forwardBatch(vs)
 		case Hash:
 			return w.hashBatch(vs)
 		case Custom:
@@ -157,10 +169,10 @@ func (w *Writer[T]) emit(v *T) error {
 	return w.route(v)
 }
 
-// forwardBatch appends vs to the one consumer's batch a run at a time (the
-// bulk form of route for Forward edges), sending each batch when full.
-func (w *Writer[T]) forwardBatch(vs []T) error {
-	c := w.src
+// bulkBatch appends vs to consumer c's batch a run at a time, sending each
+// batch when full: the bulk form of route when every record goes to c (a
+// Forward edge, or a Rebalance or Hash edge into one consumer subtask).
+func (w *Writer[T]) bulkBatch(c int, vs []T) error {
 	for len(vs) > 0 && w.err == nil {
 		b := w.bufs[c]
 		if b == nil {
@@ -193,6 +205,9 @@ func (w *Writer[T]) hashBatch(vs []T) error {
 // customBatch is route for every record of vs on a Custom edge.
 func (w *Writer[T]) customBatch(vs []T) error {
 	custom, n := w.part.Custom, w.n
+	if w.part.CustomBatch != nil {
+		return w.customBatchOnce(vs)
+	}
 	for i := range vs {
 		p := custom(&vs[i], n)
 		if p < 0 || p >= n {
@@ -202,6 +217,37 @@ func (w *Writer[T]) customBatch(vs []T) error {
 		w.append(p, &vs[i])
 		if w.err != nil {
 			return w.err
+		}
+	}
+	return nil
+}
+
+// customBatchOnce is customBatch with the consumers of vs computed by one
+// call of CustomBatch, a chunk of targets at a time.
+func (w *Writer[T]) customBatchOnce(vs []T) error {
+	n := w.n
+	for len(vs) > 0 {
+		chunk := vs[:min(len(vs), len(w.targets))]
+		vs = vs[len(chunk):]
+		tg := w.targets[:len(chunk)]
+		w.part.CustomBatch(chunk, n, tg)
+		for i := range chunk {
+			p := int(tg[i])
+			if p < 0 || p >= n {
+				w.err = fmt.Errorf("flow: edge %s: custom partitioner returned %d for %d consumers", w.x.e.name, p, n)
+				return w.err
+			}
+			b := w.bufs[p] // append, inline
+			if b == nil {
+				b = w.x.getBatch()
+			}
+			b = append(b, chunk[i])
+			w.bufs[p] = b
+			if len(b) == w.x.batchSize {
+				if w.err = w.send(p); w.err != nil {
+					return w.err
+				}
+			}
 		}
 	}
 	return nil

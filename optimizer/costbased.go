@@ -20,10 +20,13 @@ import (
 //     side, sort-merge join; for a Reduce, hash aggregation or sorted
 //     grouping, each with or without a combiner before a hash shuffle (the
 //     combiner wins when its groups ship fewer bytes than the input, and
-//     costs a pass when they would not); broadcast either side of a cross). A sort-merge join or a sorted grouping whose input
+//     costs a pass when they would not); broadcast either side of a cross). A sort-merge join, a sorted grouping or a sort whose input
 //     arrives forwarded and already sorted on its key does not sort it again
-//     (InputLocal NONE): the join merges it and the grouping streams it, one
-//     group at a time. A hash aggregation costs two units of CPU per row
+//     (InputLocal NONE): the join merges it, the grouping streams it, one
+//     group at a time, and the sort passes it through; an order may be
+//     declared (Node.Sorted), and one subtask is range-partitioned on any
+//     key, so a total sort at parallelism 1 of an input declared sorted on
+//     its key sorts nothing. A hash aggregation costs two units of CPU per row
 //     (hash and probe, as a hash join's build), a streaming grouping one, a
 //     sort n·log2(n/p).
 //   - Interesting properties: a candidate carries the partitioning and order
@@ -195,6 +198,9 @@ func (r requirement) satisfy(n *Node, i int, in *cand) (Ship, props, string) {
 		return Hash, keyed(), ""
 	case reqRange:
 		if in.out.g.rangedAs(r.fields, r.desc, par) {
+			if in.out.g.kind != rangePart {
+				return Forward, in.out, reuse("the one subtask") // every key in key order
+			}
 			return Forward, in.out, reuse(in.out.g.String())
 		}
 		return Range, props{g: global{kind: rangePart, fields: r.fields, desc: r.desc, par: par}}, ""
@@ -434,7 +440,11 @@ func crossStrategies(n *Node) []strategy {
 // of its inputs' candidates.
 func enumerate(n *Node, est Estimate, cands map[*Node][]*cand, share float64) ([]*cand, error) {
 	if len(n.Inputs) == 0 {
-		return []*cand{{out: props{g: global{kind: anyPart, par: n.Parallelism}}, ship: []Ship{}}}, nil
+		out := props{g: global{kind: anyPart, par: n.Parallelism}}
+		if len(n.Sorted) > 0 {
+			out.l = local{order: n.Sorted, desc: n.SortedDesc}
+		}
+		return []*cand{{out: out, ship: []Ship{}}}, nil
 	}
 	strats, err := strategies(n)
 	if err != nil {
@@ -520,6 +530,15 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 			}
 		}
 	}
+	// a total or partition sort whose input arrives sorted on its key, in
+	// its directions, sorts nothing: its records pass through
+	if s.local == SortLocal && c.ship[0] == Forward {
+		f, t := keysOf(n, 0)
+		if shipped[0].l.orderedAs(f, n.Descending, t) {
+			c.inLocal = []InputLocal{LocalNone}
+			c.notes = append(c.notes, fmt.Sprintf("input 0: reuses %s of #%d", shipped[0].l, n.Inputs[0].ID))
+		}
+	}
 	sortCost := func(i int) Costs {
 		if c.inLocal[i] == LocalNone {
 			return Costs{}
@@ -594,8 +613,18 @@ func build(n *Node, est Estimate, s strategy, ins []*cand, share float64) *cand 
 // isStatic reports whether input i of n is static (see Node.Static).
 func isStatic(n *Node, i int) bool { return i < len(n.Static) && n.Static[i] }
 
-// outputProps returns the properties of n's output.
+// outputProps returns the properties of n's output: those its strategy
+// gives it, with the order it declares (Node.Sorted).
 func outputProps(n *Node, s strategy, ship []Ship, in []props) props {
+	out := strategyProps(n, s, ship, in)
+	if len(n.Sorted) > 0 {
+		out.l = local{order: n.Sorted, desc: n.SortedDesc}
+	}
+	return out
+}
+
+// strategyProps returns the properties of n's output under strategy s.
+func strategyProps(n *Node, s strategy, ship []Ship, in []props) props {
 	switch n.Kind {
 	case Sort:
 		out := in[0]

@@ -15,7 +15,7 @@
 // rules of rules.go in their fixed order, one rule per file: a step's join
 // builds on the input it keeps (loopbuild.go), a replayed input is shipped in
 // front of its replayer (shipbeforereplay.go), the job's ExecutionMode is
-// applied (executionmode.go), exchanges block into an ordered gather
+// applied (executionmode.go), exchanges from several subtasks block into an ordered gather
 // (orderedgather.go) and where branches rejoin (rejoins.go), exchanges are
 // pipelined inside iterations and blocking from an iteration's feeders to
 // what reads them after it (loopexchanges.go), every operator gets its share

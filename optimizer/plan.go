@@ -223,6 +223,14 @@ type Node struct {
 	// PreservesAll: the operator emits its input records unchanged (filter,
 	// sort, partition, first), so every property of its input survives.
 	PreservesAll bool
+	// Sorted declares, in key order, the logical fields every subtask of the
+	// operator emits its records sorted on (the user's word, as Flink's
+	// splitsOrderedBy: dataset's SortedOn), by the fields' values in their
+	// natural order, descending where SortedDesc says so. Planners take it as
+	// the output's order: a Sort on exactly these fields whose input arrives
+	// forwarded sorts nothing.
+	Sorted     []string
+	SortedDesc []bool
 
 	// Iterations is how many times the node runs: 0 or 1 outside iterations;
 	// for a node of an iteration's step (its head, operators, replayed inputs

@@ -64,6 +64,16 @@ func (l local) sortedAs(fields []string, keyType string) bool {
 	return true
 }
 
+// orderedAs reports whether the data is sorted on exactly fields in the
+// directions desc, as a Sort by a key of type keyType would sort it: the same
+// key type, or an order declared on the fields' values (no key type).
+func (l local) orderedAs(fields []string, desc []bool, keyType string) bool {
+	if len(fields) == 0 || !slices.Equal(l.order, fields) || (l.keyType != "" && l.keyType != keyType) {
+		return false
+	}
+	return slices.Equal(normDesc(l.desc, len(fields)), normDesc(desc, len(fields)))
+}
+
 func (l local) String() string {
 	if len(l.order) == 0 {
 		return ""
@@ -120,7 +130,11 @@ func (g global) hashedAs(fields []string, keyType string, par int) bool {
 
 // rangedAs reports whether the partitioning is a range partitioning on fields
 // in the given directions at par subtasks.
+// One subtask holds every key, so at parallelism 1 any data set is.
 func (g global) rangedAs(fields []string, desc []bool, par int) bool {
+	if g.par == 1 && par == 1 && len(fields) > 0 {
+		return true
+	}
 	return g.kind == rangePart && g.par == par && len(fields) > 0 &&
 		slices.Equal(g.fields, fields) && slices.Equal(normDesc(g.desc, len(fields)), normDesc(desc, len(fields)))
 }

@@ -190,3 +190,44 @@ func benchParallel[T any](b *testing.B, path string) {
 
 func BenchmarkScanQ1Parallel(b *testing.B)  { needSF01(b); benchParallel[q1Cols](b, sf01Lineitem) }
 func BenchmarkScanAllParallel(b *testing.B) { needSF01(b); benchParallel[Lineitem](b, sf01Lineitem) }
+
+// rankRow is the row of BenchmarkSinkRanks: PageRank's output.
+type rankRow struct {
+	ID   int64   `weir:"id"`
+	Rank float64 `weir:"rank"`
+}
+
+// BenchmarkSinkRanks writes 1M (id, rank) rows, ids ascending and ranks
+// pseudo-random, in batches of 1024 through one writer: the output of the
+// PageRank job at scale 20.
+func BenchmarkSinkRanks(b *testing.B) {
+	const n, batch = 1 << 20, 1024
+	rows := make([]rankRow, n)
+	x := uint64(1)
+	for i := range rows {
+		x = x*6364136223846793005 + 1442695040888963407
+		rows[i] = rankRow{ID: int64(i), Rank: float64(x>>11) / (1 << 53) / n}
+	}
+	path := b.TempDir() + "/ranks.parquet"
+	b.SetBytes(16 * n)
+	for b.Loop() {
+		w, err := NewSink[rankRow](path).Create(context.Background(), 0, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < n; i += batch {
+			if err := w.Write(rows[i : i+batch]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.(interface{ Commit() error }).Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size()), "file-bytes")
+	}
+}

@@ -90,5 +90,8 @@
 //
 // NewSink writes one column per mapped field (pointer fields OPTIONAL, others
 // REQUIRED) with Zstd by default, to a temporary file renamed on Commit; with
-// n > 1 subtasks, path is a directory of part-00000.parquet, ... files.
+// n > 1 subtasks, path is a directory of part-00000.parquet, ... files. It
+// writes a batch column by column into parquet-go's column writers, 64 rows
+// at a time as parquet-go's WriteRows does (the same pages, the same bytes),
+// and ends a row group itself every RowGroupRows rows.
 package parquet

@@ -67,9 +67,10 @@ type sink[T any] struct {
 //
 // Columns appear in the file in name order (parquet-go orders a group's
 // fields by name); readers map them by name, so this only shows in tools
-// that list columns. Write converts a batch with one encoder per field,
-// chosen by Create, and allocates nothing per row once its row buffers have
-// grown. time.Time must lie within the int64 nanosecond range (1678-2262).
+// that list columns. Write converts a batch a column at a time, with one
+// encoder per field chosen by Create, straight into that column's writer
+// (no rows are assembled), and allocates nothing per row once its value
+// buffer has grown; every RowGroupRows rows end a row group. time.Time must lie within the int64 nanosecond range (1678-2262).
 //
 // Each writer writes a temporary file beside its final name, completes it
 // (footer, fsync) on Close and renames it on Commit. A Writer is used by one goroutine; different subtasks' writers
@@ -93,13 +94,26 @@ type column struct {
 	encode encodeFunc
 }
 
-// writer writes one file.
+// writer writes one file, a column at a time: each batch's values of one
+// field are encoded into that column's buffer of values and handed to the
+// column's writer (pq.Writer.ColumnWriters), a chunk of at most writeRows
+// rows at a time, and the row group is ended (pq.Writer.Flush) every rgRows
+// rows. No row is assembled.
 type writer[T any] struct {
 	*formats.TempFile // Commit, Abort and Remove
 	pw                *pq.Writer
 	cols              []column
-	rows              []pq.Row
+	vals              []pq.Value // one column's values of a chunk
+	rgRows            int64
+	inGroup           int64 // rows written to the current row group
 }
+
+// writeRows bounds the rows handed to a column writer at once: it may end a
+// page only between two calls, so this bounds how far a page outgrows the
+// writer's page size. It is the 64 rows parquet-go's own WriteRows writes at
+// a time, cut at row group ends as it cuts them, so pages end where
+// WriteRows would end them and the file's bytes are the same.
+const writeRows = 64
 
 var _ formats.Remover = (*writer[struct{ A int }])(nil)
 
@@ -155,7 +169,7 @@ func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	if err != nil {
 		return nil, err
 	}
-	return &writer[T]{TempFile: tf, pw: pq.NewWriter(tf.F, cfg), cols: cols}, nil
+	return &writer[T]{TempFile: tf, pw: pq.NewWriter(tf.F, cfg), cols: cols, rgRows: s.opts.rgRows}, nil
 }
 
 // nodeFor returns the schema node and encoder of a field type.
@@ -252,29 +266,48 @@ func (w *writer[T]) Write(batch []T) error {
 	if err := w.Check("write", formats.Open); err != nil {
 		return err
 	}
-	w.rows = grow(w.rows, len(batch))
-	for r := range batch {
-		row := grow(w.rows[r], len(w.cols))
-		p := unsafe.Pointer(&batch[r])
-		for k := range w.cols {
-			c := &w.cols[k]
-			v, ok := c.encode(unsafe.Add(p, c.field.Offset))
-			if !ok {
+	for off := 0; off < len(batch); {
+		n := int(min(int64(len(batch)-off), w.rgRows-w.inGroup, writeRows))
+		if err := w.writeChunk(batch[off:off+n], off); err != nil {
+			w.Abort()
+			return err
+		}
+		off += n
+		if w.inGroup += int64(n); w.inGroup == w.rgRows {
+			w.inGroup = 0
+			if err := w.pw.Flush(); err != nil {
 				w.Abort()
-				return fmt.Errorf("formats/parquet: write %s: field %s of row %d cannot be represented at the column's scale", w.Final, c.field.GoName, r)
+				return fmt.Errorf("formats/parquet: write %s: %w", w.Final, err)
+			}
+		}
+	}
+	return nil
+}
+
+// writeChunk writes rows, those of the batch from its row first on, to the
+// current row group, column by column.
+func (w *writer[T]) writeChunk(rows []T, first int) error {
+	cws := w.pw.ColumnWriters()
+	w.vals = grow(w.vals, len(rows))
+	vals := w.vals
+	for k := range w.cols {
+		c := &w.cols[k]
+		for r := range rows {
+			v, ok := c.encode(unsafe.Add(unsafe.Pointer(&rows[r]), c.field.Offset))
+			if !ok {
+				return fmt.Errorf("formats/parquet: write %s: field %s of row %d cannot be represented at the column's scale", w.Final, c.field.GoName, first+r)
 			}
 			def := 0
 			if c.ptr && !v.IsNull() {
 				def = 1
 			}
-			row[c.leaf] = v.Level(0, def, c.leaf)
+			vals[r] = v.Level(0, def, c.leaf)
 		}
-		w.rows[r] = row
+		if _, err := cws[c.leaf].WriteRowValues(vals); err != nil {
+			return fmt.Errorf("formats/parquet: write %s: %w", w.Final, err)
+		}
 	}
-	if _, err := w.pw.WriteRows(w.rows); err != nil {
-		w.Abort()
-		return fmt.Errorf("formats/parquet: write %s: %w", w.Final, err)
-	}
+	clear(vals) // drop the references of byte array values
 	return nil
 }
 

@@ -6,11 +6,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/weirdata/weir/formats"
 )
 
@@ -137,6 +141,7 @@ func TestSinkRoundTrip(t *testing.T) {
 			if len(rows) == 0 {
 				continue
 			}
+			checkRowGroups(t, path, len(rows), 1000)
 			ora := genericRead[wideOracle](t, path)
 			for i := range rows {
 				o, w := ora[i], rows[i]
@@ -147,6 +152,34 @@ func TestSinkRoundTrip(t *testing.T) {
 		}
 	}
 	assertOnly(t, dir, len(inputs)*len(codecs))
+}
+
+// checkRowGroups checks that the file at path holds rows rows in row groups
+// of size rows each but the last, which holds the rest.
+func checkRowGroups(t testing.TB, path string, rows, size int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := pq.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := pf.RowGroups()
+	if want := (rows + size - 1) / size; len(groups) != want {
+		t.Fatalf("%s: %d row groups, want %d", path, len(groups), want)
+	}
+	for i, g := range groups {
+		if want := min(size, rows-i*size); g.NumRows() != int64(want) {
+			t.Errorf("%s: row group %d holds %d rows, want %d", path, i, g.NumRows(), want)
+		}
+	}
 }
 
 // assertOnly checks dir holds n entries and no temporary file.
@@ -401,5 +434,102 @@ func TestSinkWriteAllocs(t *testing.T) {
 	t.Logf("%.0f allocations per Write of %d rows", allocs, len(rows))
 	if allocs > float64(len(rows))/10 {
 		t.Fatalf("%.0f allocations for %d rows", allocs, len(rows))
+	}
+}
+
+// TestSinkSameBytesAsWriteRows checks that the sink, which hands each column
+// writer its values directly, writes the file parquet-go's row path writes:
+// the oracle assembles every row of the same schema and values and writes
+// them with pq.Writer.WriteRows, a batch at a time, with the same codec and
+// row group size.
+func TestSinkSameBytesAsWriteRows(t *testing.T) {
+	dir := t.TempDir()
+	for name, rows := range map[string][]wide{
+		// row groups of several pages (parquet-go cuts pages at 256 KiB)
+		"sequence": makeWide(120_000, func(i int) int64 { return int64(i) }),
+		"zipf":     makeWide(4321, zipfKeys(4321)),
+	} {
+		for _, batch := range []int{1, 333, 1024, 5000} {
+			if batch == 1 && len(rows) > 10_000 {
+				continue // slow, and covered by the small input
+			}
+			got := filepath.Join(dir, fmt.Sprintf("%s-%d.parquet", name, batch))
+			writeAll(t, got, rows, batch, RowGroupRows(50_000))
+			want := filepath.Join(dir, fmt.Sprintf("%s-%d-rows.parquet", name, batch))
+			writeByRows(t, want, rows, batch, 50_000)
+			a, err := os.ReadFile(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a, b) {
+				t.Errorf("%s, batches of %d: the sink wrote %d bytes, WriteRows %d, not the same", name, batch, len(a), len(b))
+			}
+		}
+	}
+}
+
+// writeByRows writes rows to path as NewSink's schema with Zstd, assembling
+// each row and writing them with pq.Writer.WriteRows, batch rows at a time.
+func writeByRows[T any](t *testing.T, path string, rows []T, batch int, rgRows int64) {
+	t.Helper()
+	fields, err := formats.Fields[T]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := pq.Group{}
+	encs := make([]encodeFunc, len(fields))
+	for k, fl := range fields {
+		node, enc, err := nodeFor(fl.Type, fl.Opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		group[fl.Column], encs[k] = node, enc
+	}
+	schema := pq.NewSchema("weir", group)
+	leaves := make([]int, len(fields))
+	for k, fl := range fields {
+		for leaf, p := range schema.Columns() {
+			if len(p) == 1 && p[0] == fl.Column {
+				leaves[k] = leaf
+			}
+		}
+	}
+	cfg, err := pq.NewWriterConfig(schema, pq.Compression(&zstd.Codec{}), pq.MaxRowsPerRowGroup(rgRows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pw := pq.NewWriter(f, cfg)
+	for i := 0; i < len(rows); i += batch {
+		var out []pq.Row
+		for r := i; r < min(i+batch, len(rows)); r++ {
+			row := make(pq.Row, len(fields))
+			for k, fl := range fields {
+				v, ok := encs[k](unsafe.Add(unsafe.Pointer(&rows[r]), fl.Offset))
+				if !ok {
+					t.Fatalf("row %d field %s cannot be encoded", r, fl.GoName)
+				}
+				def := 0
+				if fl.Type.Kind() == reflect.Pointer && !v.IsNull() {
+					def = 1
+				}
+				row[leaves[k]] = v.Level(0, def, leaves[k])
+			}
+			out = append(out, row)
+		}
+		if _, err := pw.WriteRows(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
