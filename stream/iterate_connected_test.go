@@ -46,7 +46,7 @@ func collatzSteps(n int64) int {
 func collatzLoop(env *Env, in []int64) (*Collected[collatzResult], ConnectedIterativeStreams[int64, collatzTrip]) {
 	ts := watermark.ForMonotonousTimestamps[int64]().WithTimestampAssigner(func(v int64, _ int64) int64 { return v * 10 })
 	src := FromSource(env, source.FromSlice(in), ts, "numbers")
-	its := IterateWithFeedback[int64, collatzTrip](src, 300*time.Millisecond)
+	its := IterateWithFeedback[int64, collatzTrip](src, loopQuiet)
 	again := NewOutputTag[collatzTrip]("again")
 	step := func(t collatzTrip, ctx *Context, out Collector[collatzResult]) {
 		if t.Cur == 1 {
@@ -133,7 +133,7 @@ func TestConnectedIterationCoFlatMap(t *testing.T) {
 				// every trip crosses the network from head to CoFlatMap:
 				// a short buffer timeout keeps the loop quick
 				env := New(Options{Parallelism: p, BufferTimeout: time.Millisecond})
-				its := IterateWithFeedback[int, decStep](FromSlice(env, in), 200*time.Millisecond)
+				its := IterateWithFeedback[int, decStep](FromSlice(env, in), loopQuiet)
 				step := CoFlatMap(its.ConnectedStreams,
 					func(v int, emit func(decStep)) { emit(decStep{Start: v, V: v, Done: v == 0}) },
 					func(s decStep, emit func(decStep)) {
@@ -221,7 +221,7 @@ func TestConnectedIterationSpills(t *testing.T) {
 			for i := range in {
 				in[i] = i
 			}
-			its := IterateWithFeedback[int, countdown](FromSlice(env, in), 300*time.Millisecond)
+			its := IterateWithFeedback[int, countdown](FromSlice(env, in), loopQuiet)
 			step := CoFlatMap(its.ConnectedStreams,
 				func(r int, emit func(countdown)) {
 					for range 64 {

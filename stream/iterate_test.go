@@ -24,9 +24,15 @@ func fanOut(env *Env, roots []int, depth int) *Collected[branch] {
 	return fanOutFrom(in, depth, func(b *branch) *int { return &b.Depth })
 }
 
+// loopQuiet is the maxWait of the tests' loops: long enough that a loaded
+// machine's pause between two feedback batches (a flush timeout, a spill
+// written and read back) does not end a loop early. It adds to a test's
+// end only: the wait starts over with every batch fed back.
+const loopQuiet = 2 * time.Second
+
 // fanOutFrom is fanOut over records of any type, whose depth at is.
 func fanOutFrom[T any](in DataStream[T], depth int, at func(*T) *int) *Collected[T] {
-	it := Iterate(in, 300*time.Millisecond)
+	it := Iterate(in, loopQuiet)
 	again := NewOutputTag[T]("again")
 	step := Process(it.DataStream, func() ProcessFunction[T, T] {
 		return ProcessFunction[T, T]{
@@ -95,7 +101,7 @@ func TestIterateWatermarks(t *testing.T) {
 			src := source.Generator(func(i int64) int64 { return 100 + i }, 10, 0)
 			in := FromSource(env, src, watermark.ForMonotonousTimestamps[int64]().WithTimestampAssigner(func(v int64, _ int64) int64 { return v }), "gen")
 			type trip struct{ V, N int64 }
-			it := Iterate(Map(in, func(v int64) trip { return trip{V: v} }), 300*time.Millisecond)
+			it := Iterate(Map(in, func(v int64) trip { return trip{V: v} }), loopQuiet)
 			again := NewOutputTag[trip]("again")
 			var mu sync.Mutex
 			var bad []string

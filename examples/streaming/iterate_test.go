@@ -48,7 +48,7 @@ func TestIterate(t *testing.T) {
 		for _, input := range []string{"", file} {
 			var out bytes.Buffer
 			o := Options{Stream: stream.Options{Parallelism: p}, Stdout: &out}
-			if err := RunIterate(context.Background(), o, IterateParams{Input: input, MaxWait: 200 * time.Millisecond}); err != nil {
+			if err := RunIterate(context.Background(), o, IterateParams{Input: input, MaxWait: time.Second}); err != nil {
 				t.Fatal(err)
 			}
 			if got := printed(t, out.String()); !slices.Equal(got, want) {

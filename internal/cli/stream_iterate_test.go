@@ -31,7 +31,7 @@ func TestIterateFlinkData(t *testing.T) {
 	for _, p := range []int{1, 2} {
 		for _, args := range [][]string{nil, {"--input", in}} {
 			d := newRunDirs(t)
-			argv := append([]string{"run", "iterate", "--max-wait", "200ms", "--parallelism", fmt.Sprint(p), "--tmp", d.tmp}, args...)
+			argv := append([]string{"run", "iterate", "--max-wait", "1s", "--parallelism", fmt.Sprint(p), "--tmp", d.tmp}, args...)
 			code, stdout, stderr := runWeir(context.Background(), argv...)
 			if code != 0 || stderr != "" {
 				t.Fatalf("p%d %v: exit %d, stderr %q", p, args, code, stderr)
