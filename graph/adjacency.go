@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -98,6 +99,12 @@ func (a *adjacency[EV]) chunk(i int) (*chunk[EV], error) {
 			c.targets = append(c.targets, binary.LittleEndian.Uint32(rec[4*j:]))
 		}
 		rec = rec[4*deg:]
+		if zeroSize[EV]() { // no bytes to decode: grow the values in one step
+			n := len(c.values) + int(deg)
+			c.values = slices.Grow(c.values, int(deg))[:n]
+			c.offsets = append(c.offsets, int64(len(c.targets)))
+			continue
+		}
 		for range deg {
 			var ev EV
 			n, err := a.codec.Decode(rec, &ev)
@@ -138,4 +145,11 @@ func writeChunk[EV any](space *spill.Space, codec *memory.Codec[EV], c *chunk[EV
 		}
 	}
 	return w.Finish()
+}
+
+// zeroSize reports whether values of type T take no memory (struct{}, the
+// edge value of an unweighted graph): their codec writes and reads nothing.
+func zeroSize[T any]() bool {
+	var v T
+	return unsafe.Sizeof(v) == 0
 }

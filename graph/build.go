@@ -557,7 +557,7 @@ const minChunk = 8 << 10
 // counting sort into c (its capacities large enough, next at least hi-lo
 // long) and writes them as a chunk.
 func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi uint32, c *chunk[EV], next []int64) (spill.Handle, error) {
-	evc := b.evc
+	evc, zeroEV := b.evc, zeroSize[EV]()
 	c.lo, c.hi = lo, hi
 	c.offsets = c.offsets[:hi-lo+1]
 	c.offsets[0] = 0
@@ -588,6 +588,9 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 		i := next[s-lo]
 		next[s-lo]++
 		c.targets[i] = binary.LittleEndian.Uint32(rec[4:])
+		if zeroEV {
+			continue
+		}
 		if _, err := evc.Decode(rec[8:], &c.values[i]); err != nil {
 			return spill.Handle{}, err
 		}

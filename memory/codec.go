@@ -92,9 +92,12 @@ func (c *Codec[T]) decode(src []byte, v *T, a *Arena) (int, error) {
 	p := c.prog
 	d := decoder{src: src, arena: a}
 	var err error
-	if p.flat && p.size > 0 {
+	switch {
+	case p.flat && p.size == 0:
+		return 0, nil // nothing to read: struct{} and the like
+	case p.flat:
 		err = d.raw(unsafe.Pointer(v), p.size, p.ops[0].bools)
-	} else {
+	default:
 		err = d.run(p, unsafe.Pointer(v))
 	}
 	if err != nil {

@@ -683,3 +683,37 @@ func TestArena(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecZeroSize: a type that takes no memory encodes to no bytes and
+// decodes from none, whatever follows, without allocating.
+func TestCodecZeroSize(t *testing.T) {
+	c, err := NewCodec[struct{}]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{}
+	if b := c.Append(nil, &v); len(b) != 0 {
+		t.Fatalf("struct{} encoded to %d bytes, want 0", len(b))
+	}
+	src := []byte{1, 2, 3}
+	if n, err := c.Decode(src, &v); n != 0 || err != nil {
+		t.Fatalf("Decode = %d, %v; want 0, nil", n, err)
+	}
+	if n, err := c.Decode(nil, &v); n != 0 || err != nil {
+		t.Fatalf("Decode of nothing = %d, %v; want 0, nil", n, err)
+	}
+	if a := testing.AllocsPerRun(100, func() { _, _ = c.Decode(src, &v) }); a != 0 {
+		t.Fatalf("%.0f allocations per Decode, want 0", a)
+	}
+	arr, err := NewCodec[[0]int64]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z [0]int64
+	if b := arr.Append(nil, &z); len(b) != 0 {
+		t.Fatalf("[0]int64 encoded to %d bytes, want 0", len(b))
+	}
+	if n, err := arr.Decode(src, &z); n != 0 || err != nil {
+		t.Fatalf("[0]int64 Decode = %d, %v; want 0, nil", n, err)
+	}
+}
