@@ -50,9 +50,9 @@ type builder[K comparable, VV, EV any] struct {
 	ps       []dense // a batch's kept edges
 	ev       []EV
 
-	run *spill.Writer // the dense entries, once spilling
+	run *spill.Writer // the dense entries, once spilling, in blocks of entries
 	evc *memory.Codec[EV]
-	rec []byte
+	rec []byte // the block being filled (see put)
 
 	took time.Duration // the time spent building, waiting for input excluded
 }
@@ -245,12 +245,41 @@ func (b *builder[K, VV, EV]) write(s, t uint32, ev *EV) error {
 	return nil
 }
 
+// denseBlock is the size at which a block of dense entries goes to the run
+// as one record.
+const denseBlock = 64 << 10
+
+// put appends the entry (s, t) and its value to the block being filled, and
+// the block to the run once it holds denseBlock bytes. An entry is s and t
+// (4 bytes each, little-endian), then the value: its encoding for a flat
+// value type (none for a zero-size one), its length as a uvarint and its
+// encoding otherwise, so that writeRange steps over the entries of other
+// ranges without decoding them.
 func (b *builder[K, VV, EV]) put(s, t uint32, ev *EV) error {
 	b.cnt[s+1]++
-	b.rec = binary.LittleEndian.AppendUint32(b.rec[:0], s)
+	b.rec = binary.LittleEndian.AppendUint32(b.rec, s)
 	b.rec = binary.LittleEndian.AppendUint32(b.rec, t)
-	b.rec = b.evc.Append(b.rec, ev)
-	return b.run.Append(b.rec)
+	if b.evc.Flat() {
+		b.rec = b.evc.Append(b.rec, ev)
+	} else {
+		at := len(b.rec)
+		b.rec = b.evc.Append(append(b.rec, 0), ev) // a byte for the length first
+		b.rec = appendSized(b.rec, at)
+	}
+	if len(b.rec) < denseBlock {
+		return nil
+	}
+	return b.flushDense()
+}
+
+// flushDense appends the block being filled to the run.
+func (b *builder[K, VV, EV]) flushDense() error {
+	if len(b.rec) == 0 {
+		return nil
+	}
+	err := b.run.Append(b.rec)
+	b.rec = b.rec[:0]
+	return err
 }
 
 // abort removes what a failed build left.
@@ -495,6 +524,9 @@ func placeReverse(next []int64, targets []uint32, ps []dense) {
 // range places that range's entries by a counting sort and writes them as
 // the range's chunk.
 func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
+	if err := b.flushDense(); err != nil {
+		return nil, 0, err
+	}
 	run, err := b.run.Finish()
 	b.run = nil
 	if err != nil {
@@ -558,6 +590,7 @@ const minChunk = 8 << 10
 // long) and writes them as a chunk.
 func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi uint32, c *chunk[EV], next []int64) (spill.Handle, error) {
 	evc, zeroEV := b.evc, zeroSize[EV]()
+	evFlat := int(unsafe.Sizeof(*new(EV))) // the encoded size of a flat value
 	c.lo, c.hi = lo, hi
 	c.offsets = c.offsets[:hi-lo+1]
 	c.offsets[0] = 0
@@ -573,6 +606,7 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 		return spill.Handle{}, err
 	}
 	defer r.Close()
+	flat := evc.Flat()
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -581,19 +615,57 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 		if err != nil {
 			return spill.Handle{}, err
 		}
-		s := binary.LittleEndian.Uint32(rec)
-		if s < lo || s >= hi {
-			continue
-		}
-		i := next[s-lo]
-		next[s-lo]++
-		c.targets[i] = binary.LittleEndian.Uint32(rec[4:])
-		if zeroEV {
-			continue
-		}
-		if _, err := evc.Decode(rec[8:], &c.values[i]); err != nil {
-			return spill.Handle{}, err
+		for len(rec) > 0 { // the block's entries, as put wrote them
+			if len(rec) < 8 {
+				return spill.Handle{}, errDamagedEntry
+			}
+			s, t := binary.LittleEndian.Uint32(rec), binary.LittleEndian.Uint32(rec[4:])
+			rec = rec[8:]
+			val := rec
+			switch {
+			case zeroEV:
+				val = nil
+			case flat:
+				val, rec = rec[:min(evFlat, len(rec))], rec[min(evFlat, len(rec)):]
+			default:
+				l, k := binary.Uvarint(rec)
+				if k <= 0 || l > uint64(len(rec)-k) {
+					return spill.Handle{}, errDamagedEntry
+				}
+				val, rec = rec[k:k+int(l)], rec[k+int(l):]
+			}
+			if s < lo || s >= hi {
+				continue
+			}
+			i := next[s-lo]
+			next[s-lo]++
+			c.targets[i] = t
+			if zeroEV {
+				continue
+			}
+			if _, err := evc.Decode(val, &c.values[i]); err != nil {
+				return spill.Handle{}, err
+			}
 		}
 	}
 	return writeChunk(b.space, evc, c)
+}
+
+// errDamagedEntry is a dense entry cut short in the run.
+var errDamagedEntry = errors.New("graph: a damaged entry in the spilled edges")
+
+// appendSized rewrites the value encoded from rec[at] on, after a one-byte
+// placeholder, as its length (a uvarint) and the encoding.
+func appendSized(rec []byte, at int) []byte {
+	n := len(rec) - at - 1
+	if n < 0x80 { // the length fits the placeholder
+		rec[at] = byte(n)
+		return rec
+	}
+	var lb [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(lb[:], uint64(n))
+	rec = append(rec, lb[:k-1]...) // room for the longer length
+	copy(rec[at+k:], rec[at+1:at+1+n])
+	copy(rec[at:], lb[:k])
+	return rec
 }

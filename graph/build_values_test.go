@@ -1,0 +1,152 @@
+package graph
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBuildSpilledValues: the spilled build keeps every edge's value for
+// value types of every encoding: variable length (strings, some longer
+// than 127 bytes, whose length takes two bytes), and none at all
+// (struct{}). Against a naive adjacency, under two budgets that spill, in
+// all directions.
+func TestBuildSpilledValues(t *testing.T) {
+	defer func(b int) { blockEdges = b }(blockEdges)
+	blockEdges = 256
+	const n, m = 500, 4000
+	r := rand.New(rand.NewPCG(5, 6))
+	var vs []Vertex[int64, int64]
+	for i := range n {
+		vs = append(vs, Vertex[int64, int64]{ID: int64(i), Value: int64(i)})
+	}
+	var es []Edge[int64, string]
+	for i := range m {
+		val := fmt.Sprint(i)
+		if i%7 == 0 {
+			val = strings.Repeat("v", 100+r.IntN(300)) + val
+		}
+		es = append(es, Edge[int64, string]{Src: r.Int64N(n), Dst: r.Int64N(n), Value: val})
+	}
+	type sentry struct {
+		to  int64
+		val string
+	}
+	for _, dir := range []Direction{Out, In, All} {
+		want := map[int64][]sentry{}
+		for _, e := range es {
+			s, d := e.Src, e.Dst
+			if dir == In {
+				s, d = d, s
+			}
+			want[s] = append(want[s], sentry{d, e.Value})
+			if dir == All {
+				want[d] = append(want[d], sentry{s, e.Value})
+			}
+		}
+		for _, budget := range []int64{48 << 10, 160 << 10} {
+			t.Run(fmt.Sprintf("string/%v/%d", dir, budget), func(t *testing.T) {
+				b := testBuilder[int64, string](t, budget, dir, false, 1)
+				b.addVertices(vs)
+				if err := b.index(); err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < len(es); i += 64 {
+					if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				g, err := b.finish()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.adj.mem != nil {
+					t.Fatal("the adjacency did not spill")
+				}
+				got := map[int64][]sentry{}
+				for i := range g.adj.chunks() {
+					c, err := g.adj.chunk(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for v := c.lo; v < c.hi; v++ {
+						for j := c.offsets[v-c.lo]; j < c.offsets[v-c.lo+1]; j++ {
+							got[g.ids[v]] = append(got[g.ids[v]], sentry{g.ids[c.tgts()[j]], c.values[j]})
+						}
+					}
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%d vertices with entries, want %d", len(got), len(want))
+				}
+				for k, w := range want {
+					if !slices.Equal(got[k], w) {
+						t.Fatalf("vertex %d: %v, want %v", k, got[k], w)
+					}
+				}
+			})
+			t.Run(fmt.Sprintf("empty/%v/%d", dir, budget), func(t *testing.T) {
+				b := testBuilder[int64, struct{}](t, budget/4, dir, false, 1) // entries of 4 bytes: a smaller budget spills
+				b.addVertices(vs)
+				if err := b.index(); err != nil {
+					t.Fatal(err)
+				}
+				empty := make([]Edge[int64, struct{}], len(es))
+				for i, e := range es {
+					empty[i] = Edge[int64, struct{}]{Src: e.Src, Dst: e.Dst}
+				}
+				for i := 0; i < len(empty); i += 64 {
+					if err := b.addEdges(empty[i:min(i+64, len(empty))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				g, err := b.finish()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.adj.mem != nil {
+					t.Fatal("the adjacency did not spill")
+				}
+				got := map[int64][]int64{}
+				for i := range g.adj.chunks() {
+					c, err := g.adj.chunk(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(c.values) != len(c.tgts()) {
+						t.Fatalf("chunk %d: %d values for %d targets", i, len(c.values), len(c.tgts()))
+					}
+					for v := c.lo; v < c.hi; v++ {
+						for j := c.offsets[v-c.lo]; j < c.offsets[v-c.lo+1]; j++ {
+							got[g.ids[v]] = append(got[g.ids[v]], g.ids[c.tgts()[j]])
+						}
+					}
+				}
+				for k, w := range want {
+					ts := make([]int64, len(w))
+					for i, e := range w {
+						ts[i] = e.to
+					}
+					if !slices.Equal(got[k], ts) {
+						t.Fatalf("vertex %d: %v, want %v", k, got[k], ts)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestAppendSized: a value's length goes before it in one byte or more.
+func TestAppendSized(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 300, 20000} {
+		val := strings.Repeat("x", n)
+		rec := append([]byte("head"), 0)
+		rec = appendSized(append(rec, val...), 4)
+		l, k := binary.Uvarint(rec[4:])
+		if int(l) != n || string(rec[4+k:]) != val || string(rec[:4]) != "head" {
+			t.Fatalf("n=%d: length %d in %d bytes, %d bytes after", n, l, k, len(rec)-4-k)
+		}
+	}
+}
