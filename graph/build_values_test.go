@@ -31,53 +31,21 @@ func TestBuildSpilledValues(t *testing.T) {
 		}
 		es = append(es, Edge[int64, string]{Src: r.Int64N(n), Dst: r.Int64N(n), Value: val})
 	}
-	type sentry struct {
-		to  int64
-		val string
-	}
 	for _, dir := range []Direction{Out, In, All} {
-		want := map[int64][]sentry{}
+		want := map[int64][]spilledEntry[string]{}
 		for _, e := range es {
 			s, d := e.Src, e.Dst
 			if dir == In {
 				s, d = d, s
 			}
-			want[s] = append(want[s], sentry{d, e.Value})
+			want[s] = append(want[s], spilledEntry[string]{d, e.Value})
 			if dir == All {
-				want[d] = append(want[d], sentry{s, e.Value})
+				want[d] = append(want[d], spilledEntry[string]{s, e.Value})
 			}
 		}
 		for _, budget := range []int64{48 << 10, 160 << 10} {
 			t.Run(fmt.Sprintf("string/%v/%d", dir, budget), func(t *testing.T) {
-				b := testBuilder[int64, string](t, budget, dir, false, 1)
-				b.addVertices(vs)
-				if err := b.index(); err != nil {
-					t.Fatal(err)
-				}
-				for i := 0; i < len(es); i += 64 {
-					if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				g, err := b.finish()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if g.adj.mem != nil {
-					t.Fatal("the adjacency did not spill")
-				}
-				got := map[int64][]sentry{}
-				for i := range g.adj.chunks() {
-					c, err := g.adj.chunk(i)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for v := c.lo; v < c.hi; v++ {
-						for j := c.offsets[v-c.lo]; j < c.offsets[v-c.lo+1]; j++ {
-							got[g.ids[v]] = append(got[g.ids[v]], sentry{g.ids[c.tgts()[j]], c.values[j]})
-						}
-					}
-				}
+				got := buildSpilled(t, budget, dir, vs, es)
 				if len(got) != len(want) {
 					t.Fatalf("%d vertices with entries, want %d", len(got), len(want))
 				}
@@ -88,46 +56,18 @@ func TestBuildSpilledValues(t *testing.T) {
 				}
 			})
 			t.Run(fmt.Sprintf("empty/%v/%d", dir, budget), func(t *testing.T) {
-				b := testBuilder[int64, struct{}](t, budget/4, dir, false, 1) // entries of 4 bytes: a smaller budget spills
-				b.addVertices(vs)
-				if err := b.index(); err != nil {
-					t.Fatal(err)
-				}
 				empty := make([]Edge[int64, struct{}], len(es))
 				for i, e := range es {
 					empty[i] = Edge[int64, struct{}]{Src: e.Src, Dst: e.Dst}
 				}
-				for i := 0; i < len(empty); i += 64 {
-					if err := b.addEdges(empty[i:min(i+64, len(empty))]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				g, err := b.finish()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if g.adj.mem != nil {
-					t.Fatal("the adjacency did not spill")
-				}
-				got := map[int64][]int64{}
-				for i := range g.adj.chunks() {
-					c, err := g.adj.chunk(i)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(c.values) != len(c.tgts()) {
-						t.Fatalf("chunk %d: %d values for %d targets", i, len(c.values), len(c.tgts()))
-					}
-					for v := c.lo; v < c.hi; v++ {
-						for j := c.offsets[v-c.lo]; j < c.offsets[v-c.lo+1]; j++ {
-							got[g.ids[v]] = append(got[g.ids[v]], g.ids[c.tgts()[j]])
-						}
-					}
+				got := buildSpilled(t, budget/4, dir, vs, empty) // entries of 4 bytes: a smaller budget spills
+				if len(got) != len(want) {
+					t.Fatalf("%d vertices with entries, want %d", len(got), len(want))
 				}
 				for k, w := range want {
-					ts := make([]int64, len(w))
+					ts := make([]spilledEntry[struct{}], len(w))
 					for i, e := range w {
-						ts[i] = e.to
+						ts[i].to = e.to
 					}
 					if !slices.Equal(got[k], ts) {
 						t.Fatalf("vertex %d: %v, want %v", k, got[k], ts)
@@ -136,6 +76,52 @@ func TestBuildSpilledValues(t *testing.T) {
 			})
 		}
 	}
+}
+
+// spilledEntry is an entry of a vertex: its target's key and the value.
+type spilledEntry[EV comparable] struct {
+	to  int64
+	val EV
+}
+
+// buildSpilled builds the adjacency of vs and es (a batch of 64 edges at a
+// time) under budget, fails unless it spilled, and returns every vertex's
+// entries in order, read back from the chunks.
+func buildSpilled[EV comparable](t *testing.T, budget int64, dir Direction, vs []Vertex[int64, int64], es []Edge[int64, EV]) map[int64][]spilledEntry[EV] {
+	t.Helper()
+	b := testBuilder[int64, EV](t, budget, dir, false, 1)
+	b.addVertices(vs)
+	if err := b.index(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(es); i += 64 {
+		if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.adj.mem != nil {
+		t.Fatal("the adjacency did not spill")
+	}
+	got := map[int64][]spilledEntry[EV]{}
+	for i := range g.adj.chunks() {
+		c, err := g.adj.chunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.values) != len(c.tgts()) {
+			t.Fatalf("chunk %d: %d values for %d targets", i, len(c.values), len(c.tgts()))
+		}
+		for v := c.lo; v < c.hi; v++ {
+			for j := c.offsets[v-c.lo]; j < c.offsets[v-c.lo+1]; j++ {
+				got[g.ids[v]] = append(got[g.ids[v]], spilledEntry[EV]{g.ids[c.tgts()[j]], c.values[j]})
+			}
+		}
+	}
+	return got
 }
 
 // TestAppendSized: a value's length goes before it in one byte or more.
