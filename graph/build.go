@@ -626,7 +626,10 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 			case zeroEV:
 				val = nil
 			case flat:
-				val, rec = rec[:min(evFlat, len(rec))], rec[min(evFlat, len(rec)):]
+				if len(rec) < evFlat {
+					return spill.Handle{}, errDamagedEntry
+				}
+				val, rec = rec[:evFlat], rec[evFlat:]
 			default:
 				l, k := binary.Uvarint(rec)
 				if k <= 0 || l > uint64(len(rec)-k) {
