@@ -93,5 +93,8 @@
 // n > 1 subtasks, path is a directory of part-00000.parquet, ... files. It
 // writes a batch column by column into parquet-go's column writers, 64 rows
 // at a time as parquet-go's WriteRows does (the same pages, the same bytes),
-// and ends a row group itself every RowGroupRows rows.
+// and ends a row group itself every RowGroupRows rows. Zstd pages are
+// encoded with a 1 MiB window (a page is at most about 256 KiB), by encoders
+// all sinks share: an encoder then holds 5 MiB, not the 20 MiB of zstd's
+// default 8 MiB window, outside any budget.
 package parquet

@@ -14,7 +14,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress/gzip"
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/weirdata/weir/formats"
 )
 
@@ -159,7 +158,7 @@ func (s *sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	case Uncompressed:
 		codec = &uncompressed.Codec{}
 	default:
-		codec = &zstd.Codec{}
+		codec = &zstdCodec{}
 	}
 	cfg, err := pq.NewWriterConfig(schema, pq.Compression(codec), pq.MaxRowsPerRowGroup(s.opts.rgRows))
 	if err != nil {
