@@ -18,6 +18,20 @@ const MinDefaultBudget = 256 << 20
 // runtime's soft memory limit to the budgets plus this.
 const RuntimeOverhead = 32 << 20
 
+// Managed returns the part of a process's memory budget that its jobs'
+// operators may reserve: the budget less the Go runtime's part, which is
+// RuntimeOverhead or half the budget, whichever is less. Flink splits a task
+// manager's process memory the same way, managed memory being one part.
+// With the runtime's soft limit at Managed(b) plus RuntimeOverhead (which is b
+// itself from 64 MiB up), the process's anonymous memory stays near b; its
+// RSS adds the pages of the program's code and tables it has touched.
+func Managed(process int64) int64 {
+	if process <= 0 || process >= Unlimited {
+		return process
+	}
+	return process - min(RuntimeOverhead, process/2)
+}
+
 // cgroupLimits are the files of the process's cgroup memory limit: v2's
 // memory.max and v1's memory.limit_in_bytes.
 var cgroupLimits = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}

@@ -86,3 +86,21 @@ func TestDefaultBudget(t *testing.T) {
 		t.Errorf("DefaultBudget() = %d, more than a quarter of the cgroup's %d", got, c)
 	}
 }
+
+func TestManaged(t *testing.T) {
+	for _, c := range []struct{ process, want int64 }{
+		{0, 0},
+		{-1, -1},
+		{1 << 20, 512 << 10},     // half of a small budget
+		{64 << 20, 32 << 20},     // half and RuntimeOverhead agree
+		{65 << 20, 33 << 20},     // RuntimeOverhead from here on
+		{256 << 20, 224 << 20},   //
+		{6026 << 20, 5994 << 20}, //
+		{Unlimited, Unlimited},   // no budget stays none
+		{Unlimited - 1, Unlimited - 1 - RuntimeOverhead}, // just under
+	} {
+		if got := Managed(c.process); got != c.want {
+			t.Errorf("Managed(%d) = %d, want %d", c.process, got, c.want)
+		}
+	}
+}

@@ -42,7 +42,9 @@
 // machine's or the cgroup's memory, at least 256 MiB). LimitRuntime sets the Go
 // runtime's soft memory limit to the running jobs' budgets plus
 // RuntimeOverhead, unless the process has a limit of its own, so that the
-// garbage collector keeps the heap near the budget.
+// garbage collector keeps the heap near the budget. Managed splits a process's budget (the CLI's --memory): the operators get
+// it less the runtime's part, min(RuntimeOverhead, half), so that the soft
+// limit, their share plus RuntimeOverhead, is the process's budget itself.
 //
 // MakeHuge allocates a large array (a dense group table, a join's direct index)
 // and advises transparent huge pages for it on Linux, which Go's runtime does not.

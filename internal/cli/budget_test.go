@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,4 +61,28 @@ func memInfoTotal(t *testing.T) int64 {
 	}
 	t.Fatal("no MemTotal in /proc/meminfo")
 	return 0
+}
+
+// TestMemoryBoundsProcess checks how --memory splits: the Go runtime's soft
+// limit is --memory itself from 64 MiB up, and the jobs' operators get it less
+// the runtime's part, min(32 MiB, half).
+func TestMemoryBoundsProcess(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	cmd := NewRootCommand()
+	for _, c := range []struct{ memory, limit, managed int64 }{
+		{256 << 20, 256 << 20, 224 << 20},
+		{64 << 20, 64 << 20, 32 << 20},
+		{16 << 20, 40 << 20, 8 << 20},
+	} {
+		g := &globalOptions{memory: Size(c.memory)}
+		g.limitRuntime()
+		if got := debug.SetMemoryLimit(-1); got != c.limit {
+			t.Errorf("--memory %s: soft limit %d, want %d", Size(c.memory), got, c.limit)
+		}
+		opts, done := g.datasetOptions(cmd, "test")
+		done()
+		if opts.Memory != c.managed {
+			t.Errorf("--memory %s: operators' budget %d, want %d", Size(c.memory), opts.Memory, c.managed)
+		}
+	}
 }

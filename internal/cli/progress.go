@@ -70,7 +70,7 @@ func percent(n, total int64) string {
 // returned done function ends that line and must be called when the job
 // returns.
 func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dataset.Options, done func()) {
-	opts = dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp, Adaptive: g.adaptive}
+	opts = dataset.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp, Adaptive: g.adaptive}
 	w := cmd.ErrOrStderr()
 	if !g.progress || !isTerminal(w) {
 		return opts, func() {}

@@ -92,12 +92,12 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 	job := linesort.New(linesort.Options{
 		Input:   input,
 		Output:  output,
-		Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+		Dataset: dataset.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp},
 	})
 	fmt.Fprintf(out, "weir quickstart: sort %s of random 100-byte lines with --memory %s and --parallelism %d\n",
 		humanBytes(size), humanBytes(int64(g.memory)), g.workers())
 	start := time.Now()
-	s, err := runSort(cmd.Context(), job, int64(g.memory), nil)
+	s, err := runSort(cmd.Context(), job, g.managed(), nil)
 	if err != nil {
 		return fmt.Errorf("quickstart: sort: %w", err)
 	}
@@ -105,7 +105,8 @@ func runQuickstart(cmd *cobra.Command, g *globalOptions, size int64, seed uint64
 	fmt.Fprintf(out, "  sorted   %d lines, %s in %.2fs (%.0f MB/s) over %d key ranges\n",
 		s.Lines, humanBytes(s.Bytes), elapsed.Seconds(), float64(s.Bytes)/1e6/elapsed.Seconds(), s.Ranges)
 	fmt.Fprintf(out, "  spilled  %s of sorted runs to disk\n", humanBytes(s.SpilledBytes))
-	fmt.Fprintf(out, "  memory   peak %s reserved of a %s budget\n", humanBytes(s.PeakMemory), humanBytes(int64(g.memory)))
+	fmt.Fprintf(out, "  memory   peak %s reserved of the operators' %s (--memory %s)\n",
+		humanBytes(s.PeakMemory), humanBytes(g.managed()), humanBytes(int64(g.memory)))
 
 	inSum, err := lineChecksum(input, false)
 	if err != nil {

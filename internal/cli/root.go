@@ -40,7 +40,7 @@ const adaptiveUsage = "measure the inputs of joins and crosses first and plan wh
 // registerJob adds the flags every job shares to f: --memory, --tmp,
 // --parallelism, --progress and the hidden --cpuprofile.
 func (g *globalOptions) registerJob(f *pflag.FlagSet) {
-	f.Var(&g.memory, "memory", "memory budget of the job, e.g. 256MiB or 2GiB; by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
+	f.Var(&g.memory, "memory", "memory budget of the process, e.g. 256MiB or 2GiB: the Go runtime's soft limit, of which the operators reserve all but min(32MiB, half); by default a quarter of the machine's or the cgroup's memory, at least 256MiB")
 	f.StringVar(&g.tmp, "tmp", "", "directory for spill files (default: the system's temporary directory)")
 	f.IntVar(&g.parallelism, "parallelism", 0, "operator instances to run at once (default: the number of CPUs)")
 	f.BoolVar(&g.progress, "progress", true, "show the job's progress on stderr when it is a terminal (--progress=false: never)")

@@ -51,7 +51,7 @@ complete; on error or interrupt no output and no spill file remain.`,
 			job := linesort.New(linesort.Options{
 				Input:  o.input,
 				Output: o.output,
-				Dataset: dataset.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp,
+				Dataset: dataset.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp,
 					Spill: dataset.SpillOptions{Codec: codec}},
 			})
 			var progress io.Writer
@@ -59,7 +59,7 @@ complete; on error or interrupt no output and no spill file remain.`,
 				progress = cmd.ErrOrStderr()
 			}
 			return g.profile(func() error {
-				_, err := runSort(cmd.Context(), job, int64(g.memory), progress)
+				_, err := runSort(cmd.Context(), job, g.managed(), progress)
 				return err
 			})
 		}),

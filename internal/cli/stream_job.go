@@ -63,7 +63,7 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		}
 		ctx := cmd.Context()
 		o := streaming.Options{
-			Stream: stream.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp},
+			Stream: stream.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp},
 			Stdout: cmd.OutOrStdout(),
 		}
 		if err := ck.apply(&o); err != nil {
@@ -168,7 +168,7 @@ and weir run ` + j.name + ` --help for the job:
 		}
 		var plan *stream.Plan
 		o := streaming.Options{
-			Stream: stream.Options{Parallelism: g.workers(), Memory: int64(g.memory), TmpDir: g.tmp,
+			Stream: stream.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp,
 				Planned: func(p *stream.Plan) error {
 					plan = p
 					return errPlanned
