@@ -55,6 +55,13 @@ type builder[K comparable, VV, EV any] struct {
 	rec []byte // the block being filled (see put)
 
 	took time.Duration // the time spent building, waiting for input excluded
+
+	// after is what the iteration reserves once the graph is built (the
+	// mailbox): spilled edges are placed into one chunk held in memory only
+	// when the reservation grants it and this besides
+	after int64
+	// held says the edges went to a run and the adjacency is in memory
+	held bool
 }
 
 // dense is an edge as the dense ids of its entry's key and target.
@@ -534,6 +541,27 @@ func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
 	}
 	deg := b.cnt[1:] // deg[v]: vertex v's entries
 	per := entryBytes[EV]()
+	var all int64
+	for _, d := range deg[:n] {
+		all += d
+	}
+	// the blocks are gone: when the whole adjacency fits now, one pass over
+	// the run places it in memory, and no superstep reads it back
+	if held := all*per + 8*int64(n+1); b.res.Grow(held+b.after) == nil {
+		b.res.Shrink(b.after)
+		c := &chunk[EV]{offsets: make([]int64, 0, n+1), targets: make([]uint32, 0, all), values: make([]EV, 0, all)}
+		b.res.Force(8 * int64(n)) // the cursors
+		err := b.placeRange(run, deg, 0, uint32(n), c, make([]int64, n))
+		b.res.Shrink(8 * int64(n))
+		if rerr := b.space.Remove(run); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		b.held = true
+		return &adjacency[EV]{mem: c}, all, nil
+	}
 	budget := max(b.res.Manager().Available()/2, minChunk)
 	adj := &adjacency[EV]{space: b.space, codec: b.evc, bounds: []uint32{0}}
 	var biggest, entries, maxVerts, maxEntries int64
@@ -585,10 +613,19 @@ func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
 // minChunk is the least memory a spilled chunk may take.
 const minChunk = 8 << 10
 
-// writeRange places the dense run's entries of the vertices [lo, hi) by a
-// counting sort into c (its capacities large enough, next at least hi-lo
-// long) and writes them as a chunk.
+// writeRange places the dense run's entries of the vertices [lo, hi) into c
+// (see placeRange) and writes them as a chunk.
 func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi uint32, c *chunk[EV], next []int64) (spill.Handle, error) {
+	if err := b.placeRange(dense, deg, lo, hi, c, next); err != nil {
+		return spill.Handle{}, err
+	}
+	return writeChunk(b.space, b.evc, c)
+}
+
+// placeRange places the dense run's entries of the vertices [lo, hi) by a
+// counting sort into c (its capacities large enough, next at least hi-lo
+// long), in one pass over the run.
+func (b *builder[K, VV, EV]) placeRange(dense spill.Handle, deg []int64, lo, hi uint32, c *chunk[EV], next []int64) error {
 	evc, zeroEV := b.evc, zeroSize[EV]()
 	evFlat := int(unsafe.Sizeof(*new(EV))) // the encoded size of a flat value
 	c.lo, c.hi = lo, hi
@@ -603,7 +640,7 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 	copy(next, c.offsets)
 	r, err := b.space.Open(dense)
 	if err != nil {
-		return spill.Handle{}, err
+		return err
 	}
 	defer r.Close()
 	flat := evc.Flat()
@@ -613,11 +650,11 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 			break
 		}
 		if err != nil {
-			return spill.Handle{}, err
+			return err
 		}
 		for len(rec) > 0 { // the block's entries, as put wrote them
 			if len(rec) < 8 {
-				return spill.Handle{}, errDamagedEntry
+				return errDamagedEntry
 			}
 			s, t := binary.LittleEndian.Uint32(rec), binary.LittleEndian.Uint32(rec[4:])
 			rec = rec[8:]
@@ -627,13 +664,13 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 				val = nil
 			case flat:
 				if len(rec) < evFlat {
-					return spill.Handle{}, errDamagedEntry
+					return errDamagedEntry
 				}
 				val, rec = rec[:evFlat], rec[evFlat:]
 			default:
 				l, k := binary.Uvarint(rec)
 				if k <= 0 || l > uint64(len(rec)-k) {
-					return spill.Handle{}, errDamagedEntry
+					return errDamagedEntry
 				}
 				val, rec = rec[k:k+int(l)], rec[k+int(l):]
 			}
@@ -647,11 +684,11 @@ func (b *builder[K, VV, EV]) writeRange(dense spill.Handle, deg []int64, lo, hi 
 				continue
 			}
 			if _, err := evc.Decode(val, &c.values[i]); err != nil {
-				return spill.Handle{}, err
+				return err
 			}
 		}
 	}
-	return writeChunk(b.space, evc, c)
+	return nil
 }
 
 // errDamagedEntry is a dense entry cut short in the run.

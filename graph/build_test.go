@@ -70,7 +70,8 @@ func adjacencyOf(t *testing.T, ids []int64, a *adjacency[float64]) map[int64][]e
 // All, the reverse for pulling by target), for keys of one range (ids by
 // key) and keys with gaps (ids by a table), placed by one worker and by
 // several, in memory and under budgets that spill from the first edge,
-// after some blocks, or when the blocks fit and the arrays do not.
+// after some blocks, or when the blocks fit and the arrays do not, and
+// spilled edges placed back in memory when the adjacency alone fits.
 func TestBuildMatchesNaive(t *testing.T) {
 	defer func(b int) { blockEdges = b }(blockEdges)
 	blockEdges = 256
@@ -93,7 +94,7 @@ func TestBuildMatchesNaive(t *testing.T) {
 			es = append(es, Edge[int64, float64]{Src: r.Int64N(step*n+30) - 5, Dst: r.Int64N(step*n+30) - 5, Value: float64(r.IntN(100))})
 		}
 		isVertex := func(k int64) bool { return k >= first && (k-first)%step == 0 && k < first+step*n }
-		budgets := []int64{0, 48 << 10, 96 << 10, 160 << 10, 220 << 10}
+		budgets := []int64{0, 48 << 10, 96 << 10, 100 << 10, 108 << 10, 160 << 10, 220 << 10}
 		spilled := map[string]bool{}
 		for _, dir := range []Direction{Out, In, All} {
 			want, wantRev := map[int64][]entry{}, map[int64][]entry{}
@@ -163,6 +164,8 @@ func TestBuildMatchesNaive(t *testing.T) {
 							t.Error("spilled with no budget")
 						}
 						switch {
+						case b.held:
+							spilled["held"] = true
 						case g.adj.mem != nil:
 						case blocks > 0:
 							spilled["finish"] = true
@@ -187,8 +190,8 @@ func TestBuildMatchesNaive(t *testing.T) {
 				}
 			}
 		}
-		if !spilled["finish"] || !spilled["input"] {
-			t.Errorf("%s: spills seen %v: want the budgets to spill while the edges come and after they all fit", keys, spilled)
+		if !spilled["finish"] || !spilled["input"] || !spilled["held"] {
+			t.Errorf("%s: spills seen %v: want the budgets to spill while the edges come and after they all fit, and spilled edges held in memory", keys, spilled)
 		}
 	}
 }

@@ -90,6 +90,7 @@ type spilledEntry[EV comparable] struct {
 func buildSpilled[EV comparable](t *testing.T, budget int64, dir Direction, vs []Vertex[int64, int64], es []Edge[int64, EV]) map[int64][]spilledEntry[EV] {
 	t.Helper()
 	b := testBuilder[int64, EV](t, budget, dir, false, 1)
+	b.after = 1 << 50 // the iteration takes all memory after: chunks on disk
 	b.addVertices(vs)
 	if err := b.index(); err != nil {
 		t.Fatal(err)

@@ -49,12 +49,15 @@
 // kept while the reservation grants them, and the arrays built from them
 // when it grants those too; when it refuses, the dense edges go to a spill
 // run instead (in records of 64 KiB of entries; a value of variable length
-// carries its length, a value of no size takes no byte), and the vertices
-// are cut into ranges whose entries fit half the memory available, each
-// range's adjacency counting-sorted from the run and written as a chunk
-// run. Every superstep then reads the chunks back
-// one at a time (one chunk's memory reserved) and sweeps each with all
-// workers: the same supersteps, the same results, the edges read from disk.
+// carries its length, a value of no size takes no byte). With the blocks
+// gone, the whole adjacency may fit: when the reservation grants it and the
+// message slots besides, one pass over the run places it in memory.
+// Otherwise the vertices are cut into ranges whose entries fit half the
+// memory available, each range's adjacency counting-sorted from the run (a
+// pass each) and written as a chunk run. Every superstep then reads the
+// chunks back one at a time (one chunk's memory reserved) and sweeps each
+// with all workers: the same supersteps, the same results, the edges read
+// from disk.
 // Messages are not spilled: with a combiner they are vertex-sized; without
 // one, a superstep's messages are held in memory.
 //

@@ -88,6 +88,9 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 			return err
 		}
 	}
+	n, workers := len(b.ids), max(r.Workers, 1)
+	after := int64(n) + 2*mailboxBytes[M](n, workers, m.combiner() != nil)
+	b.after = after
 	g, err := b.finish()
 	if err != nil {
 		b.abort()
@@ -98,8 +101,7 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 	if g.adj.mem == nil {
 		stats.Spilled = g.adj.chunks()
 	}
-	n, workers := len(g.ids), max(r.Workers, 1)
-	res.Force(int64(n) + 2*mailboxBytes[M](n, workers, m.combiner() != nil))
+	res.Force(after)
 	e := &engine[K, VV, EV, M]{g: g, o: o, workers: workers, updated: make([]bool, n)}
 	for w := range workers {
 		e.ctxs = append(e.ctxs, &Context[K, VV, EV, M]{e: e, w: w})
