@@ -39,12 +39,6 @@ type vertexRow struct {
 	ID int64 `weir:"id"`
 }
 
-// edgeRow is a row of a Parquet edge file: INT64 columns src and dst.
-type edgeRow struct {
-	Src int64 `weir:"src"`
-	Dst int64 `weir:"dst"`
-}
-
 // isParquet reports whether path names a Parquet file: its name ends in
 // ".parquet", in any case (lines.IsParquet).
 func isParquet(path string) bool { return lines.IsParquet(path) }
@@ -68,11 +62,11 @@ func readVertices(env *dataset.Env, name, path string) (*dataset.DataSet[int64],
 // readEdges reads edges: "src dst" lines, or Parquet columns src and dst.
 func readEdges(env *dataset.Env, name, path string) (*dataset.DataSet[Edge], error) {
 	if isParquet(path) {
-		src, err := parquet.Open[edgeRow](path)
+		src, err := parquet.Open[Edge](path) // INT64 columns src and dst
 		if err != nil {
 			return nil, err
 		}
-		return dataset.Map(dataset.FromSource(env, name+" "+path, src), func(r edgeRow) Edge { return Edge{r.Src, r.Dst} }), nil
+		return dataset.FromSource(env, name+" "+path, src), nil
 	}
 	src, err := openLines(path, parseEdge)
 	if err != nil {
