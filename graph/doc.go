@@ -84,7 +84,8 @@
 //     ascending key order, whatever the order in which the vertices arrived:
 //     a program that sorts it by key may declare so (dataset's SortedOn) and
 //     the sort passes it through.
-//   - Options.Stats receives the run's figures (build time, chunks spilled,
+//   - Options.Stats receives the run's figures (build time, chunks spilled
+//     and whether the edges spilled while they came,
 //     memory reserved, per-superstep time, active vertices, messages and
 //     updates) when the job has run.
 package graph

@@ -98,6 +98,7 @@ func execute[K comparable, VV, EV, M any](r dataset.Resources, o Options, m mode
 	}
 	stats.Build = b.took
 	stats.Vertices, stats.Edges = int64(len(g.ids)), g.entries
+	stats.EdgesSpilled = g.adj.mem == nil || b.held
 	if g.adj.mem == nil {
 		stats.Spilled = g.adj.chunks()
 	}

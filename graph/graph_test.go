@@ -146,8 +146,9 @@ func randomGraph(seed uint64, n, m int, src int64) ([]graph.Vertex[int64, float6
 }
 
 // TestShortestPathsSpilled: Dijkstra's distances in every model at
-// parallelism 1 and 2, and under a budget that keeps the weighted adjacency
-// in several spilled chunks.
+// parallelism 1 and 2, under a budget that keeps the weighted adjacency in
+// several spilled chunks, and under one where the edges spill while they
+// come and the adjacency is placed back in memory.
 func TestShortestPathsSpilled(t *testing.T) {
 	const n, src = 3000, 0
 	vs, es, oes := randomGraph(7, n, 4*n, src)
@@ -155,19 +156,22 @@ func TestShortestPathsSpilled(t *testing.T) {
 	if len(want) < n/2 {
 		t.Fatalf("the source reaches %d of %d vertices: pick another graph", len(want), n)
 	}
+	back := []config{{"p1-back", 1, 512 << 10}, {"p2-back", 2, 512 << 10}}
 	for _, model := range models {
-		for _, c := range configs {
+		for _, c := range append(slices.Clone(configs), back...) {
 			t.Run(model+"/"+c.name, func(t *testing.T) {
 				env := newEnv(t, c)
 				var s graph.Stats
 				got := dataset.Collect(sssp(model, graph.FromDataSet(dataset.FromSlice(env, vs), dataset.FromSlice(env, es)), src,
 					graph.Options{MaxIterations: 1000, Stats: &s}))
 				execute(t, env)
-				if c.memory > 0 && s.Spilled < 2 {
+				switch {
+				case c.memory == 0 && (s.Spilled != 0 || s.EdgesSpilled):
+					t.Errorf("spilled with no budget: %d chunks, edges %v", s.Spilled, s.EdgesSpilled)
+				case strings.HasSuffix(c.name, "-back") && (s.Spilled != 0 || !s.EdgesSpilled):
+					t.Errorf("under %d bytes: %d spilled chunks, edges spilled %v; want the edges spilled and placed back", c.memory, s.Spilled, s.EdgesSpilled)
+				case c.memory > 0 && !strings.HasSuffix(c.name, "-back") && s.Spilled < 2:
 					t.Errorf("%d spilled chunks under a budget of %d bytes, want several", s.Spilled, c.memory)
-				}
-				if c.memory == 0 && s.Spilled != 0 {
-					t.Errorf("%d spilled chunks with no budget", s.Spilled)
 				}
 				if s.Edges != int64(len(es)) || s.Vertices != n {
 					t.Errorf("%d vertices and %d entries, want %d and %d", s.Vertices, s.Edges, n, len(es))

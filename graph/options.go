@@ -33,6 +33,9 @@ type Stats struct {
 	// Spilled is the number of adjacency chunks kept in spill files (0: the
 	// adjacency is in memory).
 	Spilled int
+	// EdgesSpilled says the edges went to a spill run while they came; with
+	// Spilled 0 they were placed back in memory once all had come.
+	EdgesSpilled bool
 	// Reserved is the most memory the iteration held at once.
 	Reserved   int64
 	Supersteps []Superstep
