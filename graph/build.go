@@ -547,9 +547,12 @@ func (b *builder[K, VV, EV]) spilled(n int) (*adjacency[EV], int64, error) {
 	}
 	// the blocks are gone: when the whole adjacency fits now, one pass over
 	// the run places it in memory, and no superstep reads it back
-	if held := all*per + 8*int64(n+1); b.res.Grow(held+b.after) == nil {
+	if b.res.Grow(all*per+b.after) == nil {
 		b.res.Shrink(b.after)
-		c := &chunk[EV]{offsets: make([]int64, 0, n+1), targets: make([]uint32, 0, all), values: make([]EV, 0, all)}
+		// the counts become the offsets in place, as in memory: placeRange
+		// reads deg[v], cnt[v+1], before it writes offsets[v+1] there
+		c := &chunk[EV]{offsets: b.cnt[:0], targets: make([]uint32, 0, all), values: make([]EV, 0, all)}
+		b.cnt = nil
 		b.res.Force(8 * int64(n)) // the cursors
 		err := b.placeRange(run, deg, 0, uint32(n), c, make([]int64, n))
 		b.res.Shrink(8 * int64(n))
