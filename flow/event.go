@@ -58,8 +58,13 @@ func (k EventKind) String() string {
 // before every record emitted after it. Source is the producer subtask that
 // sent it (set by the Writer), or -1 for an event an Aligner synthesized.
 type Event struct {
-	Kind   EventKind
-	Value  int64
+	Kind  EventKind
+	Value int64
+	// Meta is what the event carries besides Value, opaque to flow: for a
+	// Barrier the options of its checkpoint (as Flink's CheckpointBarrier
+	// carries its timestamp and CheckpointOptions), which the gate hands
+	// out with the barrier's items.
+	Meta   int64
 	Source int
 	// over counts the messages of its channel a priority event overtook
 	over int32
@@ -115,6 +120,7 @@ type Aligner[T any] struct {
 	nBlock  int       // channels blocked
 	kind    EventKind // the event being aligned, eventNone if none
 	value   int64
+	meta    int64
 	wm      valve
 	out     [2]Event // events to return, from out[next]
 	nOut    int
@@ -173,7 +179,7 @@ func (a *Aligner[T]) Next(ctx context.Context) (batch []T, ev *Event, err error)
 			a.emit(a.wm.status(src, m.ev.Value == StatusIdle))
 		case Barrier, EndOfSuperstep:
 			if a.kind == eventNone {
-				a.kind, a.value = m.ev.Kind, m.ev.Value
+				a.kind, a.value, a.meta = m.ev.Kind, m.ev.Value, m.ev.Meta
 			} else if a.kind != m.ev.Kind || a.value != m.ev.Value {
 				return nil, nil, fmt.Errorf("flow: edge %s: producer %d sent %v %d while aligning %v %d", r.x.e.name, src, m.ev.Kind, m.ev.Value, a.kind, a.value)
 			}
@@ -202,7 +208,7 @@ func (a *Aligner[T]) aligned() bool { return a.nBlock == a.r.live }
 // release ends an alignment: the aligned event is returned and every channel
 // is read again.
 func (a *Aligner[T]) release() *Event {
-	a.ev = Event{Kind: a.kind, Value: a.value, Source: -1}
+	a.ev = Event{Kind: a.kind, Value: a.value, Meta: a.meta, Source: -1}
 	a.kind = eventNone
 	clear(a.blocked)
 	a.nBlock = 0

@@ -73,9 +73,12 @@ func (k ItemKind) String() string {
 // in flight: it precedes the barrier of the unaligned checkpoint in
 // progress, so it belongs to that checkpoint's channel state.
 type Item struct {
-	Kind     ItemKind
-	Input    int
-	Value    int64
+	Kind  ItemKind
+	Input int
+	Value int64
+	// Meta is the Meta of the barrier of a barrier item (ItemBarrier,
+	// ItemUnalignedBarrier, ItemChannelStateEnd).
+	Meta     int64
 	Channel  int
 	InFlight bool
 }
@@ -127,7 +130,8 @@ type Gate struct {
 	chans    int // channels not ended, over all inputs
 	aligning bool
 	barrier  int64
-	nBlock   int // channels blocked on the barrier
+	meta     int64 // of the barrier in progress
+	nBlock   int   // channels blocked on the barrier
 	// alignStart is when the barrier being aligned came on its first
 	// channel; aligned how long the last alignment took
 	alignStart time.Time
@@ -267,7 +271,7 @@ func (g *Gate) Poll() (it Item, ok bool, err error) {
 		}
 		if g.aligning && g.unal && g.nBlock == g.chans && len(g.peeks) == 0 {
 			g.endBarrier()
-			return Item{Kind: ItemChannelStateEnd, Input: -1, Value: g.barrier}, true, nil
+			return Item{Kind: ItemChannelStateEnd, Input: -1, Value: g.barrier, Meta: g.meta}, true, nil
 		}
 		if g.aligning && !g.unal && g.nBlock == g.chans {
 			g.endBarrier()
@@ -275,7 +279,7 @@ func (g *Gate) Poll() (it Item, ok bool, err error) {
 			for _, in := range g.ins {
 				in.unblockChannels()
 			}
-			return Item{Kind: ItemBarrier, Input: -1, Value: g.barrier}, true, nil
+			return Item{Kind: ItemBarrier, Input: -1, Value: g.barrier, Meta: g.meta}, true, nil
 		}
 		if g.live == 0 {
 			return Item{}, false, io.EOF
@@ -318,7 +322,7 @@ func (g *Gate) PollPriority() (it Item, ok bool, err error) {
 	}
 	if g.aligning && g.unal && g.nBlock == g.chans {
 		g.endBarrier()
-		return Item{Kind: ItemChannelStateEnd, Input: -1, Value: g.barrier}, true, nil
+		return Item{Kind: ItemChannelStateEnd, Input: -1, Value: g.barrier, Meta: g.meta}, true, nil
 	}
 	for i, in := range g.ins {
 		ev, ok := in.takePriority()
@@ -373,7 +377,7 @@ func (g *Gate) endBarrier() {
 }
 
 // startBarrier starts barrier id, which channel src of input i delivered.
-func (g *Gate) startBarrier(id int64) {
+func (g *Gate) startBarrier(id, meta int64) {
 	if g.aligning {
 		// a later barrier drops one not complete (its checkpoint was
 		// aborted): its channels are read again
@@ -382,7 +386,7 @@ func (g *Gate) startBarrier(id int64) {
 			in.unblockChannels()
 		}
 	}
-	g.aligning, g.barrier, g.nBlock = true, id, 0
+	g.aligning, g.barrier, g.meta, g.nBlock = true, id, meta, 0
 	g.alignStart = time.Now()
 }
 
@@ -433,7 +437,7 @@ func (g *Gate) event(i int, ev Event) error {
 				return nil
 			}
 			if ev.Value > g.barrier || !g.aligning {
-				g.startBarrier(ev.Value)
+				g.startBarrier(ev.Value, ev.Meta)
 			}
 			g.deliver(i, ev.Source)
 			return nil
@@ -442,7 +446,7 @@ func (g *Gate) event(i int, ev Event) error {
 			return g.unalignedBarrier(i, ev)
 		}
 		if !g.aligning {
-			g.startBarrier(ev.Value)
+			g.startBarrier(ev.Value, ev.Meta)
 		} else if ev.Value != g.barrier {
 			return fmt.Errorf("flow: vertex %q input %d: producer %d sent barrier %d while aligning barrier %d", g.tc.Vertex, i, ev.Source, ev.Value, g.barrier)
 		}
@@ -465,9 +469,9 @@ func (g *Gate) unalignedBarrier(i int, ev Event) error {
 		return nil
 	}
 	if ev.Value > g.barrier || !g.aligning {
-		g.startBarrier(ev.Value)
+		g.startBarrier(ev.Value, ev.Meta)
 		g.unal = true
-		g.push(Item{Kind: ItemUnalignedBarrier, Input: -1, Value: ev.Value})
+		g.push(Item{Kind: ItemUnalignedBarrier, Input: -1, Value: ev.Value, Meta: ev.Meta})
 	}
 	if g.deliver(i, ev.Source) && ev.over > 0 {
 		g.peeks = append(g.peeks, peek{i: i, src: ev.Source, n: int(ev.over)})
@@ -487,10 +491,10 @@ func (g *Gate) unalignedBarrier(i int, ev Event) error {
 // with Writer.PriorityEvent. Call it before the first Poll.
 func (g *Gate) UnalignBarriers() { g.unaligned = true }
 
-// Aligning returns the checkpoint whose barrier the gate is aligning, if
-// any (aligned, not yet switched by Unalign).
-func (g *Gate) Aligning() (int64, bool) {
-	return g.barrier, g.aligning && !g.unal && !g.tracking
+// Aligning returns the checkpoint whose barrier the gate is aligning and
+// the barrier's Meta, if any (aligned, not yet switched by Unalign).
+func (g *Gate) Aligning() (id, meta int64, ok bool) {
+	return g.barrier, g.meta, g.aligning && !g.unal && !g.tracking
 }
 
 // Unalign switches the barrier being aligned to unaligned (Flink's
@@ -500,7 +504,7 @@ func (g *Gate) Aligning() (int64, bool) {
 // returns ItemUnalignedBarrier. It reports false when no barrier is being
 // aligned.
 func (g *Gate) Unalign() bool {
-	if _, ok := g.Aligning(); !ok {
+	if _, _, ok := g.Aligning(); !ok {
 		return false
 	}
 	g.unal = true
@@ -508,7 +512,7 @@ func (g *Gate) Unalign() bool {
 		in.unblockChannels()
 	}
 	g.next, g.nOut = 0, 0
-	g.push(Item{Kind: ItemUnalignedBarrier, Input: -1, Value: g.barrier})
+	g.push(Item{Kind: ItemUnalignedBarrier, Input: -1, Value: g.barrier, Meta: g.meta})
 	return true
 }
 
@@ -542,10 +546,10 @@ func statusOf(idle bool) int64 {
 	return StatusActive
 }
 
-// Wait blocks until Poll may have an item, wake or wake2 receives (a
-// timer's channel, an iteration head's feedback queue; nil for none), or
-// ctx or the job ends; the time counts as idle.
-func (g *Gate) Wait(ctx context.Context, wake, wake2 <-chan time.Time) error {
+// Wait blocks until Poll may have an item, wake, wake2 or wake3 receives
+// (a timer's channel, a task's mailbox, an iteration head's feedback
+// queue; nil for none), or ctx or the job ends; the time counts as idle.
+func (g *Gate) Wait(ctx context.Context, wake, wake2, wake3 <-chan time.Time) error {
 	since := time.Now()
 	g.tc.Metrics.beginIdle(since)
 	defer g.tc.Metrics.addIdle(since)
@@ -555,6 +559,8 @@ func (g *Gate) Wait(ctx context.Context, wake, wake2 <-chan time.Time) error {
 	case <-wake:
 		return nil
 	case <-wake2:
+		return nil
+	case <-wake3:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -571,7 +577,7 @@ func (g *Gate) Next(ctx context.Context) (Item, error) {
 		if ok || err != nil {
 			return it, err
 		}
-		if err := g.Wait(ctx, nil, nil); err != nil {
+		if err := g.Wait(ctx, nil, nil, nil); err != nil {
 			return Item{}, err
 		}
 	}

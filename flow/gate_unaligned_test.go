@@ -91,7 +91,7 @@ func TestGateUnalignAfterTimeout(t *testing.T) {
 	if got, want := h.unalignedItems(), []string{"B0:2"}; !slices.Equal(got, want) {
 		t.Fatalf("aligning: got %v, want %v", got, want)
 	}
-	if id, ok := h.g.Aligning(); !ok || id != 1 {
+	if id, _, ok := h.g.Aligning(); !ok || id != 1 {
 		t.Fatalf("Aligning() = %d, %v", id, ok)
 	}
 	if !h.g.Unalign() {

@@ -1,6 +1,9 @@
 package stream
 
-import "cmp"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Number is what Sum adds.
 type Number interface {
@@ -11,6 +14,10 @@ type Number interface {
 // set: as Flink's sum(field), the result is the key's first record with
 // the field replaced by the running sum.
 func Sum[T any, K comparable, N Number](ks KeyedStream[T, K], get func(T) N, set func(*T, N)) DataStream[T] {
+	if get == nil || set == nil {
+		ks.ds.env.fail(caller(1), fmt.Errorf("Sum: nil field function"))
+		return reduce(ks, "Sum", func(acc, _ T) T { return acc })
+	}
 	return reduceWith(ks, "Sum", sumFn(get, set))
 }
 
@@ -30,6 +37,10 @@ func sumFn[T any, N Number](get func(T) N, set func(*T, N)) func() func(acc, v T
 // Min is the rolling minimum of a field per key: the key's first record
 // with the field replaced by the minimum so far (Flink's min(field)).
 func Min[T any, K comparable, N cmp.Ordered](ks KeyedStream[T, K], get func(T) N, set func(*T, N)) DataStream[T] {
+	if get == nil || set == nil {
+		ks.ds.env.fail(caller(1), fmt.Errorf("Min: nil field function"))
+		return reduce(ks, "Min", func(acc, _ T) T { return acc })
+	}
 	return reduceWith(ks, "Min", minFn(get, set))
 }
 
@@ -50,6 +61,10 @@ func minFn[T any, N cmp.Ordered](get func(T) N, set func(*T, N)) func() func(acc
 // Max is the rolling maximum of a field per key: the key's first record
 // with the field replaced by the maximum so far (Flink's max(field)).
 func Max[T any, K comparable, N cmp.Ordered](ks KeyedStream[T, K], get func(T) N, set func(*T, N)) DataStream[T] {
+	if get == nil || set == nil {
+		ks.ds.env.fail(caller(1), fmt.Errorf("Max: nil field function"))
+		return reduce(ks, "Max", func(acc, _ T) T { return acc })
+	}
 	return reduceWith(ks, "Max", maxFn(get, set))
 }
 
@@ -70,6 +85,10 @@ func maxFn[T any, N cmp.Ordered](get func(T) N, set func(*T, N)) func() func(acc
 // MinBy is the record with the smallest field per key so far; on ties the
 // first such record stays (Flink's minBy(field)).
 func MinBy[T any, K comparable, N cmp.Ordered](ks KeyedStream[T, K], get func(T) N) DataStream[T] {
+	if get == nil {
+		ks.ds.env.fail(caller(1), fmt.Errorf("MinBy: nil field function"))
+		return reduce(ks, "MinBy", func(acc, _ T) T { return acc })
+	}
 	return reduce(ks, "MinBy", minByFn(get))
 }
 
@@ -85,6 +104,10 @@ func minByFn[T any, N cmp.Ordered](get func(T) N) func(acc, v T) T {
 // MaxBy is the record with the largest field per key so far; on ties the
 // first such record stays (Flink's maxBy(field)).
 func MaxBy[T any, K comparable, N cmp.Ordered](ks KeyedStream[T, K], get func(T) N) DataStream[T] {
+	if get == nil {
+		ks.ds.env.fail(caller(1), fmt.Errorf("MaxBy: nil field function"))
+		return reduce(ks, "MaxBy", func(acc, _ T) T { return acc })
+	}
 	return reduce(ks, "MaxBy", maxByFn(get))
 }
 

@@ -4,12 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/internal/coordinator"
+	"github.com/weirdata/weir/stream/internal/core"
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
 )
@@ -28,12 +35,51 @@ func (k *keepOne) Store(s *checkpoint.Snapshot) (string, error) {
 	return k.Memory.Store(s)
 }
 
+// hookedPart is an asynchronous snapshot part whose write calls hook
+// before (an error fails it) and after.
+type hookedPart struct {
+	task.AsyncPart
+	id   int64
+	hook func(id int64, written bool) error
+}
+
+func (p hookedPart) WriteTo(w io.Writer) (int64, error) {
+	if err := p.hook(p.id, false); err != nil {
+		return 0, err
+	}
+	n, err := p.AsyncPart.WriteTo(w)
+	_ = p.hook(p.id, true)
+	return n, err
+}
+
+// hookedSum is a rolling Sum whose asynchronous snapshots call hook.
+type hookedSum struct {
+	*op.Reduce[kv, int]
+	hook func(id int64, written bool) error
+}
+
+func (h hookedSum) SnapshotAsync(id int64) (task.AsyncPart, error) {
+	p, err := h.Reduce.SnapshotAsync(id)
+	if p == nil || err != nil || h.hook == nil {
+		return p, err
+	}
+	return hookedPart{p, id, h.hook}, nil
+}
+
 // asyncSums is the test's program: the numbers 0..n-1 keyed by keyOf into
-// a rolling Sum on the heap backend; seen, when set, is called per sum.
-func asyncSums(env *Env, src source.Source[int], n int, seen func()) *Collected[kv] {
+// a rolling Sum on the heap backend whose asynchronous snapshot writes call
+// hook (when set); seen, when set, is called per sum.
+func asyncSums(env *Env, src source.Source[int], n int, seen func(), hook func(id int64, written bool) error) *Collected[kv] {
 	ds := FromSource(env, src, watermark.NoWatermarks[int](), "numbers").UID("numbers")
 	pairs := Map(ds, func(v int) kv { return kv{keyOf(v, n), v} })
-	sums := Sum(KeyBy(pairs, func(p kv) int { return p.K }), func(p kv) int { return p.V }, func(p *kv, v int) { p.V = v }).UID("sums")
+	ks := KeyBy(pairs, func(p kv) int { return p.K })
+	sn := addKeyed[kv](ks, "Sum", "Sum")
+	sum := sumFn(func(p kv) int { return p.V }, func(p *kv, v int) { p.V = v })
+	sn.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
+		r := hookedSum{op.NewReduce(b.MaxParallelism, ks.key, sum(), core.OutOf[kv](outs, ""), b.BatchSize()), hook}
+		return []any{r}, r, nil
+	}
+	sums := stream[kv](env, sn).UID("sums")
 	sums = Map(sums, func(p kv) kv {
 		if seen != nil {
 			seen()
@@ -52,7 +98,7 @@ func checkTotals(t *testing.T, store checkpoint.Storage, n, p int) {
 	env.EnableCheckpointing(time.Hour).Storage = store
 	src := newGated(ints(n))
 	src.open()
-	out := asyncSums(env, src, n, nil)
+	out := asyncSums(env, src, n, nil, nil)
 	if _, err := env.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +128,7 @@ func TestAsyncSnapshotDoesNotBlock(t *testing.T) {
 		t.Run(fmt.Sprint("restore-from-", from), func(t *testing.T) {
 			const n = 100
 			entered, release, written2 := make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
-			asyncWriteHook = func(id int64, written bool) error {
+			hook := func(id int64, written bool) error {
 				switch {
 				case id == 1 && !written:
 					entered <- struct{}{}
@@ -92,14 +138,13 @@ func TestAsyncSnapshotDoesNotBlock(t *testing.T) {
 				}
 				return nil
 			}
-			t.Cleanup(func() { asyncWriteHook = nil })
 			store := &keepOne{Memory: checkpoint.NewMemory(1), id: from}
 			src := newGated(ints(n))
 			var seen atomic.Int64
 			env := New(Options{Parallelism: 1, Clock: manual()})
 			cfg := env.EnableCheckpointing(time.Hour)
 			cfg.Storage, cfg.MaxConcurrentCheckpoints = store, 2
-			asyncSums(env, src, n, func() { seen.Add(1) })
+			asyncSums(env, src, n, func() { seen.Add(1) }, hook)
 			j, err := env.Start(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -138,7 +183,6 @@ func TestAsyncSnapshotDoesNotBlock(t *testing.T) {
 			}
 			j.Cancel()
 			j.Wait()
-			asyncWriteHook = nil
 			checkTotals(t, store, n, 2)
 		})
 	}
@@ -150,26 +194,25 @@ func TestAsyncSnapshotDoesNotBlock(t *testing.T) {
 func TestAsyncSnapshotFailureDeclines(t *testing.T) {
 	const n = 60
 	boom := errors.New("disk full")
-	asyncWriteHook = func(id int64, written bool) error {
+	hook := func(id int64, written bool) error {
 		if id == 1 && !written {
 			return boom
 		}
 		return nil
 	}
-	t.Cleanup(func() { asyncWriteHook = nil })
 	store := &keepOne{Memory: checkpoint.NewMemory(1), id: 2}
 	src := newGated(ints(n))
 	var seen atomic.Int64
 	env := New(Options{Parallelism: 1, Clock: manual()})
 	env.EnableCheckpointing(time.Hour).Storage = store
-	asyncSums(env, src, n, func() { seen.Add(1) })
+	asyncSums(env, src, n, func() { seen.Add(1) }, hook)
 	j, err := env.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	src.release(10)
 	waitUntil(t, "10 sums", func() bool { return seen.Load() == 10 })
-	if _, err := j.TriggerCheckpoint(context.Background()); !errors.Is(err, errCheckpointAborted) || !errors.Is(err, boom) {
+	if _, err := j.TriggerCheckpoint(context.Background()); !errors.Is(err, coordinator.ErrAborted) || !strings.Contains(err.Error(), boom.Error()) {
 		t.Fatalf("checkpoint 1: %v, want it aborted by the failed write", err)
 	}
 	src.release(10)
@@ -179,7 +222,6 @@ func TestAsyncSnapshotFailureDeclines(t *testing.T) {
 	}
 	j.Cancel()
 	j.Wait()
-	asyncWriteHook = nil
 	checkTotals(t, store, n, 1)
 }
 
@@ -190,19 +232,18 @@ func TestAsyncSnapshotFailureDeclines(t *testing.T) {
 func TestAsyncSnapshotCancelled(t *testing.T) {
 	const n = 60
 	entered, release := make(chan struct{}), make(chan struct{})
-	asyncWriteHook = func(id int64, written bool) error {
+	hook := func(id int64, written bool) error {
 		if id == 1 && !written {
 			entered <- struct{}{}
 			<-release
 		}
 		return nil
 	}
-	t.Cleanup(func() { asyncWriteHook = nil })
 	src := newGated(ints(n))
 	var seen atomic.Int64
 	env := New(Options{Parallelism: 2, Clock: manual()})
 	env.EnableCheckpointing(time.Hour)
-	asyncSums(env, src, n, func() { seen.Add(1) })
+	asyncSums(env, src, n, func() { seen.Add(1) }, hook)
 	j, err := env.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)

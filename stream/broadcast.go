@@ -2,7 +2,11 @@ package stream
 
 import (
 	"fmt"
-	"io"
+
+	"github.com/weirdata/weir/stream/internal/core"
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
 )
 
 // BroadcastStream is a stream whose records go to every parallel instance
@@ -21,7 +25,7 @@ func Broadcast[T any](ds DataStream[T], descs ...BroadcastDescriptor) BroadcastS
 	seen := map[string]bool{}
 	for _, d := range descs {
 		if seen[d.stateName()] {
-			ds.n.env.fail(caller(1), fmt.Errorf("Broadcast: state %q named twice", d.stateName()))
+			ds.env.fail(caller(1), fmt.Errorf("Broadcast: state %q named twice", d.stateName()))
 		}
 		seen[d.stateName()] = true
 	}
@@ -56,116 +60,50 @@ type BroadcastProcessFunction[A, B, O any] struct {
 // only (GetReadOnlyBroadcastState).
 type ReadOnlyBroadcastContext struct {
 	*Context
-	bs *broadcastStates
+	bs *op.BroadcastStates
 }
 
-func (c *ReadOnlyBroadcastContext) broadcastStates() *broadcastStates { return c.bs }
+func (c *ReadOnlyBroadcastContext) broadcastStates() *op.BroadcastStates { return c.bs }
 
 // BroadcastContext is ProcessBroadcastElement's context: as
 // ReadOnlyBroadcastContext, with the broadcast states read-write
 // (GetBroadcastState).
 type BroadcastContext struct {
 	*Context
-	bs *broadcastStates
+	bs *op.BroadcastStates
 }
 
-func (c *BroadcastContext) broadcastStates() *broadcastStates { return c.bs }
-func (c *BroadcastContext) writable()                         {}
+func (c *BroadcastContext) broadcastStates() *op.BroadcastStates { return c.bs }
+func (c *BroadcastContext) writable()                            {}
 
 // BroadcastProcess applies the function newFn returns (once per subtask)
-// to the records of both streams; the broadcast stream's records reach
-// every subtask. The first input is the non-broadcast one. In BATCH mode
-// the broadcast input is processed first, as Flink does: the other input
-// is held (spilling under the memory budget) until both ended.
+// to the records of the connected streams: ProcessElement to the plain
+// stream's, with read-only broadcast state; ProcessBroadcastElement to the
+// broadcast stream's, with writable broadcast state (Flink's
+// BroadcastConnectedStream.process).
 func BroadcastProcess[A, B, O any](cs BroadcastConnectedStream[A, B], newFn func() BroadcastProcessFunction[A, B, O]) DataStream[O] {
-	n := addNode[O](cs.a.n.env, "BroadcastProcess", cs.a.edge(), cs.b.ds.edge())
+	n := addNode[O](cs.a.env, "BroadcastProcess", "BroadcastProcess", cs.a.edge(), cs.b.ds.edge())
 	if newFn == nil {
-		cs.a.n.env.fail(caller(1), fmt.Errorf("BroadcastProcess: nil function"))
+		cs.a.env.fail(caller(1), fmt.Errorf("BroadcastProcess: nil function"))
 	}
-	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+	n.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
 		fn := newFn()
 		if fn.ProcessElement == nil || fn.ProcessBroadcastElement == nil {
 			return nil, nil, fmt.Errorf("BroadcastProcess: ProcessElement and ProcessBroadcastElement are needed")
 		}
-		op := &broadcastProcessOp[A, B, O]{fn: fn, node: n}
-		op.bs.descs = cs.b.descs
-		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
-		sides, fl := sideEmitters(n, outs, rt.batchSize)
-		op.flushers = append(fl, op.out)
-		op.ctx = newContext(rt, &rt.watermark, sides)
-		op.ro = ReadOnlyBroadcastContext{Context: &op.ctx, bs: &op.bs}
-		op.rw = BroadcastContext{Context: &op.ctx, bs: &op.bs}
-		col := Collector[O](&collector[O]{e: op.out, ctx: &op.ctx})
-		in1 := pushFunc[A](func(b []Record[A]) error {
-			for i := range b {
-				op.ctx.ts = b[i].Timestamp
-				if err := fn.ProcessElement(b[i].Value, &op.ro, col); err != nil {
-					return err
-				}
-			}
-			return op.done()
-		})
-		in2 := pushFunc[B](func(b []Record[B]) error {
-			for i := range b {
-				op.ctx.ts = b[i].Timestamp
-				if err := fn.ProcessBroadcastElement(b[i].Value, &op.rw, col); err != nil {
-					return err
-				}
-			}
-			return op.done()
-		})
-		if rt.batch() {
-			s := &bufferedInput[A]{inner: op, to: in1}
-			return []any{output[A](s), in2}, s, nil
+		o := outputs[O](b, outs)
+		st := newCtx(b, nil, o)
+		bs := op.NewBroadcastStates(broadcastStates(cs.b.descs))
+		ctx := &Context{st}
+		p := op.NewBroadcastProcess(op.BroadcastFns[A, B, *ReadOnlyBroadcastContext, *BroadcastContext, Collector[O]]{
+			Open: fn.Open, ProcessElement: fn.ProcessElement, ProcessBroadcastElement: fn.ProcessBroadcastElement, Close: fn.Close},
+			bs, st, &ReadOnlyBroadcastContext{Context: ctx, bs: bs}, &BroadcastContext{Context: ctx, bs: bs}, collector(o, st), o)
+		ins := p.Inputs()
+		if b.Batch() {
+			s := &op.BufferedInput[A]{Inner: p, To: ins[0].(core.Output[A])}
+			return []any{core.Output[A](s), ins[1]}, s, nil
 		}
-		return []any{in1, in2}, op, nil
+		return ins, p, nil
 	}
-	return DataStream[O]{n: n}
-}
-
-// broadcastProcessOp is the non-keyed broadcast operator (Flink's
-// CoBroadcastWithNonKeyedOperator); its snapshot is its broadcast states.
-type broadcastProcessOp[A, B, O any] struct {
-	base
-	node     *node
-	fn       BroadcastProcessFunction[A, B, O]
-	bs       broadcastStates
-	ctx      Context
-	ro       ReadOnlyBroadcastContext
-	rw       BroadcastContext
-	out      *emitter[O]
-	flushers []flusher
-	opened   bool
-}
-
-func (p *broadcastProcessOp[A, B, O]) open(rt *taskRuntime) error {
-	if err := p.bs.open(rt, p.node.name, rt.restoredFor(p.node)); err != nil {
-		return err
-	}
-	p.opened = true
-	if p.fn.Open != nil {
-		return p.fn.Open()
-	}
-	return nil
-}
-
-func (p *broadcastProcessOp[A, B, O]) done() error {
-	if err := p.bs.err(); err != nil {
-		return err
-	}
-	return flushAll(p.flushers)
-}
-
-func (p *broadcastProcessOp[A, B, O]) snapshot(_ int64, w io.Writer) error { return p.bs.snapshot(w) }
-
-func (p *broadcastProcessOp[A, B, O]) close() error {
-	var err error
-	if p.fn.Close != nil && p.opened {
-		p.opened = false
-		err = p.fn.Close()
-	}
-	if cerr := p.bs.close(); err == nil {
-		err = cerr
-	}
-	return err
+	return stream[O](cs.a.env, n)
 }

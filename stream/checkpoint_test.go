@@ -262,12 +262,12 @@ func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
 		t.Fatal("the cancelled job succeeded")
 	}
 	s, _, _ := store.Latest()
-	if s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes[0]]) == nil {
+	if s == nil || s.ID != id || s.Operator(env.operatorIDs()[env.nodes()[0]]) == nil {
 		t.Fatalf("latest snapshot %+v, want checkpoint %d with the source", s, id)
 	}
 	var sums *checkpoint.OperatorState
-	for _, nd := range env.nodes {
-		if nd.uid == "sums" {
+	for _, nd := range env.nodes() {
+		if nd.UID == "sums" {
 			sums = s.Operator(env.operatorIDs()[nd])
 		}
 	}

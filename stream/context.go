@@ -1,6 +1,9 @@
 package stream
 
 import (
+	"github.com/weirdata/weir/stream/internal/core"
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -20,27 +23,16 @@ const (
 )
 
 // Context is what a ProcessFunction sees of the record it processes.
-type Context struct {
-	ts      int64
-	wm      *int64
-	now     func() int64
-	sides   map[string]any // an *emitter[T] per side output read downstream
-	harness *harnessRun    // in a test harness: side outputs are captured
-}
-
-func newContext(rt *taskRuntime, wm *int64, sides map[string]any) Context {
-	clock := rt.clock
-	return Context{wm: wm, now: func() int64 { return clock.Now().UnixMilli() }, sides: sides, harness: rt.harness}
-}
+type Context struct{ c *op.Ctx }
 
 // Timestamp returns the record's timestamp, false when it has none.
-func (c *Context) Timestamp() (int64, bool) { return c.ts, c.ts != NoTimestamp }
+func (c *Context) Timestamp() (int64, bool) { return c.c.TS, c.c.TS != NoTimestamp }
 
 // CurrentWatermark returns the operator's current watermark.
-func (c *Context) CurrentWatermark() int64 { return *c.wm }
+func (c *Context) CurrentWatermark() int64 { return *c.c.WM }
 
 // CurrentProcessingTime returns the processing time in milliseconds.
-func (c *Context) CurrentProcessingTime() int64 { return c.now() }
+func (c *Context) CurrentProcessingTime() int64 { return c.c.Now() }
 
 func (c *Context) context() *Context { return c }
 
@@ -51,42 +43,71 @@ type SideContext interface{ context() *Context }
 // timer's) key and timestamp, timers and keyed state.
 type KeyedContext[K comparable] struct {
 	Context
-	backend *state.Backend[K]
-	timers  *state.Timers[K, state.Void]
-	domain  TimeDomain
+	k *op.KeyedCtx[K]
 }
 
 // CurrentKey returns the key of the record or timer being processed.
-func (c *KeyedContext[K]) CurrentKey() K { return c.backend.CurrentKey() }
+func (c *KeyedContext[K]) CurrentKey() K { return c.k.Backend.CurrentKey() }
 
 // Backend returns the operator's keyed state backend: get states from it
 // with the state package's descriptors (state.GetValueState and others),
 // in the function's Open.
-func (c *KeyedContext[K]) Backend() *state.Backend[K] { return c.backend }
+func (c *KeyedContext[K]) Backend() *state.Backend[K] { return c.k.Backend }
 
 // TimeDomain says whether the firing timer is an event-time or a
 // processing-time one (in OnTimer).
-func (c *KeyedContext[K]) TimeDomain() TimeDomain { return c.domain }
+func (c *KeyedContext[K]) TimeDomain() TimeDomain { return TimeDomain(c.k.Domain) }
 
 // RegisterEventTimeTimer registers an event-time timer at ts for the
 // current key; it fires once the watermark reaches ts.
 func (c *KeyedContext[K]) RegisterEventTimeTimer(ts int64) {
-	c.timers.RegisterEventTimeTimer(state.Void{}, ts)
+	c.k.Timers.RegisterEventTimeTimer(state.Void{}, ts)
 }
 
 // RegisterProcessingTimeTimer registers a processing-time timer at ts (ms)
 // for the current key.
 func (c *KeyedContext[K]) RegisterProcessingTimeTimer(ts int64) {
-	c.timers.RegisterProcessingTimeTimer(state.Void{}, ts)
+	c.k.Timers.RegisterProcessingTimeTimer(state.Void{}, ts)
 }
 
 // DeleteEventTimeTimer deletes the current key's event-time timer at ts.
 func (c *KeyedContext[K]) DeleteEventTimeTimer(ts int64) {
-	c.timers.DeleteEventTimeTimer(state.Void{}, ts)
+	c.k.Timers.DeleteEventTimeTimer(state.Void{}, ts)
 }
 
 // DeleteProcessingTimeTimer deletes the current key's processing-time
 // timer at ts.
 func (c *KeyedContext[K]) DeleteProcessingTimeTimer(ts int64) {
-	c.timers.DeleteProcessingTimeTimer(state.Void{}, ts)
+	c.k.Timers.DeleteProcessingTimeTimer(state.Void{}, ts)
+}
+
+// outputs makes an operator's main emitter and an emitter per side output
+// a stream reads.
+func outputs[O any](b *graph.Build, outs map[string]any) *op.Outputs[O] {
+	o := &op.Outputs[O]{Out: core.NewEmitter(core.OutOf[O](outs, ""), b.BatchSize()), Sides: map[string]any{}}
+	n := b.Node
+	for _, name := range n.Order[1:] {
+		if out, ok := outs[name]; ok {
+			e := n.Ports[name].Emitter(out, b.BatchSize())
+			o.Sides[name] = e
+			o.Flushers = append(o.Flushers, e.(core.Flusher))
+		}
+	}
+	o.Flushers = append(o.Flushers, o.Out)
+	return o
+}
+
+// newCtx returns the context state of an operator built by b, its
+// watermark *wm (nil: the task's) and its outputs o.
+func newCtx[O any](b *graph.Build, wm *int64, o *op.Outputs[O]) *op.Ctx {
+	if wm == nil {
+		wm = b.Watermark()
+	}
+	st := op.NewCtx(b.Runtime, wm, o.Sides)
+	return &st
+}
+
+// collector returns the collector of o's main output with st's timestamp.
+func collector[O any](o *op.Outputs[O], st *op.Ctx) Collector[O] {
+	return &op.Collector[O]{E: o.Out, C: st}
 }

@@ -1,6 +1,12 @@
 package stream
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
+)
 
 // CoProcessFunction is Flink's CoProcessFunction: ProcessElement1 is
 // called for the records of the first stream, ProcessElement2 for those
@@ -15,62 +21,20 @@ type CoProcessFunction[A, B, O any] struct {
 // CoProcess applies the function newFn returns (once per subtask) to the
 // records of both streams.
 func CoProcess[A, B, O any](cs ConnectedStreams[A, B], newFn func() CoProcessFunction[A, B, O]) DataStream[O] {
-	n := addNode[O](cs.a.n.env, "CoProcess", cs.a.edge(), cs.b.edge())
-	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+	n := addNode[O](cs.a.env, "CoProcess", "CoProcess", cs.a.edge(), cs.b.edge())
+	if newFn == nil {
+		cs.a.env.fail(caller(1), fmt.Errorf("CoProcess: nil function"))
+	}
+	n.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
 		fn := newFn()
 		if fn.ProcessElement1 == nil || fn.ProcessElement2 == nil {
 			return nil, nil, fmt.Errorf("CoProcess: ProcessElement1 and ProcessElement2 are needed")
 		}
-		op := &coProcessOp[A, B, O]{fn: fn}
-		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
-		sides, fl := sideEmitters(n, outs, rt.batchSize)
-		op.flushers = append(fl, op.out)
-		op.ctx = newContext(rt, &rt.watermark, sides)
-		col := Collector[O](&collector[O]{e: op.out, ctx: &op.ctx})
-		in1 := pushFunc[A](func(b []Record[A]) error {
-			for i := range b {
-				op.ctx.ts = b[i].Timestamp
-				if err := fn.ProcessElement1(b[i].Value, &op.ctx, col); err != nil {
-					return err
-				}
-			}
-			return flushAll(op.flushers)
-		})
-		in2 := pushFunc[B](func(b []Record[B]) error {
-			for i := range b {
-				op.ctx.ts = b[i].Timestamp
-				if err := fn.ProcessElement2(b[i].Value, &op.ctx, col); err != nil {
-					return err
-				}
-			}
-			return flushAll(op.flushers)
-		})
-		return []any{in1, in2}, op, nil
+		o := outputs[O](b, outs)
+		st := newCtx(b, nil, o)
+		p := op.NewCoProcess(op.CoProcessFns[A, B, *Context, Collector[O]]{Open: fn.Open, ProcessElement1: fn.ProcessElement1,
+			ProcessElement2: fn.ProcessElement2, Close: fn.Close}, &Context{st}, collector(o, st), st, o)
+		return p.Inputs(), p, nil
 	}
-	return DataStream[O]{n: n}
-}
-
-type coProcessOp[A, B, O any] struct {
-	base
-	fn       CoProcessFunction[A, B, O]
-	ctx      Context
-	out      *emitter[O]
-	flushers []flusher
-	opened   bool
-}
-
-func (p *coProcessOp[A, B, O]) close() error {
-	if p.fn.Close != nil && p.opened {
-		p.opened = false
-		return p.fn.Close()
-	}
-	return nil
-}
-
-func (p *coProcessOp[A, B, O]) open(*taskRuntime) error {
-	p.opened = true
-	if p.fn.Open != nil {
-		return p.fn.Open()
-	}
-	return nil
+	return stream[O](cs.a.env, n)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/weirdata/weir/internal/callsite"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/watermark"
 )
 
@@ -114,12 +115,9 @@ const (
 // Env collects a DataStream program and runs it. It is not safe for
 // concurrent use.
 type Env struct {
-	opts       Options
-	nodes      []*node
-	errs       []error
-	restore    *jobRestore // the state the job opens from, if any
-	iterations []*iteration
-	ck         *CheckpointConfig // nil: no checkpoints
+	opts Options
+	p    *graph.Program
+	ck   *CheckpointConfig // nil: no checkpoints
 }
 
 // New returns an empty program.
@@ -137,7 +135,7 @@ func New(opts Options) *Env {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = flow.DefaultBatchSize
 	}
-	return &Env{opts: opts}
+	return &Env{opts: opts, p: &graph.Program{}}
 }
 
 // Parallelism returns the default parallelism of the program's operators.
@@ -179,19 +177,17 @@ func (e *Env) Start(ctx context.Context) (*Job, error) {
 
 // check returns the errors found while building the program.
 func (e *Env) check() error {
-	if len(e.errs) > 0 {
-		return errors.Join(e.errs...)
+	if len(e.p.Errs) > 0 {
+		return errors.Join(e.p.Errs...)
 	}
-	if len(e.nodes) == 0 {
+	if len(e.p.Nodes) == 0 {
 		return fmt.Errorf("stream: the program has no operators")
 	}
 	return nil
 }
 
 // fail records a build error with the caller's position.
-func (e *Env) fail(where string, err error) {
-	e.errs = append(e.errs, fmt.Errorf("stream: %s: %w", where, err))
-}
+func (e *Env) fail(where string, err error) { e.p.Fail(where, err) }
 
 // caller returns "file.go:line" of the user code that called an API
 // function (skip frames above the API function itself).

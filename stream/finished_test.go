@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"github.com/weirdata/weir/stream/internal/graph"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -64,9 +65,9 @@ func TestCheckpointsAfterTasksFinished(t *testing.T) {
 			cfg.Storage, cfg.Unaligned = store, unaligned
 			twoSources(env, bounded, running, nb, nr, dir, &seen)
 			ids := env.operatorIDs()
-			var srcNode *node
+			var srcNode *graph.Node
 			for n := range ids {
-				if n.uid == "bounded" {
+				if n.UID == "bounded" {
 					srcNode = n
 				}
 			}

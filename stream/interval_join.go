@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -27,7 +28,7 @@ func IntervalJoin[A, B any, K comparable](a KeyedStream[A, K], b KeyedStream[B, 
 // times in [t + lower, t + upper]; lower must not exceed upper.
 func (s IntervalJoinStreams[A, B, K]) Between(lower, upper time.Duration) IntervalJoined[A, B, K] {
 	if lower > upper {
-		s.a.ds.n.env.fail(caller(1), errors.New("IntervalJoin: lowerBound <= upperBound must be fulfilled"))
+		s.a.ds.env.fail(caller(1), errors.New("IntervalJoin: lowerBound <= upperBound must be fulfilled"))
 	}
 	return IntervalJoined[A, B, K]{s: s, lower: lower.Milliseconds(), upper: upper.Milliseconds()}
 }
@@ -125,6 +126,10 @@ const (
 // buffered elements in its interval; an event-time timer drops it once no
 // later element of the other side can join it.
 func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K], newFn func() ProcessJoinFunction[K, A, B, O]) DataStream[O] {
+	if newFn == nil {
+		j.s.a.ds.env.fail(caller(1), errors.New("IntervalJoin: nil function"))
+		newFn = func() ProcessJoinFunction[K, A, B, O] { return ProcessJoinFunction[K, A, B, O]{} }
+	}
 	lower, upper := j.lower, j.upper
 	if j.lowerEx {
 		lower++
@@ -132,7 +137,7 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 	if j.upperEx {
 		upper--
 	}
-	out := KeyedCoProcess(ConnectKeyed(j.s.a, j.s.b), func() KeyedCoProcessFunction[K, A, B, O] {
+	out := keyedCoProcess(ConnectKeyed(j.s.a, j.s.b), func() KeyedCoProcessFunction[K, A, B, O] {
 		fn := newFn()
 		var (
 			left    state.MapState[int64, []A]
@@ -146,15 +151,15 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 			ctx.RegisterEventTimeTimer(t)
 		}
 		late := func(ctx *KeyedContext[K]) (bool, error) {
-			if ctx.ts == NoTimestamp {
+			if ctx.c.TS == NoTimestamp {
 				return false, errors.New("stream: IntervalJoin: elements of an interval join need timestamps")
 			}
 			wm := ctx.CurrentWatermark()
-			return wm != math.MinInt64 && ctx.ts < wm, nil
+			return wm != math.MinInt64 && ctx.c.TS < wm, nil
 		}
 		emit := func(ctx *KeyedContext[K], a A, b B, ta, tb int64, o Collector[O]) error {
 			jc.left, jc.right = ta, tb
-			ctx.ts = max(ta, tb)
+			ctx.c.TS = max(ta, tb)
 			return fn.ProcessElement(a, b, &jc, o)
 		}
 		return KeyedCoProcessFunction[K, A, B, O]{
@@ -178,7 +183,7 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 				return nil
 			},
 			ProcessElement1: func(v A, ctx *KeyedContext[K], o Collector[O]) error {
-				ts := ctx.ts
+				ts := ctx.c.TS
 				if isLate, err := late(ctx); err != nil || isLate {
 					if isLate && j.leftLate != nil {
 						Output(ctx, *j.leftLate, v)
@@ -197,7 +202,7 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 						}
 					}
 				}
-				ctx.ts = ts
+				ctx.c.TS = ts
 				if upper > 0 {
 					register(ctx, ts+upper, cleanLeft)
 				} else {
@@ -206,7 +211,7 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 				return nil
 			},
 			ProcessElement2: func(v B, ctx *KeyedContext[K], o Collector[O]) error {
-				ts := ctx.ts
+				ts := ctx.c.TS
 				if isLate, err := late(ctx); err != nil || isLate {
 					if isLate && j.rightLate != nil {
 						Output(ctx, *j.rightLate, v)
@@ -226,7 +231,7 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 						}
 					}
 				}
-				ctx.ts = ts
+				ctx.c.TS = ts
 				if -lower > 0 {
 					register(ctx, ts-lower, cleanRight)
 				} else {
@@ -258,13 +263,12 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 			},
 			Close: fn.Close,
 		}
-	})
-	out.n.name = "IntervalJoin"
+	}, "IntervalJoin", caller(1))
 	if j.leftLate != nil {
-		sidePort[A](out.n, j.leftLate.id)
+		graph.SidePort[A](out.n, j.leftLate.id)
 	}
 	if j.rightLate != nil {
-		sidePort[B](out.n, j.rightLate.id)
+		graph.SidePort[B](out.n, j.rightLate.id)
 	}
 	return out
 }

@@ -3,6 +3,10 @@ package stream
 import (
 	"fmt"
 	"time"
+
+	"github.com/weirdata/weir/stream/internal/core"
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/task"
 )
 
 // IterativeStream is the head of a stream iteration (Flink's
@@ -11,17 +15,7 @@ import (
 // body.
 type IterativeStream[T any] struct {
 	DataStream[T]
-	it *iteration
-}
-
-// iteration is one feedback loop: its head and tail nodes and the maximal
-// wait of the head.
-type iteration struct {
-	head, tail *node
-	maxWait    time.Duration
-	// queues makes the feedback queues of one execution, one per subtask
-	// of the head.
-	queues func(n int) []feedbackQueue
+	it *graph.Iteration
 }
 
 // Iterate starts a stream iteration over ds (Flink's
@@ -32,28 +26,26 @@ type iteration struct {
 // unbounded jobs. Iterations run in STREAMING mode only.
 func Iterate[T any](ds DataStream[T], maxWait time.Duration) IterativeStream[T] {
 	it := newIteration[T, T](ds, maxWait)
-	it.head.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
-		op := &unionOp[T]{out: outOf[T](outs, "")}
-		return []any{op}, op, nil
+	it.Head.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
+		q := b.Feedback.(*task.Feedback[T])
+		h := task.NewHead[T](q, core.OutOf[T](outs, ""), b.Node.Name)
+		q.SetTarget(h)
+		return []any{h}, h, nil
 	}
-	return IterativeStream[T]{DataStream: DataStream[T]{n: it.head}, it: it}
+	return IterativeStream[T]{DataStream: stream[T](ds.env, it.Head), it: it}
 }
 
 // newIteration adds the head of an iteration over ds whose feedback is of
 // type F; the caller sets its build.
-func newIteration[T, F any](ds DataStream[T], maxWait time.Duration) *iteration {
-	head := addNode[T](ds.n.env, "IterationHead", ds.edge())
-	head.parallelism = ds.n.parallelism
-	it := &iteration{head: head, maxWait: max(maxWait, 0)}
-	it.queues = func(n int) []feedbackQueue {
-		qs := make([]feedbackQueue, n)
-		for i := range qs {
-			qs[i] = newFeedback[F](fmt.Sprintf("feedback-%d-%d", head.id, i))
-		}
-		return qs
+func newIteration[T, F any](ds DataStream[T], maxWait time.Duration) *graph.Iteration {
+	head := addNode[T](ds.env, "IterationHead", "IterationHead", ds.edge())
+	head.Parallelism = ds.n.Parallelism
+	it := &graph.Iteration{Head: head, MaxWait: max(maxWait, 0)}
+	it.Queue = func(i int) task.FeedbackQueue {
+		return task.NewFeedback[F](fmt.Sprintf("feedback-%d-%d", head.ID, i))
 	}
-	head.iter = it
-	ds.n.env.iterations = append(ds.n.env.iterations, it)
+	head.Iter = it
+	ds.env.p.Iterations = append(ds.env.p.Iterations, it)
 	return it
 }
 
@@ -62,7 +54,7 @@ func newIteration[T, F any](ds DataStream[T], maxWait time.Duration) *iteration 
 // parallelisms must be equal, and feedback must be made from the
 // iteration's stream. It returns feedback.
 func (s IterativeStream[T]) CloseWith(feedback DataStream[T]) DataStream[T] {
-	closeIteration(s.it, feedback, caller(1))
+	closeIteration(s.env, s.it, feedback, caller(1))
 	return feedback
 }
 
@@ -75,7 +67,7 @@ func (s IterativeStream[T]) CloseWith(feedback DataStream[T]) DataStream[T] {
 // feedback.
 type ConnectedIterativeStreams[I, F any] struct {
 	ConnectedStreams[I, F]
-	it *iteration
+	it *graph.Iteration
 }
 
 // feedbackPort is the output of a connected iteration's head that carries
@@ -89,14 +81,15 @@ const feedbackPort = "feedback"
 // result, subtask i to subtask i; maxWait ends the loop as in Iterate.
 func IterateWithFeedback[I, F any](ds DataStream[I], maxWait time.Duration) ConnectedIterativeStreams[I, F] {
 	it := newIteration[I, F](ds, maxWait)
-	head := it.head
-	sidePort[F](head, feedbackPort)
-	head.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
-		op := &unionOp[I]{out: outOf[I](outs, "")}
-		rt.feedbackOut = outOf[F](outs, feedbackPort)
-		return []any{op}, op, nil
+	head := it.Head
+	graph.SidePort[F](head, feedbackPort)
+	head.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
+		q := b.Feedback.(*task.Feedback[F])
+		q.SetTarget(core.OutOf[F](outs, feedbackPort))
+		h := task.NewHead[I](q, core.OutOf[I](outs, ""), b.Node.Name)
+		return []any{h}, h, nil
 	}
-	cs := Connect(DataStream[I]{n: head}, DataStream[F]{n: head, port: feedbackPort})
+	cs := Connect(stream[I](ds.env, head), DataStream[F]{env: ds.env, n: head, port: feedbackPort})
 	return ConnectedIterativeStreams[I, F]{ConnectedStreams: cs, it: it}
 }
 
@@ -104,56 +97,34 @@ func IterateWithFeedback[I, F any](ds DataStream[I], maxWait time.Duration) Conn
 // co-operator (Flink's ConnectedIterativeStreams.closeWith), under
 // IterativeStream.CloseWith's rules. It returns feedback.
 func (s ConnectedIterativeStreams[I, F]) CloseWith(feedback DataStream[F]) DataStream[F] {
-	closeIteration(s.it, feedback, caller(1))
+	closeIteration(s.ConnectedStreams.a.env, s.it, feedback, caller(1))
 	return feedback
 }
 
 // closeIteration adds it's tail after feedback.
-func closeIteration[F any](it *iteration, feedback DataStream[F], where string) {
-	env := it.head.env
-	if it.tail != nil {
+func closeIteration[F any](env *Env, it *graph.Iteration, feedback DataStream[F], where string) {
+	if it.Tail != nil {
 		env.fail(where, fmt.Errorf("CloseWith: the iteration is closed already"))
 		return
 	}
-	if feedback.n.env != env {
+	if feedback.n.Program != it.Head.Program {
 		env.fail(where, fmt.Errorf("CloseWith: the feedback stream belongs to another program"))
 		return
 	}
-	if !reaches(it.head, feedback.n, map[*node]bool{}) {
+	if !graph.Reaches(it.Head, feedback.n) {
 		env.fail(where, fmt.Errorf("CloseWith: Cannot close an iteration with a feedback DataStream that does not originate from said iteration"))
 		return
 	}
 	e := feedback.edge()
-	e.part = partitioning{kind: partForward}
-	tail := addNode[F](env, "IterationTail", e)
-	it.tail = tail
-	tail.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
-		if rt.p == nil {
+	e.Part = graph.Partitioning{Kind: graph.PartForward}
+	tail := addNode[F](env, "IterationTail", "IterationTail", e)
+	it.Tail = tail
+	tail.Build = func(b *graph.Build, _ map[string]any) ([]any, task.Operator, error) {
+		q, ok := b.Feedback.(*task.Feedback[F])
+		if !ok {
 			return nil, nil, fmt.Errorf("iterations run in jobs only")
 		}
-		q := rt.p.feedback[it][rt.subtask].(*feedbackChan[F])
-		in := pushFunc[F](func(b []Record[F]) error {
-			n, err := q.push(rt.env, b)
-			rt.spilled(n)
-			return err
-		})
-		return []any{in}, base{}, nil
+		t := task.NewTail(q)
+		return []any{t}, t, nil
 	}
-}
-
-// reaches says whether from is n or one of its transitive inputs.
-func reaches(from, n *node, seen map[*node]bool) bool {
-	if n == from {
-		return true
-	}
-	if seen[n] {
-		return false
-	}
-	seen[n] = true
-	for _, e := range n.inputs {
-		if reaches(from, e.from, seen) {
-			return true
-		}
-	}
-	return false
 }

@@ -2,8 +2,10 @@ package stream
 
 import (
 	"fmt"
-	"io"
 
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -39,10 +41,10 @@ type KeyedBroadcastProcessFunction[K comparable, A, B, O any] struct {
 // broadcast states read only (GetReadOnlyBroadcastState).
 type KeyedReadOnlyBroadcastContext[K comparable] struct {
 	*KeyedContext[K]
-	bs *broadcastStates
+	bs *op.BroadcastStates
 }
 
-func (c *KeyedReadOnlyBroadcastContext[K]) broadcastStates() *broadcastStates { return c.bs }
+func (c *KeyedReadOnlyBroadcastContext[K]) broadcastStates() *op.BroadcastStates { return c.bs }
 
 // KeyedBroadcastContext is ProcessBroadcastElement's context: the record's
 // timestamp, the watermark, side outputs, the broadcast states read-write
@@ -50,12 +52,12 @@ func (c *KeyedReadOnlyBroadcastContext[K]) broadcastStates() *broadcastStates { 
 // state is reached only through ApplyToKeyedState.
 type KeyedBroadcastContext[K comparable] struct {
 	*Context
-	bs      *broadcastStates
-	backend **state.Backend[K]
+	bs      *op.BroadcastStates
+	backend func() *state.Backend[K]
 }
 
-func (c *KeyedBroadcastContext[K]) broadcastStates() *broadcastStates { return c.bs }
-func (c *KeyedBroadcastContext[K]) writable()                         {}
+func (c *KeyedBroadcastContext[K]) broadcastStates() *op.BroadcastStates { return c.bs }
+func (c *KeyedBroadcastContext[K]) writable()                            {}
 
 // ApplyToKeyedState calls fn for every key of the subtask that has an
 // entry in the keyed state s, with that key current (Flink's
@@ -67,7 +69,7 @@ func ApplyToKeyedState[K comparable, S any](ctx *KeyedBroadcastContext[K], s S, 
 	if !ok {
 		return fmt.Errorf("stream: ApplyToKeyedState: %T is not a keyed state of this operator's key type", s)
 	}
-	b := *ctx.backend
+	b := ctx.backend()
 	defer b.ClearCurrentKey()
 	for _, k := range ks.KeysIn(state.Void{}) {
 		b.SetCurrentKey(k)
@@ -79,135 +81,44 @@ func ApplyToKeyedState[K comparable, S any](ctx *KeyedBroadcastContext[K], s S, 
 }
 
 // KeyedBroadcastProcess applies the function newFn returns (once per
-// subtask) to the keyed stream and the broadcast stream; the broadcast
-// stream's records reach every subtask. In BATCH mode the broadcast input
-// is processed first, as Flink does: the keyed input is sorted and fed
-// key by key at its end.
+// subtask) to the connected streams: ProcessElement to the keyed stream's
+// records with their key current and read-only broadcast state,
+// ProcessBroadcastElement to the broadcast stream's with writable
+// broadcast state (Flink's KeyedBroadcastProcessFunction).
 func KeyedBroadcastProcess[A any, K comparable, B, O any](cs KeyedBroadcastConnectedStream[A, K, B], newFn func() KeyedBroadcastProcessFunction[K, A, B, O]) DataStream[O] {
+	env := cs.a.ds.env
 	ea, eb := cs.a.ds.edge(), cs.b.ds.edge()
-	n := addNode[O](cs.a.ds.n.env, "KeyedBroadcastProcess", ea, eb)
+	n := addNode[O](env, "KeyedBroadcastProcess", "KeyedBroadcastProcess", ea, eb)
 	if newFn == nil {
-		cs.a.ds.n.env.fail(caller(1), fmt.Errorf("KeyedBroadcastProcess: nil function"))
+		env.fail(caller(1), fmt.Errorf("KeyedBroadcastProcess: nil function"))
 	}
-	n.keyed = true
-	ea.part = partitioning{kind: partKeyed, custom: keyGroups(cs.a.key, cs.a.hash, n)}
-	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+	n.Keyed = true
+	ea.Part = graph.Partitioning{Kind: graph.PartKeyed, Custom: graph.KeyGroups(cs.a.key, cs.a.hash)}
+	n.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
 		fn := newFn()
 		if fn.ProcessElement == nil || fn.ProcessBroadcastElement == nil {
 			return nil, nil, fmt.Errorf("KeyedBroadcastProcess: ProcessElement and ProcessBroadcastElement are needed")
 		}
-		op := &keyedBroadcastOp[A, K, O]{}
-		op.bs.descs = cs.b.descs
-		op.inner.node = n
-		op.inner.fn = KeyedProcessFunction[K, struct{}, O]{Open: fn.Open, Close: fn.Close}
+		bs := op.NewBroadcastStates(broadcastStates(cs.b.descs))
+		ro := &KeyedReadOnlyBroadcastContext[K]{bs: bs}
+		fns := op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{Open: fn.Open, Close: fn.Close}
 		if fn.OnTimer != nil {
-			op.inner.fn.OnTimer = func(ts int64, _ *KeyedContext[K], out Collector[O]) error {
-				return fn.OnTimer(ts, &op.ro, out)
+			fns.OnTimer = func(ts int64, _ *KeyedContext[K], out Collector[O]) error {
+				return fn.OnTimer(ts, ro, out)
 			}
 		}
-		op.inner.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
-		sides, fl := sideEmitters(n, outs, rt.batchSize)
-		op.inner.flushers = append(fl, op.inner.out)
-		op.inner.ctx.Context = newContext(rt, &op.inner.wm, sides)
-		op.inner.col = &collector[O]{e: op.inner.out, ctx: &op.inner.ctx.Context}
-		op.ro = KeyedReadOnlyBroadcastContext[K]{KeyedContext: &op.inner.ctx, bs: &op.bs}
-		op.rw = KeyedBroadcastContext[K]{Context: &op.inner.ctx.Context, bs: &op.bs, backend: &op.inner.backend}
-		op.in1 = keyedInput(&op.inner, cs.a.key, func(v A, _ *KeyedContext[K], out Collector[O]) error {
-			return fn.ProcessElement(v, &op.ro, out)
-		})
-		in2 := pushFunc[B](func(b []Record[B]) error {
-			op.inner.backend.ClearCurrentKey()
-			for i := range b {
-				op.inner.ctx.ts = b[i].Timestamp
-				if err := fn.ProcessBroadcastElement(b[i].Value, &op.rw, op.inner.col); err != nil {
-					return err
-				}
-			}
-			if err := op.bs.err(); err != nil {
-				return err
-			}
-			return op.inner.done()
-		})
-		if rt.batch() {
-			s := newSortedInput[A, K](op, cs.a.key)
-			return []any{s, in2}, s, nil
+		inner, kctx := keyedProcess[struct{}](b, outs, nil, fns)
+		ro.KeyedContext = kctx
+		rw := &KeyedBroadcastContext[K]{Context: &kctx.Context, bs: bs}
+		p := op.NewKeyedBroadcast(inner, bs, cs.a.key, func(v A, _ *KeyedContext[K], out Collector[O]) error {
+			return fn.ProcessElement(v, ro, out)
+		}, fn.ProcessBroadcastElement, rw)
+		rw.backend = p.Backend
+		if b.Batch() {
+			s := op.NewSortedInput[A, K](p, cs.a.key)
+			return []any{s, p.BroadcastInput()}, s, nil
 		}
-		return []any{op.in1, in2}, op, nil
+		return p.Inputs(), p, nil
 	}
-	return DataStream[O]{n: n}
-}
-
-// keyedBroadcastOp is the keyed broadcast operator (Flink's
-// CoBroadcastWithKeyedOperator): a KeyedProcess operator for the keyed
-// input with broadcast states beside its keyed backend. Its snapshot holds
-// both: the keyed part restores by key group, the broadcast part whole
-// into every instance.
-type keyedBroadcastOp[A any, K comparable, O any] struct {
-	inner keyedProcessOp[struct{}, K, O]
-	bs    broadcastStates
-	ro    KeyedReadOnlyBroadcastContext[K]
-	rw    KeyedBroadcastContext[K]
-	in1   pushFunc[A]
-}
-
-func (p *keyedBroadcastOp[A, K, O]) open(rt *taskRuntime) error {
-	all := rt.restoredAll(p.inner.node)
-	var keyed [][]byte
-	var bcast []byte
-	for i, snap := range all {
-		parts, err := readParts(snap, 2)
-		if err != nil {
-			return err
-		}
-		if parts[0] != nil {
-			keyed = append(keyed, parts[0])
-		}
-		if i == 0 {
-			bcast = parts[1] // every subtask's broadcast states are the same
-		}
-	}
-	if err := p.bs.open(rt, p.inner.node.name, bcast); err != nil {
-		return err
-	}
-	saved, had := rt.overrides[p.inner.node]
-	if rt.overrides == nil {
-		rt.overrides = map[*node][][]byte{}
-	}
-	rt.overrides[p.inner.node] = keyed // the inner operator restores its keyed part
-	err := p.inner.open(rt)
-	if had {
-		rt.overrides[p.inner.node] = saved
-	} else {
-		delete(rt.overrides, p.inner.node)
-	}
-	return err
-}
-
-func (p *keyedBroadcastOp[A, K, O]) push(b []Record[A]) error { return p.in1(b) }
-func (p *keyedBroadcastOp[A, K, O]) endKey() error            { return p.inner.endKey() }
-func (p *keyedBroadcastOp[A, K, O]) onWatermark(wm int64) error {
-	return p.inner.onWatermark(wm)
-}
-func (p *keyedBroadcastOp[A, K, O]) onProcessingTime(now int64) error {
-	return p.inner.onProcessingTime(now)
-}
-func (p *keyedBroadcastOp[A, K, O]) nextProcessingTime() (int64, bool) {
-	return p.inner.nextProcessingTime()
-}
-func (p *keyedBroadcastOp[A, K, O]) notifyCheckpointComplete(id int64) error {
-	return p.inner.notifyCheckpointComplete(id)
-}
-func (p *keyedBroadcastOp[A, K, O]) endInput() error { return p.inner.endInput() }
-
-func (p *keyedBroadcastOp[A, K, O]) snapshot(id int64, w io.Writer) error {
-	inner := func(w io.Writer) error { return p.inner.snapshot(id, w) }
-	return writeParts(w, inner, p.bs.snapshot)
-}
-
-func (p *keyedBroadcastOp[A, K, O]) close() error {
-	err := p.inner.close()
-	if cerr := p.bs.close(); err == nil {
-		err = cerr
-	}
-	return err
+	return stream[O](env, n)
 }

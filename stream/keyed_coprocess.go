@@ -2,6 +2,10 @@ package stream
 
 import (
 	"fmt"
+
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
 )
 
 // KeyedConnectedStreams are two keyed streams with the same key type:
@@ -28,52 +32,37 @@ type KeyedCoProcessFunction[K comparable, A, B, O any] struct {
 // KeyedCoProcess applies the function newFn returns (once per subtask) to
 // the records of both keyed streams.
 func KeyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B, K], newFn func() KeyedCoProcessFunction[K, A, B, O]) DataStream[O] {
+	return keyedCoProcess(cs, newFn, "KeyedCoProcess", caller(1))
+}
+
+func keyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B, K], newFn func() KeyedCoProcessFunction[K, A, B, O], name, where string) DataStream[O] {
+	env := cs.a.ds.env
 	ea, eb := cs.a.ds.edge(), cs.b.ds.edge()
-	n := addNode[O](cs.a.ds.n.env, "KeyedCoProcess", ea, eb)
-	n.keyed = true
-	ea.part = partitioning{kind: partKeyed, custom: keyGroups(cs.a.key, cs.a.hash, n)}
-	eb.part = partitioning{kind: partKeyed, custom: keyGroups(cs.b.key, cs.b.hash, n)}
-	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+	n := addNode[O](env, name, name, ea, eb)
+	if newFn == nil {
+		env.fail(where, fmt.Errorf("%s: nil function", name))
+	}
+	n.Keyed = true
+	ea.Part = graph.Partitioning{Kind: graph.PartKeyed, Custom: graph.KeyGroups(cs.a.key, cs.a.hash)}
+	eb.Part = graph.Partitioning{Kind: graph.PartKeyed, Custom: graph.KeyGroups(cs.b.key, cs.b.hash)}
+	n.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
 		fn := newFn()
 		if fn.ProcessElement1 == nil || fn.ProcessElement2 == nil {
-			return nil, nil, fmt.Errorf("KeyedCoProcess: ProcessElement1 and ProcessElement2 are needed")
+			return nil, nil, fmt.Errorf("%s: ProcessElement1 and ProcessElement2 are needed", name)
 		}
 		// the two-input operator is a KeyedProcess operator whose elements
 		// are dispatched by input
-		op := &keyedProcessOp[struct{}, K, O]{}
-		op.node = n
-		op.fn = KeyedProcessFunction[K, struct{}, O]{Open: fn.Open, OnTimer: fn.OnTimer, Close: fn.Close}
-		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
-		sides, fl := sideEmitters(n, outs, rt.batchSize)
-		op.flushers = append(fl, op.out)
-		op.ctx.Context = newContext(rt, &op.wm, sides)
-		op.col = &collector[O]{e: op.out, ctx: &op.ctx.Context}
-		in1 := keyedInput(op, cs.a.key, fn.ProcessElement1)
-		in2 := keyedInput(op, cs.b.key, fn.ProcessElement2)
-		if rt.batch() {
-			s := &sortedInputs2[A, B, K]{inner: op}
-			s.a.key, s.a.to = cs.a.key, in1
-			s.b.key, s.b.to = cs.b.key, in2
-			return []any{pushFunc[A](s.a.push), pushFunc[B](s.b.push)}, s, nil
+		p, _ := keyedProcess[struct{}](b, outs, nil, op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{
+			Open: fn.Open, OnTimer: fn.OnTimer, Close: fn.Close})
+		in1 := op.KeyedInput(p, cs.a.key, fn.ProcessElement1)
+		in2 := op.KeyedInput(p, cs.b.key, fn.ProcessElement2)
+		if b.Batch() {
+			s := &op.SortedInputs2[A, B, K]{Inner: p}
+			s.A.Key, s.A.To = cs.a.key, in1
+			s.B.Key, s.B.To = cs.b.key, in2
+			return s.Inputs(), s, nil
 		}
-		return []any{in1, in2}, op, nil
+		return []any{in1, in2}, p, nil
 	}
-	return DataStream[O]{n: n}
-}
-
-// keyedInput is one input of a keyed two-input operator.
-func keyedInput[T any, K comparable, O any](op *keyedProcessOp[struct{}, K, O], key func(T) K, fn func(T, *KeyedContext[K], Collector[O]) error) pushFunc[T] {
-	return func(b []Record[T]) error {
-		for i := range b {
-			op.backend.SetCurrentKey(key(b[i].Value))
-			op.ctx.ts = b[i].Timestamp
-			if err := fn(b[i].Value, &op.ctx, op.col); err != nil {
-				return err
-			}
-		}
-		if err := op.backend.Err(); err != nil {
-			return err
-		}
-		return flushAll(op.flushers)
-	}
+	return stream[O](env, n)
 }

@@ -203,22 +203,6 @@ func TestWatermarkMetrics(t *testing.T) {
 	}
 }
 
-// TestCountingAllocs: counting a chained operator's records costs no
-// allocation per batch.
-func TestCountingAllocs(t *testing.T) {
-	var m flow.TaskMetrics
-	c := m.Operator("op")
-	var in output[int] = countIn[int]{discard[int]{}, c}
-	var out output[int] = countOut[int]{in, c}
-	b := make([]Record[int], 64)
-	if n := testing.AllocsPerRun(100, func() { _ = out.push(b) }); n != 0 {
-		t.Errorf("%v allocations per counted batch, want 0", n)
-	}
-	if c.RecordsIn() != 101*64 || c.RecordsOut() != 101*64 {
-		t.Errorf("counted %d in and %d out, want %d each", c.RecordsIn(), c.RecordsOut(), 101*64)
-	}
-}
-
 // TestSourceIdle: a source held back by its rate limit waits for records,
 // and that wait is idle time, not busy (as Flink counts a source waiting
 // for available data).

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/internal/graph"
 )
 
 // Plan is a program's stream graph as it runs (Flink's job graph): its
@@ -85,38 +86,35 @@ func (e *Env) Plan() (*Plan, error) {
 	if err := e.check(); err != nil {
 		return nil, err
 	}
-	if err := e.resolve(); err != nil {
-		return nil, err
-	}
-	batch, err := e.batchMode()
+	r, err := graph.Resolve(e.p, e.graphOptions())
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Mode: "STREAMING"}
-	if batch {
+	if r.Batch {
 		p.Mode = "BATCH"
 	} else if c := e.checkpointConfig(); c != nil {
 		p.Checkpointing = planCheckpointing(c, e.opts)
 	}
-	task := map[*node]int{}
-	for _, n := range e.nodes {
-		if len(n.inputs) == 1 && chained(n.inputs[0]) {
-			ti := task[n.inputs[0].from]
+	task := map[*graph.Node]int{}
+	for _, n := range e.p.Nodes {
+		op := PlanOperator{ID: n.ID, Name: n.Name, Source: n.Source, Bounded: n.Bounded, MaxParallelism: r.MaxP[n]}
+		if len(n.Inputs) == 1 && r.Chained(n.Inputs[0]) {
+			ti := task[n.Inputs[0].From]
 			task[n] = ti
-			p.Tasks[ti].Operators = append(p.Tasks[ti].Operators, planOperator(n))
+			p.Tasks[ti].Operators = append(p.Tasks[ti].Operators, op)
 			continue
 		}
 		task[n] = len(p.Tasks)
-		p.Tasks = append(p.Tasks, PlanTask{ID: len(p.Tasks), Name: n.name, Parallelism: n.parallelism,
-			Operators: []PlanOperator{planOperator(n)}})
+		p.Tasks = append(p.Tasks, PlanTask{ID: len(p.Tasks), Name: n.Name, Parallelism: r.Par[n], Operators: []PlanOperator{op}})
 	}
-	for _, n := range e.nodes {
-		for i, in := range n.inputs {
-			p.Edges = append(p.Edges, PlanEdge{From: in.from.id, To: n.id, Input: i, Output: in.port,
-				Chained: chained(in), Partitioning: in.part.kind.String()})
+	for _, n := range e.p.Nodes {
+		for i, in := range n.Inputs {
+			p.Edges = append(p.Edges, PlanEdge{From: in.From.ID, To: n.ID, Input: i, Output: in.Port,
+				Chained: r.Chained(in), Partitioning: r.Part[in].String()})
 		}
-		if it := n.iter; it != nil && it.tail != nil {
-			p.Edges = append(p.Edges, PlanEdge{From: it.tail.id, To: n.id, Input: len(n.inputs), Partitioning: "FEEDBACK"})
+		if it := n.Iter; it != nil && it.Tail != nil {
+			p.Edges = append(p.Edges, PlanEdge{From: it.Tail.ID, To: n.ID, Input: len(n.Inputs), Partitioning: "FEEDBACK"})
 		}
 	}
 	return p, nil
@@ -151,27 +149,6 @@ func (c *PlanCheckpointing) String() string {
 	}
 	fmt.Fprintf(&b, "; storage %s", c.Storage)
 	return b.String()
-}
-
-func planOperator(n *node) PlanOperator {
-	return PlanOperator{ID: n.id, Name: n.name, Source: n.source, Bounded: n.bounded, MaxParallelism: n.maxP}
-}
-
-// String returns Flink's name of the partitioning.
-func (k partKind) String() string {
-	switch k {
-	case partForward:
-		return "FORWARD"
-	case partRebalance:
-		return "REBALANCE"
-	case partBroadcast:
-		return "BROADCAST"
-	case partShuffle:
-		return "SHUFFLE"
-	case partKeyed:
-		return "HASH"
-	}
-	return "DEFAULT"
 }
 
 // taskOf returns the task that runs operator id.

@@ -1,8 +1,9 @@
 package stream
 
 import (
-	"math/rand/v2"
 	"time"
+
+	"github.com/weirdata/weir/stream/internal/runner"
 )
 
 // RestartStrategy decides whether and when a job restarts after a task
@@ -12,36 +13,17 @@ import (
 // with checkpoints restarts as ExponentialDelayRestart with Flink's
 // defaults (Flink 1.20's default when checkpointing is enabled) and a job
 // without checkpoints does not restart.
-type RestartStrategy struct {
-	kind       restartKind
-	attempts   int           // fixed delay: restarts allowed
-	delay      time.Duration // fixed delay, failure rate
-	initial    time.Duration // exponential
-	maxBackoff time.Duration
-	multiplier float64
-	reset      time.Duration // exponential: a run this long resets the backoff
-	jitter     float64
-	failures   int           // failure rate: failures allowed per interval
-	interval   time.Duration // failure rate
-}
-
-type restartKind uint8
-
-const (
-	restartDefault restartKind = iota
-	restartNone
-	restartFixed
-	restartExponential
-	restartFailureRate
-)
+type RestartStrategy struct{ s runner.RestartStrategy }
 
 // NoRestart fails the job at its first task failure.
-func NoRestart() *RestartStrategy { return &RestartStrategy{kind: restartNone} }
+func NoRestart() *RestartStrategy {
+	return &RestartStrategy{runner.RestartStrategy{Kind: runner.RestartNone}}
+}
 
 // FixedDelayRestart restarts the job up to attempts times, waiting delay
 // (on the job's Clock) before each restart.
 func FixedDelayRestart(attempts int, delay time.Duration) *RestartStrategy {
-	return &RestartStrategy{kind: restartFixed, attempts: attempts, delay: delay}
+	return &RestartStrategy{runner.RestartStrategy{Kind: runner.RestartFixed, Attempts: attempts, Delay: delay}}
 }
 
 // ExponentialDelayRestart restarts the job without limit, waiting initial
@@ -50,81 +32,20 @@ func FixedDelayRestart(attempts int, delay time.Duration) *RestartStrategy {
 // itself; once the job ran resetThreshold without failing the wait starts
 // at initial again.
 func ExponentialDelayRestart(initial, maxBackoff time.Duration, multiplier float64, resetThreshold time.Duration, jitter float64) *RestartStrategy {
-	return &RestartStrategy{kind: restartExponential, initial: initial, maxBackoff: maxBackoff, multiplier: multiplier,
-		reset: resetThreshold, jitter: jitter}
+	return &RestartStrategy{runner.RestartStrategy{Kind: runner.RestartExponential, Initial: initial, MaxBackoff: maxBackoff,
+		Multiplier: multiplier, Reset: resetThreshold, Jitter: jitter}}
 }
 
 // FailureRateRestart restarts the job after delay as long as fewer than
 // failures failures happened within interval; the failure that reaches
 // failures fails the job.
 func FailureRateRestart(failures int, interval, delay time.Duration) *RestartStrategy {
-	return &RestartStrategy{kind: restartFailureRate, failures: failures, interval: interval, delay: delay}
+	return &RestartStrategy{runner.RestartStrategy{Kind: runner.RestartFailureRate, Failures: failures, Interval: interval, Delay: delay}}
 }
 
-// defaultExponential is Flink 1.20's restart-strategy.exponential-delay
-// defaults: initial backoff 1 s, max backoff 1 min, multiplier 1.5, reset
-// threshold 1 h, jitter 0.1.
-func defaultExponential() *RestartStrategy {
-	return ExponentialDelayRestart(time.Second, time.Minute, 1.5, time.Hour, 0.1)
-}
-
-// restarter applies a strategy to one job's failures.
-type restarter struct {
-	s        RestartStrategy
-	restarts int
-	backoff  time.Duration
-	failedAt []time.Time // failure rate: the failures within interval
-	lastFail time.Time
-}
-
-func newRestarter(s *RestartStrategy, checkpointing bool) *restarter {
-	if s == nil || s.kind == restartDefault {
-		if !checkpointing {
-			s = NoRestart()
-		} else {
-			s = defaultExponential()
-		}
+func (r *RestartStrategy) strategy() runner.RestartStrategy {
+	if r == nil {
+		return runner.RestartStrategy{}
 	}
-	return &restarter{s: *s}
-}
-
-// next says whether the job restarts after a failure at now, after a run
-// that started at started, and after what delay.
-func (r *restarter) next(now, started time.Time) (time.Duration, bool) {
-	s := &r.s
-	switch s.kind {
-	case restartFixed:
-		if r.restarts >= s.attempts {
-			return 0, false
-		}
-		r.restarts++
-		return s.delay, true
-	case restartExponential:
-		if r.backoff == 0 || now.Sub(started) >= s.reset {
-			r.backoff = s.initial
-		} else {
-			r.backoff = min(time.Duration(float64(r.backoff)*s.multiplier), s.maxBackoff)
-		}
-		d := r.backoff
-		if s.jitter > 0 && d > 0 {
-			j := float64(d) * s.jitter
-			d += time.Duration(j * (2*rand.Float64() - 1))
-		}
-		r.restarts++
-		return max(d, 0), true
-	case restartFailureRate:
-		keep := r.failedAt[:0]
-		for _, t := range r.failedAt {
-			if now.Sub(t) < s.interval {
-				keep = append(keep, t)
-			}
-		}
-		r.failedAt = append(keep, now)
-		if len(r.failedAt) >= s.failures {
-			return 0, false
-		}
-		r.restarts++
-		return s.delay, true
-	}
-	return 0, false
+	return r.s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/weirdata/weir/stream/internal/coordinator"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestRestoreMissingOperator(t *testing.T) {
 		return c, err
 	}
 	_, err := run(false)
-	want := fmt.Sprintf("Failed to rollback to checkpoint/savepoint checkpoint %d. Cannot map checkpoint/savepoint state for operator %s to the new program, because the operator is not available in the new program. If you want to allow to skip this, you can set the --allowNonRestoredState option on the CLI.", snap.ID, sums.ID)
+	want := fmt.Sprintf(`restore from checkpoint %d: the snapshot has state of operator "Sum" (id %s), which the program does not have; give the operator its uid again, or set AllowNonRestoredState (--allow-non-restored-state) to skip this state`, snap.ID, sums.ID)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
@@ -84,8 +85,8 @@ func TestRestoreMissingOperator(t *testing.T) {
 func (e *Env) opID(build func(*Env), uid string) string {
 	build(e)
 	ids := e.operatorIDs()
-	for _, nd := range e.nodes {
-		if nd.uid == uid {
+	for _, nd := range e.nodes() {
+		if nd.UID == uid {
 			return ids[nd]
 		}
 	}
@@ -168,13 +169,10 @@ func TestCheckpointPeriodicAndTimeout(t *testing.T) {
 	res := make(chan error, 1)
 	go func() { _, err := j.TriggerCheckpoint(context.Background()); res <- err }()
 	waitUntil(t, "checkpoint 2 pending", func() bool {
-		c := j.coord
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.pending[2] != nil
+		return slices.Contains(j.j.Coordinator().Pending(), 2)
 	})
 	clock.Advance(6 * time.Minute)
-	if err := <-res; !errors.Is(err, errCheckpointAborted) || !strings.Contains(err.Error(), "expired") {
+	if err := <-res; !errors.Is(err, coordinator.ErrAborted) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("err = %v, want an expired checkpoint", err)
 	}
 	close(hold)

@@ -3,33 +3,29 @@ package stream
 import (
 	"io"
 
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/sink"
 )
 
 // addSink adds a sink node whose subtasks write batches with the function
 // open returns for subtask i of n (nil: the caller sets the node's build).
-func addSink[T any](ds DataStream[T], name string, open func(i, n int) (func([]Record[T]) error, error)) *node {
-	n := addNode[struct{}](ds.n.env, name, ds.edge())
+func addSink[T any](ds DataStream[T], name string, open func(i, n int) (func([]Record[T]) error, error)) *graph.Node {
+	n := addNode[struct{}](ds.env, name, name, ds.edge())
 	if open == nil {
 		return n // the caller builds
 	}
-	n.build = func(rt *taskRuntime, _ map[string]any) ([]any, operator, error) {
-		w, err := open(rt.subtask, rt.parallelism)
+	n.Build = func(b *graph.Build, _ map[string]any) ([]any, task.Operator, error) {
+		w, err := open(b.Subtask(), b.Parallelism())
 		if err != nil {
 			return nil, nil, err
 		}
-		op := &sinkOp[T]{write: w}
-		return []any{op}, op, nil
+		s := &op.Sink[T]{Write: w}
+		return []any{s}, s, nil
 	}
 	return n
 }
-
-type sinkOp[T any] struct {
-	base
-	write func([]Record[T]) error
-}
-
-func (s *sinkOp[T]) push(b []Record[T]) error { return s.write(b) }
 
 // Collected holds what a Collect sink received, once the job ended.
 type Collected[T any] struct{ c *sink.Collect[Record[T]] }
@@ -64,16 +60,16 @@ func (c *Collected[T]) Values() []T {
 // Print adds a sink printing every record to standard output in Flink's
 // format: "N> " before each line (N the subtask from 1) when the sink's
 // parallelism is above 1, the value as sink.ToString prints it.
-func Print[T any](ds DataStream[T]) { printTo(ds, sink.NewPrint[T]("")) }
+func Print[T any](ds DataStream[T]) DataStreamSink { return printTo(ds, sink.NewPrint[T]("")) }
 
 // PrintTo is Print to w, with an identifier before the subtask
 // ("id:N> "; "id> " at parallelism 1; "" for none).
-func PrintTo[T any](ds DataStream[T], w io.Writer, identifier string) {
-	printTo(ds, sink.NewPrintTo[T](w, identifier))
+func PrintTo[T any](ds DataStream[T], w io.Writer, identifier string) DataStreamSink {
+	return printTo(ds, sink.NewPrintTo[T](w, identifier))
 }
 
-func printTo[T any](ds DataStream[T], p *sink.Print[T]) {
-	addSink(ds, "Print", func(i, n int) (func([]Record[T]) error, error) {
+func printTo[T any](ds DataStream[T], p *sink.Print[T]) DataStreamSink {
+	n := addSink(ds, "Print", func(i, n int) (func([]Record[T]) error, error) {
 		w, err := p.Writer(i, n)
 		if err != nil {
 			return nil, err
@@ -87,4 +83,5 @@ func printTo[T any](ds DataStream[T], p *sink.Print[T]) {
 			return w.Write(vals)
 		}, nil
 	})
+	return DataStreamSink{ds.env, n}
 }

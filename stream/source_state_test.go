@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/internal/coordinator"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
@@ -55,20 +57,12 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, restored, err := openReaderState("src", nil, nil)
-		if err != nil || len(restored) != 0 {
-			t.Fatal(restored, err)
-		}
 		before = append(before, readN(t, r, stop[i])...)
-		var buf bytes.Buffer
-		if err := st.snapshot(r.Positions(), &buf); err != nil {
-			t.Fatal(err)
-		}
-		snaps = append(snaps, buf.Bytes())
+		snaps = append(snaps, readerState(t, r.Positions()))
 		// the reader goes on after the snapshot; what it reads now is lost
 		// with the failure the restore recovers from
 		readN(t, r, 1)
-		if err := errors.Join(r.Close(), st.close()); err != nil {
+		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,13 +85,9 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, restored, err := openReaderState("src", nil, parts[i])
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.AddSplits(restored)
+			r.AddSplits(readerSplits(t, parts[i]))
 			got = append(got, readN(t, r, -1)...)
-			if err := errors.Join(r.Close(), st.close()); err != nil {
+			if err := r.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -107,8 +97,17 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 
 		env := New(Options{Parallelism: p})
 		ds := FromSource(env, src, watermark.NoWatermarks[T](), "restored source")
-		env.restore = &jobRestore{ops: map[*node][][][]byte{ds.n: single(parts)}, enums: map[*node]*source.EnumeratorState{ds.n: &pending}}
 		out := Collect(ds)
+		enc, err := coordinator.EncodeEnumeratorState(pending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ost := checkpoint.OperatorState{ID: env.operatorIDs()[ds.n], Name: "restored source", Parallelism: len(snaps),
+			Coordinator: enc}
+		for _, b := range snaps {
+			ost.Subtasks = append(ost.Subtasks, checkpoint.SubtaskState{State: b, Watermark: NoTimestamp})
+		}
+		env.opts.Restore = &checkpoint.Snapshot{ID: 1, Operators: []checkpoint.OperatorState{ost}}
 		if _, err := env.Execute(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -116,6 +115,55 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 			t.Errorf("a job restored at parallelism %d: %d records, want the %d of the input each once", p, len(got), len(all))
 		}
 	}
+}
+
+// readerState returns a source subtask's operator state holding positions.
+func readerState(t *testing.T, positions []source.Split) []byte {
+	t.Helper()
+	store := state.NewOperatorStore(state.OperatorOptions{Name: "src"})
+	defer store.Dispose()
+	list, err := state.GetOperatorListState(store, state.ListDescriptor[[]byte]{Name: SourceReaderState})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enc [][]byte
+	for _, s := range positions {
+		b, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc = append(enc, b)
+	}
+	list.Update(enc)
+	var buf bytes.Buffer
+	if err := store.Snapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// readerSplits returns the split positions of a source subtask's operator
+// state.
+func readerSplits(t *testing.T, b []byte) []source.Split {
+	t.Helper()
+	store := state.NewOperatorStore(state.OperatorOptions{Name: "src"})
+	defer store.Dispose()
+	if err := store.Restore(bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	list, err := state.GetOperatorListState(store, state.ListDescriptor[[]byte]{Name: SourceReaderState})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []source.Split
+	for _, e := range list.Get() {
+		var s source.Split
+		if err := s.UnmarshalBinary(e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func sameMultiset[T comparable](a, b []T) bool {

@@ -1,10 +1,6 @@
 package stream
 
-import (
-	"github.com/weirdata/weir/spill"
-	"github.com/weirdata/weir/stream/state"
-	"github.com/weirdata/weir/stream/state/disk"
-)
+import "github.com/weirdata/weir/stream/internal/task"
 
 // StateBackend is where keyed operators keep their keyed state, as Flink's
 // state.backend.type. Timers and broadcast state stay on the heap with
@@ -32,29 +28,9 @@ func (b StateBackend) String() string {
 	return "heap"
 }
 
-// diskStore opens the disk store of a keyed operator's backend into o when
-// the job keeps keyed state on disk, and decides whether its checkpoints
-// are incremental: with Options.Incremental and a checkpoint storage of
-// shared files.
-func (k *keyedBase[K]) diskStore(rt *taskRuntime, o *state.Options) error {
-	if rt.p == nil || rt.batch() || rt.p.env.opts.StateBackend != DiskBackend {
-		return nil
+func (b StateBackend) task() task.StateBackend {
+	if b == DiskBackend {
+		return task.DiskBackend
 	}
-	opts := rt.p.env.opts
-	dir := opts.TmpDir
-	if fs, ok := rt.env.FS.(*spill.DiskFS); ok {
-		dir = fs.Dir()
-	}
-	st, err := disk.Open(disk.Options{Name: o.Name, Dir: dir, Memory: rt.mem})
-	if err != nil {
-		return err
-	}
-	o.Store = st
-	if ck := rt.p.env.ck; ck != nil {
-		o.Shared, _ = ck.Storage.(state.SharedFiles)
-	}
-	if opts.Incremental && o.Shared != nil && rt.p.coord != nil {
-		k.incremental, k.subtask = rt.p.coord, rt.subtask
-	}
-	return nil
+	return task.HeapBackend
 }

@@ -6,26 +6,31 @@ import (
 	"testing"
 )
 
-// TestUIDCollision: two operators with one uid fail the build with Flink's
-// message (StreamGraphHasherV2).
+// TestUIDCollision: two operators with one uid fail the build, naming
+// both.
 func TestUIDCollision(t *testing.T) {
 	env := New(Options{Parallelism: 1})
 	a := FromSlice(env, []int{1}).UID("src")
 	Collect(Map(a, func(v int) int { return v }).UID("src"))
 	_, err := env.Execute(context.Background())
-	if err == nil || !strings.Contains(err.Error(), `Hash collision on user-specified ID "src". Most likely cause is a non-unique ID.`) {
+	if err == nil || !strings.Contains(err.Error(), `Map: the uid "src" is taken by FromSlice already`) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
-// TestOperatorIDs: derived ids follow the graph's structure, not names;
-// a uid decides the id alone.
+// TestOperatorIDs: derived ids follow the operators' kinds and lineage,
+// not names or positions: an operator added on another path keeps every
+// id, one inserted upstream changes the ids downstream of it; a uid decides
+// the id alone.
 func TestOperatorIDs(t *testing.T) {
-	build := func(name, uid string, extra bool) []string {
+	build := func(name, uid string, extra, filter bool) []string {
 		env := New(Options{Parallelism: 1})
-		src := FromSlice(env, []int{1, 2})
 		if extra {
-			Collect(FromSlice(env, []int{3}))
+			Collect(Map(FromSlice(env, []string{"x"}), func(s string) string { return s }))
+		}
+		src := FromSlice(env, []int{1, 2})
+		if filter {
+			src = src.Filter(func(int) bool { return true })
 		}
 		m := Map(src, func(v int) int { return v }).Name(name)
 		if uid != "" {
@@ -34,12 +39,13 @@ func TestOperatorIDs(t *testing.T) {
 		Collect(m)
 		ids := env.operatorIDs()
 		var out []string
-		for _, n := range env.nodes {
+		for _, n := range env.nodes() {
 			out = append(out, ids[n])
 		}
 		return out
 	}
-	a, b := build("a", "", false), build("b", "", false)
+	mapID := func(ids []string) string { return ids[len(ids)-2] }
+	a, b := build("a", "", false, false), build("b", "", false, false)
 	if strings.Join(a, ",") != strings.Join(b, ",") {
 		t.Fatalf("renaming changed the ids: %v vs %v", a, b)
 	}
@@ -50,11 +56,14 @@ func TestOperatorIDs(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	if c := build("a", "", true); c[len(c)-2] == a[1] {
-		t.Fatalf("a node added before the map kept its derived id")
+	if c := build("a", "", true, false); mapID(c) != mapID(a) || c[len(c)-3] != a[0] {
+		t.Fatalf("operators added on another path moved the ids: %v vs %v", c, a)
 	}
-	u1, u2 := build("a", "m", false), build("b", "m", true)
-	if u1[1] != u2[len(u2)-2] {
+	if c := build("a", "", false, true); mapID(c) == mapID(a) || c[0] != a[0] {
+		t.Fatalf("a filter inserted before the map kept its id, or moved the source's: %v vs %v", c, a)
+	}
+	u1, u2 := build("a", "m", false, false), build("b", "m", true, true)
+	if mapID(u1) != mapID(u2) {
 		t.Fatalf("the uid's id moved: %v vs %v", u1, u2)
 	}
 }

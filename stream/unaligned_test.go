@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -161,64 +160,4 @@ func TestUnalignedRestoreExact(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestChannelStateRoundtrip encodes entries and decodes them back, and
-// records through their codec.
-func TestChannelStateRoundtrip(t *testing.T) {
-	es := []channelEntry{
-		{Edge: "abc/0", Producer: 1, Consumer: 0, Producers: 2, Consumers: 1, Records: []byte{1, 2, 3}},
-		{Edge: "def/1", Output: true, Producer: 0, Consumer: 2, Producers: 1, Consumers: 3},
-	}
-	got, err := decodeChannelState(encodeChannelState(es))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[1].Records != nil && len(got[1].Records) != 0 {
-		t.Fatalf("decoded %+v", got)
-	}
-	got[1].Records = nil
-	if fmt.Sprint(got) != fmt.Sprint(es) {
-		t.Fatalf("decoded %+v, want %+v", got, es)
-	}
-	if s, err := decodeChannelState(nil); err != nil || s != nil {
-		t.Fatalf("empty state: %v %v", s, err)
-	}
-	codec, err := recordCodec[kv]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := []Record[kv]{{Value: kv{1, 2}, Timestamp: 7}, {Value: kv{3, -4}, Timestamp: NoTimestamp}}
-	back, err := decodeRecords(codec, appendRecords(codec, nil, rs))
-	if err != nil || !slices.Equal(back, rs) {
-		t.Fatalf("records %v, %v; want %v", back, err, rs)
-	}
-	if _, err := decodeRecords(codec, appendRecords(codec, nil, rs)[:5]); err == nil {
-		t.Fatal("a truncated record decoded")
-	}
-}
-
-// FuzzChannelState: the decoder never panics, and what it accepts
-// encodes to bytes that decode to the same entries.
-func FuzzChannelState(f *testing.F) {
-	f.Add(encodeChannelState([]channelEntry{{Edge: "a/0", Producer: 0, Consumer: 1, Producers: 1, Consumers: 2, Records: []byte("xy")}}))
-	f.Add([]byte{1, 0})
-	f.Add([]byte{2})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		es, err := decodeChannelState(b)
-		if err != nil {
-			return
-		}
-		again, err := decodeChannelState(encodeChannelState(es))
-		if err != nil || len(again) != len(es) {
-			t.Fatalf("%x decoded to %+v, which encodes to %+v, %v", b, es, again, err)
-		}
-		for i := range es {
-			if es[i].Edge != again[i].Edge || es[i].Output != again[i].Output || es[i].Producer != again[i].Producer ||
-				es[i].Consumer != again[i].Consumer || es[i].Producers != again[i].Producers ||
-				es[i].Consumers != again[i].Consumers || !bytes.Equal(es[i].Records, again[i].Records) {
-				t.Fatalf("entry %d: %+v became %+v", i, es[i], again[i])
-			}
-		}
-	})
 }

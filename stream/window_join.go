@@ -38,7 +38,7 @@ func WindowJoin[A, B any, K comparable, W window.Window](a DataStream[A], b Data
 
 func coGrouped[A, B any, K comparable, W window.Window](a DataStream[A], b DataStream[B], keyA func(A) K, keyB func(B) K, assigner window.Assigner[W], name string) CoGroupedStreams[A, B, K, W] {
 	if keyA == nil || keyB == nil {
-		a.n.env.fail(caller(2), errors.New(name+": nil key selector"))
+		a.env.fail(caller(2), errors.New(name+": nil key selector"))
 	}
 	return CoGroupedStreams[A, B, K, W]{a: a, b: b, keyA: keyA, keyB: keyB, assigner: assigner, name: name}
 }
@@ -76,14 +76,14 @@ type TaggedUnion[A, B any] struct {
 // MaxTimestamp. The slices are reused after the call returns.
 func CoGroupApply[A, B any, K comparable, W window.Window, O any](c CoGroupedStreams[A, B, K, W], fn func(as []A, bs []B, out Collector[O]) error) DataStream[O] {
 	if fn == nil {
-		c.a.n.env.fail(caller(1), errors.New(c.name+": nil function"))
+		c.a.env.fail(caller(1), errors.New(c.name+": nil function"))
 	}
 	ta := Map(c.a, func(v A) TaggedUnion[A, B] { return TaggedUnion[A, B]{A: v} })
 	tb := Map(c.b, func(v B) TaggedUnion[A, B] { return TaggedUnion[A, B]{B: v, IsB: true} })
 	// the tags run at their input's parallelism, chained to it, so each
 	// input's order reaches the windows
-	ta.n.name, tb.n.name = "Map(Tag 1)", "Map(Tag 2)"
-	ta.n.parallelism, tb.n.parallelism = c.a.n.parallelism, c.b.n.parallelism
+	ta.n.Name, tb.n.Name = "Map(Tag 1)", "Map(Tag 2)"
+	ta.n.Parallelism, tb.n.Parallelism = c.a.n.Parallelism, c.b.n.Parallelism
 	keyA, keyB := c.keyA, c.keyB
 	ks := KeyBy(ta.Union(tb), func(t TaggedUnion[A, B]) K {
 		if t.IsB {
@@ -118,7 +118,7 @@ func CoGroupApply[A, B any, K comparable, W window.Window, O any](c CoGroupedStr
 			},
 		}
 	})
-	out.n.name = c.name
+	out.n.Name, out.n.Kind = c.name, c.name
 	return out
 }
 
@@ -126,7 +126,7 @@ func CoGroupApply[A, B any, K comparable, W window.Window, O any](c CoGroupedStr
 // inputs in the same window (an inner join, Flink's FlatJoinFunction).
 func JoinFlatApply[A, B any, K comparable, W window.Window, O any](c CoGroupedStreams[A, B, K, W], fn func(a A, b B, out Collector[O]) error) DataStream[O] {
 	if fn == nil {
-		c.a.n.env.fail(caller(1), errors.New(c.name+": nil join function"))
+		c.a.env.fail(caller(1), errors.New(c.name+": nil join function"))
 	}
 	return CoGroupApply(c, func(as []A, bs []B, out Collector[O]) error {
 		for _, a := range as {
@@ -144,7 +144,7 @@ func JoinFlatApply[A, B any, K comparable, W window.Window, O any](c CoGroupedSt
 // two inputs in the same window (Flink's JoinFunction).
 func JoinApply[A, B any, K comparable, W window.Window, O any](c CoGroupedStreams[A, B, K, W], fn func(a A, b B) O) DataStream[O] {
 	if fn == nil {
-		c.a.n.env.fail(caller(1), errors.New(c.name+": nil join function"))
+		c.a.env.fail(caller(1), errors.New(c.name+": nil join function"))
 	}
 	return JoinFlatApply(c, func(a A, b B, out Collector[O]) error {
 		out.Collect(fn(a, b))

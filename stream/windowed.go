@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/op"
+	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/window"
 )
@@ -27,7 +30,7 @@ type WindowedStream[T any, K comparable, W window.Window] struct {
 // the trigger is the assigner's default until Trigger sets another.
 func Window[T any, K comparable, W window.Window](ks KeyedStream[T, K], a window.Assigner[W]) WindowedStream[T, K, W] {
 	if a == nil {
-		ks.ds.n.env.fail(caller(1), errors.New("Window: nil window assigner"))
+		ks.ds.env.fail(caller(1), errors.New("Window: nil window assigner"))
 		return WindowedStream[T, K, W]{ks: ks}
 	}
 	return WindowedStream[T, K, W]{ks: ks, assigner: a, trigger: a.DefaultTrigger()}
@@ -49,7 +52,7 @@ func CountWindow[T any, K comparable](ks KeyedStream[T, K], size int64) Windowed
 	ws := Window[T, K, window.GlobalWindow](ks, window.GlobalWindows())
 	t, err := window.CountTriggerOf[window.GlobalWindow](size)
 	if err != nil {
-		ks.ds.n.env.fail(caller(1), fmt.Errorf("CountWindow: %w", err))
+		ks.ds.env.fail(caller(1), fmt.Errorf("CountWindow: %w", err))
 		return ws
 	}
 	ws.trigger = window.PurgingTriggerOf[window.GlobalWindow](t)
@@ -64,7 +67,7 @@ func CountWindowSlide[T any, K comparable](ks KeyedStream[T, K], size, slide int
 	ws := Window[T, K, window.GlobalWindow](ks, window.GlobalWindows())
 	t, err := window.CountTriggerOf[window.GlobalWindow](slide)
 	if err != nil || size <= 0 {
-		ks.ds.n.env.fail(caller(1), fmt.Errorf("CountWindowSlide: size %d, slide %d: both must be positive", size, slide))
+		ks.ds.env.fail(caller(1), fmt.Errorf("CountWindowSlide: size %d, slide %d: both must be positive", size, slide))
 		return ws
 	}
 	ws.trigger = t
@@ -76,11 +79,11 @@ func CountWindowSlide[T any, K comparable](ks KeyedStream[T, K], size, slide int
 // that can merge.
 func (ws WindowedStream[T, K, W]) Trigger(t window.Trigger[W]) WindowedStream[T, K, W] {
 	if t == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil trigger"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil trigger"))
 		return ws
 	}
 	if _, ok := ws.assigner.(window.MergingAssigner[W]); ok && !t.CanMerge() {
-		ws.ks.ds.n.env.fail(caller(1), fmt.Errorf("Window: a merging window assigner cannot be used with a trigger that does not support merging"))
+		ws.ks.ds.env.fail(caller(1), fmt.Errorf("Window: a merging window assigner cannot be used with a trigger that does not support merging"))
 		return ws
 	}
 	ws.trigger = t
@@ -94,7 +97,7 @@ func (ws WindowedStream[T, K, W]) Trigger(t window.Trigger[W]) WindowedStream[T,
 // accumulator and a reduce gives the zero value of T (Flink's null).
 func (ws WindowedStream[T, K, W]) Evictor(e window.Evictor[W]) WindowedStream[T, K, W] {
 	if e == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil evictor"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil evictor"))
 		return ws
 	}
 	ws.evictor = e
@@ -106,7 +109,7 @@ func (ws WindowedStream[T, K, W]) Evictor(e window.Evictor[W]) WindowedStream[T,
 // state is dropped when the watermark passes its MaxTimestamp + d.
 func (ws WindowedStream[T, K, W]) AllowedLateness(d time.Duration) WindowedStream[T, K, W] {
 	if d < 0 {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: the allowed lateness cannot be negative"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: the allowed lateness cannot be negative"))
 		return ws
 	}
 	ws.lateness = d.Milliseconds()
@@ -119,7 +122,7 @@ func (ws WindowedStream[T, K, W]) AllowedLateness(d time.Duration) WindowedStrea
 // GetSideOutput on the window function's stream.
 func (ws WindowedStream[T, K, W]) SideOutputLateData(tag OutputTag[T]) WindowedStream[T, K, W] {
 	if tag.id == "" {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: side output tag with an empty id"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: side output tag with an empty id"))
 		return ws
 	}
 	ws.lateTag = &tag
@@ -131,7 +134,7 @@ func (ws WindowedStream[T, K, W]) SideOutputLateData(tag OutputTag[T]) WindowedS
 // window's MaxTimestamp.
 func (ws WindowedStream[T, K, W]) Reduce(fn func(acc, v T) T) DataStream[T] {
 	if fn == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil reduce function"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil reduce function"))
 	}
 	return windowed(ws, "Window(Reduce)", reduceSpec[K, W](func() func(acc, v T) T { return fn }), passThrough[K, W, T])
 }
@@ -141,7 +144,7 @@ func (ws WindowedStream[T, K, W]) Reduce(fn func(acc, v T) T) DataStream[T] {
 // window fires.
 func WindowAggregate[T any, K comparable, W window.Window, ACC, R any](ws WindowedStream[T, K, W], agg state.AggregateFunction[T, ACC, R]) DataStream[R] {
 	if agg == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil aggregate function"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil aggregate function"))
 	}
 	return windowed(ws, "Window(Aggregate)", aggSpec[K, W](agg), passThrough[K, W, R])
 }
@@ -150,10 +153,10 @@ func WindowAggregate[T any, K comparable, W window.Window, ACC, R any](ws Window
 // function newFn returns (one per subtask) when the window fires.
 func WindowProcess[T any, K comparable, W window.Window, O any](ws WindowedStream[T, K, W], newFn func() ProcessWindowFunction[K, W, T, O]) DataStream[O] {
 	if newFn == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil process window function"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil process window function"))
 	}
 	return windowed(ws, "Window(Process)", func() windowSpec[K, W, T, T] {
-		return windowSpec[K, W, T, T]{mk: listing[K, W, T], fold: func(vs []T) []T { return vs }}
+		return windowSpec[K, W, T, T]{mk: op.Listing[K, W, T], fold: func(vs []T) []T { return vs }}
 	}, newFn)
 }
 
@@ -161,7 +164,7 @@ func WindowProcess[T any, K comparable, W window.Window, O any](ws WindowedStrea
 // reduced value to the process function when the window fires.
 func WindowReduceProcess[T any, K comparable, W window.Window, O any](ws WindowedStream[T, K, W], fn func(acc, v T) T, newFn func() ProcessWindowFunction[K, W, T, O]) DataStream[O] {
 	if fn == nil || newFn == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil reduce or process window function"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil reduce or process window function"))
 	}
 	return windowed(ws, "Window(Reduce, Process)", reduceSpec[K, W](func() func(acc, v T) T { return fn }), newFn)
 }
@@ -170,7 +173,7 @@ func WindowReduceProcess[T any, K comparable, W window.Window, O any](ws Windowe
 // one result to the process function when the window fires.
 func WindowAggregateProcess[T any, K comparable, W window.Window, ACC, R, O any](ws WindowedStream[T, K, W], agg state.AggregateFunction[T, ACC, R], newFn func() ProcessWindowFunction[K, W, R, O]) DataStream[O] {
 	if agg == nil || newFn == nil {
-		ws.ks.ds.n.env.fail(caller(1), errors.New("Window: nil aggregate or process window function"))
+		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil aggregate or process window function"))
 	}
 	return windowed(ws, "Window(Aggregate, Process)", aggSpec[K, W](agg), newFn)
 }
@@ -179,20 +182,20 @@ func WindowAggregateProcess[T any, K comparable, W window.Window, ACC, R, O any]
 // makes the incremental contents, fold turns a window's elements into the
 // function's input when an evictor makes the window keep elements.
 type windowSpec[K comparable, W window.Window, T, IN any] struct {
-	mk   func(b *state.Backend[K]) (contents[W, T, IN], error)
+	mk   func(b *state.Backend[K]) (op.Contents[W, T, IN], error)
 	fold func([]T) []IN
 }
 
 func reduceSpec[K comparable, W window.Window, T any](newFn func() func(acc, v T) T) func() windowSpec[K, W, T, T] {
 	return func() windowSpec[K, W, T, T] {
 		fn := newFn()
-		return windowSpec[K, W, T, T]{mk: reducing[K, W](fn), fold: foldReduce(fn)}
+		return windowSpec[K, W, T, T]{mk: op.Reducing[K, W](fn), fold: foldReduce(fn)}
 	}
 }
 
 func aggSpec[K comparable, W window.Window, T, ACC, R any](agg state.AggregateFunction[T, ACC, R]) func() windowSpec[K, W, T, R] {
 	return func() windowSpec[K, W, T, R] {
-		return windowSpec[K, W, T, R]{mk: aggregating[K, W](agg), fold: foldAggregate(agg)}
+		return windowSpec[K, W, T, R]{mk: op.Aggregating[K, W](agg), fold: foldAggregate(agg)}
 	}
 }
 
@@ -201,41 +204,40 @@ func aggSpec[K comparable, W window.Window, T, ACC, R any](agg state.AggregateFu
 func windowed[T any, K comparable, W window.Window, IN, O any](ws WindowedStream[T, K, W], name string,
 	newSpec func() windowSpec[K, W, T, IN], newFn func() ProcessWindowFunction[K, W, IN, O]) DataStream[O] {
 	ks := ws.ks
-	n := addKeyed[O](ks, name)
+	n := addKeyed[O](ks, name, name)
 	if ws.all {
-		n.parallelism = 1
+		n.Parallelism = 1
 	}
+	lateID := ""
 	if ws.lateTag != nil {
-		sidePort[T](n, ws.lateTag.id)
+		lateID = ws.lateTag.id
+		graph.SidePort[T](n, lateID)
 	}
 	if ws.assigner == nil || newFn == nil {
-		return DataStream[O]{n: n}
+		return stream[O](ks.ds.env, n)
 	}
-	n.build = func(rt *taskRuntime, outs map[string]any) ([]any, operator, error) {
+	n.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
 		spec := newSpec()
-		op := &windowOp[T, K, W, IN, O]{
-			key: ks.key, assigner: ws.assigner, trigger: ws.trigger, evictor: ws.evictor,
-			lateness: ws.lateness, lateTag: ws.lateTag, mk: spec.mk, fold: spec.fold, fn: newFn(),
-		}
-		if op.fn.Process == nil {
+		fn := newFn()
+		if fn.Process == nil {
 			return nil, nil, fmt.Errorf("%s: no Process function", name)
 		}
-		op.merging, _ = ws.assigner.(window.MergingAssigner[W])
-		op.eventTime = ws.assigner.IsEventTime()
-		op.node = n
-		op.out = newEmitter(outOf[O](outs, ""), rt.batchSize)
-		sides, fl := sideEmitters(n, outs, rt.batchSize)
-		op.flushers = append(fl, op.out)
-		op.pctx.Context = newContext(rt, &op.wm, sides)
-		op.late = newContext(rt, &op.wm, sides)
-		op.col = &collector[O]{e: op.out, ctx: &op.pctx.Context}
-		if rt.batch() {
-			s := newSortedInput[T, K](op, ks.key)
+		o := outputs[O](b, outs)
+		wc := &op.WindowCtx[K, W]{}
+		wc.Ctx = *newCtx(b, nil, o)
+		ctx := &WindowContext[K, W]{Context: Context{&wc.Ctx}, w: wc}
+		p := op.NewWindow(b.MaxParallelism, op.WindowSpec[T, K, W, IN]{Key: ks.key, Assigner: ws.assigner, Trigger: ws.trigger,
+			Evictor: ws.evictor, Lateness: ws.lateness, LateID: lateID, Contents: spec.mk, Fold: spec.fold},
+			op.WindowFns[K, IN, *WindowContext[K, W], Collector[O]]{Open: fn.Open, Process: fn.Process, Clear: fn.Clear, Close: fn.Close},
+			ctx, collector(o, &wc.Ctx), wc, o)
+		wc.WM = p.WM()
+		if b.Batch() {
+			s := op.NewSortedInput[T, K](p, ks.key)
 			return []any{s}, s, nil
 		}
-		return []any{op}, op, nil
+		return []any{p}, p, nil
 	}
-	return DataStream[O]{n: n}
+	return stream[O](ks.ds.env, n)
 }
 
 // ProcessWindowFunction is Flink's ProcessWindowFunction: Process is called
@@ -260,18 +262,17 @@ type ProcessWindowFunction[K comparable, W window.Window, IN, O any] struct {
 // outputs are emitted with it (Output).
 type WindowContext[K comparable, W window.Window] struct {
 	Context
-	backend *state.Backend[K]
-	w       W
+	w *op.WindowCtx[K, W]
 }
 
 // Window returns the window being processed.
-func (c *WindowContext[K, W]) Window() W { return c.w }
+func (c *WindowContext[K, W]) Window() W { return c.w.W }
 
 // CurrentKey returns the key of the window being processed.
-func (c *WindowContext[K, W]) CurrentKey() K { return c.backend.CurrentKey() }
+func (c *WindowContext[K, W]) CurrentKey() K { return c.w.Backend.CurrentKey() }
 
 // Backend returns the operator's keyed state backend.
-func (c *WindowContext[K, W]) Backend() *state.Backend[K] { return c.backend }
+func (c *WindowContext[K, W]) Backend() *state.Backend[K] { return c.w.Backend }
 
 // passThrough emits the window's incremental result.
 func passThrough[K comparable, W window.Window, T any]() ProcessWindowFunction[K, W, T, T] {

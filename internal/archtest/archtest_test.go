@@ -86,6 +86,21 @@ func streamAPI(p string) bool {
 	return isStd(p) || strings.HasPrefix(p, module+"/stream/") || strings.HasPrefix(p, module+"/formats/")
 }
 
+// in allows the standard library and the given packages of the module.
+func in(pkgs ...string) func(string) bool {
+	return func(p string) bool {
+		if isStd(p) {
+			return true
+		}
+		for _, q := range pkgs {
+			if p == module+"/"+q {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
 
 func TestDependencyRules(t *testing.T) {
@@ -168,6 +183,19 @@ func TestDependencyRules(t *testing.T) {
 		// the DataStream API and its runtime: the engine's layers and the
 		// stream packages, never the DataSet API, the optimizer or the CLI
 		"stream": streamAPI,
+		// the stream runtime's layers, each above the ones it names:
+		// core < protocol; task < op; coordinator; graph < runner < stream
+		"stream/internal/core":     in("flow", "memory"),
+		"stream/internal/protocol": isStd,
+		"stream/internal/task": in("flow", "memory", "resource", "spill", "stream/internal/core", "stream/internal/protocol",
+			"stream/state", "stream/source", "stream/watermark"),
+		"stream/internal/op": in("memory", "spill", "sortjoin", "resource", "stream/internal/core", "stream/internal/task",
+			"stream/state", "stream/state/disk", "stream/window", "stream/sink"),
+		"stream/internal/coordinator": in("flow", "stream/checkpoint", "stream/source", "stream/state", "stream/internal/protocol"),
+		"stream/internal/graph": in("flow", "stream/checkpoint", "stream/state", "stream/source", "stream/internal/core",
+			"stream/internal/protocol", "stream/internal/task", "stream/internal/coordinator"),
+		"stream/internal/runner": in("flow", "stream/checkpoint", "stream/internal/protocol", "stream/internal/coordinator",
+			"stream/internal/graph"),
 		// the operator test harness drives stream's operators
 		"stream/streamtest": streamAPI,
 		// the generator writes files: no engine in it

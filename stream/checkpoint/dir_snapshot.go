@@ -27,10 +27,10 @@ func writeSnapshotDir(fsys fileSystem, dir string, s *Snapshot, ownShared bool, 
 	}
 	m := &metadata{ID: s.ID, Kind: s.Kind, Timestamp: s.Timestamp, Finished: s.Finished, OwnShared: ownShared}
 	for i, op := range s.Operators {
-		om := operatorMeta{ID: op.ID, Name: op.Name, Parallelism: op.Parallelism,
+		om := operatorMeta{ID: op.ID, Name: op.Name, Kind: op.Kind, Parallelism: op.Parallelism,
 			MaxParallelism: op.MaxParallelism, Coordinator: op.Coordinator, Finished: op.Finished}
 		for j, st := range op.Subtasks {
-			var sm subtaskMeta
+			sm := subtaskMeta{Watermark: st.Watermark}
 			var err error
 			if sm.State, err = writeStateFile(fsys, dir, fmt.Sprintf("op%d-%d.state", i, j), st.State); err != nil {
 				return nil, err
@@ -89,10 +89,10 @@ func checkSnapshot(fsys fileSystem, dir string, load bool) (*metadata, *Snapshot
 	s := &Snapshot{ID: m.ID, Kind: m.Kind, Timestamp: m.Timestamp, Finished: m.Finished}
 	shared := sharedDirOf(dir, m)
 	for _, om := range m.Operators {
-		op := OperatorState{ID: om.ID, Name: om.Name, Parallelism: om.Parallelism,
+		op := OperatorState{ID: om.ID, Name: om.Name, Kind: om.Kind, Parallelism: om.Parallelism,
 			MaxParallelism: om.MaxParallelism, Coordinator: om.Coordinator, Finished: om.Finished}
 		for _, sm := range om.Subtasks {
-			var st SubtaskState
+			st := SubtaskState{Watermark: sm.Watermark}
 			if sm.State != nil {
 				if st.State, err = checkFile(fsys, filepath.Join(dir, sm.State.Name), *sm.State, load); err != nil {
 					return m, nil, err

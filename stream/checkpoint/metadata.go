@@ -5,21 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"strings"
 )
 
-// The metadata file, version 1, as Flink's _metadata (Checkpoints.
+// The metadata file, version 2, as Flink's _metadata (Checkpoints.
 // storeCheckpointMetadata): the magic "weirckpt", uvarint version, then
 //
 //	kind byte | varint id | varint timestamp | finished byte (0, 1)
 //	shared byte: where shared files are (0: the storage's shared directory,
 //	  "../shared"; 1: the snapshot's own "shared", as in a savepoint)
 //	uvarint operator count, per operator:
-//	  string id | string name | uvarint parallelism | uvarint max parallelism
+//	  string id | string name | string kind (version 2) | uvarint parallelism | uvarint max parallelism
 //	  coordinator: byte (0: nil, 1: present) [| uvarint length | bytes]
 //	  uvarint subtask count, per subtask:
 //	    state file ref | in-flight file ref
 //	    uvarint shared count, per shared file: string name | uvarint length | CRC-32C (4 bytes LE)
+//	    varint watermark (version 2; version 1 has none: math.MinInt64)
 //
 // where a string is a uvarint length and its bytes, and a file ref is a byte
 // (0: nil, 1: a file) followed for a file by its string name, uvarint length
@@ -28,7 +30,9 @@ import (
 // to the snapshot's directory.
 const (
 	metadataMagic   = "weirckpt"
-	metadataVersion = 1
+	metadataVersion = 2
+	// metadataVersion1 is read too: its subtasks have no watermark.
+	metadataVersion1 = 1
 	// MetadataFile is the name of a snapshot's metadata file in its directory.
 	MetadataFile = "_metadata"
 	// metadataTemp is the metadata being written, renamed to MetadataFile
@@ -72,11 +76,12 @@ type fileRef struct {
 type subtaskMeta struct {
 	State, InFlight *fileRef
 	Shared          []fileRef
+	Watermark       int64
 }
 
 // operatorMeta is the metadata of one operator.
 type operatorMeta struct {
-	ID, Name                    string
+	ID, Name, Kind              string
 	Parallelism, MaxParallelism int
 	Coordinator                 []byte
 	Finished                    bool
@@ -106,6 +111,7 @@ func encodeMetadata(m *metadata) []byte {
 	for _, op := range m.Operators {
 		b = appendString(b, op.ID)
 		b = appendString(b, op.Name)
+		b = appendString(b, op.Kind)
 		b = binary.AppendUvarint(b, uint64(op.Parallelism))
 		b = binary.AppendUvarint(b, uint64(op.MaxParallelism))
 		// flags: 1 a coordinator state follows, 2 the operator finished
@@ -125,6 +131,7 @@ func encodeMetadata(m *metadata) []byte {
 			for _, f := range st.Shared {
 				b = appendFile(b, f)
 			}
+			b = binary.AppendVarint(b, st.Watermark)
 		}
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
@@ -168,8 +175,9 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 		return nil, corrupt(path, "checksum mismatch")
 	}
 	d := mdec{b: body[len(metadataMagic):]}
-	if v := d.uvarint(); d.err == nil && v != metadataVersion {
-		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads version %d", path, v, metadataVersion)
+	v := d.uvarint()
+	if d.err == nil && v != metadataVersion && v != metadataVersion1 {
+		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads versions %d and %d", path, v, metadataVersion1, metadataVersion)
 	}
 	m := &metadata{}
 	m.Kind = Kind(d.byte())
@@ -185,6 +193,9 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 		var op operatorMeta
 		op.ID = d.string()
 		op.Name = d.string()
+		if v >= metadataVersion {
+			op.Kind = d.string()
+		}
 		op.Parallelism = d.int()
 		op.MaxParallelism = d.int()
 		flags := d.byte()
@@ -210,6 +221,10 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 					d.fail("shared file name %q", f.Name)
 				}
 				st.Shared = append(st.Shared, f)
+			}
+			st.Watermark = math.MinInt64
+			if v >= metadataVersion {
+				st.Watermark = d.varint()
 			}
 			op.Subtasks = append(op.Subtasks, st)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -14,7 +15,7 @@ func testMetadata() []*metadata {
 		{},
 		{ID: 9, Kind: Savepoint, Timestamp: -3, Finished: true, OwnShared: true},
 		{ID: 1 << 40, Timestamp: 1_700_000_000_000, Operators: []operatorMeta{
-			{ID: "src", Name: "Source", Parallelism: 1, MaxParallelism: 128, Coordinator: []byte{},
+			{ID: "src", Name: "Source", Kind: "Source", Parallelism: 1, MaxParallelism: 128, Coordinator: []byte{},
 				Subtasks: []subtaskMeta{{State: &fileRef{Name: "op0-0.state", Size: 10, CRC: 0xdeadbeef}}}},
 			{ID: "k", Parallelism: 2, MaxParallelism: 32768, Coordinator: []byte("enum"), Finished: true, Subtasks: []subtaskMeta{
 				{InFlight: &fileRef{Name: "op1-0.inflight"}, Shared: []fileRef{{Name: "a", Size: 1 << 33, CRC: 1}, {Name: "b"}}},
@@ -53,10 +54,31 @@ func TestMetadataRoundTrip(t *testing.T) {
 func TestMetadataVersion(t *testing.T) {
 	b := encodeMetadata(&metadata{})
 	body := b[:len(b)-4]
-	body[len(metadataMagic)] = 2
+	body[len(metadataMagic)] = 3
 	_, err := decodeMetadata("/x/_metadata", seal(body))
-	if err == nil || err.Error() != "checkpoint: /x/_metadata: metadata version 2, this weir reads version 1" {
-		t.Fatalf("version 2: %v", err)
+	if err == nil || err.Error() != "checkpoint: /x/_metadata: metadata version 3, this weir reads versions 1 and 2" {
+		t.Fatalf("version 3: %v", err)
+	}
+}
+
+// TestMetadataVersion1 reads a version 1 file, whose subtasks carry no
+// watermark: they restore with none (math.MinInt64).
+func TestMetadataVersion1(t *testing.T) {
+	m := &metadata{ID: 1, Operators: []operatorMeta{{ID: "o", Parallelism: 1, Subtasks: []subtaskMeta{{}}}}}
+	b := encodeMetadata(m)
+	body := bytes.Clone(b[:len(b)-4])
+	body[len(metadataMagic)] = 1
+	body = body[:len(body)-1] // the watermark, varint 0, ends the body
+	// the operator's kind, an empty string (one byte), follows its id
+	// ("o") and name (""): version 1 has none
+	kind := len(metadataMagic) + 7 + 2 + 1
+	body = append(body[:kind], body[kind+1:]...)
+	got, err := decodeMetadata("m", seal(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := got.Operators[0].Subtasks[0].Watermark; w != math.MinInt64 {
+		t.Fatalf("watermark of a version 1 subtask: %d", w)
 	}
 }
 

@@ -41,6 +41,10 @@ type OperatorState struct {
 	ID string
 	// Name is the operator's name, for messages and inspection.
 	Name string
+	// Kind is what the operator is ("KeyedProcess", "Window(Reduce)",
+	// "FileSink", a source's ...): a restore refuses state of another kind
+	// of operator. Empty in snapshots that did not record it.
+	Kind string
 	// Parallelism is the number of subtasks that wrote Subtasks.
 	Parallelism int
 	// MaxParallelism is the number of key groups of the operator's keyed
@@ -70,6 +74,10 @@ type SubtaskState struct {
 	// to (incremental snapshots). The storage keeps a shared file while a
 	// retained snapshot names it and removes it after.
 	Shared []string
+	// Watermark is the subtask's event-time watermark when it snapshotted
+	// (math.MinInt64 for none): a restore starts the operator there, so
+	// that a record late before a failure is late after it.
+	Watermark int64
 }
 
 // Operator returns the state of the operator with stable id id, or nil.

@@ -118,6 +118,11 @@ func (t *Timers[K, N]) AdvanceWatermark(wm int64) error {
 	return t.fire(&t.event, wm, true)
 }
 
+// RestoreWatermark sets the watermark a restored operator starts at
+// without firing anything: the timers at or before it fired before the
+// snapshot was taken.
+func (t *Timers[K, N]) RestoreWatermark(wm int64) { t.watermark = max(t.watermark, wm) }
+
 // AdvanceProcessingTime fires every processing-time timer at or before now.
 func (t *Timers[K, N]) AdvanceProcessingTime(now int64) error {
 	return t.fire(&t.proc, now, false)

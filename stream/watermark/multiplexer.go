@@ -55,6 +55,27 @@ func (m *Multiplexer) Register(id string) error {
 	return nil
 }
 
+// Seed sets the watermark of the output named id (registered, still at
+// Min) to wm, reporting nothing: a restored split starts at the watermark
+// it had reached.
+func (m *Multiplexer) Seed(id string, wm int64) error {
+	p, ok := m.byID[id]
+	if !ok {
+		return fmt.Errorf("watermark: the multiplexer has no output %q", id)
+	}
+	p.wm = max(p.wm, wm)
+	return nil
+}
+
+// Watermark returns the watermark of the output named id (Min when there is
+// none).
+func (m *Multiplexer) Watermark(id string) int64 {
+	if p, ok := m.byID[id]; ok {
+		return p.wm
+	}
+	return Min
+}
+
 // Unregister removes the output named id, and reports whether there was one.
 // The combined watermark does not move until the next update.
 func (m *Multiplexer) Unregister(id string) bool {

@@ -51,6 +51,20 @@ func (s *Splits[T]) Split(id string) (*Split[T], error) {
 	return sp, nil
 }
 
+// Restore creates the split named id starting at watermark wm (what it had
+// reached when its position was snapshotted), so that the subtask's
+// watermark does not fall back below it after a restore.
+func (s *Splits[T]) Restore(id string, wm int64) error {
+	if _, err := s.Split(id); err != nil {
+		return err
+	}
+	return s.mux.Seed(id, wm)
+}
+
+// Watermark returns the watermark the split named id reached (Min when it
+// has none), for a snapshot.
+func (s *Splits[T]) Watermark(id string) int64 { return s.mux.Watermark(id) }
+
 // Release forgets the split named id (it finished): it no longer holds the
 // watermark back from the next update on.
 func (s *Splits[T]) Release(id string) {

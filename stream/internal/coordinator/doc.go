@@ -1,0 +1,28 @@
+// Package coordinator is the checkpoint coordinator of a stream job
+// attempt (Flink's CheckpointCoordinator), the valves of its sources'
+// split enumerators (Flink's OperatorEventValve), and the assignment of a
+// snapshot's state to the subtasks of a job that restores from it
+// (Flink's StateAssignmentOperation).
+//
+// # Model
+//
+// A Coordinator knows its attempt's Topology: the tasks (by the stable id
+// of their head operator, with their parallelism and the operators of
+// their chain) and the stateful operators in program order. It talks to
+// the tasks only through the messages of package protocol: it triggers
+// checkpoint n at the source tasks (after snapshotting the enumerators
+// with their valves closed), collects one Ack per running subtask (a task
+// that finished counts as acknowledged, FLIP-147), stores the checkpoint
+// in its checkpoint.Storage on its own goroutine, and tells every task it
+// completed. A checkpoint not complete within its timeout, or declined by
+// a task, is aborted; so are the pending ones when the attempt ends.
+//
+//	Run ──every Interval──▶ trigger n: enumerators snapshotted, valves closed,
+//	                        Trigger{n} to each source subtask
+//	task ──Ack{n}──────────▶ pending n (a source's Ack opens its valve)
+//	all acked ─────────────▶ store n ─▶ Complete{n} to every task
+//
+// Assign maps a snapshot onto a topology by stable operator id: keyed
+// state by key group, operator state redistributed, and each subtask's
+// starting watermark the least of the old subtasks' whose state it takes.
+package coordinator

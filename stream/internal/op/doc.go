@@ -1,0 +1,22 @@
+// Package op holds the operators of DataStream programs (Flink's
+// api/operators and runtime/operators/windowing): map, filter and flat
+// map; process functions on plain and keyed streams, with one and two
+// inputs and broadcast state; rolling reductions; the window operator with
+// its contents, triggers and evictors; window and interval joins; sinks,
+// the file sink's two-phase commit among them; and the sorted inputs of
+// keyed operators in BATCH mode.
+//
+// An operator is a task.Operator whose input is a core.Output (Push). The
+// API (package stream) builds each one per subtask with the user's
+// functions. Operators that call user functions with a context are
+// generic over the API's context type C and collector type Col: the API
+// hands them a context bound to the operator's per-record state (Ctx,
+// KeyedCtx, ...), which the operator sets before each call, so a call
+// costs what calling the user's function costs.
+//
+// Keyed operators keep their state in a state.Backend of their subtask's
+// key groups (KeyedBase), on the heap (snapshotted asynchronously) or on
+// disk (stream/state/disk, incrementally under checkpoints that keep
+// shared files). They process a batch in runs of keyRun records whose
+// keys are hashed and whose state entries are prefetched first.
+package op

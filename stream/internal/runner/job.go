@@ -1,0 +1,411 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/internal/coordinator"
+	"github.com/weirdata/weir/stream/internal/graph"
+	"github.com/weirdata/weir/stream/internal/protocol"
+)
+
+// Config is what a job runs with.
+type Config struct {
+	Program *graph.Program
+	// Graph is how the program resolves (Job is set by Start).
+	Graph graph.Options
+	// Flow is how its attempts run.
+	Flow flow.Options
+	// Checkpoints configures the coordinator; nil without checkpoints.
+	Checkpoints *coordinator.Config
+	// Restore, when set, is the snapshot the job opens from when its
+	// checkpoint storage has none.
+	Restore               *checkpoint.Snapshot
+	AllowNonRestoredState bool
+	Restart               RestartStrategy
+	Clock                 flow.Clock
+}
+
+// Job is a running job: its attempts, one at a time. Its methods are safe
+// for concurrent use.
+type Job struct {
+	cfg   Config
+	id    string
+	clock flow.Clock
+	hist  *coordinator.History
+	ctx   context.Context // ends with Cancel
+	stop  context.CancelFunc
+	done  chan struct{}
+
+	mu       sync.Mutex
+	attempt  int
+	cur      *flow.Job
+	coord    *coordinator.Coordinator
+	coordEnd chan struct{} // closed when the attempt's coordinator returned
+	stopped  bool          // stopped with a savepoint: the job ends Finished
+	status   flow.Status
+	res      *flow.Result
+	err      error
+}
+
+// NewID returns a new job id: 32 hex digits, as Flink's JobID.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Start starts the job's first attempt and the goroutine that restarts
+// failed ones.
+func Start(ctx context.Context, cfg Config) (*Job, error) {
+	j := &Job{cfg: cfg, id: NewID(), clock: cfg.Clock, hist: &coordinator.History{}, done: make(chan struct{})}
+	if j.clock == nil {
+		j.clock = flow.SystemClock{}
+	}
+	j.cfg.Graph.Job = j.id
+	j.ctx, j.stop = context.WithCancel(ctx)
+	snap, where, err := j.latest()
+	if err != nil {
+		j.stop()
+		return nil, err
+	}
+	if snap != nil {
+		j.hist.Continue(snap.ID)
+		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do but commit
+			if err := j.commitFinal(snap); err != nil {
+				j.stop()
+				return nil, err
+			}
+			j.status, j.res = flow.Finished, &flow.Result{}
+			j.stop()
+			close(j.done)
+			return j, nil
+		}
+	}
+	if err := j.run(snap, where); err != nil {
+		j.stop()
+		return nil, err
+	}
+	go j.supervise()
+	return j, nil
+}
+
+// ID returns the job's id.
+func (j *Job) ID() string { return j.id }
+
+// latest returns the snapshot an attempt restores from: the storage's
+// latest checkpoint, else Config.Restore.
+func (j *Job) latest() (*checkpoint.Snapshot, string, error) {
+	if c := j.cfg.Checkpoints; c != nil {
+		s, where, err := c.Storage.Latest()
+		if err != nil {
+			return nil, "", fmt.Errorf("stream: restore: %w", err)
+		}
+		if s != nil {
+			return s, where, nil
+		}
+	}
+	if s := j.cfg.Restore; s != nil {
+		return s, fmt.Sprintf("%s %d", s.Kind, s.ID), nil
+	}
+	return nil, "", nil
+}
+
+// run starts an attempt, restored from snap when it is not nil, with its
+// checkpoint coordinator.
+func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
+	r, err := graph.Resolve(j.cfg.Program, j.cfg.Graph)
+	if err != nil {
+		return err
+	}
+	var assign *coordinator.Assignment
+	if snap != nil {
+		if assign, err = coordinator.Assign(snap, where, r.Topology, j.cfg.AllowNonRestoredState); err != nil {
+			return err
+		}
+		r.Restored(assign)
+	}
+	j.mu.Lock()
+	j.attempt++
+	number := j.attempt
+	j.mu.Unlock()
+	var coord *coordinator.Coordinator
+	checkpointing := j.cfg.Checkpoints != nil && !r.Batch
+	if checkpointing {
+		// the coordinator knows the topology's valves once Translate made
+		// them; tasks register only once the flow job started
+		coord = coordinator.New(r.Topology, *j.cfg.Checkpoints, j.hist, snap != nil)
+	}
+	var gw protocol.Coordinator
+	if coord != nil {
+		gw = coord
+	}
+	tj, err := graph.Translate(r, assign, gw, number)
+	if err != nil {
+		return err
+	}
+	fo := j.cfg.Flow
+	fo.Streaming = !r.Batch
+	fj, err := flow.Start(j.ctx, tj.Graph, fo)
+	if err != nil {
+		return err
+	}
+	end := make(chan struct{})
+	j.mu.Lock()
+	j.cur, j.coord, j.coordEnd = fj, coord, end
+	j.mu.Unlock()
+	if coord == nil {
+		close(end)
+		return nil
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-fj.Done()
+		cancel()
+	}()
+	go func() {
+		defer close(end)
+		coord.Run(cctx)
+	}()
+	return nil
+}
+
+// supervise waits for each attempt and restarts failed ones as the
+// restart strategy says.
+func (j *Job) supervise() {
+	r := newRestarter(j.cfg.Restart, j.cfg.Checkpoints != nil)
+	for {
+		j.mu.Lock()
+		fj, end := j.cur, j.coordEnd
+		j.mu.Unlock()
+		started := j.clock.Now()
+		res, err := fj.Wait()
+		<-end
+		if err == nil && j.cfg.Checkpoints != nil && fj.Status() == flow.Finished {
+			err = j.storeFinished()
+		}
+		j.mu.Lock()
+		stopped := j.stopped
+		j.mu.Unlock()
+		if stopped {
+			j.finish(res, nil, flow.Finished)
+			return
+		}
+		if err == nil || fj.Status() == flow.Canceled || j.ctx.Err() != nil {
+			j.finish(res, err, fj.Status())
+			return
+		}
+		delay, ok := r.next(j.clock.Now(), started)
+		if !ok {
+			j.finish(res, err, flow.Failed)
+			return
+		}
+		if delay > 0 {
+			t := j.clock.Timer(j.clock.Now().Add(delay))
+			select {
+			case <-t.C():
+			case <-j.ctx.Done():
+			}
+			t.Stop()
+		}
+		if j.ctx.Err() != nil {
+			j.finish(res, fmt.Errorf("flow: job canceled: %w", context.Canceled), flow.Canceled)
+			return
+		}
+		j.hist.Restarted()
+		snap, where, lerr := j.latest()
+		if lerr == nil {
+			lerr = j.run(snap, where)
+		}
+		if lerr != nil {
+			j.finish(res, errors.Join(err, lerr), flow.Failed)
+			return
+		}
+	}
+}
+
+// storeFinished stores the snapshot of a job whose input ended (FLIP-147's
+// final checkpoint), holding what its sinks left to commit, and then
+// commits that: a crash before the store restores from the checkpoint
+// before (the sinks' pending files are discarded and written again), one
+// after it finds the job finished and only commits (commitFinal).
+func (j *Job) storeFinished() error {
+	id := j.hist.NextID()
+	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true}
+	var commits []func() error
+	p := j.cfg.Program
+	ids := graph.OperatorIDs(p)
+	for _, n := range p.Nodes {
+		if n.Finalize == nil {
+			continue
+		}
+		b, commit, err := n.Finalize()
+		if err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: %s: %w", id, n.Name, err)
+		}
+		if b != nil {
+			snap.Operators = append(snap.Operators, checkpoint.OperatorState{ID: ids[n], Name: n.Name, Kind: n.Kind, Parallelism: 1,
+				Subtasks: []checkpoint.SubtaskState{{State: b, Watermark: math.MinInt64}}})
+			commits = append(commits, commit)
+		}
+	}
+	if _, err := j.cfg.Checkpoints.Storage.Store(snap); err != nil {
+		return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+	}
+	for _, commit := range commits {
+		if err := commit(); err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// commitFinal commits what a finished job's final snapshot holds of its
+// sinks.
+func (j *Job) commitFinal(snap *checkpoint.Snapshot) error {
+	p := j.cfg.Program
+	ids := graph.OperatorIDs(p)
+	for _, n := range p.Nodes {
+		if n.CommitFinal == nil {
+			continue
+		}
+		op := snap.Operator(ids[n])
+		if op == nil {
+			continue
+		}
+		for _, st := range op.Subtasks {
+			if err := n.CommitFinal(st.State); err != nil {
+				return fmt.Errorf("stream: restore of the finished job: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func (j *Job) finish(res *flow.Result, err error, status flow.Status) {
+	if err != nil && status == flow.Finished {
+		status = flow.Failed
+	}
+	j.mu.Lock()
+	j.res, j.err, j.status = res, err, status
+	j.mu.Unlock()
+	j.stop()
+	close(j.done)
+}
+
+// Status returns the job's status now: Running while an attempt runs or
+// waits to restart.
+func (j *Job) Status() flow.Status {
+	select {
+	case <-j.done:
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.status
+	default:
+		return flow.Running
+	}
+}
+
+// Done returns a channel closed once the job ended and everything it
+// started returned.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Cancel cancels the job; Wait returns once it ended.
+func (j *Job) Cancel() {
+	j.mu.Lock()
+	cur := j.cur
+	j.mu.Unlock()
+	if cur != nil {
+		cur.Cancel()
+	}
+	j.stop()
+}
+
+// Wait waits for the job's end and returns the last attempt's metrics and
+// the job's error.
+func (j *Job) Wait() (*flow.Result, error) {
+	<-j.done
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.res, j.err
+}
+
+// Current returns the current attempt's flow job (nil before the first).
+func (j *Job) Current() *flow.Job {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cur
+}
+
+// Coordinator returns the current attempt's checkpoint coordinator (nil
+// without checkpoints).
+func (j *Job) Coordinator() *coordinator.Coordinator {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.coord
+}
+
+// History returns the job's checkpoint history.
+func (j *Job) History() *coordinator.History { return j.hist }
+
+// TriggerCheckpoint triggers a checkpoint now (Flink's manual checkpoint
+// trigger), once every task of the current attempt runs, and waits until
+// it completed; it returns its id, or why it was aborted.
+func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
+	j.mu.Lock()
+	c := j.coord
+	j.mu.Unlock()
+	if c == nil {
+		return 0, fmt.Errorf("stream: the job does not checkpoint: call EnableCheckpointing")
+	}
+	select {
+	case r := <-c.Request():
+		return r.ID, r.Err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// StopWithSavepoint stops the job with a savepoint into dir (Flink's
+// stopWithSavepoint); see stream.Job.StopWithSavepoint.
+func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("stream: stop with savepoint: no savepoint directory")
+	}
+	j.mu.Lock()
+	c := j.coord
+	j.mu.Unlock()
+	if c == nil {
+		return "", errors.New("stream: stop with savepoint: the job does not checkpoint: call EnableCheckpointing")
+	}
+	var r coordinator.SavepointResult
+	select {
+	case r = <-c.RequestSavepoint(dir):
+	case <-j.done:
+		return "", errors.New("stream: stop with savepoint: the job ended first")
+	case <-ctx.Done():
+		return "", fmt.Errorf("stream: stop with savepoint: %w", ctx.Err())
+	}
+	if r.Err != nil {
+		return "", fmt.Errorf("stream: stop with savepoint: %w", r.Err)
+	}
+	select {
+	case <-r.Notified:
+	case <-j.done:
+	case <-ctx.Done():
+		return r.Path, fmt.Errorf("stream: stop with savepoint %s: %w", r.Path, ctx.Err())
+	}
+	j.mu.Lock()
+	j.stopped = true
+	j.mu.Unlock()
+	j.Cancel()
+	<-j.done
+	return r.Path, nil
+}

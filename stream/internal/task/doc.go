@@ -1,0 +1,44 @@
+// Package task runs one subtask of a stream job: the operators of a chain,
+// in one goroutine, around one mailbox loop (Flink's StreamTask with its
+// MailboxProcessor).
+//
+// # Model
+//
+//	           ┌──────────────── Runtime (one subtask) ────────────────┐
+//	mail ─────▶│ loop: mail, processing-time timers, then input.step   │──▶ network outputs
+//	(trigger,  │        │                                              │    (records, watermarks,
+//	 complete) │        ▼                                              │     statuses, barriers)
+//	           │  input: the gate of the network inputs, a source      │
+//	           │  reader, or an iteration head (gate + feedback queue) │
+//	           │        │ batches                                      │
+//	           │        ▼                                              │
+//	           │  operators, in topological order (chained)            │
+//	           └───────────────────────────────────────────────────────┘
+//
+// A Runtime is built by the graph layer: it adds the chain's operators
+// (AddOperator, downstream first) and network outputs (AddOutput), then
+// calls Run with the chain's Input. Run opens the operators (with the
+// state of Config.Restore), registers with the checkpoint coordinator,
+// sends the restored records in flight again, and loops until the input
+// ends; then every operator's EndInput, and on every path Close.
+//
+// # Checkpoints
+//
+// The task talks to the checkpoint coordinator only through the messages
+// of package protocol: a source task gets Trigger in its mailbox, other
+// tasks get barriers in band; each takes its operators' snapshots (keyed
+// state of the heap backend asynchronously), sends the barrier on, and
+// acknowledges with the snapshots by stable operator id. Unaligned
+// checkpoints add the records the barriers overtook (channel state). An
+// iteration head logs the records fed back between its barrier and the
+// barrier's return through the loop, and acknowledges with them (the
+// back-edge logging of Carbone et al.'s asynchronous barrier snapshots for
+// cyclic graphs); a restore feeds them in again first.
+//
+// # Contracts
+//
+// Operators are called on the task's goroutine only, except the WriteTo
+// of an AsyncPart. A batch pushed into an operator belongs to the caller.
+// Watermarks pass through the chain in order: records an operator emits
+// while firing timers reach the operators after it before the watermark.
+package task
