@@ -17,6 +17,8 @@ func mallocsOf(t *testing.T, n int64, tail func(DataStream[tuple3])) uint64 {
 	env := New(Options{Parallelism: 2})
 	gen := FromSource(env, source.Generator(func(i int64) int64 { return i }, n, 0), watermark.NoWatermarks[int64](), "generator")
 	tail(Map(gen, func(i int64) tuple3 { return tuple3{int(i % 64), 1, 0} }))
+	Discard(stream[tuple3](env, env.p.Nodes[len(env.p.Nodes)-1])) // every case ends in a Filter of tuple3
+
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if _, err := env.Execute(context.Background()); err != nil {

@@ -11,7 +11,7 @@ import (
 func TestBuildErrors(t *testing.T) {
 	env := New(Options{Parallelism: 1})
 	ds := FromSlice(env, []int{1, 2})
-	ds.SetParallelism(0) // line 14
+	ds.SetParallelism(0)
 	KeyBy(ds, func(int) chan int { return nil })
 	Process[int, int](ds, nil)
 	_, err := env.Execute(context.Background())
@@ -57,6 +57,34 @@ func TestStructKey(t *testing.T) {
 	for k, c := range want {
 		if final[k] != c {
 			t.Errorf("%v: %d, want %d", k, final[k], c)
+		}
+	}
+}
+
+// TestNilFunctions: a nil function given to any transformation is a build
+// error naming the caller's line and the transformation, never a panic at
+// run time.
+func TestNilFunctions(t *testing.T) {
+	env := New(Options{Parallelism: 1})
+	ds := FromSlice(env, []int{1, 2})
+	Collect(Map[int, int](ds, nil))
+	Collect(ds.Filter(nil))
+	Collect(FlatMap[int, int](ds, nil))
+	ks := KeyBy[int, int](ds, nil)
+	Collect(ks.Reduce(nil))
+	Collect(Sum[int, int, int](KeyBy(ds, func(v int) int { return v }), nil, nil))
+	Collect(KeyedProcess[int, int, int](KeyBy(ds, func(v int) int { return v }), nil))
+	Collect(CoMap[int, int, int](Connect(ds, ds), nil, nil))
+	_, err := env.Execute(context.Background())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"build_err_test.go:70: Map: nil function", "build_err_test.go:71: Filter: nil function",
+		"build_err_test.go:72: FlatMap: nil function", "build_err_test.go:73: KeyBy: nil key selector",
+		"build_err_test.go:74: Reduce: nil function", "build_err_test.go:75: Sum: nil field function",
+		"build_err_test.go:76: KeyedProcess: nil function", "build_err_test.go:77: CoMap: nil function"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func TestCancelUnbounded(t *testing.T) {
 	pairs := Map(gen, func(i int64) tuple3 { return tuple3{int(i % 7), 1, 0} })
 	sums := Sum(KeyBy(pairs, func(v tuple3) int { return v.F0 }), f1, setF1)
 	var out int64
-	sums.Filter(func(tuple3) bool { return false }) // chained into Sum's task
+	Discard(sums.Filter(func(tuple3) bool { return false })) // chained into Sum's task
 	j, err := env.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)

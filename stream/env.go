@@ -183,7 +183,12 @@ func (e *Env) check() error {
 	if len(e.p.Nodes) == 0 {
 		return fmt.Errorf("stream: the program has no operators")
 	}
-	return nil
+	for _, n := range e.p.Nodes {
+		if n.Sink {
+			return nil
+		}
+	}
+	return fmt.Errorf("stream: the program has no sink: add Print, Collect or SinkTo, so that its results go somewhere")
 }
 
 // fail records a build error with the caller's position.

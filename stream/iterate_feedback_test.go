@@ -99,6 +99,7 @@ func TestIterateFeedbackSpillCleanup(t *testing.T) {
 				}
 			})
 			it.CloseWith(FlatMap(step, func(v string, emit func(string)) { emit(v); emit(v) }))
+			Discard(step)
 			j, err := env.Start(context.Background())
 			if err != nil {
 				t.Fatal(err)

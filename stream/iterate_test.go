@@ -184,6 +184,7 @@ func TestIterateBuildErrors(t *testing.T) {
 	it = Iterate(FromSlice(env, []int{1}), time.Millisecond)
 	fb := Map(it.DataStream, func(v int) int { return v }).SetParallelism(1)
 	it.CloseWith(fb)
+	Discard(fb)
 	if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "must match") {
 		t.Fatalf("parallelism mismatch: err = %v", err)
 	}

@@ -184,3 +184,64 @@ func TestCheckpointPeriodicAndTimeout(t *testing.T) {
 	j.Cancel()
 	j.Wait()
 }
+
+// TestExplicitRestoreWinsOverStorage: a job given Options.Restore (a
+// savepoint) restores it even when its checkpoint storage holds a newer,
+// finished checkpoint of another run, and the checkpoints it then takes
+// follow that run's ids; the storage's old checkpoint is never restored.
+func TestExplicitRestoreWinsOverStorage(t *testing.T) {
+	const n = 50
+	store := checkpoint.NewMemory(2)
+	build := func(src *gated[int], restore *checkpoint.Snapshot) (*Env, *Collected[kv]) {
+		env := New(Options{Parallelism: 1, Clock: manual(), Restore: restore, Restart: NoRestart()})
+		env.EnableCheckpointing(time.Hour).Storage = store
+		return env, asyncSums(env, src, n, nil, nil)
+	}
+	// a savepoint after 20 numbers
+	src := newGated(ints(n))
+	env, _ := build(src, nil)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(20)
+	waitUntil(t, "20 numbers read", func() bool { return src.readers.Load() > 0 && len(src.permits) == 0 })
+	if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	savepoint, _, _ := store.Latest()
+	j.Cancel()
+	j.Wait()
+	// another run of the job to its end: the storage's latest is finished
+	src2 := newGated(ints(n))
+	src2.open()
+	env2, _ := build(src2, nil)
+	if _, err := env2.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _ := store.Latest(); s == nil || !s.Finished {
+		t.Fatalf("latest %+v, want the finished run's", s)
+	}
+	finished, _, _ := store.Latest()
+	// the savepoint wins: the sums go on from the 20 numbers it holds
+	src3 := newGated(ints(n))
+	src3.open()
+	env3, out := build(src3, savepoint)
+	if _, err := env3.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	total := map[int]int{}
+	for v := range n {
+		total[keyOf(v, n)] += v
+	}
+	got := map[int]int{}
+	for _, s := range out.Values() {
+		got[s.K] = max(got[s.K], s.V)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(total) || len(out.Values()) != n-20 {
+		t.Fatalf("%d sums ending at %v after restoring the savepoint, want %d ending at the totals %v", len(out.Values()), got, n-20, total)
+	}
+	if s, _, _ := store.Latest(); s == nil || s.ID <= finished.ID {
+		t.Fatalf("latest %+v: the restored job's checkpoints do not follow the storage's ids (%d)", s, finished.ID)
+	}
+}

@@ -13,6 +13,7 @@ import (
 // open returns for subtask i of n (nil: the caller sets the node's build).
 func addSink[T any](ds DataStream[T], name string, open func(i, n int) (func([]Record[T]) error, error)) *graph.Node {
 	n := addNode[struct{}](ds.env, name, name, ds.edge())
+	n.Sink = true
 	if open == nil {
 		return n // the caller builds
 	}
@@ -82,6 +83,16 @@ func printTo[T any](ds DataStream[T], p *sink.Print[T]) DataStreamSink {
 			}
 			return w.Write(vals)
 		}, nil
+	})
+	return DataStreamSink{ds.env, n}
+}
+
+// Discard adds a sink that drops every record (Flink's DiscardingSink): a
+// program run for its side effects, its metrics or its speed still names
+// where its records end.
+func Discard[T any](ds DataStream[T]) DataStreamSink {
+	n := addSink(ds, "Discard", func(int, int) (func([]Record[T]) error, error) {
+		return func([]Record[T]) error { return nil }, nil
 	})
 	return DataStreamSink{ds.env, n}
 }

@@ -77,30 +77,59 @@ func TestMain(m *testing.M) {
 }
 
 // job is a stream job of the test: its weir run arguments (without
-// --output and the checkpoint flags) and its source rate.
+// --output and the checkpoint flags) and its source rate; late says it
+// writes its late events to --late-output too.
 type job struct {
 	name string
 	args []string
 	rate int
+	late bool
 }
 
-// windowStatsJob writes a CSV of n events in event-time order (timestamps
-// 10 ms apart, 7 keys) and returns window-stats summing them per key in
-// tumbling 1 s windows at parallelism 2: the watermark follows each record,
-// so the firings do not depend on timing.
+// windowStatsJob writes a CSV of n events (timestamps 10 ms apart, 7 keys)
+// with stragglers: every 25th event is 19 s behind, long after its window
+// fired, so it is late and goes to the late output, and a few others 1.5 s
+// behind, within the out-of-orderness of 2 s. It returns window-stats
+// summing them per key in tumbling 5 s windows at parallelism 2: the
+// watermark follows each record, so the firings and the late events do not
+// depend on timing.
 func windowStatsJob(t *testing.T, n int) job {
 	var b strings.Builder
 	b.WriteString("user,ts,amount\n")
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range n {
-		fmt.Fprintf(&b, "u%d,%d,%d\n", r.IntN(7), 1_000_000+int64(i)*10, r.IntN(1000))
+		ts := 1_000_000 + int64(i)*10
+		switch {
+		case i%25 == 24 && ts > 1_020_000:
+			ts -= 19_000
+		case i%7 == 3:
+			ts -= 1_500
+		}
+		fmt.Fprintf(&b, "u%d,%d,%d\n", r.IntN(7), ts, r.IntN(1000))
 	}
 	in := filepath.Join(t.TempDir(), "events.csv")
 	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return job{name: "window-stats", rate: 1000, args: []string{"run", "window-stats", "--input", in, "--key", "user",
-		"--time", "ts", "--value", "amount", "--window", "tumbling:1s", "--parallelism", "2"}}
+	return job{name: "window-stats", rate: 1000, late: true, args: []string{"run", "window-stats", "--input", in, "--key", "user",
+		"--time", "ts", "--value", "amount", "--window", "tumbling:5s", "--out-of-orderness", "2s", "--parallelism", "2"}}
+}
+
+// iterateJob writes n "(a,b)" pairs and returns the stream iteration of
+// Flink's IterateExample over them at parallelism 2: each pair circles the
+// feedback loop until its numbers reach the bound, and its line
+// ((a,b),steps) comes out once.
+func iterateJob(t *testing.T, n int) job {
+	var b strings.Builder
+	r := rand.New(rand.NewPCG(7, 8))
+	for range n {
+		fmt.Fprintf(&b, "(%d,%d)\n", 1+r.IntN(40), 1+r.IntN(40))
+	}
+	in := filepath.Join(t.TempDir(), "pairs.txt")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return job{name: "iterate", rate: 250, args: []string{"run", "iterate", "--input", in, "--max-wait", "1s", "--parallelism", "2"}}
 }
 
 // wordCountJob writes two text files of n lines each of five words from a
@@ -132,23 +161,29 @@ func wordCountJob(t *testing.T, n int) job {
 // every 100-500 ms and a throttled source, kills it with SIGKILL at random
 // moments (kills times, each once it ran 200-700 ms), restarts it with the
 // same command each time and lets the last run finish; the committed
-// output must be the uninterrupted run's: 0 records lost, 0 duplicated.
-// Run again, the finished job changes nothing.
+// output (and late output) must be the uninterrupted run's: 0 records
+// lost, 0 duplicated. Window-stats has stragglers: a record late before a
+// failure is late after it, so no window fires twice. The stream iteration
+// logs its feedback in its checkpoints. Run again, the finished job changes
+// nothing.
 func TestKillRestart(t *testing.T) {
 	bin := weir(t)
-	jobs := []job{windowStatsJob(t, 10000), wordCountJob(t, 3000)}
+	jobs := []job{windowStatsJob(t, 10000), wordCountJob(t, 3000), iterateJob(t, 4000)}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 5))
 	for _, jb := range jobs {
-		oracle := uninterrupted(t, bin, jb)
+		oracle, lateOracle := uninterrupted(t, bin, jb)
 		for backend, bflags := range backends {
 			for name, flags := range alignments {
 				t.Run(jb.name+"/"+backend+"/"+name, func(t *testing.T) {
 					interval := time.Duration(100+r.IntN(401)) * time.Millisecond
-					out, chk := filepath.Join(t.TempDir(), "out"), t.TempDir()
+					out, late, chk := filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "late"), t.TempDir()
 					args := append(slices.Clone(jb.args), "--output", out, "--checkpoint-dir", chk,
 						"--checkpoint-interval", interval.String(), "--rate", fmt.Sprint(jb.rate))
+					if jb.late {
+						args = append(args, "--late-output", late)
+					}
 					args = append(append(args, bflags...), flags...)
 					killed := 0
 					for killed < kills {
@@ -166,6 +201,12 @@ func TestKillRestart(t *testing.T) {
 						l, d := lines(oracle, got)
 						t.Fatalf("%d records lost, %d duplicated (of %d); lost %q, duplicated %q", lost, dup, len(oracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
 					}
+					if jb.late {
+						got := committed(t, late)
+						if l, d := lines(lateOracle, got); len(l) != 0 || len(d) != 0 {
+							t.Fatalf("late output: %d lost, %d duplicated (of %d); lost %q, duplicated %q", len(l), len(d), len(lateOracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
+						}
+					}
 					before := listing(t, out)
 					runToEnd(t, bin, args)
 					if after := listing(t, out); !slices.Equal(before, after) {
@@ -178,15 +219,24 @@ func TestKillRestart(t *testing.T) {
 }
 
 // uninterrupted runs jb to its end without checkpoints or throttle and
-// returns its committed lines, sorted.
-func uninterrupted(t *testing.T, bin string, jb job) []string {
-	out := filepath.Join(t.TempDir(), "oracle")
-	runToEnd(t, bin, append(slices.Clone(jb.args), "--output", out))
-	lines := committed(t, out)
-	if len(lines) == 0 {
+// returns its committed lines, sorted, and its late lines.
+func uninterrupted(t *testing.T, bin string, jb job) (out, late []string) {
+	dir, lateDir := filepath.Join(t.TempDir(), "oracle"), filepath.Join(t.TempDir(), "late")
+	args := append(slices.Clone(jb.args), "--output", dir)
+	if jb.late {
+		args = append(args, "--late-output", lateDir)
+	}
+	runToEnd(t, bin, args)
+	out = committed(t, dir)
+	if len(out) == 0 {
 		t.Fatalf("%s wrote no output", jb.name)
 	}
-	return lines
+	if jb.late {
+		if late = committed(t, lateDir); len(late) == 0 {
+			t.Fatalf("%s wrote no late events: the test's stragglers are not late", jb.name)
+		}
+	}
+	return out, late
 }
 
 // runKilled starts weir with args, kills it with SIGKILL after d and

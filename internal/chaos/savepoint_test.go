@@ -23,7 +23,7 @@ import (
 func TestStopWithSavepointRescale(t *testing.T) {
 	bin := weir(t)
 	jb := windowStatsJob(t, 4000)
-	oracle := uninterrupted(t, bin, jb)
+	oracle, _ := uninterrupted(t, bin, jb)
 	seed := uint64(time.Now().UnixNano())
 	r := rand.New(rand.NewPCG(seed, 6))
 	wait := time.Duration(300+r.IntN(1200)) * time.Millisecond

@@ -46,6 +46,7 @@ type Node struct {
 	Ports          map[string]*Port
 	Order          []string // port names in creation order
 	Source         bool
+	Sink           bool       // a sink: where results go
 	Bounded        bool       // a bounded source
 	Iter           *Iteration // the head of a stream iteration
 	// Enumerator, on a source, makes its split enumerator for an attempt,

@@ -44,6 +44,12 @@ type Job struct {
 	stop  context.CancelFunc
 	done  chan struct{}
 
+	// floor is the id of the storage's latest checkpoint when the job
+	// started from an explicit snapshot (Config.Restore): the storage's
+	// checkpoints up to it are another run's, and restarts restore only
+	// the ones this job stored after it.
+	floor int64
+
 	mu       sync.Mutex
 	attempt  int
 	cur      *flow.Job
@@ -71,6 +77,20 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	}
 	j.cfg.Graph.Job = j.id
 	j.ctx, j.stop = context.WithCancel(ctx)
+	if cfg.Restore != nil && cfg.Checkpoints != nil {
+		// an explicit savepoint wins over the checkpoint storage's latest
+		// checkpoint, which is another run's; this job's ids follow both
+		s, _, err := cfg.Checkpoints.Storage.Latest()
+		if err != nil {
+			j.stop()
+			return nil, fmt.Errorf("stream: restore: %w", err)
+		}
+		j.floor = -1
+		if s != nil {
+			j.floor = s.ID
+			j.hist.Continue(s.ID)
+		}
+	}
 	snap, where, err := j.latest()
 	if err != nil {
 		j.stop()
@@ -101,14 +121,15 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 func (j *Job) ID() string { return j.id }
 
 // latest returns the snapshot an attempt restores from: the storage's
-// latest checkpoint, else Config.Restore.
+// latest checkpoint, else Config.Restore. A job started from Config.Restore
+// takes the storage's latest only once it is one this job stored.
 func (j *Job) latest() (*checkpoint.Snapshot, string, error) {
 	if c := j.cfg.Checkpoints; c != nil {
 		s, where, err := c.Storage.Latest()
 		if err != nil {
 			return nil, "", fmt.Errorf("stream: restore: %w", err)
 		}
-		if s != nil {
+		if s != nil && (j.floor == 0 || s.ID > j.floor) {
 			return s, where, nil
 		}
 	}
