@@ -2,9 +2,17 @@ package stream_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/source"
+	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
+	"github.com/weirdata/weir/stream/window"
 )
 
 type wordCount struct {
@@ -36,4 +44,104 @@ func Example() {
 	// (not,1)
 	// (to,2)
 	// (be,2)
+}
+
+type click struct {
+	User string
+	Time int64 // epoch milliseconds
+	N    int
+}
+
+// Event-time windows: clicks per user in tumbling windows of 10 seconds,
+// with 2 seconds of out-of-orderness; a click that arrives after its
+// window fired goes to a side output.
+func Example_windows() {
+	env := stream.New(stream.Options{Parallelism: 1})
+	clicks := []click{
+		{"ann", 1_000, 1}, {"bob", 3_000, 1}, {"ann", 9_500, 1}, {"ann", 8_000, 1}, // 8 s: out of order, in time
+		{"bob", 14_000, 1}, {"ann", 15_000, 1}, {"ann", 4_000, 1}, // 4 s: its window fired at 12 s
+		{"bob", 22_000, 1},
+	}
+	// a watermark after each click (the largest time seen - 2 s - 1), so
+	// that the example's output does not depend on timing
+	perClick := watermark.ForGenerator(func(watermark.Context) watermark.Generator[click] {
+		latest := stream.NoTimestamp
+		return watermark.Punctuated(func(_ click, ts int64) (int64, bool) {
+			latest = max(latest, ts)
+			return latest - 2_000 - 1, true
+		})
+	}).WithTimestampAssigner(func(c click, _ int64) int64 { return c.Time })
+	events := stream.FromSource(env, source.FromSlice(clicks), perClick, "clicks")
+	tumbling, err := window.TumblingEventTimeWindows(10 * time.Second)
+	if err != nil {
+		panic(err)
+	}
+	late := stream.NewOutputTag[click]("late")
+	perUser := stream.Window(stream.KeyBy(events, func(c click) string { return c.User }), tumbling).
+		SideOutputLateData(late)
+	counts := stream.WindowSum(perUser, func(c click) int { return c.N }, func(c *click, n int) { c.N = n })
+	stream.Print(stream.Map(counts, func(c click) string { return fmt.Sprintf("%s: %d", c.User, c.N) }))
+	stream.Print(stream.Map(stream.GetSideOutput(counts, late), func(c click) string {
+		return fmt.Sprintf("late: %s at %d", c.User, c.Time)
+	}))
+	if _, err := env.Execute(context.Background()); err != nil {
+		panic(err)
+	}
+	// Unordered output:
+	// ann: 3
+	// bob: 1
+	// late: ann at 4000
+	// ann: 1
+	// bob: 1
+	// bob: 1
+}
+
+// Checkpoints in a library program: keyed state in a KeyedProcessFunction,
+// checkpoints into a directory. A job with checkpoints resumes from its
+// directory's latest checkpoint when it starts; here it ran to its end,
+// and its last checkpoint says it finished.
+func Example_checkpoints() {
+	dir, err := os.MkdirTemp("", "weir-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := checkpoint.OpenDir(dir, checkpoint.DirOptions{})
+	if err != nil {
+		panic(err)
+	}
+	env := stream.New(stream.Options{Parallelism: 1})
+	env.EnableCheckpointing(time.Second).Storage = store
+	words := stream.FromSlice(env, []string{"a", "b", "a", "a"}).UID("words")
+	firsts := stream.KeyedProcess(stream.KeyBy(words, func(w string) string { return w }),
+		func() stream.KeyedProcessFunction[string, string, string] {
+			var seen state.ValueState[int]
+			return stream.KeyedProcessFunction[string, string, string]{
+				Open: func(ctx *stream.KeyedContext[string]) (err error) {
+					seen, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "seen"})
+					return err
+				},
+				ProcessElement: func(w string, ctx *stream.KeyedContext[string], out stream.Collector[string]) error {
+					n, _ := seen.Value()
+					seen.Update(n + 1)
+					out.Collect(fmt.Sprintf("%s #%d", w, n+1))
+					return nil
+				},
+			}
+		}).UID("count")
+	stream.Print(firsts)
+	if _, err := env.Execute(context.Background()); err != nil {
+		panic(err)
+	}
+	last, _, err := store.Latest()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("finished:", last.Finished)
+	// Output:
+	// a #1
+	// b #1
+	// a #2
+	// a #3
+	// finished: true
 }

@@ -111,7 +111,7 @@ func NewRootCommand() *cobra.Command {
 	g := &globalOptions{memory: Size(DefaultMemory())}
 	root := &cobra.Command{
 		Use:           "weir",
-		Short:         "weir runs batch dataflow jobs within a memory budget",
+		Short:         "weir runs batch and stream dataflow jobs within a memory budget",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRun: func(*cobra.Command, []string) {

@@ -17,8 +17,10 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run <example>",
 		Short: "Run one of Flink's examples: wordcount, weblog, enum-triangles, an iteration job, or a stream job",
-		Long: `Run one of Flink's batch examples (flink-examples-batch) as a weir DataSet program,
-on its built-in default data or on files: wordcount, weblog, enum-triangles, and
+		Long: `Run one of Flink's examples as a weir program, batch or stream.
+
+The batch examples (flink-examples-batch) run as DataSet programs,
+on their built-in default data or on files: wordcount, weblog, enum-triangles, and
 the iteration jobs pagerank, connected-components, sssp, kmeans, linear-regression
 and transitive-closure. Every example writes its result lines sorted, to stdout or
 to --output (written under a temporary name and renamed when complete; the
@@ -34,7 +36,9 @@ The stream jobs streaming-wordcount, state-machine, iterate, session-windowing,
 top-speed-windowing, window-wordcount, window-join, side-output and
 socket-window-wordcount run Flink's streaming examples (flink-examples-streaming) as DataStream programs and print
 in Flink's print-sink format; an unbounded one runs until Ctrl-C, which exits with
-status 130. window-stats aggregates a CSV of events per key and event-time window.`,
+status 130. window-stats aggregates a CSV of events per key and event-time window.
+Every stream job takes the checkpoint, state backend and savepoint flags (see
+weir run <job> --help), the iteration included.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

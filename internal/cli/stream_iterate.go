@@ -27,7 +27,10 @@ numbers are below 100. Prints "((a,b),steps)" lines as Flink's print sink does
               iterate(5000): 5s)
 
 The feedback loop runs in STREAMING mode only. --output DIR writes the lines to part
-files (part-<subtask>-<n>) instead, committed when the job ends.`,
+files (part-<subtask>-<n>) instead, committed when the job ends, or with each
+checkpoint under --checkpoint-dir: the loop's head logs the records fed back until
+a checkpoint's barrier returns around the loop, so a restored loop loses and
+repeats nothing.`,
 		bind: func(f *pflag.FlagSet) streamProgram {
 			var p streaming.IterateParams
 			f.StringVar(&p.Input, "input", "", `"(a,b)" lines (default: Flink's IterateExampleData.INPUT_PAIRS)`)
