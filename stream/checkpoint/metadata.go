@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// The metadata file, version 1, as Flink's _metadata (Checkpoints.
+// The metadata file, version 2, as Flink's _metadata (Checkpoints.
 // storeCheckpointMetadata): the magic "weirckpt", uvarint version, then
 //
 //	kind byte | varint id | varint timestamp | finished byte (0, 1)
 //	shared byte: where shared files are (0: the storage's shared directory,
 //	  "../shared"; 1: the snapshot's own "shared", as in a savepoint)
+//	string fingerprint (version 2; version 1, still read, has none)
 //	uvarint operator count, per operator:
 //	  string id | string name | uvarint parallelism | uvarint max parallelism
 //	  coordinator: byte (0: nil, 1: present) [| uvarint length | bytes]
@@ -28,7 +29,7 @@ import (
 // to the snapshot's directory.
 const (
 	metadataMagic   = "weirckpt"
-	metadataVersion = 1
+	metadataVersion = 2
 	// MetadataFile is the name of a snapshot's metadata file in its directory.
 	MetadataFile = "_metadata"
 	// metadataTemp is the metadata being written, renamed to MetadataFile
@@ -90,8 +91,9 @@ type metadata struct {
 	Timestamp int64
 	Finished  bool
 	// OwnShared says shared files are in the snapshot's own directory.
-	OwnShared bool
-	Operators []operatorMeta
+	OwnShared   bool
+	Fingerprint string
+	Operators   []operatorMeta
 }
 
 // encodeMetadata returns the metadata file of m.
@@ -102,6 +104,7 @@ func encodeMetadata(m *metadata) []byte {
 	b = binary.AppendVarint(b, m.ID)
 	b = binary.AppendVarint(b, m.Timestamp)
 	b = append(b, boolByte(m.Finished), boolByte(m.OwnShared))
+	b = appendString(b, m.Fingerprint)
 	b = binary.AppendUvarint(b, uint64(len(m.Operators)))
 	for _, op := range m.Operators {
 		b = appendString(b, op.ID)
@@ -168,8 +171,9 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 		return nil, corrupt(path, "checksum mismatch")
 	}
 	d := mdec{b: body[len(metadataMagic):]}
-	if v := d.uvarint(); d.err == nil && v != metadataVersion {
-		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads version %d", path, v, metadataVersion)
+	v := d.uvarint()
+	if d.err == nil && (v < 1 || v > metadataVersion) {
+		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads versions 1 to %d", path, v, metadataVersion)
 	}
 	m := &metadata{}
 	m.Kind = Kind(d.byte())
@@ -177,6 +181,9 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 	m.Timestamp = d.varint()
 	m.Finished = d.bool()
 	m.OwnShared = d.bool()
+	if v >= 2 {
+		m.Fingerprint = d.string()
+	}
 	if d.err == nil && m.Kind > Savepoint {
 		d.fail("kind %d", m.Kind)
 	}

@@ -53,10 +53,10 @@ func TestMetadataRoundTrip(t *testing.T) {
 func TestMetadataVersion(t *testing.T) {
 	b := encodeMetadata(&metadata{})
 	body := b[:len(b)-4]
-	body[len(metadataMagic)] = 2
+	body[len(metadataMagic)] = 3
 	_, err := decodeMetadata("/x/_metadata", seal(body))
-	if err == nil || err.Error() != "checkpoint: /x/_metadata: metadata version 2, this weir reads version 1" {
-		t.Fatalf("version 2: %v", err)
+	if err == nil || err.Error() != "checkpoint: /x/_metadata: metadata version 3, this weir reads versions 1 to 2" {
+		t.Fatalf("version 3: %v", err)
 	}
 }
 
