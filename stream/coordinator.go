@@ -121,6 +121,7 @@ func (c *countdown) done() {
 // snapshot, and a restore does not run them again.
 type coordinator struct {
 	cfg    *CheckpointConfig
+	fp     string // the job's fingerprint, stored in each snapshot
 	p      *program
 	clock  flow.Clock
 	ids    map[*node]string
@@ -139,17 +140,37 @@ type coordinator struct {
 	lastEnd   time.Time
 	started   time.Time // the attempt's start, for the restore time
 	restoring bool
+	ended     bool // the attempt ended: aborts are not failures
 	kick      chan struct{}
+	// failures are the checkpoints failed and not yet reported
+	// (CheckpointConfig.OnFailure, TolerableFailures); lastDone is the
+	// newest completed checkpoint, before which a failure counts no more.
+	failures []checkpointFailure
+	lastDone int64
+	// cancel cancels the attempt; failed is why the coordinator did (too
+	// many failed checkpoints), read by the job once the attempt ended.
+	cancel func()
+	failed error
+}
+
+// checkpointFailure is a checkpoint that failed; a savepoint's failure is
+// returned to the stop that asked for it and not counted.
+type checkpointFailure struct {
+	id        int64
+	savepoint bool
+	err       error
 }
 
 // checkpointHistory is what a job keeps across its attempts: the next
 // checkpoint id and the completed checkpoints' statistics.
 type checkpointHistory struct {
-	mu       sync.Mutex
-	next     int64
-	stats    []CheckpointStats
-	restores []time.Duration
-	restarts int
+	mu          sync.Mutex
+	next        int64
+	failedInRow int   // checkpoints failed since the last that completed
+	lastDone    int64 // the newest checkpoint completed
+	stats       []CheckpointStats
+	restores    []time.Duration
+	restarts    int
 }
 
 func (h *checkpointHistory) nextID() int64 {
@@ -160,7 +181,7 @@ func (h *checkpointHistory) nextID() int64 {
 }
 
 func newCoordinator(p *program, cfg *CheckpointConfig, clock flow.Clock, hist *checkpointHistory, restoring bool) *coordinator {
-	c := &coordinator{cfg: cfg, p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
+	c := &coordinator{cfg: cfg, fp: p.env.fingerprint(), p: p, clock: clock, ids: p.env.operatorIDs(), hist: hist,
 		tasks: map[taskKey]*mailbox{}, done: map[taskKey]bool{}, pending: map[int64]*pendingCheckpoint{}, kick: make(chan struct{}, 1),
 		started: clock.Now(), restoring: restoring}
 	for _, tp := range p.tasks {
@@ -308,6 +329,10 @@ func (c *coordinator) abortLocked(id int64, err error) {
 		return
 	}
 	delete(c.pending, id)
+	if !c.ended {
+		c.failures = append(c.failures, checkpointFailure{id: id, savepoint: pc.savepoint != nil, err: err})
+		c.wake()
+	}
 	for _, w := range pc.waiters {
 		w <- checkpointResult{id: id, err: err}
 	}
@@ -336,6 +361,7 @@ func (c *coordinator) run(ctx context.Context) {
 		now := c.clock.Now()
 		c.expire(now)
 		c.store()
+		c.report()
 		if c.due(now, next) {
 			if c.trigger(now) {
 				next = now.Add(interval)
@@ -486,6 +512,9 @@ func (c *coordinator) store() {
 		}
 		end := c.clock.Now()
 		c.mu.Lock()
+		if err == nil && pc.savepoint == nil {
+			c.lastDone = max(c.lastDone, pc.id)
+		}
 		if err == nil {
 			c.lastEnd = end
 			notified := newCountdown(len(c.tasks) - len(c.done))
@@ -512,12 +541,64 @@ func (c *coordinator) store() {
 			if pc.savepoint != nil {
 				c.failSavepointLocked(pc.savepoint, err)
 			}
+			c.failures = append(c.failures, checkpointFailure{id: pc.id, savepoint: pc.savepoint != nil, err: err})
 		}
 		c.mu.Unlock()
 		for _, w := range pc.waiters {
 			w <- checkpointResult{id: pc.id, err: err}
 		}
 	}
+}
+
+// report tells CheckpointConfig.OnFailure of the checkpoints that failed
+// since the last call, and fails the attempt at the first failure beyond
+// TolerableFailures in a row (Flink's CheckpointFailureManager). A
+// checkpoint completed after a failure resets the count.
+func (c *coordinator) report() {
+	c.mu.Lock()
+	fs, last := c.failures, c.lastDone
+	c.failures = nil
+	c.mu.Unlock()
+	for _, f := range fs {
+		if f.savepoint {
+			continue // the stop that asked for it returns the error
+		}
+		if cb := c.cfg.OnFailure; cb != nil {
+			cb(f.id, f.err)
+		}
+		c.hist.mu.Lock()
+		if f.id > last {
+			c.hist.failedInRow++
+		}
+		n := c.hist.failedInRow
+		c.hist.mu.Unlock()
+		if tol := c.cfg.TolerableFailures; tol >= 0 && n > tol {
+			c.mu.Lock()
+			if c.failed == nil {
+				c.failed = fmt.Errorf("stream: %d checkpoints failed in a row, beyond the %d tolerated; the last, %d: %w", n, tol, f.id, f.err)
+			}
+			cancel := c.cancel
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+			return
+		}
+	}
+	if last > 0 {
+		c.hist.mu.Lock()
+		if c.hist.lastDone < last {
+			c.hist.lastDone, c.hist.failedInRow = last, 0
+		}
+		c.hist.mu.Unlock()
+	}
+}
+
+// failure returns why the coordinator failed the attempt, or nil.
+func (c *coordinator) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
 }
 
 // openShared reads a shared file of the checkpoint storage, for a
@@ -534,7 +615,7 @@ func (c *coordinator) openShared(name string) (io.ReadCloser, error) {
 // snapshot builds the checkpoint of pc: the program's stateful operators
 // in program order, by stable id; it returns the bytes of channel state.
 func (c *coordinator) snapshot(pc *pendingCheckpoint) (*checkpoint.Snapshot, int64) {
-	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli()}
+	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli(), Fingerprint: c.fp}
 	var inflight int64
 	finished := c.finishedNodes(pc)
 	for _, n := range c.p.env.nodes {
@@ -593,6 +674,7 @@ func (c *coordinator) finishedNodes(pc *pendingCheckpoint) map[*node]bool {
 func (c *coordinator) shutdown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ended = true
 	for id := range c.pending {
 		c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: the job attempt ended", errCheckpointAborted, id))
 	}

@@ -21,6 +21,7 @@ type Job struct {
 	ck    *CheckpointConfig
 	clock flow.Clock
 	hist  *checkpointHistory
+	fp    string          // the job's fingerprint (Env.fingerprint)
 	ctx   context.Context // the caller's
 	jctx  context.Context // ends with Cancel
 	stop  context.CancelFunc
@@ -41,7 +42,7 @@ type Job struct {
 // failed ones.
 func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	j := &Job{env: e, ck: e.checkpointConfig(), clock: e.opts.Clock, hist: &checkpointHistory{},
-		ctx: ctx, done: make(chan struct{})}
+		fp: e.fingerprint(), ctx: ctx, done: make(chan struct{})}
 	if j.clock == nil {
 		j.clock = flow.SystemClock{}
 	}
@@ -58,6 +59,9 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	}
 	if snap != nil {
 		j.hist.next = snap.ID
+		if f := e.opts.OnRestore; f != nil {
+			f(RestoreInfo{ID: snap.ID, Where: where, Finished: snap.Finished})
+		}
 		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do but commit
 			if err := e.commitFinal(snap); err != nil {
 				j.stop()
@@ -86,6 +90,10 @@ func (j *Job) latest() (*checkpoint.Snapshot, string, error) {
 			return nil, "", fmt.Errorf("stream: restore: %w", err)
 		}
 		if s != nil {
+			if s.Fingerprint != "" && s.Fingerprint != j.fp && !j.env.opts.AllowNonRestoredState {
+				return nil, "", Unrecoverable(fmt.Errorf("stream: restore: %s is a checkpoint of another job (fingerprint %s, this job's %s): "+
+					"a checkpoint storage serves one job; allow non-restored state to restore what maps", where, s.Fingerprint, j.fp))
+			}
 			return s, where, nil
 		}
 	}
@@ -117,6 +125,9 @@ func (j *Job) attempt(snap *checkpoint.Snapshot, where string) error {
 	if err != nil {
 		return err
 	}
+	if p.coord != nil {
+		p.coord.cancel = fj.Cancel
+	}
 	end := make(chan struct{})
 	j.mu.Lock()
 	j.cur, j.coord, j.coordEnd = fj, p.coord, end
@@ -141,13 +152,20 @@ func (j *Job) attempt(snap *checkpoint.Snapshot, where string) error {
 // restart strategy says.
 func (j *Job) supervise() {
 	r := newRestarter(j.env.opts.Restart, j.ck != nil)
-	for {
+	for attempt := 1; ; attempt++ {
 		j.mu.Lock()
-		fj, end := j.cur, j.coordEnd
+		fj, end, coord := j.cur, j.coordEnd, j.coord
 		j.mu.Unlock()
 		started := j.clock.Now()
 		res, err := fj.Wait()
 		<-end
+		var cerr error // the coordinator failed the attempt
+		if coord != nil {
+			cerr = coord.failure()
+		}
+		if cerr != nil {
+			err = cerr
+		}
 		if err == nil && j.ck != nil {
 			err = j.storeFinished()
 		}
@@ -158,12 +176,36 @@ func (j *Job) supervise() {
 			j.finish(res, nil, flow.Finished)
 			return
 		}
-		if err == nil || fj.Status() == flow.Canceled || j.jctx.Err() != nil {
+		if err == nil || cerr == nil && fj.Status() == flow.Canceled || j.jctx.Err() != nil {
 			j.finish(res, err, fj.Status())
 			return
 		}
-		delay, ok := r.next(j.clock.Now(), started)
+		f := AttemptFailure{Attempt: attempt, Err: err}
+		var delay time.Duration
+		ok := false
+		if IsUnrecoverable(err) {
+			f.Reason = "the failure is unrecoverable"
+		} else if delay, ok = r.next(j.clock.Now(), started); !ok {
+			f.Reason = "the restart strategy allows no more restarts (" + r.String() + ")"
+		}
+		var snap *checkpoint.Snapshot
+		if ok {
+			var where string
+			var lerr error
+			if snap, where, lerr = j.latest(); lerr != nil {
+				ok, f.Reason = false, "the restore failed"
+				err = errors.Join(err, lerr)
+			} else {
+				f.Restart, f.Delay, f.Restore = true, delay, where
+			}
+		}
+		if cb := j.env.opts.OnAttemptFailure; cb != nil {
+			cb(f)
+		}
 		if !ok {
+			if attempt > 1 || r.s.kind != restartNone {
+				err = fmt.Errorf("stream: attempt %d failed and %s: %w", attempt, f.Reason, err)
+			}
 			j.finish(res, err, flow.Failed)
 			return
 		}
@@ -182,11 +224,10 @@ func (j *Job) supervise() {
 		j.hist.mu.Lock()
 		j.hist.restarts++
 		j.hist.mu.Unlock()
-		snap, where, lerr := j.latest()
-		if lerr == nil {
-			lerr = j.attempt(snap, where)
+		if snap != nil && j.env.opts.OnRestore != nil {
+			j.env.opts.OnRestore(RestoreInfo{ID: snap.ID, Where: f.Restore, Finished: snap.Finished})
 		}
-		if lerr != nil {
+		if lerr := j.attempt(snap, f.Restore); lerr != nil {
 			j.finish(res, errors.Join(err, lerr), flow.Failed)
 			return
 		}
@@ -200,7 +241,7 @@ func (j *Job) supervise() {
 // after it finds the job finished and only commits (commitFinal).
 func (j *Job) storeFinished() error {
 	id := j.hist.nextID()
-	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true}
+	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true, Fingerprint: j.fp}
 	var commits []func() error
 	ids := j.env.operatorIDs()
 	for _, n := range j.env.nodes {

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -14,7 +15,7 @@ import (
 // without checkpoints does not restart.
 type RestartStrategy struct {
 	kind       restartKind
-	attempts   int           // fixed delay: restarts allowed
+	attempts   int           // fixed delay, exponential: restarts allowed
 	delay      time.Duration // fixed delay, failure rate
 	initial    time.Duration // exponential
 	maxBackoff time.Duration
@@ -23,6 +24,18 @@ type RestartStrategy struct {
 	jitter     float64
 	failures   int           // failure rate: failures allowed per interval
 	interval   time.Duration // failure rate
+}
+
+// WithAttempts returns a copy of an exponential-delay strategy that fails
+// the job after n restarts in a row, the count starting again when the
+// backoff does (Flink's exponential-delay.attempts-before-reset-backoff);
+// n <= 0 restarts without limit. Other strategies are returned unchanged.
+func (s *RestartStrategy) WithAttempts(n int) *RestartStrategy {
+	c := *s
+	if c.kind == restartExponential {
+		c.attempts = max(n, 0)
+	}
+	return &c
 }
 
 type restartKind uint8
@@ -75,6 +88,7 @@ type restarter struct {
 	backoff  time.Duration
 	failedAt []time.Time // failure rate: the failures within interval
 	lastFail time.Time
+	inRow    int // exponential: restarts since the backoff was reset
 }
 
 func newRestarter(s *RestartStrategy, checkpointing bool) *restarter {
@@ -101,10 +115,14 @@ func (r *restarter) next(now, started time.Time) (time.Duration, bool) {
 		return s.delay, true
 	case restartExponential:
 		if r.backoff == 0 || now.Sub(started) >= s.reset {
-			r.backoff = s.initial
+			r.backoff, r.inRow = s.initial, 0
 		} else {
 			r.backoff = min(time.Duration(float64(r.backoff)*s.multiplier), s.maxBackoff)
 		}
+		if s.attempts > 0 && r.inRow >= s.attempts {
+			return 0, false
+		}
+		r.inRow++
 		d := r.backoff
 		if s.jitter > 0 && d > 0 {
 			j := float64(d) * s.jitter
@@ -127,4 +145,23 @@ func (r *restarter) next(now, started time.Time) (time.Duration, bool) {
 		return s.delay, true
 	}
 	return 0, false
+}
+
+// String names the strategy and its limit, for messages.
+func (r *restarter) String() string {
+	s := &r.s
+	switch s.kind {
+	case restartNone:
+		return "none"
+	case restartFixed:
+		return fmt.Sprintf("fixed-delay: %d restarts", s.attempts)
+	case restartExponential:
+		if s.attempts > 0 {
+			return fmt.Sprintf("exponential-delay: %d restarts", s.attempts)
+		}
+		return "exponential-delay"
+	case restartFailureRate:
+		return fmt.Sprintf("failure-rate: %d failures within %v", s.failures, s.interval)
+	}
+	return "default"
 }

@@ -18,6 +18,7 @@ import (
 // subtask's), and per source the enumerator's state (its pending splits,
 // Flink's coordinator state).
 type jobRestore struct {
+	where string // the snapshot restored, for messages
 	ops   map[*node][][][]byte
 	enums map[*node]*source.EnumeratorState
 	// channels is the channel state of an unaligned checkpoint by edge
@@ -76,7 +77,7 @@ func (e *Env) buildRestore(snap *checkpoint.Snapshot, where string, allowNonRest
 	for n, id := range ids {
 		byID[id] = n
 	}
-	r := &jobRestore{ops: map[*node][][][]byte{}, enums: map[*node]*source.EnumeratorState{}}
+	r := &jobRestore{where: where, ops: map[*node][][][]byte{}, enums: map[*node]*source.EnumeratorState{}}
 	if err := e.restoreChannels(r, snap, where, allowNonRestored); err != nil {
 		return nil, err
 	}

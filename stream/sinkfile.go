@@ -66,6 +66,9 @@ func SinkTo[T any](ds DataStream[T], fs *sink.FileSink[T]) {
 	}
 	n.commitFinal = func(b []byte) error {
 		cs, err := decodeCommittables(n.name, b)
+		if err == nil {
+			cs, err = fs.Confine(cs)
+		}
 		if err != nil {
 			return err
 		}
@@ -178,6 +181,13 @@ func (f *fileSinkOp[T]) open(rt *taskRuntime) error {
 	}
 	f.writerStates.Clear()
 	f.committables.Clear()
+	if restored, err = f.fs.Confine(restored); err != nil {
+		where := "the snapshot"
+		if rt.p != nil && rt.p.env.restore != nil {
+			where = rt.p.env.restore.where
+		}
+		return fmt.Errorf("stream: %s: restore of %s: %w", f.node.name, where, err)
+	}
 	return sink.Commit(restored)
 }
 

@@ -46,3 +46,15 @@ func (e *Env) operatorIDs() map[*node]string {
 	}
 	return ids
 }
+
+// fingerprint identifies the job in its checkpoints: a hash of
+// Options.Fingerprint and the operators' ids, in program order.
+func (e *Env) fingerprint() string {
+	h := sha256.New()
+	h.Write([]byte(e.opts.Fingerprint))
+	ids := e.operatorIDs()
+	for _, n := range e.nodes {
+		h.Write([]byte("\x00" + ids[n]))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
