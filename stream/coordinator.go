@@ -575,7 +575,7 @@ func (c *coordinator) report() {
 		if tol := c.cfg.TolerableFailures; tol >= 0 && n > tol {
 			c.mu.Lock()
 			if c.failed == nil {
-				c.failed = fmt.Errorf("stream: %d checkpoints failed in a row, beyond the %d tolerated; the last, %d: %w", n, tol, f.id, f.err)
+				c.failed = fmt.Errorf("stream: too many failed checkpoints in a row (%d, %d tolerated): %w", n, tol, f.err)
 			}
 			cancel := c.cancel
 			c.mu.Unlock()

@@ -142,7 +142,7 @@ func TestTolerableCheckpointFailures(t *testing.T) {
 		}
 		if tolerable == 0 {
 			_, err := j.Wait()
-			if !errors.Is(err, enospc) || !strings.Contains(err.Error(), "1 checkpoints failed in a row, beyond the 0 tolerated; the last, 2") {
+			if !errors.Is(err, enospc) || !strings.Contains(err.Error(), "too many failed checkpoints in a row (1, 0 tolerated): stream: checkpoint aborted: checkpoint 2: no space left on device") {
 				t.Fatalf("tolerating 0: job error %v", err)
 			}
 		} else {

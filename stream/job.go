@@ -92,7 +92,7 @@ func (j *Job) latest() (*checkpoint.Snapshot, string, error) {
 		if s != nil {
 			if s.Fingerprint != "" && s.Fingerprint != j.fp && !j.env.opts.AllowNonRestoredState {
 				return nil, "", Unrecoverable(fmt.Errorf("stream: restore: %s is a checkpoint of another job (fingerprint %s, this job's %s): "+
-					"a checkpoint storage serves one job; allow non-restored state to restore what maps", where, s.Fingerprint, j.fp))
+					"a checkpoint storage serves one job; allowing non-restored state (--allow-non-restored-state) restores what maps", where, s.Fingerprint, j.fp))
 			}
 			return s, where, nil
 		}
