@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -296,8 +297,14 @@ func emptyOutputs(f *pflag.FlagSet) error {
 		}
 		dir := fl.Value.String()
 		ents, err := os.ReadDir(dir)
-		if err != nil || len(ents) == 0 {
+		if err != nil {
 			continue // missing: the sink creates it; unreadable: the sink says so
+		}
+		// hidden entries are the parts a killed run never committed, which
+		// the sink removes
+		ents = slices.DeleteFunc(ents, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
+		if len(ents) == 0 {
+			continue
 		}
 		return &usageError{err: fmt.Errorf("--%s %s is not empty (it holds %s%s): a stream job that does not resume from a checkpoint writes into an empty or new directory; remove it or name another",
 			name, dir, ents[0].Name(), more(len(ents)-1))}

@@ -71,7 +71,8 @@ func (s *FileSink[T]) Dir() string { return s.dir }
 // CheckInterval is how often the runtime calls each writer's Tick.
 func (s *FileSink[T]) CheckInterval() time.Duration { return s.cfg.interval }
 
-// Writer opens the writer of subtask i of n. A fresh job passes no state. A
+// Writer opens the writer of subtask i of n. A fresh job passes no state: its writer
+// removes the hidden parts of subtask i that a killed run left. A
 // restored job passes every subtask's Snapshot of the checkpoint it restores
 // (Flink's union state, so that any parallelism works): the writer continues
 // after the highest part counter among them, so no name is used twice, and
@@ -117,8 +118,13 @@ func (s *FileSink[T]) Writer(i, n int, restored ...[]byte) (*FileWriter[T], erro
 	// restores from (it fell back past a damaged one, or resumes its
 	// checkpoints after a stop with savepoint): their records are written
 	// again, so they go, and the sink says so.
+	// A fresh writer removes the hidden parts of its subtask: a killed run
+	// that no checkpoint names left them.
 	var removed []string
 	err := s.scanNames(func(name string, sub int, c uint64, k partKind) bool {
+		if len(restored) == 0 {
+			return sub == i && (k == inProgress || k == pending)
+		}
 		next, ok := stray[sub]
 		if ok && k == committed && c >= next {
 			removed = append(removed, name)

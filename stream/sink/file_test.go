@@ -366,3 +366,30 @@ func TestTextOf(t *testing.T) {
 		t.Errorf("got %q", b)
 	}
 }
+
+// A fresh writer removes the hidden parts its subtask's index left in a
+// killed run, and only those, and writes from counter 0 again.
+func TestFreshWriterRemovesHiddenLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	s := Text(dir)
+	w := must[*FileWriter[string]](t)(s.Writer(0, 2))
+	check(t, w.Write([]string{"lost"}))
+	must[[]Committable](t)(w.PrepareCommit(1))
+	check(t, w.Write([]string{"lost too"}))
+	other := must[*FileWriter[string]](t)(s.Writer(1, 2))
+	check(t, other.Write([]string{"other"}))
+	abandon(w) // killed
+	if _, hidden := names(t, dir); len(hidden) != 3 {
+		t.Fatalf("hidden %v, want a pending and two in-progress parts", hidden)
+	}
+	w2 := must[*FileWriter[string]](t)(s.Writer(0, 2))
+	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".part-1-0.inprogress"}) {
+		t.Fatalf("hidden %v, want subtask 1's only", hidden)
+	}
+	check(t, w2.Write([]string{"again"}))
+	check(t, Commit(must[[]Committable](t)(w2.Finish())))
+	if committed, _ := names(t, dir); !slices.Equal(committed, []string{"part-0-0"}) {
+		t.Errorf("committed %v", committed)
+	}
+	check(t, other.Abort())
+}
