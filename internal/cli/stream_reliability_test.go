@@ -255,3 +255,37 @@ func TestStreamSkippedCheckpointAndStaleSavepoint(t *testing.T) {
 		t.Errorf("the stale savepoint directory: %v", err)
 	}
 }
+
+// A checkpoint holds the sink's part names, not paths: a job whose final
+// checkpoint was stored but whose parts were not yet committed (a crash
+// between the two) commits them when run again from another working
+// directory, with the paths given from there.
+func TestStreamResumeFromAnotherDirectory(t *testing.T) {
+	root := t.TempDir()
+	in := statsCSV(t, 1000)
+	if err := os.MkdirAll(filepath.Join(root, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, "a"))
+	if code, _, stderr := runWeir(context.Background(), statsArgs(in, "--checkpoint-dir", "ck", "--output", "out", "--parallelism", "2")...); code != 0 {
+		t.Fatalf("code %d, %q", code, stderr)
+	}
+	want := readPartsSorted(t, filepath.Join(root, "a", "out"))
+	parts, _ := filepath.Glob(filepath.Join(root, "a", "out", "part-*"))
+	if len(parts) == 0 {
+		t.Fatal("no parts")
+	}
+	for _, p := range parts { // as before the commit
+		if err := os.Rename(p, filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".pending")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	code, _, stderr := runWeir(context.Background(), statsArgs(in, "--checkpoint-dir", "a/ck", "--output", "a/out", "--parallelism", "2")...)
+	if code != 0 || !strings.Contains(stderr, "already finished") {
+		t.Fatalf("from another directory: code %d, %q", code, stderr)
+	}
+	if got := readPartsSorted(t, filepath.Join(root, "a", "out")); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("committed %d lines, want %d", len(got), len(want))
+	}
+}
