@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/weirdata/weir/examples/streaming"
-	"github.com/weirdata/weir/spill"
 	"github.com/weirdata/weir/stream"
 )
 
@@ -84,13 +83,6 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			}
 		}
 		ck.report(&o)
-		removed, err := spill.RemoveStale(g.tmp)
-		if err != nil {
-			return err
-		}
-		for _, d := range removed {
-			ck.say("removed %s, the spill directory of a killed run", d)
-		}
 		var starts []func(*stream.Job)
 		if p := g.streamProgress(cmd.ErrOrStderr(), "run "+j.name); p != nil {
 			p.checkpointing = ck.checkpointing()
