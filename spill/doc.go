@@ -60,7 +60,10 @@
 // closes open Readers and removes every remaining file; operators call it on
 // every exit path (success, error, cancellation), after their goroutines have
 // stopped using the Space's Writers and Readers. DiskFS.Close removes the whole
-// spill directory as the last resort (e.g. on Ctrl-C).
+// spill directory as the last resort (e.g. on Ctrl-C). A killed process
+// cannot: NewDiskFS first removes the spill directories whose process is gone
+// (RemoveStale), told by the flock each live DiskFS holds on a file beside its
+// directory.
 //
 // # Concurrency
 //

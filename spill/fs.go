@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // FS is the file system spill files live in. Names are flat: no directories, no
@@ -42,21 +43,103 @@ func checkName(name string) error {
 }
 
 // DiskFS keeps files in a private directory that NewDiskFS creates and Close
-// removes. It is safe for concurrent use.
+// removes. It is safe for concurrent use. While it is open the file
+// .<directory>.owner beside the directory is locked (flock), so that
+// RemoveStale tells the directories of live processes from those a killed
+// one left.
 type DiskFS struct {
-	dir string
+	dir   string
+	mu    sync.Mutex
+	owner *os.File
+}
+
+// ownerPath is the locked file of the DiskFS in directory d.
+func ownerPath(d string) string { return filepath.Join(filepath.Dir(d), "."+filepath.Base(d)+".owner") }
+
+// spillPattern names the directories NewDiskFS creates.
+const spillPattern = "weir-spill-*"
+
+// RemoveStale removes from dir ("" means os.TempDir()) the directories
+// "weir-spill-*" of DiskFS whose process is gone: a process killed while
+// it ran left them, spill files and the disk state backend's store in
+// them. A directory whose owner file is locked belongs to a live process
+// and stays, and one without an owner file (not a DiskFS's) is left alone.
+// It returns the directories removed.
+func RemoveStale(dir string) ([]string, error) {
+	if !canLock {
+		return nil, nil
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, spillPattern))
+	if err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	var removed []string
+	for _, d := range matches {
+		f, err := os.Open(ownerPath(d))
+		if err != nil {
+			continue // not a DiskFS's, or gone meanwhile
+		}
+		if flockExclusive(f) != nil {
+			f.Close()
+			continue // its process runs
+		}
+		err = os.RemoveAll(d)
+		if err == nil {
+			err = os.Remove(ownerPath(d))
+		}
+		f.Close()
+		if err != nil {
+			return removed, fmt.Errorf("spill: remove the stale %s: %w", d, err)
+		}
+		removed = append(removed, d)
+	}
+	return removed, nil
 }
 
 var _ FS = (*DiskFS)(nil)
 
 // NewDiskFS creates a private directory named "weir-spill-*" under dir (""
-// means os.TempDir()) and returns a DiskFS that keeps its files there.
+// means os.TempDir()) and returns a DiskFS that keeps its files there. It
+// first removes the directories that killed processes left there
+// (RemoveStale).
 func NewDiskFS(dir string) (*DiskFS, error) {
-	d, err := os.MkdirTemp(dir, "weir-spill-*")
+	if _, err := RemoveStale(dir); err != nil {
+		return nil, err
+	}
+	d, err := os.MkdirTemp(dir, spillPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spill: create spill directory: %w", err)
 	}
-	return &DiskFS{dir: d}, nil
+	owner, err := lockOwner(d)
+	if err != nil {
+		os.RemoveAll(d)
+		return nil, fmt.Errorf("spill: create spill directory: %w", err)
+	}
+	return &DiskFS{dir: d, owner: owner}, nil
+}
+
+// lockOwner creates the locked owner file of directory d: locked under
+// another name, then renamed, so that RemoveStale never sees it unlocked.
+func lockOwner(d string) (*os.File, error) {
+	tmp := ownerPath(d) + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err = flockExclusive(f); err == nil {
+		if _, err = fmt.Fprintf(f, "pid %d\n", os.Getpid()); err == nil {
+			err = os.Rename(tmp, ownerPath(d))
+		}
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	return f, nil
 }
 
 // Dir returns the private directory.
@@ -69,6 +152,16 @@ func (d *DiskFS) Dir() string { return d.dir }
 func (d *DiskFS) Close() error {
 	if err := os.RemoveAll(d.dir); err != nil {
 		return fmt.Errorf("spill: remove spill directory: %w", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.owner != nil {
+		err := os.Remove(ownerPath(d.dir))
+		d.owner.Close()
+		d.owner = nil
+		if err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("spill: remove spill directory: %w", err)
+		}
 	}
 	return nil
 }

@@ -204,7 +204,8 @@ func TestAsyncSnapshotFailureDeclines(t *testing.T) {
 	src := newGated(ints(n))
 	var seen atomic.Int64
 	env := New(Options{Parallelism: 1, Clock: manual()})
-	env.EnableCheckpointing(time.Hour).Storage = store
+	cfg := env.EnableCheckpointing(time.Hour)
+	cfg.Storage, cfg.TolerableFailures = store, -1 // the job runs on past the failed checkpoint
 	asyncSums(env, src, n, func() { seen.Add(1) }, hook)
 	j, err := env.Start(context.Background())
 	if err != nil {

@@ -236,6 +236,7 @@ func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { d.Close() })
 		return d
 	}
 	var store checkpoint.Storage = checkpoint.NewMemory(1)
@@ -301,6 +302,7 @@ func restoreExact(t *testing.T, kind string, n, p2 int, be backendCase) {
 	}
 
 	if kind == "dir" {
+		store.(*checkpoint.Dir).Close() // the first job ended
 		store = openDir()
 	}
 	env2 := New(Options{Parallelism: p2, Clock: manual(), StateBackend: be.second, Incremental: be.incremental, TmpDir: tmp})

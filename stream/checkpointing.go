@@ -72,6 +72,18 @@ type CheckpointConfig struct {
 	// the checkpoint's trigger switches to unaligned (Flink's
 	// alignedCheckpointTimeout). Zero means unaligned from the start.
 	AlignedCheckpointTimeout time.Duration
+	// TolerableFailures is how many checkpoints may fail in a row (Flink's
+	// tolerableCheckpointFailureNumber): the next failure fails the job
+	// attempt, naming the checkpoint and its cause, and the restart
+	// strategy decides what follows. Zero, Flink's default, fails it at
+	// the first failed checkpoint; negative tolerates any number. A
+	// completed checkpoint resets the count; failed savepoints do not
+	// count.
+	TolerableFailures int
+	// OnFailure, when set, is called with each checkpoint that failed
+	// (declined by a task, expired, or not stored) and its cause, from the
+	// coordinator's goroutine.
+	OnFailure func(id int64, err error)
 }
 
 // validate checks the combinations Flink refuses.

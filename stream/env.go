@@ -61,6 +61,18 @@ type Options struct {
 	// Restart says whether and when the job restarts after a task failure;
 	// nil means Flink's default (see RestartStrategy).
 	Restart *RestartStrategy
+	// OnAttemptFailure, when set, is called for each failed attempt of the
+	// job, before its restart or its end, from the job's goroutine.
+	OnAttemptFailure func(AttemptFailure)
+	// OnRestore, when set, is called each time the job restores from a
+	// snapshot of its checkpoint storage or from Restore, before the
+	// attempt starts.
+	OnRestore func(RestoreInfo)
+	// Fingerprint names the job beyond its operators (its name, its
+	// inputs). A job stores the hash of it and of its operators' ids in
+	// each checkpoint, and refuses to restore from its checkpoint storage a
+	// checkpoint of another job, unless AllowNonRestoredState.
+	Fingerprint string
 	// StateBackend is where keyed operators keep their keyed state:
 	// HeapBackend (the default) or DiskBackend (Flink's state.backend.type).
 	StateBackend StateBackend

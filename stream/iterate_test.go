@@ -210,6 +210,7 @@ func iterateForever(t *testing.T, bounded bool) {
 	var trips atomic.Int64
 	step := Map(it.DataStream, func(v int) int { trips.Add(1); return v + 1 })
 	it.CloseWith(step)
+	Discard(step)
 	j, err := env.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)

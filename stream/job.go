@@ -20,16 +20,24 @@ type Job struct{ j *runner.Job }
 // startJob starts the job's first attempt and the goroutine that restarts
 // failed ones.
 func (e *Env) startJob(ctx context.Context) (*Job, error) {
+	fp := e.fingerprint()
 	cfg := runner.Config{Program: e.p, Graph: e.graphOptions(), Restore: e.opts.Restore,
 		AllowNonRestoredState: e.opts.AllowNonRestoredState, Restart: e.opts.Restart.strategy(), Clock: e.opts.Clock,
 		Flow: flow.Options{Memory: e.opts.Memory, BatchSize: e.opts.BatchSize, FlushTimeout: e.opts.BufferTimeout,
-			Clock: e.opts.Clock, TmpDir: e.opts.TmpDir}}
+			Clock: e.opts.Clock, TmpDir: e.opts.TmpDir}, Fingerprint: fp}
+	if cb := e.opts.OnAttemptFailure; cb != nil {
+		cfg.OnAttemptFailure = func(f runner.AttemptFailure) { cb(AttemptFailure(f)) }
+	}
+	if cb := e.opts.OnRestore; cb != nil {
+		cfg.OnRestore = func(r runner.RestoreInfo) { cb(RestoreInfo(r)) }
+	}
 	if ck := e.checkpointConfig(); ck != nil {
 		if err := ck.validate(); err != nil {
 			return nil, err
 		}
 		cfg.Checkpoints = &coordinator.Config{Interval: ck.Interval, Timeout: ck.Timeout, MinPause: ck.MinPauseBetweenCheckpoints,
-			MaxConcurrent: ck.MaxConcurrentCheckpoints, Storage: ck.Storage, Clock: e.opts.Clock}
+			MaxConcurrent: ck.MaxConcurrentCheckpoints, Storage: ck.Storage, Clock: e.opts.Clock,
+			TolerableFailures: ck.TolerableFailures, OnFailure: ck.OnFailure, Fingerprint: fp}
 	}
 	j, err := runner.Start(ctx, cfg)
 	if err != nil {

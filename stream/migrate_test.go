@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,8 @@ func TestSavepointStateMigration(t *testing.T) {
 	const n = 100
 	for _, be := range []StateBackend{HeapBackend, DiskBackend} {
 		t.Run(fmt.Sprint(be), func(t *testing.T) {
-			dir1, dir2, sp := t.TempDir(), t.TempDir(), t.TempDir()
+			dir1, sp := t.TempDir(), t.TempDir()
+			dir2 := dir1 // a restore commits the snapshot's parts in the sink's own directory
 			src := newGated(ints(n))
 			env := New(Options{Parallelism: 2, Clock: manual(), StateBackend: be, TmpDir: t.TempDir()})
 			env.EnableCheckpointing(time.Hour)
@@ -105,7 +107,8 @@ func TestSavepointStateMigration(t *testing.T) {
 			if _, err := env2.Execute(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			second, _ := dirState(t, dir2)
+			all, _ := dirState(t, dir2)
+			second := slices.DeleteFunc(all, func(l string) bool { return strings.Count(l, ":") != 2 }) // the second job's lines
 			if len(second) != n-40 {
 				t.Fatalf("the second job committed %d lines, want %d", len(second), n-40)
 			}

@@ -49,3 +49,15 @@ func (r *RestartStrategy) strategy() runner.RestartStrategy {
 	}
 	return r.s
 }
+
+// WithAttempts returns a copy of an exponential-delay strategy that fails
+// the job after n restarts in a row, the count starting again when the
+// backoff does (Flink's exponential-delay.attempts-before-reset-backoff);
+// n <= 0 restarts without limit. Other strategies are returned unchanged.
+func (r *RestartStrategy) WithAttempts(n int) *RestartStrategy {
+	c := *r
+	if c.s.Kind == runner.RestartExponential {
+		c.s.Attempts = max(n, 0)
+	}
+	return &c
+}

@@ -147,6 +147,7 @@ func TestCheckpointPeriodicAndTimeout(t *testing.T) {
 	env := New(Options{Parallelism: 1, Clock: clock})
 	cfg := env.EnableCheckpointing(time.Minute)
 	cfg.Timeout = 5 * time.Minute
+	cfg.TolerableFailures = 1 // the expired checkpoint
 	hold, held := make(chan struct{}), make(chan struct{})
 	var seen int
 	ds := Map(FromSource(env, src, watermark.NoWatermarks[int](), "numbers").Rebalance(), func(v int) int {

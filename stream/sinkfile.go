@@ -60,6 +60,9 @@ func SinkTo[T any](ds DataStream[T], fs *sink.FileSink[T]) DataStreamSink {
 	}
 	n.CommitFinal = func(b []byte) error {
 		cs, err := op.DecodeCommittables(n.Name, b)
+		if err == nil {
+			cs, err = fs.Confine(cs)
+		}
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/weirdata/weir/stream/internal/graph"
@@ -29,4 +31,16 @@ func setUID(env *Env, n *graph.Node, uid, where string) {
 		}
 	}
 	n.UID = uid
+}
+
+// fingerprint identifies the job in its checkpoints: a hash of
+// Options.Fingerprint and the operators' ids, in program order.
+func (e *Env) fingerprint() string {
+	h := sha256.New()
+	h.Write([]byte(e.opts.Fingerprint))
+	ids := graph.OperatorIDs(e.p)
+	for _, n := range e.p.Nodes {
+		h.Write([]byte("\x00" + ids[n]))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
 	"github.com/weirdata/weir/stream/window"
@@ -224,7 +226,7 @@ func TestWindowMemoryBudget(t *testing.T) {
 	})
 	Collect(out)
 	_, err := env.Execute(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "memory budget") {
+	if err == nil || !strings.Contains(err.Error(), "of the budget's") || !errors.Is(err, memory.ErrBudgetExceeded) {
 		t.Fatalf("err = %v, want the memory budget exceeded", err)
 	}
 }

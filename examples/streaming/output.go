@@ -16,5 +16,9 @@ func emit[T any](ds stream.DataStream[T], o Options, output string) {
 		return
 	}
 	str := sink.ToString[T]()
-	stream.SinkTo(ds, sink.Rows(output, func(dst []byte, v T) []byte { return append(str(dst, v), '\n') }))
+	var opts []sink.Option
+	if o.Notice != nil {
+		opts = append(opts, sink.WithNotices(o.Notice))
+	}
+	stream.SinkTo(ds, sink.Rows(output, func(dst []byte, v T) []byte { return append(str(dst, v), '\n') }, opts...))
 }

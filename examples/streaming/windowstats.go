@@ -220,7 +220,7 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 // writeLines writes every line of ds to w, a line each, from one subtask
 // as the lines arrive (so they carry no "N> " prefix and need no lock).
 func writeLines(ds stream.DataStream[string], w *bufio.Writer) {
-	stream.Process(ds, func() stream.ProcessFunction[string, struct{}] {
+	writer := stream.Process(ds, func() stream.ProcessFunction[string, struct{}] {
 		return stream.ProcessFunction[string, struct{}]{
 			ProcessElement: func(l string, _ *stream.Context, _ stream.Collector[struct{}]) error {
 				w.WriteString(l)
@@ -228,6 +228,7 @@ func writeLines(ds stream.DataStream[string], w *bufio.Writer) {
 			},
 		}
 	}).SetParallelism(1)
+	stream.Discard(writer).SetParallelism(1)
 }
 
 // ReadStatEvents reads the CSV file path: a header row naming the columns,

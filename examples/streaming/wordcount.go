@@ -24,6 +24,9 @@ type Options struct {
 	// Configure, when set, adjusts the job's Env before the program is
 	// built: the command line enables checkpointing through it.
 	Configure func(*stream.Env)
+	// Notice, when set, receives what the file sinks did that a user must
+	// know (sink.WithNotices): committed parts removed on a restore.
+	Notice func(msg string)
 }
 
 // newEnv returns the Env of a run: stream.New(o.Stream), configured.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -51,9 +54,14 @@ func newSavepointInspectCommand() *cobra.Command {
 			if format == formatJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(d)
+				err = enc.Encode(d)
+			} else {
+				err = writeSnapshotText(cmd.OutOrStdout(), d)
 			}
-			return writeSnapshotText(cmd.OutOrStdout(), d)
+			if err != nil {
+				return err
+			}
+			return refusedEntries(d)
 		})(cmd, args)
 	}
 	return cmd
@@ -95,6 +103,9 @@ type subtaskDesc struct {
 	Sections       []sectionDesc `json:"sections,omitempty"`
 	// Schemas are the schemas the snapshot records of its states' types.
 	Schemas []schemaDesc `json:"schemas,omitempty"`
+	// Refused are the file sink's committables that do not name a part
+	// file and its pending file in one directory: a restore refuses them.
+	Refused []string `json:"refused_committables,omitempty"`
 }
 
 type schemaDesc struct {
@@ -141,6 +152,7 @@ func describeSnapshot(info *checkpoint.Info) *snapshotDesc {
 				sd.Shared = append(sd.Shared, sharedDesc{Name: f.Name, Bytes: f.Size})
 			}
 			describeState(&sd, st.State)
+			sd.Refused = refusedCommittables(op.Name, &sd, st.State)
 			od.Subtasks = append(od.Subtasks, sd)
 		}
 		d.Operators = append(d.Operators, od)
@@ -201,6 +213,9 @@ func writeSnapshotText(w io.Writer, d *snapshotDesc) error {
 				fmt.Fprintf(&b, " (not a state snapshot: %s)", st.StateError)
 			}
 			fmt.Fprintf(&b, ", in flight %d B\n", st.InFlightBytes)
+			for _, r := range st.Refused {
+				fmt.Fprintf(&b, "    REFUSED %s\n", r)
+			}
 			for _, f := range st.Shared {
 				fmt.Fprintf(&b, "    shared %s %d B\n", f.Name, f.Bytes)
 			}
@@ -238,4 +253,56 @@ func writeSnapshotText(w io.Writer, d *snapshotDesc) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// refusedCommittables returns what is wrong with the file sink committables
+// an operator state of operator name holds, one line per entry a restore
+// refuses (sink.CheckCommittable).
+func refusedCommittables(name string, sd *subtaskDesc, b []byte) []string {
+	if sd.StateFormat != "operator" {
+		return nil
+	}
+	has := false
+	for _, sec := range sd.Sections {
+		has = has || sec.State == stream.FileSinkCommittables
+	}
+	if !has {
+		return nil
+	}
+	store := state.NewOperatorStore(state.OperatorOptions{Name: name})
+	defer store.Dispose()
+	if err := store.Restore(bytes.NewReader(b)); err != nil {
+		return []string{fmt.Sprintf("%s: %v", stream.FileSinkCommittables, err)}
+	}
+	list, err := state.GetOperatorListState(store, state.ListDescriptor[[]byte]{Name: stream.FileSinkCommittables})
+	if err != nil {
+		return []string{fmt.Sprintf("%s: %v", stream.FileSinkCommittables, err)}
+	}
+	var out []string
+	for i, e := range list.Get() {
+		var c sink.Committable
+		err := c.UnmarshalBinary(e)
+		if err == nil {
+			err = sink.CheckCommittable(c)
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s entry %d (pending %q, final %q): %v", stream.FileSinkCommittables, i, c.Pending, c.Final, err))
+		}
+	}
+	return out
+}
+
+// refusedEntries is the error of a snapshot that holds committables a
+// restore refuses, once inspect listed them.
+func refusedEntries(d *snapshotDesc) error {
+	n := 0
+	for _, op := range d.Operators {
+		for _, st := range op.Subtasks {
+			n += len(st.Refused)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s holds %d file sink committable(s) naming files outside a sink's own parts (REFUSED above): a restore refuses them", d.Path, n)
 }

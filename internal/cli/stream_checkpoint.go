@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 // checkpoints, the state backend, the source throttle and savepoints.
 type checkpointFlags struct {
 	f                *pflag.FlagSet
+	stderr           io.Writer
 	dir              string
 	interval         time.Duration
 	mode             string
@@ -28,8 +30,16 @@ type checkpointFlags struct {
 	savepointDir     string
 	fromSavepoint    string
 	allowNonRestored bool
+	restart          string
+	attempts         int
+	restartDelay     time.Duration
+	failureInterval  time.Duration
+	tolerable        int
 	// plan: the flags configure a plan only; no directory is opened.
 	plan bool
+	// storage is the checkpoint directory opened (and locked) by apply,
+	// closed by close.
+	storage *checkpoint.Dir
 }
 
 // register adds the flags to f.
@@ -46,7 +56,59 @@ func (c *checkpointFlags) register(f *pflag.FlagSet) {
 	}
 	f.StringVar(&c.savepointDir, "savepoint-dir", "", "on SIGTERM, stop the job with a savepoint written under this directory")
 	f.StringVar(&c.fromSavepoint, "from-savepoint", "", "savepoint or checkpoint (directory or _metadata file) to start the job from")
-	f.BoolVar(&c.allowNonRestored, "allow-non-restored-state", false, "with --from-savepoint, skip the state of operators the job no longer has")
+	f.BoolVar(&c.allowNonRestored, "allow-non-restored-state", false, "with --from-savepoint, skip the state of operators the job no longer has; with --checkpoint-dir, restore another job's checkpoint as far as it maps")
+	f.StringVar(&c.restart, "restart-strategy", "", "after a failure: none, fixed-delay, exponential-delay or failure-rate (default: exponential-delay when the job checkpoints, else none)")
+	f.IntVar(&c.attempts, "restart-attempts", 3, "fixed-delay and exponential-delay: restarts allowed (in a row, for exponential-delay); failure-rate: failures allowed per --restart-failure-interval")
+	f.DurationVar(&c.restartDelay, "restart-delay", time.Second, "wait before a restart (exponential-delay: before the first, then 1.5 times longer each, up to 1m)")
+	f.DurationVar(&c.failureInterval, "restart-failure-interval", time.Minute, "failure-rate: the window the failures are counted in")
+	f.IntVar(&c.tolerable, "tolerable-failed-checkpoints", 0, "checkpoints that may fail in a row before the job attempt fails (-1: any number)")
+}
+
+// restartStrategy returns the strategy the restart flags name.
+func (c *checkpointFlags) restartStrategy() (*stream.RestartStrategy, error) {
+	if c.attempts < 0 {
+		return nil, &usageError{err: fmt.Errorf("--restart-attempts must not be negative, got %d", c.attempts)}
+	}
+	if c.restartDelay < 0 || c.failureInterval <= 0 {
+		return nil, &usageError{err: fmt.Errorf("--restart-delay must not be negative and --restart-failure-interval must be positive, got %v and %v", c.restartDelay, c.failureInterval)}
+	}
+	name := c.restart
+	if name == "" {
+		name = "none"
+		if c.checkpointing() {
+			name = "exponential-delay"
+		}
+	}
+	switch name {
+	case "none", "disable", "off":
+		return stream.NoRestart(), nil
+	case "fixed-delay", "fixeddelay":
+		return stream.FixedDelayRestart(c.attempts, c.restartDelay), nil
+	case "exponential-delay", "exponentialdelay":
+		if c.attempts == 0 {
+			return stream.NoRestart(), nil
+		}
+		return stream.ExponentialDelayRestart(c.restartDelay, max(time.Minute, c.restartDelay), 1.5, time.Hour, 0.1).WithAttempts(c.attempts), nil
+	case "failure-rate", "failurerate":
+		return stream.FailureRateRestart(c.attempts+1, c.failureInterval, c.restartDelay), nil
+	}
+	return nil, &usageError{err: fmt.Errorf("--restart-strategy must be none, fixed-delay, exponential-delay or failure-rate, got %q", c.restart)}
+}
+
+// close releases the checkpoint directory apply opened.
+func (c *checkpointFlags) close() error {
+	if c.storage == nil {
+		return nil
+	}
+	err := c.storage.Close()
+	c.storage = nil
+	return err
+}
+
+// resumes says whether the job starts from a snapshot: --from-savepoint, or
+// a complete checkpoint in --checkpoint-dir.
+func (c *checkpointFlags) resumes() bool {
+	return c.fromSavepoint != "" || c.storage != nil && len(c.storage.Retained()) > 0
 }
 
 // checkpointing says whether the job checkpoints: with a checkpoint or
@@ -82,9 +144,18 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	if c.unaligned && mode != stream.ExactlyOnce {
 		return &usageError{err: errors.New("--unaligned-checkpoints needs --checkpointing-mode exactly-once")}
 	}
-	if c.allowNonRestored && c.fromSavepoint == "" {
-		return &usageError{err: errors.New("--allow-non-restored-state needs --from-savepoint")}
+	if c.allowNonRestored && c.fromSavepoint == "" && c.dir == "" {
+		return &usageError{err: errors.New("--allow-non-restored-state needs --from-savepoint or --checkpoint-dir")}
 	}
+	if c.tolerable < -1 {
+		return &usageError{err: fmt.Errorf("--tolerable-failed-checkpoints must be -1 or more, got %d", c.tolerable)}
+	}
+	restart, err := c.restartStrategy()
+	if err != nil {
+		return err
+	}
+	o.Stream.Restart = restart
+	o.Stream.AllowNonRestoredState = c.allowNonRestored
 	if c.fromSavepoint != "" {
 		snap, err := checkpoint.Load(c.fromSavepoint)
 		if err != nil {
@@ -95,25 +166,77 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	if !c.checkpointing() {
 		return nil
 	}
+	if c.savepointDir != "" && !c.plan {
+		removed, err := checkpoint.RemoveStaleSavepoints(c.savepointDir)
+		if err != nil {
+			return fmt.Errorf("--savepoint-dir: %w", err)
+		}
+		for _, p := range removed {
+			c.say("removed %s, a savepoint a killed run did not finish", p)
+		}
+	}
 	if c.interval <= 0 {
 		return &usageError{err: fmt.Errorf("--checkpoint-interval must be positive, got %v", c.interval)}
 	}
 	var storage checkpoint.Storage
 	if c.dir != "" && !c.plan {
-		d, err := checkpoint.OpenDir(c.dir, checkpoint.DirOptions{})
+		skipped := map[string]bool{} // OpenDir and the restore pass over the same ones
+		d, err := checkpoint.OpenDir(c.dir, checkpoint.DirOptions{OnSkip: func(path string, err error) {
+			if !skipped[path] {
+				skipped[path] = true
+				c.say("checkpoint %s is damaged and skipped: %v", path, err)
+			}
+		}})
 		if err != nil {
 			return fmt.Errorf("--checkpoint-dir: %w", err)
 		}
-		storage = d
+		storage, c.storage = d, d
 	}
-	interval, unaligned := c.interval, c.unaligned
+	interval, unaligned, tolerable := c.interval, c.unaligned, c.tolerable
 	o.Configure = func(env *stream.Env) {
 		cfg := env.EnableCheckpointing(interval)
 		cfg.Mode = mode
 		cfg.Unaligned = unaligned
 		cfg.Storage = storage
+		cfg.TolerableFailures = tolerable
+		cfg.OnFailure = func(id int64, err error) { c.say("checkpoint %d failed: %v", id, err) }
 	}
 	return nil
+}
+
+// say writes a line about the job's checkpoints, restores and restarts to
+// stderr.
+func (c *checkpointFlags) say(format string, args ...any) {
+	if c.stderr != nil {
+		fmt.Fprintf(c.stderr, "weir: "+format+"\n", args...)
+	}
+}
+
+// report sets o to say on stderr what a user must know: each failed
+// attempt with its cause and what follows, each restore, and what the
+// sinks did about it.
+func (c *checkpointFlags) report(o *streaming.Options) {
+	restored := false
+	o.Stream.OnAttemptFailure = func(f stream.AttemptFailure) {
+		if !f.Restart {
+			return // the job's error says it
+		}
+		from := "from the start (no checkpoint completed)"
+		if f.Restore != "" {
+			from = "from " + f.Restore
+		}
+		restored = true
+		c.say("attempt %d failed: %v; restarting in %v %s", f.Attempt, f.Err, f.Delay.Round(time.Millisecond), from)
+	}
+	o.Stream.OnRestore = func(r stream.RestoreInfo) {
+		switch {
+		case r.Finished:
+			c.say("the job already finished at checkpoint %d (%s): nothing left to do", r.ID, r.Where)
+		case !restored:
+			c.say("restoring checkpoint %d from %s", r.ID, r.Where)
+		}
+	}
+	o.Notice = func(msg string) { c.say("%s", msg) }
 }
 
 // setStateBackend sets the state backend --state-backend names on o.

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -66,9 +70,19 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			Stream: stream.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp},
 			Stdout: cmd.OutOrStdout(),
 		}
-		if err := ck.apply(&o); err != nil {
+		ck.stderr = cmd.ErrOrStderr()
+		o.Stream.Fingerprint = fingerprint(j.name, cmd.Flags())
+		err := ck.apply(&o)
+		defer ck.close()
+		if err != nil {
 			return err
 		}
+		if !ck.resumes() {
+			if err := emptyOutputs(cmd.Flags()); err != nil {
+				return err
+			}
+		}
+		ck.report(&o)
 		var starts []func(*stream.Job)
 		if p := g.streamProgress(cmd.ErrOrStderr(), "run "+j.name); p != nil {
 			p.checkpointing = ck.checkpointing()
@@ -88,7 +102,7 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 				}
 			}
 		}
-		err := g.profile(func() error { return run(ctx, o) })
+		err = g.profile(func() error { return run(ctx, o) })
 		if sp != nil {
 			path, serr := sp.result()
 			if err == nil && path != "" {
@@ -125,7 +139,26 @@ to N records per second. With --savepoint-dir DIR, SIGTERM stops the job with a
 savepoint under DIR, prints "Savepoint completed. Path: <path>" and exits 0
 (Ctrl-C cancels, status 130); --from-savepoint PATH starts from it, at any
 --parallelism, and --allow-non-restored-state skips the state of operators the
-job no longer has.`
+job no longer has.
+
+Failures (Flink's restart strategies): a job that checkpoints restarts after a
+failure from its latest checkpoint, by default up to 3 times in a row with an
+exponential delay from --restart-delay (1s); --restart-strategy none, fixed-delay,
+exponential-delay or failure-rate with --restart-attempts N and, for failure-rate,
+--restart-failure-interval D choose otherwise. Each failed attempt is printed with
+its cause and the checkpoint the next restores from; a failure no restart cures (a
+line that does not parse, a record without timestamp, a checkpoint the state
+backend cannot read, a checkpoint of another job) ends the job at once, status 1.
+A failed checkpoint is printed and fails the job attempt unless
+--tolerable-failed-checkpoints N allows N in a row. A damaged checkpoint is
+printed and skipped for the one before; parts committed after the checkpoint
+restored are then removed (and said), as their rows are written again.
+
+One job at a time uses a checkpoint directory: a second is refused, naming the
+first (pid, host, start). Its checkpoints record the job (its name, its input
+and its operators); another job, or the same with another --input, is refused
+(--allow-non-restored-state restores what maps). A stream job that does not
+resume from a checkpoint refuses an --output directory that is not empty.`
 
 // explainCommand returns the cobra command of j under `weir explain`: the
 // job's own flags and --format. The program is built and its stream graph
@@ -183,7 +216,9 @@ and weir run ` + j.name + ` --help for the job:
 				return nil
 			}
 			o.Stream.Started = func(j *stream.Job) { job = j }
-			if err := ck.apply(&o); err != nil {
+			err := ck.apply(&o)
+			defer ck.close()
+			if err != nil {
 				return err
 			}
 			if err := run(cmd.Context(), o); err != nil {
@@ -216,4 +251,62 @@ and weir run ` + j.name + ` --help for the job:
 		return writePlan(cmd.OutOrStdout(), plan, format)
 	})
 	return cmd
+}
+
+// fingerprint is what names a run of job beyond its operators, for its
+// checkpoints (stream.Options.Fingerprint): the job's name and its input
+// flags' values, paths made absolute, so that a checkpoint directory
+// resumes only the job and inputs that wrote it, from any working
+// directory.
+func fingerprint(job string, f *pflag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString(job)
+	f.VisitAll(func(fl *pflag.Flag) {
+		if !strings.Contains(fl.Name, "input") {
+			return
+		}
+		v := fl.Value.String()
+		if v != "" && fl.Value.Type() == "string" {
+			if abs, err := filepath.Abs(v); err == nil {
+				v = abs
+			}
+		}
+		b.WriteString("\x00" + fl.Name + "=" + v)
+	})
+	return b.String()
+}
+
+// emptyOutputs refuses output directories (--output, --late-output) that
+// hold anything when the job does not resume from a snapshot: a stream
+// job commits its part files next to what is there, so a second run
+// would add its rows again. A resumed job writes on where its checkpoint
+// left the directory.
+func emptyOutputs(f *pflag.FlagSet) error {
+	for _, name := range []string{"output", "late-output"} {
+		fl := f.Lookup(name)
+		if fl == nil || fl.Value.String() == "" {
+			continue
+		}
+		dir := fl.Value.String()
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue // missing: the sink creates it; unreadable: the sink says so
+		}
+		// hidden entries are the parts a killed run never committed, which
+		// the sink removes
+		ents = slices.DeleteFunc(ents, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
+		if len(ents) == 0 {
+			continue
+		}
+		return &usageError{err: fmt.Errorf("--%s %s is not empty (it holds %s%s): a stream job that does not resume from a checkpoint writes into an empty or new directory; remove it or name another",
+			name, dir, ents[0].Name(), more(len(ents)-1))}
+	}
+	return nil
+}
+
+func more(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
 }

@@ -40,7 +40,9 @@ type DirOptions struct {
 // renamed and the directory fsynced. OpenDir removes what a crash left
 // (checkpoint directories without _metadata, temporary files, shared files
 // no checkpoint names) and never a complete checkpoint. A Dir is safe for
-// concurrent use; one process at a time may own path.
+// concurrent use. One Dir at a time owns path: OpenDir locks path/.lock
+// (flock) until Close, and refuses a directory another job holds, naming
+// its pid, host and start time.
 type Dir struct {
 	mu       sync.Mutex
 	path     string
@@ -50,6 +52,7 @@ type Dir struct {
 	reg      *sharedRegistry
 	lastID   int64 // the newest id stored, savepoints included
 	skipped  []error
+	lock     *dirLock
 	// sharedAll and sharedAdded are the bytes of the shared files the
 	// last checkpoint stored names: all of them, and those no retained
 	// checkpoint named before it.
@@ -59,7 +62,8 @@ type Dir struct {
 const checkpointPrefix = "chk-"
 
 // OpenDir opens the checkpoint storage in path, creating it if needed,
-// and removes what an interrupted Store left there.
+// locks it (an error wrapping ErrLocked names the job holding it), and
+// removes what an interrupted Store left there.
 func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if opts.Retained < 1 {
 		opts.Retained = 1
@@ -71,10 +75,27 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if err := d.fs.MkdirAll(filepath.Join(path, sharedDir)); err != nil {
 		return nil, fmt.Errorf("checkpoint: open %s: %w", path, err)
 	}
+	lock, err := lockDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: open %s: %w", path, err)
+	}
+	d.lock = lock
 	if err := d.recover(); err != nil {
+		lock.release()
 		return nil, fmt.Errorf("checkpoint: open %s: %w", path, err)
 	}
 	return d, nil
+}
+
+// Close releases the directory's lock, so that another job may open it.
+// The Dir must not be used after.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.lock.release(); err != nil {
+		return fmt.Errorf("checkpoint: close %s: %w", d.path, err)
+	}
+	return nil
 }
 
 // Path returns the storage's directory.

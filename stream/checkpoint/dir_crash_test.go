@@ -38,6 +38,7 @@ func TestDirStoreCrash(t *testing.T) {
 			if _, err := d.Store(one); err != nil {
 				t.Fatal(err)
 			}
+			d.Close() // a crash releases the lock too
 			ffs := &faultFS{fileSystem: osFS{}, crash: crash, failAt: step}
 			fd, err := OpenDir(path, DirOptions{fs: ffs})
 			if err != nil {
@@ -58,10 +59,12 @@ func TestDirStoreCrash(t *testing.T) {
 			if storeErr != nil && !errors.Is(storeErr, errInjected) {
 				t.Fatalf("%s at step %d: Store: %v", mode, step, storeErr)
 			}
+			fd.Close()
 			reopened, err := OpenDir(path, DirOptions{})
 			if err != nil {
 				t.Fatalf("%s at step %d: reopen: %v", mode, step, err)
 			}
+			defer reopened.Close()
 			got, _, err := reopened.Latest()
 			if err != nil {
 				t.Fatalf("%s at step %d: Latest: %v", mode, step, err)

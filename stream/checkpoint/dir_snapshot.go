@@ -25,7 +25,7 @@ func writeSnapshotDir(fsys fileSystem, dir string, s *Snapshot, ownShared bool, 
 	if err := fsys.SyncDir(filepath.Dir(dir)); err != nil {
 		return nil, err
 	}
-	m := &metadata{ID: s.ID, Kind: s.Kind, Timestamp: s.Timestamp, Finished: s.Finished, OwnShared: ownShared}
+	m := &metadata{ID: s.ID, Kind: s.Kind, Timestamp: s.Timestamp, Finished: s.Finished, OwnShared: ownShared, Fingerprint: s.Fingerprint}
 	for i, op := range s.Operators {
 		om := operatorMeta{ID: op.ID, Name: op.Name, Kind: op.Kind, Parallelism: op.Parallelism,
 			MaxParallelism: op.MaxParallelism, Coordinator: op.Coordinator, Finished: op.Finished}
@@ -86,7 +86,7 @@ func checkSnapshot(fsys fileSystem, dir string, load bool) (*metadata, *Snapshot
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Snapshot{ID: m.ID, Kind: m.Kind, Timestamp: m.Timestamp, Finished: m.Finished}
+	s := &Snapshot{ID: m.ID, Kind: m.Kind, Timestamp: m.Timestamp, Finished: m.Finished, Fingerprint: m.Fingerprint}
 	shared := sharedDirOf(dir, m)
 	for _, om := range m.Operators {
 		op := OperatorState{ID: om.ID, Name: om.Name, Kind: om.Kind, Parallelism: om.Parallelism,

@@ -52,7 +52,9 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if e.Name() != LockFile { // held by the open Dir
+			names = append(names, e.Name())
+		}
 	}
 	return names
 }
@@ -93,10 +95,12 @@ func TestDirStoreLatestLoad(t *testing.T) {
 	if at != where {
 		t.Fatalf("Latest at %q, want %q", at, where)
 	}
+	d.Close()
 	d2, err := OpenDir(path, DirOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d2.Close()
 	got, _, err = d2.Latest()
 	check("Latest after reopening", got, err)
 	got, err = Load(where)
@@ -140,6 +144,7 @@ func TestDirRetainsSharedFiles(t *testing.T) {
 	}
 	for id := int64(1); id <= 7; id++ {
 		if id%2 == 0 {
+			d.Close()
 			if d, err = OpenDir(path, DirOptions{Retained: 2}); err != nil {
 				t.Fatal(err)
 			}
@@ -302,6 +307,7 @@ func TestDirSkipsTornCheckpoint(t *testing.T) {
 			}
 			wantReason := "checkpoint: " + file + ": " + dm.want
 			var reported []string
+			d.Close()
 			opened, err := OpenDir(path, DirOptions{Retained: 2, OnSkip: func(p string, err error) {
 				reported = append(reported, p+" "+err.Error())
 			}})
@@ -390,6 +396,7 @@ func TestDirRemovesLeftovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	d.Close()
 	if _, err := OpenDir(path, DirOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -47,9 +47,18 @@
 // OpenDir removes what a crash left: checkpoint directories without
 // _metadata, temporary files, shared files no checkpoint names.
 //
+// One job at a time uses a directory: OpenDir takes an exclusive flock on
+// path/.lock, which names the holder (pid, host, start time), until Close;
+// a second OpenDir fails with ErrLocked naming it. A snapshot records the
+// fingerprint of the job that took it (Snapshot.Fingerprint, hashed by the
+// runtime from the job's name, inputs and operator ids), so that a restore
+// can refuse another job's checkpoint.
+//
 // A savepoint (WriteSavepoint) is a directory savepoint-<6 hex>-<12 hex>
 // outside the checkpoints, self-contained (its shared files copied into
-// its own shared/), built under a hidden name and renamed once complete.
+// its own shared/), built under a hidden name (.savepoint-*.inprogress,
+// locked by its writer) and renamed once complete; RemoveStaleSavepoints,
+// which WriteSavepoint calls first, removes those whose writer was killed.
 // Dir.Store writes savepoints to DirOptions.Savepoints; Dir.Latest returns
 // checkpoints only, as Flink recovers from checkpoints and not from
 // savepoints taken on the way. Load and Inspect read any checkpoint or

@@ -15,6 +15,7 @@ import (
 //	kind byte | varint id | varint timestamp | finished byte (0, 1)
 //	shared byte: where shared files are (0: the storage's shared directory,
 //	  "../shared"; 1: the snapshot's own "shared", as in a savepoint)
+//	string fingerprint (version 2; version 1, still read, has none)
 //	uvarint operator count, per operator:
 //	  string id | string name | string kind (version 2) | uvarint parallelism | uvarint max parallelism
 //	  coordinator: byte (0: nil, 1: present) [| uvarint length | bytes]
@@ -31,8 +32,6 @@ import (
 const (
 	metadataMagic   = "weirckpt"
 	metadataVersion = 2
-	// metadataVersion1 is read too: its subtasks have no watermark.
-	metadataVersion1 = 1
 	// MetadataFile is the name of a snapshot's metadata file in its directory.
 	MetadataFile = "_metadata"
 	// metadataTemp is the metadata being written, renamed to MetadataFile
@@ -95,8 +94,9 @@ type metadata struct {
 	Timestamp int64
 	Finished  bool
 	// OwnShared says shared files are in the snapshot's own directory.
-	OwnShared bool
-	Operators []operatorMeta
+	OwnShared   bool
+	Fingerprint string
+	Operators   []operatorMeta
 }
 
 // encodeMetadata returns the metadata file of m.
@@ -107,6 +107,7 @@ func encodeMetadata(m *metadata) []byte {
 	b = binary.AppendVarint(b, m.ID)
 	b = binary.AppendVarint(b, m.Timestamp)
 	b = append(b, boolByte(m.Finished), boolByte(m.OwnShared))
+	b = appendString(b, m.Fingerprint)
 	b = binary.AppendUvarint(b, uint64(len(m.Operators)))
 	for _, op := range m.Operators {
 		b = appendString(b, op.ID)
@@ -176,8 +177,8 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 	}
 	d := mdec{b: body[len(metadataMagic):]}
 	v := d.uvarint()
-	if d.err == nil && v != metadataVersion && v != metadataVersion1 {
-		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads versions %d and %d", path, v, metadataVersion1, metadataVersion)
+	if d.err == nil && (v < 1 || v > metadataVersion) {
+		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads versions 1 to %d", path, v, metadataVersion)
 	}
 	m := &metadata{}
 	m.Kind = Kind(d.byte())
@@ -185,6 +186,9 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 	m.Timestamp = d.varint()
 	m.Finished = d.bool()
 	m.OwnShared = d.bool()
+	if v >= 2 {
+		m.Fingerprint = d.string()
+	}
 	if d.err == nil && m.Kind > Savepoint {
 		d.fail("kind %d", m.Kind)
 	}

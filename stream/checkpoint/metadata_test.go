@@ -56,29 +56,34 @@ func TestMetadataVersion(t *testing.T) {
 	body := b[:len(b)-4]
 	body[len(metadataMagic)] = 3
 	_, err := decodeMetadata("/x/_metadata", seal(body))
-	if err == nil || err.Error() != "checkpoint: /x/_metadata: metadata version 3, this weir reads versions 1 and 2" {
+	if err == nil || err.Error() != "checkpoint: /x/_metadata: metadata version 3, this weir reads versions 1 to 2" {
 		t.Fatalf("version 3: %v", err)
 	}
 }
 
-// TestMetadataVersion1 reads a version 1 file, whose subtasks carry no
-// watermark: they restore with none (math.MinInt64).
+// TestMetadataVersion1 reads a version 1 file, which has no fingerprint,
+// no operator kinds and no subtask watermarks: its subtasks restore with
+// none (math.MinInt64).
 func TestMetadataVersion1(t *testing.T) {
 	m := &metadata{ID: 1, Operators: []operatorMeta{{ID: "o", Parallelism: 1, Subtasks: []subtaskMeta{{}}}}}
 	b := encodeMetadata(m)
 	body := bytes.Clone(b[:len(b)-4])
 	body[len(metadataMagic)] = 1
-	body = body[:len(body)-1] // the watermark, varint 0, ends the body
-	// the operator's kind, an empty string (one byte), follows its id
-	// ("o") and name (""): version 1 has none
-	kind := len(metadataMagic) + 7 + 2 + 1
+	// version 2 adds three fields, here each one byte: the watermark (varint
+	// 0) ends the body; the operator's kind ("") follows its id ("o") and
+	// name (""); the fingerprint ("") follows the kind, id, timestamp,
+	// finished and shared bytes of the header
+	body = body[:len(body)-1]
+	kind := len(metadataMagic) + 1 + 5 + 1 + 1 + 2 + 1
 	body = append(body[:kind], body[kind+1:]...)
+	fp := len(metadataMagic) + 1 + 5
+	body = append(body[:fp], body[fp+1:]...)
 	got, err := decodeMetadata("m", seal(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := got.Operators[0].Subtasks[0].Watermark; w != math.MinInt64 {
-		t.Fatalf("watermark of a version 1 subtask: %d", w)
+	if w := got.Operators[0].Subtasks[0].Watermark; w != math.MinInt64 || got.Operators[0].ID != "o" {
+		t.Fatalf("version 1: operator %+v", got.Operators[0])
 	}
 }
 

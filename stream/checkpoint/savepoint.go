@@ -8,7 +8,9 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteSavepoint writes savepoint s into a new directory of dir,
@@ -44,7 +46,15 @@ func writeSavepoint(fsys fileSystem, dir string, s *Snapshot, shared func(name s
 		}
 	}
 	final := filepath.Join(dir, name)
-	tmp := filepath.Join(dir, "."+name+".inprogress")
+	tmp := filepath.Join(dir, "."+name+inProgressSuffix)
+	if _, err := RemoveStaleSavepoints(dir); err != nil {
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+	}
+	owner, err := ownDir(dir, name, tmp)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+	}
+	defer owner.release()
 	if err := buildSavepoint(fsys, tmp, s, shared); err != nil {
 		_ = fsys.RemoveAll(tmp)
 		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
@@ -120,4 +130,75 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read does not fail
 	return hex.EncodeToString(b)
+}
+
+// inProgressSuffix ends the hidden name of a savepoint being written.
+const inProgressSuffix = ".inprogress"
+
+// ownDir creates the in-progress directory tmp of savepoint name in dir,
+// locked (flock on the directory) while this process writes it: made
+// under another name, locked, then renamed, so that RemoveStaleSavepoints
+// never sees it unlocked.
+func ownDir(dir, name, tmp string) (*dirLock, error) {
+	making := filepath.Join(dir, "."+name+".creating")
+	if err := os.Mkdir(making, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(making)
+	if err == nil {
+		if err = flockExclusive(f); err != nil {
+			f.Close()
+		}
+	}
+	if err == nil {
+		if err = os.Rename(making, tmp); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		_ = os.Remove(making)
+		return nil, err
+	}
+	return &dirLock{f: f}, nil
+}
+
+// RemoveStaleSavepoints removes from dir the hidden directories of
+// savepoints being written (.savepoint-*.inprogress) whose writer is gone:
+// a process killed while writing one leaves it, and nothing else would
+// remove it. A directory a live process writes is locked and stays. It
+// returns the paths removed.
+func RemoveStaleSavepoints(dir string) ([]string, error) {
+	if !canLock {
+		return nil, nil // no writer can be told alive
+	}
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var removed []string
+	for _, e := range ents {
+		n := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(n, ".savepoint-") || !strings.HasSuffix(n, inProgressSuffix) {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		f, err := os.Open(p)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		if flockExclusive(f) != nil {
+			f.Close()
+			continue // its writer runs
+		}
+		err = os.RemoveAll(p)
+		f.Close()
+		if err != nil {
+			return removed, fmt.Errorf("checkpoint: remove the stale %s: %w", p, err)
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
 }

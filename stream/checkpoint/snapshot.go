@@ -30,6 +30,10 @@ type Snapshot struct {
 	// everything when the snapshot was taken: a job restored from it has
 	// nothing left to do.
 	Finished bool
+	// Fingerprint identifies the job that took the snapshot (its name,
+	// inputs and operator ids, hashed by the runtime); empty when unknown.
+	// A restore from a checkpoint storage refuses another job's.
+	Fingerprint string
 	// Operators are the job's stateful operators, in the job's order.
 	Operators []OperatorState
 }

@@ -6,34 +6,42 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Committable is a part file closed at a checkpoint and waiting for it to
 // complete (Flink's FileSinkCommittable): Commit renames Pending to Final.
-// It encodes with MarshalBinary, for the committer's state.
+// It encodes with MarshalBinary, for the committer's state, as the two
+// file names without their directory: a restore joins them to the sink's
+// directory (FileSink.Confine), so that a checkpoint holds no path of its
+// own and resumes from any working directory.
 type Committable struct {
 	Checkpoint int64  // the checkpoint whose PrepareCommit returned it
 	Pending    string // the hidden, complete file
 	Final      string // its committed name
 }
 
-// committableVersion starts an encoded Committable.
-const committableVersion = 1
+// committableVersion starts an encoded Committable: 2 holds file names;
+// 1, still read, held the paths.
+const committableVersion = 2
 
-// MarshalBinary encodes c.
+// MarshalBinary encodes c, the names of its files without their directory.
 func (c Committable) MarshalBinary() ([]byte, error) {
+	pending, final := filepath.Base(c.Pending), filepath.Base(c.Final)
 	b := []byte{committableVersion}
 	b = binary.AppendVarint(b, c.Checkpoint)
-	b = binary.AppendUvarint(b, uint64(len(c.Pending)))
-	b = append(b, c.Pending...)
-	b = binary.AppendUvarint(b, uint64(len(c.Final)))
-	return append(b, c.Final...), nil
+	b = binary.AppendUvarint(b, uint64(len(pending)))
+	b = append(b, pending...)
+	b = binary.AppendUvarint(b, uint64(len(final)))
+	return append(b, final...), nil
 }
 
-// UnmarshalBinary decodes what MarshalBinary encoded.
+// UnmarshalBinary decodes what MarshalBinary encoded: the names of the
+// files (version 2) or their paths (version 1), as stored. They are not
+// to be used before FileSink.Confine checked them.
 func (c *Committable) UnmarshalBinary(b []byte) error {
 	bad := errors.New("stream/sink: malformed committable")
-	if len(b) == 0 || b[0] != committableVersion {
+	if len(b) == 0 || b[0] < 1 || b[0] > committableVersion {
 		return bad
 	}
 	b = b[1:]
@@ -73,7 +81,7 @@ func Commit(cs []Committable) error {
 			if _, serr := os.Stat(c.Final); serr == nil {
 				continue // committed before
 			}
-			return errorf("commit", c.Final, fmt.Errorf("pending file %s is missing: %w", c.Pending, err))
+			return &refusedError{errorf("commit", c.Final, fmt.Errorf("pending file %s is missing: %w", c.Pending, err))}
 		}
 		if err != nil {
 			return errorf("commit", c.Final, err)
@@ -83,6 +91,99 @@ func Commit(cs []Committable) error {
 	for d := range dirs {
 		if err := syncDir(d); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// ErrNotOwnPart is wrapped by the error of a restored committable that does
+// not name one of the sink's own part files in its directory.
+var ErrNotOwnPart = errors.New("stream/sink: a restored committable names a file that is not a part of this sink")
+
+// refusedError is a restored committable refused; no restart cures it.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string       { return e.err.Error() }
+func (e *refusedError) Unwrap() error       { return e.err }
+func (e *refusedError) Unrecoverable() bool { return true }
+
+// Confine checks committables a restore read and returns them with their
+// files in the sink's directory. Each must name a committed part of this
+// sink (prefix-<subtask>-<counter>suffix, as OutputFileConfig says) and its
+// pending file (.<name>.pending), as names, or, as older checkpoints
+// stored them, as paths in the sink's directory. Anything else, a path
+// elsewhere, "..", another file, is refused with an error naming the entry
+// and wrapping ErrNotOwnPart: a crafted checkpoint must not rename files
+// outside the output.
+func (s *FileSink[T]) Confine(cs []Committable) ([]Committable, error) {
+	out := make([]Committable, len(cs))
+	for i, c := range cs {
+		pending, final, err := s.cfg.ownPart(s.dir, c)
+		if err != nil {
+			return nil, &refusedError{fmt.Errorf("%w: %s: entry %d (checkpoint %d, pending %q, final %q): %s",
+				ErrNotOwnPart, s.dir, i, c.Checkpoint, c.Pending, c.Final, err)}
+		}
+		out[i] = Committable{Checkpoint: c.Checkpoint, Pending: filepath.Join(s.dir, pending), Final: filepath.Join(s.dir, final)}
+	}
+	return out, nil
+}
+
+// ownPart returns the names of the files of committable c when they are a
+// part of the sink in dir, or says why not.
+func (c *config) ownPart(dir string, cm Committable) (pending, final string, err error) {
+	final, err = inDir(dir, cm.Final)
+	if err != nil {
+		return "", "", err
+	}
+	if pending, err = inDir(dir, cm.Pending); err != nil {
+		return "", "", err
+	}
+	if _, _, k := c.parsePart(final); k != committed {
+		return "", "", fmt.Errorf("%q is not a part file name of the sink", final)
+	}
+	if pending != "."+final+pendingMark {
+		return "", "", fmt.Errorf("%q is not the pending file of %q", pending, final)
+	}
+	return pending, final, nil
+}
+
+// inDir returns the file name of p: p itself when it is a plain name,
+// else the last element of a path whose directory is dir.
+func inDir(dir, p string) (string, error) {
+	name := filepath.Base(p)
+	if p == name {
+		if name == "." || name == ".." || name == "" || name == string(filepath.Separator) {
+			return "", fmt.Errorf("%q is not a file name", p)
+		}
+		return name, nil
+	}
+	if filepath.Clean(filepath.Dir(p)) == filepath.Clean(dir) {
+		return name, nil
+	}
+	a, aerr := filepath.Abs(filepath.Dir(p))
+	b, berr := filepath.Abs(dir)
+	if aerr != nil || berr != nil || a != b {
+		return "", fmt.Errorf("%q is outside the output directory", p)
+	}
+	return name, nil
+}
+
+// CheckCommittable says whether c, as a snapshot stores it, names a part
+// file and its pending file in one directory, with no "..", as every
+// committable the sink writes does, whatever its names' prefix and suffix;
+// weir savepoint inspect flags the others. A restore checks more
+// (Confine): the names must be the sink's own, in its directory.
+func CheckCommittable(c Committable) error {
+	final := filepath.Base(c.Final)
+	if final == "." || final == ".." || strings.HasPrefix(final, ".") {
+		return fmt.Errorf("%w: final %q is not a part file name", ErrNotOwnPart, c.Final)
+	}
+	if filepath.Dir(c.Pending) != filepath.Dir(c.Final) || filepath.Base(c.Pending) != "."+final+pendingMark {
+		return fmt.Errorf("%w: pending %q is not the pending file of %q", ErrNotOwnPart, c.Pending, c.Final)
+	}
+	for _, e := range strings.Split(filepath.ToSlash(c.Final), "/") {
+		if e == ".." {
+			return fmt.Errorf("%w: final %q climbs out of its directory", ErrNotOwnPart, c.Final)
 		}
 	}
 	return nil

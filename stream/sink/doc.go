@@ -90,9 +90,14 @@
 // Snapshots) starts at the highest part counter in them, so it never reuses
 // the name of a part that may have been committed (nor of any part committed
 // in the directory: a writer starts after them), and removes what the
-// failed run left after the checkpoint: in-progress parts, and pending parts
-// of checkpoints that never completed. Committables and states encode as
-// bytes.
+// failed run left after the checkpoint: in-progress parts, pending parts
+// of checkpoints that never completed, and committed parts numbered after
+// the checkpoint (a later checkpoint or savepoint committed them; the job
+// writes their records again), which it reports (WithNotices). Committables
+// and states encode as bytes; a committable holds its files' names, not
+// their paths, and a restore accepts only names of the sink's own parts,
+// joined to its directory (FileSink.Confine): a crafted snapshot cannot
+// rename a file outside it.
 //
 // Errors start with "stream/sink:" and name the file or directory.
 //

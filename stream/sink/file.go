@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/weirdata/weir/formats"
@@ -70,14 +71,18 @@ func (s *FileSink[T]) Dir() string { return s.dir }
 // CheckInterval is how often the runtime calls each writer's Tick.
 func (s *FileSink[T]) CheckInterval() time.Duration { return s.cfg.interval }
 
-// Writer opens the writer of subtask i of n. A fresh job passes no state. A
+// Writer opens the writer of subtask i of n. A fresh job passes no state: its writer
+// removes the hidden parts of subtask i that a killed run left. A
 // restored job passes every subtask's Snapshot of the checkpoint it restores
 // (Flink's union state, so that any parallelism works): the writer continues
 // after the highest part counter among them, so no name is used twice, and
 // removes the hidden files that the subtasks of those states whose index is
 // i modulo n left after the checkpoint: their in-progress parts, and the
-// pending parts of checkpoints that did not complete. It keeps the pending
-// parts of the checkpoint, which the restored committables name. A writer
+// pending parts of checkpoints that did not complete, and the committed
+// parts numbered from their counter on, which a later checkpoint or
+// savepoint than the restored one committed (said through WithNotices). It
+// keeps the pending parts of the checkpoint, which the restored
+// committables name. A writer
 // also starts after every part of subtask i already committed in the
 // directory (by an earlier job, or a run after an older checkpoint), so
 // Commit never replaces a committed file.
@@ -108,18 +113,47 @@ func (s *FileSink[T]) Writer(i, n int, restored ...[]byte) (*FileWriter[T], erro
 			stray[sub] = next
 		}
 	}
+	// Committed parts of those subtasks from after the checkpoint were
+	// committed by a later checkpoint or savepoint than the one the job
+	// restores from (it fell back past a damaged one, or resumes its
+	// checkpoints after a stop with savepoint): their records are written
+	// again, so they go, and the sink says so.
+	// A fresh writer removes the hidden parts of its subtask: a killed run
+	// that no checkpoint names left them.
+	var removed []string
+	err := s.scanNames(func(name string, sub int, c uint64, k partKind) bool {
+		if len(restored) == 0 {
+			return sub == i && (k == inProgress || k == pending)
+		}
+		next, ok := stray[sub]
+		if ok && k == committed && c >= next {
+			removed = append(removed, name)
+		}
+		return ok && (k == inProgress || k == pending && c >= next)
+	})
+	for _, name := range removed {
+		if err != nil {
+			break
+		}
+		if rerr := os.Remove(filepath.Join(s.dir, name)); rerr != nil && !os.IsNotExist(rerr) {
+			err = errorf("remove", filepath.Join(s.dir, name), rerr)
+		}
+	}
+	if err == nil && len(removed) > 0 {
+		err = syncDir(s.dir)
+		if s.cfg.notice != nil {
+			s.cfg.notice(fmt.Sprintf("stream/sink: %s: removed %d committed part(s) written after the checkpoint restored, whose records are written again: %s",
+				s.dir, len(removed), strings.Join(removed, ", ")))
+		}
+	}
 	// never reuse a committed name, even of a run restored from an older
 	// checkpoint
-	err := s.scan(func(sub int, c uint64, k partKind) bool {
-		if k == committed && sub == i {
-			w.next = max(w.next, c+1)
-		}
-		return false
-	})
-	if err == nil && len(stray) > 0 {
+	if err == nil {
 		err = s.scan(func(sub int, c uint64, k partKind) bool {
-			next, ok := stray[sub]
-			return ok && (k == inProgress || k == pending && c >= next)
+			if k == committed && sub == i {
+				w.next = max(w.next, c+1)
+			}
+			return false
 		})
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,7 +143,7 @@ func TestCrashRestore(t *testing.T) {
 					check(t, c.UnmarshalBinary(e))
 					restored = append(restored, c)
 				}
-				check(t, Commit(restored))
+				check(t, Commit(must[[]Committable](t)(s.Confine(restored))))
 				committed, hidden := names(t, dir)
 				sfx := s.cfg.names.PartSuffix
 				if !slices.Equal(committed, []string{"part-0-0" + sfx}) || len(hidden) != 0 {
@@ -266,17 +267,22 @@ func TestOutputFileConfig(t *testing.T) {
 	}
 }
 
-// A restore from an older checkpoint, and a new job writing into the same
-// directory, continue after the parts already committed there: Commit never
-// replaces a committed file.
+// A restore from an older checkpoint removes the parts committed after it
+// (a later checkpoint or savepoint committed them; their records are
+// written again) and says so; a new job writing into the same directory
+// continues after the parts committed there: Commit never replaces a
+// committed file.
 func TestNoCommittedNameReused(t *testing.T) {
 	dir := t.TempDir()
-	s := Text(dir)
+	var notices []string
+	s := Text(dir, WithNotices(func(m string) { notices = append(notices, m) }))
 	w := must[*FileWriter[string]](t)(s.Writer(0, 1))
-	old := w.Snapshot() // at counter 0
+	check(t, w.Write([]string{"first"}))
+	check(t, Commit(must[[]Committable](t)(w.PrepareCommit(1))))
+	old := w.Snapshot() // at counter 1, after checkpoint 1
 	for cp := range int64(3) {
-		check(t, w.Write([]string{"first"}))
-		check(t, Commit(must[[]Committable](t)(w.PrepareCommit(cp))))
+		check(t, w.Write([]string{"later"}))
+		check(t, Commit(must[[]Committable](t)(w.PrepareCommit(cp+2))))
 	}
 	for _, restored := range [][][]byte{{old}, nil} {
 		w := must[*FileWriter[string]](t)(s.Writer(0, 1, restored...))
@@ -284,12 +290,67 @@ func TestNoCommittedNameReused(t *testing.T) {
 		check(t, Commit(must[[]Committable](t)(w.Finish())))
 	}
 	committed, _ := names(t, dir)
-	want := []string{"part-0-0", "part-0-1", "part-0-2", "part-0-3", "part-0-4"}
+	want := []string{"part-0-0", "part-0-1", "part-0-2"}
 	if !slices.Equal(committed, want) {
 		t.Errorf("files %v, want %v", committed, want)
 	}
 	src, err := text.Open(dir)
-	sameRecords(t, readAll(t, src, err, func(s string) string { return s }), []string{"first", "first", "first", "again", "again"})
+	sameRecords(t, readAll(t, src, err, func(s string) string { return s }), []string{"first", "again", "again"})
+	if len(notices) != 1 || !strings.Contains(notices[0], "removed 3 committed part(s)") ||
+		!strings.Contains(notices[0], "part-0-1, part-0-2, part-0-3") || !strings.Contains(notices[0], dir) {
+		t.Errorf("notices %q, want one naming the 3 parts removed", notices)
+	}
+}
+
+// Confine accepts the sink's own part names (and the paths older
+// checkpoints stored in its directory) and joins them to the directory; it
+// refuses anything else, naming the entry.
+func TestConfine(t *testing.T) {
+	dir := t.TempDir()
+	s := Text(dir, WithOutputFileConfig(OutputFileConfig{PartSuffix: ".txt"}))
+	ok := []Committable{
+		{Checkpoint: 1, Pending: ".part-0-3.txt.pending", Final: "part-0-3.txt"},
+		{Checkpoint: 2, Pending: filepath.Join(dir, ".part-1-0.txt.pending"), Final: filepath.Join(dir, "part-1-0.txt")},
+	}
+	got, err := s.Confine(ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Committable{
+		{Checkpoint: 1, Pending: filepath.Join(dir, ".part-0-3.txt.pending"), Final: filepath.Join(dir, "part-0-3.txt")},
+		{Checkpoint: 2, Pending: filepath.Join(dir, ".part-1-0.txt.pending"), Final: filepath.Join(dir, "part-1-0.txt")},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("confined %v, want %v", got, want)
+	}
+	other := t.TempDir()
+	// what CheckCommittable, which knows no directory nor names, flags too
+	inspectFlags := map[string]bool{"pending elsewhere": true, "climbing": true, "another part's file": true, "hidden final": true, "dot": true}
+	for name, c := range map[string]Committable{
+		"final elsewhere":     {Pending: ".part-0-3.txt.pending", Final: filepath.Join(other, "part-0-3.txt")},
+		"pending elsewhere":   {Pending: filepath.Join(other, ".part-0-3.txt.pending"), Final: "part-0-3.txt"},
+		"climbing":            {Pending: ".part-0-3.txt.pending", Final: "../part-0-3.txt"},
+		"not a part":          {Pending: ".authorized_keys.pending", Final: "authorized_keys"},
+		"another suffix":      {Pending: ".part-0-3.pending", Final: "part-0-3"},
+		"another part's file": {Pending: ".part-0-4.txt.pending", Final: "part-0-3.txt"},
+		"hidden final":        {Pending: "..part-0-3.txt.pending", Final: ".part-0-3.txt"},
+		"dot":                 {Pending: ".", Final: "part-0-3.txt"},
+	} {
+		_, err := s.Confine([]Committable{ok[0], c})
+		if !errors.Is(err, ErrNotOwnPart) || !strings.Contains(err.Error(), "entry 1 ") || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: %v, want ErrNotOwnPart naming entry 1 and %s", name, err, dir)
+		}
+		var u interface{ Unrecoverable() bool }
+		if !errors.As(err, &u) || !u.Unrecoverable() {
+			t.Errorf("%s: the refusal is not marked unrecoverable", name)
+		}
+		if cerr := CheckCommittable(c); inspectFlags[name] && cerr == nil {
+			t.Errorf("%s: CheckCommittable accepts it", name)
+		}
+	}
+	if err := CheckCommittable(ok[0]); err != nil {
+		t.Errorf("CheckCommittable of a good entry: %v", err)
+	}
 }
 
 // TextOf writes records as Flink's SimpleStringEncoder: toString and a line
@@ -304,4 +365,31 @@ func TestTextOf(t *testing.T) {
 	if string(b) != "(to,1)\n(be,2)\n" {
 		t.Errorf("got %q", b)
 	}
+}
+
+// A fresh writer removes the hidden parts its subtask's index left in a
+// killed run, and only those, and writes from counter 0 again.
+func TestFreshWriterRemovesHiddenLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	s := Text(dir)
+	w := must[*FileWriter[string]](t)(s.Writer(0, 2))
+	check(t, w.Write([]string{"lost"}))
+	must[[]Committable](t)(w.PrepareCommit(1))
+	check(t, w.Write([]string{"lost too"}))
+	other := must[*FileWriter[string]](t)(s.Writer(1, 2))
+	check(t, other.Write([]string{"other"}))
+	abandon(w) // killed
+	if _, hidden := names(t, dir); len(hidden) != 3 {
+		t.Fatalf("hidden %v, want a pending and two in-progress parts", hidden)
+	}
+	w2 := must[*FileWriter[string]](t)(s.Writer(0, 2))
+	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".part-1-0.inprogress"}) {
+		t.Fatalf("hidden %v, want subtask 1's only", hidden)
+	}
+	check(t, w2.Write([]string{"again"}))
+	check(t, Commit(must[[]Committable](t)(w2.Finish())))
+	if committed, _ := names(t, dir); !slices.Equal(committed, []string{"part-0-0"}) {
+		t.Errorf("committed %v", committed)
+	}
+	check(t, other.Abort())
 }

@@ -34,6 +34,7 @@ type config struct {
 	policy   RollingPolicy
 	clock    Clock
 	interval time.Duration
+	notice   func(msg string)
 }
 
 // WithOutputFileConfig sets the part files' prefix and suffix.
@@ -50,6 +51,11 @@ func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }
 // WithCheckInterval sets how often the runtime should call Tick
 // (DefaultCheckInterval by default).
 func WithCheckInterval(d time.Duration) Option { return func(o *config) { o.interval = d } }
+
+// WithNotices sets where the sink says what it did that a user must know:
+// the committed parts it removed on a restore (FileSink.Writer). Without
+// one it says nothing.
+func WithNotices(f func(msg string)) Option { return func(o *config) { o.notice = f } }
 
 func newConfig(opts []Option) config {
 	c := config{policy: DefaultRollingPolicy{}, clock: SystemClock{}, interval: DefaultCheckInterval}

@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"unsafe"
@@ -30,6 +31,20 @@ type lineReader struct {
 	off     int
 	eof     bool  // r returned io.EOF (a tailed file: at the last fill)
 	pos     int64 // stream offset of buf[off]
+	// limit, when positive, is the longest record taken: a longer one is
+	// an error naming its offset (a *RecordTooLongError)
+	limit int
+}
+
+// RecordTooLongError is a record longer than a source's limit
+// (MaxRecordSize): its byte offset in the stream and the limit.
+type RecordTooLongError struct {
+	Offset int64
+	Limit  int
+}
+
+func (e *RecordTooLongError) Error() string {
+	return fmt.Sprintf("stream/source: the record at byte offset %d is longer than %d bytes (no delimiter within them)", e.Offset, e.Limit)
 }
 
 func newLineReader(r io.Reader, delim string, chunk int, pos int64) *lineReader {
@@ -49,6 +64,9 @@ func (l *lineReader) line() (string, error) {
 				i--
 			}
 			return unsafe.String(unsafe.SliceData(rest), i), nil
+		}
+		if l.limit > 0 && len(rest) > l.limit {
+			return "", &RecordTooLongError{Offset: l.pos, Limit: l.limit}
 		}
 		if l.eof {
 			if l.partial {

@@ -49,10 +49,29 @@ func (r *parseReader[T]) Next(ctx context.Context) (Batch[T], error) {
 	for i, line := range b.Records {
 		v, err := r.fn(line)
 		if err != nil {
-			return Batch[T]{}, fmt.Errorf("stream/source: %s line %d: %w", b.Split, b.First+int64(i)+1, err)
+			return Batch[T]{}, &ParseError{Split: b.Split, Line: b.First + int64(i) + 1, Err: err}
 		}
 		out = append(out, v)
 	}
 	r.buf = out
 	return Batch[T]{Split: b.Split, First: b.First, Records: out}, nil
 }
+
+// ParseError is a line of a source that its parse function failed on. The
+// same line fails the same way on every read, so no restart of the job
+// cures it (Unrecoverable).
+type ParseError struct {
+	Split string // the file, or host:port
+	Line  int64  // from 1
+	Err   error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("stream/source: %s line %d: %v", e.Split, e.Line, e.Err)
+}
+
+// Unwrap returns the parse function's error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Unrecoverable reports true: a restart reads the line again.
+func (e *ParseError) Unrecoverable() bool { return true }

@@ -22,6 +22,8 @@ import (
 // unbounded and has one split, host:port, read by one reader; its position
 // counts the bytes and records read, but a socket cannot be read again, so a
 // restored reader connects anew and reads what the server sends from then on.
+// A record longer than MaxRecordSize (DefaultMaxRecordSize) is an error
+// naming its byte offset.
 func Socket(host string, port int, delimiter string, opts ...Option) (Source[string], error) {
 	if port <= 0 || port >= 1<<16 {
 		return nil, fmt.Errorf("stream/source: socket port %d is out of range", port)
@@ -45,6 +47,7 @@ func Socket(host string, port int, delimiter string, opts ...Option) (Source[str
 			l := newLineReader(conn, delimiter, c.read, s.Offset)
 			l.stripCR = delimiter == "\n"
 			l.partial = c.retries != 0
+			l.limit = c.maxRecord
 			return &socketReader{conn: conn, l: l, s: s, c: c, retries: c.retries, buf: make([]string, 0, c.batch)}, nil
 		},
 	}, nil

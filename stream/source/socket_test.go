@@ -144,6 +144,10 @@ func TestSocketParseNamesLine(t *testing.T) {
 	if want := net.JoinHostPort(host, strconv.Itoa(port)) + " line 3: "; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want one naming %q", err, want)
 	}
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 || !pe.Unrecoverable() {
+		t.Errorf("err = %v, want an unrecoverable *ParseError of line 3", err)
+	}
 }
 
 func TestSocketUnreachable(t *testing.T) {
@@ -166,4 +170,25 @@ func TestSocketUnreachable(t *testing.T) {
 	if _, err := Socket("localhost", 70000, "\n"); err == nil {
 		t.Fatal("port 70000 accepted")
 	}
+}
+
+// A record longer than MaxRecordSize is an error naming its byte offset,
+// after the records before it; the buffer stops growing at the limit.
+func TestSocketMaxRecordSize(t *testing.T) {
+	host, port, wait := serve(t, "ab\ncd\n", strings.Repeat("x", 300), strings.Repeat("y", 300), "\nnever\n")
+	src, err := Socket(host, port, "\n", MaxRecordSize(500), ReadSize(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rs := newReaders(t, src, 1, nil)
+	got, err := nextRecords(t.Context(), rs[0], 3)
+	var long *RecordTooLongError
+	if !errors.As(err, &long) || long.Offset != 6 || long.Limit != 500 ||
+		!strings.Contains(err.Error(), "the record at byte offset 6 is longer than 500 bytes") {
+		t.Fatalf("err = %v, want the record at offset 6 refused", err)
+	}
+	if !slices.Equal(got, []string{"ab", "cd"}) {
+		t.Errorf("records before it %q", got)
+	}
+	wait()
 }

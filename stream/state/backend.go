@@ -281,8 +281,8 @@ func (b *Backend[K]) grow(n int64, what string) {
 	}
 	need := (b.used - b.reserved + chunk - 1) / chunk * chunk
 	if err := b.res.Grow(need); err != nil {
-		b.fail(fmt.Errorf("state: %s: %s: the state's %d bytes exceed the memory budget of %d bytes: %w",
-			b.name, what, b.used, b.mem.Budget(), err))
+		b.fail(fmt.Errorf("state: %s: %s: the keyed state needs %d more bytes of memory (it holds %d), and %d of the budget's %d bytes are in use: %w",
+			b.name, what, need, b.used, b.mem.Used(), b.mem.Budget(), err))
 		return
 	}
 	b.reserved += need

@@ -404,6 +404,13 @@ func TestBudgetExceeded(t *testing.T) {
 	if !errors.Is(err, memory.ErrBudgetExceeded) || !strings.Contains(err.Error(), `ValueState "names"`) || !strings.Contains(err.Error(), "262144") {
 		t.Fatalf("Err() = %v", err)
 	}
+	// the numbers say what was asked, what is in use, of what budget: the
+	// ask did not fit
+	var need, holds, used, budget int64
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "needs"):], "needs %d more bytes of memory (it holds %d), and %d of the budget's %d bytes are in use",
+		&need, &holds, &used, &budget); serr != nil || budget != 256<<10 || used+need <= budget || used > budget || holds <= 0 {
+		t.Fatalf("Err() = %v: need %d, holds %d, used %d, budget %d (%v)", err, need, holds, used, budget, serr)
+	}
 	if m.Used() == 0 {
 		t.Fatal("nothing reserved")
 	}

@@ -277,10 +277,10 @@ func (b *Backend[K]) restoreIncremental(r *bufio.Reader, hdr []byte) error {
 		return err
 	}
 	if b.store == nil || b.shared == nil {
-		return fmt.Errorf("an incremental snapshot of a disk backend restores into a disk backend with its checkpoint storage only")
+		return mismatch(fmt.Errorf("an incremental snapshot of a disk backend restores into a disk backend with its checkpoint storage only"))
 	}
 	if inc.maxP != b.maxP {
-		return fmt.Errorf("snapshot of max parallelism %d, the backend's is %d: the max parallelism cannot change across a restore", inc.maxP, b.maxP)
+		return mismatch(fmt.Errorf("snapshot of max parallelism %d, the backend's is %d: the max parallelism cannot change across a restore", inc.maxP, b.maxP))
 	}
 	if err := b.checkIncremental(inc); err != nil {
 		return err
@@ -360,3 +360,13 @@ func (s *storeRaw[K]) write(dst []byte, idx int, now int64) ([]byte, int) {
 }
 func (s *storeRaw[K]) read([]byte, int, int) error { return nil }
 func (s *storeRaw[K]) drop()                       { s.b.storeDrop(s.m.id) }
+
+// mismatchError is a snapshot this backend cannot restore whatever the
+// attempt: no restart of the job cures it (stream.IsUnrecoverable).
+type mismatchError struct{ err error }
+
+func mismatch(err error) error { return &mismatchError{err} }
+
+func (e *mismatchError) Error() string       { return e.err.Error() }
+func (e *mismatchError) Unwrap() error       { return e.err }
+func (e *mismatchError) Unrecoverable() bool { return true }

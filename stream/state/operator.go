@@ -187,8 +187,8 @@ func (s *OperatorStore) grow(n int64, what string) {
 	}
 	need := (s.used - s.reserved + chunk - 1) / chunk * chunk
 	if err := s.res.Grow(need); err != nil {
-		s.fail(fmt.Errorf("state: %s: %s: the operator state's %d bytes exceed the memory budget of %d bytes: %w",
-			s.name, what, s.used, s.mem.Budget(), err))
+		s.fail(fmt.Errorf("state: %s: %s: the operator state needs %d more bytes of memory (it holds %d), and %d of the budget's %d bytes are in use: %w",
+			s.name, what, need, s.used, s.mem.Used(), s.mem.Budget(), err))
 		return
 	}
 	s.reserved += need

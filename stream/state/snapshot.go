@@ -226,7 +226,7 @@ func (b *Backend[K]) restore(r *bufio.Reader) error {
 		return fmt.Errorf("snapshot version %d, this weir reads versions 1 and %d", version, snapshotVersion)
 	}
 	if maxP != uint64(b.maxP) {
-		return fmt.Errorf("snapshot of max parallelism %d, the backend's is %d: the max parallelism cannot change across a restore", maxP, b.maxP)
+		return mismatch(fmt.Errorf("snapshot of max parallelism %d, the backend's is %d: the max parallelism cannot change across a restore", maxP, b.maxP))
 	}
 	sections := uint64(0)
 	schemas := map[string]*stateSchema{}

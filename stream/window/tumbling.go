@@ -1,7 +1,6 @@
 package window
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -54,7 +53,17 @@ func abs(v int64) int64 {
 // package's NoTimestamp).
 const noTimestamp = math.MinInt64
 
-var errNoTimestamp = errors.New("window: record has no timestamp (NoTimestamp); did you forget a watermark strategy that assigns timestamps?")
+var errNoTimestamp error = &noTimestampError{}
+
+// noTimestampError is a record without a timestamp: it has none on every
+// read, so no restart of the job cures it (Unrecoverable).
+type noTimestampError struct{}
+
+func (*noTimestampError) Error() string {
+	return "window: record has no timestamp (NoTimestamp); did you forget a watermark strategy that assigns timestamps?"
+}
+
+func (*noTimestampError) Unrecoverable() bool { return true }
 
 // AssignWindows returns the window containing ts (event time) or the
 // current processing time.

@@ -24,6 +24,15 @@ type Config struct {
 	Storage       checkpoint.Storage
 	// Clock is the job's clock (trigger times, intervals, timeouts).
 	Clock flow.Clock
+	// TolerableFailures is how many checkpoints may fail in a row before
+	// the coordinator fails the attempt (Flink's
+	// tolerableCheckpointFailureNumber); negative tolerates any number.
+	TolerableFailures int
+	// OnFailure, when set, hears each checkpoint that failed and why, from
+	// the coordinator's goroutine.
+	OnFailure func(id int64, err error)
+	// Fingerprint is stored in every snapshot: the job it belongs to.
+	Fingerprint string
 }
 
 // ErrAborted is wrapped by the error of a checkpoint that did not
@@ -46,11 +55,13 @@ type Stats struct {
 // the completed checkpoints' statistics, the restores' durations and the
 // number of restarts.
 type History struct {
-	mu       sync.Mutex
-	next     int64
-	stats    []Stats
-	restores []time.Duration
-	restarts int
+	mu          sync.Mutex
+	next        int64
+	failedInRow int   // checkpoints failed since the last that completed
+	lastDone    int64 // the newest checkpoint completed
+	stats       []Stats
+	restores    []time.Duration
+	restarts    int
 }
 
 // NextID returns the next checkpoint id.
@@ -167,7 +178,25 @@ type Coordinator struct {
 	lastEnd   time.Time
 	started   time.Time // the attempt's start, for the restore time
 	restoring bool
+	ended     bool // the attempt ended: aborts are not failures
 	kick      chan struct{}
+	// failures are the checkpoints failed and not yet reported; lastDone
+	// is the newest completed checkpoint, before which a failure counts no
+	// more.
+	failures []failure
+	lastDone int64
+	// cancel cancels the attempt; failed is why the coordinator did (too
+	// many failed checkpoints in a row)
+	cancel func()
+	failed error
+}
+
+// failure is a checkpoint that failed; a savepoint's failure is returned
+// to the stop that asked for it and not counted.
+type failure struct {
+	id        int64
+	savepoint bool
+	err       error
 }
 
 // confirmation counts the tasks still to confirm that they were notified
@@ -403,6 +432,10 @@ func (c *Coordinator) abortLocked(id int64, err error) {
 		return
 	}
 	delete(c.pending, id)
+	if !c.ended {
+		c.failures = append(c.failures, failure{id: id, savepoint: pc.savepoint != nil, err: err})
+		c.wake()
+	}
 	for _, w := range pc.waiters {
 		w <- Result{ID: id, Err: err}
 	}
@@ -436,6 +469,7 @@ func (c *Coordinator) Run(ctx context.Context) {
 		now := clock.Now()
 		c.expire(now)
 		c.store()
+		c.report()
 		if c.due(now, next) {
 			if c.trigger(now) {
 				next = now.Add(c.cfg.Interval)
@@ -585,6 +619,9 @@ func (c *Coordinator) store() {
 		}
 		end := c.cfg.Clock.Now()
 		c.mu.Lock()
+		if err == nil && pc.savepoint == nil {
+			c.lastDone = max(c.lastDone, pc.id)
+		}
 		if err == nil {
 			c.lastEnd = end
 			complete := protocol.Complete{Checkpoint: pc.id, Confirm: pc.savepoint != nil}
@@ -623,6 +660,7 @@ func (c *Coordinator) store() {
 			if pc.savepoint != nil {
 				c.failSavepointLocked(pc.savepoint, err)
 			}
+			c.failures = append(c.failures, failure{id: pc.id, savepoint: pc.savepoint != nil, err: err})
 			for k, t := range c.tasks {
 				if !c.done[k] {
 					t.Deliver(protocol.Abort{Checkpoint: pc.id, Reason: err.Error()})
@@ -634,6 +672,65 @@ func (c *Coordinator) store() {
 			w <- Result{ID: pc.id, Err: err}
 		}
 	}
+}
+
+// SetCancel sets how the coordinator cancels its attempt when too many
+// checkpoints failed in a row.
+func (c *Coordinator) SetCancel(cancel func()) {
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+}
+
+// report tells Config.OnFailure of the checkpoints that failed since the
+// last call, and fails the attempt at the first failure beyond
+// TolerableFailures in a row (Flink's CheckpointFailureManager). A
+// checkpoint completed after a failure resets the count.
+func (c *Coordinator) report() {
+	c.mu.Lock()
+	fs, last := c.failures, c.lastDone
+	c.failures = nil
+	c.mu.Unlock()
+	for _, f := range fs {
+		if f.savepoint {
+			continue // the stop that asked for it returns the error
+		}
+		if cb := c.cfg.OnFailure; cb != nil {
+			cb(f.id, f.err)
+		}
+		c.hist.mu.Lock()
+		if f.id > last {
+			c.hist.failedInRow++
+		}
+		n := c.hist.failedInRow
+		c.hist.mu.Unlock()
+		if tol := c.cfg.TolerableFailures; tol >= 0 && n > tol {
+			c.mu.Lock()
+			if c.failed == nil {
+				c.failed = fmt.Errorf("stream: too many failed checkpoints in a row (%d, %d tolerated): %w", n, tol, f.err)
+			}
+			cancel := c.cancel
+			c.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+			return
+		}
+	}
+	if last > 0 {
+		c.hist.mu.Lock()
+		if c.hist.lastDone < last {
+			c.hist.lastDone, c.hist.failedInRow = last, 0
+		}
+		c.hist.mu.Unlock()
+	}
+}
+
+// Failure returns why the coordinator failed its attempt, or nil.
+func (c *Coordinator) Failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
 }
 
 // openShared reads a shared file of the checkpoint storage, for a
@@ -650,7 +747,7 @@ func (c *Coordinator) openShared(name string) (io.ReadCloser, error) {
 // snapshot builds the checkpoint of pc: the topology's stateful operators
 // in program order, by stable id; it returns the bytes of channel state.
 func (c *Coordinator) snapshot(pc *pending) (*checkpoint.Snapshot, int64) {
-	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli()}
+	s := &checkpoint.Snapshot{ID: pc.id, Kind: checkpoint.Checkpoint, Timestamp: pc.at.UnixMilli(), Fingerprint: c.cfg.Fingerprint}
 	var inflight int64
 	finished := c.finishedOperators(pc)
 	for _, o := range c.topo.Operators {
@@ -703,6 +800,7 @@ func (c *Coordinator) finishedOperators(pc *pending) map[string]bool {
 func (c *Coordinator) shutdown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ended = true
 	for id := range c.pending {
 		c.abortLocked(id, fmt.Errorf("%w: checkpoint %d: the job attempt ended", ErrAborted, id))
 	}

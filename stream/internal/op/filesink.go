@@ -163,6 +163,9 @@ func (f *FileSink[T]) Open(s *task.Setup) error {
 	}
 	f.writerStates.Clear()
 	f.committables.Clear()
+	if restored, err = f.fs.Confine(restored); err != nil {
+		return fmt.Errorf("stream: %s: restore: %w", f.name, err)
+	}
 	return sink.Commit(restored)
 }
 

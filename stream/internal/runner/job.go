@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/checkpoint"
@@ -31,7 +32,44 @@ type Config struct {
 	AllowNonRestoredState bool
 	Restart               RestartStrategy
 	Clock                 flow.Clock
+	// OnAttemptFailure hears each failed attempt, before its restart or
+	// the job's end; OnRestore each restore, before its attempt starts.
+	OnAttemptFailure func(AttemptFailure)
+	OnRestore        func(RestoreInfo)
+	// Fingerprint names the job in its checkpoints: a restore from the
+	// storage refuses another job's unless AllowNonRestoredState.
+	Fingerprint string
 }
+
+// AttemptFailure is a failed attempt (stream.AttemptFailure).
+type AttemptFailure struct {
+	Attempt int
+	Err     error
+	Restart bool
+	Delay   time.Duration
+	Restore string
+	Reason  string
+}
+
+// RestoreInfo is a restore (stream.RestoreInfo).
+type RestoreInfo struct {
+	ID       int64
+	Where    string
+	Finished bool
+}
+
+// IsUnrecoverable reports whether err, or an error it wraps, has a method
+// Unrecoverable() bool that returns true: no restart can cure it.
+func IsUnrecoverable(err error) bool {
+	var u interface{ Unrecoverable() bool }
+	return errors.As(err, &u) && u.Unrecoverable()
+}
+
+// unrecoverable marks an error no restart can cure.
+type unrecoverable struct{ error }
+
+func (e unrecoverable) Unwrap() error       { return e.error }
+func (e unrecoverable) Unrecoverable() bool { return true }
 
 // Job is a running job: its attempts, one at a time. Its methods are safe
 // for concurrent use.
@@ -98,6 +136,9 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	}
 	if snap != nil {
 		j.hist.Continue(snap.ID)
+		if f := cfg.OnRestore; f != nil {
+			f(RestoreInfo{ID: snap.ID, Where: where, Finished: snap.Finished})
+		}
 		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do but commit
 			if err := j.commitFinal(snap); err != nil {
 				j.stop()
@@ -130,6 +171,10 @@ func (j *Job) latest() (*checkpoint.Snapshot, string, error) {
 			return nil, "", fmt.Errorf("stream: restore: %w", err)
 		}
 		if s != nil && (j.floor == 0 || s.ID > j.floor) {
+			if s.Fingerprint != "" && s.Fingerprint != j.cfg.Fingerprint && !j.cfg.AllowNonRestoredState {
+				return nil, "", unrecoverable{fmt.Errorf("stream: restore: %s is a checkpoint of another job (fingerprint %s, this job's %s): "+
+					"a checkpoint storage serves one job; allowing non-restored state (--allow-non-restored-state) restores what maps", where, s.Fingerprint, j.cfg.Fingerprint)}
+			}
 			return s, where, nil
 		}
 	}
@@ -178,6 +223,9 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 	if err != nil {
 		return err
 	}
+	if coord != nil {
+		coord.SetCancel(fj.Cancel)
+	}
 	end := make(chan struct{})
 	j.mu.Lock()
 	j.cur, j.coord, j.coordEnd = fj, coord, end
@@ -199,16 +247,23 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 }
 
 // supervise waits for each attempt and restarts failed ones as the
-// restart strategy says.
+// restart strategy says, reporting each failure.
 func (j *Job) supervise() {
 	r := newRestarter(j.cfg.Restart, j.cfg.Checkpoints != nil)
-	for {
+	for attempt := 1; ; attempt++ {
 		j.mu.Lock()
-		fj, end := j.cur, j.coordEnd
+		fj, end, coord := j.cur, j.coordEnd, j.coord
 		j.mu.Unlock()
 		started := j.clock.Now()
 		res, err := fj.Wait()
 		<-end
+		var cerr error // the coordinator failed the attempt
+		if coord != nil {
+			cerr = coord.Failure()
+		}
+		if cerr != nil {
+			err = cerr
+		}
 		if err == nil && j.cfg.Checkpoints != nil && fj.Status() == flow.Finished {
 			err = j.storeFinished()
 		}
@@ -219,12 +274,36 @@ func (j *Job) supervise() {
 			j.finish(res, nil, flow.Finished)
 			return
 		}
-		if err == nil || fj.Status() == flow.Canceled || j.ctx.Err() != nil {
+		if err == nil || cerr == nil && fj.Status() == flow.Canceled || j.ctx.Err() != nil {
 			j.finish(res, err, fj.Status())
 			return
 		}
-		delay, ok := r.next(j.clock.Now(), started)
+		f := AttemptFailure{Attempt: attempt, Err: err}
+		var delay time.Duration
+		ok := false
+		if IsUnrecoverable(err) {
+			f.Reason = "the failure is unrecoverable"
+		} else if delay, ok = r.next(j.clock.Now(), started); !ok {
+			f.Reason = "the restart strategy allows no more restarts (" + r.String() + ")"
+		}
+		var snap *checkpoint.Snapshot
+		if ok {
+			var where string
+			var lerr error
+			if snap, where, lerr = j.latest(); lerr != nil {
+				ok, f.Reason = false, "the restore failed"
+				err = errors.Join(err, lerr)
+			} else {
+				f.Restart, f.Delay, f.Restore = true, delay, where
+			}
+		}
+		if cb := j.cfg.OnAttemptFailure; cb != nil {
+			cb(f)
+		}
 		if !ok {
+			if attempt > 1 || r.s.Kind != RestartNone {
+				err = fmt.Errorf("stream: attempt %d failed and %s: %w", attempt, f.Reason, err)
+			}
 			j.finish(res, err, flow.Failed)
 			return
 		}
@@ -241,11 +320,10 @@ func (j *Job) supervise() {
 			return
 		}
 		j.hist.Restarted()
-		snap, where, lerr := j.latest()
-		if lerr == nil {
-			lerr = j.run(snap, where)
+		if snap != nil && j.cfg.OnRestore != nil {
+			j.cfg.OnRestore(RestoreInfo{ID: snap.ID, Where: f.Restore, Finished: snap.Finished})
 		}
-		if lerr != nil {
+		if lerr := j.run(snap, f.Restore); lerr != nil {
 			j.finish(res, errors.Join(err, lerr), flow.Failed)
 			return
 		}
@@ -259,7 +337,8 @@ func (j *Job) supervise() {
 // after it finds the job finished and only commits (commitFinal).
 func (j *Job) storeFinished() error {
 	id := j.hist.NextID()
-	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true}
+	snap := &checkpoint.Snapshot{ID: id, Kind: checkpoint.Checkpoint, Timestamp: j.clock.Now().UnixMilli(), Finished: true,
+		Fingerprint: j.cfg.Fingerprint}
 	var commits []func() error
 	p := j.cfg.Program
 	ids := graph.OperatorIDs(p)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -20,7 +21,7 @@ const (
 // RestartStrategy is a restart strategy's parameters.
 type RestartStrategy struct {
 	Kind       RestartKind
-	Attempts   int           // fixed delay: restarts allowed
+	Attempts   int           // fixed delay, exponential: restarts allowed (exponential: in a row; 0 unlimited)
 	Delay      time.Duration // fixed delay, failure rate
 	Initial    time.Duration // exponential
 	MaxBackoff time.Duration
@@ -45,6 +46,7 @@ type restarter struct {
 	restarts int
 	backoff  time.Duration
 	failedAt []time.Time // failure rate: the failures within interval
+	inRow    int         // exponential: restarts since the backoff was reset
 }
 
 func newRestarter(s RestartStrategy, checkpointing bool) *restarter {
@@ -71,10 +73,14 @@ func (r *restarter) next(now, started time.Time) (time.Duration, bool) {
 		return s.Delay, true
 	case RestartExponential:
 		if r.backoff == 0 || now.Sub(started) >= s.Reset {
-			r.backoff = s.Initial
+			r.backoff, r.inRow = s.Initial, 0
 		} else {
 			r.backoff = min(time.Duration(float64(r.backoff)*s.Multiplier), s.MaxBackoff)
 		}
+		if s.Attempts > 0 && r.inRow >= s.Attempts {
+			return 0, false
+		}
+		r.inRow++
 		d := r.backoff
 		if s.Jitter > 0 && d > 0 {
 			j := float64(d) * s.Jitter
@@ -97,4 +103,23 @@ func (r *restarter) next(now, started time.Time) (time.Duration, bool) {
 		return s.Delay, true
 	}
 	return 0, false
+}
+
+// String names the strategy and its limit, for messages.
+func (r *restarter) String() string {
+	s := &r.s
+	switch s.Kind {
+	case RestartNone:
+		return "none"
+	case RestartFixed:
+		return fmt.Sprintf("fixed-delay: %d restarts", s.Attempts)
+	case RestartExponential:
+		if s.Attempts > 0 {
+			return fmt.Sprintf("exponential-delay: %d restarts", s.Attempts)
+		}
+		return "exponential-delay"
+	case RestartFailureRate:
+		return fmt.Sprintf("failure-rate: %d failures within %v", s.Failures, s.Interval)
+	}
+	return "default"
 }

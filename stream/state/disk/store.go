@@ -81,8 +81,8 @@ func Open(o Options) (*Store, error) {
 	}
 	if err := s.res.Grow(s.cache + 2*s.memtable); err != nil {
 		s.release()
-		return nil, fmt.Errorf("disk: %s: the block cache and memtables of %d bytes exceed the memory budget of %d bytes: %w",
-			o.Name, s.cache+2*s.memtable, mem.Budget(), err)
+		return nil, fmt.Errorf("disk: %s: the block cache and memtables need %d bytes of memory, and %d of the budget's %d bytes are in use: %w",
+			o.Name, s.cache+2*s.memtable, mem.Used(), mem.Budget(), err)
 	}
 	var err error
 	if s.dir, err = os.MkdirTemp(o.Dir, "weir-state-*"); err != nil {
