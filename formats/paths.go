@@ -66,3 +66,30 @@ func PartPath(path string, i, n int, ext string) (string, error) {
 	}
 	return filepath.Join(path, fmt.Sprintf("part-%05d%s", i, ext)), nil
 }
+
+// NotRegular returns why path cannot be read as an input file when it is not
+// a regular file (a named pipe, a device, a socket): its size is unknown and
+// its data cannot be read again, which splits and resumed reads need. It
+// returns nil for a regular file, and for a path it cannot stat (opening it
+// then reports why). It stats without opening: opening a named pipe waits
+// for a writer.
+func NotRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "not a regular file"
+	switch m := st.Mode(); {
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m.IsDir():
+		kind = "a directory"
+	}
+	return fmt.Errorf("%s is %s: its size is unknown and it cannot be read again; write its data to a file first", path, kind)
+}

@@ -1,6 +1,10 @@
 package streaming
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/sink"
 )
@@ -21,4 +25,26 @@ func emit[T any](ds stream.DataStream[T], o Options, output string) {
 		opts = append(opts, sink.WithNotices(o.Notice))
 	}
 	stream.SinkTo(ds, sink.Rows(output, func(dst []byte, v T) []byte { return append(str(dst, v), '\n') }, opts...))
+}
+
+// newDirs returns the output directories among paths that do not exist yet
+// ("" skipped): a run that fails removes those it left empty.
+func newDirs(paths ...string) dirs {
+	var d dirs
+	for _, p := range paths {
+		if _, err := os.Stat(p); p != "" && errors.Is(err, fs.ErrNotExist) {
+			d = append(d, p)
+		}
+	}
+	return d
+}
+
+type dirs []string
+
+// removeEmpty removes the directories that are empty (os.Remove refuses the
+// others).
+func (d dirs) removeEmpty() {
+	for _, p := range d {
+		os.Remove(p)
+	}
 }

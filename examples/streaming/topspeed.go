@@ -1,10 +1,8 @@
 package streaming
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -47,41 +45,44 @@ const (
 // ascending timestamps keyed by car into a global window with a delta
 // trigger (fire when the car has driven more than 50 m since the last
 // firing) and a time evictor (keep the last 10 s), printing the event of
-// the largest speed of what is kept (the first one on ties).
+// the largest speed of what is kept (the first one on ties). An input file
+// is read as one stream of lines (source.Text), in constant memory; a line
+// that does not parse is an error naming the file and the line.
 func RunTopSpeedWindowing(ctx context.Context, o Options, p TopSpeedParams) error {
-	lines := TopSpeedCarData
-	if p.Input != "" {
-		var err error
-		if lines, err = readLines(p.Input); err != nil {
-			return err
-		}
-	}
-	cars := make([]CarEvent, 0, len(lines))
-	for i, l := range lines {
-		c, err := ParseCarEvent(l)
-		if err != nil {
-			if p.Input == "" {
+	env := o.newEnv()
+	strategy := watermark.ForMonotonousTimestamps[CarEvent]().WithTimestampAssigner(func(c CarEvent, _ int64) int64 { return c.Time })
+	var src source.Source[CarEvent]
+	if p.Input == "" {
+		cars := make([]CarEvent, 0, len(TopSpeedCarData))
+		for i, l := range TopSpeedCarData {
+			c, err := ParseCarEvent(l)
+			if err != nil {
 				return fmt.Errorf("examples/streaming: top speed windowing: default data line %d: %w", i+1, err)
 			}
-			return fmt.Errorf("examples/streaming: %s:%d: %w", p.Input, i+1, err)
+			cars = append(cars, c)
 		}
-		cars = append(cars, c)
+		src = source.FromSlice(cars)
+	} else {
+		lines, err := source.Files(source.Text(), p.Input)
+		if err != nil {
+			return fmt.Errorf("examples/streaming: top speed windowing: %w", err)
+		}
+		src = source.Parse(lines, ParseCarEvent)
 	}
-	env := o.newEnv()
-	src := stream.FromSource(env, source.FromSlice(cars),
-		watermark.ForMonotonousTimestamps[CarEvent]().WithTimestampAssigner(func(c CarEvent, _ int64) int64 { return c.Time }),
-		"car-events").SetParallelism(1)
+	events := stream.FromSource(env, src, strategy, "car-events").SetParallelism(1)
 	trigger, err := window.DeltaTriggerOf[CarEvent, window.GlobalWindow](topSpeedTriggerMeters,
 		func(old, cur CarEvent) float64 { return cur.Distance - old.Distance })
 	if err != nil {
 		return fmt.Errorf("examples/streaming: top speed windowing: %w", err)
 	}
-	ws := stream.Window(stream.KeyBy(src, func(c CarEvent) int32 { return c.CarID }), window.Assigner[window.GlobalWindow](window.GlobalWindows())).
+	ws := stream.Window(stream.KeyBy(events, func(c CarEvent) int32 { return c.CarID }), window.Assigner[window.GlobalWindow](window.GlobalWindows())).
 		Evictor(window.TimeEvictorOf[window.GlobalWindow](topSpeedEvictionTime)).
 		Trigger(trigger)
 	top := stream.WindowMaxBy(ws, func(c CarEvent) int32 { return c.Speed })
 	emit(top, o, p.Output)
+	created := newDirs(p.Output)
 	if _, err := env.Execute(ctx); err != nil {
+		created.removeEmpty()
 		return fmt.Errorf("examples/streaming: top speed windowing: %w", err)
 	}
 	return nil
@@ -115,28 +116,4 @@ func ParseCarEvent(line string) (CarEvent, error) {
 		return CarEvent{}, fmt.Errorf("column 4 (time): %w", err)
 	}
 	return CarEvent{CarID: int32(id), Speed: int32(speed), Distance: dist, Time: t}, nil
-}
-
-// readLines reads the lines of the file path, blank lines as empty
-// strings (so indexes are line numbers - 1); a trailing newline ends the
-// last line.
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("examples/streaming: %w", err)
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("examples/streaming: %s: %w", path, err)
-	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weirdata/weir/formats/csv"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
@@ -53,6 +54,10 @@ type WindowJoinParams struct {
 	// Seed seeds the grades generator; the salaries generator draws from
 	// Seed + 1.
 	Seed int64
+	// Grades and Salaries, when set (both), are the inputs instead of the
+	// generators: files of lines "time,name,value" (CSV without a header),
+	// time in milliseconds, each file read in order as one stream.
+	Grades, Salaries string
 	// Output is a directory to write part files to; "" prints to
 	// Options.Stdout.
 	Output string
@@ -79,19 +84,23 @@ func WindowJoinTimestamp(index int64, rate float64) int64 {
 	return int64(float64(index) * 1000 / rate)
 }
 
-// RunWindowJoin is Flink's WindowJoin: a grades and a salaries generator
-// (sources of parallelism 1, each releasing Rate elements per second),
-// joined on the name in tumbling event-time windows of WindowSize; every
-// pair of a grade and a salary of one name in one window gives
-// (name,grade,salary). Flink stamps each element with the wall clock when
-// it enters; here its timestamp is the time it is due
-// (WindowJoinTimestamp), so that the result depends on the parameters
-// alone. Timestamps ascend, so the watermark is the largest one - 1 and no
-// element is late.
+// RunWindowJoin is Flink's WindowJoin: a grades and a salaries stream
+// (sources of parallelism 1) joined on the name in tumbling event-time
+// windows of WindowSize; every pair of a grade and a salary of one name in
+// one window gives (name,grade,salary). The streams are two generators each
+// releasing Rate elements per second, or the files Grades and Salaries.
+//
+// A generated element is stamped with the time it is due
+// (WindowJoinTimestamp) where Flink stamps the wall clock, so that the
+// result depends on the parameters alone. A file's element carries the time
+// in its first field; its name is the second field as it is (Flink's parser
+// does not trim it) and its value the third. Either way the watermark of a
+// stream is its largest timestamp - 1: the elements of each stream should
+// come in time order, and one behind its stream's watermark is late and
+// dropped, as in Flink. A malformed line, or a time whose window would reach
+// past the int64 range, is an error naming the file, the line and the
+// column.
 func RunWindowJoin(ctx context.Context, o Options, p WindowJoinParams) error {
-	if !(p.Rate > 0) {
-		return fmt.Errorf("examples/streaming: window join: rate %v must be positive", p.Rate)
-	}
 	if p.WindowSize <= 0 || p.WindowSize%time.Millisecond != 0 {
 		return errors.New("examples/streaming: window join: the window size must be positive whole milliseconds")
 	}
@@ -100,25 +109,79 @@ func RunWindowJoin(ctx context.Context, o Options, p WindowJoinParams) error {
 		return fmt.Errorf("examples/streaming: window join: %w", err)
 	}
 	env := o.newEnv()
-	input := func(seed int64, maxValue int32, name string) stream.DataStream[NameValue] {
-		// the source has one reader, which asks for indexes in order
-		gen := WindowJoinSample(seed, maxValue)
-		indexed := func(i int64) indexedNameValue { return indexedNameValue{i, gen(i)} }
-		rate := p.Rate
-		strategy := watermark.ForMonotonousTimestamps[indexedNameValue]().
-			WithTimestampAssigner(func(e indexedNameValue, _ int64) int64 { return WindowJoinTimestamp(e.index, rate) })
-		src := stream.FromSource(env, source.Generator(indexed, p.Events, p.Rate), strategy, name).SetParallelism(1)
-		// chained to the source, as Flink's generator emits the tuples itself
-		return stream.Map(src, func(e indexedNameValue) NameValue { return e.v }).SetParallelism(1)
+	var grades, salaries stream.DataStream[NameValue]
+	switch {
+	case p.Grades != "" && p.Salaries != "":
+		lo, hi := timeRange(assigner)
+		spec := fmt.Sprintf("tumbling:%v", p.WindowSize)
+		for _, in := range []struct {
+			path string
+			ds   *stream.DataStream[NameValue]
+			name string
+		}{{p.Grades, &grades, "grades"}, {p.Salaries, &salaries, "salaries"}} {
+			if *in.ds, err = joinInput(env, in.path, in.name, lo, hi, spec); err != nil {
+				return fmt.Errorf("examples/streaming: window join: %w", err)
+			}
+		}
+	case p.Grades != "" || p.Salaries != "":
+		return errors.New("examples/streaming: window join: give both the grades and the salaries file, or neither")
+	default:
+		if !(p.Rate > 0) {
+			return fmt.Errorf("examples/streaming: window join: rate %v must be positive", p.Rate)
+		}
+		input := func(seed int64, maxValue int32, name string) stream.DataStream[NameValue] {
+			// the source has one reader, which asks for indexes in order
+			gen := WindowJoinSample(seed, maxValue)
+			indexed := func(i int64) indexedNameValue { return indexedNameValue{i, gen(i)} }
+			rate := p.Rate
+			strategy := watermark.ForMonotonousTimestamps[indexedNameValue]().
+				WithTimestampAssigner(func(e indexedNameValue, _ int64) int64 { return WindowJoinTimestamp(e.index, rate) })
+			src := stream.FromSource(env, source.Generator(indexed, p.Events, p.Rate), strategy, name).SetParallelism(1)
+			// chained to the source, as Flink's generator emits the tuples itself
+			return stream.Map(src, func(e indexedNameValue) NameValue { return e.v }).SetParallelism(1)
+		}
+		grades = input(p.Seed, WindowJoinGradeMax, "Grades Data Generator")
+		salaries = input(p.Seed+1, WindowJoinSalaryMax, "Salaries Data Generator")
 	}
-	grades := input(p.Seed, WindowJoinGradeMax, "Grades Data Generator")
-	salaries := input(p.Seed+1, WindowJoinSalaryMax, "Salaries Data Generator")
 	joined := WindowJoin(grades, salaries, assigner)
 	emit(joined, o, p.Output)
+	created := newDirs(p.Output)
 	if _, err := env.Execute(ctx); err != nil {
-		return fmt.Errorf("examples/streaming: window join: %w", err)
+		created.removeEmpty()
+		return fmt.Errorf("examples/streaming: window join: %w", inputCause(err))
 	}
 	return nil
+}
+
+// joinRow is a line of a window-join input file: time, name, value, and
+// the byte offset where it starts (for errors naming its line).
+type joinRow struct {
+	Time   int64  `weir:"time"`
+	Name   string `weir:"name"`
+	Value  int32  `weir:"value"`
+	Offset int64  `weir:",offset"`
+}
+
+// joinInput is the stream of the file path, "time,name,value" lines: a
+// source of parallelism 1 named name, timestamps from the time (which must
+// be in [lo, hi]: the times with windows of spec), ascending.
+func joinInput(env *stream.Env, path, name string, lo, hi int64, spec string) (stream.DataStream[NameValue], error) {
+	opts := csv.Options{NoHeader: true}
+	if _, err := csv.Open[joinRow](path, opts); err != nil {
+		return stream.DataStream[NameValue]{}, err
+	}
+	src, err := source.Files(source.CSV[joinRow](opts), path)
+	if err != nil {
+		return stream.DataStream[NameValue]{}, err
+	}
+	strategy := watermark.ForMonotonousTimestamps[joinRow]().WithTimestampAssignerErr(func(r joinRow, _ int64) (int64, error) {
+		if r.Time < lo || r.Time > hi {
+			return 0, badTime(path, r.Offset, "time", r.Time, spec, lo, hi)
+		}
+		return r.Time, nil
+	})
+	rows := stream.FromSource(env, src, strategy, name).SetParallelism(1)
+	return stream.Map(rows, func(r joinRow) NameValue { return NameValue{Name: r.Name, Value: r.Value} }).SetParallelism(1), nil
 }
 
 // indexedNameValue is a generated element with its index, from which its

@@ -6,24 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/weirdata/weir/formats/csv"
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/source"
+	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
 	"github.com/weirdata/weir/stream/window"
 )
 
-// StatEvent is one data line of a window-stats input: its key, event time
-// (epoch milliseconds) and value, and the line itself (written out again
-// when the event is late).
+// StatEvent is one record of a window-stats input: its key, event time
+// (epoch milliseconds) and value, and the byte offset where it starts in the
+// file (for the late output and for errors naming its line).
 type StatEvent struct {
-	Key   string
-	Time  int64
-	Value float64
-	Line  string
+	Key    string
+	Time   int64
+	Value  float64
+	Offset int64 `weir:",offset"`
 }
 
 // WindowStatsParams configure RunWindowStats.
@@ -95,62 +99,128 @@ func ParseMillis(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// statAcc is the accumulator of every aggregate.
-type statAcc struct {
-	n             int64
-	sum, min, max float64
-}
+// The aggregates of window-stats, each with the accumulator it needs (a
+// window's state holds one per key): sum, min and max a float64, count an
+// int64, avg both. The results print as appendCount and appendFloat do.
 
-// statAggregate aggregates the values of a window.
-type statAggregate struct{}
+type sumAgg struct{}
 
-func (statAggregate) CreateAccumulator() statAcc {
-	return statAcc{min: math.Inf(1), max: math.Inf(-1)}
-}
+func (sumAgg) CreateAccumulator() float64              { return 0 }
+func (sumAgg) Add(e StatEvent, a float64) float64      { return a + e.Value }
+func (sumAgg) GetResult(a float64) float64             { return a }
+func (sumAgg) Merge(a, b float64) float64              { return a + b }
+func (sumAgg) appendResult(b []byte, a float64) []byte { return appendFloat(b, a) }
+func (minAgg) CreateAccumulator() float64              { return math.Inf(1) }
+func (minAgg) Add(e StatEvent, a float64) float64      { return min(a, e.Value) }
+func (minAgg) GetResult(a float64) float64             { return a }
+func (minAgg) Merge(a, b float64) float64              { return min(a, b) }
+func (minAgg) appendResult(b []byte, a float64) []byte { return appendFloat(b, a) }
+func (maxAgg) CreateAccumulator() float64              { return math.Inf(-1) }
+func (maxAgg) Add(e StatEvent, a float64) float64      { return max(a, e.Value) }
+func (maxAgg) GetResult(a float64) float64             { return a }
+func (maxAgg) Merge(a, b float64) float64              { return max(a, b) }
+func (maxAgg) appendResult(b []byte, a float64) []byte { return appendFloat(b, a) }
+func (countAgg) CreateAccumulator() int64              { return 0 }
+func (countAgg) Add(_ StatEvent, a int64) int64        { return a + 1 }
+func (countAgg) GetResult(a int64) int64               { return a }
+func (countAgg) Merge(a, b int64) int64                { return a + b }
+func (countAgg) appendResult(b []byte, a int64) []byte { return strconv.AppendInt(b, a, 10) }
+func (avgAgg) CreateAccumulator() avgAcc               { return avgAcc{} }
+func (avgAgg) Add(e StatEvent, a avgAcc) avgAcc        { return avgAcc{a.sum + e.Value, a.n + 1} }
+func (avgAgg) GetResult(a avgAcc) avgAcc               { return a }
+func (avgAgg) Merge(a, b avgAcc) avgAcc                { return avgAcc{a.sum + b.sum, a.n + b.n} }
+func (avgAgg) appendResult(b []byte, a avgAcc) []byte  { return appendFloat(b, a.sum/float64(a.n)) }
 
-func (statAggregate) Add(e StatEvent, a statAcc) statAcc {
-	a.n++
-	a.sum += e.Value
-	a.min = min(a.min, e.Value)
-	a.max = max(a.max, e.Value)
-	return a
-}
-
-func (statAggregate) GetResult(a statAcc) statAcc { return a }
-
-func (statAggregate) Merge(a, b statAcc) statAcc {
-	return statAcc{n: a.n + b.n, sum: a.sum + b.sum, min: min(a.min, b.min), max: max(a.max, b.max)}
-}
-
-// statValue formats the aggregate of a: count as an integer, the others
-// as the shortest decimal that reads back as the same float64.
-func statValue(aggregate string, a statAcc) string {
-	var v float64
-	switch aggregate {
-	case "count":
-		return strconv.FormatInt(a.n, 10)
-	case "min":
-		v = a.min
-	case "max":
-		v = a.max
-	case "avg":
-		v = a.sum / float64(a.n)
-	default:
-		v = a.sum
+type (
+	minAgg   struct{}
+	maxAgg   struct{}
+	countAgg struct{}
+	avgAgg   struct{}
+	avgAcc   struct {
+		sum float64
+		n   int64
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+)
+
+// statAggregate is an aggregate of window-stats: its function and how its
+// result prints.
+type statAggregate[A any] interface {
+	state.AggregateFunction[StatEvent, A, A]
+	appendResult(b []byte, a A) []byte
+}
+
+// appendFloat appends v as the shortest decimal that reads back as it.
+func appendFloat(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', -1, 64) }
+
+// firing is a firing of window-stats: a key's window and its aggregate.
+type firing[A any] struct {
+	key        string
+	start, end int64
+	acc        A
+}
+
+// statFirings aggregates the windows of ws with agg and writes a line
+// "key,window_start,window_end,value" per firing: to part files under
+// output, or when printed is set to it from one subtask as the firings
+// arrive (so the lines carry no "N> " prefix and need no lock). The lines
+// are formatted where they are written, into the writer's buffer. It returns
+// the late events (the firings' side output of lateTag).
+func statFirings[A any](ws stream.WindowedStream[StatEvent, string, window.TimeWindow], agg statAggregate[A], lateTag stream.OutputTag[StatEvent], printed *bufio.Writer, output string) stream.DataStream[StatEvent] {
+	firings := stream.WindowAggregateProcess(ws, agg, func() stream.ProcessWindowFunction[string, window.TimeWindow, A, firing[A]] {
+		return stream.ProcessWindowFunction[string, window.TimeWindow, A, firing[A]]{
+			Process: func(key string, ctx *stream.WindowContext[string, window.TimeWindow], accs []A, out stream.Collector[firing[A]]) error {
+				w := ctx.Window()
+				for _, a := range accs {
+					out.Collect(firing[A]{key: key, start: w.Start, end: w.End, acc: a})
+				}
+				return nil
+			},
+		}
+	})
+	line := func(b []byte, f firing[A]) []byte {
+		b = append(b, f.key...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, f.start, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, f.end, 10)
+		b = append(b, ',')
+		return append(agg.appendResult(b, f.acc), '\n')
+	}
+	if printed == nil {
+		stream.SinkTo(firings, sink.Rows(output, line))
+	} else {
+		written := stream.Process(firings, func() stream.ProcessFunction[firing[A], struct{}] {
+			var b []byte
+			return stream.ProcessFunction[firing[A], struct{}]{
+				ProcessElement: func(f firing[A], _ *stream.Context, _ stream.Collector[struct{}]) error {
+					b = line(b[:0], f)
+					_, err := printed.Write(b)
+					return err
+				},
+			}
+		}).SetParallelism(1)
+		stream.Discard(written).SetParallelism(1)
+	}
+	return stream.GetSideOutput(firings, lateTag)
 }
 
 // RunWindowStats aggregates the values of a CSV of events per key and
 // event-time window. The file is read in order as one stream (a source of
-// parallelism 1); after every record the watermark advances to the largest
-// timestamp seen - OutOfOrderness - 1, so which events are late does not
-// depend on timing or parallelism. Every firing (late firings included)
-// gives a line "key,window_start,window_end,value"; late events go to
-// LateOutput as their input lines. Printed lines are written as the
-// windows fire by one subtask (buffered, so Stdout gets them in blocks);
-// the output directories get part files through the FileSink (see emit),
-// exactly once under checkpoints.
+// parallelism 1, through formats/csv: RFC 4180 quoting, a byte-order mark
+// skipped), in constant memory; under checkpoints its position is the byte
+// offset of the next record, so a restore resumes mid-file. After every
+// record the watermark is the largest timestamp seen - OutOfOrderness - 1,
+// so which events are late does not depend on timing or parallelism; it is
+// sent downstream ahead of the first record it can change and every 4,096
+// records (see heldWatermarks). Every firing (late firings included) gives a
+// line "key,window_start,window_end,value"; late events go to LateOutput as
+// their input records. Printed lines are written as the windows fire by one
+// subtask (buffered, so Stdout gets them in blocks); the output directories
+// get part files through the FileSink (see emit), exactly once under
+// checkpoints. A record whose value or time does not parse, whose time is
+// math.MinInt64 (weir's mark of no timestamp) or whose window would reach past
+// the int64 range fails the job with an error naming the file, the line and
+// the column.
 func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	switch p.Aggregate {
 	case "sum", "count", "min", "max", "avg":
@@ -164,50 +234,70 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 	if p.OutOfOrderness < 0 || p.AllowedLateness < 0 {
 		return errors.New("examples/streaming: window stats: the out-of-orderness and the allowed lateness must not be negative")
 	}
-	events, err := ReadStatEvents(p.Input, p.Key, p.Time, p.Value)
-	if err != nil {
-		return err
+	opts := csv.Options{Columns: map[string]string{"Key": p.Key, "Time": p.Time, "Value": p.Value}}
+	if err := checkInput[StatEvent](p.Input, opts); err != nil {
+		return fmt.Errorf("examples/streaming: window stats: %w", err)
 	}
+	src, err := source.Files(source.CSV[StatEvent](opts), p.Input)
+	if err != nil {
+		return fmt.Errorf("examples/streaming: window stats: %w", err)
+	}
+	lo, hi := timeRange(assigner)
 	bound := p.OutOfOrderness.Milliseconds()
 	strategy := watermark.ForGenerator(func(watermark.Context) watermark.Generator[StatEvent] {
-		maxTs := int64(math.MinInt64)
-		return watermark.Punctuated(func(_ StatEvent, ts int64) (int64, bool) {
-			if ts <= maxTs {
-				return 0, false
-			}
-			maxTs = ts
-			return ts - bound - 1, true
-		})
-	}).WithTimestampAssigner(func(e StatEvent, _ int64) int64 { return e.Time })
-	env := o.newEnv()
-	src := stream.FromSource(env, source.FromSlice(events), strategy, "csv-events").SetParallelism(1)
-	lateTag := stream.NewOutputTag[StatEvent]("late")
-	ws := stream.Window(stream.KeyBy(src, func(e StatEvent) string { return e.Key }), assigner).
-		AllowedLateness(p.AllowedLateness).SideOutputLateData(lateTag)
-	agg := p.Aggregate
-	lines := stream.WindowAggregateProcess(ws, statAggregate{}, func() stream.ProcessWindowFunction[string, window.TimeWindow, statAcc, string] {
-		return stream.ProcessWindowFunction[string, window.TimeWindow, statAcc, string]{
-			Process: func(key string, ctx *stream.WindowContext[string, window.TimeWindow], accs []statAcc, out stream.Collector[string]) error {
-				w := ctx.Window()
-				for _, a := range accs {
-					out.Collect(key + "," + strconv.FormatInt(w.Start, 10) + "," + strconv.FormatInt(w.End, 10) + "," + statValue(agg, a))
-				}
-				return nil
-			},
+		return newHeldWatermarks[StatEvent](bound)
+	}).WithTimestampAssignerErr(func(e StatEvent, _ int64) (int64, error) {
+		if e.Time < lo || e.Time > hi {
+			return 0, badTime(p.Input, e.Offset, p.Time, e.Time, p.Window, lo, hi)
 		}
+		return e.Time, nil
 	})
+	env := o.newEnv()
+	events := stream.FromSource(env, src, strategy, "csv-events").SetParallelism(1)
+	lateTag := stream.NewOutputTag[StatEvent]("late")
+	ws := stream.Window(stream.KeyBy(events, func(e StatEvent) string { return e.Key }), assigner).
+		AllowedLateness(p.AllowedLateness).SideOutputLateData(lateTag)
 	var printed *bufio.Writer
 	if p.Output == "" {
 		printed = bufio.NewWriter(o.Stdout)
-		writeLines(lines, printed)
-	} else {
-		emit(lines, o, p.Output)
+	}
+	var late stream.DataStream[StatEvent]
+	switch p.Aggregate {
+	case "count":
+		late = statFirings(ws, countAgg{}, lateTag, printed, p.Output)
+	case "min":
+		late = statFirings(ws, minAgg{}, lateTag, printed, p.Output)
+	case "max":
+		late = statFirings(ws, maxAgg{}, lateTag, printed, p.Output)
+	case "avg":
+		late = statFirings(ws, avgAgg{}, lateTag, printed, p.Output)
+	default:
+		late = statFirings(ws, sumAgg{}, lateTag, printed, p.Output)
 	}
 	if p.LateOutput != "" {
-		emit(stream.Map(stream.GetSideOutput(lines, lateTag), func(e StatEvent) string { return e.Line }), o, p.LateOutput)
+		in, err := os.Open(p.Input)
+		if err != nil {
+			return fmt.Errorf("examples/streaming: window stats: %w", err)
+		}
+		defer in.Close()
+		records := stream.Process(late, func() stream.ProcessFunction[StatEvent, string] {
+			return stream.ProcessFunction[StatEvent, string]{
+				ProcessElement: func(e StatEvent, _ *stream.Context, out stream.Collector[string]) error {
+					rec, err := recordAt(in, e.Offset)
+					if err != nil {
+						return err
+					}
+					out.Collect(rec)
+					return nil
+				},
+			}
+		})
+		emit(records, o, p.LateOutput)
 	}
+	created := newDirs(p.Output, p.LateOutput)
 	if _, err := env.Execute(ctx); err != nil {
-		return fmt.Errorf("examples/streaming: window stats: %w", err)
+		created.removeEmpty()
+		return fmt.Errorf("examples/streaming: window stats: %w", inputCause(err))
 	}
 	if printed != nil {
 		if err := printed.Flush(); err != nil {
@@ -215,38 +305,4 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 		}
 	}
 	return nil
-}
-
-// writeLines writes every line of ds to w, a line each, from one subtask
-// as the lines arrive (so they carry no "N> " prefix and need no lock).
-func writeLines(ds stream.DataStream[string], w *bufio.Writer) {
-	writer := stream.Process(ds, func() stream.ProcessFunction[string, struct{}] {
-		return stream.ProcessFunction[string, struct{}]{
-			ProcessElement: func(l string, _ *stream.Context, _ stream.Collector[struct{}]) error {
-				w.WriteString(l)
-				return w.WriteByte('\n')
-			},
-		}
-	}).SetParallelism(1)
-	stream.Discard(writer).SetParallelism(1)
-}
-
-// ReadStatEvents reads the CSV file path: a header row naming the columns,
-// then one event a line. A missing column or an unparsable number is an
-// error naming the file, the line and the column.
-func ReadStatEvents(path, key, ts, value string) ([]StatEvent, error) {
-	var events []StatEvent
-	err := readCSVLines(path, []string{key, ts, value}, func(fields []string, line string, col func(i int, err error) error) error {
-		t, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil {
-			return col(1, err)
-		}
-		v, err := strconv.ParseFloat(fields[2], 64)
-		if err != nil {
-			return col(2, err)
-		}
-		events = append(events, StatEvent{Key: fields[0], Time: t, Value: v, Line: line})
-		return nil
-	})
-	return events, err
 }

@@ -175,3 +175,46 @@ func TestWriteAllocs(t *testing.T) {
 		t.Fatalf("Write of %d rows: %v allocs", len(rows), allocs)
 	}
 }
+
+// BenchmarkReadEvents reads 1M short records shaped like window-stats'
+// input (a key, an epoch-milliseconds time, an integer amount) with a
+// Reader, as a stream source does.
+func BenchmarkReadEvents(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "events.csv")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("user,ts,amount\n")
+	for i := range 1_000_000 {
+		fmt.Fprintf(w, "u%d,%d,%d\n", i*7919%1000, 1_700_000_000_000+i, i*31%1000)
+	}
+	w.Flush()
+	f.Close()
+	type event struct {
+		Key    string  `weir:"user"`
+		Time   int64   `weir:"ts"`
+		Value  float64 `weir:"amount"`
+		Offset int64   `weir:",offset"`
+	}
+	src := mustOpen[event](b, p, Options{SplitSize: 1 << 40})
+	splits, _ := src.Splits(context.Background())
+	st, _ := os.Stat(p)
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := src.NewReader(splits[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := r.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Close()
+	}
+}

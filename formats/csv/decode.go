@@ -1,6 +1,7 @@
 package csv
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -21,6 +22,7 @@ type decoder struct {
 	rows   int // batch rows: the size of each pointee block
 	// zoneNames says the layout parses zone names, which time.Parse keeps.
 	zoneNames bool
+	nonFinite bool // Options.NonFinite
 	slab      []byte
 	elems     []elemBlock // per column, for pointer fields
 }
@@ -35,8 +37,8 @@ const slabSize = 64 << 10
 func newDecoder(cols []column, o *Options) *decoder {
 	return &decoder{
 		cols: cols, null: o.NullString, layout: o.TimeLayout, rows: o.BatchRows,
-		zoneNames: strings.Contains(o.TimeLayout, "MST"),
-		elems:     make([]elemBlock, len(cols)),
+		zoneNames: strings.Contains(o.TimeLayout, "MST"), nonFinite: o.NonFinite,
+		elems: make([]elemBlock, len(cols)),
 	}
 }
 
@@ -90,9 +92,12 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 	s := unsafe.String(unsafe.SliceData(b), len(b))
 	switch c.Kind {
 	case formats.KindInt:
-		v, err := strconv.ParseInt(s, 10, int(c.Size*8))
-		if err != nil {
-			return numErr(b, err)
+		v, ok := atoi(b, int(c.Size*8))
+		if !ok {
+			var err error
+			if v, err = strconv.ParseInt(s, 10, int(c.Size*8)); err != nil {
+				return numErr(b, err)
+			}
 		}
 		switch c.Size {
 		case 1:
@@ -120,12 +125,22 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 			*(*uint64)(p) = v
 		}
 	case formats.KindFloat32:
+		if !isDecimal(b) && !(d.nonFinite && isNonFinite(b)) {
+			return d.floatErr(b, 32)
+		}
 		v, err := strconv.ParseFloat(s, 32)
 		if err != nil {
 			return numErr(b, err)
 		}
 		*(*float32)(p) = float32(v)
 	case formats.KindFloat64:
+		if v, ok := atof(b); ok {
+			*(*float64)(p) = v
+			return nil
+		}
+		if !isDecimal(b) && !(d.nonFinite && isNonFinite(b)) {
+			return d.floatErr(b, 64)
+		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return numErr(b, err)
@@ -168,6 +183,191 @@ func (d *decoder) set(ci int, row unsafe.Pointer, b []byte, quoted bool) error {
 		*(*time.Time)(p) = t
 	}
 	return nil
+}
+
+// floatErr is the error of b, which is not a decimal number: strconv's when it
+// cannot read b either, else a refusal of what it reads besides decimals.
+func (d *decoder) floatErr(b []byte, bits int) error {
+	if _, err := strconv.ParseFloat(string(b), bits); err != nil {
+		return numErr(b, err)
+	}
+	if isNonFinite(b) {
+		return numErr(b, errors.New("NaN and infinities are refused (csv.Options.NonFinite reads them)"))
+	}
+	return numErr(b, errors.New("not a decimal number (hexadecimal and digit separators are refused)"))
+}
+
+// isNonFinite reports whether b is a NaN or an infinity as strconv.ParseFloat
+// reads them: NaN, Inf and Infinity in any case, the infinities signed or not.
+func isNonFinite(b []byte) bool {
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	if strings.EqualFold(s, "nan") {
+		return true
+	}
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return strings.EqualFold(s, "inf") || strings.EqualFold(s, "infinity")
+}
+
+// atoi is strconv.ParseInt(b, 10, bits) for up to 18 digits with an
+// optional sign, the common case, without its generality; ok is false for
+// anything else (longer, not a number, out of range), which the caller hands
+// to strconv for its value or its error.
+func atoi(b []byte, bits int) (v int64, ok bool) {
+	i := 0
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		i = 1
+	}
+	if len(b) == i || len(b)-i > 18 {
+		return 0, false
+	}
+	var n int64 // below 10^18: no overflow
+	for ; len(b)-i >= 8; i += 8 {
+		v, ok := eightDigits(b[i : i+8])
+		if !ok {
+			return 0, false
+		}
+		n = n*100000000 + int64(v)
+	}
+	for _, c := range b[i:] {
+		d := c - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if b[0] == '-' {
+		n = -n
+	}
+	if bits < 64 && (n < -1<<(bits-1) || n >= 1<<(bits-1)) {
+		return 0, false
+	}
+	return n, true
+}
+
+// eightDigits reads the 8 ASCII digits of b at once (Lemire's SWAR
+// parsing: the bytes as one little-endian word, digits paired, then pairs of
+// pairs); ok is false when one of them is no digit.
+func eightDigits(b []byte) (uint64, bool) {
+	v := binary.LittleEndian.Uint64(b)
+	if (v&0xF0F0F0F0F0F0F0F0)|((v+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	v -= 0x3030303030303030
+	v = v*10 + v>>8
+	const mask, mul1, mul2 = 0x000000FF000000FF, 100 + 1000000<<32, 1 + 10000<<32
+	return ((v&mask)*mul1 + (v>>16&mask)*mul2) >> 32, true
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// atof is strconv.ParseFloat(b, 64) for the decimal numbers whose digits
+// make an integer m of at most 2^53 and whose value is m times or divided by
+// a power of ten of at most 10^22, the common case: both are exact in a
+// float64, so one multiplication or division rounds correctly (Clinger's
+// fast path, which strconv takes too). ok is false for anything else, which
+// the caller hands to strconv.
+func atof(b []byte) (v float64, ok bool) {
+	i := 0
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		i = 1
+	}
+	var m uint64
+	digits, exp := 0, 0
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		m = m*10 + uint64(b[i]-'0')
+		digits++
+	}
+	if i < len(b) && b[i] == '.' {
+		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
+			m = m*10 + uint64(b[i]-'0')
+			digits++
+			exp--
+		}
+	}
+	if digits == 0 || digits > 19 || m > 1<<53 {
+		return 0, false
+	}
+	if i < len(b) {
+		if b[i]|0x20 != 'e' {
+			return 0, false
+		}
+		i++
+		neg := i < len(b) && b[i] == '-'
+		if i < len(b) && (b[i] == '-' || b[i] == '+') {
+			i++
+		}
+		e, ed := 0, 0
+		for ; i < len(b) && b[i]-'0' <= 9 && ed < 4; i++ {
+			e = e*10 + int(b[i]-'0')
+			ed++
+		}
+		if ed == 0 || i < len(b) {
+			return 0, false
+		}
+		if neg {
+			e = -e
+		}
+		exp += e
+	}
+	v = float64(m)
+	switch {
+	case exp == 0:
+	case exp > 0 && exp < len(pow10):
+		v *= pow10[exp]
+	case exp < 0 && -exp < len(pow10):
+		v /= pow10[-exp]
+	default:
+		return 0, false
+	}
+	if b[0] == '-' {
+		v = -v
+	}
+	return v, true
+}
+
+// isDecimal reports whether b is a decimal number: an optional sign, digits
+// with an optional point (at least one digit) and an optional exponent. It
+// refuses what strconv.ParseFloat reads besides: NaN, Inf, Infinity,
+// hexadecimal mantissas (0x1p3) and underscores (1_000).
+func isDecimal(b []byte) bool {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(b) && b[i]|0x20 == 'e' {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 // numErr reports b's parse error without keeping b, which aliases the buffer.

@@ -2,6 +2,8 @@ package csv
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/weirdata/weir/formats"
 )
@@ -22,7 +24,13 @@ type Options struct {
 	// equal to it (or empty) sets a pointer field (or a []byte) to nil. The sink
 	// writes NULL as NullString and quotes strings equal to it.
 	NullString string
-	// TrimSpace trims spaces and tabs around every field (outside its quotes).
+	// NonFinite reads NaN, Inf and Infinity (signed or not, in any case) in
+	// float fields, as the sink writes NaN, +Inf and -Inf. Without it they are
+	// an error naming the file, line and column. Hexadecimal mantissas (0x1p3)
+	// and digit separators (1_000) are refused either way.
+	NonFinite bool
+	// TrimSpace trims spaces and tabs around every field (outside its quotes);
+	// a tab that is the delimiter stays one.
 	TrimSpace bool
 	// TimeLayout parses and formats time.Time fields. When empty, a 10-byte value
 	// is read as "2006-01-02" and any other as RFC 3339; the sink writes a UTC
@@ -35,6 +43,14 @@ type Options struct {
 	// ChunkSize is the size of each read; 1 MiB when 0. A record longer than a
 	// chunk grows the buffer.
 	ChunkSize int
+	// MaxRecordSize is the most bytes a record (or the header) may take, its
+	// line end included; 16 MiB when 0. A longer one is an error naming the
+	// file, the line where it starts and the limit.
+	MaxRecordSize int
+	// Columns renames columns: a field whose column name (its tag, or else its
+	// Go name) is a key reads and writes the column the value names, matched
+	// exactly and then case-insensitively. A key naming no field is an error.
+	Columns map[string]string
 }
 
 // EnsureDefaults fills zero fields with their defaults.
@@ -50,6 +66,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 1 << 20
+	}
+	if o.MaxRecordSize <= 0 {
+		o.MaxRecordSize = 16 << 20
 	}
 }
 
@@ -67,11 +86,70 @@ func (o *Options) validate() error {
 // column is a struct field mapped to a column (see formats.Columns).
 type column = formats.Column
 
-// columnsOf maps T's fields to columns, rejecting types the format cannot hold.
-func columnsOf[T any]() ([]column, error) {
-	cols, err := formats.Columns[T]()
+// The meta fields: a field tagged `weir:",offset"` or `weir:",line"` (an
+// int64) reads no column; it is set to where its record starts.
+const (
+	metaNone   = iota
+	metaOffset // the byte offset of the record's first byte in its file
+	metaLine   // the line number where the record starts
+)
+
+// meta is a meta field: its kind and its offset in the struct.
+type meta struct {
+	kind   int
+	offset uintptr
+}
+
+// columnsOf maps T's fields to columns, rejecting types the format cannot
+// hold, and renames them as o.Columns says. The meta fields are returned
+// apart.
+func columnsOf[T any](o *Options) ([]column, []meta, error) {
+	all, err := formats.Columns[T]()
 	if err != nil {
-		return nil, fmt.Errorf("formats/csv: %w", err)
+		return nil, nil, fmt.Errorf("formats/csv: %w", err)
 	}
-	return cols, nil
+	var cols []column
+	var metas []meta
+	var renamed map[string]bool
+	for _, c := range all {
+		if k := metaKind(c.Field.Opts); k != metaNone {
+			if c.Field.Tagged || c.Kind != formats.KindInt || c.Size != 8 || c.Ptr {
+				return nil, nil, fmt.Errorf("formats/csv: field %s: a %s field is an untagged int64 (`weir:\",%s\"`)", c.Field.GoName, c.Field.Opts, c.Field.Opts)
+			}
+			metas = append(metas, meta{kind: k, offset: c.Field.Offset})
+			continue
+		}
+		if name, ok := o.Columns[c.Field.Column]; ok {
+			if renamed == nil {
+				renamed = map[string]bool{}
+			}
+			renamed[c.Field.Column] = true
+			c.Field.Column, c.Field.Tagged = name, true
+		}
+		cols = append(cols, c)
+	}
+	if len(renamed) != len(o.Columns) {
+		var missing []string
+		for k := range o.Columns {
+			if !renamed[k] {
+				missing = append(missing, k)
+			}
+		}
+		slices.Sort(missing)
+		return nil, nil, fmt.Errorf("formats/csv: Options.Columns renames %q, which no field of %s reads", missing, reflect.TypeFor[T]())
+	}
+	if len(cols) == 0 {
+		return nil, nil, fmt.Errorf("formats/csv: %s has no field that reads a column", reflect.TypeFor[T]())
+	}
+	return cols, metas, nil
+}
+
+func metaKind(opts string) int {
+	switch opts {
+	case "offset":
+		return metaOffset
+	case "line":
+		return metaLine
+	}
+	return metaNone
 }

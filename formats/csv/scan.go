@@ -62,6 +62,10 @@ func (s *scanner) field(data []byte, i int) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
+// blank reports whether TrimSpace trims c: a space or a tab that is not the
+// delimiter.
+func (s *scanner) blank(c byte) bool { return c == ' ' || c == '\t' && s.delim != '\t' }
+
 // next scans one record at the start of data. atEOF says no data follows data;
 // otherwise a record that may continue past data gives statusNeedMore, and the
 // caller calls again with more data from the same start.
@@ -96,7 +100,7 @@ func (s *scanner) next(data []byte, atEOF bool) (n int, st status, err error) {
 	for {
 		q := p
 		if s.trim {
-			for q < len(data) && isSpace(data[q]) {
+			for q < len(data) && s.blank(data[q]) {
 				q++
 			}
 		}
@@ -125,10 +129,10 @@ func (s *scanner) next(data []byte, atEOF bool) (n int, st status, err error) {
 		}
 		start := p
 		if s.trim {
-			for start < end && isSpace(data[start]) {
+			for start < end && s.blank(data[start]) {
 				start++
 			}
-			for end > start && isSpace(data[end-1]) {
+			for end > start && s.blank(data[end-1]) {
 				end--
 			}
 		}
@@ -185,7 +189,7 @@ func (s *scanner) quoted(data []byte, q int, atEOF bool) (next int, done bool, s
 		break
 	}
 	if s.trim {
-		for q < len(data) && isSpace(data[q]) {
+		for q < len(data) && s.blank(data[q]) {
 			q++
 		}
 	}

@@ -2,6 +2,7 @@ package csv
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"strconv"
@@ -36,7 +37,7 @@ func (s *Sink[T]) Create(ctx context.Context, i, n int) (formats.Writer[T], erro
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	cols, err := columnsOf[T]()
+	cols, _, err := columnsOf[T](&opts)
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +182,13 @@ func (w *writer[T]) appendField(ci int, p unsafe.Pointer) {
 
 // appendText appends b, quoted when a reader would otherwise misread it: when it
 // is empty or NullString, holds a delimiter, quote, '\r' or '\n', starts or ends
-// with a space or tab, or starts a first field with the comment character.
+// with a space or tab, or starts a first field with the comment character or
+// the byte-order mark (which a reader skips at the start of a file).
 func (w *writer[T]) appendText(dst, b []byte, first bool) []byte {
 	need := len(b) == 0 || string(b) == w.opts.NullString ||
 		isSpace(b[0]) || isSpace(b[len(b)-1]) ||
-		(first && w.opts.Comment != 0 && b[0] == byte(w.opts.Comment))
+		(first && w.opts.Comment != 0 && b[0] == byte(w.opts.Comment)) ||
+		(first && bytes.HasPrefix(b, []byte(bom)))
 	if !need {
 		d := byte(w.opts.Delimiter)
 		for _, c := range b {

@@ -124,7 +124,7 @@ func TestRoundTrip(t *testing.T) {
 				assertOnly(t, filepath.Dir(p), "items.csv")
 				for _, split := range []int64{1, 333, 1 << 30} {
 					o := o
-					o.SplitSize, o.BatchRows, o.ChunkSize = split, 64, 2048
+					o.SplitSize, o.BatchRows, o.ChunkSize, o.NonFinite = split, 64, 2048, true
 					src := mustOpen[Item](t, p, o)
 					got, err := readAll(t, src)
 					if err != nil {
@@ -205,7 +205,7 @@ func TestParallelSink(t *testing.T) {
 		}
 	}
 	assertOnly(t, dir, "part-00000.csv", "part-00001.csv", "part-00002.csv", "part-00003.csv")
-	got := readParallel(t, mustOpen[Item](t, dir, Options{SplitSize: 1000}))
+	got := readParallel(t, mustOpen[Item](t, dir, Options{SplitSize: 1000, NonFinite: true}))
 	checkItems(t, "parallel sink", got, slices.Concat(parts...))
 }
 

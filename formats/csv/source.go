@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"unsafe"
 
 	"github.com/weirdata/weir/formats"
 )
@@ -17,6 +16,7 @@ import (
 type Source[T any] struct {
 	opts  Options
 	cols  []column
+	metas []meta
 	files []*file
 }
 
@@ -56,7 +56,7 @@ func Open[T any](path string, opts Options) (*Source[T], error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	cols, err := columnsOf[T]()
+	cols, metas, err := columnsOf[T](&opts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func Open[T any](path string, opts Options) (*Source[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("formats/csv: %w", err)
 	}
-	s := &Source[T]{opts: opts, cols: cols}
+	s := &Source[T]{opts: opts, cols: cols, metas: metas}
 	for _, p := range paths {
 		f, err := s.openFile(p)
 		if err != nil {
@@ -77,6 +77,9 @@ func Open[T any](path string, opts Options) (*Source[T], error) {
 
 // openFile reads the header of path.
 func (s *Source[T]) openFile(path string) (*file, error) {
+	if err := formats.NotRegular(path); err != nil {
+		return nil, fmt.Errorf("formats/csv: %w", err)
+	}
 	fd, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("formats/csv: %w", err)
@@ -87,6 +90,10 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 		return nil, fmt.Errorf("formats/csv: %w", err)
 	}
 	f := &file{path: path, size: st.Size(), dataLine: 1}
+	var head [len(bom)]byte
+	if n, _ := io.ReadFull(fd, head[:]); n == len(bom) && string(head[:]) == bom {
+		f.dataStart = int64(len(bom))
+	}
 	if s.opts.NoHeader {
 		f.width = len(s.cols)
 		f.idx = make([]int, len(s.cols))
@@ -95,8 +102,12 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 		}
 		return f, nil
 	}
+	if _, err := fd.Seek(f.dataStart, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("formats/csv: %w", err)
+	}
 	sc := newScanner(&s.opts)
 	buf := make([]byte, 0, 64<<10)
+	off := 0 // of the header's first byte in buf
 	for {
 		n, err := io.ReadFull(fd, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -104,7 +115,7 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 		if err != nil && !atEOF {
 			return nil, fmt.Errorf("formats/csv: read %s: %w", path, err)
 		}
-		data := buf[f.dataStart:]
+		data := buf[off:]
 		for {
 			n, status, err := sc.next(data, atEOF)
 			if err != nil {
@@ -118,10 +129,14 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 				}
 			case statusSkip:
 				data = data[n:]
+				off += n
 				f.dataStart += int64(n)
 				f.dataLine += int64(sc.lines)
 				continue
 			case statusRecord:
+				if n > s.opts.MaxRecordSize {
+					return nil, fmt.Errorf("formats/csv: %s line %d (header): a record longer than the limit of %d bytes (Options.MaxRecordSize)", path, f.dataLine, s.opts.MaxRecordSize)
+				}
 				for i := range sc.fields {
 					f.header = append(f.header, string(sc.field(data, i)))
 				}
@@ -140,11 +155,18 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 			}
 			break // need more
 		}
+		if len(buf)-off >= s.opts.MaxRecordSize {
+			return nil, fmt.Errorf("formats/csv: %s line %d (header): a record longer than the limit of %d bytes (Options.MaxRecordSize)", path, f.dataLine, s.opts.MaxRecordSize)
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 	}
 }
+
+// bom is the UTF-8 byte-order mark, which a file may start with (Excel writes
+// it); it is skipped.
+const bom = "\xef\xbb\xbf"
 
 // Splits cuts each file into ranges of whole records of about SplitSize bytes.
 // A file bigger than SplitSize is read once to place the boundaries: a boundary
@@ -233,83 +255,26 @@ func (s *Source[T]) Stats(ctx context.Context) (formats.Stats, error) {
 // Read calls fn with the records of split sp, a batch at a time. The batch slice
 // is reused; strings, []byte values and pointees in it stay valid afterwards.
 func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []T) error) error {
-	cs, ok := sp.(*Split)
-	if !ok {
-		return fmt.Errorf("formats/csv: split %s is not a CSV split", sp)
-	}
-	f := cs.f
-	fd, err := os.Open(f.path)
+	r, err := s.NewReader(sp)
 	if err != nil {
-		return fmt.Errorf("formats/csv: %w", err)
-	}
-	defer fd.Close()
-	r := io.NewSectionReader(fd, cs.start, cs.end-cs.start)
-	sc := newScanner(&s.opts)
-	d := newDecoder(s.cols, &s.opts)
-	buf := make([]byte, s.opts.ChunkSize)
-	lo, hi, atEOF, line := 0, 0, false, cs.line
-	batch := make([]T, s.opts.BatchRows)
-	n := 0
-	for {
-		used, st, err := sc.next(buf[lo:hi], atEOF)
-		if err != nil {
-			return fmt.Errorf("formats/csv: %s line %d: %w", f.path, line, err)
-		}
-		if st == statusEOF && atEOF {
-			break
-		}
-		switch st {
-		case statusNeedMore, statusEOF:
-			if lo > 0 {
-				copy(buf, buf[lo:hi])
-				hi, lo = hi-lo, 0
-			}
-			if hi == len(buf) {
-				buf = append(buf, make([]byte, len(buf))...)
-			}
-			m, err := io.ReadFull(r, buf[hi:])
-			hi += m
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				atEOF = true
-			} else if err != nil {
-				return fmt.Errorf("formats/csv: read %s: %w", f.path, err)
-			}
-		case statusSkip:
-			lo += used
-			line += int64(sc.lines)
-		case statusRecord:
-			if len(sc.fields) != f.width {
-				return fmt.Errorf("formats/csv: %s line %d: %d fields, want %d", f.path, line, len(sc.fields), f.width)
-			}
-			data := buf[lo:hi]
-			row := unsafe.Pointer(&batch[n])
-			for ci, fi := range f.idx {
-				if err := d.set(ci, row, sc.field(data, fi), sc.fields[fi].quoted); err != nil {
-					return fmt.Errorf("formats/csv: %s line %d, column %s: %w", f.path, line, s.columnName(f, ci), err)
-				}
-			}
-			lo += used
-			line += int64(sc.lines)
-			n++
-			if n == len(batch) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := fn(batch); err != nil {
-					return err
-				}
-				n = 0
-				d.newBatch()
-			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return fn(batch[:n])
+	defer r.Close()
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
 }
 
 func (s *Source[T]) columnName(f *file, ci int) string {

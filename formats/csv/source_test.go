@@ -280,9 +280,15 @@ func TestCommentsAndTrim(t *testing.T) {
 			t.Fatalf("split %d: got %q", split, got)
 		}
 	}
+	// A tab delimiter is not trimmed: empty fields between tabs stay.
+	p = writeFile(t, "a\tb\tc\n x \t\t\"\"\n\t\t\n")
+	got, err := readAll(t, mustOpen[Three](t, p, Options{Delimiter: '\t', TrimSpace: true}))
+	if err != nil || !slices.Equal(got, []Three{{"x", "", ""}, {"", "", ""}}) {
+		t.Fatalf("tab delimiter: got %q %v", got, err)
+	}
 	// Without Comment, '#' is data.
 	p = writeFile(t, "a,b,c\n#x,y,z\n")
-	got, err := readAll(t, mustOpen[Three](t, p, Options{}))
+	got, err = readAll(t, mustOpen[Three](t, p, Options{}))
 	if err != nil || !slices.Equal(got, []Three{{"#x", "y", "z"}}) {
 		t.Fatalf("got %q %v", got, err)
 	}

@@ -163,7 +163,8 @@ func TestDependencyRules(t *testing.T) {
 		"internal/lines": publicAPI,
 		// the streaming examples: programs on the DataStream API
 		"examples/streaming": func(p string) bool {
-			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/")
+			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") ||
+				p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
 		// the CLI runs programs through dataset: plans, progress and spill
 		// settings by dataset's names

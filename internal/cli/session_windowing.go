@@ -22,12 +22,15 @@ merge), summing the count. Prints one "(key,timestamp,count)" line per session: 
 first event with the summed count, as Flink's print sink does ("N> " before each at
 a parallelism above 1).
 
-  --input  a CSV file with the header key,timestamp,count, timestamps in
-           milliseconds (default: Flink's SessionWindowing input, 7 events)
+  --input  a CSV file with the header key,timestamp,count (in any order),
+           timestamps in milliseconds, read as one stream in constant memory
+           (default: Flink's SessionWindowing input, 7 events)
   --gap    the session gap (Flink's: 3ms)
 
 --output DIR writes the lines to part files (part-<subtask>-<n>) instead, committed
-when the job ends.`,
+when the job ends. A malformed record, or a timestamp whose session would end past
+the int64 range, stops the job with an error naming the file, the line and the
+column.`,
 		bind: func(f *pflag.FlagSet) streamProgram {
 			var p streaming.SessionWindowingParams
 			f.StringVar(&p.Input, "input", "", "CSV of key,timestamp,count (default: Flink's SessionWindowing input)")

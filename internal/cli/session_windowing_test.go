@@ -98,9 +98,11 @@ func TestSessionWindowingInput(t *testing.T) {
 func TestSessionWindowingBadInput(t *testing.T) {
 	dir := t.TempDir()
 	for name, c := range map[string]struct{ data, want string }{
-		"notime.csv": {"key,count\na,1\n", `no column "timestamp"`},
-		"badts.csv":  {"key,timestamp,count\na,1,1\nb,x,1\n", `badts.csv:3: column "timestamp" (2)`},
-		"short.csv":  {"key,timestamp,count\na,1\n", `short.csv:2: column "count" (3) is missing`},
+		"notime.csv": {"key,count\na,1\n", `notime.csv has no column for field(s) Timestamp (column "Timestamp")`},
+		"badts.csv":  {"key,timestamp,count\na,1,1\nb,x,1\n", `badts.csv line 3, column timestamp: parsing "x": invalid syntax`},
+		"short.csv":  {"key,timestamp,count\na,1\n", `short.csv line 2: 2 fields, want 3`},
+		"edge.csv":   {"key,timestamp,count\na,1,1\na,9223372036854775805,1\n", `edge.csv line 3, column timestamp: the time 9223372036854775805 has no session:3ms window`},
+		"bom.csv":    {"\ufeffkey,timestamp,count\na,1,1\na,\"x\",1\n", `bom.csv line 3, column timestamp: parsing "x"`},
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {

@@ -12,25 +12,9 @@ import (
 	"github.com/weirdata/weir/examples/streaming"
 )
 
-// TestSideOutput follows Flink's SideOutputExample over WordCountData.TEXT:
-// the "rejected: word" lines are exactly the words longer than five letters
-// (as a multiset), and the "(word,n)" lines of a word, whatever windows the
-// ingestion times put them in, add up to its occurrences, for the words of
-// at most five letters; at parallelism 1 and 2.
+// TestSideOutput follows Flink's SideOutputExample over WordCountData.TEXT
+// (checkSideOutput), at parallelism 1 and 2, printed and written to files.
 func TestSideOutput(t *testing.T) {
-	var wantRejected []string
-	wantCounts := map[string]int{}
-	for _, l := range streaming.WordCountText {
-		streaming.Tokenize(l, func(w string) {
-			if len(w) > 5 {
-				wantRejected = append(wantRejected, "rejected: "+w)
-			} else {
-				wantCounts[w]++
-			}
-		})
-	}
-	slices.Sort(wantRejected)
-	count := regexp.MustCompile(`^\(([a-z0-9_]+),(\d+)\)$`)
 	for _, c := range []struct {
 		p     int
 		files bool // --output and --rejected-words-output
@@ -53,26 +37,49 @@ func TestSideOutput(t *testing.T) {
 			lines = append(readPartsSorted(t, out), readPartsSorted(t, rej)...)
 			slices.Sort(lines)
 		}
-		var rejected []string
-		counts := map[string]int{}
-		for _, l := range lines {
-			if m := count.FindStringSubmatch(l); m != nil {
-				n, _ := strconv.Atoi(m[2])
-				counts[m[1]] += n
-				continue
+		checkSideOutput(t, fmt.Sprintf("p%d", p), lines)
+	}
+}
+
+// checkSideOutput checks the lines of Flink's SideOutputExample over
+// WordCountData.TEXT: the "rejected: word" lines are exactly the words
+// longer than five letters (as a multiset), and the "(word,n)" lines of a
+// word, whatever windows the ingestion times put them in, add up to its
+// occurrences, for the words of at most five letters.
+func checkSideOutput(t *testing.T, what string, lines []string) {
+	t.Helper()
+	var wantRejected []string
+	wantCounts := map[string]int{}
+	for _, l := range streaming.WordCountText {
+		streaming.Tokenize(l, func(w string) {
+			if len(w) > 5 {
+				wantRejected = append(wantRejected, "rejected: "+w)
+			} else {
+				wantCounts[w]++
 			}
-			rejected = append(rejected, l)
+		})
+	}
+	slices.Sort(wantRejected)
+	count := regexp.MustCompile(`^\(([a-z0-9_]+),(\d+)\)$`)
+	var rejected []string
+	counts := map[string]int{}
+	for _, l := range lines {
+		if m := count.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			counts[m[1]] += n
+			continue
 		}
-		if !slices.Equal(rejected, wantRejected) {
-			t.Errorf("p%d: %d rejected lines, want %d", p, len(rejected), len(wantRejected))
-		}
-		if len(counts) != len(wantCounts) {
-			t.Errorf("p%d: %d words counted, want %d", p, len(counts), len(wantCounts))
-		}
-		for w, n := range wantCounts {
-			if counts[w] != n {
-				t.Errorf("p%d: %s counted %d, want %d", p, w, counts[w], n)
-			}
+		rejected = append(rejected, l)
+	}
+	if !slices.Equal(rejected, wantRejected) {
+		t.Errorf("%s: %d rejected lines, want %d", what, len(rejected), len(wantRejected))
+	}
+	if len(counts) != len(wantCounts) {
+		t.Errorf("%s: %d words counted, want %d", what, len(counts), len(wantCounts))
+	}
+	for w, n := range wantCounts {
+		if counts[w] != n {
+			t.Errorf("%s: %s counted %d, want %d", what, w, counts[w], n)
 		}
 	}
 }

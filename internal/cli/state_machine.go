@@ -28,9 +28,10 @@ state is kept in a ValueState:
                       +--------[d]---------+
 
 An event that is no transition of its address's state prints Flink's alert line,
-"ALERT 0.0.7.220 : W -> c" (with "N> " before it at a parallelism above 1). With
---error-rate P the generator makes an invalid transition with probability P (Flink's
-default is 0: no alerts). --events N bounds the stream (0: unbounded, until Ctrl-C);
+"ALERT 64.212.116.146 : X -> f" (the first of --parallelism 1 with the defaults;
+"N> " before each at a parallelism above 1). The generator makes an invalid
+transition with probability --error-rate, 0.05 by default: the defaults print 535
+alerts (Flink's default rate, 0, prints none). --events N bounds the stream (0: unbounded, until Ctrl-C);
 --rate R releases R events per second (0: as fast as they are processed).
 --output DIR writes the alerts to part files (part-<subtask>-<n>, one alert a line)
 instead, committed when a bounded stream ends; an interrupted run removes what it
@@ -39,7 +40,7 @@ did not commit.`,
 			var p streaming.StateMachineParams
 			f.Int64Var(&p.Events, "events", 10000, "events to generate (0: unbounded, until Ctrl-C)")
 			f.Float64Var(&p.Rate, "rate", 0, "events per second (0: as fast as they are processed)")
-			f.Float64Var(&p.ErrorRate, "error-rate", 0, "probability of an invalid transition")
+			f.Float64Var(&p.ErrorRate, "error-rate", 0.05, "probability of an invalid transition (Flink's default, 0, gives no alert)")
 			f.Int64Var(&p.Seed, "seed", 1, "seed of the events generator")
 			f.StringVar(&p.Output, "output", "", "directory to write the alerts to as part files (default: stdout)")
 			return func(ctx context.Context, o streaming.Options) error {

@@ -45,8 +45,8 @@ func TestStreamPoisonRecordEndsJob(t *testing.T) {
 	}
 	start := time.Now()
 	code, _, stderr := runWeir(context.Background(), statsArgs(in, "--checkpoint-dir", t.TempDir())...)
-	if code != 1 || !strings.Contains(stderr, "attempt 1 failed and the failure is unrecoverable") ||
-		!strings.Contains(stderr, "record has no timestamp") || strings.Contains(stderr, "restarting") {
+	if code != 1 || !strings.Contains(stderr, "poison.csv line 3, column ts: ") ||
+		!strings.Contains(stderr, "marks a record without a timestamp") || strings.Contains(stderr, "restarting") {
 		t.Fatalf("code %d, stderr %q", code, stderr)
 	}
 	if d := time.Since(start); d > 30*time.Second {

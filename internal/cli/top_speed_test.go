@@ -118,7 +118,7 @@ func TestTopSpeedWindowingBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runWeir(context.Background(), "run", "top-speed-windowing", "--input", in)
-	if code != 1 || !strings.Contains(stderr, "cars.txt:2: column 2 (speed)") {
+	if code != 1 || !strings.Contains(stderr, "cars.txt line 2: column 2 (speed)") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -25,13 +25,16 @@ per --key and event-time window, --time being epoch milliseconds:
   --aggregate sum|count|min|max|avg
 
 Durations are Go durations (1s, 250ms) or whole milliseconds (250). The file is
-read in order as one stream; after every record the watermark advances to the
-largest timestamp seen minus --out-of-orderness minus 1 (Flink's bounded
-out-of-orderness), so results do not depend on timing or --parallelism. A window
+CSV as RFC 4180 has it (quoted fields may hold commas, "" and newlines; a UTF-8
+byte-order mark before the header is skipped), read in order as one stream in
+constant memory; with checkpoints a restore resumes at the byte offset reached.
+After every record the watermark advances to the largest timestamp seen minus
+--out-of-orderness minus 1 (Flink's bounded out-of-orderness), so results do not
+depend on timing or --parallelism. A window
 fires when the watermark reaches its end; an event for a window that already fired
 but is within --allowed-lateness fires it again with the event added (a late
 firing); an event later than that is dropped, or written to --late-output DIR as
-its input line. Each firing prints "key,window_start,window_end,value" (epoch
+its input record. Each firing prints "key,window_start,window_end,value" (epoch
 milliseconds, the end exclusive; count as an integer, the others as the shortest
 decimal of the float64); --output DIR writes the lines to part files
 (part-<subtask>-<n>) in DIR instead, committed when the input ends (and as each
@@ -41,12 +44,14 @@ In --execution-mode batch (and automatic, the file being bounded) the watermark
 does not advance until the input ended, as in Flink's BATCH mode: no event is late
 and every window fires once with all of its events.
 
-A missing column or an unparsable number stops the job with an error naming the
-file, the line and the column.`,
+A missing column, an unparsable number (NaN, infinities, hexadecimal floats and
+1_000 included), a time of -9223372036854775808 (weir's mark of no timestamp) or a
+time whose window would reach past the int64 range, and a record longer than 16 MiB
+stop the job with an error naming the file, the line and the column (or the limit).`,
 		bind: func(f *pflag.FlagSet) streamProgram {
 			var p streaming.WindowStatsParams
 			var mode, ooo, lateness string
-			f.StringVar(&p.Input, "input", "", "CSV file of events with a header row (required)")
+			f.StringVar(&p.Input, "input", "", "CSV file of events with a header row, a regular file (required)")
 			f.StringVar(&p.Key, "key", "", "column of the key (required)")
 			f.StringVar(&p.Time, "time", "", "column of the event time, epoch milliseconds (required)")
 			f.StringVar(&p.Value, "value", "", "column of the value (required)")

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -332,10 +333,11 @@ func TestWindowStatsStdout(t *testing.T) {
 func TestWindowStatsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	for name, c := range map[string]struct{ data, want string }{
-		"nocol.csv":  {"user,amount\na,1\n", `no column "ts"`},
-		"badts.csv":  {"user,ts,amount\na,1,1\nb,12x,1\n", `badts.csv:3: column "ts" (2)`},
-		"badval.csv": {"user,ts,amount\na,1,1\n\nb,2,one\n", `badval.csv:4: column "amount" (3)`},
-		"short.csv":  {"user,ts,amount\na,1\n", `short.csv:2: column "amount" (3) is missing`},
+		"nocol.csv":  {"user,amount\na,1\n", `nocol.csv has no column for field(s) Time (column "ts")`},
+		"empty.csv":  {"", `empty.csv: no header line`},
+		"badts.csv":  {"user,ts,amount\na,1,1\nb,12x,1\n", `badts.csv line 3, column ts: parsing "12x": invalid syntax`},
+		"badval.csv": {"user,ts,amount\na,1,1\n\nb,2,one\n", `badval.csv line 4, column amount: parsing "one": invalid syntax`},
+		"short.csv":  {"user,ts,amount\na,1\n", `short.csv line 2: 2 fields, want 3`},
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
@@ -344,11 +346,19 @@ func TestWindowStatsBadInput(t *testing.T) {
 		out := filepath.Join(dir, "out")
 		code, _, stderr := runWeir(context.Background(), "run", "window-stats", "--input", path, "--key", "user",
 			"--time", "ts", "--value", "amount", "--window", "tumbling:1s", "--output", out)
-		if code != 1 || !strings.Contains(stderr, c.want) {
+		if code != 1 || !strings.Contains(stderr, "weir: examples/streaming: window stats: ") || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", name, code, stderr, c.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: the output was written", name)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		code, _, stderr := runWeir(context.Background(), "run", "window-stats", "--input", fifo, "--key", "user",
+			"--time", "ts", "--value", "amount", "--window", "tumbling:1s")
+		if code != 1 || !strings.Contains(stderr, fifo+" is a named pipe") {
+			t.Errorf("named pipe: exit %d, stderr %q", code, stderr)
 		}
 	}
 	for _, args := range [][]string{
@@ -359,6 +369,112 @@ func TestWindowStatsBadInput(t *testing.T) {
 			"--key", "k", "--time", "t", "--value", "v"}, args...)...)
 		if code != 1 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// runStats runs window-stats over data with the columns user, ts and amount
+// and the extra flags, and returns the exit code, the printed lines sorted
+// and stderr.
+func runStats(t *testing.T, data string, flags ...string) (int, []string, string) {
+	t.Helper()
+	in := filepath.Join(t.TempDir(), "ev.csv")
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"run", "window-stats", "--input", in, "--key", "user", "--time", "ts", "--value", "amount",
+		"--window", "tumbling:5s", "--parallelism", "2"}, flags...)
+	code, stdout, stderr := runWeir(context.Background(), args...)
+	var lines []string
+	if s := strings.TrimRight(stdout, "\n"); s != "" {
+		lines = strings.Split(s, "\n")
+	}
+	sort.Strings(lines)
+	return code, lines, stderr
+}
+
+// TestWindowStatsCSV reads the input as RFC 4180 CSV: a byte-order mark
+// before the header, quoted keys holding the delimiter and quotes, a quoted
+// newline, quoted numbers, CRLF line ends; a late record goes to the late
+// output as it is in the input.
+func TestWindowStatsCSV(t *testing.T) {
+	data := "\ufeffid,user,ts,amount\r\n" +
+		"1,\"a,b\",1000,5\r\n" +
+		"2,\"say \"\"hi\"\"\",1500,\"2.5\"\r\n" +
+		"4,\"a,b\",2000,1\r\n" +
+		"\"3\nx\",two,7000,1\r\n" +
+		"5,\"late,\"\"q\"\"\nx\",100,9\r\n"
+	late := filepath.Join(t.TempDir(), "late")
+	code, got, stderr := runStats(t, data, "--late-output", late)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	want := []string{"a,b,0,5000,6", "say \"hi\",0,5000,2.5", "two,5000,10000,1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := readPartsSorted(t, late); !slices.Equal(got, []string{"5,\"late,\"\"q\"\"", "x\",100,9"}) {
+		t.Fatalf("late output %q", got)
+	}
+}
+
+// TestWindowStatsRefusesBadNumbers names the file, the line and the column
+// of NaN, infinities, hexadecimal floats and digit separators, and the limit
+// of a record too long.
+func TestWindowStatsRefusesBadNumbers(t *testing.T) {
+	for _, v := range []string{"NaN", "Inf", "-Inf", "infinity", "0x1p3", "1_000"} {
+		code, _, stderr := runStats(t, "user,ts,amount\nu1,1000,1\nu1,2000,"+v+"\n")
+		if code != 1 || !strings.Contains(stderr, "ev.csv line 3, column amount: parsing \""+v+"\"") {
+			t.Errorf("%s: exit %d, stderr %q", v, code, stderr)
+		}
+	}
+	code, _, stderr := runStats(t, "user,ts,amount\nu1,1000,1\nu1,2000,\"0x1p3\"\nu2,1,"+strings.Repeat("7", 17<<20)+"\n")
+	if code != 1 || !strings.Contains(stderr, "ev.csv line 3, column amount") {
+		t.Errorf("quoted hex: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runStats(t, "user,ts,amount\nu1,1000,1\nu2,1,"+strings.Repeat("7", 17<<20)+"\n")
+	if code != 1 || !strings.Contains(stderr, "ev.csv line 3: a record longer than the limit of 16777216 bytes") {
+		t.Errorf("long line: exit %d, stderr %.300q", code, stderr)
+	}
+}
+
+// TestWindowStatsTimeEdges refuses a time whose window would reach past the
+// int64 range, and math.MinInt64 (no timestamp), as an error naming the
+// file, the line and the column, in tumbling, sliding and session windows;
+// the times at the edges of the range are windowed with an end after their
+// start.
+func TestWindowStatsTimeEdges(t *testing.T) {
+	const maxTs, minTs = math.MaxInt64, math.MinInt64
+	for _, c := range []struct {
+		window  string
+		lo, hi  int64  // the outermost times with windows
+		loLine  string // the firing of lo (sum 5)
+		hiLine  string // the firing of hi (sum 7)
+		session bool
+	}{
+		{"tumbling:5s", -9223372036854775000, 9223372036854774999,
+			"u1,-9223372036854775000,-9223372036854770000,5", "u2,9223372036854770000,9223372036854775000,7", false},
+		{"sliding:5s,5s", -9223372036854775000, 9223372036854774999,
+			"u1,-9223372036854775000,-9223372036854770000,5", "u2,9223372036854770000,9223372036854775000,7", false},
+		{"session:5s", minTs + 1, maxTs - 5000, "u1,-9223372036854775807,-9223372036854770807,5", "u2,9223372036854770807,9223372036854775807,7", true},
+	} {
+		good := fmt.Sprintf("user,ts,amount\nu1,%d,5\nu2,%d,7\n", c.lo, c.hi)
+		code, got, stderr := runStats(t, good, "--window", c.window)
+		if code != 0 || !slices.Equal(got, []string{c.loLine, c.hiLine}) {
+			t.Errorf("%s: exit %d, %q, stderr %q", c.window, code, got, stderr)
+		}
+		bad := []int64{minTs, maxTs}
+		if !c.session {
+			bad = append(bad, c.lo-1)
+		}
+		bad = append(bad, c.hi+1)
+		for _, ts := range bad {
+			data := fmt.Sprintf("user,ts,amount\nu1,1000,1\n\nu1,%d,5\nu1,2000,1\n", ts)
+			code, got, stderr := runStats(t, data, "--window", c.window)
+			want := fmt.Sprintf("ev.csv line 4, column ts: the time %d ", ts)
+			if code != 1 || !strings.Contains(stderr, want) || len(got) != 0 {
+				t.Errorf("%s, %d: exit %d, %q, stderr %q; want %q", c.window, ts, code, got, stderr, want)
+			}
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 // TestCancelEndsEveryReader runs each kind of reader in a goroutine, mid-way
 // through its input or waiting for more, cancels its context and expects
 // Next to return context.Canceled promptly; after Close no goroutine is
-// left (CSV and iter.Seq readers hold a suspended iter.Pull).
+// left (Parquet and iter.Seq readers hold a suspended iter.Pull).
 func TestCancelEndsEveryReader(t *testing.T) {
 	dir := t.TempDir()
 	var big strings.Builder

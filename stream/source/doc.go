@@ -58,9 +58,10 @@
 // # Sources
 //
 //	FromSlice, FromSeq, Sequence  bounded; position = index (Sequence: next number)
-//	Files(Text(), CSV[T], Parquet[T])  bounded, a split per file; text resumes mid-file at
-//	                              a byte offset, CSV and Parquet at a record index
-//	                              (the file is decoded again and read records skipped)
+//	Files(Text(), CSV[T], Parquet[T])  bounded, a split per regular file (a pipe is refused),
+//	                              read as it was when opened (to its last complete line if it grew); text and
+//	                              CSV resume mid-file at a byte offset, Parquet at a row
+//	                              index (the file is decoded again and read rows skipped)
 //	MonitorDirectory(format, dir, interval)  unbounded; new files read once, in order of discovery
 //	Tail(path)                    unbounded; appended lines; a partial last line waits
 //	Socket(host, port, delimiter) unbounded; Flink's socketTextStream (Reconnect: its retries)
@@ -73,11 +74,14 @@
 // Next returns ctx.Err() as soon as ctx is done: its waits watch ctx, and a
 // blocked socket read is interrupted. A Next ended by ctx loses nothing, so
 // a runtime may call Next with a deadline to wake up periodically. No source
-// starts a goroutine that outlives Close (CSV and Parquet files are pulled
-// through iter.Pull, stopped by Close). Errors start with "stream/source:";
+// starts a goroutine that outlives Close (Parquet files are pulled through
+// iter.Pull, stopped by Close). Errors start with "stream/source:";
 // a malformed record names the file and line (and, for CSV, the column; for
 // Parquet the row group and row), or host:port and line for a socket's lines
-// under Parse; a missing file or directory is an error when the source
+// under Parse; a line longer than MaxLineSize (16 MiB) of a text file, tailed
+// file or socket is an error naming it, the line and the limit, and a CSV
+// record longer than csv.Options.MaxRecordSize likewise; a missing file or
+// directory is an error when the source
 // is built (and a monitored directory that disappears, at its next listing),
 // and an unreachable socket when its reader starts.
 //

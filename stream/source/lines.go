@@ -13,6 +13,13 @@ import (
 // socket has nothing more yet.
 var errNoData = errors.New("stream/source: no data yet")
 
+// tooLong is the error of a line longer than the reader's limit.
+type tooLong struct{ limit int }
+
+func (e tooLong) Error() string {
+	return fmt.Sprintf("a line longer than the limit of %d bytes (MaxLineSize)", e.limit)
+}
+
 // lineReader cuts a byte stream into records at a delimiter and counts the
 // bytes before the next record, so that a reader can resume there. Records
 // are strings that alias the buffer they were read into; a buffer is filled
@@ -27,46 +34,36 @@ type lineReader struct {
 	// delimiter (a tailed file) when true.
 	partial bool
 	chunk   int
+	limit   int    // the longest line, its delimiter included
+	cut     bool   // the last line returned had no delimiter: the stream ended in it
 	buf     []byte // buf[off:] is read and not handed out
 	off     int
 	eof     bool  // r returned io.EOF (a tailed file: at the last fill)
 	pos     int64 // stream offset of buf[off]
-	// limit, when positive, is the longest record taken: a longer one is
-	// an error naming its offset (a *RecordTooLongError)
-	limit int
 }
 
-// RecordTooLongError is a record longer than a source's limit
-// (MaxRecordSize): its byte offset in the stream and the limit.
-type RecordTooLongError struct {
-	Offset int64
-	Limit  int
-}
-
-func (e *RecordTooLongError) Error() string {
-	return fmt.Sprintf("stream/source: the record at byte offset %d is longer than %d bytes (no delimiter within them)", e.Offset, e.Limit)
-}
-
-func newLineReader(r io.Reader, delim string, chunk int, pos int64) *lineReader {
-	return &lineReader{r: r, delim: []byte(delim), chunk: max(chunk, 1), pos: pos}
+func newLineReader(r io.Reader, delim string, c config, pos int64) *lineReader {
+	return &lineReader{r: r, delim: []byte(delim), chunk: max(c.read, 1), limit: c.maxLine, pos: pos}
 }
 
 // line returns the next record, io.EOF at the end of the stream, or
-// errNoData when a complete record has not arrived yet. Other errors are the
-// stream's, such as a deadline exceeded on a socket.
+// errNoData when a complete record has not arrived yet. A record longer than
+// the limit is a tooLong error. Other errors are the stream's, such as a
+// deadline exceeded on a socket.
 func (l *lineReader) line() (string, error) {
+	l.cut = false
 	for {
 		rest := l.buf[l.off:]
 		if i := bytes.Index(rest, l.delim); i >= 0 {
+			if i+len(l.delim) > l.limit {
+				return "", tooLong{l.limit}
+			}
 			l.off += i + len(l.delim)
 			l.pos += int64(i + len(l.delim))
 			if l.stripCR && i > 0 && rest[i-1] == '\r' {
 				i--
 			}
 			return unsafe.String(unsafe.SliceData(rest), i), nil
-		}
-		if l.limit > 0 && len(rest) > l.limit {
-			return "", &RecordTooLongError{Offset: l.pos, Limit: l.limit}
 		}
 		if l.eof {
 			if l.partial {
@@ -76,9 +73,16 @@ func (l *lineReader) line() (string, error) {
 			if len(rest) == 0 {
 				return "", io.EOF
 			}
+			if len(rest) > l.limit {
+				return "", tooLong{l.limit}
+			}
 			l.off = len(l.buf)
 			l.pos += int64(len(rest))
+			l.cut = true
 			return unsafe.String(unsafe.SliceData(rest), len(rest)), nil
+		}
+		if len(rest) >= l.limit {
+			return "", tooLong{l.limit}
 		}
 		if err := l.fill(); err != nil {
 			return "", err

@@ -23,20 +23,19 @@ const (
 type Option func(*config)
 
 type config struct {
-	batch  int
-	assign Assignment
-	clock  Clock
-	poll   time.Duration
-	read   int
+	batch   int
+	assign  Assignment
+	clock   Clock
+	poll    time.Duration
+	read    int
+	maxLine int
 	// Socket: reconnections (Reconnect)
 	retries    int
 	retryDelay time.Duration
-	// Socket: the longest record (MaxRecordSize)
-	maxRecord int
 }
 
 func newConfig(opts []Option) config {
-	c := config{batch: 1024, clock: SystemClock{}, poll: 100 * time.Millisecond, read: 64 << 10, maxRecord: DefaultMaxRecordSize}
+	c := config{batch: 1024, clock: SystemClock{}, poll: 100 * time.Millisecond, read: 64 << 10, maxLine: 16 << 20}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -67,22 +66,11 @@ func PollInterval(d time.Duration) Option {
 // (64 KiB by default; a longer line grows the buffer).
 func ReadSize(n int) Option { return func(c *config) { c.read = max(n, 1) } }
 
-// DefaultMaxRecordSize is the longest record a Socket source takes by
-// default: 16 MiB, as bufio.Scanner's limit for the CSV files.
-const DefaultMaxRecordSize = 16 << 20
-
-// MaxRecordSize sets the longest record (without its delimiter) a Socket
-// source takes; a longer one is an error naming its byte offset, so that a
-// peer that never sends the delimiter cannot grow the buffer past the
-// memory budget. n < 1 is DefaultMaxRecordSize.
-func MaxRecordSize(n int) Option {
-	return func(c *config) {
-		if n < 1 {
-			n = DefaultMaxRecordSize
-		}
-		c.maxRecord = n
-	}
-}
+// MaxLineSize sets the longest line (its delimiter included) a text file,
+// tailed file or socket may send: 16 MiB by default. A longer one is an
+// error naming the file (or host:port), the line and the limit, rather than
+// a buffer that grows without bound.
+func MaxLineSize(n int) Option { return func(c *config) { c.maxLine = max(n, 1) } }
 
 // Clock is the time readers wait and pace by; tests inject a fake one.
 type Clock interface {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weirdata/weir/formats/csv"
 	"github.com/weirdata/weir/formats/parquet"
@@ -139,5 +140,81 @@ func TestParquetCorruptNamesFile(t *testing.T) {
 	_, err = rs[0].Next(t.Context())
 	if err == nil || !strings.Contains(err.Error(), path) || errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want one naming %s", err, path)
+	}
+}
+
+// TestCSVPositionIsByteOffset checks the position against the file: after k
+// records, Offset is the byte where record k+1 starts (a quoted newline and
+// a blank line in between) and Records is k; a reader restored there reads
+// the rest with the file's line numbers.
+func TestCSVPositionIsByteOffset(t *testing.T) {
+	data := "\xef\xbb\xbfn,name\n1,a\n2,\"b\nc\"\n\n3,d\n4,x\n"
+	path := writeFile(t, t.TempDir(), "p.csv", data)
+	src, err := Files(CSV[row](csv.Options{BatchRows: 1}), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rs := newReaders(t, src, 1, nil)
+	res := result[row]{bySplit: map[string][]row{}}
+	for k, next := range []string{"2,", "\n3,", "4,x"} {
+		readRecords(t, rs[0], &res, 1)
+		want := Split{ID: path, Offset: int64(strings.Index(data, next)), Records: int64(k + 1), Len: -1}
+		if next[0] == '\n' { // the blank line is skipped with the record after it
+			want.Offset = int64(strings.Index(data, "\n\n3,") + 1)
+		}
+		if got := rs[0].Positions(); len(got) != 1 || got[0] != want {
+			t.Fatalf("after record %d: positions %v, want %v", k+1, got, want)
+		}
+	}
+	if got := res.all; !slices.Equal(got, []row{{"a", 1}, {"b\nc", 2}, {"d", 3}}) {
+		t.Fatalf("records %v", got)
+	}
+	bad := strings.Replace(data, "4,x", "4,y\nz5,e", 1)
+	writeFile(t, filepath.Dir(path), "p.csv", bad)
+	_, rs = newReaders(t, src, 1, nil)
+	rs[0].AddSplits([]Split{{ID: path, Offset: int64(strings.Index(bad, "4,y")), Records: 3, Len: -1}})
+	got, err := nextRecords(t.Context(), rs[0], 3)
+	if !slices.Equal(got, []row{{"y", 4}}) || err == nil || !strings.Contains(err.Error(), path+" line 8, column n") {
+		t.Fatalf("restored: %v, %v; want the record of line 7 and an error naming line 8", got, err)
+	}
+	// a record index, as positions were before byte offsets, is refused
+	_, rs = newReaders(t, src, 1, nil)
+	rs[0].AddSplits([]Split{{ID: path, Offset: 2, Records: 2, Len: -1}})
+	if _, err := nextRecords(t.Context(), rs[0], 1); err == nil || !strings.Contains(err.Error(), "record index") {
+		t.Fatalf("record index: %v", err)
+	}
+}
+
+// TestCSVThrottledBatches hands out at most the throttle's allowance and
+// resumes at the byte offset after it.
+func TestCSVThrottledBatches(t *testing.T) {
+	want := makeRows(50)
+	path := writeFile(t, t.TempDir(), "t.csv", csvText(want))
+	src, err := Files(CSV[row](csv.Options{BatchRows: 1024}), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enum, err := src.Enumerator(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := src.Reader(ReaderContext{Parallelism: 1, Splits: enum, Rate: 7, Clock: &stepClock{now: time.Unix(1000, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var got []row
+	for len(got) < len(want) {
+		bt, err := b.Next(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bt.Records) > 7 {
+			t.Fatalf("a batch of %d records at 7 a second", len(bt.Records))
+		}
+		got = append(got, bt.Records...)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v", head(got))
 	}
 }

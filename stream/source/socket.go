@@ -22,8 +22,6 @@ import (
 // unbounded and has one split, host:port, read by one reader; its position
 // counts the bytes and records read, but a socket cannot be read again, so a
 // restored reader connects anew and reads what the server sends from then on.
-// A record longer than MaxRecordSize (DefaultMaxRecordSize) is an error
-// naming its byte offset.
 func Socket(host string, port int, delimiter string, opts ...Option) (Source[string], error) {
 	if port <= 0 || port >= 1<<16 {
 		return nil, fmt.Errorf("stream/source: socket port %d is out of range", port)
@@ -44,10 +42,9 @@ func Socket(host string, port int, delimiter string, opts ...Option) (Source[str
 			if err != nil {
 				return nil, err
 			}
-			l := newLineReader(conn, delimiter, c.read, s.Offset)
+			l := newLineReader(conn, delimiter, c, s.Offset)
 			l.stripCR = delimiter == "\n"
 			l.partial = c.retries != 0
-			l.limit = c.maxRecord
 			return &socketReader{conn: conn, l: l, s: s, c: c, retries: c.retries, buf: make([]string, 0, c.batch)}, nil
 		},
 	}, nil
@@ -136,6 +133,9 @@ func (r *socketReader) next(ctx context.Context, limit int) ([]string, time.Dura
 		if err == io.EOF {
 			r.done, end = true, io.EOF
 			break
+		}
+		if tl, ok := err.(tooLong); ok {
+			return nil, 0, fmt.Errorf("stream/source: socket %s line %d: %w", r.s.ID, r.s.Records+int64(len(b))+1, tl)
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("stream/source: socket %s: %w", r.s.ID, err)

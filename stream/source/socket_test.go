@@ -172,23 +172,38 @@ func TestSocketUnreachable(t *testing.T) {
 	}
 }
 
-// A record longer than MaxRecordSize is an error naming its byte offset,
-// after the records before it; the buffer stops growing at the limit.
-func TestSocketMaxRecordSize(t *testing.T) {
-	host, port, wait := serve(t, "ab\ncd\n", strings.Repeat("x", 300), strings.Repeat("y", 300), "\nnever\n")
-	src, err := Socket(host, port, "\n", MaxRecordSize(500), ReadSize(64))
+// TestSocketLineTooLong fails a record longer than MaxLineSize, naming
+// host:port, the line and the limit, instead of buffering it whole.
+func TestSocketLineTooLong(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		defer ln.Close()
+		c, err := ln.Accept()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close()
+		// the reader hangs up after the limit: later writes may fail
+		io.WriteString(c, "a\nb\n"+strings.Repeat("x", 600)+"\nc\n")
+	})
+	host, port := "127.0.0.1", ln.Addr().(*net.TCPAddr).Port
+	src, err := Socket(host, port, "\n", MaxLineSize(256), ReadSize(16))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rs := newReaders(t, src, 1, nil)
-	got, err := nextRecords(t.Context(), rs[0], 3)
-	var long *RecordTooLongError
-	if !errors.As(err, &long) || long.Offset != 6 || long.Limit != 500 ||
-		!strings.Contains(err.Error(), "the record at byte offset 6 is longer than 500 bytes") {
-		t.Fatalf("err = %v, want the record at offset 6 refused", err)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	got, err := nextRecords(ctx, rs[0], 4)
+	want := host + ":" + strconv.Itoa(port) + " line 3: a line longer than the limit of 256 bytes"
+	if len(got) > 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%q, %v; want an error naming %q", got, err, want)
 	}
-	if !slices.Equal(got, []string{"ab", "cd"}) {
-		t.Errorf("records before it %q", got)
-	}
-	wait()
+	rs[0].Close()
 }

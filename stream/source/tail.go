@@ -27,12 +27,11 @@ func Tail(path string, opts ...Option) (Source[string], error) {
 		splits: func(int) ([]Split, error) {
 			return []Split{{ID: path, Len: -1}}, nil
 		},
-		open: func(ctx context.Context, _ ReaderContext, s Split) (splitReader[string], error) {
-			sr, err := textFormat{}.open(ctx, s, c)
+		open: func(_ context.Context, _ ReaderContext, s Split) (splitReader[string], error) {
+			tr, err := openText(s, c)
 			if err != nil {
 				return nil, err
 			}
-			tr := sr.(*textReader)
 			tr.l.partial, tr.poll = true, c.poll
 			return tr, nil
 		},

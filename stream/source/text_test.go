@@ -2,10 +2,12 @@ package source
 
 import (
 	"errors"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -128,5 +130,68 @@ func TestParseNamesFileAndLine(t *testing.T) {
 	rs[0].AddSplits([]Split{{ID: path, Offset: 4, Records: 2, Len: -1}})
 	if _, err := nextRecords(t.Context(), rs[0], 5); err == nil || !strings.Contains(err.Error(), path+" line 4: ") {
 		t.Fatalf("resumed: err = %v, want one naming %s line 4", err, path)
+	}
+}
+
+// TestTextGrowingFile reads a file as it was when its split was opened: a
+// last line cut short by a writer (the file grew since) is not read, nor is
+// what was appended; a file that did not grow has its unterminated last line
+// read.
+func TestTextGrowingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "g.txt", "a\nb\nu9,12")
+	src, err := Files(Text(), path, BatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rs := newReaders(t, src, 1, nil)
+	got, err := nextRecords(t.Context(), rs[0], 1)
+	if err != nil || !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("%v, %v", got, err)
+	}
+	appendFile(t, path, "3\nnext\n")
+	got, err = nextRecords(t.Context(), rs[0], 10)
+	if !slices.Equal(got, []string{"b"}) || !errors.Is(err, io.EOF) {
+		t.Fatalf("after the append: %q, %v; want [b] and the end", got, err)
+	}
+	// read again, the file has grown complete lines
+	if got := readWhole(t, src, 1).all; !slices.Equal(got, []string{"a", "b", "u9,123", "next"}) {
+		t.Fatalf("whole: %q", got)
+	}
+}
+
+// TestLineTooLong fails a line longer than MaxLineSize, naming the file, the
+// line and the limit.
+func TestLineTooLong(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "long.txt", "a\nb\n"+strings.Repeat("x", 100)+"\nc\n")
+	src, err := Files(Text(), path, MaxLineSize(64), ReadSize(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rs := newReaders(t, src, 1, nil)
+	got, err := nextRecords(t.Context(), rs[0], 4)
+	if len(got) > 2 || err == nil || !strings.Contains(err.Error(), path+" line 3: a line longer than the limit of 64 bytes") {
+		t.Fatalf("%q, %v", got, err)
+	}
+	src, _ = Files(Text(), path, MaxLineSize(101), ReadSize(7))
+	if got := readWhole(t, src, 1).all; len(got) != 4 {
+		t.Fatalf("at the limit: %q", got)
+	}
+}
+
+// TestTextNotRegularFile refuses a named pipe, which cannot be read again
+// from a position.
+func TestTextNotRegularFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip(err)
+	}
+	src, err := Files(Text(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rs := newReaders(t, src, 1, nil)
+	if _, err := nextRecords(t.Context(), rs[0], 1); err == nil || !strings.Contains(err.Error(), p+" is a named pipe") {
+		t.Fatalf("%v", err)
 	}
 }

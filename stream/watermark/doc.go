@@ -16,7 +16,9 @@
 // MarkIdle (downstream stops waiting for this output's watermarks) and
 // MarkActive. Emitting a watermark also marks the output active. Generators
 // may emit from either call: periodic generators emit in OnPeriodicEmit,
-// punctuated ones in OnEvent.
+// punctuated ones in OnEvent. A BeforeEventGenerator also sees each event
+// before the source emits it (OnBeforeEvent), so that a watermark it held
+// back can go ahead of the event that needs it.
 //
 // The built-in generators match Flink 1.20:
 //

@@ -13,6 +13,7 @@ import (
 // wrapped generator for its watermark. The next event ends the idleness.
 type Idleness[T any] struct {
 	inner  Generator[T]
+	before BeforeEventGenerator[T] // inner, when it is one
 	timer  idlenessTimer
 	isIdle bool
 }
@@ -29,7 +30,8 @@ func NewIdleness[T any](g Generator[T], timeout time.Duration, clock Clock) (*Id
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Idleness[T]{inner: g, timer: idlenessTimer{clock: clock, maxIdle: timeout}}, nil
+	before, _ := g.(BeforeEventGenerator[T])
+	return &Idleness[T]{inner: g, before: before, timer: idlenessTimer{clock: clock, maxIdle: timeout}}, nil
 }
 
 // OnEvent passes the event on and records the activity.
@@ -37,6 +39,13 @@ func (g *Idleness[T]) OnEvent(event T, timestamp int64, out Output) {
 	g.inner.OnEvent(event, timestamp, out)
 	g.timer.activity()
 	g.isIdle = false
+}
+
+// OnBeforeEvent passes the event on to a wrapped BeforeEventGenerator.
+func (g *Idleness[T]) OnBeforeEvent(event T, timestamp int64, out Output) {
+	if g.before != nil {
+		g.before.OnBeforeEvent(event, timestamp, out)
+	}
 }
 
 // OnPeriodicEmit marks the output idle once the timeout passed without

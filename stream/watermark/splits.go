@@ -19,6 +19,8 @@ type Split[T any] struct {
 	id                  string
 	assigner            Assigner[T]
 	gen                 Generator[T]
+	before              BeforeEventGenerator[T]   // gen, when it is one
+	ahead               BeforeTimestampsGenerator // gen, when it is one
 	immediate, periodic Output
 }
 
@@ -46,6 +48,8 @@ func (s *Splits[T]) Split(id string) (*Split[T], error) {
 	imm, _ := s.mux.Immediate(id)
 	def, _ := s.mux.Deferred(id)
 	sp := &Split[T]{id: id, assigner: s.strategy.Assigner(), gen: gen, immediate: imm, periodic: def}
+	sp.before, _ = gen.(BeforeEventGenerator[T])
+	sp.ahead, _ = gen.(BeforeTimestampsGenerator)
 	s.byID[id] = sp
 	s.order = append(s.order, sp)
 	return sp, nil
@@ -96,12 +100,16 @@ func (s *Splits[T]) Multiplexer() *Multiplexer { return s.mux }
 
 // Collect assigns event its timestamp (from the timestamp it carries,
 // recordTimestamp), passes both to emit, and then to the split's generator,
-// so a watermark the event causes follows it. An assigner's failure is
-// returned as a *TimestampError and nothing is emitted.
+// so a watermark the event causes follows it; a BeforeEventGenerator sees
+// them before emit too. An assigner's failure is returned as a
+// *TimestampError and nothing is emitted.
 func (sp *Split[T]) Collect(event T, recordTimestamp int64, emit func(event T, timestamp int64)) error {
 	ts, err := sp.assigner.Extract(event, recordTimestamp)
 	if err != nil {
 		return err
+	}
+	if sp.before != nil {
+		sp.before.OnBeforeEvent(event, ts, sp.immediate)
 	}
 	emit(event, ts)
 	sp.gen.OnEvent(event, ts, sp.immediate)
@@ -109,11 +117,24 @@ func (sp *Split[T]) Collect(event T, recordTimestamp int64, emit func(event T, t
 }
 
 // Batches reports whether the split's generator takes the timestamps of a
-// batch at once (TimestampGenerator): the source may then call Stamp and
-// Observe for a batch of events instead of Collect for each.
+// batch at once (a TimestampGenerator, and a BeforeTimestampsGenerator if it
+// is a BeforeEventGenerator): the source may then, for a batch of events,
+// call Stamp, and then Ahead, emit the events it allows and Observe them
+// until none is left, instead of Collect for each.
 func (sp *Split[T]) Batches() bool {
 	_, ok := sp.gen.(TimestampGenerator)
-	return ok
+	return ok && (sp.before == nil || sp.ahead != nil)
+}
+
+// Ahead emits what the generator must send before the events of timestamps
+// ts (BeforeTimestampsGenerator) and returns how many of them may be
+// emitted and observed before Ahead is asked again for the rest: all of them
+// for other generators.
+func (sp *Split[T]) Ahead(ts []int64) int {
+	if sp.ahead == nil || len(ts) == 0 {
+		return len(ts)
+	}
+	return min(max(sp.ahead.OnBeforeTimestamps(ts, sp.immediate), 1), len(ts))
 }
 
 // Stamp sets ts[i] to the timestamp of events[i] (carrying

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,127 @@ func TestSplitsPunctuatedOrder(t *testing.T) {
 	}
 	if got, want := strings.Join(log, ", "), "e@50, mark@50, wm 50"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// heldBack is a BeforeEventGenerator that computes the watermark ts - 1
+// after each event but emits it only ahead of an event at or below it + 1.
+type heldBack struct{ pending, emitted int64 }
+
+func (g *heldBack) OnEvent(_ event, ts int64, _ Output) { g.pending = max(g.pending, ts-1) }
+func (g *heldBack) OnPeriodicEmit(Output)               {}
+func (g *heldBack) OnTimestamps([]int64)                { panic("a BeforeEventGenerator was given a batch") }
+func (g *heldBack) OnBeforeEvent(_ event, ts int64, out Output) {
+	if g.pending > g.emitted && g.pending >= ts-1 {
+		out.EmitWatermark(g.pending)
+		g.emitted = g.pending
+	}
+}
+
+// heldBackBatch is heldBack taking a batch's timestamps at once.
+type heldBackBatch struct{ heldBack }
+
+func (g *heldBackBatch) OnTimestamps(ts []int64) {
+	for _, t := range ts {
+		g.pending = max(g.pending, t-1)
+	}
+}
+
+func (g *heldBackBatch) OnBeforeTimestamps(ts []int64, out Output) int {
+	g.OnBeforeEvent(event{}, ts[0], out)
+	p := g.pending
+	for j := 1; j < len(ts); j++ {
+		p = max(p, ts[j-1]-1)
+		if p > g.emitted && p >= ts[j]-1 {
+			return j
+		}
+	}
+	return len(ts)
+}
+
+// TestSplitsBeforeTimestamps: a BeforeTimestampsGenerator's split takes
+// batches, and the loop a source runs over a batch (Stamp, then Ahead, emit,
+// Observe until none is left) gives the events and watermarks in the order
+// Collect gives them one at a time.
+func TestSplitsBeforeTimestamps(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var events []event
+	for i := range 500 {
+		events = append(events, event{fmt.Sprint("e", i), int64(i*3 - r.IntN(10))})
+	}
+	run := func(batch bool) string {
+		var log []string
+		out := &funcOutput{emit: func(wm int64) { log = append(log, fmt.Sprint("wm ", wm)) }}
+		s := ForGenerator(func(Context) Generator[event] { return &heldBackBatch{heldBack{pending: Min, emitted: Min}} }).
+			WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
+		sp, err := NewSplits(s, Context{}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := sp.Split("x")
+		if !x.Batches() {
+			t.Fatal("a BeforeTimestampsGenerator's split takes no batches")
+		}
+		emit := func(e event, ts int64) { log = append(log, fmt.Sprint(e.Name, "@", ts)) }
+		for b := range slices.Chunk(events, 64) {
+			if !batch {
+				for _, e := range b {
+					if err := x.Collect(e, Min, emit); err != nil {
+						t.Fatal(err)
+					}
+				}
+				continue
+			}
+			ts := make([]int64, len(b))
+			n, err := x.Stamp(b, Min, ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lo := 0; lo < n; {
+				hi := lo + x.Ahead(ts[lo:n])
+				for i := lo; i < hi; i++ {
+					emit(b[i], ts[i])
+				}
+				x.Observe(ts[lo:hi])
+				lo = hi
+			}
+		}
+		return strings.Join(log, ", ")
+	}
+	one, batched := run(false), run(true)
+	if one != batched || strings.Count(one, "wm") < 20 {
+		t.Fatalf("%d watermarks one at a time, batched:\n%s\n%s", strings.Count(one, "wm"), one, batched)
+	}
+}
+
+// TestSplitsBeforeEvent: a watermark OnBeforeEvent emits goes ahead of the
+// event, and such a split is not handed batches even when its generator is
+// a TimestampGenerator; WithIdleness passes OnBeforeEvent on.
+func TestSplitsBeforeEvent(t *testing.T) {
+	for _, idle := range []bool{false, true} {
+		var log []string
+		out := &funcOutput{emit: func(wm int64) { log = append(log, fmt.Sprint("wm ", wm)) }}
+		s := ForGenerator(func(Context) Generator[event] { return &heldBack{pending: Min, emitted: Min} }).
+			WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
+		if idle {
+			s = s.WithIdleness(time.Hour)
+		}
+		sp, err := NewSplits(s, Context{}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := sp.Split("x")
+		if x.Batches() {
+			t.Fatal("a BeforeEventGenerator's split takes batches")
+		}
+		for _, e := range []event{{"a", 10}, {"b", 20}, {"c", 15}, {"d", 30}, {"e", 29}} {
+			if err := x.Collect(e, Min, func(e event, ts int64) { log = append(log, fmt.Sprint(e.Name, "@", ts)) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := strings.Join(log, ", "), "a@10, b@20, wm 19, c@15, d@30, wm 29, e@29"; got != want {
+			t.Fatalf("idleness %v: got %q, want %q", idle, got, want)
+		}
 	}
 }
 

@@ -40,6 +40,27 @@ type Generator[T any] interface {
 	OnPeriodicEmit(out Output)
 }
 
+// BeforeEventGenerator is a Generator that also sees every event before the
+// source emits it: a watermark OnBeforeEvent emits goes ahead of the event,
+// and one OnEvent emits follows it. A generator that holds back a watermark
+// it computed (to send fewer) decides there whether the next event needs it
+// first. The source stamps and emits the events of such a generator one at a
+// time (Split.Collect), unless it is a BeforeTimestampsGenerator.
+type BeforeEventGenerator[T any] interface {
+	Generator[T]
+	OnBeforeEvent(event T, timestamp int64, out Output)
+}
+
+// BeforeTimestampsGenerator is a BeforeEventGenerator that reads only the
+// timestamps, and takes them a batch at a time: OnBeforeTimestamps is
+// OnBeforeEvent for the event of ts[0], and returns how many of the events
+// of ts (at least 1) need nothing before them; the source emits those,
+// passes their timestamps to OnTimestamps and asks again for the rest.
+type BeforeTimestampsGenerator interface {
+	TimestampGenerator
+	OnBeforeTimestamps(ts []int64, out Output) int
+}
+
 // TimestampGenerator is a Generator whose OnEvent reads only the timestamp
 // and emits nothing at once (the periodic generators: bounded
 // out-of-orderness, ascending timestamps): OnTimestamps is OnEvent for a

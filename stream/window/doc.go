@@ -22,7 +22,9 @@
 // lastStart], sessions are [ts, ts + gap) (the gap static or per element),
 // all in event time or, ignoring the timestamp, in the operator's
 // processing time. An event-time assigner refuses an element without a
-// timestamp. A MergingAssigner (sessions) merges the windows of one key
+// timestamp, and one whose window would start below math.MinInt64 or end
+// above math.MaxInt64 (ErrOutOfRange, naming the timestamp): no window it
+// returns ends at or before its start. A MergingAssigner (sessions) merges the windows of one key
 // that intersect (a.Start <= b.End and a.End >= b.Start: touching windows
 // merge); MergingWindowSet is Flink's: each in-flight window maps to the
 // state window that holds its contents, so a merge moves the mapping and

@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -51,7 +52,7 @@ func newSessions[T any](name string, gap time.Duration, gapOf func(T) time.Durat
 }
 
 // AssignWindows returns [ts, ts+gap), ts being the processing time for
-// processing-time sessions.
+// processing-time sessions; an end past math.MaxInt64 is an ErrOutOfRange.
 func (s *Sessions[T]) AssignWindows(elem any, ts int64, ctx AssignerContext, dst []TimeWindow) ([]TimeWindow, error) {
 	if !s.eventTime {
 		ts = ctx.CurrentProcessingTime()
@@ -67,6 +68,9 @@ func (s *Sessions[T]) AssignWindows(elem any, ts int64, ctx AssignerContext, dst
 		if gap = s.gapOf(*v); gap <= 0 {
 			return dst, fmt.Errorf("window: dynamic session window gap must be positive, got %d ms", gap)
 		}
+	}
+	if ts > math.MaxInt64-gap {
+		return dst, outOfRange(ts, "sessions with a gap of %d ms", gap)
 	}
 	return append(dst, TimeWindow{ts, ts + gap}), nil
 }

@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -40,18 +41,43 @@ func newSliding(name string, size, slide time.Duration, offset []time.Duration, 
 }
 
 // AssignWindows returns every window containing ts (or the processing
-// time), the latest start first, as Flink lists them.
+// time), the latest start first, as Flink lists them. When one of them
+// reaches past the int64 range the element gets none and an ErrOutOfRange.
 func (s *Sliding) AssignWindows(_ any, ts int64, ctx AssignerContext, dst []TimeWindow) ([]TimeWindow, error) {
 	if !s.eventTime {
 		ts = ctx.CurrentProcessingTime()
 	} else if ts == noTimestamp {
 		return dst, errNoTimestamp
 	}
-	last := GetWindowStartWithOffset(ts, s.offset, s.slide)
-	for start := last; start > ts-s.size; start -= s.slide {
+	n := len(dst)
+	r := sinceStart(ts, s.offset, s.slide)
+	if ts < math.MinInt64+r { // the last start is below the range
+		if r < s.size {
+			return dst, s.outOfRange(ts)
+		}
+		return dst, nil // its window does not hold ts, nor do those before
+	}
+	start := ts - r
+	// [start, start+size) holds ts while ts - start < size; ts - start
+	// grows by slide from [0, slide), so it does not overflow
+	for ts-start < s.size {
+		if start > math.MaxInt64-s.size {
+			return dst[:n], s.outOfRange(ts)
+		}
 		dst = append(dst, TimeWindow{start, start + s.size})
+		if start < math.MinInt64+s.slide { // the next start is below the range
+			if ts-start < s.size-s.slide {
+				return dst[:n], s.outOfRange(ts)
+			}
+			break
+		}
+		start -= s.slide
 	}
 	return dst, nil
+}
+
+func (s *Sliding) outOfRange(ts int64) error {
+	return outOfRange(ts, "sliding windows of %d ms every %d ms (offset %d ms)", s.size, s.slide, s.offset)
 }
 
 // DefaultTrigger is EventTimeTrigger or ProcessingTimeTrigger.

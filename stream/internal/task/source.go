@@ -317,8 +317,12 @@ func (s *Source[T]) emit(b source.Batch[T]) error {
 	} else if sp.Batches() {
 		s.ts = slices.Grow(s.ts[:0], len(b.Records))[:len(b.Records)]
 		n, err := sp.Stamp(b.Records, core.NoTimestamp, s.ts)
-		s.out.EmitStamped(b.Records[:n], s.ts[:n])
-		sp.Observe(s.ts[:n])
+		for lo := 0; lo < n; { // Ahead may emit a watermark between two parts
+			hi := lo + sp.Ahead(s.ts[lo:n])
+			s.out.EmitStamped(b.Records[lo:hi], s.ts[lo:hi])
+			sp.Observe(s.ts[lo:hi])
+			lo = hi
+		}
 		if err != nil {
 			return fmt.Errorf("stream: split %s: %w", b.Split, err)
 		}
