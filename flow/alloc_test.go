@@ -48,7 +48,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Skip("allocation count")
 	}
 	env := newTestEnv(t, budgets[0].opts)
-	opts := env.options(Options{BatchSize: 256, FlushTimeout: -1})
+	opts := env.options(Options{BatchSize: 256, BufferTimeout: -1})
 	run := func(n int) float64 {
 		return testing.AllocsPerRun(5, func() {
 			var sum int64

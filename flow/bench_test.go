@@ -59,7 +59,7 @@ func benchExchange[T any](b *testing.B, flush time.Duration, fill func(int64, *T
 	Connect(g, src, dst, Partitioner[T]{Strategy: Hash, Hash: hash}, Pipelined, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
-	res, err := Execute(bg, g, env.options(Options{FlushTimeout: flush}))
+	res, err := Execute(bg, g, env.options(Options{BufferTimeout: flush}))
 	if err != nil {
 		b.Fatal(err)
 	}

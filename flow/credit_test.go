@@ -106,7 +106,7 @@ func TestCreditBlocksOneProducer(t *testing.T) {
 	var res *Result
 	within(t, 20*time.Second, func() {
 		var err error
-		res, err = Execute(bg, g, env.options(Options{BatchSize: batch, ChannelBuffers: credits, FlushTimeout: -1}))
+		res, err = Execute(bg, g, env.options(Options{BatchSize: batch, ChannelBuffers: credits, BufferTimeout: -1}))
 		if err != nil {
 			t.Error(err)
 		}

@@ -22,7 +22,7 @@
 // A record's path over a pipelined edge:
 //
 //	producer body                     Writer (per edge, per producer subtask p)
-//	  Emit(&v) ──copy──> bufs[target(v)] ──full, flush timeout, event, end──┐
+//	  Emit(&v) ──copy──> bufs[target(v)] ──full, buffer timeout, event, end──┐
 //	                                          waits for credit (backpressure)│
 //	                                                                         v
 //	consumer body <──batch── Reader or Gate <── inbox[c]: channel per producer p,
@@ -66,8 +66,8 @@
 // consumer takes its channels in the order they got data (a FIFO of the
 // channels with data, round robin among those that stay non-empty), without
 // a goroutine per channel and without allocating. A partial batch goes
-// downstream when full, when FlushTimeout passed (a flusher goroutine per
-// task ticks every FlushTimeout/2 and sends the batches that were already
+// downstream when full, when BufferTimeout passed (a flusher goroutine per
+// task ticks every BufferTimeout/2 and sends the batches that were already
 // pending at its previous tick; while a flusher runs, Emit takes an
 // uncontended mutex, and EmitBatch takes it once per call), before an event
 // and at the end. The records a producer has emitted and its consumer not yet
@@ -189,9 +189,9 @@
 // too: Pump and Batches read an input, Merge reads several concurrently,
 // Fanout, Counting and Emitter are collectors.
 //
-// # Coordination
+// # Supersteps
 //
-// Coordinator synchronizes a fixed set of parties in numbered rounds: every
+// An iteration's rounds synchronize a fixed set of parties in numbered rounds: every
 // party arrives at its next round (Arrive, or Await to wait for the round's
 // decision); once every party that has not left arrived, a decide hook runs
 // exactly once for the round, in the goroutine of the last arrival, and its
@@ -199,11 +199,9 @@
 // longer counts, so the rounds it did not reach complete without it. Fail, an
 // error of the hook, or the end of a waiting party's context releases every
 // waiting party with the error. Arrivals may run ahead of decisions (a party's
-// k-th arrival is at round k), which a checkpoint coordinator needs: rounds
-// are checkpoints, arrivals the tasks' acknowledgements, and the hook
-// completes the checkpoint once every task acknowledged it.
+// k-th arrival is at round k).
 //
-// Iteration is the superstep barrier on a Coordinator: its parties are the
+// Iteration is the superstep barrier on these rounds: its parties are the
 // subtasks of an iteration's tasks, its rounds the supersteps, and its hook
 // decides whether another superstep follows. Iteration.Run drives a subtask:
 // it puts the inputs inside the iteration into superstep mode, runs the body
@@ -249,12 +247,11 @@
 //
 // # Processing time
 //
-// A job has one Clock (Options.Clock, SystemClock by default) that its tasks
-// read through TaskContext.Clock: Now, and Timer, whose channel a task loop
-// selects on next to its inputs and its context to wait for a
-// processing-time timer. ManualClock moves only when a test calls Advance or
-// Set, firing the timers that came due, so processing-time behaviour is
-// deterministic in tests.
+// A job has one clock.Clock (Options.Clock, clock.System by default) that
+// its tasks read through TaskContext.Clock: Now, and Timer, whose channel a
+// task loop selects on next to its inputs and its context to wait for a
+// processing-time timer. A clock.Manual moves only when a test moves it, so
+// processing-time behaviour is deterministic in tests.
 //
 // # Metrics
 //
@@ -269,7 +266,7 @@
 // metrics on error too. A wait still under way counts in a live snapshot.
 // A body may register the operators of its chain (TaskMetrics.Operator) and
 // count each one's records in and out once per batch, and record its
-// current watermark (TaskMetrics.SetWatermark). Job.Snapshot adds what
+// current watermark (TaskMetrics.SetWatermark). Job.Overview adds what
 // Flink's web UI derives: per vertex and operator the records per second
 // over MetricsWindow, the low watermark and its lag behind the job's clock,
 // and the shares of time busy, idle and backpressured.

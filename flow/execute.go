@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/spill"
@@ -23,7 +24,7 @@ const (
 	DefaultBatchSize      = 1024
 	DefaultChannelBuffers = 2
 	DefaultBuffers        = DefaultChannelBuffers
-	DefaultFlushTimeout   = 100 * time.Millisecond
+	DefaultBufferTimeout  = 100 * time.Millisecond
 )
 
 // Options configures one execution. The zero value is usable.
@@ -48,10 +49,10 @@ type Options struct {
 	// Buffers is ChannelBuffers under another name: it applies when
 	// ChannelBuffers is zero, and EnsureDefaults sets it to ChannelBuffers.
 	Buffers int
-	// FlushTimeout is how long a partial batch may wait in a pipelined writer;
-	// zero means DefaultFlushTimeout, negative means batches go only when full
+	// BufferTimeout is how long a partial batch may wait in a pipelined writer;
+	// zero means DefaultBufferTimeout, negative means batches go only when full
 	// (or before an event, or at the end).
-	FlushTimeout time.Duration
+	BufferTimeout time.Duration
 	// Manager, when set, is the job's memory manager; the caller closes it.
 	Manager *memory.Manager
 	// FS, when set, is the job's spill file system; the caller closes it.
@@ -69,8 +70,8 @@ type Options struct {
 	// their producers to end: Blocking edges and Range edges without Bounds.
 	Streaming bool
 	// Clock is the processing-time clock the tasks read (TaskContext.Clock);
-	// nil means SystemClock.
-	Clock Clock
+	// nil means clock.System.
+	Clock clock.Clock
 }
 
 // Progress is a running job's state, as Options.Progress receives it.
@@ -98,11 +99,11 @@ func (o Options) EnsureDefaults() Options {
 		}
 	}
 	o.Buffers = o.ChannelBuffers
-	if o.FlushTimeout == 0 {
-		o.FlushTimeout = DefaultFlushTimeout
+	if o.BufferTimeout == 0 {
+		o.BufferTimeout = DefaultBufferTimeout
 	}
 	if o.Clock == nil {
-		o.Clock = SystemClock{}
+		o.Clock = clock.System{}
 	}
 	return o
 }
@@ -118,7 +119,7 @@ type TaskContext struct {
 	Metrics     *TaskMetrics
 
 	ctx     context.Context
-	clock   Clock
+	clock   clock.Clock
 	inputs  []input
 	outputs []output
 	life    lifecycle
@@ -132,9 +133,9 @@ func (tc *TaskContext) Context() context.Context { return tc.ctx }
 
 // Clock returns the job's processing-time clock (Options.Clock): how a task
 // reads the time and waits for a processing-time timer.
-func (tc *TaskContext) Clock() Clock {
+func (tc *TaskContext) Clock() clock.Clock {
 	if tc.clock == nil {
-		return SystemClock{}
+		return clock.System{}
 	}
 	return tc.clock
 }
@@ -258,7 +259,7 @@ func (j *job) runTask(v *Vertex, i int, m *TaskMetrics, start time.Time) Subtask
 	if flusher {
 		stop = make(chan struct{})
 		fwg.Add(1)
-		go runFlusher(tc.outputs, j.opts.FlushTimeout/2, stop, &fwg)
+		go runFlusher(tc.outputs, j.opts.BufferTimeout/2, stop, &fwg)
 	}
 	err := callBody(v.body, tc)
 	if err != nil {
@@ -322,7 +323,7 @@ func shortStack(s []byte, n int) []byte {
 	return bytes.Join(lines, []byte("\n"))
 }
 
-// runFlusher ticks every half FlushTimeout, sending the partial batches that
+// runFlusher ticks every half BufferTimeout, sending the partial batches that
 // waited a whole tick.
 func runFlusher(outs []output, every time.Duration, stop chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()

@@ -40,7 +40,7 @@ func BenchmarkGateExchange(b *testing.B) {
 	Connect(g, src, dst, Partitioner[int64]{Strategy: Hash, Hash: func(v *int64) uint64 { return memory.HashUint64(uint64(*v), 1) }}, Pipelined, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
-	res, err := Execute(bg, g, env.options(Options{FlushTimeout: -1}))
+	res, err := Execute(bg, g, env.options(Options{BufferTimeout: -1}))
 	if err != nil {
 		b.Fatal(err)
 	}

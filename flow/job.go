@@ -75,7 +75,7 @@ type Job struct {
 	ended  [][]bool
 	res    *Result
 	err    error
-	// samples Snapshot measures rates against, oldest first; the first is
+	// samples Overview measures rates against, oldest first; the first is
 	// the job's start with zero counts
 	samples []sample
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// NoWatermark is a subtask's watermark before it saw any (Flink's
-// Long.MIN_VALUE); MaxWatermark is the watermark that ends a bounded input.
+// noWatermark is a subtask's watermark before it saw any (Flink's
+// Long.MIN_VALUE, the stream API's watermark.Min); maxWatermark is the
+// watermark that ends a bounded input (watermark.Max).
 const (
-	NoWatermark  int64 = math.MinInt64
-	MaxWatermark int64 = math.MaxInt64
+	noWatermark  int64 = math.MinInt64
+	maxWatermark int64 = math.MaxInt64
 )
 
 // TaskMetrics counts one subtask's work while it runs. The runtime counts
@@ -136,7 +137,7 @@ type SubtaskMetrics struct {
 	PeakMemory    int64 // most bytes one of its blocking outputs held in memory, or its body reported (ObservePeakMemory)
 	// Watermark is the subtask's current input watermark (Flink's
 	// currentInputWatermark), for a source the last watermark it emitted;
-	// NoWatermark before any (TaskMetrics.SetWatermark).
+	// noWatermark before any (TaskMetrics.SetWatermark).
 	Watermark int64
 	// Operators are the operators of the subtask's chain, head first, as
 	// its body registered them (TaskMetrics.Operator); empty when it
@@ -161,9 +162,9 @@ type VertexMetrics struct {
 // Backpressured and PeakMemory: the sum; Watermark: the minimum, Flink's
 // low watermark; Operators: each operator's sums).
 func (v VertexMetrics) Total() SubtaskMetrics {
-	t := SubtaskMetrics{Subtask: -1, Watermark: MaxWatermark}
+	t := SubtaskMetrics{Subtask: -1, Watermark: maxWatermark}
 	if len(v.Subtasks) == 0 {
-		t.Watermark = NoWatermark
+		t.Watermark = noWatermark
 	}
 	for _, s := range v.Subtasks {
 		t.Watermark = min(t.Watermark, s.Watermark)
@@ -237,7 +238,7 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 	if s := m.bpSince.Load(); s != 0 && now > s {
 		bp += time.Duration(now - s)
 	}
-	wm := NoWatermark
+	wm := noWatermark
 	if m.hasWatermark.Load() {
 		wm = m.watermark.Load()
 	}

@@ -65,7 +65,7 @@ func TestBackpressure(t *testing.T) {
 				return nil
 			})
 			Connect(g, src, dst, Partitioner[rec]{Strategy: Forward}, Pipelined, nil)
-			if _, err := Execute(bg, g, env.options(Options{BatchSize: batch, Buffers: buffers, FlushTimeout: ft})); err != nil {
+			if _, err := Execute(bg, g, env.options(Options{BatchSize: batch, Buffers: buffers, BufferTimeout: ft})); err != nil {
 				t.Fatal(err)
 			}
 			// memory stays bounded: the batches in circulation are recycled, never
@@ -89,7 +89,7 @@ func TestBackpressure(t *testing.T) {
 }
 
 // TestFlushTimeout: a producer emits one record and waits, without ending,
-// until the consumer has seen it: the flush timeout must send the partial
+// until the consumer has seen it: the buffer timeout must send the partial
 // batch. (The deadline guards against a hang; no timing is asserted.)
 func TestFlushTimeout(t *testing.T) {
 	for _, strategy := range []ShipStrategy{Forward, Hash, Broadcast} {
@@ -124,7 +124,7 @@ func TestFlushTimeout(t *testing.T) {
 				return nil
 			})
 			Connect(g, src, dst, Partitioner[rec]{Strategy: strategy, Hash: hashKey}, Pipelined, nil)
-			if _, err := Execute(bg, g, env.options(Options{FlushTimeout: 5 * time.Millisecond})); err != nil {
+			if _, err := Execute(bg, g, env.options(Options{BufferTimeout: 5 * time.Millisecond})); err != nil {
 				t.Fatal(err)
 			}
 			env.check(t)

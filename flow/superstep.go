@@ -27,7 +27,7 @@ import (
 // once it ended; storage registered with Hold is freed when the last of them
 // called Exit.
 type Iteration struct {
-	c      *Coordinator[bool]
+	c      *rounds[bool]
 	step   atomic.Int64
 	done   chan struct{} // closed when the iteration ended, err set before
 	err    error
@@ -48,7 +48,7 @@ type Iteration struct {
 func NewIteration(parties, users int, decide func(ctx context.Context, step int) (more bool, err error)) *Iteration {
 	it := &Iteration{users: users, done: make(chan struct{})}
 	it.step.Store(1)
-	it.c = NewCoordinator(parties, func(ctx context.Context, step int) (bool, error) {
+	it.c = newRounds(parties, func(ctx context.Context, step int) (bool, error) {
 		more, err := decide(ctx, step)
 		switch {
 		case err != nil:

@@ -7,7 +7,7 @@ import (
 
 // Writer is a producer subtask's end of one output edge. It routes each record
 // to a consumer's pending batch with the edge's partitioner and sends a batch
-// when it is full, when FlushTimeout passed since it got its first record
+// when it is full, when BufferTimeout passed since it got its first record
 // (pipelined edges), before an event, and when the body returns.
 //
 // Contract: the task's body calls Emit, EmitBatch, Event and Flush from its
@@ -33,7 +33,7 @@ type Writer[T any] struct {
 	held     int64 // bytes its stores hold in memory
 
 	// locking is set when a flusher goroutine shares the writer (pipelined edge,
-	// FlushTimeout > 0); mu then guards everything below.
+	// BufferTimeout > 0); mu then guards everything below.
 	locking bool
 	mu      sync.Mutex
 	bufs    [][]T
@@ -59,7 +59,7 @@ func (e *edge[T]) writer(tc *TaskContext) output {
 		gen:     make([]uint64, x.nCons),
 		seenGen: make([]uint64, x.nCons),
 		seenAny: make([]bool, x.nCons),
-		locking: x.mode == Pipelined && x.j.opts.FlushTimeout > 0,
+		locking: x.mode == Pipelined && x.j.opts.BufferTimeout > 0,
 		rr:      tc.Subtask % x.nCons,
 	}
 	if x.sampler != nil {
@@ -472,8 +472,8 @@ func (w *Writer[T]) broadcastEvent(e Event) error {
 }
 
 // flushIdle is the flusher's tick: it sends the batches that were already
-// pending, unsent, at the previous tick. Ticks come every FlushTimeout/2, so a
-// record waits at most about FlushTimeout.
+// pending, unsent, at the previous tick. Ticks come every BufferTimeout/2, so a
+// record waits at most about BufferTimeout.
 func (w *Writer[T]) flushIdle() {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/source"
@@ -135,7 +135,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func manual() *flow.ManualClock { return flow.NewManualClock(time.UnixMilli(0)) }
+func manual() *clock.Manual { return clock.NewManual(time.UnixMilli(0)) }
 
 type kv struct{ K, V int }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/internal/op"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // Collector receives a function's output records; they carry the timestamp
@@ -26,7 +27,7 @@ const (
 type Context struct{ c *op.Ctx }
 
 // Timestamp returns the record's timestamp, false when it has none.
-func (c *Context) Timestamp() (int64, bool) { return c.c.TS, c.c.TS != NoTimestamp }
+func (c *Context) Timestamp() (int64, bool) { return c.c.TS, c.c.TS != watermark.Min }
 
 // CurrentWatermark returns the operator's current watermark.
 func (c *Context) CurrentWatermark() int64 { return *c.c.WM }

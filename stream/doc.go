@@ -25,7 +25,7 @@
 // building (a nil function, a key type without a hash) is kept with the
 // caller's file and line and returned by Execute or Start; nothing panics
 // at the user. Execute runs a program until its sources end; Start returns
-// the running Job at once (Status, Snapshot, Checkpoints, Cancel,
+// the running Job at once (Status, Overview, Checkpoints, Cancel,
 // StopWithSavepoint, Wait). Env.Plan returns the stream graph without
 // running it.
 //
@@ -42,7 +42,7 @@
 //	sinks               Print, PrintTo, Collect, SinkTo (rolling part files, exactly-once)
 //
 // A DataStream[T] carries Record[T]s: the value and its event timestamp in
-// milliseconds (NoTimestamp when it has none). A source's watermark
+// milliseconds (watermark.Min when it has none). A source's watermark
 // strategy (package watermark) assigns the timestamps and the watermarks;
 // operators keep the timestamp of the record they process on what they
 // emit, and window results carry the window's end minus one.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/internal/callsite"
 	"github.com/weirdata/weir/memory"
@@ -38,7 +39,7 @@ type Options struct {
 	// BatchSize is the number of records per batch; zero means flow's default.
 	BatchSize int
 	// Clock is the processing-time clock; nil means the system clock.
-	Clock flow.Clock
+	Clock clock.Clock
 	// Mode is the execution mode: Streaming (the default), Batch or Automatic.
 	Mode Mode
 	// TmpDir is where the job's spill directory is created ("" is
@@ -49,7 +50,7 @@ type Options struct {
 	// anything runs and is returned (weir explain prints the plan so).
 	Planned func(*Plan) error
 	// Started, when set, receives the job's handle once it started: to
-	// watch its metrics (Job.Snapshot) while Execute waits.
+	// watch its metrics (Job.Overview) while Execute waits.
 	Started func(*Job)
 	// Restore, when set, is the snapshot (a checkpoint or savepoint) the
 	// job opens its operators from; without it a job with checkpoints
@@ -104,24 +105,18 @@ const (
 // Result is what a finished job reports: its metrics.
 type Result = flow.Result
 
-// Snapshot is a running job's metrics at one instant (Job.Snapshot): per
+// Overview is a running job's metrics at one instant (Job.Overview): per
 // task and chained operator the records in and out with their rates, the
-// watermark and its lag behind the job's clock, and the shares of time
-// busy, idle and backpressured.
-type Snapshot = flow.Snapshot
+// watermark (watermark.Min before any, watermark.Max once a bounded input
+// ended) and its lag behind the job's clock, and the shares of time busy,
+// idle and backpressured, as Flink's web UI shows them.
+type Overview = flow.Overview
 
-// VertexSnapshot is one task of a Snapshot; OperatorSnapshot one operator
+// VertexOverview is one task of an Overview; OperatorOverview one operator
 // of its chain.
 type (
-	VertexSnapshot   = flow.VertexSnapshot
-	OperatorSnapshot = flow.OperatorSnapshot
-)
-
-// A Snapshot's watermark before any (NoWatermark) and once a bounded input
-// ended (MaxWatermark, watermark.Max).
-const (
-	NoWatermark  = flow.NoWatermark
-	MaxWatermark = flow.MaxWatermark
+	VertexOverview   = flow.VertexOverview
+	OperatorOverview = flow.OperatorOverview
 )
 
 // Env collects a DataStream program and runs it. It is not safe for

@@ -65,7 +65,7 @@ func Example_windows() {
 	// a watermark after each click (the largest time seen - 2 s - 1), so
 	// that the example's output does not depend on timing
 	perClick := watermark.ForGenerator(func(watermark.Context) watermark.Generator[click] {
-		latest := stream.NoTimestamp
+		latest := watermark.Min
 		return watermark.Punctuated(func(_ click, ts int64) (int64, bool) {
 			latest = max(latest, ts)
 			return latest - 2_000 - 1, true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // IntervalJoinStreams are two keyed streams to join on intervals of event
@@ -151,7 +152,7 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 			ctx.RegisterEventTimeTimer(t)
 		}
 		late := func(ctx *KeyedContext[K]) (bool, error) {
-			if ctx.c.TS == NoTimestamp {
+			if ctx.c.TS == watermark.Min {
 				return false, errors.New("stream: IntervalJoin: elements of an interval join need timestamps")
 			}
 			wm := ctx.CurrentWatermark()

@@ -25,7 +25,7 @@ func fanOut(env *Env, roots []int, depth int) *Collected[branch] {
 }
 
 // loopQuiet is the maxWait of the tests' loops: long enough that a loaded
-// machine's pause between two feedback batches (a flush timeout, a spill
+// machine's pause between two feedback batches (a buffer timeout, a spill
 // written and read back) does not end a loop early. It adds to a test's
 // end only: the wait starts over with every batch fed back.
 const loopQuiet = 2 * time.Second

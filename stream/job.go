@@ -10,11 +10,11 @@ import (
 	"github.com/weirdata/weir/stream/internal/runner"
 )
 
-// Job is a running job's handle: Status, Metrics, Snapshot, Checkpoints,
+// Job is a running job's handle: Status, Metrics, Overview, Checkpoints,
 // Cancel, Wait, Done. Its methods are safe for concurrent use. A job with a
 // restart strategy runs as attempts: a task failure ends the attempt, and
 // the next one starts from the latest completed checkpoint; Metrics and
-// Snapshot show the current attempt.
+// Overview show the current attempt.
 type Job struct{ j *runner.Job }
 
 // startJob starts the job's first attempt and the goroutine that restarts
@@ -23,7 +23,7 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	fp := e.fingerprint()
 	cfg := runner.Config{Program: e.p, Graph: e.graphOptions(), Restore: e.opts.Restore,
 		AllowNonRestoredState: e.opts.AllowNonRestoredState, Restart: e.opts.Restart.strategy(), Clock: e.opts.Clock,
-		Flow: flow.Options{Memory: e.opts.Memory, BatchSize: e.opts.BatchSize, FlushTimeout: e.opts.BufferTimeout,
+		Flow: flow.Options{Memory: e.opts.Memory, BatchSize: e.opts.BatchSize, BufferTimeout: e.opts.BufferTimeout,
 			Clock: e.opts.Clock, TmpDir: e.opts.TmpDir}, Fingerprint: fp}
 	if cb := e.opts.OnAttemptFailure; cb != nil {
 		cfg.OnAttemptFailure = func(f runner.AttemptFailure) { cb(AttemptFailure(f)) }
@@ -84,12 +84,12 @@ func (j *Job) Metrics() []flow.VertexMetrics {
 	return nil
 }
 
-// Snapshot returns the current attempt's metrics now.
-func (j *Job) Snapshot() Snapshot {
+// Overview returns the current attempt's metrics now.
+func (j *Job) Overview() Overview {
 	if cur := j.j.Current(); cur != nil {
-		return cur.Snapshot()
+		return cur.Overview()
 	}
-	return Snapshot{}
+	return Overview{}
 }
 
 // Checkpoints returns the statistics of the job's completed checkpoints,

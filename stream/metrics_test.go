@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
@@ -61,7 +62,7 @@ func operatorMetricsBounded(t *testing.T, mode Mode) {
 				t.Errorf("task %s operator %d: %+v, want %+v", res.Vertices[vi].Name, i, tot.Operators[i], w[i])
 			}
 		}
-		if tot.Watermark != flow.MaxWatermark {
+		if tot.Watermark != watermark.Max {
 			t.Errorf("task %s ended at watermark %d, want the maximal one", res.Vertices[vi].Name, tot.Watermark)
 		}
 	}
@@ -69,7 +70,7 @@ func operatorMetricsBounded(t *testing.T, mode Mode) {
 	if got := res.Vertices[1].Total().RecordsIn; got != 50 {
 		t.Errorf("keyed task read %d records, want 50", got)
 	}
-	s := j.Snapshot()
+	s := j.Overview()
 	if got := s.Vertices[1].Operators[0]; got.Name != "Sum" || got.RecordsIn != 50 || s.Vertices[1].WatermarkLag != 0 {
 		t.Errorf("snapshot of the keyed task: %+v, lag %v", got, s.Vertices[1].WatermarkLag)
 	}
@@ -147,7 +148,7 @@ func (r *stalledReader) Close() error { return nil }
 // the job's clock minus that watermark.
 func TestWatermarkMetrics(t *testing.T) {
 	const n, base = 40, int64(1_700_000_000_000)
-	clock := flow.NewManualClock(time.UnixMilli(base + 60_000))
+	clock := clock.NewManual(time.UnixMilli(base + 60_000))
 	env := New(Options{Parallelism: 1, AutoWatermarkInterval: time.Second, Clock: clock})
 	strategy := watermark.ForMonotonousTimestamps[event]().WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
 	src := FromSource[event](env, stalled{n: n, base: base}, strategy, "stalled")
@@ -165,11 +166,11 @@ func TestWatermarkMetrics(t *testing.T) {
 		j.Cancel()
 		_, _ = j.Wait()
 	}()
-	await := func(what string, cond func(s Snapshot) bool) Snapshot {
+	await := func(what string, cond func(s Overview) bool) Overview {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			s := j.Snapshot()
+			s := j.Overview()
 			if cond(s) {
 				return s
 			}
@@ -179,15 +180,15 @@ func TestWatermarkMetrics(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	s := await("every event at the keyed task", func(s Snapshot) bool { return s.Vertices[1].Operators[0].RecordsIn == n })
+	s := await("every event at the keyed task", func(s Overview) bool { return s.Vertices[1].Operators[0].RecordsIn == n })
 	for _, v := range s.Vertices {
-		if v.Watermark != NoWatermark || v.WatermarkLag != 0 {
+		if v.Watermark != watermark.Min || v.WatermarkLag != 0 {
 			t.Errorf("task %s before the first interval: watermark %d lag %v, want none", v.Name, v.Watermark, v.WatermarkLag)
 		}
 	}
 	clock.Advance(time.Second)
 	wantWM := base + n - 2 // the largest timestamp, base+n-1, minus 1
-	s = await("the periodic watermark downstream", func(s Snapshot) bool { return s.Vertices[1].Watermark == wantWM })
+	s = await("the periodic watermark downstream", func(s Overview) bool { return s.Vertices[1].Watermark == wantWM })
 	wantLag := time.Duration(base+61_000-wantWM) * time.Millisecond
 	for _, v := range s.Vertices {
 		if v.Watermark != wantWM || v.WatermarkLag != wantLag {
@@ -198,7 +199,7 @@ func TestWatermarkMetrics(t *testing.T) {
 		t.Errorf("process operator: %+v, want %d records in and out", got, n)
 	}
 	clock.Advance(time.Second)
-	if lag := j.Snapshot().Vertices[1].WatermarkLag; lag != wantLag+time.Second {
+	if lag := j.Overview().Vertices[1].WatermarkLag; lag != wantLag+time.Second {
 		t.Errorf("lag %v after the clock advanced a second, want %v", lag, wantLag+time.Second)
 	}
 }
@@ -219,7 +220,7 @@ func TestSourceIdle(t *testing.T) {
 		_, _ = j.Wait()
 	}()
 	time.Sleep(300 * time.Millisecond)
-	v := j.Snapshot().Vertices[0]
+	v := j.Overview().Vertices[0]
 	if v.Idle < 0.5 || v.Operators[0].RecordsOut == 0 {
 		t.Errorf("rate-limited source: busy %.2f idle %.2f, %d records out; want mostly idle and some records",
 			v.Busy, v.Idle, v.Operators[0].RecordsOut)

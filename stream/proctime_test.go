@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
 )
@@ -43,11 +43,11 @@ func (r *burstReader) Positions() []source.Split { return nil }
 func (r *burstReader) Close() error              { return nil }
 
 // TestProcessingTimeTimersInJob: keyed processing-time timers fire from the
-// task loop's wait on the job's clock, a flow.ManualClock, only once the
+// task loop's wait on the job's clock, a clock.Manual, only once the
 // test moves it; their records carry no timestamp.
 func TestProcessingTimeTimersInJob(t *testing.T) {
 	start := time.UnixMilli(1_000_000)
-	clock := flow.NewManualClock(start)
+	clock := clock.NewManual(start)
 	env := New(Options{Parallelism: 1, Clock: clock})
 	src := FromSource[event](env, burst{[]event{{"a", 1}, {"b", 2}, {"a", 3}}}, watermark.NoWatermarks[event](), "burst")
 	var seen atomic.Int64

@@ -16,6 +16,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // TestFileSinkRestoredInJob: a job whose FileSink opens from the snapshots
@@ -46,7 +47,7 @@ func TestFileSinkRestoredInJob(t *testing.T) {
 		sinkNode := env.p.Nodes[len(env.p.Nodes)-1]
 		ost := checkpoint.OperatorState{ID: graph.OperatorIDs(env.p)[sinkNode], Name: "FileSink", Parallelism: len(parts)}
 		for _, b := range parts {
-			ost.Subtasks = append(ost.Subtasks, checkpoint.SubtaskState{State: b, Watermark: NoTimestamp})
+			ost.Subtasks = append(ost.Subtasks, checkpoint.SubtaskState{State: b, Watermark: watermark.Min})
 		}
 		env.opts.Restore = &checkpoint.Snapshot{ID: 7, Operators: []checkpoint.OperatorState{ost}}
 		if _, err := env.Execute(context.Background()); err != nil {

@@ -105,7 +105,7 @@ func checkSourceResume[T comparable](t *testing.T, src source.Source[T], all []T
 		ost := checkpoint.OperatorState{ID: env.operatorIDs()[ds.n], Name: "restored source", Parallelism: len(snaps),
 			Coordinator: enc}
 		for _, b := range snaps {
-			ost.Subtasks = append(ost.Subtasks, checkpoint.SubtaskState{State: b, Watermark: NoTimestamp})
+			ost.Subtasks = append(ost.Subtasks, checkpoint.SubtaskState{State: b, Watermark: watermark.Min})
 		}
 		env.opts.Restore = &checkpoint.Snapshot{ID: 1, Operators: []checkpoint.OperatorState{ost}}
 		if _, err := env.Execute(context.Background()); err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
 )
@@ -68,7 +68,7 @@ func (r *oneReader) Next(ctx context.Context) (source.Batch[event], error) {
 
 // timers runs oneSplit at parallelism p into a keyed process that registers
 // an event-time timer at 30 per key and emits the key when it fires.
-func timers(t *testing.T, p int, clock flow.Clock) (*Job, *Collected[string], *atomic.Int64) {
+func timers(t *testing.T, p int, clock clock.Clock) (*Job, *Collected[string], *atomic.Int64) {
 	t.Helper()
 	env := New(Options{Parallelism: p, AutoWatermarkInterval: 5 * time.Millisecond, Clock: clock})
 	strategy := watermark.ForMonotonousTimestamps[event]().WithTimestampAssigner(func(e event, _ int64) int64 { return e.TS })
@@ -132,7 +132,7 @@ func TestSourceWithoutSplitIsIdle(t *testing.T) {
 // clock that stands still no watermark passes however long the wall clock
 // runs, and one interval's advance lets the watermark through.
 func TestPeriodicWatermarksOnJobClock(t *testing.T) {
-	clock := flow.NewManualClock(time.UnixMilli(0))
+	clock := clock.NewManual(time.UnixMilli(0))
 	j, got, seen := timers(t, 1, clock)
 	if !waitFor(func() bool { return seen.Load() >= 100 }) {
 		stopJob(t, j)

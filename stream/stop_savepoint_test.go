@@ -97,7 +97,7 @@ func TestStopWithSavepointNoCheckpoints(t *testing.T) {
 // sourceOut is the records the job's sources emitted.
 func sourceOut(j *Job) int64 {
 	var n int64
-	for _, v := range j.Snapshot().Vertices {
+	for _, v := range j.Overview().Vertices {
 		if len(v.Operators) > 0 && v.Operators[0].Name == "numbers" {
 			n += v.Operators[0].RecordsOut
 		}

@@ -73,7 +73,7 @@ type TaggedUnion[A, B any] struct {
 // CoGroupApply calls fn once per key and window in which either input has
 // elements, with the window's elements of each input (Flink's CoGroupFunction;
 // in arrival order at an input's parallelism of 1); what it collects carries the window's
-// MaxTimestamp. The slices are reused after the call returns.
+// watermark.Max. The slices are reused after the call returns.
 func CoGroupApply[A, B any, K comparable, W window.Window, O any](c CoGroupedStreams[A, B, K, W], fn func(as []A, bs []B, out Collector[O]) error) DataStream[O] {
 	if fn == nil {
 		c.a.env.fail(caller(1), errors.New(c.name+": nil function"))

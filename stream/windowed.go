@@ -106,7 +106,7 @@ func (ws WindowedStream[T, K, W]) Evictor(e window.Evictor[W]) WindowedStream[T,
 
 // AllowedLateness keeps event-time windows for d after their end: an
 // element arriving then is added and fires the window again; the window's
-// state is dropped when the watermark passes its MaxTimestamp + d.
+// state is dropped when the watermark passes its watermark.Max + d.
 func (ws WindowedStream[T, K, W]) AllowedLateness(d time.Duration) WindowedStream[T, K, W] {
 	if d < 0 {
 		ws.ks.ds.env.fail(caller(1), errors.New("Window: the allowed lateness cannot be negative"))
@@ -131,7 +131,7 @@ func (ws WindowedStream[T, K, W]) SideOutputLateData(tag OutputTag[T]) WindowedS
 
 // Reduce reduces every window's elements to one value incrementally (one
 // accumulator per key and window), emitted when the window fires with the
-// window's MaxTimestamp.
+// window's watermark.Max.
 func (ws WindowedStream[T, K, W]) Reduce(fn func(acc, v T) T) DataStream[T] {
 	if fn == nil {
 		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil reduce function"))
@@ -244,7 +244,7 @@ func windowed[T any, K comparable, W window.Window, IN, O any](ws WindowedStream
 // per firing with the window's key, its context (the window, watermark,
 // processing time, keyed state) and its contents (every element, or the
 // one incremental result); what it collects carries the window's
-// MaxTimestamp. Open, when set, is called once before any record, to get
+// watermark.Max. Open, when set, is called once before any record, to get
 // state from ctx.Backend(): global keyed state in the Void namespace
 // (state.GetValueState ...), per-window state with the window type as
 // namespace (state.NewValue[K, W, V]) set to ctx.Window() before use.

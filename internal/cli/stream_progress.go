@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // streamProgressEvery is how often a stream job's status block is redrawn.
@@ -61,7 +62,7 @@ func (p *streamProgress) started(j *stream.Job) {
 					h := j.Checkpoints()
 					ck = &h
 				}
-				p.draw(renderStreamProgress(p.name, time.Since(p.start), j.Snapshot(), ck))
+				p.draw(renderStreamProgress(p.name, time.Since(p.start), j.Overview(), ck))
 			}
 		}
 	}()
@@ -101,7 +102,7 @@ func (p *streamProgress) stop() {
 // each task's first line the watermark's lag behind the job's clock and
 // the shares of time busy, idle and backpressured; then, for a job that
 // checkpoints (ck not nil), a line on its checkpoints.
-func renderStreamProgress(name string, elapsed time.Duration, s stream.Snapshot, ck *stream.CheckpointHistory) string {
+func renderStreamProgress(name string, elapsed time.Duration, s stream.Overview, ck *stream.CheckpointHistory) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "weir %s: %s\n", name, elapsed.Round(100*time.Millisecond))
 	fmt.Fprintf(&b, "  %-32s %3s %9s %9s %10s %5s %5s %6s\n", "operator", "p", "in/s", "out/s", "wm lag", "busy", "idle", "backpr")
@@ -181,11 +182,11 @@ func humanRate(r float64) string {
 
 // watermarkLagText is a task's watermark lag: "-" before any watermark,
 // "end" at the maximal one.
-func watermarkLagText(v stream.VertexSnapshot) string {
+func watermarkLagText(v stream.VertexOverview) string {
 	switch v.Watermark {
-	case stream.NoWatermark:
+	case watermark.Min:
 		return "-"
-	case stream.MaxWatermark:
+	case watermark.Max:
 		return "end"
 	}
 	return v.WatermarkLag.Round(time.Millisecond).String()

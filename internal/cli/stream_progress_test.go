@@ -9,23 +9,24 @@ import (
 
 	"github.com/weirdata/weir/internal/golden"
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // TestRenderStreamProgress renders the status block of a fixed snapshot:
 // testdata/stream_progress.txt holds it exactly as the terminal shows it.
 func TestRenderStreamProgress(t *testing.T) {
 	at := time.UnixMilli(1_700_000_060_000)
-	s := stream.Snapshot{At: at, Window: 5 * time.Second, Vertices: []stream.VertexSnapshot{
+	s := stream.Overview{At: at, Window: 5 * time.Second, Vertices: []stream.VertexOverview{
 		{Name: "Events Generator Source", Parallelism: 1, Watermark: 1_700_000_058_500, WatermarkLag: 1500 * time.Millisecond,
 			Busy: 0.25, Idle: 0, Backpressured: 0.75,
-			Operators: []stream.OperatorSnapshot{{Name: "Events Generator Source", RecordsOut: 60000, RecordsOutPerSecond: 12345.6}}},
-		{Name: "KeyedProcess", Parallelism: 4, Watermark: stream.NoWatermark, Busy: 0.104, Idle: 0.896,
-			Operators: []stream.OperatorSnapshot{
+			Operators: []stream.OperatorOverview{{Name: "Events Generator Source", RecordsOut: 60000, RecordsOutPerSecond: 12345.6}}},
+		{Name: "KeyedProcess", Parallelism: 4, Watermark: watermark.Min, Busy: 0.104, Idle: 0.896,
+			Operators: []stream.OperatorOverview{
 				{Name: "KeyedProcess", RecordsIn: 60000, RecordsOut: 300, RecordsInPerSecond: 12345.6, RecordsOutPerSecond: 61.7},
 				{Name: "Print", RecordsIn: 300, RecordsInPerSecond: 61.7},
 			}},
-		{Name: "a source with a name longer than the column", Parallelism: 2, Watermark: stream.MaxWatermark, Idle: 1,
-			Operators: []stream.OperatorSnapshot{{Name: "a source with a name longer than the column", RecordsOutPerSecond: 2.5e6}}},
+		{Name: "a source with a name longer than the column", Parallelism: 2, Watermark: watermark.Max, Idle: 1,
+			Operators: []stream.OperatorOverview{{Name: "a source with a name longer than the column", RecordsOutPerSecond: 2.5e6}}},
 	}}
 	got := renderStreamProgress("run state-machine", 3250*time.Millisecond, s, nil)
 	ck := &stream.CheckpointHistory{Completed: []stream.CheckpointStats{
@@ -33,7 +34,7 @@ func TestRenderStreamProgress(t *testing.T) {
 		{ID: 7, Duration: 35200 * time.Microsecond, Size: 1536 << 10, FullSize: 40 << 20, Alignment: 2 * time.Millisecond, InFlight: 2048},
 	}, Restores: []time.Duration{1234 * time.Millisecond}, Restarts: 1}
 	got += "\n" + renderStreamProgress("run state-machine", 3250*time.Millisecond, s, ck)
-	got += "\n" + renderStreamProgress("run state-machine", time.Second, stream.Snapshot{}, &stream.CheckpointHistory{})
+	got += "\n" + renderStreamProgress("run state-machine", time.Second, stream.Overview{}, &stream.CheckpointHistory{})
 	golden.Check(t, filepath.Join("testdata", "stream_progress.txt"), got)
 }
 

@@ -64,7 +64,7 @@
 // (CSV and Parquet, through formats/csv and formats/parquet, as Flink's
 // CsvBulkWriters and ParquetWriterFactory) encode a part as a whole and roll
 // on checkpoints only; Parquet's parts end in ".parquet" by default.
-// Processing time comes from the sink's Clock (injectable), read once per
+// Processing time comes from the sink's clock (injectable), read once per
 // batch; the runtime calls Tick every CheckInterval (Flink's bucket check
 // interval, 60 s).
 //

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/formats"
 	"github.com/weirdata/weir/formats/csv"
 	"github.com/weirdata/weir/formats/parquet"
@@ -147,13 +148,8 @@ func names(t *testing.T, dir string) (committed, hidden []string) {
 	return committed, hidden
 }
 
-// fakeClock is a Clock tests move by hand.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) Now() time.Time          { return c.t }
-func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
-
-func newClock() *fakeClock { return &fakeClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)} }
+// newClock returns a clock tests move by hand.
+func newClock() *clock.Manual { return clock.NewManual(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) }
 
 func must[T any](t *testing.T) func(T, error) T {
 	return func(v T, err error) T {

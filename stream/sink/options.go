@@ -4,16 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
-
-// Clock tells the file sinks the processing time; tests inject one.
-type Clock interface{ Now() time.Time }
-
-// SystemClock is the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
 
 // OutputFileConfig is Flink's OutputFileConfig: a part file is named
 // PartPrefix-<subtask>-<counter>PartSuffix.
@@ -32,7 +25,7 @@ type Option func(*config)
 type config struct {
 	names    OutputFileConfig
 	policy   RollingPolicy
-	clock    Clock
+	clock    clock.Clock
 	interval time.Duration
 	notice   func(msg string)
 }
@@ -44,9 +37,9 @@ func WithOutputFileConfig(c OutputFileConfig) Option { return func(o *config) { 
 // default). Bulk formats accept only OnCheckpointRollingPolicy.
 func WithRollingPolicy(p RollingPolicy) Option { return func(o *config) { o.policy = p } }
 
-// WithClock sets the clock of creation and update times (SystemClock by
+// WithClock sets the clock of creation and update times (clock.System by
 // default).
-func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }
+func WithClock(c clock.Clock) Option { return func(o *config) { o.clock = c } }
 
 // WithCheckInterval sets how often the runtime should call Tick
 // (DefaultCheckInterval by default).
@@ -58,7 +51,7 @@ func WithCheckInterval(d time.Duration) Option { return func(o *config) { o.inte
 func WithNotices(f func(msg string)) Option { return func(o *config) { o.notice = f } }
 
 func newConfig(opts []Option) config {
-	c := config{policy: DefaultRollingPolicy{}, clock: SystemClock{}, interval: DefaultCheckInterval}
+	c := config{policy: DefaultRollingPolicy{}, clock: clock.System{}, interval: DefaultCheckInterval}
 	for _, o := range opts {
 		o(&c)
 	}

@@ -8,7 +8,7 @@ type PartInfo struct {
 	// (-1 for bulk formats, whose encoders do not say).
 	Size int64
 	// Created is when the part was opened; LastUpdate when a record was
-	// last written to it (both by the sink's Clock).
+	// last written to it (both by the sink's clock).
 	Created, LastUpdate time.Time
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // committedParts commits cs and returns each part's lines, in counter order.
@@ -45,17 +47,17 @@ func TestRollOnRolloverInterval(t *testing.T) {
 	w := must[*FileWriter[string]](t)(Text(dir, WithClock(clk), WithRollingPolicy(DefaultRollingPolicy{
 		RolloverInterval: 10 * time.Second, InactivityInterval: time.Hour})).Writer(0, 1))
 	check(t, w.Write([]string{"t0"}))
-	clk.advance(5 * time.Second)
+	clk.Advance(5 * time.Second)
 	check(t, w.Write([]string{"t5"}))
 	check(t, w.Tick())
-	clk.advance(4 * time.Second)
+	clk.Advance(4 * time.Second)
 	check(t, w.Write([]string{"t9"}))
 	check(t, w.Tick()) // open 9 s: stays
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	check(t, w.Tick()) // open 10 s: rolls
 	check(t, w.Tick()) // no part open
 	check(t, w.Write([]string{"t10"}))
-	clk.advance(9 * time.Second)
+	clk.Advance(9 * time.Second)
 	check(t, w.Tick())
 	check(t, w.Write([]string{"t19"}))
 	got := committedParts(t, must[[]Committable](t)(w.PrepareCommit(1)))
@@ -74,14 +76,14 @@ func TestRollOnInactivity(t *testing.T) {
 		RolloverInterval: time.Hour, InactivityInterval: 3 * time.Second})).Writer(0, 1))
 	for i, s := range []string{"a", "b", "c"} {
 		if i > 0 {
-			clk.advance(2 * time.Second)
+			clk.Advance(2 * time.Second)
 		}
 		check(t, w.Write([]string{s}))
 		check(t, w.Tick())
 	}
-	clk.advance(2 * time.Second)
+	clk.Advance(2 * time.Second)
 	check(t, w.Tick()) // idle 2 s
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	check(t, w.Tick()) // idle 3 s: rolls
 	check(t, w.Write([]string{"d"}))
 	got := committedParts(t, must[[]Committable](t)(w.PrepareCommit(1)))
@@ -105,7 +107,7 @@ func TestRollOnCheckpoint(t *testing.T) {
 			s := strings.Repeat("x", 100) + string(rune('a'+cp)) + string(rune('0'+i%10))
 			part = append(part, s)
 			check(t, w.Write([]string{s}))
-			clk.advance(time.Hour)
+			clk.Advance(time.Hour)
 			check(t, w.Tick())
 		}
 		want = append(want, part)
@@ -170,7 +172,7 @@ func (c *countingPolicy) verify(t *testing.T, step string, eventCalls, eventRoll
 // onProcessingTime do.
 type flinkHarness struct {
 	t     *testing.T
-	clk   *fakeClock
+	clk   *clock.Manual
 	w     *FileWriter[string]
 	start time.Time
 }
@@ -178,10 +180,10 @@ type flinkHarness struct {
 func newFlinkHarness(t *testing.T, policy RollingPolicy) *flinkHarness {
 	clk := newClock()
 	w := must[*FileWriter[string]](t)(Text(t.TempDir(), WithClock(clk), WithRollingPolicy(policy)).Writer(0, 1))
-	return &flinkHarness{t: t, clk: clk, w: w, start: clk.t}
+	return &flinkHarness{t: t, clk: clk, w: w, start: clk.Now()}
 }
 
-func (h *flinkHarness) at(ms int64) { h.clk.t = h.start.Add(time.Duration(ms) * time.Millisecond) }
+func (h *flinkHarness) at(ms int64) { h.clk.Set(h.start.Add(time.Duration(ms) * time.Millisecond)) }
 
 func (h *flinkHarness) onElement(s string, ms int64) {
 	h.at(ms)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // enumerator is the one Enumerator of every source: a queue of pending
@@ -19,7 +21,7 @@ type enumerator struct {
 	dealt    int                     // Static: splits dealt so far, for the next owner
 	discover func() ([]Split, error) // nil when every split is known at start
 	interval time.Duration
-	clock    Clock
+	clock    clock.Clock
 	lastScan time.Time
 	seen     map[string]bool
 	order    []string // discovered files in discovery order

@@ -9,9 +9,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
-// fakeClock is a Clock whose Sleep moves its time forward at once.
+// fakeClock is a clock whose timers move its time forward to theirs and
+// fire at once.
 type fakeClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -25,15 +28,26 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+func (c *fakeClock) Timer(at time.Time) clock.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = c.now.Add(max(d, 0))
-	return nil
+	if at.After(c.now) {
+		c.now = at
+	}
+	return firedAt(c.now)
 }
+
+// firedTimer is a timer that fired when it was made.
+type firedTimer struct{ ch chan time.Time }
+
+func firedAt(t time.Time) firedTimer {
+	ch := make(chan time.Time, 1)
+	ch <- t
+	return firedTimer{ch}
+}
+
+func (t firedTimer) C() <-chan time.Time { return t.ch }
+func (t firedTimer) Stop() bool          { return false }
 
 // newReaders creates an enumerator and parallelism readers of src.
 func newReaders[T any](t testing.TB, src Source[T], parallelism int, restored *EnumeratorState) (Enumerator, []Reader[T]) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // ranges cuts total records into n contiguous ranges as Flink's
@@ -47,7 +49,7 @@ type indexReader[T any] struct {
 	at    func(i int64) T
 	buf   []T
 	every time.Duration // 0: no pacing
-	clock Clock
+	clock clock.Clock
 	start time.Time
 	sent  int64 // records released since start
 }

@@ -1,8 +1,9 @@
 package source
 
 import (
-	"context"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // Assignment is how an enumerator gives splits to readers.
@@ -25,7 +26,7 @@ type Option func(*config)
 type config struct {
 	batch   int
 	assign  Assignment
-	clock   Clock
+	clock   clock.Clock
 	poll    time.Duration
 	read    int
 	maxLine int
@@ -35,7 +36,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{batch: 1024, clock: SystemClock{}, poll: 100 * time.Millisecond, read: 64 << 10, maxLine: 16 << 20}
+	c := config{batch: 1024, clock: clock.System{}, poll: 100 * time.Millisecond, read: 64 << 10, maxLine: 16 << 20}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -48,8 +49,8 @@ func BatchSize(n int) Option { return func(c *config) { c.batch = max(n, 1) } }
 // Assign sets how splits are assigned to readers (OnRequest by default).
 func Assign(a Assignment) Option { return func(c *config) { c.assign = a } }
 
-// WithClock sets the clock readers wait and pace by (SystemClock by default).
-func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }
+// WithClock sets the clock readers wait and pace by (clock.System by default).
+func WithClock(clk clock.Clock) Option { return func(c *config) { c.clock = clk } }
 
 // PollInterval sets how long a reader waits for new data in a tailed file or
 // on a socket before it looks at its other splits and at ctx (100 ms by
@@ -71,31 +72,3 @@ func ReadSize(n int) Option { return func(c *config) { c.read = max(n, 1) } }
 // error naming the file (or host:port), the line and the limit, rather than
 // a buffer that grows without bound.
 func MaxLineSize(n int) Option { return func(c *config) { c.maxLine = max(n, 1) } }
-
-// Clock is the time readers wait and pace by; tests inject a fake one.
-type Clock interface {
-	Now() time.Time
-	// Sleep waits d, or until ctx is done (returning ctx.Err()).
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// SystemClock is the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// Sleep waits d or until ctx is done.
-func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

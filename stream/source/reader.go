@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // splitReader reads one split; each source has its own.
@@ -33,7 +35,7 @@ type opener[T any] func(ctx context.Context, s Split) (splitReader[T], error)
 type reader[T any] struct {
 	rc      ReaderContext
 	open    opener[T]
-	clock   Clock
+	clock   clock.Clock
 	fair    bool             // take turns between splits (unbounded sources)
 	waiting []Split          // added, not yet opened
 	active  []splitReader[T] // opened, not finished
@@ -167,7 +169,7 @@ func (r *reader[T]) sleep(ctx context.Context, d time.Duration) error {
 		clk = r.pace.clock
 	}
 	since := time.Now()
-	err := clk.Sleep(ctx, d)
+	err := clock.Sleep(ctx, clk, d)
 	if r.rc.Idle != nil {
 		r.rc.Idle(time.Since(since))
 	}

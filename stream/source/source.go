@@ -3,6 +3,8 @@ package source
 import (
 	"context"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // Boundedness says whether a source ends.
@@ -100,7 +102,7 @@ type ReaderContext struct {
 	Rate float64
 	// Clock, when set, is the clock the throttle paces by (the job's);
 	// nil means the source's (WithClock).
-	Clock Clock
+	Clock clock.Clock
 }
 
 // Batch is records of one split, handed out by Reader.Next.

@@ -1,6 +1,10 @@
 package source
 
-import "time"
+import (
+	"time"
+
+	"github.com/weirdata/weir/clock"
+)
 
 // throttle paces a reader to a rate of records per second on a clock, as
 // Flink's RateLimiterStrategy.perSecond: record k after the first read is
@@ -11,12 +15,12 @@ import "time"
 type throttle struct {
 	every time.Duration // between two records
 	burst int           // the most records of one allowance
-	clock Clock
+	clock clock.Clock
 	start time.Time // zero: nothing read yet
 	sent  int64     // records read since start
 }
 
-func newThrottle(perSecond float64, clock Clock) *throttle {
+func newThrottle(perSecond float64, clock clock.Clock) *throttle {
 	return &throttle{every: max(time.Duration(float64(time.Second)/perSecond), 1),
 		burst: max(int(perSecond/100), 1), clock: clock}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // TestReaderRate reads 50 records of a slice throttled to 100 per second on
@@ -52,12 +54,14 @@ func TestReaderRate(t *testing.T) {
 	}
 }
 
-// stepClock is a fake clock whose Sleep advances it by the time asked.
+// stepClock is a fake clock whose timers advance it to their time.
 type stepClock struct{ now time.Time }
 
 func (c *stepClock) Now() time.Time { return c.now }
 
-func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.now = c.now.Add(d)
-	return ctx.Err()
+func (c *stepClock) Timer(at time.Time) clock.Timer {
+	if at.After(c.now) {
+		c.now = at
+	}
+	return firedAt(c.now)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 var (
@@ -228,7 +229,7 @@ func TestBroadcastRescale(t *testing.T) {
 			for i := range tc.from {
 				h, err := Broadcast(Options{Parallelism: tc.from, Subtask: i, MaxParallelism: 10}, entries, bcState)
 				must(t, err)
-				must(t, h.ProcessElement2(3, stream.NoTimestamp))
+				must(t, h.ProcessElement2(3, watermark.Min))
 				snap, err := h.Snapshot()
 				must(t, err)
 				must(t, h.Close())
@@ -238,7 +239,7 @@ func TestBroadcastRescale(t *testing.T) {
 				h, err := Broadcast(Options{Parallelism: tc.to, Subtask: i, MaxParallelism: 10}, entries, bcState)
 				must(t, err)
 				must(t, h.Restore(snaps[i%tc.from]))
-				must(t, h.ProcessElement1("trigger", stream.NoTimestamp))
+				must(t, h.ProcessElement1("trigger", watermark.Min))
 				if got, want := values(h.Records()), []string{"test1=3", "test2=3", "test3=3"}; !slices.Equal(got, want) {
 					t.Fatalf("subtask %d: %v, want %v", i, got, want)
 				}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/internal/core"
@@ -71,7 +72,7 @@ type harnessCore[O any] struct {
 	head    *graph.Node   // the first operator
 	last    *graph.Node
 	capture *captured[O]
-	clock   *flow.ManualClock
+	clock   *clock.Manual
 	opts    Options
 	rt      *task.Runtime
 	heads   []any // the first operator's inputs, per input node
@@ -135,7 +136,7 @@ func newCore[O any](opts Options, build func(env *stream.Env) ([]any, stream.Dat
 		return nil, err
 	}
 	return &harnessCore[O]{r: r, ins: ins, head: head, last: last, capture: &captured[O]{}, opts: opts, sides: map[string]any{},
-		clock: flow.NewManualClock(time.UnixMilli(opts.ProcessingTime))}, nil
+		clock: clock.NewManual(time.UnixMilli(opts.ProcessingTime))}, nil
 }
 
 // Restore makes the operators open from snap, a Snapshot of a harness of
@@ -200,7 +201,7 @@ func headOf[T, O any](h *harnessCore[O], i int) (core.Output[T], error) {
 	return o, nil
 }
 
-// ProcessElement pushes v with timestamp ts (stream.NoTimestamp for none).
+// ProcessElement pushes v with timestamp ts (watermark.Min for none).
 func (h *Harness[I, O]) ProcessElement(v I, ts int64) error {
 	if h.in == nil {
 		in, err := headOf[I](h.harnessCore, 0)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // The tests follow Flink's IntervalJoinOperatorTest: elements of one key
@@ -256,10 +257,10 @@ func TestIntervalJoinLateData(t *testing.T) {
 // TestIntervalJoinNoTimestamp follows testFailsWithNoTimestampsLeft and
 // ...Right: an element without a timestamp fails the join.
 func TestIntervalJoinNoTimestamp(t *testing.T) {
-	if err := newIJ(t, 0, true, 0, true, nil, nil).h.ProcessElement1(ijElem{0, "lhs"}, stream.NoTimestamp); err == nil {
+	if err := newIJ(t, 0, true, 0, true, nil, nil).h.ProcessElement1(ijElem{0, "lhs"}, watermark.Min); err == nil {
 		t.Fatal("left element without a timestamp accepted")
 	}
-	if err := newIJ(t, 0, true, 0, true, nil, nil).h.ProcessElement2(ijElem{0, "rhs"}, stream.NoTimestamp); err == nil {
+	if err := newIJ(t, 0, true, 0, true, nil, nil).h.ProcessElement2(ijElem{0, "rhs"}, watermark.Min); err == nil {
 		t.Fatal("right element without a timestamp accepted")
 	}
 }

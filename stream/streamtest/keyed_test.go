@@ -7,6 +7,7 @@ import (
 
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 func identity(v int) int { return v }
@@ -76,11 +77,11 @@ func TestProcessingTimeTimers(t *testing.T) {
 	h, err := Keyed(Options{}, identity, triggering(stream.ProcessingTime))
 	must(t, err)
 	defer h.Close()
-	must(t, h.ProcessElement(17, stream.NoTimestamp))
+	must(t, h.ProcessElement(17, watermark.Min))
 	must(t, h.SetProcessingTime(4))
-	expect(t, h, rec(17, stream.NoTimestamp))
+	expect(t, h, rec(17, watermark.Min))
 	must(t, h.SetProcessingTime(5))
-	expect(t, h, rec(17, stream.NoTimestamp), rec(1777, stream.NoTimestamp))
+	expect(t, h, rec(17, watermark.Min), rec(1777, watermark.Min))
 }
 
 // TestTimestampAndWatermarkQuerying follows Flink's

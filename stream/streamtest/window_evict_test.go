@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/watermark"
 	"github.com/weirdata/weir/stream/window"
 )
 
@@ -92,12 +93,12 @@ func TestTimeEvictorEvictBefore(t *testing.T) {
 func TestTimeEvictorNoTimestamp(t *testing.T) {
 	f := evicting(t, window.TimeEvictorOf[gw](2*time.Second, true))
 	for _, k := range []string{"key2", "key2", "key1", "key1", "key1", "key2", "key2", "key2"} {
-		f.el(k, 1, stream.NoTimestamp)
+		f.el(k, 1, watermark.Min)
 	}
 	want := []Item[tuple2]{r2("key2", 2, maxTs), r2("key1", 2, maxTs), r2("key2", 4, maxTs)}
 	f.check(cmp2, want...)
-	f.el("key1", 1, stream.NoTimestamp)
-	f.el("key2", 1, stream.NoTimestamp)
+	f.el("key1", 1, watermark.Min)
+	f.el("key2", 1, watermark.Min)
 	want = append(want, r2("key1", 4, maxTs), r2("key2", 6, maxTs))
 	f.check(cmp2, want...)
 }

@@ -32,7 +32,7 @@
 //     periodic emission more than timeout after it marks the output idle
 //     (once) instead of asking the wrapped generator. The next event makes
 //     the output active again (the wrapped generator's next watermark says
-//     so). Time is read from a Clock (Context.Clock), so tests inject one.
+//     so). Time is read from a clock.Clock (Context.Clock), so tests inject one.
 //
 // A Strategy bundles a generator factory with a timestamp Assigner; its
 // builders (WithTimestampAssigner, WithTimestampAssignerErr, WithIdleness)

@@ -2,8 +2,9 @@ package watermark
 
 import (
 	"fmt"
-	"sync"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // testingOutput records what it is told, as Flink's TestingWatermarkOutput:
@@ -33,26 +34,9 @@ func (o *testingOutput) MarkActive() {
 // lastWatermark returns the last watermark and whether there was one.
 func (o *testingOutput) lastWatermark() (int64, bool) { return o.last, o.emitted }
 
-// manualClock is a Clock a test moves, as Flink's ManualClock.
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newManualClock() *manualClock {
-	return &manualClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newManualClock returns a clock a test moves, as Flink's ManualClock.
+func newManualClock() *clock.Manual {
+	return clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 }
 
 func itoa(v int64) string { return fmt.Sprint(v) }

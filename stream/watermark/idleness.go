@@ -3,6 +3,8 @@ package watermark
 import (
 	"fmt"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // Idleness is Flink's WatermarksWithIdleness: it wraps a generator and marks
@@ -19,19 +21,19 @@ type Idleness[T any] struct {
 }
 
 // NewIdleness wraps g with idleness detection after timeout, measured on
-// clock (nil: SystemClock). timeout must be above zero.
-func NewIdleness[T any](g Generator[T], timeout time.Duration, clock Clock) (*Idleness[T], error) {
+// clk (nil: clock.System). timeout must be above zero.
+func NewIdleness[T any](g Generator[T], timeout time.Duration, clk clock.Clock) (*Idleness[T], error) {
 	if timeout <= 0 {
 		return nil, fmt.Errorf("watermark: the idle timeout %v is not above zero", timeout)
 	}
 	if g == nil {
 		return nil, fmt.Errorf("watermark: idleness needs a generator to wrap")
 	}
-	if clock == nil {
-		clock = SystemClock{}
+	if clk == nil {
+		clk = clock.System{}
 	}
 	before, _ := g.(BeforeEventGenerator[T])
-	return &Idleness[T]{inner: g, before: before, timer: idlenessTimer{clock: clock, maxIdle: timeout}}, nil
+	return &Idleness[T]{inner: g, before: before, timer: idlenessTimer{clock: clk, maxIdle: timeout}}, nil
 }
 
 // OnEvent passes the event on and records the activity.
@@ -63,7 +65,7 @@ func (g *Idleness[T]) OnPeriodicEmit(out Output) {
 
 // idlenessTimer is Flink's WatermarksWithIdleness.IdlenessTimer.
 type idlenessTimer struct {
-	clock   Clock
+	clock   clock.Clock
 	maxIdle time.Duration
 	// counter counts events; lastCounter is its value at the last check
 	counter, lastCounter uint64

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // TestIdlenessTimeoutChecks follows Flink's WatermarksWithIdlenessTest
@@ -20,11 +22,11 @@ func TestIdlenessTimeoutChecks(t *testing.T) {
 // TestIdlenessTimer follows Flink's WatermarksWithIdlenessTest on the
 // IdlenessTimer.
 func TestIdlenessTimer(t *testing.T) {
-	newTimer := func(c Clock, d time.Duration) *idlenessTimer { return &idlenessTimer{clock: c, maxIdle: d} }
-	makeIdle := func(t *testing.T, c *manualClock, d time.Duration) *idlenessTimer {
+	newTimer := func(c clock.Clock, d time.Duration) *idlenessTimer { return &idlenessTimer{clock: c, maxIdle: d} }
+	makeIdle := func(t *testing.T, c *clock.Manual, d time.Duration) *idlenessTimer {
 		tm := newTimer(c, d)
 		tm.checkIfIdle() // start the timer
-		c.advance(d + time.Millisecond)
+		c.Advance(d + time.Millisecond)
 		if !tm.checkIfIdle() {
 			t.Fatal("timer did not trigger")
 		}
@@ -39,7 +41,7 @@ func TestIdlenessTimer(t *testing.T) {
 		c := newManualClock()
 		tm := newTimer(c, 10*time.Millisecond)
 		tm.checkIfIdle()
-		c.advance(11 * time.Millisecond)
+		c.Advance(11 * time.Millisecond)
 		if !tm.checkIfIdle() {
 			t.Fatal("not idle")
 		}
@@ -50,7 +52,7 @@ func TestIdlenessTimer(t *testing.T) {
 		if !tm.checkIfIdle() {
 			t.Fatal("not idle")
 		}
-		c.advance(100 * time.Millisecond)
+		c.Advance(100 * time.Millisecond)
 		if !tm.checkIfIdle() {
 			t.Fatal("not idle")
 		}
@@ -71,7 +73,7 @@ func TestIdlenessTimer(t *testing.T) {
 			t.Fatal("idle after activity")
 		}
 		tm.checkIfIdle() // start the timer
-		c.advance(123 * time.Millisecond)
+		c.Advance(123 * time.Millisecond)
 		if !tm.checkIfIdle() {
 			t.Fatal("not idle again")
 		}
@@ -80,7 +82,7 @@ func TestIdlenessTimer(t *testing.T) {
 		c := newManualClock()
 		tm := newTimer(c, 10*time.Millisecond)
 		tm.checkIfIdle()
-		c.advance(10 * time.Millisecond)
+		c.Advance(10 * time.Millisecond)
 		if tm.checkIfIdle() {
 			t.Fatal("idle at exactly the timeout: Flink needs strictly more")
 		}
@@ -99,11 +101,11 @@ func TestIdlenessGenerator(t *testing.T) {
 	out := &testingOutput{}
 	g.OnEvent(nil, 10, out)
 	g.OnPeriodicEmit(out) // activity: 9
-	c.advance(200 * time.Millisecond)
+	c.Advance(200 * time.Millisecond)
 	g.OnPeriodicEmit(out) // starts the countdown: 9
-	c.advance(100 * time.Millisecond)
+	c.Advance(100 * time.Millisecond)
 	g.OnPeriodicEmit(out) // exactly the timeout: 9
-	c.advance(time.Millisecond)
+	c.Advance(time.Millisecond)
 	g.OnPeriodicEmit(out) // idle
 	g.OnPeriodicEmit(out) // still idle: nothing
 	g.OnEvent(nil, 20, out)
@@ -145,7 +147,7 @@ func TestIdlenessRandom(t *testing.T) {
 				g.OnEvent(nil, ts, out)
 				eventsSinceEmit, markedIdle = true, false
 			case 1:
-				c.advance(time.Duration(rng.IntN(40)) * time.Millisecond)
+				c.Advance(time.Duration(rng.IntN(40)) * time.Millisecond)
 			case 2:
 				n := len(out.calls)
 				g.OnPeriodicEmit(out)

@@ -75,7 +75,7 @@ func TestStrategy(t *testing.T) {
 		}
 		out := &testingOutput{}
 		g.OnPeriodicEmit(out) // starts the countdown
-		c.advance(11 * time.Millisecond)
+		c.Advance(11 * time.Millisecond)
 		g.OnPeriodicEmit(out)
 		if got := strings.Join(out.calls, " "); got != "-9223372036854775808 idle" {
 			t.Fatalf("reported %q", got)

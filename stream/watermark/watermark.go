@@ -3,6 +3,8 @@ package watermark
 import (
 	"math"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // Watermarks at the ends of event time.
@@ -70,27 +72,15 @@ type TimestampGenerator interface {
 	OnTimestamps(ts []int64)
 }
 
-// Clock is the time WithIdleness measures inactivity in. flow.Clock (the
-// job's processing-time clock) satisfies it.
-type Clock interface {
-	Now() time.Time
-}
-
-// SystemClock is the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
 // Context is what a Strategy gives the generators it creates.
 type Context struct {
-	// Clock measures idleness; nil means SystemClock.
-	Clock Clock
+	// Clock measures idleness; nil means clock.System.
+	Clock clock.Clock
 }
 
-func (c Context) clock() Clock {
+func (c Context) clock() clock.Clock {
 	if c.Clock == nil {
-		return SystemClock{}
+		return clock.System{}
 	}
 	return c.Clock
 }

@@ -49,7 +49,7 @@ func abs(v int64) int64 {
 }
 
 // noTimestamp is the timestamp of an element that has none (the stream
-// package's NoTimestamp).
+// API's watermark.Min).
 const noTimestamp = math.MinInt64
 
 // errNoTimestamp is Flink's message for an element without a timestamp in
@@ -61,7 +61,7 @@ var errNoTimestamp error = &noTimestampError{}
 type noTimestampError struct{}
 
 func (*noTimestampError) Error() string {
-	return "window: record has no timestamp (NoTimestamp, math.MinInt64, which no timestamp may be); did you forget a watermark strategy that assigns timestamps?"
+	return "window: record has no timestamp (math.MinInt64, watermark.Min, which no timestamp may be); did you forget a watermark strategy that assigns timestamps?"
 }
 
 func (*noTimestampError) Unrecoverable() bool { return true }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/internal/protocol"
 )
@@ -23,7 +23,7 @@ type Config struct {
 	MaxConcurrent int
 	Storage       checkpoint.Storage
 	// Clock is the job's clock (trigger times, intervals, timeouts).
-	Clock flow.Clock
+	Clock clock.Clock
 	// TolerableFailures is how many checkpoints may fail in a row before
 	// the coordinator fails the attempt (Flink's
 	// tolerableCheckpointFailureNumber); negative tolerates any number.
@@ -211,7 +211,7 @@ type confirmation struct {
 // goes into the history once every task runs).
 func New(topo *Topology, cfg Config, hist *History, restoring bool) *Coordinator {
 	if cfg.Clock == nil {
-		cfg.Clock = flow.SystemClock{}
+		cfg.Clock = clock.System{}
 	}
 	c := &Coordinator{cfg: cfg, topo: topo, hist: hist,
 		tasks: map[taskKey]protocol.Task{}, done: map[taskKey]bool{}, pending: map[int64]*pending{},
@@ -463,10 +463,10 @@ func (c *Coordinator) failSavepointLocked(r *savepointRequest, err error) {
 
 // Run is the coordinator's goroutine, until ctx ends.
 func (c *Coordinator) Run(ctx context.Context) {
-	clock := c.cfg.Clock
+	clk := c.cfg.Clock
 	next := c.started.Add(c.cfg.Interval)
 	for {
-		now := clock.Now()
+		now := clk.Now()
 		c.expire(now)
 		c.store()
 		c.report()
@@ -477,9 +477,9 @@ func (c *Coordinator) Run(ctx context.Context) {
 		}
 		wakeAt, ok := c.wakeAt(now, next)
 		var tc <-chan time.Time
-		var t flow.Timer
+		var t clock.Timer
 		if ok {
-			t = clock.Timer(wakeAt)
+			t = clk.Timer(wakeAt)
 			tc = t.C()
 		}
 		select {

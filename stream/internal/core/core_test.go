@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // TestCountingAllocs: counting a chained operator's records costs no
@@ -32,7 +33,7 @@ func TestRecordsRoundtrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := []Record[kv]{{Value: kv{1, 2}, Timestamp: 7}, {Value: kv{3, -4}, Timestamp: NoTimestamp}}
+	rs := []Record[kv]{{Value: kv{1, 2}, Timestamp: 7}, {Value: kv{3, -4}, Timestamp: watermark.Min}}
 	back, err := DecodeRecords(codec, AppendRecords(codec, nil, rs))
 	if err != nil || !slices.Equal(back, rs) {
 		t.Fatalf("records %v, %v; want %v", back, err, rs)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/internal/coordinator"
@@ -33,7 +34,7 @@ type Options struct {
 	// AutoWatermarkInterval, SourceRate, Clock: see task.Config.
 	AutoWatermarkInterval time.Duration
 	SourceRate            float64
-	Clock                 flow.Clock
+	Clock                 clock.Clock
 	StateBackend          task.StateBackend
 	TmpDir                string
 	Incremental           bool

@@ -4,6 +4,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // Ctx is what the context of a user function reads of the record (or
@@ -22,7 +23,7 @@ type Ctx struct {
 // NewCtx returns the context state of an operator of rt whose watermark
 // is *wm, emitting side outputs with sides.
 func NewCtx(rt *task.Runtime, wm *int64, sides map[string]any) Ctx {
-	return Ctx{TS: core.NoTimestamp, WM: wm, Now: rt.Now, Sides: sides, Unclaimed: rt.Config().SideOutputs}
+	return Ctx{TS: watermark.Min, WM: wm, Now: rt.Now, Sides: sides, Unclaimed: rt.Config().SideOutputs}
 }
 
 // SideEmitter returns the emitter of side output id of type T, or nil

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/internal/task"
@@ -22,7 +22,7 @@ import (
 // snap when it is not nil, as a task opens it.
 func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int, snap []byte) *FileSink[string] {
 	t.Helper()
-	cfg := task.Config{Clock: flow.NewManualClock(time.UnixMilli(0))}
+	cfg := task.Config{Clock: clock.NewManual(time.UnixMilli(0))}
 	if snap != nil {
 		cfg.Restore = &protocol.TaskRestore{Operators: []protocol.OperatorRestore{{ID: "sink", States: [][]byte{snap}}}}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // KeyedProcessFns are a KeyedProcessFunction's functions
@@ -41,7 +42,7 @@ type KeyedProcess[I any, K comparable, O, C, Col any] struct {
 // whose context ctx reads st. The operator's watermark is st.WM's target:
 // set st.WM to WM().
 func NewKeyedProcess[I any, K comparable, O, C, Col any](maxP int, fn KeyedProcessFns[I, C, Col], key func(I) K, ctx C, col Col, st *KeyedCtx[K], outs *Outputs[O]) *KeyedProcess[I, K, O, C, Col] {
-	p := &KeyedProcess[I, K, O, C, Col]{fn: fn, key: key, ctx: ctx, col: col, st: st, outs: outs, wm: core.NoTimestamp}
+	p := &KeyedProcess[I, K, O, C, Col]{fn: fn, key: key, ctx: ctx, col: col, st: st, outs: outs, wm: watermark.Min}
 	p.MaxP = maxP
 	return p
 }
@@ -51,7 +52,7 @@ func (p *KeyedProcess[I, K, O, C, Col]) WM() *int64 { return &p.wm }
 
 // Open opens the backend and the timers and then the function.
 func (p *KeyedProcess[I, K, O, C, Col]) Open(s *task.Setup) error {
-	p.wm = core.NoTimestamp
+	p.wm = watermark.Min
 	if err := p.OpenBackend(s); err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func (t timerTarget[I, K, O, C, Col]) OnEventTime(tm state.Timer[K, state.Void])
 // OnProcessingTime is called by the timer service for a due
 // processing-time timer.
 func (t timerTarget[I, K, O, C, Col]) OnProcessingTime(tm state.Timer[K, state.Void]) error {
-	return t.p.fire(tm.Timestamp, ProcessingTime, core.NoTimestamp)
+	return t.p.fire(tm.Timestamp, ProcessingTime, watermark.Min)
 }
 
 func (p *KeyedProcess[I, K, O, C, Col]) fire(ts int64, d uint8, outTs int64) error {
@@ -176,17 +177,17 @@ func (p *KeyedProcess[I, K, O, C, Col]) fire(ts int64, d uint8, outTs int64) err
 // then processing time, and starts the next key at the minimal watermark
 // (BATCH mode: event time jumps to the end per key).
 func (p *KeyedProcess[I, K, O, C, Col]) EndKey() error {
-	p.wm = core.MaxTimestamp
-	if err := p.st.Timers.AdvanceWatermark(core.MaxTimestamp); err != nil {
+	p.wm = watermark.Max
+	if err := p.st.Timers.AdvanceWatermark(watermark.Max); err != nil {
 		return err
 	}
-	if err := p.st.Timers.AdvanceProcessingTime(core.MaxTimestamp); err != nil {
+	if err := p.st.Timers.AdvanceProcessingTime(watermark.Max); err != nil {
 		return err
 	}
-	if err := p.st.Timers.AdvanceWatermark(core.NoTimestamp); err != nil {
+	if err := p.st.Timers.AdvanceWatermark(watermark.Min); err != nil {
 		return err
 	}
-	p.wm = core.NoTimestamp
+	p.wm = watermark.Min
 	if err := p.done(); err != nil {
 		return err
 	}

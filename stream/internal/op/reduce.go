@@ -4,6 +4,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // Reduce combines every record with its key's running result (the first
@@ -74,7 +75,7 @@ func (r *Reduce[T, K]) Push(b []core.Record[T]) error {
 // end of event time (BATCH mode).
 func (r *Reduce[T, K]) EndKey() error {
 	if v, ok := r.st.Value(); ok && r.last {
-		r.out.Emit(v, core.MaxTimestamp)
+		r.out.Emit(v, watermark.Max)
 	}
 	r.last = false
 	if err := r.Backend.Err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 	"github.com/weirdata/weir/stream/window"
 )
 
@@ -113,7 +114,7 @@ func NewWindow[T any, K comparable, W window.Window, IN, O, C, Col any](maxP int
 	ctx C, col Col, st *WindowCtx[K, W], outs *Outputs[O]) *Window[T, K, W, IN, O, C, Col] {
 	p := &Window[T, K, W, IN, O, C, Col]{key: spec.Key, assigner: spec.Assigner, trigger: spec.Trigger, evictor: spec.Evictor,
 		lateness: spec.Lateness, lateID: spec.LateID, mk: spec.Contents, fold: spec.Fold, fn: fn, ctx: ctx, col: col, st: st,
-		outs: outs, wm: core.NoTimestamp}
+		outs: outs, wm: watermark.Min}
 	p.MaxP = maxP
 	p.merging, _ = spec.Assigner.(window.MergingAssigner[W])
 	p.eventTime = spec.Assigner.IsEventTime()
@@ -128,7 +129,7 @@ func (p *Window[T, K, W, IN, O, C, Col]) WM() *int64 { return &p.wm }
 // Open opens the backend, the contents, the merging set, the timers and
 // then the function.
 func (p *Window[T, K, W, IN, O, C, Col]) Open(s *task.Setup) error {
-	p.wm = core.NoTimestamp
+	p.wm = watermark.Min
 	if err := p.OpenBackend(s); err != nil {
 		return err
 	}
@@ -786,17 +787,17 @@ func (p *Window[T, K, W, IN, O, C, Col]) NextProcessingTime() (int64, bool) {
 // then processing time, and starts the next key at the minimal watermark
 // (BATCH mode).
 func (p *Window[T, K, W, IN, O, C, Col]) EndKey() error {
-	p.wm = core.MaxTimestamp
-	if err := p.timers.AdvanceWatermark(core.MaxTimestamp); err != nil {
+	p.wm = watermark.Max
+	if err := p.timers.AdvanceWatermark(watermark.Max); err != nil {
 		return err
 	}
-	if err := p.timers.AdvanceProcessingTime(core.MaxTimestamp); err != nil {
+	if err := p.timers.AdvanceProcessingTime(watermark.Max); err != nil {
 		return err
 	}
-	if err := p.timers.AdvanceWatermark(core.NoTimestamp); err != nil {
+	if err := p.timers.AdvanceWatermark(watermark.Min); err != nil {
 		return err
 	}
-	p.wm = core.NoTimestamp
+	p.wm = watermark.Min
 	if err := p.done(); err != nil {
 		return err
 	}

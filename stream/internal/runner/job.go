@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/internal/coordinator"
@@ -31,7 +32,7 @@ type Config struct {
 	Restore               *checkpoint.Snapshot
 	AllowNonRestoredState bool
 	Restart               RestartStrategy
-	Clock                 flow.Clock
+	Clock                 clock.Clock
 	// OnAttemptFailure hears each failed attempt, before its restart or
 	// the job's end; OnRestore each restore, before its attempt starts.
 	OnAttemptFailure func(AttemptFailure)
@@ -76,7 +77,7 @@ func (e unrecoverable) Unrecoverable() bool { return true }
 type Job struct {
 	cfg   Config
 	id    string
-	clock flow.Clock
+	clock clock.Clock
 	hist  *coordinator.History
 	ctx   context.Context // ends with Cancel
 	stop  context.CancelFunc
@@ -111,7 +112,7 @@ func NewID() string {
 func Start(ctx context.Context, cfg Config) (*Job, error) {
 	j := &Job{cfg: cfg, id: NewID(), clock: cfg.Clock, hist: &coordinator.History{}, done: make(chan struct{})}
 	if j.clock == nil {
-		j.clock = flow.SystemClock{}
+		j.clock = clock.System{}
 	}
 	j.cfg.Graph.Job = j.id
 	j.ctx, j.stop = context.WithCancel(ctx)

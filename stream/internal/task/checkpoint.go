@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
-	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/protocol"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // taskCheckpoints is a task's side of the job's checkpoints: its id, its
@@ -188,7 +188,7 @@ func (rt *Runtime) ack(id int64, s *snapshots, wm int64, inflight []byte, alignm
 		if s.shared != nil {
 			shared = s.shared[i]
 		}
-		if len(s.states[i]) == 0 && len(shared) == 0 && wm == core.NoTimestamp {
+		if len(s.states[i]) == 0 && len(shared) == 0 && wm == watermark.Min {
 			continue
 		}
 		a.Operators = append(a.Operators, protocol.OperatorSnapshot{ID: st.ID, State: s.states[i], Shared: shared, Watermark: wm})

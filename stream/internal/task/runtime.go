@@ -6,12 +6,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/resource"
-	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // StateBackend is where keyed operators keep their keyed state.
@@ -37,7 +38,7 @@ type Config struct {
 	// BatchSize is the number of records per batch.
 	BatchSize int
 	// Clock is the processing-time clock; nil means the task context's.
-	Clock flow.Clock
+	Clock clock.Clock
 	// AutoWatermarkInterval is how often a source asks its watermark
 	// generators for a watermark.
 	AutoWatermarkInterval time.Duration
@@ -129,7 +130,7 @@ type Runtime struct {
 	parallelism int
 	mem         *memory.Manager
 	env         resource.Env
-	clock       flow.Clock
+	clock       clock.Clock
 	ops         []Operator
 	setups      []*Setup // of each operator, in the order of ops
 	writers     []Eventer
@@ -160,7 +161,7 @@ type sharedNames struct {
 // and parallelism are the harness's, and mem may be nil).
 func New(tc *flow.TaskContext, cfg Config, subtask, parallelism int, mem *memory.Manager) *Runtime {
 	rt := &Runtime{tc: tc, cfg: cfg, subtask: subtask, parallelism: parallelism, mem: mem, clock: cfg.Clock,
-		watermark: core.NoTimestamp}
+		watermark: watermark.Min}
 	if tc != nil {
 		rt.subtask, rt.parallelism, rt.mem, rt.env = tc.Subtask, tc.Parallelism, tc.Env.Memory, tc.Env
 		if rt.clock == nil {
@@ -168,7 +169,7 @@ func New(tc *flow.TaskContext, cfg Config, subtask, parallelism int, mem *memory
 		}
 	}
 	if rt.clock == nil {
-		rt.clock = flow.SystemClock{}
+		rt.clock = clock.System{}
 	}
 	if rt.cfg.BatchSize <= 0 {
 		rt.cfg.BatchSize = flow.DefaultBatchSize
@@ -187,7 +188,7 @@ func (rt *Runtime) Memory() *memory.Manager { return rt.mem }
 func (rt *Runtime) Env() resource.Env { return rt.env }
 
 // Clock returns the processing-time clock.
-func (rt *Runtime) Clock() flow.Clock { return rt.clock }
+func (rt *Runtime) Clock() clock.Clock { return rt.clock }
 
 // Now returns the processing time in milliseconds.
 func (rt *Runtime) Now() int64 { return rt.clock.Now().UnixMilli() }
@@ -263,7 +264,7 @@ func (rt *Runtime) Open() error {
 	rt.opened = true
 	slices.Reverse(rt.ops)
 	slices.Reverse(rt.setups)
-	wm := int64(core.MaxTimestamp)
+	wm := int64(watermark.Max)
 	restored := false
 	for i, s := range rt.setups {
 		s.index = i
@@ -271,7 +272,7 @@ func (rt *Runtime) Open() error {
 			wm, restored = min(wm, s.restore.Watermark), true
 		}
 	}
-	if restored && wm != core.MaxTimestamp {
+	if restored && wm != watermark.Max {
 		rt.watermark = wm
 	}
 	for i, op := range rt.ops {
@@ -367,7 +368,7 @@ func (rt *Runtime) Finish() error {
 		return nil
 	}
 	rt.ended = true
-	return rt.ForwardWatermark(core.MaxTimestamp)
+	return rt.ForwardWatermark(watermark.Max)
 }
 
 // ForwardWatermark passes wm through the chain (each operator fires its

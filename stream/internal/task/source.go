@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/protocol"
@@ -111,26 +111,10 @@ func (s *Source[T]) Snapshot(_ int64, w io.Writer) error {
 	return s.state.snapshot(s.reader.Positions(), s.splits, w)
 }
 
-// readerClock is the job's clock as a source reader paces by it.
-type readerClock struct{ c flow.Clock }
-
-func (r readerClock) Now() time.Time { return r.c.Now() }
-
-func (r readerClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := r.c.Timer(r.c.Now().Add(d))
-	defer t.Stop()
-	select {
-	case <-t.C():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // clockDeadline returns a context that ends when the job's clock reaches t,
 // or with parent.
-func clockDeadline(parent context.Context, c flow.Clock, t time.Time) (context.Context, context.CancelFunc) {
-	if _, ok := c.(flow.SystemClock); ok {
+func clockDeadline(parent context.Context, c clock.Clock, t time.Time) (context.Context, context.CancelFunc) {
+	if _, ok := c.(clock.System); ok {
 		return context.WithDeadline(parent, t)
 	}
 	ctx, cancel := context.WithCancel(parent)
@@ -153,7 +137,7 @@ func (s *Source[T]) start(rt *Runtime) error {
 		rc.Idle = tc.Metrics.AddIdle
 	}
 	if rate := rt.cfg.SourceRate; rate > 0 {
-		rc.Rate, rc.Clock = rate/float64(rt.parallelism), readerClock{rt.clock}
+		rc.Rate, rc.Clock = rate/float64(rt.parallelism), rt.clock
 	}
 	r, err := s.src.Reader(rc)
 	if err != nil {
@@ -255,7 +239,7 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 		if err := rt.drainMail(); err != nil { // a trigger before the end
 			return false, err
 		}
-		if err := rt.ForwardWatermark(core.MaxTimestamp); err != nil {
+		if err := rt.ForwardWatermark(watermark.Max); err != nil {
 			return false, err
 		}
 		return true, rt.Finish()
@@ -313,10 +297,10 @@ func (s *Source[T]) emit(b source.Batch[T]) error {
 		s.MarkActive()
 	}
 	if sp.Passthrough() {
-		s.out.EmitAll(b.Records, core.NoTimestamp)
+		s.out.EmitAll(b.Records, watermark.Min)
 	} else if sp.Batches() {
 		s.ts = slices.Grow(s.ts[:0], len(b.Records))[:len(b.Records)]
-		n, err := sp.Stamp(b.Records, core.NoTimestamp, s.ts)
+		n, err := sp.Stamp(b.Records, watermark.Min, s.ts)
 		for lo := 0; lo < n; { // Ahead may emit a watermark between two parts
 			hi := lo + sp.Ahead(s.ts[lo:n])
 			s.out.EmitStamped(b.Records[lo:hi], s.ts[lo:hi])
@@ -329,7 +313,7 @@ func (s *Source[T]) emit(b source.Batch[T]) error {
 	} else {
 		emit := func(v T, ts int64) { s.out.Emit(v, ts) }
 		for i := range b.Records {
-			if err := sp.Collect(b.Records[i], core.NoTimestamp, emit); err != nil {
+			if err := sp.Collect(b.Records[i], watermark.Min, emit); err != nil {
 				return fmt.Errorf("stream: split %s: %w", b.Split, err)
 			}
 		}
@@ -440,7 +424,7 @@ func (r *readerState) snapshot(positions []source.Split, splits interface{ Water
 			return err
 		}
 		enc[i] = b
-		if wm := splits.Watermark(s.ID); wm != core.NoTimestamp {
+		if wm := splits.Watermark(s.ID); wm != watermark.Min {
 			e := binary.AppendUvarint(nil, uint64(len(s.ID)))
 			e = append(e, s.ID...)
 			wms = append(wms, binary.AppendVarint(e, wm))

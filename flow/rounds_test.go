@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// TestCoordinatorRounds: many parties in goroutines run rounds; before each
+// TestRoundsRounds: many parties in goroutines run rounds; before each
 // arrival a party adds its number to the round's sum. decide must run once per
 // round, after every party arrived (the sum is complete), and every party gets
 // that round's decision.
-func TestCoordinatorRounds(t *testing.T) {
+func TestRoundsRounds(t *testing.T) {
 	const rounds = 50
 	for _, n := range []int{1, 2, 7, 64} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -22,7 +22,7 @@ func TestCoordinatorRounds(t *testing.T) {
 			var calls [rounds + 1]atomic.Int32
 			var bad atomic.Int32
 			want := int64(n * (n - 1) / 2)
-			c := NewCoordinator(n, func(_ context.Context, round int) (int, error) {
+			c := newRounds(n, func(_ context.Context, round int) (int, error) {
 				calls[round].Add(1)
 				if sums[round].Load() != want {
 					bad.Add(1)
@@ -74,10 +74,10 @@ func TestCoordinatorRounds(t *testing.T) {
 	}
 }
 
-// TestCoordinatorLeave: party p leaves after round p+1 (the last one stays
+// TestRoundsLeave: party p leaves after round p+1 (the last one stays
 // to the end); a round counts only the parties still there. Parties run in
 // goroutines with random orders of arrival and leaving.
-func TestCoordinatorLeave(t *testing.T) {
+func TestRoundsLeave(t *testing.T) {
 	const n = 16
 	for seed := range int64(20) {
 		rounds := make([]int, n) // rounds party p takes part in
@@ -90,7 +90,7 @@ func TestCoordinatorLeave(t *testing.T) {
 		var arrived [n + 2]atomic.Int32
 		var calls [n + 2]atomic.Int32
 		var bad atomic.Int32
-		c := NewCoordinator(n, func(_ context.Context, round int) (int, error) {
+		c := newRounds(n, func(_ context.Context, round int) (int, error) {
 			calls[round].Add(1)
 			want := int32(0)
 			for _, k := range rounds {
@@ -138,11 +138,11 @@ func TestCoordinatorLeave(t *testing.T) {
 	}
 }
 
-// TestCoordinatorLeaveCompletes: the others all arrived; the last party's
+// TestRoundsLeaveCompletes: the others all arrived; the last party's
 // Leave completes the round, in its own call.
-func TestCoordinatorLeaveCompletes(t *testing.T) {
+func TestRoundsLeaveCompletes(t *testing.T) {
 	calls := 0
-	c := NewCoordinator(3, func(_ context.Context, round int) (string, error) {
+	c := newRounds(3, func(_ context.Context, round int) (string, error) {
 		calls++
 		return fmt.Sprint("round ", round), nil
 	})
@@ -174,13 +174,13 @@ func TestCoordinatorLeaveCompletes(t *testing.T) {
 	}
 }
 
-// TestCoordinatorOverlap: arrivals run ahead of the decisions, as a
+// TestRoundsOverlap: arrivals run ahead of the decisions, as a
 // checkpoint's acknowledgements do: party 0 acknowledges rounds 1-3 before
 // party 1 acknowledges any; rounds are decided in order, each once, as soon
 // as party 1 reaches it.
-func TestCoordinatorOverlap(t *testing.T) {
+func TestRoundsOverlap(t *testing.T) {
 	var order []int
-	c := NewCoordinator(2, func(_ context.Context, round int) (int, error) {
+	c := newRounds(2, func(_ context.Context, round int) (int, error) {
 		order = append(order, round)
 		return -round, nil
 	})
@@ -215,13 +215,13 @@ func TestCoordinatorOverlap(t *testing.T) {
 	}
 }
 
-// TestCoordinatorDecideError: decide fails at round 3; every party gets the
+// TestRoundsDecideError: decide fails at round 3; every party gets the
 // error, later arrivals get it at once, and decide runs no more.
-func TestCoordinatorDecideError(t *testing.T) {
+func TestRoundsDecideError(t *testing.T) {
 	const n = 8
 	boom := errors.New("boom")
 	var calls atomic.Int32
-	c := NewCoordinator(n, func(_ context.Context, round int) (bool, error) {
+	c := newRounds(n, func(_ context.Context, round int) (bool, error) {
 		calls.Add(1)
 		if round == 3 {
 			return false, boom
@@ -264,11 +264,11 @@ func TestCoordinatorDecideError(t *testing.T) {
 	}
 }
 
-// TestCoordinatorCancel: one party's context ends while it waits; every
+// TestRoundsCancel: one party's context ends while it waits; every
 // waiting party is released with the context's error.
-func TestCoordinatorCancel(t *testing.T) {
+func TestRoundsCancel(t *testing.T) {
 	const n = 10
-	c := NewCoordinator(n+1, func(context.Context, int) (int, error) {
+	c := newRounds(n+1, func(context.Context, int) (int, error) {
 		t.Error("decide ran though a party never arrived")
 		return 0, nil
 	})
@@ -303,12 +303,12 @@ func TestCoordinatorCancel(t *testing.T) {
 	}
 }
 
-// TestCoordinatorFail: Fail releases every waiting party with its error;
+// TestRoundsFail: Fail releases every waiting party with its error;
 // only the first failure counts.
-func TestCoordinatorFail(t *testing.T) {
+func TestRoundsFail(t *testing.T) {
 	const n = 6
 	first, second := errors.New("first"), errors.New("second")
-	c := NewCoordinator(n, func(context.Context, int) (int, error) { return 1, nil })
+	c := newRounds(n, func(context.Context, int) (int, error) { return 1, nil })
 	rounds := make([]*Round[int], n-1)
 	for p := range n - 1 {
 		rounds[p] = c.Arrive(bg, p)
@@ -326,10 +326,10 @@ func TestCoordinatorFail(t *testing.T) {
 	}
 }
 
-// TestCoordinatorPanic: a panicking decide fails the coordinator, then
+// TestRoundsPanic: a panicking decide fails the rounds, then
 // propagates to the goroutine that ran it.
-func TestCoordinatorPanic(t *testing.T) {
-	c := NewCoordinator(2, func(context.Context, int) (int, error) { panic("decide") })
+func TestRoundsPanic(t *testing.T) {
+	c := newRounds(2, func(context.Context, int) (int, error) { panic("decide") })
 	r := c.Arrive(bg, 0)
 	func() {
 		defer func() {
@@ -343,6 +343,6 @@ func TestCoordinatorPanic(t *testing.T) {
 		t.Fatal("the waiting party got no error")
 	}
 	if c.Err() == nil {
-		t.Fatal("the coordinator did not fail")
+		t.Fatal("the rounds did not fail")
 	}
 }

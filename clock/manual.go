@@ -1,4 +1,4 @@
-package flow
+package clock
 
 import (
 	"context"
@@ -6,25 +6,25 @@ import (
 	"time"
 )
 
-// ManualClock is a Clock that moves only when Advance or Set moves it: the
+// Manual is a Clock that moves only when Advance or Set moves it: the
 // processing-time clock of deterministic tests. Moving it fires every timer
 // whose time came, before Advance or Set returns, with the clock's new time;
 // each timer's channel is buffered, so firing never blocks. Safe for
 // concurrent use.
-type ManualClock struct {
+type Manual struct {
 	mu      sync.Mutex
 	now     time.Time
 	waiting []*manualTimer
 	changed chan struct{} // closed and replaced when waiting changes
 }
 
-// NewManualClock returns a ManualClock reading start.
-func NewManualClock(start time.Time) *ManualClock {
-	return &ManualClock{now: start, changed: make(chan struct{})}
+// NewManual returns a Manual reading start.
+func NewManual(start time.Time) *Manual {
+	return &Manual{now: start, changed: make(chan struct{})}
 }
 
 // Now returns the clock's time.
-func (c *ManualClock) Now() time.Time {
+func (c *Manual) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
@@ -32,7 +32,7 @@ func (c *ManualClock) Now() time.Time {
 
 // Timer returns a timer that fires when the clock reaches at; at once when at
 // is not after Now.
-func (c *ManualClock) Timer(at time.Time) Timer {
+func (c *Manual) Timer(at time.Time) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &manualTimer{c: c, at: at, ch: make(chan time.Time, 1)}
@@ -47,7 +47,7 @@ func (c *ManualClock) Timer(at time.Time) Timer {
 
 // Advance moves the clock forward by d (a negative d is ignored) and fires
 // the timers that came due.
-func (c *ManualClock) Advance(d time.Duration) {
+func (c *Manual) Advance(d time.Duration) {
 	if d < 0 {
 		return
 	}
@@ -58,7 +58,7 @@ func (c *ManualClock) Advance(d time.Duration) {
 
 // Set moves the clock to t, if t is after its time, and fires the timers
 // that came due. A clock never goes back.
-func (c *ManualClock) Set(t time.Time) {
+func (c *Manual) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t.After(c.now) {
@@ -66,7 +66,7 @@ func (c *ManualClock) Set(t time.Time) {
 	}
 }
 
-func (c *ManualClock) setLocked(t time.Time) {
+func (c *Manual) setLocked(t time.Time) {
 	c.now = t
 	var due []*manualTimer
 	keep := c.waiting[:0]
@@ -89,7 +89,7 @@ func (c *ManualClock) setLocked(t time.Time) {
 }
 
 // Waiting returns the number of timers not yet fired nor stopped.
-func (c *ManualClock) Waiting() int {
+func (c *Manual) Waiting() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.waiting)
@@ -97,7 +97,7 @@ func (c *ManualClock) Waiting() int {
 
 // AwaitWaiting blocks until at least n timers are waiting, or ctx ends: how a
 // test knows that a task has set its timer before it moves the clock.
-func (c *ManualClock) AwaitWaiting(ctx context.Context, n int) error {
+func (c *Manual) AwaitWaiting(ctx context.Context, n int) error {
 	for {
 		c.mu.Lock()
 		if len(c.waiting) >= n {
@@ -115,13 +115,13 @@ func (c *ManualClock) AwaitWaiting(ctx context.Context, n int) error {
 }
 
 // notify wakes AwaitWaiting; c.mu is held.
-func (c *ManualClock) notify() {
+func (c *Manual) notify() {
 	close(c.changed)
 	c.changed = make(chan struct{})
 }
 
 type manualTimer struct {
-	c  *ManualClock
+	c  *Manual
 	at time.Time
 	ch chan time.Time
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Coordinator synchronizes a fixed set of parties in numbered rounds, from 1.
+// rounds synchronizes a fixed set of parties in numbered rounds, from 1.
 // Each party arrives at the rounds in order: its k-th Arrive is its arrival
 // at round k. A round is complete when every party that has not left arrived
 // at it (and at least one party did). Then the decide hook runs exactly once
@@ -18,44 +18,26 @@ import (
 // Its arrivals before it left still count.
 //
 // Fail, an error of the decide hook, or the end of the context of a party
-// waiting for a decision fails the coordinator: every waiting party, and every
+// waiting for a decision fails the rounds: every waiting party, and every
 // later arrival, gets the error. A party that stops waiting fails the
-// coordinator because it no longer takes part in the rounds the others wait for.
+// rounds because it no longer takes part in the rounds the others wait for.
 //
 // decide runs in the goroutine of the Arrive or Leave call that completed the
-// round, with that call's context, and without the coordinator's lock held: it
+// round, with that call's context, and without the lock held: it
 // may take its time, and parties may arrive at later rounds meanwhile (a round
 // they complete then is decided next by the same goroutine). A panic in
-// decide fails the coordinator, then propagates to that goroutine.
+// decide fails the rounds, then propagates to that goroutine.
 //
 //	party 0: Arrive(1) ─ Wait ┐              ┌─> decision 1 ─ work ─ Arrive(2) ...
 //	party 1: Arrive(1) ─ Wait ┼─ decide(1) ──┼─> decision 1 ─ work ─ Arrive(2) ...
 //	party 2: ── Arrive(1) ────┘  (once)      └─> decision 1 ─ work ─ Leave
 //
-// # Supersteps
-//
-// Iteration is a coordinator whose parties are the subtasks of an
+// Iteration runs on rounds whose parties are the subtasks of an
 // iteration's tasks and whose rounds are its supersteps: every subtask
 // arrives when it finished a superstep and waits (Await) for the decision
 // whether another superstep follows, which the hook makes from what the
 // superstep did (aggregators, termination criteria).
-//
-// # Checkpoints
-//
-// A checkpoint coordinator (Flink's CheckpointCoordinator) is a coordinator
-// whose rounds are checkpoints: the coordinator injects barrier n at the
-// sources (Event{Kind: Barrier, Value: n}), each task, once its inputs aligned
-// on barrier n, snapshots its state, records where the snapshot is and
-// acknowledges with Arrive without waiting (the returned Round is dropped, or
-// watched by the coordinator), and goes on processing. Arrivals at round n+1
-// may come before round n completed, since each party's k-th arrival belongs
-// to round k. The decide hook runs once every task acknowledged n, in checkpoint
-// order: it completes checkpoint n (writes its metadata, tells the sinks to
-// commit their pre-committed transactions) or, when a task recorded a
-// decline, aborts it. A task that finished leaves, so later checkpoints
-// complete without it; a task failure fails the coordinator (Fail), which
-// aborts the checkpoints in progress.
-type Coordinator[D any] struct {
+type rounds[D any] struct {
 	decide func(ctx context.Context, round int) (D, error)
 
 	mu       sync.Mutex
@@ -68,19 +50,19 @@ type Coordinator[D any] struct {
 	failed   chan struct{} // closed when err is set
 }
 
-// Round is one round of a Coordinator, as a party that arrived at it sees it.
+// Round is one round of a rounds, as a party that arrived at it sees it.
 type Round[D any] struct {
-	c    *Coordinator[D]
+	c    *rounds[D]
 	n    int
 	done chan struct{}
 	d    D
 	err  error
 }
 
-// NewCoordinator returns a coordinator of parties parties (numbered
+// newRounds returns the rounds of parties parties (numbered
 // 0..parties-1) whose rounds decide decides.
-func NewCoordinator[D any](parties int, decide func(ctx context.Context, round int) (D, error)) *Coordinator[D] {
-	return &Coordinator[D]{
+func newRounds[D any](parties int, decide func(ctx context.Context, round int) (D, error)) *rounds[D] {
+	return &rounds[D]{
 		decide:   decide,
 		arrivals: make([]int, parties),
 		left:     make([]bool, parties),
@@ -89,23 +71,23 @@ func NewCoordinator[D any](parties int, decide func(ctx context.Context, round i
 	}
 }
 
-// Parties returns the number of parties the coordinator was made with.
-func (c *Coordinator[D]) Parties() int { return len(c.arrivals) }
+// Parties returns the number of parties the rounds were made with.
+func (c *rounds[D]) Parties() int { return len(c.arrivals) }
 
 // Arrive records that party arrived at its next round and returns that round,
 // without waiting for its decision. If the arrival completes rounds, their
 // decide hooks run now, in this goroutine, with ctx (unless another goroutine
 // is deciding an earlier round: it decides them next). A party that left, or
 // a party number out of range, gets a failed round.
-func (c *Coordinator[D]) Arrive(ctx context.Context, party int) *Round[D] {
+func (c *rounds[D]) Arrive(ctx context.Context, party int) *Round[D] {
 	c.mu.Lock()
 	if party < 0 || party >= len(c.arrivals) {
 		c.mu.Unlock()
-		return c.failedRound(fmt.Errorf("flow: coordinator: party %d of %d", party, len(c.arrivals)))
+		return c.failedRound(fmt.Errorf("flow: rounds: party %d of %d", party, len(c.arrivals)))
 	}
 	if c.left[party] {
 		c.mu.Unlock()
-		return c.failedRound(fmt.Errorf("flow: coordinator: party %d arrived after it left", party))
+		return c.failedRound(fmt.Errorf("flow: rounds: party %d arrived after it left", party))
 	}
 	if c.err != nil {
 		err := c.err
@@ -120,14 +102,14 @@ func (c *Coordinator[D]) Arrive(ctx context.Context, party int) *Round[D] {
 
 // Await is Arrive followed by Round.Wait: it returns the decision of the
 // party's next round.
-func (c *Coordinator[D]) Await(ctx context.Context, party int) (D, error) {
+func (c *rounds[D]) Await(ctx context.Context, party int) (D, error) {
 	return c.Arrive(ctx, party).Wait(ctx)
 }
 
 // Leave removes party from the rounds it did not arrive at. If the others
 // all arrived at the current round, it completes now: its decide hook runs in
 // this goroutine, with ctx, as in Arrive. Leaving twice is harmless.
-func (c *Coordinator[D]) Leave(ctx context.Context, party int) {
+func (c *rounds[D]) Leave(ctx context.Context, party int) {
 	c.mu.Lock()
 	if party < 0 || party >= len(c.arrivals) || c.left[party] {
 		c.mu.Unlock()
@@ -137,32 +119,32 @@ func (c *Coordinator[D]) Leave(ctx context.Context, party int) {
 	c.advance(ctx) // unlocks
 }
 
-// Fail fails the coordinator with err: every party waiting for a decision
+// Fail fails the rounds with err: every party waiting for a decision
 // gets err, and so does every later arrival. Only the first failure counts.
-func (c *Coordinator[D]) Fail(err error) {
+func (c *rounds[D]) Fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.failLocked(err)
 }
 
-// Err returns the error the coordinator failed with, or nil.
-func (c *Coordinator[D]) Err() error {
+// Err returns the error the rounds failed with, or nil.
+func (c *rounds[D]) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
-// Failed is closed when the coordinator failed (then Err says why).
-func (c *Coordinator[D]) Failed() <-chan struct{} { return c.failed }
+// Failed is closed when the rounds failed (then Err says why).
+func (c *rounds[D]) Failed() <-chan struct{} { return c.failed }
 
 // Decided returns how many rounds were decided.
-func (c *Coordinator[D]) Decided() int {
+func (c *rounds[D]) Decided() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.next - 1
 }
 
-func (c *Coordinator[D]) failLocked(err error) {
+func (c *rounds[D]) failLocked(err error) {
 	if c.err != nil {
 		return
 	}
@@ -175,14 +157,14 @@ func (c *Coordinator[D]) failLocked(err error) {
 	c.pending = nil
 }
 
-func (c *Coordinator[D]) failedRound(err error) *Round[D] {
+func (c *rounds[D]) failedRound(err error) *Round[D] {
 	r := &Round[D]{c: c, done: make(chan struct{}), err: err}
 	close(r.done)
 	return r
 }
 
 // round returns round n, which is not decided yet, adding the rounds up to it.
-func (c *Coordinator[D]) round(n int) *Round[D] {
+func (c *rounds[D]) round(n int) *Round[D] {
 	for len(c.pending) <= n-c.next {
 		c.pending = append(c.pending, &Round[D]{c: c, n: c.next + len(c.pending), done: make(chan struct{})})
 	}
@@ -190,7 +172,7 @@ func (c *Coordinator[D]) round(n int) *Round[D] {
 }
 
 // ready reports whether the lowest undecided round is complete.
-func (c *Coordinator[D]) ready() bool {
+func (c *rounds[D]) ready() bool {
 	if c.err != nil || len(c.pending) == 0 {
 		return false // nobody arrived at it
 	}
@@ -205,7 +187,7 @@ func (c *Coordinator[D]) ready() bool {
 // advance decides every complete round, in order, unless another goroutine
 // is deciding (it will see the rounds this call made complete). It is called
 // with c.mu held and returns with it released.
-func (c *Coordinator[D]) advance(ctx context.Context) {
+func (c *rounds[D]) advance(ctx context.Context) {
 	if c.deciding {
 		c.mu.Unlock()
 		return
@@ -232,14 +214,14 @@ func (c *Coordinator[D]) advance(ctx context.Context) {
 	c.mu.Unlock()
 }
 
-// run runs the decide hook for r; a panic fails the coordinator, then goes on.
-func (c *Coordinator[D]) run(ctx context.Context, r *Round[D]) (d D, err error) {
+// run runs the decide hook for r; a panic fails the rounds, then goes on.
+func (c *rounds[D]) run(ctx context.Context, r *Round[D]) (d D, err error) {
 	ok := false
 	defer func() {
 		if !ok {
 			c.mu.Lock()
 			c.deciding = false
-			c.failLocked(fmt.Errorf("flow: coordinator: round %d: the decide hook panicked", r.n))
+			c.failLocked(fmt.Errorf("flow: rounds: round %d: the decide hook panicked", r.n))
 			r.err = c.err
 			close(r.done)
 			c.mu.Unlock()
@@ -254,11 +236,11 @@ func (c *Coordinator[D]) run(ctx context.Context, r *Round[D]) (d D, err error) 
 // was refused got).
 func (r *Round[D]) Number() int { return r.n }
 
-// Done is closed once the round was decided or the coordinator failed.
+// Done is closed once the round was decided or the rounds failed.
 func (r *Round[D]) Done() <-chan struct{} { return r.done }
 
 // Wait waits for the round's decision. If ctx ends first, it fails the
-// coordinator with ctx's error and returns that error.
+// rounds with ctx's error and returns that error.
 func (r *Round[D]) Wait(ctx context.Context) (D, error) {
 	select {
 	case <-r.done:

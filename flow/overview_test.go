@@ -5,10 +5,12 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 )
 
 // TestSnapshot runs a source held after n records per subtask into a sink
-// whose body registers two chained operators, under a ManualClock: the
+// whose body registers two chained operators, under a clock.Manual: the
 // snapshot's operator totals are the records sent, the rates are the totals
 // over the clock's advance, the watermarks are the last ones set and the
 // lag is the clock minus the low watermark; the sink, waiting for input
@@ -17,7 +19,7 @@ func TestSnapshot(t *testing.T) {
 	env := newTestEnv(t, budgets[0].opts)
 	const n = 1000
 	start := time.UnixMilli(1_000_000)
-	clock := NewManualClock(start)
+	clk := clock.NewManual(start)
 	release := make(chan struct{})
 	g := NewGraph()
 	src := g.Vertex("src", 2, func(tc *TaskContext) error {
@@ -60,28 +62,28 @@ func TestSnapshot(t *testing.T) {
 		}
 	})
 	Connect(g, src, sink, Partitioner[int64]{Strategy: Rebalance}, Pipelined, nil)
-	jb, err := Start(bg, g, env.options(Options{Clock: clock}))
+	jb, err := Start(bg, g, env.options(Options{Clock: clk}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "every record read by the sink", func() bool {
-		s := jb.Snapshot()
+		s := jb.Overview()
 		return s.Vertices[1].Operators[0].RecordsIn == 2*n
 	})
 	time.Sleep(200 * time.Millisecond)
-	clock.Advance(2 * time.Second)
-	s := jb.Snapshot()
+	clk.Advance(2 * time.Second)
+	s := jb.Overview()
 	if s.Window != 2*time.Second || !s.At.Equal(start.Add(2*time.Second)) {
 		t.Fatalf("window %v at %v, want 2s at %v", s.Window, s.At, start.Add(2*time.Second))
 	}
-	want := []OperatorSnapshot{{Name: "filter", RecordsIn: 2 * n, RecordsOut: n, RecordsInPerSecond: n, RecordsOutPerSecond: n / 2},
+	want := []OperatorOverview{{Name: "filter", RecordsIn: 2 * n, RecordsOut: n, RecordsInPerSecond: n, RecordsOutPerSecond: n / 2},
 		{Name: "sink", RecordsIn: n, RecordsInPerSecond: n / 2}}
 	for i, w := range want {
 		if got := s.Vertices[1].Operators[i]; got != w {
 			t.Errorf("sink operator %d: %+v, want %+v", i, got, w)
 		}
 	}
-	if got := s.Vertices[0].Operators; len(got) != 1 || got[0] != (OperatorSnapshot{Name: "gen", RecordsOut: 2 * n, RecordsOutPerSecond: n}) {
+	if got := s.Vertices[0].Operators; len(got) != 1 || got[0] != (OperatorOverview{Name: "gen", RecordsOut: 2 * n, RecordsOutPerSecond: n}) {
 		t.Errorf("source operators %+v", got)
 	}
 	if v := s.Vertices[0]; v.Watermark != 900_000 || v.WatermarkLag != 1002*time.Second-900*time.Second {
@@ -97,13 +99,13 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("sink waiting for held sources: busy %.3f idle %.3f backpressured %.3f", v.Busy, v.Idle, v.Backpressured)
 	}
 	// a second snapshot a second later measures from the first sample on
-	clock.Advance(time.Second)
-	s = jb.Snapshot()
+	clk.Advance(time.Second)
+	s = jb.Overview()
 	if s.Window != 3*time.Second {
 		t.Errorf("second window %v, want 3s (from the job's start, within MetricsWindow)", s.Window)
 	}
-	clock.Advance(MetricsWindow)
-	s = jb.Snapshot()
+	clk.Advance(MetricsWindow)
+	s = jb.Overview()
 	if s.Window != MetricsWindow {
 		t.Errorf("window %v after %v more, want %v (from the sample at 3s)", s.Window, MetricsWindow, MetricsWindow)
 	}
@@ -114,7 +116,7 @@ func TestSnapshot(t *testing.T) {
 	if _, err := jb.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	s = jb.Snapshot()
+	s = jb.Overview()
 	if v := s.Vertices[1]; v.Ended != 1 || v.Operators[1].RecordsIn != n {
 		t.Errorf("after the end: ended %d, sink in %d", v.Ended, v.Operators[1].RecordsIn)
 	}

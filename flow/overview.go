@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-// MetricsWindow is the span Job.Snapshot measures rates and shares of time
+// MetricsWindow is the span Job.Overview measures rates and shares of time
 // over: Flink's metric views update every 5 seconds
 // (View.UPDATE_INTERVAL_SECONDS) and its MeterView averages over 60 by
 // default; weir keeps the shorter span so that a terminal shows changes
@@ -14,33 +14,33 @@ const MetricsWindow = 5 * time.Second
 // sampleEvery is the least time between two samples a Job keeps.
 const sampleEvery = time.Second
 
-// Snapshot is a job's metrics at one instant, per vertex and per operator,
+// Overview is a job's metrics at one instant, per vertex and per operator,
 // as Flink's web UI shows them: records in and out with their rates, the
 // low watermark and its lag, and the shares of time busy, idle and
 // backpressured.
-type Snapshot struct {
+type Overview struct {
 	// At is when it was taken, on the job's clock (Options.Clock).
 	At time.Time
 	// Window is the span the rates and shares are measured over: from the
 	// newest sample at least MetricsWindow old (else the oldest, at first
-	// the job's start) to At. Snapshot calls take the samples, at most one
+	// the job's start) to At. Overview calls take the samples, at most one
 	// a second.
 	Window   time.Duration
-	Vertices []VertexSnapshot
+	Vertices []VertexOverview
 }
 
-// VertexSnapshot is one vertex (a task: a chain of operators) of a
-// Snapshot.
-type VertexSnapshot struct {
+// VertexOverview is one vertex (a task: a chain of operators) of a
+// Overview.
+type VertexOverview struct {
 	Name        string
 	Parallelism int
 	Ended       int // subtasks that ended
 	// Watermark is the lowest current input watermark over the subtasks
 	// (Flink's low watermark; for a source, the lowest it emitted), or
-	// NoWatermark while any has none.
+	// noWatermark while any has none.
 	Watermark int64
 	// WatermarkLag is At minus Watermark: how far event time is behind the
-	// job's clock. Zero without a watermark and at MaxWatermark.
+	// job's clock. Zero without a watermark and at maxWatermark.
 	WatermarkLag time.Duration
 	// Busy, Idle and Backpressured are the shares of time (0 to 1) the
 	// running subtasks spent working, waiting for input and waiting for
@@ -52,13 +52,13 @@ type VertexSnapshot struct {
 	// Operators are the vertex's chained operators, head first, summed over
 	// the subtasks; a vertex whose body registered none has one, named as
 	// the vertex, with the task's records.
-	Operators []OperatorSnapshot
+	Operators []OperatorOverview
 	// Subtasks are the subtasks' totals, with each one's watermark.
 	Subtasks []SubtaskMetrics
 }
 
-// OperatorSnapshot is one operator of a VertexSnapshot.
-type OperatorSnapshot struct {
+// OperatorOverview is one operator of a VertexOverview.
+type OperatorOverview struct {
 	Name       string
 	RecordsIn  int64
 	RecordsOut int64
@@ -67,7 +67,7 @@ type OperatorSnapshot struct {
 	RecordsInPerSecond, RecordsOutPerSecond float64
 }
 
-// sample is what Snapshot measures rates against: per vertex, each
+// sample is what Overview measures rates against: per vertex, each
 // operator's totals and the sums of the subtasks' times.
 type sample struct {
 	at       time.Time
@@ -79,25 +79,25 @@ type vertexSample struct {
 	wall, idle, bp time.Duration
 }
 
-// Snapshot returns the job's metrics now. The zero Job returns the zero
-// Snapshot.
-func (jb *Job) Snapshot() Snapshot {
+// Overview returns the job's metrics now. The zero Job returns the zero
+// Overview.
+func (jb *Job) Overview() Overview {
 	vs := jb.Metrics()
 	if vs == nil {
-		return Snapshot{}
+		return Overview{}
 	}
 	now := jb.rt.opts.Clock.Now()
 	cur := sample{at: now, vertices: make([]vertexSample, len(vs))}
-	snap := Snapshot{At: now, Vertices: make([]VertexSnapshot, len(vs))}
+	snap := Overview{At: now, Vertices: make([]VertexOverview, len(vs))}
 	jb.mu.Lock()
 	for vi, v := range vs {
 		tot := v.Total()
-		ops := make([]OperatorSnapshot, len(tot.Operators))
+		ops := make([]OperatorOverview, len(tot.Operators))
 		for i, o := range tot.Operators {
-			ops[i] = OperatorSnapshot{Name: o.Name, RecordsIn: o.RecordsIn, RecordsOut: o.RecordsOut}
+			ops[i] = OperatorOverview{Name: o.Name, RecordsIn: o.RecordsIn, RecordsOut: o.RecordsOut}
 		}
 		if len(ops) == 0 {
-			ops = []OperatorSnapshot{{Name: v.Name, RecordsIn: tot.RecordsIn, RecordsOut: tot.RecordsOut}}
+			ops = []OperatorOverview{{Name: v.Name, RecordsIn: tot.RecordsIn, RecordsOut: tot.RecordsOut}}
 		}
 		vsm := vertexSample{in: make([]int64, len(ops)), out: make([]int64, len(ops))}
 		for i, o := range ops {
@@ -115,7 +115,7 @@ func (jb *Job) Snapshot() Snapshot {
 				ended++
 			}
 		}
-		snap.Vertices[vi] = VertexSnapshot{
+		snap.Vertices[vi] = VertexOverview{
 			Name: v.Name, Parallelism: len(v.Subtasks), Ended: ended,
 			Watermark: tot.Watermark, WatermarkLag: watermarkLag(now, tot.Watermark),
 			Operators: ops, Subtasks: v.Subtasks,
@@ -155,7 +155,7 @@ func (s sample) vertex(vi int) vertexSample {
 
 // rates sets v's rates and shares from the samples cur and base, window
 // apart.
-func rates(v *VertexSnapshot, cur, base vertexSample, window time.Duration) {
+func rates(v *VertexOverview, cur, base vertexSample, window time.Duration) {
 	if window > 0 {
 		secs := window.Seconds()
 		for i := range v.Operators {
@@ -178,9 +178,9 @@ func rates(v *VertexSnapshot, cur, base vertexSample, window time.Duration) {
 	v.Backpressured = min(float64(bp)/float64(wall), 1)
 }
 
-// watermarkLag is now minus wm, zero for NoWatermark and MaxWatermark.
+// watermarkLag is now minus wm, zero for noWatermark and maxWatermark.
 func watermarkLag(now time.Time, wm int64) time.Duration {
-	if wm == NoWatermark || wm == MaxWatermark {
+	if wm == noWatermark || wm == maxWatermark {
 		return 0
 	}
 	return now.Sub(time.UnixMilli(wm))

@@ -1,12 +1,14 @@
-package flow
+package clock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
-// Clock is a job's processing-time clock (Options.Clock, TaskContext.Clock):
-// what a task reads as the current time and how it waits for a
-// processing-time timer. SystemClock is the wall clock; ManualClock moves only
-// when a test moves it, so processing-time behaviour is deterministic.
-// Implementations are safe for concurrent use.
+// Clock is a processing-time clock: what a job, a source or a sink reads
+// as the current time and how it waits. System is the wall clock; Manual
+// moves only when a test moves it. Implementations are safe for concurrent
+// use.
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
@@ -27,14 +29,14 @@ type Timer interface {
 	Stop() bool
 }
 
-// SystemClock is the wall clock: time.Now and time.Timer.
-type SystemClock struct{}
+// System is the wall clock: time.Now and time.Timer.
+type System struct{}
 
 // Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+func (System) Now() time.Time { return time.Now() }
 
 // Timer returns a time.Timer that fires at at.
-func (SystemClock) Timer(at time.Time) Timer {
+func (System) Timer(at time.Time) Timer {
 	return systemTimer{time.NewTimer(time.Until(at))}
 }
 
@@ -42,3 +44,19 @@ type systemTimer struct{ t *time.Timer }
 
 func (s systemTimer) C() <-chan time.Time { return s.t.C }
 func (s systemTimer) Stop() bool          { return s.t.Stop() }
+
+// Sleep waits d on c, or until ctx is done (returning ctx.Err()). A done
+// ctx or a d of zero or less returns at once.
+func Sleep(ctx context.Context, c Clock, d time.Duration) error {
+	if err := ctx.Err(); err != nil || d <= 0 {
+		return err
+	}
+	t := c.Timer(c.Now().Add(d))
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	}
+}
