@@ -42,13 +42,12 @@ func windowJob(env *stream.Env, n int64, gen func(int64) tev, size, slide time.D
 	src := stream.FromSource(env, source.Generator(gen, n, 0),
 		watermark.ForMonotonousTimestamps[tev]().WithTimestampAssigner(func(e tev, _ int64) int64 { return e.TS }), "events")
 	var a window.Assigner[window.TimeWindow]
-	var err error
 	if size == slide {
-		a, err = window.TumblingEventTimeWindows(size)
+		a = window.TumblingEventTimeWindows(size)
 	} else {
-		a, err = window.SlidingEventTimeWindows(size, slide)
+		a = window.SlidingEventTimeWindows(size, slide)
 	}
-	if err != nil {
+	if err := window.Err(a); err != nil {
 		return stream.DataStream[tev]{}, err
 	}
 	return stream.WindowAggregate(stream.Window(stream.KeyBy(src, func(e tev) int64 { return e.Key }), a), tevSum{}), nil

@@ -61,7 +61,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 			}).Filter(drop)
 		}},
 		{"KeyBy-Window-Reduce", func(ds DataStream[tuple3]) {
-			a, _ := window.TumblingProcessingTimeWindows(time.Hour)
+			a := window.TumblingProcessingTimeWindows(time.Hour)
 			Window(KeyBy(ds, func(v tuple3) int { return v.F0 }), a).Reduce(func(x, y tuple3) tuple3 {
 				x.F1 += y.F1
 				return x

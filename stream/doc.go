@@ -10,9 +10,9 @@
 //	events := stream.FromSource(env, src,
 //		watermark.ForBoundedOutOfOrderness[Event](2*time.Second).
 //			WithTimestampAssigner(func(e Event, _ int64) int64 { return e.Time }), "events")
-//	tumbling, _ := window.TumblingEventTimeWindows(5 * time.Second)
 //	sums := stream.WindowSum(
-//		stream.Window(stream.KeyBy(events, func(e Event) string { return e.User }), tumbling),
+//		stream.Window(stream.KeyBy(events, func(e Event) string { return e.User }),
+//			window.TumblingEventTimeWindows(5*time.Second)),
 //		func(e Event) float64 { return e.Amount }, func(e *Event, v float64) { e.Amount = v })
 //	stream.Print(sums)
 //	_, err := env.Execute(ctx)

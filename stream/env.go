@@ -105,6 +105,23 @@ const (
 // Result is what a finished job reports: its metrics.
 type Result = flow.Result
 
+// Status is where a job is in its life (Job.Status): Created, then
+// Running, then one of Finished, Failed and Canceled.
+type Status = flow.Status
+
+// The statuses of a job.
+const (
+	Created  = flow.Created
+	Running  = flow.Running
+	Finished = flow.Finished
+	Failed   = flow.Failed
+	Canceled = flow.Canceled
+)
+
+// VertexMetrics is one task's counters per subtask (Job.Metrics): records
+// and bytes in and out, busy, idle and backpressured time, the watermark.
+type VertexMetrics = flow.VertexMetrics
+
 // Overview is a running job's metrics at one instant (Job.Overview): per
 // task and chained operator the records in and out with their rates, the
 // watermark (watermark.Min before any, watermark.Max once a bounded input

@@ -72,8 +72,8 @@ func Example_windows() {
 		})
 	}).WithTimestampAssigner(func(c click, _ int64) int64 { return c.Time })
 	events := stream.FromSource(env, source.FromSlice(clicks), perClick, "clicks")
-	tumbling, err := window.TumblingEventTimeWindows(10 * time.Second)
-	if err != nil {
+	tumbling := window.TumblingEventTimeWindows(10 * time.Second)
+	if err := tumbling.Err(); err != nil {
 		panic(err)
 	}
 	late := stream.NewOutputTag[click]("late")

@@ -63,7 +63,7 @@ func (j *Job) ID() string { return j.j.ID() }
 
 // Status returns the job's status now: Running while an attempt runs or
 // waits to restart.
-func (j *Job) Status() flow.Status { return j.j.Status() }
+func (j *Job) Status() Status { return j.j.Status() }
 
 // Done returns a channel closed once the job ended and everything it
 // started returned.
@@ -77,7 +77,7 @@ func (j *Job) Cancel() { j.j.Cancel() }
 func (j *Job) Wait() (*Result, error) { return j.j.Wait() }
 
 // Metrics returns the current attempt's metrics per vertex and subtask.
-func (j *Job) Metrics() []flow.VertexMetrics {
+func (j *Job) Metrics() []VertexMetrics {
 	if cur := j.j.Current(); cur != nil {
 		return cur.Metrics()
 	}

@@ -246,3 +246,23 @@ func TestExplicitRestoreWinsOverStorage(t *testing.T) {
 		t.Fatalf("latest %+v: the restored job's checkpoints do not follow the storage's ids (%d)", s, finished.ID)
 	}
 }
+
+// TestRestoreOtherKind: the state of an operator never restores into an
+// operator of another kind that took its id (here by its uid): the
+// restore fails, unrecoverable, naming both operators.
+func TestRestoreOtherKind(t *testing.T) {
+	const n = 100
+	store := checkpointMidway(t, Options{}, n, t.TempDir())
+	snap, _, _ := store.Latest()
+	src := newGated(ints(n))
+	src.open()
+	env := New(Options{Parallelism: 1, Restore: snap, Restart: NoRestart()})
+	ds := FromSource(env, src, watermark.NoWatermarks[int](), "numbers").UID("numbers")
+	maxes := KeyBy(ds, func(v int) int { return v % 3 }).Reduce(func(a, b int) int { return max(a, b) }).UID("sums")
+	SinkTo(Map(maxes, func(v int) string { return fmt.Sprint(v) }), sink.Text(t.TempDir()))
+	_, err := env.Execute(context.Background())
+	if err == nil || !IsUnrecoverable(err) || !strings.Contains(err.Error(), `is a Reduce, but the snapshot holds the state of a Sum named "Sum" under its id`) ||
+		!strings.Contains(err.Error(), `operator "Reduce" (uid "sums", id `) {
+		t.Fatalf("err = %v", err)
+	}
+}

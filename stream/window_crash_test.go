@@ -55,8 +55,8 @@ func TestWindowCrashRestore(t *testing.T) {
 		oracle = append(oracle, k+","+strconv.FormatInt(s, 10))
 	}
 	slices.Sort(oracle)
-	assigner, err := window.TumblingEventTimeWindows(time.Second)
-	if err != nil {
+	assigner := window.TumblingEventTimeWindows(time.Second)
+	if err := assigner.Err(); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -138,9 +138,9 @@ func TestWindowJobs(t *testing.T) {
 	events := windowEvents(3000, 40, 60_000, 1)
 	inOrder := slices.Clone(events)
 	slices.SortStableFunc(inOrder, func(a, b windowEvent) int { return int(a.TS - b.TS) })
-	tumbling, _ := window.TumblingEventTimeWindows(5 * time.Second)
-	sliding, _ := window.SlidingEventTimeWindows(10*time.Second, 2*time.Second)
-	sessions, _ := window.EventTimeSessionWindows(700 * time.Millisecond)
+	tumbling := window.TumblingEventTimeWindows(5 * time.Second)
+	sliding := window.SlidingEventTimeWindows(10*time.Second, 2*time.Second)
+	sessions := window.EventTimeSessionWindows(700 * time.Millisecond)
 	cases := []struct {
 		name             string
 		a                window.Assigner[window.TimeWindow]
@@ -198,7 +198,7 @@ func firstDiff(a, b []string) string {
 
 // TestWindowEmptyInput: no input, no windows, in both modes.
 func TestWindowEmptyInput(t *testing.T) {
-	a, _ := window.TumblingEventTimeWindows(time.Second)
+	a := window.TumblingEventTimeWindows(time.Second)
 	for _, mode := range []Mode{Streaming, Batch} {
 		got, err := windowSums(t, nil, a, mode, 2, 0)
 		if err != nil || len(got) != 0 {
@@ -215,7 +215,7 @@ func TestWindowMemoryBudget(t *testing.T) {
 	env := New(Options{Parallelism: 1, Memory: 4 << 20})
 	ts := watermark.NoWatermarks[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
 	src := FromSource(env, source.FromSlice(events), ts, "events")
-	a, _ := window.TumblingEventTimeWindows(time.Hour)
+	a := window.TumblingEventTimeWindows(time.Hour)
 	out := WindowProcess(Window(KeyBy(src, func(e windowEvent) string { return e.Key }), a), func() ProcessWindowFunction[string, window.TimeWindow, windowEvent, int] {
 		return ProcessWindowFunction[string, window.TimeWindow, windowEvent, int]{
 			Process: func(_ string, _ *WindowContext[string, window.TimeWindow], es []windowEvent, out Collector[int]) error {
@@ -238,7 +238,7 @@ func TestWindowAll(t *testing.T) {
 	env := New(Options{Parallelism: 2})
 	ts := watermark.NoWatermarks[windowEvent]().WithTimestampAssigner(func(e windowEvent, _ int64) int64 { return e.TS })
 	src := FromSource(env, source.FromSlice(events), ts, "events")
-	a, _ := window.TumblingEventTimeWindows(5 * time.Second)
+	a := window.TumblingEventTimeWindows(5 * time.Second)
 	sums := WindowSum(WindowAll(src, a), func(e windowEvent) int { return e.N }, func(e *windowEvent, n int) { e.N = n })
 	got := Collect(sums)
 	execute(t, env)

@@ -40,11 +40,18 @@ func coGrouped[A, B any, K comparable, W window.Window](a DataStream[A], b DataS
 	if keyA == nil || keyB == nil {
 		a.env.fail(caller(2), errors.New(name+": nil key selector"))
 	}
+	if err := window.Err(assigner); err != nil {
+		a.env.fail(caller(2), err)
+	}
 	return CoGroupedStreams[A, B, K, W]{a: a, b: b, keyA: keyA, keyB: keyB, assigner: assigner, name: name}
 }
 
 // Trigger sets the trigger of the windows.
 func (c CoGroupedStreams[A, B, K, W]) Trigger(t window.Trigger[W]) CoGroupedStreams[A, B, K, W] {
+	if err := window.Err(t); err != nil {
+		c.a.env.fail(caller(1), err)
+		return c
+	}
 	c.trigger = t
 	return c
 }

@@ -150,14 +150,16 @@ func TestWindowJoinModes(t *testing.T) {
 		assigner    func() (window.Assigner[window.TimeWindow], error)
 	}{
 		{"tumbling", 10, 10, func() (window.Assigner[window.TimeWindow], error) {
-			return window.TumblingEventTimeWindows(10 * time.Millisecond)
+			a := window.TumblingEventTimeWindows(10 * time.Millisecond)
+			return a, a.Err()
 		}},
 		{"sliding", 12, 5, func() (window.Assigner[window.TimeWindow], error) {
-			return window.SlidingEventTimeWindows(12*time.Millisecond, 5*time.Millisecond)
+			a := window.SlidingEventTimeWindows(12*time.Millisecond, 5*time.Millisecond)
+			return a, a.Err()
 		}},
 		{"session", 2, 0, func() (window.Assigner[window.TimeWindow], error) {
-			s, err := window.EventTimeSessionWindows(2 * time.Millisecond)
-			return window.Assigner[window.TimeWindow](s), err
+			s := window.EventTimeSessionWindows(2 * time.Millisecond)
+			return window.Assigner[window.TimeWindow](s), s.Err()
 		}},
 	}
 	for _, c := range cases {
@@ -214,8 +216,8 @@ func TestWindowCoGroupModes(t *testing.T) {
 		slices.Sort(g[1])
 		want = append(want, fmt.Sprintf("%s%v%v@%s", k, g[0], g[1], at))
 	}
-	assigner, err := window.TumblingEventTimeWindows(size * time.Millisecond)
-	if err != nil {
+	assigner := window.TumblingEventTimeWindows(size * time.Millisecond)
+	if err := assigner.Err(); err != nil {
 		t.Fatal(err)
 	}
 	runJoinModes(t, as, bs, want, func(a, b DataStream[joinEl]) DataStream[string] {

@@ -33,6 +33,10 @@ func Window[T any, K comparable, W window.Window](ks KeyedStream[T, K], a window
 		ks.ds.env.fail(caller(1), errors.New("Window: nil window assigner"))
 		return WindowedStream[T, K, W]{ks: ks}
 	}
+	if err := window.Err(a); err != nil {
+		ks.ds.env.fail(caller(1), err)
+		return WindowedStream[T, K, W]{ks: ks}
+	}
 	return WindowedStream[T, K, W]{ks: ks, assigner: a, trigger: a.DefaultTrigger()}
 }
 
@@ -50,8 +54,8 @@ func allKey[T any](T) int32 { return 0 }
 // countWindow(size): global windows with a purging count trigger).
 func CountWindow[T any, K comparable](ks KeyedStream[T, K], size int64) WindowedStream[T, K, window.GlobalWindow] {
 	ws := Window[T, K, window.GlobalWindow](ks, window.GlobalWindows())
-	t, err := window.CountTriggerOf[window.GlobalWindow](size)
-	if err != nil {
+	t := window.CountTriggerOf[window.GlobalWindow](size)
+	if err := t.Err(); err != nil {
 		ks.ds.env.fail(caller(1), fmt.Errorf("CountWindow: %w", err))
 		return ws
 	}
@@ -65,8 +69,8 @@ func CountWindow[T any, K comparable](ks KeyedStream[T, K], size int64) Windowed
 // count trigger of slide).
 func CountWindowSlide[T any, K comparable](ks KeyedStream[T, K], size, slide int64) WindowedStream[T, K, window.GlobalWindow] {
 	ws := Window[T, K, window.GlobalWindow](ks, window.GlobalWindows())
-	t, err := window.CountTriggerOf[window.GlobalWindow](slide)
-	if err != nil || size <= 0 {
+	t := window.CountTriggerOf[window.GlobalWindow](slide)
+	if t.Err() != nil || size <= 0 {
 		ks.ds.env.fail(caller(1), fmt.Errorf("CountWindowSlide: size %d, slide %d: both must be positive", size, slide))
 		return ws
 	}
@@ -80,6 +84,10 @@ func CountWindowSlide[T any, K comparable](ks KeyedStream[T, K], size, slide int
 func (ws WindowedStream[T, K, W]) Trigger(t window.Trigger[W]) WindowedStream[T, K, W] {
 	if t == nil {
 		ws.ks.ds.env.fail(caller(1), errors.New("Window: nil trigger"))
+		return ws
+	}
+	if err := window.Err(t); err != nil {
+		ws.ks.ds.env.fail(caller(1), err)
 		return ws
 	}
 	if _, ok := ws.assigner.(window.MergingAssigner[W]); ok && !t.CanMerge() {

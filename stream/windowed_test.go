@@ -44,8 +44,8 @@ func TestEvictorEmptiesWindow(t *testing.T) {
 	for i := range 40 {
 		in = append(in, evEl{K: fmt.Sprint("k", i%3), V: i + 1, Ts: int64(i*7) % 53})
 	}
-	tumbling, err := window.TumblingEventTimeWindows(10 * time.Millisecond)
-	if err != nil {
+	tumbling := window.TumblingEventTimeWindows(10 * time.Millisecond)
+	if err := tumbling.Err(); err != nil {
 		t.Fatal(err)
 	}
 	// last holds the last element of each key and window in input order.

@@ -45,8 +45,8 @@ type SessionWindowingParams struct {
 // or a timestamp whose session would end past the int64 range, is an error
 // naming the file, the line and the column.
 func RunSessionWindowing(ctx context.Context, o Options, p SessionWindowingParams) error {
-	sessions, err := window.EventTimeSessionWindows(p.Gap)
-	if err != nil {
+	sessions := window.EventTimeSessionWindows(p.Gap)
+	if err := sessions.Err(); err != nil {
 		return fmt.Errorf("examples/streaming: session windowing: %w", err)
 	}
 	env := o.newEnv()

@@ -62,8 +62,8 @@ func RunSideOutput(ctx context.Context, o Options, p SideOutputParams) error {
 		}
 	})
 	rejected := stream.Map(stream.GetSideOutput(tokenized, rejectedWords), func(w string) string { return "rejected: " + w })
-	tumbling, err := window.TumblingEventTimeWindows(p.Window)
-	if err != nil {
+	tumbling := window.TumblingEventTimeWindows(p.Window)
+	if err := tumbling.Err(); err != nil {
 		return fmt.Errorf("examples/streaming: side output: %w", err)
 	}
 	ws := stream.Window(stream.KeyBy(tokenized, func(w WordCount) string { return w.Word }), window.Assigner[window.TimeWindow](tumbling))

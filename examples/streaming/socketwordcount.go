@@ -44,8 +44,8 @@ func RunSocketWindowWordCount(ctx context.Context, o Options, p SocketWordCountP
 	if err != nil {
 		return fmt.Errorf("examples/streaming: socket window wordcount: %w", err)
 	}
-	tumbling, err := window.TumblingProcessingTimeWindows(p.Window)
-	if err != nil {
+	tumbling := window.TumblingProcessingTimeWindows(p.Window)
+	if err := tumbling.Err(); err != nil {
 		return fmt.Errorf("examples/streaming: socket window wordcount: %w", err)
 	}
 	env := o.newEnv()

@@ -70,9 +70,9 @@ func RunTopSpeedWindowing(ctx context.Context, o Options, p TopSpeedParams) erro
 		src = source.Parse(lines, ParseCarEvent)
 	}
 	events := stream.FromSource(env, src, strategy, "car-events").SetParallelism(1)
-	trigger, err := window.DeltaTriggerOf[CarEvent, window.GlobalWindow](topSpeedTriggerMeters,
+	trigger := window.DeltaTriggerOf[CarEvent, window.GlobalWindow](topSpeedTriggerMeters,
 		func(old, cur CarEvent) float64 { return cur.Distance - old.Distance })
-	if err != nil {
+	if err := trigger.Err(); err != nil {
 		return fmt.Errorf("examples/streaming: top speed windowing: %w", err)
 	}
 	ws := stream.Window(stream.KeyBy(events, func(c CarEvent) int32 { return c.CarID }), window.Assigner[window.GlobalWindow](window.GlobalWindows())).

@@ -104,7 +104,8 @@ func RunWindowJoin(ctx context.Context, o Options, p WindowJoinParams) error {
 	if p.WindowSize <= 0 || p.WindowSize%time.Millisecond != 0 {
 		return errors.New("examples/streaming: window join: the window size must be positive whole milliseconds")
 	}
-	assigner, err := window.TumblingEventTimeWindows(p.WindowSize)
+	assigner := window.TumblingEventTimeWindows(p.WindowSize)
+	err := assigner.Err()
 	if err != nil {
 		return fmt.Errorf("examples/streaming: window join: %w", err)
 	}

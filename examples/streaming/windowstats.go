@@ -71,13 +71,17 @@ func ParseWindow(spec string) (window.Assigner[window.TimeWindow], error) {
 		}
 		ds[i] = d
 	}
+	var a window.Assigner[window.TimeWindow]
 	switch {
 	case kind == "tumbling" && len(ds) == 1:
-		return window.TumblingEventTimeWindows(ds[0])
+		a = window.TumblingEventTimeWindows(ds[0])
 	case kind == "sliding" && len(ds) == 2:
-		return window.SlidingEventTimeWindows(ds[0], ds[1])
+		a = window.SlidingEventTimeWindows(ds[0], ds[1])
 	case kind == "session" && len(ds) == 1:
-		return window.EventTimeSessionWindows(ds[0])
+		a = window.EventTimeSessionWindows(ds[0])
+	}
+	if a != nil {
+		return a, window.Err(a)
 	}
 	return nil, fmt.Errorf("window %q: want tumbling:SIZE, sliding:SIZE,SLIDE or session:GAP", spec)
 }

@@ -30,12 +30,12 @@ var _ state.AggregateFunction[evEl, int64, int64] = evSum{}
 // exist, for tumbling and sliding event-time windows; the sums the
 // windows fire with match the count of elements pushed.
 func TestWindowElementAllocs(t *testing.T) {
-	tumbling, err := window.TumblingEventTimeWindows(time.Second)
-	if err != nil {
+	tumbling := window.TumblingEventTimeWindows(time.Second)
+	if err := tumbling.Err(); err != nil {
 		t.Fatal(err)
 	}
-	sliding, err := window.SlidingEventTimeWindows(2*time.Second, time.Second)
-	if err != nil {
+	sliding := window.SlidingEventTimeWindows(2*time.Second, time.Second)
+	if err := sliding.Err(); err != nil {
 		t.Fatal(err)
 	}
 	keys := make([]string, 500)

@@ -17,7 +17,7 @@ const maxTs = math.MaxInt64
 // evicting builds WindowProcess(RichSumReducer) over global windows with
 // a count trigger of 2 and evictor e (EvictingWindowOperatorTest's setup).
 func evicting(t *testing.T, e window.Evictor[gw]) *fixture[tuple2] {
-	count := ok(window.CountTriggerOf[gw](2))
+	count := window.CountTriggerOf[gw](2)
 	return newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), window.GlobalWindows()).Trigger(count).Evictor(e), richSum[gw])
 	})
@@ -67,8 +67,8 @@ func TestTimeEvictorEvictAfter(t *testing.T) {
 // EvictingWindowOperatorTest.testTimeEvictorEvictBefore: tumbling windows
 // of 4 s, a count trigger of 2 and a time evictor of 2 s.
 func TestTimeEvictorEvictBefore(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(4 * time.Second))
-	count := ok(window.CountTriggerOf[window.TimeWindow](2))
+	a := window.TumblingEventTimeWindows(4 * time.Second)
+	count := window.CountTriggerOf[window.TimeWindow](2)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		ws := stream.Window(keyed(in), a).Trigger(count).Evictor(window.TimeEvictorOf[window.TimeWindow](2 * time.Second))
 		return stream.WindowProcess(ws, richSum[window.TimeWindow])
@@ -170,7 +170,7 @@ func TestEvictingCountTrigger(t *testing.T) {
 // EvictingWindowOperatorTest.testTumblingWindowWithApply: a count evictor
 // of 4 before the function of a tumbling window.
 func TestTumblingWindowWithApplyEvicting(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(4 * time.Second))
+	a := window.TumblingEventTimeWindows(4 * time.Second)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		ws := stream.Window(keyed(in), a).Evictor(window.CountEvictorOf[window.TimeWindow](4))
 		return stream.WindowProcess(ws, richSum[window.TimeWindow])
@@ -200,7 +200,7 @@ func TestWindowAggregations(t *testing.T) {
 	getA := func(e ev) int { return e.A }
 	setA := func(e *ev, v int) { e.A = v }
 	in := []ev{{"k", 3, 1}, {"k", 1, 2}, {"k", 5, 3}, {"k", 1, 4}, {"k", 5, 5}}
-	a := ok(window.TumblingEventTimeWindows(10 * time.Second))
+	a := window.TumblingEventTimeWindows(10 * time.Second)
 	cases := []struct {
 		name  string
 		build func(ws stream.WindowedStream[ev, string, window.TimeWindow]) stream.DataStream[ev]

@@ -29,8 +29,8 @@ type t3 struct {
 func (t t3) String() string { return fmt.Sprintf("(%s,%s,%d)", t.K, t.S, t.V) }
 
 func tumbling3ms(t *testing.T) *window.Tumbling {
-	a, err := window.TumblingEventTimeWindows(3 * time.Millisecond)
-	must(t, err)
+	a := window.TumblingEventTimeWindows(3 * time.Millisecond)
+	must(t, a.Err())
 	return a
 }
 
@@ -186,13 +186,13 @@ func TestWindowJoinSlidingSession(t *testing.T) {
 			}
 		}
 	}
-	sl, err := window.SlidingEventTimeWindows(10*time.Millisecond, 5*time.Millisecond)
-	must(t, err)
+	sl := window.SlidingEventTimeWindows(10*time.Millisecond, 5*time.Millisecond)
+	must(t, sl.Err())
 	checkLines(t, run(sl), want)
 	// sessions with a 5 ms gap over both inputs: key a 0,2,4,9,13 form
 	// [0,18) (4+5 touches 9), 25 is alone; key b 5,7 -> [5,12), 30,31 -> [30,36)
-	ss, err := window.EventTimeSessionWindows(5 * time.Millisecond)
-	must(t, err)
+	ss := window.EventTimeSessionWindows(5 * time.Millisecond)
+	must(t, ss.Err())
 	checkLines(t, run(ss), []string{
 		"(a,0)(a,2)@17", "(a,0)(a,9)@17", "(a,4)(a,2)@17", "(a,4)(a,9)@17", "(a,13)(a,2)@17", "(a,13)(a,9)@17",
 		"(b,5)(b,7)@11", "(b,30)(b,31)@35",

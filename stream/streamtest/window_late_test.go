@@ -14,7 +14,7 @@ import (
 // event-time trigger with 500 ms of allowed lateness fires a late element
 // on its own.
 func TestLateness(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(2 * sec))
+	a := window.TumblingEventTimeWindows(2 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Trigger(window.PurgingTriggerOf[window.TimeWindow](window.EventTimeTrigger{})).
 			AllowedLateness(500 * time.Millisecond).SideOutputLateData(lateTag).Reduce(sumReducer)
@@ -37,7 +37,7 @@ func TestLateness(t *testing.T) {
 // WindowOperatorTest.testCleanupTimeOverflow: the cleanup time of a window
 // near the end of time does not wrap around.
 func TestCleanupTimeOverflow(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(1000 * time.Millisecond))
+	a := window.TumblingEventTimeWindows(1000 * time.Millisecond)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).AllowedLateness(2000 * time.Millisecond).Reduce(sumReducer)
 	})
@@ -56,7 +56,7 @@ func TestCleanupTimeOverflow(t *testing.T) {
 // TestDropDueToLatenessTumbling follows Flink's
 // WindowOperatorTest.testDropDueToLatenessTumbling.
 func TestDropDueToLatenessTumbling(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(2 * sec))
+	a := window.TumblingEventTimeWindows(2 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	})
@@ -74,7 +74,7 @@ func TestDropDueToLatenessTumbling(t *testing.T) {
 // TestSideOutputDueToLatenessTumbling follows Flink's
 // WindowOperatorTest.testSideOutputDueToLatenessTumbling.
 func TestSideOutputDueToLatenessTumbling(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(2 * sec))
+	a := window.TumblingEventTimeWindows(2 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).SideOutputLateData(lateTag).Reduce(sumReducer)
 	})
@@ -94,7 +94,7 @@ func TestSideOutputDueToLatenessTumbling(t *testing.T) {
 // testSideOutputDueToLatenessSliding: an element late for one of its
 // sliding windows goes into the others and is not late.
 func slidingLateness(t *testing.T, side bool) {
-	a := ok(window.SlidingEventTimeWindows(3*sec, 1*sec))
+	a := window.SlidingEventTimeWindows(3*sec, 1*sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		ws := stream.Window(keyed(in), a)
 		if side {
@@ -136,7 +136,7 @@ func TestSideOutputDueToLatenessSliding(t *testing.T) { slidingLateness(t, true)
 // and testSideOutputDueToLatenessSession* cases up to the watermark 14600:
 // sessions with gap 3 s, a reducing state and ReducedSessionWindowFunction.
 func sessionLateness(t *testing.T, lateness time.Duration, purging bool) *fixture[tuple3] {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
+	a := window.EventTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		ws := stream.Window(keyed(in), a).AllowedLateness(lateness).SideOutputLateData(lateTag)
 		if purging {
@@ -288,7 +288,7 @@ func (g eventTimeTriggerAccumGC) OnEventTime(time int64, w window.TimeWindow, _ 
 // WindowOperatorTest.testCleanupTimerWithEmptyListStateForTumblingWindows2:
 // the cleanup timer of a purged window emits nothing.
 func TestCleanupTimerWithEmptyListStateForTumblingWindows2(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(2 * sec))
+	a := window.TumblingEventTimeWindows(2 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[string] {
 		ws := stream.Window(keyed(in), a).Trigger(eventTimeTriggerAccumGC{cleanup: 100}).AllowedLateness(100 * time.Millisecond)
 		return stream.WindowProcess(ws, func() stream.ProcessWindowFunction[string, window.TimeWindow, tuple2, string] {
@@ -321,7 +321,7 @@ func TestCleanupTimerWithEmptyListStateForTumblingWindows2(t *testing.T) {
 // ForTumblingWindows: lateness 1 ms, the cleanup timer at 2000 emits
 // nothing.
 func cleanupTumbling(t *testing.T, build func(ws stream.WindowedStream[tuple2, string, window.TimeWindow]) stream.DataStream[tuple2]) {
-	a := ok(window.TumblingEventTimeWindows(2 * sec))
+	a := window.TumblingEventTimeWindows(2 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return build(stream.Window(keyed(in), a).AllowedLateness(time.Millisecond))
 	})
@@ -363,7 +363,7 @@ func passThroughFn() stream.ProcessWindowFunction[string, window.TimeWindow, tup
 // TestCleanupTimerWithEmptyListStateForSessionWindows follows Flink's
 // WindowOperatorTest.testCleanupTimerWithEmptyListStateForSessionWindows.
 func TestCleanupTimerWithEmptyListStateForSessionWindows(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
+	a := window.EventTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a).AllowedLateness(10*time.Millisecond), passThroughFn)
 	})
@@ -376,7 +376,7 @@ func TestCleanupTimerWithEmptyListStateForSessionWindows(t *testing.T) {
 // TestCleanupTimerWithEmptyReduceStateForSessionWindows follows Flink's
 // WindowOperatorTest.testCleanupTimerWithEmptyReduceStateForSessionWindows.
 func TestCleanupTimerWithEmptyReduceStateForSessionWindows(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
+	a := window.EventTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowReduceProcess(stream.Window(keyed(in), a).AllowedLateness(10*time.Millisecond), sumReducer, reducedSessionFn)
 	})
@@ -389,7 +389,7 @@ func TestCleanupTimerWithEmptyReduceStateForSessionWindows(t *testing.T) {
 // TestEventTimeTumblingWindowsWithOffset follows Flink's
 // WindowOperatorTest.testEventTimeTumblingWindowsWithOffset.
 func TestEventTimeTumblingWindowsWithOffset(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(2000*time.Millisecond, 100*time.Millisecond))
+	a := window.TumblingEventTimeWindows(2000*time.Millisecond, 100*time.Millisecond)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), passThroughFn)
 	})
@@ -407,7 +407,7 @@ func TestEventTimeTumblingWindowsWithOffset(t *testing.T) {
 // TestEventTimeSlidingWindowsWithOffset follows Flink's
 // WindowOperatorTest.testEventTimeSlidingWindowsWithOffset.
 func TestEventTimeSlidingWindowsWithOffset(t *testing.T) {
-	a := ok(window.SlidingEventTimeWindows(2000*time.Millisecond, 500*time.Millisecond, 10*time.Millisecond))
+	a := window.SlidingEventTimeWindows(2000*time.Millisecond, 500*time.Millisecond, 10*time.Millisecond)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), passThroughFn)
 	})
@@ -419,7 +419,7 @@ func TestEventTimeSlidingWindowsWithOffset(t *testing.T) {
 // TestProcessingTimeTumblingWindows follows Flink's
 // WindowOperatorTest.testProcessingTimeTumblingWindows.
 func TestProcessingTimeTumblingWindows(t *testing.T) {
-	a := ok(window.TumblingProcessingTimeWindows(3 * sec))
+	a := window.TumblingProcessingTimeWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	})
@@ -442,7 +442,7 @@ func TestProcessingTimeTumblingWindows(t *testing.T) {
 // TestProcessingTimeSlidingWindows follows Flink's
 // WindowOperatorTest.testProcessingTimeSlidingWindows.
 func TestProcessingTimeSlidingWindows(t *testing.T) {
-	a := ok(window.SlidingProcessingTimeWindows(3*sec, 1*sec))
+	a := window.SlidingProcessingTimeWindows(3*sec, 1*sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	})
@@ -472,7 +472,7 @@ func TestProcessingTimeSlidingWindows(t *testing.T) {
 // TestProcessingTimeSessionWindows follows Flink's
 // WindowOperatorTest.testProcessingTimeSessionWindows.
 func TestProcessingTimeSessionWindows(t *testing.T) {
-	a := ok(window.ProcessingTimeSessionWindows(3 * sec))
+	a := window.ProcessingTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	})
@@ -495,7 +495,7 @@ func TestProcessingTimeSessionWindows(t *testing.T) {
 // TestProcessingTimeTumblingWindowsWithOffset follows Flink's
 // WindowOperatorTest.testProcessingTimeTumblingWindowsWithOffset.
 func TestProcessingTimeTumblingWindowsWithOffset(t *testing.T) {
-	a := ok(window.TumblingProcessingTimeWindows(3000*time.Millisecond, 1000*time.Millisecond))
+	a := window.TumblingProcessingTimeWindows(3000*time.Millisecond, 1000*time.Millisecond)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), passThroughFn)
 	})
@@ -518,7 +518,7 @@ func TestProcessingTimeTumblingWindowsWithOffset(t *testing.T) {
 // TestProcessingTimeSlidingWindowsWithOffset follows Flink's
 // WindowOperatorTest.testProcessingTimeSlidingWindowsWithOffset.
 func TestProcessingTimeSlidingWindowsWithOffset(t *testing.T) {
-	a := ok(window.SlidingProcessingTimeWindows(3000*time.Millisecond, 1000*time.Millisecond, 10*time.Millisecond))
+	a := window.SlidingProcessingTimeWindows(3000*time.Millisecond, 1000*time.Millisecond, 10*time.Millisecond)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), passThroughFn)
 	})
@@ -541,8 +541,8 @@ func TestLateAfterRestore(t *testing.T) {
 		name string
 		a    window.Assigner[window.TimeWindow]
 	}{
-		{"tumbling", ok(window.TumblingEventTimeWindows(2 * sec))},
-		{"session", ok(window.EventTimeSessionWindows(2 * sec))},
+		{"tumbling", window.TumblingEventTimeWindows(2 * sec)},
+		{"session", window.EventTimeSessionWindows(2 * sec)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			run := func(restore bool) ([]Item[tuple2], []stream.Record[tuple2]) {

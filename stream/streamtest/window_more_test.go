@@ -15,7 +15,7 @@ import (
 // merged session's elements in list state; a count evictor of 2 leaves the
 // last two elements of the session to the function.
 func TestSessionWindowsWithEvictor(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
+	a := window.EventTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowProcess(stream.Window(keyed(in), a).Evictor(window.CountEvictorOf[window.TimeWindow](2)), sessionFn)
 	})
@@ -32,8 +32,8 @@ func TestSessionWindowsWithEvictor(t *testing.T) {
 // TestMergingTriggerRequired: a merging assigner refuses a trigger that
 // cannot merge, as Flink's WindowedStream.trigger does.
 func TestMergingTriggerRequired(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
-	delta := ok(window.DeltaTriggerOf[tuple2, window.TimeWindow](1, func(a, b tuple2) float64 { return float64(b.F1 - a.F1) }))
+	a := window.EventTimeSessionWindows(3 * sec)
+	delta := window.DeltaTriggerOf[tuple2, window.TimeWindow](1, func(a, b tuple2) float64 { return float64(b.F1 - a.F1) })
 	_, err := New(Options{}, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Trigger(delta).Reduce(sumReducer)
 	})
@@ -45,7 +45,7 @@ func TestMergingTriggerRequired(t *testing.T) {
 // TestContinuousProcessingTimeTrigger: global windows fired every second of
 // processing time with what they hold so far.
 func TestContinuousProcessingTimeTrigger(t *testing.T) {
-	trig := ok(window.ContinuousProcessingTimeTriggerOf[gw](time.Second))
+	trig := window.ContinuousProcessingTimeTriggerOf[gw](time.Second)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), window.GlobalWindows()).Trigger(trig).Reduce(sumReducer)
 	})
@@ -69,7 +69,7 @@ func TestContinuousProcessingTimeTrigger(t *testing.T) {
 // cleanup time, while its global state counts every firing of the key, as
 // Flink's ProcessWindowFunction.Context windowState and globalState.
 func TestProcessWindowState(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(2 * sec))
+	a := window.TumblingEventTimeWindows(2 * sec)
 	type counters struct{ win, global int }
 	cleared := 0
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[string] {
@@ -127,7 +127,7 @@ func TestProcessWindowState(t *testing.T) {
 // every key restores into the two subtasks of parallelism 2, which
 // between them fire every window once with the same sums.
 func TestWindowRestoreAtParallelism2(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(sec))
+	a := window.TumblingEventTimeWindows(sec)
 	build := func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	}
@@ -167,7 +167,7 @@ func TestWindowRestoreAtParallelism2(t *testing.T) {
 // (Flink's EventTimeSessionWindows.withDynamicGap): an element's window is
 // [ts, ts + F1 seconds).
 func TestDynamicGapSessions(t *testing.T) {
-	a := ok(window.DynamicEventTimeSessionWindows(func(v tuple2) time.Duration { return time.Duration(v.F1) * time.Second }))
+	a := window.DynamicEventTimeSessionWindows(func(v tuple2) time.Duration { return time.Duration(v.F1) * time.Second })
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowProcess(stream.Window[tuple2, string, window.TimeWindow](keyed(in), a), sessionFn)
 	})

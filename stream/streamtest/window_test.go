@@ -56,7 +56,7 @@ func slidingEventTime(t *testing.T, f *fixture[tuple2]) {
 // TestSlidingEventTimeWindowsReduce follows Flink's
 // WindowOperatorTest.testSlidingEventTimeWindowsReduce.
 func TestSlidingEventTimeWindowsReduce(t *testing.T) {
-	a := ok(window.SlidingEventTimeWindows(3*sec, 1*sec))
+	a := window.SlidingEventTimeWindows(3*sec, 1*sec)
 	slidingEventTime(t, newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	}))
@@ -65,7 +65,7 @@ func TestSlidingEventTimeWindowsReduce(t *testing.T) {
 // TestSlidingEventTimeWindowsApply follows Flink's
 // WindowOperatorTest.testSlidingEventTimeWindowsApply.
 func TestSlidingEventTimeWindowsApply(t *testing.T) {
-	a := ok(window.SlidingEventTimeWindows(3*sec, 1*sec))
+	a := window.SlidingEventTimeWindows(3*sec, 1*sec)
 	slidingEventTime(t, newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), richSum[window.TimeWindow])
 	}))
@@ -108,7 +108,7 @@ func tumblingEventTime(t *testing.T, f *fixture[tuple2]) {
 // TestTumblingEventTimeWindowsReduce follows Flink's
 // WindowOperatorTest.testTumblingEventTimeWindowsReduce.
 func TestTumblingEventTimeWindowsReduce(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(3 * sec))
+	a := window.TumblingEventTimeWindows(3 * sec)
 	tumblingEventTime(t, newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), a).Reduce(sumReducer)
 	}))
@@ -117,7 +117,7 @@ func TestTumblingEventTimeWindowsReduce(t *testing.T) {
 // TestTumblingEventTimeWindowsApply follows Flink's
 // WindowOperatorTest.testTumblingEventTimeWindowsApply.
 func TestTumblingEventTimeWindowsApply(t *testing.T) {
-	a := ok(window.TumblingEventTimeWindows(3 * sec))
+	a := window.TumblingEventTimeWindows(3 * sec)
 	tumblingEventTime(t, newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), richSum[window.TimeWindow])
 	}))
@@ -125,7 +125,7 @@ func TestTumblingEventTimeWindowsApply(t *testing.T) {
 
 // TestSessionWindows follows Flink's WindowOperatorTest.testSessionWindows.
 func TestSessionWindows(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
+	a := window.EventTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowProcess(stream.Window(keyed(in), a), sessionFn)
 	})
@@ -153,7 +153,7 @@ func TestSessionWindows(t *testing.T) {
 // WindowOperatorTest.testReduceSessionWindows (an incremental reduce with
 // a window function).
 func TestReduceSessionWindows(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
+	a := window.EventTimeSessionWindows(3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowReduceProcess(stream.Window(keyed(in), a), sumReducer, reducedSessionFn)
 	})
@@ -181,8 +181,8 @@ func TestReduceSessionWindows(t *testing.T) {
 // WindowOperatorTest.testSessionWindowsWithCountTrigger: the count of
 // merged sessions adds up.
 func TestSessionWindowsWithCountTrigger(t *testing.T) {
-	a := ok(window.EventTimeSessionWindows(3 * sec))
-	count := ok(window.CountTriggerOf[window.TimeWindow](4))
+	a := window.EventTimeSessionWindows(3 * sec)
+	count := window.CountTriggerOf[window.TimeWindow](4)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowProcess(stream.Window(keyed(in), a).Trigger(window.PurgingTriggerOf[window.TimeWindow](count)), sessionFn)
 	})
@@ -218,7 +218,7 @@ func (p pointSessions) AssignWindows(elem any, ts int64, ctx window.AssignerCont
 
 // TestPointSessions follows Flink's WindowOperatorTest.testPointSessions.
 func TestPointSessions(t *testing.T) {
-	a := pointSessions{ok(window.EventTimeSessionWindows(3 * sec))}
+	a := pointSessions{window.EventTimeSessionWindows(3 * sec)}
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple3] {
 		return stream.WindowProcess(stream.Window[tuple2, string, window.TimeWindow](keyed(in), a), sessionFn)
 	})
@@ -237,7 +237,7 @@ func TestPointSessions(t *testing.T) {
 // WindowOperatorTest.testContinuousWatermarkTrigger: global windows fired
 // every 3 s of event time.
 func TestContinuousWatermarkTrigger(t *testing.T) {
-	trig := ok(window.ContinuousEventTimeTriggerOf[window.GlobalWindow](3 * sec))
+	trig := window.ContinuousEventTimeTriggerOf[window.GlobalWindow](3 * sec)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), window.GlobalWindows()).Trigger(trig).Reduce(sumReducer)
 	})
@@ -272,7 +272,7 @@ func TestContinuousWatermarkTrigger(t *testing.T) {
 // TestCountTrigger follows Flink's WindowOperatorTest.testCountTrigger:
 // global windows with a purging count trigger, across a restore.
 func TestCountTrigger(t *testing.T) {
-	count := ok(window.CountTriggerOf[window.GlobalWindow](4))
+	count := window.CountTriggerOf[window.GlobalWindow](4)
 	f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
 		return stream.Window(keyed(in), window.GlobalWindows()).Trigger(window.PurgingTriggerOf[window.GlobalWindow](count)).Reduce(sumReducer)
 	})

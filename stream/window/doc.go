@@ -30,6 +30,16 @@
 // state window that holds its contents, so a merge moves the mapping and
 // merges the merged windows' state into one state window.
 //
+// # Constructors
+//
+// Assigner and trigger constructors return one value, so that a program
+// writes them inline, as Flink's
+// window(TumblingEventTimeWindows.of(size)). Invalid parameters (a size
+// that is not positive, an offset not below the size, a count below one,
+// a nil function) leave the value carrying the error: Err returns it,
+// stream.Window and WindowedStream.Trigger report it as a build error
+// naming the caller's line, and the value returns it from its first call.
+//
 // # Triggers
 //
 // A Trigger answers Continue, Fire, Purge or FireAndPurge for each element

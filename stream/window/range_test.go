@@ -64,10 +64,10 @@ func TestAssignersAtInt64Edges(t *testing.T) {
 		var a Assigner[TimeWindow]
 		var each EachAssigner[TimeWindow]
 		if c.tumbling {
-			tw := must[*Tumbling](t)(TumblingEventTimeWindows(time.Duration(c.size)*ms, time.Duration(c.offset)*ms))
+			tw := TumblingEventTimeWindows(time.Duration(c.size)*ms, time.Duration(c.offset)*ms)
 			a, each = tw, tw
 		} else {
-			a = must[*Sliding](t)(SlidingEventTimeWindows(time.Duration(c.size)*ms, time.Duration(c.slide)*ms, time.Duration(c.offset)*ms))
+			a = SlidingEventTimeWindows(time.Duration(c.size)*ms, time.Duration(c.slide)*ms, time.Duration(c.offset)*ms)
 		}
 		for _, ts := range stamps {
 			want, fits := bigWindows(ts, c.offset, c.size, c.slide)
@@ -94,7 +94,7 @@ func TestAssignersAtInt64Edges(t *testing.T) {
 			}
 		}
 	}
-	s := must[*Sessions[any]](t)(EventTimeSessionWindows(5 * time.Second))
+	s := EventTimeSessionWindows(5 * time.Second)
 	for _, ts := range stamps {
 		got, err := s.AssignWindows(nil, ts, nil, nil)
 		fits := ts <= math.MaxInt64-5000

@@ -15,45 +15,52 @@ type Sessions[T any] struct {
 	gap       int64
 	gapOf     func(T) int64 // the dynamic gap in ms, when set
 	eventTime bool
+	err       error
 }
 
 // EventTimeSessionWindows returns event-time sessions with a static gap.
-func EventTimeSessionWindows(gap time.Duration) (*Sessions[any], error) {
+func EventTimeSessionWindows(gap time.Duration) *Sessions[any] {
 	return newSessions[any]("EventTimeSessionWindows", gap, nil, true)
 }
 
 // ProcessingTimeSessionWindows returns processing-time sessions with a
 // static gap.
-func ProcessingTimeSessionWindows(gap time.Duration) (*Sessions[any], error) {
+func ProcessingTimeSessionWindows(gap time.Duration) *Sessions[any] {
 	return newSessions[any]("ProcessingTimeSessionWindows", gap, nil, false)
 }
 
 // DynamicEventTimeSessionWindows returns event-time sessions whose gap
 // gapOf computes per element (Flink's withDynamicGap); a gap that is not
 // positive fails the job.
-func DynamicEventTimeSessionWindows[T any](gapOf func(T) time.Duration) (*Sessions[T], error) {
+func DynamicEventTimeSessionWindows[T any](gapOf func(T) time.Duration) *Sessions[T] {
 	return newSessions("DynamicEventTimeSessionWindows", 0, gapOf, true)
 }
 
 // DynamicProcessingTimeSessionWindows is DynamicEventTimeSessionWindows in
 // processing time.
-func DynamicProcessingTimeSessionWindows[T any](gapOf func(T) time.Duration) (*Sessions[T], error) {
+func DynamicProcessingTimeSessionWindows[T any](gapOf func(T) time.Duration) *Sessions[T] {
 	return newSessions("DynamicProcessingTimeSessionWindows", 0, gapOf, false)
 }
 
-func newSessions[T any](name string, gap time.Duration, gapOf func(T) time.Duration, event bool) (*Sessions[T], error) {
+func newSessions[T any](name string, gap time.Duration, gapOf func(T) time.Duration, event bool) *Sessions[T] {
 	s := &Sessions[T]{gap: gap.Milliseconds(), eventTime: event}
 	if gapOf != nil {
 		s.gapOf = func(v T) int64 { return gapOf(v).Milliseconds() }
 	} else if s.gap <= 0 {
-		return nil, fmt.Errorf("window: %s parameters must satisfy 0 < size", name)
+		s.err = fmt.Errorf("window: %s parameters must satisfy 0 < size", name)
 	}
-	return s, nil
+	return s
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (s *Sessions[T]) Err() error { return s.err }
 
 // AssignWindows returns [ts, ts+gap), ts being the processing time for
 // processing-time sessions; an end past math.MaxInt64 is an ErrOutOfRange.
 func (s *Sessions[T]) AssignWindows(elem any, ts int64, ctx AssignerContext, dst []TimeWindow) ([]TimeWindow, error) {
+	if s.err != nil {
+		return dst, s.err
+	}
 	if !s.eventTime {
 		ts = ctx.CurrentProcessingTime()
 	} else if ts == noTimestamp {

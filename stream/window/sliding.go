@@ -12,38 +12,46 @@ import (
 type Sliding struct {
 	size, slide, offset int64
 	eventTime           bool
+	err                 error
 }
 
 // SlidingEventTimeWindows returns sliding windows of size every slide in
 // event time, shifted by offset if given.
-func SlidingEventTimeWindows(size, slide time.Duration, offset ...time.Duration) (*Sliding, error) {
+func SlidingEventTimeWindows(size, slide time.Duration, offset ...time.Duration) *Sliding {
 	return newSliding("SlidingEventTimeWindows", size, slide, offset, true)
 }
 
 // SlidingProcessingTimeWindows returns sliding windows of size every slide
 // in processing time, shifted by offset if given.
-func SlidingProcessingTimeWindows(size, slide time.Duration, offset ...time.Duration) (*Sliding, error) {
+func SlidingProcessingTimeWindows(size, slide time.Duration, offset ...time.Duration) *Sliding {
 	return newSliding("SlidingProcessingTimeWindows", size, slide, offset, false)
 }
 
-func newSliding(name string, size, slide time.Duration, offset []time.Duration, event bool) (*Sliding, error) {
+func newSliding(name string, size, slide time.Duration, offset []time.Duration, event bool) *Sliding {
 	s := &Sliding{size: size.Milliseconds(), slide: slide.Milliseconds(), eventTime: event}
 	if len(offset) > 1 {
-		return nil, fmt.Errorf("window: %s: one offset at most", name)
+		s.err = fmt.Errorf("window: %s: one offset at most", name)
+		return s
 	}
 	if len(offset) == 1 {
 		s.offset = offset[0].Milliseconds()
 	}
 	if s.slide <= 0 || abs(s.offset) >= s.slide || s.size <= 0 {
-		return nil, fmt.Errorf("window: %s parameters must satisfy abs(offset) < slide and size > 0", name)
+		s.err = fmt.Errorf("window: %s parameters must satisfy abs(offset) < slide and size > 0", name)
 	}
-	return s, nil
+	return s
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (s *Sliding) Err() error { return s.err }
 
 // AssignWindows returns every window containing ts (or the processing
 // time), the latest start first, as Flink lists them. When one of them
 // reaches past the int64 range the element gets none and an ErrOutOfRange.
 func (s *Sliding) AssignWindows(_ any, ts int64, ctx AssignerContext, dst []TimeWindow) ([]TimeWindow, error) {
+	if s.err != nil {
+		return dst, s.err
+	}
 	if !s.eventTime {
 		ts = ctx.CurrentProcessingTime()
 	} else if ts == noTimestamp {

@@ -10,23 +10,27 @@ import (
 type CountTrigger[W Window] struct {
 	max   int64
 	count *Reducing[int64]
+	err   error
 }
 
 // CountTriggerOf returns a CountTrigger firing every maxCount elements.
-func CountTriggerOf[W Window](maxCount int64) (*CountTrigger[W], error) {
+func CountTriggerOf[W Window](maxCount int64) *CountTrigger[W] {
 	if maxCount <= 0 {
-		return nil, fmt.Errorf("window: CountTrigger: count %d must be positive", maxCount)
+		return &CountTrigger[W]{err: fmt.Errorf("window: CountTrigger: count %d must be positive", maxCount)}
 	}
 	c, err := NewReducing("count", func(a, b int64) int64 { return a + b })
-	if err != nil {
-		return nil, err
-	}
-	return &CountTrigger[W]{max: maxCount, count: c}, nil
+	return &CountTrigger[W]{max: maxCount, count: c, err: err}
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (t *CountTrigger[W]) Err() error { return t.err }
 
 // OnElement counts the element and fires (resetting the count) at the
 // maximum.
 func (t *CountTrigger[W]) OnElement(_ any, _ int64, _ W, ctx TriggerContext) (TriggerResult, error) {
+	if t.err != nil {
+		return Continue, t.err
+	}
 	if err := t.count.Add(ctx, 1); err != nil {
 		return Continue, err
 	}
@@ -74,6 +78,14 @@ func PurgingTriggerOf[W Window](nested Trigger[W]) *PurgingTrigger[W] {
 	return &PurgingTrigger[W]{nested: nested}
 }
 
+// Err returns the nested trigger's construction error, or nil.
+func (t *PurgingTrigger[W]) Err() error {
+	if t.nested == nil {
+		return fmt.Errorf("window: PurgingTrigger: nil nested trigger")
+	}
+	return Err(t.nested)
+}
+
 func purging(r TriggerResult, err error) (TriggerResult, error) {
 	if r.IsFire() {
 		return FireAndPurge, err
@@ -112,13 +124,17 @@ func (t *PurgingTrigger[W]) String() string { return fmt.Sprintf("PurgingTrigger
 type ContinuousEventTimeTrigger[W Window] struct {
 	interval int64
 	fireAt   *Reducing[int64]
+	err      error
 }
 
 // ContinuousEventTimeTriggerOf returns the trigger firing every interval.
-func ContinuousEventTimeTriggerOf[W Window](interval time.Duration) (*ContinuousEventTimeTrigger[W], error) {
+func ContinuousEventTimeTriggerOf[W Window](interval time.Duration) *ContinuousEventTimeTrigger[W] {
 	i, s, err := continuous("ContinuousEventTimeTrigger", interval)
-	return &ContinuousEventTimeTrigger[W]{interval: i, fireAt: s}, err
+	return &ContinuousEventTimeTrigger[W]{interval: i, fireAt: s, err: err}
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (t *ContinuousEventTimeTrigger[W]) Err() error { return t.err }
 
 func continuous(name string, interval time.Duration) (int64, *Reducing[int64], error) {
 	if interval.Milliseconds() <= 0 {
@@ -131,6 +147,9 @@ func continuous(name string, interval time.Duration) (int64, *Reducing[int64], e
 // OnElement fires a window the watermark passed; else it registers the
 // window's end and, for the first element, the next interval boundary.
 func (t *ContinuousEventTimeTrigger[W]) OnElement(_ any, ts int64, w W, ctx TriggerContext) (TriggerResult, error) {
+	if t.err != nil {
+		return Continue, t.err
+	}
 	if w.MaxTimestamp() <= ctx.CurrentWatermark() {
 		return Fire, nil
 	}
@@ -210,18 +229,25 @@ func (t *ContinuousEventTimeTrigger[W]) Clear(_ W, ctx TriggerContext) error {
 type ContinuousProcessingTimeTrigger[W Window] struct {
 	interval int64
 	fireAt   *Reducing[int64]
+	err      error
 }
 
 // ContinuousProcessingTimeTriggerOf returns the trigger firing every
 // interval.
-func ContinuousProcessingTimeTriggerOf[W Window](interval time.Duration) (*ContinuousProcessingTimeTrigger[W], error) {
+func ContinuousProcessingTimeTriggerOf[W Window](interval time.Duration) *ContinuousProcessingTimeTrigger[W] {
 	i, s, err := continuous("ContinuousProcessingTimeTrigger", interval)
-	return &ContinuousProcessingTimeTrigger[W]{interval: i, fireAt: s}, err
+	return &ContinuousProcessingTimeTrigger[W]{interval: i, fireAt: s, err: err}
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (t *ContinuousProcessingTimeTrigger[W]) Err() error { return t.err }
 
 // OnElement registers the next interval boundary for a window's first
 // element.
 func (t *ContinuousProcessingTimeTrigger[W]) OnElement(_ any, _ int64, w W, ctx TriggerContext) (TriggerResult, error) {
+	if t.err != nil {
+		return Continue, t.err
+	}
 	_, ok, err := t.fireAt.Get(ctx)
 	if err != nil || ok {
 		return Continue, err
@@ -280,20 +306,27 @@ type DeltaTrigger[T any, W Window] struct {
 	threshold float64
 	delta     func(old, cur T) float64
 	last      *Value[T]
+	err       error
 }
 
 // DeltaTriggerOf returns a DeltaTrigger; T must be encodable by
 // memory.Codec (the reference element is per-window state).
-func DeltaTriggerOf[T any, W Window](threshold float64, delta func(old, cur T) float64) (*DeltaTrigger[T, W], error) {
+func DeltaTriggerOf[T any, W Window](threshold float64, delta func(old, cur T) float64) *DeltaTrigger[T, W] {
 	if delta == nil {
-		return nil, fmt.Errorf("window: DeltaTrigger: nil delta function")
+		return &DeltaTrigger[T, W]{err: fmt.Errorf("window: DeltaTrigger: nil delta function")}
 	}
 	v, err := NewValue[T]("last-element")
-	return &DeltaTrigger[T, W]{threshold: threshold, delta: delta, last: v}, err
+	return &DeltaTrigger[T, W]{threshold: threshold, delta: delta, last: v, err: err}
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (t *DeltaTrigger[T, W]) Err() error { return t.err }
 
 // OnElement fires when the delta exceeds the threshold.
 func (t *DeltaTrigger[T, W]) OnElement(elem any, _ int64, _ W, ctx TriggerContext) (TriggerResult, error) {
+	if t.err != nil {
+		return Continue, t.err
+	}
 	p, ok := elem.(*T)
 	if !ok {
 		return Continue, fmt.Errorf("window: DeltaTrigger of %T given an element %T", (*T)(nil), elem)

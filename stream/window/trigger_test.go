@@ -102,7 +102,7 @@ func onElement[W Window](t *testing.T, tr Trigger[W], c *fakeCtx[W], w W, ts int
 // TestCountTriggerSeparationAndFiring follows Flink's
 // CountTriggerTest.testWindowSeparationAndFiring and testClear.
 func TestCountTriggerSeparationAndFiring(t *testing.T) {
-	tr, _ := CountTriggerOf[TimeWindow](3)
+	tr := CountTriggerOf[TimeWindow](3)
 	c := newFake[TimeWindow]()
 	a, b := TimeWindow{0, 2}, TimeWindow{2, 4}
 	onElement[TimeWindow](t, tr, c, a, 0, Continue)
@@ -131,7 +131,7 @@ func TestCountTriggerSeparationAndFiring(t *testing.T) {
 // TestCountTriggerMerging follows Flink's CountTriggerTest.testMergingWindows:
 // merged windows add up their counts.
 func TestCountTriggerMerging(t *testing.T) {
-	tr, _ := CountTriggerOf[TimeWindow](3)
+	tr := CountTriggerOf[TimeWindow](3)
 	c := newFake[TimeWindow]()
 	onElement[TimeWindow](t, tr, c, TimeWindow{0, 2}, 0, Continue)
 	onElement[TimeWindow](t, tr, c, TimeWindow{2, 4}, 2, Continue)
@@ -177,7 +177,7 @@ func TestEventTimeTrigger(t *testing.T) {
 // ContinuousEventTimeTriggerTest: firings at every interval boundary and at
 // the window's end.
 func TestContinuousEventTimeTrigger(t *testing.T) {
-	tr, _ := ContinuousEventTimeTriggerOf[TimeWindow](5 * time.Millisecond)
+	tr := ContinuousEventTimeTriggerOf[TimeWindow](5 * time.Millisecond)
 	c := newFake[TimeWindow]()
 	w := TimeWindow{0, 12}
 	onElement[TimeWindow](t, tr, c, w, 2, Continue)
@@ -204,8 +204,8 @@ func TestContinuousEventTimeTrigger(t *testing.T) {
 // element exceeds the threshold, the first element only becoming the
 // reference (Flink's DeltaTrigger).
 func TestPurgingAndDeltaTriggers(t *testing.T) {
-	delta, err := DeltaTriggerOf[int, GlobalWindow](50, func(a, b int) float64 { return float64(b - a) })
-	if err != nil {
+	delta := DeltaTriggerOf[int, GlobalWindow](50, func(a, b int) float64 { return float64(b - a) })
+	if err := delta.Err(); err != nil {
 		t.Fatal(err)
 	}
 	p := PurgingTriggerOf[GlobalWindow](delta)

@@ -13,33 +13,38 @@ import (
 type Tumbling struct {
 	size, offset int64
 	eventTime    bool
+	err          error
 }
 
 // TumblingEventTimeWindows returns tumbling windows of size in event time;
 // an offset, if given, shifts their starts (Flink's of(size, offset)).
-func TumblingEventTimeWindows(size time.Duration, offset ...time.Duration) (*Tumbling, error) {
+func TumblingEventTimeWindows(size time.Duration, offset ...time.Duration) *Tumbling {
 	return newTumbling("TumblingEventTimeWindows", size, offset, true)
 }
 
 // TumblingProcessingTimeWindows returns tumbling windows of size in
 // processing time, shifted by offset if given.
-func TumblingProcessingTimeWindows(size time.Duration, offset ...time.Duration) (*Tumbling, error) {
+func TumblingProcessingTimeWindows(size time.Duration, offset ...time.Duration) *Tumbling {
 	return newTumbling("TumblingProcessingTimeWindows", size, offset, false)
 }
 
-func newTumbling(name string, size time.Duration, offset []time.Duration, event bool) (*Tumbling, error) {
+func newTumbling(name string, size time.Duration, offset []time.Duration, event bool) *Tumbling {
 	t := &Tumbling{size: size.Milliseconds(), eventTime: event}
 	if len(offset) > 1 {
-		return nil, fmt.Errorf("window: %s: one offset at most", name)
+		t.err = fmt.Errorf("window: %s: one offset at most", name)
+		return t
 	}
 	if len(offset) == 1 {
 		t.offset = offset[0].Milliseconds()
 	}
 	if t.size <= 0 || abs(t.offset) >= t.size {
-		return nil, fmt.Errorf("window: %s parameters must satisfy abs(offset) < size", name)
+		t.err = fmt.Errorf("window: %s parameters must satisfy abs(offset) < size", name)
 	}
-	return t, nil
+	return t
 }
+
+// Err returns why the constructor's parameters are invalid, or nil.
+func (t *Tumbling) Err() error { return t.err }
 
 func abs(v int64) int64 {
 	if v < 0 {
@@ -112,6 +117,9 @@ func tumbling(ts, offset, size int64) (TimeWindow, bool) {
 // current processing time. A window reaching past the int64 range is an
 // ErrOutOfRange.
 func (t *Tumbling) AssignWindows(_ any, ts int64, ctx AssignerContext, dst []TimeWindow) ([]TimeWindow, error) {
+	if t.err != nil {
+		return dst, t.err
+	}
 	if !t.eventTime {
 		ts = ctx.CurrentProcessingTime()
 	} else if ts == noTimestamp {

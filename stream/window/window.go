@@ -53,3 +53,17 @@ type GlobalWindow struct{}
 func (GlobalWindow) MaxTimestamp() int64 { return math.MaxInt64 }
 
 func (GlobalWindow) String() string { return "GlobalWindow" }
+
+// Err returns the construction error of an assigner or trigger made with
+// invalid parameters (its Err method), or nil. The constructors return one
+// value, so that they can be written inline, as Flink's
+// window(TumblingEventTimeWindows.of(size)); stream.Window and
+// WindowedStream.Trigger report the error when the program is built,
+// naming the caller's line, and the assigner or trigger returns it from
+// its first call.
+func Err(v any) error {
+	if c, ok := v.(interface{ Err() error }); ok {
+		return c.Err()
+	}
+	return nil
+}

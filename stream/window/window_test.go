@@ -47,7 +47,7 @@ func TestTimeWindow(t *testing.T) {
 
 // TestTumblingAssigner follows Flink's TumblingEventTimeWindowsTest.
 func TestTumblingAssigner(t *testing.T) {
-	a := must[*Tumbling](t)(TumblingEventTimeWindows(5000 * time.Millisecond))
+	a := TumblingEventTimeWindows(5000 * time.Millisecond)
 	for _, c := range []struct {
 		ts   int64
 		want TimeWindow
@@ -57,7 +57,7 @@ func TestTumblingAssigner(t *testing.T) {
 			t.Errorf("%d: %v, want %v", c.ts, got, c.want)
 		}
 	}
-	off := must[*Tumbling](t)(TumblingEventTimeWindows(5000*time.Millisecond, 100*time.Millisecond))
+	off := TumblingEventTimeWindows(5000*time.Millisecond, 100*time.Millisecond)
 	if got := must[[]TimeWindow](t)(off.AssignWindows(nil, 100, nil, nil)); got[0] != (TimeWindow{100, 5100}) {
 		t.Errorf("offset: %v", got)
 	}
@@ -65,7 +65,7 @@ func TestTumblingAssigner(t *testing.T) {
 		t.Error("an element without a timestamp must fail an event-time assigner")
 	}
 	for _, bad := range [][2]time.Duration{{0, 0}, {time.Second, time.Second}, {time.Second, -time.Second}} {
-		if _, err := TumblingEventTimeWindows(bad[0], bad[1]); err == nil {
+		if TumblingEventTimeWindows(bad[0], bad[1]).Err() == nil {
 			t.Errorf("size %v offset %v accepted", bad[0], bad[1])
 		}
 	}
@@ -74,7 +74,7 @@ func TestTumblingAssigner(t *testing.T) {
 // TestSlidingAssigner follows Flink's SlidingEventTimeWindowsTest: every
 // window containing the timestamp, the latest start first.
 func TestSlidingAssigner(t *testing.T) {
-	a := must[*Sliding](t)(SlidingEventTimeWindows(5000*time.Millisecond, 1000*time.Millisecond))
+	a := SlidingEventTimeWindows(5000*time.Millisecond, 1000*time.Millisecond)
 	got := must[[]TimeWindow](t)(a.AssignWindows(nil, 0, nil, nil))
 	want := []TimeWindow{{0, 5000}, {-1000, 4000}, {-2000, 3000}, {-3000, 2000}, {-4000, 1000}}
 	if !slices.Equal(got, want) {
@@ -85,13 +85,13 @@ func TestSlidingAssigner(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("5000: %v, want %v", got, want)
 	}
-	off := must[*Sliding](t)(SlidingEventTimeWindows(5000*time.Millisecond, 1000*time.Millisecond, 100*time.Millisecond))
+	off := SlidingEventTimeWindows(5000*time.Millisecond, 1000*time.Millisecond, 100*time.Millisecond)
 	got = must[[]TimeWindow](t)(off.AssignWindows(nil, 100, nil, nil))
 	want = []TimeWindow{{100, 5100}, {-900, 4100}, {-1900, 3100}, {-2900, 2100}, {-3900, 1100}}
 	if !slices.Equal(got, want) {
 		t.Errorf("offset: %v, want %v", got, want)
 	}
-	if _, err := SlidingEventTimeWindows(time.Second, time.Second, time.Second); err == nil {
+	if SlidingEventTimeWindows(time.Second, time.Second, time.Second).Err() == nil {
 		t.Error("abs(offset) >= slide accepted")
 	}
 }
@@ -99,7 +99,7 @@ func TestSlidingAssigner(t *testing.T) {
 // TestDynamicSessionGap: the gap comes from the element; a gap that is not
 // positive fails.
 func TestDynamicSessionGap(t *testing.T) {
-	a := must[*Sessions[int]](t)(DynamicEventTimeSessionWindows(func(v int) time.Duration { return time.Duration(v) * time.Millisecond }))
+	a := DynamicEventTimeSessionWindows(func(v int) time.Duration { return time.Duration(v) * time.Millisecond })
 	v := 30
 	got := must[[]TimeWindow](t)(a.AssignWindows(&v, 100, nil, nil))
 	if got[0] != (TimeWindow{100, 130}) {
@@ -109,7 +109,7 @@ func TestDynamicSessionGap(t *testing.T) {
 	if _, err := a.AssignWindows(&v, 100, nil, nil); err == nil {
 		t.Fatal("a zero gap must fail")
 	}
-	if _, err := EventTimeSessionWindows(0); err == nil {
+	if EventTimeSessionWindows(0).Err() == nil {
 		t.Fatal("a zero static gap must fail")
 	}
 }
@@ -130,7 +130,7 @@ func (m *mergeCall) fn(result TimeWindow, merged []TimeWindow, st TimeWindow, me
 }
 
 func sessions3(t *testing.T) *MergingWindowSet[TimeWindow] {
-	return NewMergingWindowSet[TimeWindow](must[*Sessions[any]](t)(EventTimeSessionWindows(3*time.Millisecond)), nil)
+	return NewMergingWindowSet[TimeWindow](EventTimeSessionWindows(3*time.Millisecond), nil)
 }
 
 func sameSet(a, b []TimeWindow) bool {
@@ -253,13 +253,13 @@ func TestTumblingAssignEach(t *testing.T) {
 	ctx := newFake[TimeWindow]()
 	ctx.now = 12_345
 	ts := []int64{0, 1, 999, 1000, 1001, -1, -1000, -1001, 7_654_321, 59_999}
-	for _, mk := range []func() (*Tumbling, error){
-		func() (*Tumbling, error) { return TumblingEventTimeWindows(time.Second) },
-		func() (*Tumbling, error) { return TumblingEventTimeWindows(time.Second, 300*time.Millisecond) },
-		func() (*Tumbling, error) { return TumblingEventTimeWindows(time.Minute, -7*time.Second) },
-		func() (*Tumbling, error) { return TumblingProcessingTimeWindows(time.Second) },
+	for _, a := range []*Tumbling{
+		TumblingEventTimeWindows(time.Second),
+		TumblingEventTimeWindows(time.Second, 300*time.Millisecond),
+		TumblingEventTimeWindows(time.Minute, -7*time.Second),
+		TumblingProcessingTimeWindows(time.Second),
 	} {
-		a, err := mk()
+		err := a.Err()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +274,7 @@ func TestTumblingAssignEach(t *testing.T) {
 			}
 		}
 	}
-	a, _ := TumblingEventTimeWindows(time.Second)
+	a := TumblingEventTimeWindows(time.Second)
 	if err := a.AssignEach([]int64{5, noTimestamp}, ctx, make([]TimeWindow, 2)); err == nil {
 		t.Error("AssignEach assigned a record without a timestamp")
 	}

@@ -42,8 +42,25 @@ func (a *Assignment) Enumerator(id string) *source.EnumeratorState {
 	return a.Enumerators[id]
 }
 
+// mismatchError is a snapshot that does not fit the program: no restart
+// can cure it.
+type mismatchError struct{ error }
+
+func (e *mismatchError) Unwrap() error       { return e.error }
+func (e *mismatchError) Unrecoverable() bool { return true }
+
+// refuse returns the unrecoverable error of a snapshot that does not fit.
+func refuse(format string, args ...any) error {
+	return &mismatchError{fmt.Errorf(format, args...)}
+}
+
 // describe names an operator in messages: its name, and its uid when set.
-func describe(name, id string) string { return fmt.Sprintf("%q (id %s)", name, id) }
+func describe(name, uid, id string) string {
+	if uid != "" {
+		return fmt.Sprintf("%q (uid %q, id %s)", name, uid, id)
+	}
+	return fmt.Sprintf("%q (id %s)", name, id)
+}
 
 // Assign maps snap's state (found at where) onto topo's operators by
 // stable id, with Flink's rules: state of an operator the topology lacks
@@ -79,10 +96,14 @@ func Assign(snap *checkpoint.Snapshot, where string, topo *Topology, allowNonRes
 			if allowNonRestored || !hasState(os) {
 				continue
 			}
-			return nil, fmt.Errorf("stream: restore from %s: the snapshot has state of operator %s, which the program does not have; give the operator its uid again, or set AllowNonRestoredState (--allow-non-restored-state) to skip this state", where, describe(os.Name, os.ID))
+			return nil, refuse("stream: restore from %s: the snapshot has state of operator %s, which the program does not have; give the operator its uid again, or set AllowNonRestoredState (--allow-non-restored-state) to skip this state", where, describe(os.Name, "", os.ID))
 		}
 		if os.Kind != "" && o.Kind != "" && os.Kind != o.Kind {
-			return nil, fmt.Errorf("stream: restore from %s: operator %s is a %s, but the snapshot holds the state of a %s named %q under its id: the program changed; give each stateful operator a uid (DataStream.UID) so that ids do not depend on the program's shape", where, describe(o.Name, o.ID), o.Kind, os.Kind, os.Name)
+			fix := "give each stateful operator a uid (DataStream.UID) so that ids do not depend on the program's shape"
+			if o.UID != "" {
+				fix = "the uid now names another operator; give it back to the operator it named"
+			}
+			return nil, refuse("stream: restore from %s: operator %s is a %s, but the snapshot holds the state of a %s named %q under its id: the program changed; %s", where, describe(o.Name, o.UID, o.ID), o.Kind, os.Kind, os.Name, fix)
 		}
 		if os.Coordinator != nil {
 			st, err := DecodeEnumeratorState(os.Coordinator)

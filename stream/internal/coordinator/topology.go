@@ -27,8 +27,10 @@ type Task struct {
 
 // Operator is one operator of a topology.
 type Operator struct {
-	ID          string
-	Name        string
+	ID   string
+	Name string
+	UID  string // the user's uid, when set
+
 	Kind        string // what it is: "Map", "KeyedProcess", "Window", ...
 	Parallelism int
 	// MaxParallelism is its number of key groups; Keyed operators only.

@@ -223,7 +223,7 @@ func (r *Resolved) topology() {
 		t.Tasks = append(t.Tasks, ct)
 	}
 	for _, n := range r.Program.Nodes {
-		o := coordinator.Operator{ID: r.IDs[n], Name: n.Name, Kind: n.Kind, Parallelism: r.Par[n], Keyed: n.Keyed,
+		o := coordinator.Operator{ID: r.IDs[n], Name: n.Name, UID: n.UID, Kind: n.Kind, Parallelism: r.Par[n], Keyed: n.Keyed,
 			Vertex: r.IDs[r.taskOf[n].Head]}
 		if n.Keyed {
 			o.MaxParallelism = r.MaxP[n]
