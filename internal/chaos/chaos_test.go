@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,8 +31,14 @@ var (
 	}
 )
 
-// kills is how many times the kill test kills each configuration's job.
-const kills = 20
+// kills is how many times the kill test kills each configuration's job:
+// WEIR_CHAOS_KILLS, 6 by default (the full loop is WEIR_CHAOS_KILLS=20).
+var kills = func() int {
+	if n, err := strconv.Atoi(os.Getenv("WEIR_CHAOS_KILLS")); err == nil && n > 0 {
+		return n
+	}
+	return 6
+}()
 
 var (
 	buildOnce sync.Once
