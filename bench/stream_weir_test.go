@@ -40,7 +40,7 @@ func streamSource[T any](env *stream.Env, gen func(int64) T, n int64, perSecond 
 // locally and adds its count at the end) and xoring value(v) into x, so
 // that the records are read.
 func countSink[T any](ds stream.DataStream[T], value func(T) int64, n, x *atomic.Int64) {
-	stream.Process(ds, func() stream.ProcessFunction[T, struct{}] {
+	stream.Discard(stream.Process(ds, func() stream.ProcessFunction[T, struct{}] {
 		var c, xor int64
 		return stream.ProcessFunction[T, struct{}]{
 			ProcessElement: func(v T, _ *stream.Context, _ stream.Collector[struct{}]) error {
@@ -54,7 +54,7 @@ func countSink[T any](ds stream.DataStream[T], value func(T) int64, n, x *atomic
 				return nil
 			},
 		}
-	})
+	}))
 }
 
 // rollingSum is KeyBy(Key) and Sum(Value).
@@ -145,7 +145,7 @@ func BenchmarkStreamRollingSum(b *testing.B) {
 	benchStream(b, "Sum", func(ds stream.DataStream[kv], n, x *atomic.Int64) {
 		sums := rollingSum(ds)
 		if n == nil {
-			sums.Filter(func(kv) bool { return false })
+			stream.Discard(sums.Filter(func(kv) bool { return false }))
 			return
 		}
 		countSink(sums, func(e kv) int64 { return e.Value }, n, x)
@@ -156,7 +156,7 @@ func BenchmarkStreamKeyedProcessValueState(b *testing.B) {
 	benchStream(b, "KeyedProcess", func(ds stream.DataStream[kv], n, x *atomic.Int64) {
 		counts := countPerKey(ds)
 		if n == nil {
-			counts.Filter(func(keyCount) bool { return false })
+			stream.Discard(counts.Filter(func(keyCount) bool { return false }))
 			return
 		}
 		countSink(counts, func(c keyCount) int64 { return c.Count }, n, x)

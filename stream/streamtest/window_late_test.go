@@ -439,6 +439,39 @@ func TestProcessingTimeTumblingWindows(t *testing.T) {
 	f.check(cmp2, append(want, r2("key1", 3, 5999))...)
 }
 
+// TestProcessingTimeWindowsAtEndOfInput: when the input ends, the
+// processing-time windows still open fire, each as at its own end (Flink
+// drops them): tumbling windows once, sliding windows in every window
+// that holds an element.
+func TestProcessingTimeWindowsAtEndOfInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a    window.Assigner[window.TimeWindow]
+		want []Item[tuple2]
+	}{
+		{"tumbling", window.TumblingProcessingTimeWindows(3 * sec),
+			[]Item[tuple2]{r2("key1", 3, 2999), r2("key2", 1, 2999), r2("key1", 1, 5999)}},
+		{"sliding", window.SlidingProcessingTimeWindows(2*sec, 1*sec),
+			[]Item[tuple2]{r2("key1", 3, 1999), r2("key2", 1, 1999), r2("key1", 3, 2999), r2("key2", 1, 2999),
+				r2("key1", 1, 4999), r2("key1", 1, 5999)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, func(in stream.DataStream[tuple2]) stream.DataStream[tuple2] {
+				return stream.Window(keyed(in), c.a).Reduce(sumReducer)
+			})
+			f.proc(1500)
+			f.el("key1", 1, 0)
+			f.el("key1", 2, 0)
+			f.el("key2", 1, 0)
+			f.proc(2500) // sliding: [0,2000) fires
+			f.proc(4000) // tumbling: [0,3000) fires; sliding: [1000,3000)
+			f.el("key1", 1, 0)
+			must(t, f.h.EndInput())
+			f.check(cmp2, c.want...)
+		})
+	}
+}
+
 // TestProcessingTimeSlidingWindows follows Flink's
 // WindowOperatorTest.testProcessingTimeSlidingWindows.
 func TestProcessingTimeSlidingWindows(t *testing.T) {

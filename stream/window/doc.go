@@ -76,4 +76,7 @@
 // allowed lateness is at or below the watermark takes no element; its
 // state is dropped by a cleanup timer at that time (never when it would
 // overflow); processing-time windows are cleaned up at MaxTimestamp.
+// When the input ends, the window operator fires the processing-time
+// windows still open, each as at its own end, so that a bounded input (a
+// file, a socket whose server closed) loses none; Flink drops them.
 package window

@@ -778,6 +778,18 @@ func (p *Window[T, K, W, IN, O, C, Col]) OnProcessingTime(now int64) error {
 	return p.done()
 }
 
+// EndInput fires, once every input ended, the processing-time timers
+// still pending, each at its own time, in order: the last processing-time
+// windows of a bounded input (a file read to its end, a socket whose
+// server closed) are emitted, where Flink's WindowOperator drops them.
+// Event-time windows fired at the maximal watermark before.
+func (p *Window[T, K, W, IN, O, C, Col]) EndInput() error {
+	if err := p.timers.AdvanceProcessingTime(watermark.Max); err != nil {
+		return err
+	}
+	return p.done()
+}
+
 // NextProcessingTime returns the earliest processing-time timer.
 func (p *Window[T, K, W, IN, O, C, Col]) NextProcessingTime() (int64, bool) {
 	return p.timers.NextProcessingTime()
