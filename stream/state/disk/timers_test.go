@@ -2,6 +2,8 @@ package disk_test
 
 import (
 	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/state/disk"
 )
@@ -302,5 +305,193 @@ func TestTimersDifferential(t *testing.T) {
 				t.Fatalf("only %d timers fired", len(heap.log))
 			}
 		})
+	}
+}
+
+// TestTimersRescale restores the timers of two subtasks at parallelism 1,
+// 2 and 3: disk subtasks from their incremental snapshots (the whole store
+// or its key groups clipped out), disk subtasks from the full snapshot of
+// a heap backend, and heap subtasks from the disk subtasks' full
+// snapshots. The oracle is a heap backend of every key group restored from
+// its own snapshot: each new subtask fires exactly the oracle's timers of
+// its key groups, in the oracle's order.
+func TestTimersRescale(t *testing.T) {
+	const maxP = 16
+	for _, p := range []int{1, 2, 3} {
+		for how, name := range []string{"incremental", "heap to disk", "disk to heap"} {
+			t.Run(fmt.Sprintf("%d/%s", p, name), func(t *testing.T) {
+				e := newEnv(t, maxP, 0)
+				e.shared = openDir(t, 1)
+				all := state.KeyGroupRange{Start: 0, End: maxP - 1}
+				oracle := e.timerSide(e.timerBackend(false, all, 0))
+				var subs []*tside
+				for i := range 2 {
+					subs = append(subs, e.timerSide(e.timerBackend(true, groupsOf(t, maxP, 2, i), 8)))
+				}
+				ownerOf := func(subs []*tside, key string) *tside {
+					for _, s := range subs {
+						if s.b.Groups().Contains(s.b.KeyGroup(key)) {
+							return s
+						}
+					}
+					t.Fatalf("no subtask owns %q", key)
+					return nil
+				}
+				rng := rand.New(rand.NewPCG(uint64(p), uint64(how)))
+				ks := keys(60)
+				register := func(subs []*tside, n int, wm, now int64) {
+					for range n {
+						key, ns, ts := ks[rng.IntN(len(ks))], rng.IntN(4), wm+int64(rng.IntN(40))
+						event := rng.IntN(3) != 0
+						for _, s := range []*tside{oracle, ownerOf(subs, key)} {
+							s.b.SetCurrentKey(key)
+							if event {
+								s.tm.RegisterEventTimeTimer(ns, ts)
+							} else {
+								s.tm.RegisterProcessingTimeTimer(ns, now+ts)
+							}
+						}
+					}
+				}
+				register(subs, 3000, 0, 0)
+				if err := oracle.tm.AdvanceWatermark(10); err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range subs {
+					if err := s.tm.AdvanceWatermark(10); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// the snapshots, and the new subtasks restored from them
+				osnap := fullSnapshot(t, oracle.b)
+				var snaps [][]byte
+				for _, s := range subs {
+					if how == 0 {
+						snaps = append(snaps, incrementalSnapshot(t, s.b))
+					} else {
+						snaps = append(snaps, fullSnapshot(t, s.b))
+					}
+				}
+				oracle = e.restoreSide(false, all, 0, false, osnap)
+				var restored []*tside
+				for i := range p {
+					mine := groupsOf(t, maxP, p, i)
+					var from [][]byte
+					switch how {
+					case 1:
+						from = [][]byte{osnap}
+					default:
+						for o, snap := range snaps {
+							if groupsOf(t, maxP, 2, o).Intersect(mine).Len() > 0 {
+								from = append(from, snap)
+							}
+						}
+					}
+					restored = append(restored, e.restoreSide(how != 2, mine, 8, i%2 == 1, from...))
+				}
+				n := 0
+				for _, s := range restored {
+					n += s.tm.NumEventTimeTimers()
+				}
+				if want := oracle.tm.NumEventTimeTimers(); n != want || n == 0 {
+					t.Fatalf("restored %d event-time timers, want %d", n, want)
+				}
+				register(restored, 500, 10, 0)
+				for _, s := range append([]*tside{oracle}, restored...) {
+					if err := s.tm.AdvanceWatermark(math.MaxInt64 - 1); err != nil {
+						t.Fatal(err)
+					}
+					if err := s.tm.AdvanceProcessingTime(math.MaxInt64 - 1); err != nil {
+						t.Fatal(err)
+					}
+					if err := s.b.Err(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				total := 0
+				for i, s := range restored {
+					var want []fired
+					for _, f := range oracle.log {
+						if s.b.Groups().Contains(s.b.KeyGroup(f.t.Key)) {
+							want = append(want, f)
+						}
+					}
+					total += len(s.log)
+					sameTimers(t, fmt.Sprintf("subtask %d", i), &tside{b: oracle.b, tm: s.tm, log: want}, s)
+				}
+				if total != len(oracle.log) || total < 2000 {
+					t.Fatalf("the subtasks fired %d timers, the oracle %d", total, len(oracle.log))
+				}
+			})
+		}
+	}
+}
+
+// TestTimersMemoryBounded registers many timers on a disk backend under a
+// small budget: the timers live in the store, the backend's memory stays
+// within the cache's bound whatever their number (while a heap backend's
+// exceeds the budget), and they fire in (time, registration) order, the
+// order of a naive sort.
+func TestTimersMemoryBounded(t *testing.T) {
+	const n, cache = 100000, 256
+	e := newEnv(t, 128, 16<<20)
+	all := state.KeyGroupRange{Start: 0, End: 127}
+	dsk := e.timerSide(e.timerBackend(true, all, cache))
+	heap := e.timerSide(e.timerBackend(false, all, 0))
+	rng := rand.New(rand.NewPCG(1, 1))
+	ks := keys(5000)
+	type reg struct {
+		t state.Timer[string, int]
+		i int
+	}
+	var regs []reg
+	seen := map[state.Timer[string, int]]bool{}
+	// the bound: the per-group structures and cache timers of at most 200
+	// bytes each (the key and namespace codecs' bytes included)
+	bound := int64(2*128*64 + 2*(cache+128)*200)
+	var peak int64
+	for i := range n {
+		tm := state.Timer[string, int]{Timestamp: int64(rng.IntN(20000)), Key: ks[rng.IntN(len(ks))], Namespace: 4 + rng.IntN(4)}
+		for _, s := range []*tside{dsk, heap} {
+			s.b.SetCurrentKey(tm.Key)
+			if i < n/2 && !seen[tm] { // the window operator's registrations, then the general ones
+				s.tm.RegisterNewEventTimeTimer(tm.Namespace, tm.Timestamp)
+			} else {
+				s.tm.RegisterEventTimeTimer(tm.Namespace, tm.Timestamp)
+			}
+		}
+		if !seen[tm] {
+			seen[tm] = true
+			regs = append(regs, reg{tm, i})
+		}
+		peak = max(peak, dsk.b.MemoryUsed())
+	}
+	if err := dsk.b.Err(); err != nil {
+		t.Fatalf("disk backend: %v", err)
+	}
+	if err := heap.b.Err(); err == nil || !errors.Is(err, memory.ErrBudgetExceeded) {
+		t.Fatalf("heap backend of %d timers under a budget of %d bytes: %v", len(regs), e.mem.Budget(), err)
+	}
+	if got := dsk.tm.NumEventTimeTimers(); got != len(regs) {
+		t.Fatalf("%d timers, want %d", got, len(regs))
+	}
+	if err := dsk.tm.AdvanceWatermark(math.MaxInt64); err != nil {
+		t.Fatal(err)
+	}
+	peak = max(peak, dsk.b.MemoryUsed())
+	if peak > bound {
+		t.Fatalf("the disk backend held %d bytes for %d timers, more than the bound of %d", peak, len(regs), bound)
+	}
+	slices.SortStableFunc(regs, func(a, b reg) int { return cmp.Compare(a.t.Timestamp, b.t.Timestamp) })
+	if len(dsk.log) != len(regs) {
+		t.Fatalf("fired %d timers, want %d", len(dsk.log), len(regs))
+	}
+	for i, r := range regs {
+		if got := dsk.log[i]; !got.event || got.t != r.t {
+			t.Fatalf("fired %d: %v, want %v", i, got, r.t)
+		}
+	}
+	if dsk.tm.NumEventTimeTimers() != 0 {
+		t.Fatalf("%d timers left", dsk.tm.NumEventTimeTimers())
 	}
 }
