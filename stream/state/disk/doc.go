@@ -1,9 +1,14 @@
 // Package disk is the store of weir's disk keyed state backend, Flink's
 // EmbeddedRocksDBStateBackend on Pebble (github.com/cockroachdb/pebble/v2):
 // a state.Store that a state.Backend made with Options.Store keeps its
-// keyed states in, serialized, while the operators use the same state API
-// as on the heap. The key layout is the state package's (see its doc);
-// list elements are added with Pebble's concatenating merge operator.
+// keyed states and its timers in, serialized, while the operators use the
+// same state API as on the heap. The key layout is the state package's
+// (see its doc); list elements are added with Pebble's concatenating merge
+// operator. Timers are entries like any other: each timer service's queue
+// per key group in firing order and its index, under the service's id, so
+// that they are flushed, checkpointed, restored and clipped with the
+// states, and only a bounded cache of each key group's first timers stays
+// in memory (state.Options.TimerCache).
 //
 // # On disk
 //
