@@ -24,7 +24,9 @@
 //
 // The block cache and the memtables (two of MemTableSize: one filling, one
 // flushing) are reserved on the job's memory manager (Options.Memory) when
-// the store opens and released when it closes. Both sizes are halved until
+// the store opens and released when it closes. Pebble's cgo build
+// allocates them in C memory, outside the Go heap, so the store holds them
+// against the runtime's soft limit too (memory.OffHeap) while it is open. Both sizes are halved until
 // they take at most half the budget still available, so that the
 // operators' other memory and the stores of later subtasks find room, down
 // to 256 KiB of cache and 64 KiB memtables; when even these do not fit,

@@ -51,6 +51,7 @@ type Store struct {
 	cache    int64
 	memtable int64
 	res      *memory.Reservation
+	offEnd   func() // ends the runtime limit's hold of the C memory
 	ownMem   *memory.Manager
 	token    string            // names this store's shared files apart
 	uploaded map[string]string // data file -> shared file holding it
@@ -83,6 +84,9 @@ func Open(o Options) (*Store, error) {
 		s.release()
 		return nil, fmt.Errorf("disk: %s: the block cache and memtables need %d bytes of memory, and %d of the budget's %d bytes are in use: %w",
 			o.Name, s.cache+2*s.memtable, mem.Used(), mem.Budget(), err)
+	}
+	if offHeap {
+		s.offEnd = memory.OffHeap(s.cache + 2*s.memtable)
 	}
 	var err error
 	if s.dir, err = os.MkdirTemp(o.Dir, "weir-state-*"); err != nil {
@@ -373,6 +377,9 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) release() {
+	if s.offEnd != nil {
+		s.offEnd()
+	}
 	_ = s.res.Release()
 	if s.ownMem != nil {
 		_ = s.ownMem.Close()
