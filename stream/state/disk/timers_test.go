@@ -495,3 +495,52 @@ func TestTimersMemoryBounded(t *testing.T) {
 		t.Fatalf("%d timers left", dsk.tm.NumEventTimeTimers())
 	}
 }
+
+// TestDescribeIncrementalTimers: an incremental snapshot names its timer
+// services among the store's contents, and its heap part holds no timers.
+func TestDescribeIncrementalTimers(t *testing.T) {
+	e := newEnv(t, 8, 0)
+	e.shared = openDir(t, 1)
+	s := e.timerSide(e.timerBackend(true, state.KeyGroupRange{Start: 0, End: 7}, 0))
+	for i, k := range keys(20) {
+		s.b.SetCurrentKey(k)
+		s.tm.RegisterEventTimeTimer(i%4, int64(i))
+	}
+	info, err := state.DescribeSnapshot(incrementalSnapshot(t, s.b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	for _, st := range info.Stored {
+		stored = append(stored, st.Name+" "+st.Kind)
+	}
+	if !slices.Equal(stored, []string{"timers timers"}) || len(info.Sections) != 0 || len(info.Schemas) != 1 || info.Schemas[0].Key == "" {
+		t.Fatalf("described stored %v, sections %v, schemas %v", stored, info.Sections, info.Schemas)
+	}
+}
+
+// TestIncrementalTimersSchema: a timer service restored from an
+// incremental snapshot and registered with another namespace type is
+// refused, as a full snapshot's is.
+func TestIncrementalTimersSchema(t *testing.T) {
+	e := newEnv(t, 8, 0)
+	e.shared = openDir(t, 1)
+	all := state.KeyGroupRange{Start: 0, End: 7}
+	s := e.timerSide(e.timerBackend(true, all, 0))
+	s.b.SetCurrentKey("a")
+	s.tm.RegisterEventTimeTimer(1, 5)
+	snap := incrementalSnapshot(t, s.b)
+	b := e.timerBackend(true, all, 0)
+	if err := b.Restore(bytes.NewReader(snap)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := state.NewTimers[string, string](b, "timers", nopTimers{})
+	if !errors.Is(err, state.ErrMigration) {
+		t.Fatalf("registered with another namespace: %v", err)
+	}
+}
+
+type nopTimers struct{}
+
+func (nopTimers) OnEventTime(state.Timer[string, string]) error      { return nil }
+func (nopTimers) OnProcessingTime(state.Timer[string, string]) error { return nil }
