@@ -350,7 +350,7 @@ func (t *Timers[K, N]) read(src []byte, idx, n int) error {
 		t.insert(t.queue(int(which)), tm, code, idx)
 	}
 	if t.d != nil {
-		t.d.mark = t.d.seq // what a restore brought fires before later timers of its time
+		t.d.restored()
 	}
 	return d.done(t.what)
 }

@@ -520,7 +520,20 @@ func (s *storeTimers[K, N]) drop() {
 	s.fsz = 0
 }
 
-// before reports whether group a's head fires before group b's.
+// restored marks the timers registered so far as a restore's: they fire
+// before later ones of their time, by key group. The heaps are ordered
+// again, as heads may have changed places.
+func (s *storeTimers[K, N]) restored() {
+	s.mark = s.seq
+	for qi := range s.q {
+		q := &s.q[qi]
+		for i := len(q.heap)/2 - 1; i >= 0; i-- {
+			s.down(q, i)
+		}
+	}
+}
+
+// headBefore reports whether group a's head fires before group b's.
 func (s *storeTimers[K, N]) headBefore(q *squeue[K, N], a, b int32) bool {
 	ga, gb := &q.groups[a], &q.groups[b]
 	x, y := &ga.buf[ga.h], &gb.buf[gb.h]
