@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/state"
@@ -108,7 +109,7 @@ func Open(o Options) (*Store, error) {
 func (s *Store) open(dir string, readOnly bool) (*pebble.DB, error) {
 	c := pebble.NewCache(s.cache)
 	defer c.Unref()
-	db, err := pebble.Open(dir, &pebble.Options{
+	o := &pebble.Options{
 		Cache:                       c,
 		MemTableSize:                uint64(s.memtable),
 		MemTableStopWritesThreshold: 2,
@@ -116,7 +117,11 @@ func (s *Store) open(dir string, readOnly bool) (*pebble.DB, error) {
 		Merger:                      pebble.DefaultMerger,
 		Logger:                      quiet{},
 		ReadOnly:                    readOnly,
-	})
+	}
+	// bloom filters spare the lookups of absent keys (a new key's state, a
+	// timer's deduplication) a data block read per table
+	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(dir, o)
 	if err != nil {
 		return nil, fmt.Errorf("disk: %s: open %s: %w", s.name, dir, err)
 	}
