@@ -80,12 +80,21 @@ func readLimit(f string) int64 {
 
 // runtimeLimit is the state of LimitRuntime: the budgets of the jobs running
 // under it and the limit the process had before the first of them.
-var runtimeLimit struct {
+var runtimeLimit runtimeLimitState
+
+type runtimeLimitState struct {
 	mu     sync.Mutex
 	jobs   int
 	sum    int64
+	off    int64 // reserved memory held outside the Go heap (OffHeap)
 	before int64
 	owned  bool // the limit is LimitRuntime's, not the user's
+}
+
+// setLimit sets the runtime's limit from the budgets and the memory held
+// outside the Go heap; l.mu is held.
+func (l *runtimeLimitState) setLimit() {
+	debug.SetMemoryLimit(max(l.sum+RuntimeOverhead-l.off, RuntimeOverhead))
 }
 
 // LimitRuntime sets the Go runtime's soft memory limit (debug.SetMemoryLimit)
@@ -109,7 +118,7 @@ func LimitRuntime(budget int64) (end func()) {
 	l.jobs++
 	l.sum += budget
 	if l.owned {
-		debug.SetMemoryLimit(l.sum + RuntimeOverhead)
+		l.setLimit()
 	}
 	var once sync.Once
 	return func() {
@@ -123,7 +132,37 @@ func LimitRuntime(budget int64) (end func()) {
 			case l.jobs == 0:
 				debug.SetMemoryLimit(l.before)
 			default:
-				debug.SetMemoryLimit(l.sum + RuntimeOverhead)
+				l.setLimit()
+			}
+		})
+	}
+}
+
+// OffHeap tells the runtime's limit that n bytes reserved on a job's
+// budget are allocated outside the Go heap (a Pebble store's block cache
+// and memtables, in C memory): while they are held, LimitRuntime's soft
+// limit is lower by n, so that the Go heap and those bytes together stay
+// within the budgets plus RuntimeOverhead. It returns the function that
+// ends the hold (call it once). A limit that is the user's is not changed.
+func OffHeap(n int64) (end func()) {
+	if n <= 0 {
+		return func() {}
+	}
+	l := &runtimeLimit
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.off += n
+	if l.owned && l.jobs > 0 {
+		l.setLimit()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.off -= n
+			if l.owned && l.jobs > 0 {
+				l.setLimit()
 			}
 		})
 	}

@@ -73,6 +73,44 @@ func TestLimitRuntime(t *testing.T) {
 	}
 }
 
+// TestOffHeap checks that memory held outside the Go heap lowers the
+// runtime limit while held, not below RuntimeOverhead, and not a limit the
+// process set itself.
+func TestOffHeap(t *testing.T) {
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+
+	end := LimitRuntime(100 << 20)
+	off := OffHeap(16 << 20)
+	if got, want := debug.SetMemoryLimit(-1), int64(84<<20+RuntimeOverhead); got != want {
+		t.Fatalf("limit with 16 MiB off the heap = %d, want %d", got, want)
+	}
+	big := OffHeap(200 << 20)
+	if got, want := debug.SetMemoryLimit(-1), int64(RuntimeOverhead); got != want {
+		t.Fatalf("limit with more off the heap than the budget = %d, want %d", got, want)
+	}
+	big()
+	off()
+	off() // a second call does nothing
+	if got, want := debug.SetMemoryLimit(-1), int64(100<<20+RuntimeOverhead); got != want {
+		t.Fatalf("limit after the off-heap memory went = %d, want %d", got, want)
+	}
+	end()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("limit after the job = %d, want none", got)
+	}
+
+	debug.SetMemoryLimit(1 << 30) // the user's own
+	end = LimitRuntime(10 << 20)
+	OffHeap(8 << 20)()
+	off = OffHeap(4 << 20)
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Fatalf("limit under the user's = %d, want %d", got, 1<<30)
+	}
+	off()
+	end()
+}
+
 // TestDefaultBudget checks the bounds of DefaultBudget.
 func TestDefaultBudget(t *testing.T) {
 	got := DefaultBudget()

@@ -42,7 +42,10 @@
 // machine's or the cgroup's memory, at least 256 MiB). LimitRuntime sets the Go
 // runtime's soft memory limit to the running jobs' budgets plus
 // RuntimeOverhead, unless the process has a limit of its own, so that the
-// garbage collector keeps the heap near the budget. Managed splits a process's budget (the CLI's --memory): the operators get
+// garbage collector keeps the heap near the budget; OffHeap lowers it by
+// reserved memory allocated outside the Go heap (the disk state backend's
+// Pebble caches and memtables in C memory) while that is held, so that the
+// heap and that memory together stay within it. Managed splits a process's budget (the CLI's --memory): the operators get
 // it less the runtime's part, min(RuntimeOverhead, half), so that the soft
 // limit, their share plus RuntimeOverhead, is the process's budget itself.
 //

@@ -2,22 +2,22 @@ package stream
 
 import "github.com/weirdata/weir/stream/internal/task"
 
-// StateBackend is where keyed operators keep their keyed state, as Flink's
-// state.backend.type. Timers and broadcast state stay on the heap with
-// either (Flink's heap timers option; broadcast state is always on the
-// heap), and BATCH execution keeps one key's state on the heap whatever the
-// choice, as Flink's batch state backend does.
+// StateBackend is where keyed operators keep their keyed state and timers,
+// as Flink's state.backend.type (with the RocksDB backend's default of
+// timers in the database). Broadcast state stays on the heap with either,
+// as in Flink, and BATCH execution keeps one key's state on the heap
+// whatever the choice, as Flink's batch state backend does.
 type StateBackend uint8
 
 const (
 	// HeapBackend keeps keyed state as objects in memory, counted against
 	// the job's memory budget (Flink's HashMapStateBackend).
 	HeapBackend StateBackend = iota
-	// DiskBackend keeps keyed state serialized in an embedded Pebble
-	// database per keyed operator subtask under the job's temporary
+	// DiskBackend keeps keyed state and timers serialized in an embedded
+	// Pebble database per keyed operator subtask under the job's temporary
 	// directory (Flink's EmbeddedRocksDBStateBackend); its block cache and
-	// memtables are counted against the memory budget. See
-	// stream/state/disk.
+	// memtables, and a bounded cache of the first timers of each key group,
+	// are counted against the memory budget. See stream/state/disk.
 	DiskBackend
 )
 

@@ -26,9 +26,14 @@ type Options struct {
 	// by (Flink's TTL is processing time). Nil is the wall clock.
 	Clock func() int64
 	// Store, when set, makes the backend a disk backend: the keyed states
-	// live in the store (timers stay on the heap). The backend closes it on
-	// Dispose. Nil is the heap backend.
+	// and the timers live in the store. The backend closes it on Dispose.
+	// Nil is the heap backend.
 	Store Store
+	// TimerCache is the number of timers a disk backend's timer service
+	// keeps in memory per queue (event time, processing time), spread over
+	// the key groups with at least one per group; zero is
+	// DefaultTimerCache.
+	TimerCache int
 	// Shared are the shared files of the checkpoint storage a disk backend
 	// writes incremental snapshots to (SnapshotIncremental) and restores
 	// them from.
@@ -78,7 +83,10 @@ type Backend[K comparable] struct {
 	store  Store                // nil on the heap
 	shared SharedFiles          // for incremental snapshots
 	ids    map[string]storeMeta // the states in the store, registered or restored
-	nextID uint16               // the highest id in ids
+	tids   map[string]storeMeta // the timer services in the store, registered or restored
+	nextID uint16               // the highest id in ids and tids
+
+	timerCache int // Options.TimerCache
 
 	// the registered states' and timer services' schemas, by pendingKey
 	schemas map[string]*stateSchema
@@ -99,7 +107,8 @@ func NewBackend[K comparable](o Options) (*Backend[K], error) {
 	b := &Backend[K]{
 		name: o.Name, maxP: o.MaxParallelism, groups: o.Groups, hash: h, clock: o.Clock, idx: -1,
 		states: map[string]registered{}, timers: map[string]registered{}, pending: map[string][]section{},
-		mem: o.Memory, store: o.Store, shared: o.Shared, ids: map[string]storeMeta{},
+		mem: o.Memory, store: o.Store, shared: o.Shared, ids: map[string]storeMeta{}, tids: map[string]storeMeta{},
+		timerCache: o.TimerCache,
 	}
 	if b.clock == nil {
 		b.clock = func() int64 { return time.Now().UnixMilli() }
@@ -247,6 +256,11 @@ func (b *Backend[K]) Clear() {
 	}
 	for name, m := range b.ids {
 		if _, ok := b.states[name]; !ok {
+			b.storeDrop(m.id)
+		}
+	}
+	for name, m := range b.tids {
+		if _, ok := b.timers[name]; !ok {
 			b.storeDrop(m.id)
 		}
 	}

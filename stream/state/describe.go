@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 )
 
@@ -21,9 +22,10 @@ type SnapshotInfo struct {
 	// operator snapshot's states by name.
 	Sections []SectionInfo
 	// Incremental says the snapshot is an incremental one of a disk
-	// backend (SnapshotIncremental): Sections are then its timers' and
-	// restored sections', Stored the states in its store (KeyGroup -1,
-	// entries not counted) and Files the store's files.
+	// backend (SnapshotIncremental): Sections are then its restored
+	// sections' (and, before version 3, its timers'), Stored the states and
+	// timer services in its store (KeyGroup -1, entries not counted) and
+	// Files the store's files.
 	Incremental bool
 	Stored      []SectionInfo
 	Files       []FileInfo
@@ -172,15 +174,12 @@ func describeIncremental(b []byte) (*SnapshotInfo, error) {
 		return nil, err
 	}
 	info.Incremental = true
-	names := make([]string, 0, len(inc.states))
-	for name := range inc.states {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		info.Stored = append(info.Stored, SectionInfo{Name: name, Kind: inc.states[name].kind.String(), KeyGroup: -1})
-		if s := inc.states[name].schema; s != nil {
-			info.Schemas = append(info.Schemas, schemaInfo(s, s.kind.String()))
+	for _, ms := range []map[string]storeMeta{inc.states, inc.timers} {
+		for _, name := range slices.Sorted(maps.Keys(ms)) {
+			info.Stored = append(info.Stored, SectionInfo{Name: name, Kind: ms[name].kind.String(), KeyGroup: -1})
+			if s := ms[name].schema; s != nil {
+				info.Schemas = append(info.Schemas, schemaInfo(s, s.kind.String()))
+			}
 		}
 	}
 	for _, f := range inc.files {

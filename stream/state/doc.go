@@ -110,11 +110,16 @@
 // the Triggerable; a timer registered by a callback for a time the advance
 // reaches fires in that same advance, as in Flink. AdvanceProcessingTime does
 // the same for processing time, and NextProcessingTime is the deadline the
-// task loop waits for. Each key group's timers are indexed by timer, for the
-// deduplication and deletion; RegisterNewEventTimeTimer registers a timer
-// the caller knows is absent without the lookup and leaves it out of the
-// index until a lookup, a deletion or a snapshot needs it, so that timers
-// only registered and fired (the window operator's) are never indexed.
+// task loop waits for. Timers of one timestamp fire in registration order,
+// except that those a restore brought fire first, by key group and then in
+// their order before the snapshot; both backends keep this order, so that
+// a job's output is the same on either. On the heap, each key group's
+// timers are indexed by timer, for the deduplication and deletion;
+// RegisterNewEventTimeTimer registers a timer the caller knows is absent
+// without the lookup and leaves it out of the index until a lookup, a
+// deletion or a snapshot needs it, so that timers only registered and
+// fired (the window operator's) are never indexed. A disk backend keeps
+// its timers in the store (see The disk backend).
 //
 // # TTL
 //
@@ -217,12 +222,28 @@
 // yet and snapshots need no decoding. Values are copied in and out: unlike
 // on the heap, a value read is the caller's own.
 //
-// Timers stay on the heap with either backend (Flink's heap timers option
-// of the RocksDB backend), and their bytes are counted as the heap
-// backend's. The store's memory (block cache, memtables) is its own
-// reservation on the job's budget (see stream/state/disk); the state on
-// disk is not counted, as Flink does not count RocksDB's files, and
-// MemoryUsed is the timers' and pending sections' bytes.
+// The timer services of a disk backend keep their timers in the store too,
+// as Flink's RocksDB timer service does (timers_store.go):
+//
+//	queue  state id | key group | 0 event, 1 processing | timestamp | sequence
+//	value  key hash code (4 bytes) | key | namespace
+//	index  state id | key group | 2 + (0 or 1) | key | namespace | timestamp
+//	value  sequence
+//
+// with the timestamp big-endian, its sign bit flipped, and the sequence
+// the registration's number (big-endian), so that a key group's queue is
+// in firing order and the index deduplicates and deletes. In memory each
+// queue keeps a heap of the key groups by their first timer and a cache of
+// each group's first timers (Options.TimerCache over the groups, at least
+// one each), loaded from the store when it empties: the memory is bounded
+// by the cache and the number of key groups, whatever the number of
+// timers. The next sequence number is written beside them (state id |
+// 0xc0) for incremental snapshots.
+//
+// The store's memory (block cache, memtables) is its own reservation on
+// the job's budget (see stream/state/disk); the state on disk is not
+// counted, as Flink does not count RocksDB's files, and MemoryUsed is the
+// timer caches' and pending sections' bytes.
 //
 // A full Snapshot of a disk backend writes the heap backend's format (the
 // canonical format of Flink's savepoints), so that its state restores into
@@ -231,9 +252,11 @@
 // files instead: its immutable data files go to Options.Shared, the shared
 // files of the checkpoint storage (checkpoint.Dir), each written once and
 // named again by later snapshots while the store holds it; the snapshot
-// itself holds the rest of the store's files, the states' ids and kinds,
-// the key-group range and the timers in the full format. Restore tells the
-// two formats apart. An incremental snapshot whose key groups are the
+// itself holds the rest of the store's files, the ids and kinds of the
+// states and timer services, and the key-group range; the timers are in
+// the store's files (a version 2 incremental snapshot holds them in the
+// full format instead, and restores as well). Restore tells the two
+// formats apart. An incremental snapshot whose key groups are the
 // backend's restores as the store it was; at another parallelism each new
 // backend opens every old store overlapping its groups read-only and
 // copies the keys of its own groups (Flink's

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 )
 
@@ -13,11 +14,13 @@ import (
 //
 //	header  "weirincr", uvarint version, uvarint max parallelism, uvarint
 //	        first and last key group of the backend
-//	meta    uvarint count, then per state in the store: uvarint name length,
-//	        name, kind byte, uvarint id, and (version 2) a byte, 1 when the
-//	        schemas of a schema frame (schema.go) follow, else 0
-//	heap    a full snapshot of the timers and of the restored sections of
-//	        states not registered (the heap part)
+//	meta    uvarint count, then per state and (version 3) timer service in
+//	        the store: uvarint name length, name, kind byte, uvarint id,
+//	        and (version 2) a byte, 1 when the schemas of a schema frame
+//	        (schema.go) follow, else 0
+//	heap    a full snapshot of the restored sections of states and timer
+//	        services not registered (the heap part); before version 3, of
+//	        the timers too
 //	file    per store file: uvarint name length, name, uvarint shared name
 //	        length, shared name, the file's bytes when not shared
 //	end     uvarint number of file frames
@@ -26,7 +29,7 @@ import (
 // (Pebble's manifest and options) is inline.
 const (
 	incrementalMagic   = "weirincr"
-	incrementalVersion = 2
+	incrementalVersion = 3
 	frameMeta          = 4
 	frameHeap          = 5
 	frameFile          = 6
@@ -37,6 +40,7 @@ type incremental struct {
 	maxP   int
 	groups KeyGroupRange
 	states map[string]storeMeta
+	timers map[string]storeMeta
 	heap   []byte
 	files  []StoreFile
 }
@@ -86,6 +90,13 @@ func (b *Backend[K]) SnapshotIncremental(w io.Writer) ([]string, error) {
 	if b.store == nil || b.shared == nil {
 		return nil, fmt.Errorf("state: %s: an incremental snapshot needs a disk backend with shared files", b.name)
 	}
+	for _, r := range b.timers {
+		if t, ok := r.(storedTimers); ok {
+			if err := t.writeMeta(); err != nil {
+				return nil, fmt.Errorf("state: %s: incremental snapshot: %w", b.name, err)
+			}
+		}
+	}
 	files, err := b.store.Checkpoint(b.shared)
 	if err != nil {
 		return nil, fmt.Errorf("state: %s: incremental snapshot: %w", b.name, err)
@@ -101,26 +112,31 @@ func (b *Backend[K]) SnapshotIncremental(w io.Writer) ([]string, error) {
 	p = appendUvarint(p, uint64(b.groups.Start))
 	p = appendUvarint(p, uint64(b.groups.End))
 	err = writeFrame(bw, frameHeader, p)
-	names := make([]string, 0, len(b.ids))
-	for name := range b.ids {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	p = appendUvarint(p[:0], uint64(len(names)))
-	for _, name := range names {
-		m := b.ids[name]
-		p = appendUvarint(p, uint64(len(name)))
-		p = append(p, name...)
-		p = append(p, byte(m.kind))
-		p = appendUvarint(p, uint64(m.id))
-		s := m.schema
-		if _, ok := b.states[name]; ok {
-			s = b.schemas[pendingKey(name, false)]
+	p = appendUvarint(p[:0], uint64(len(b.ids)+len(b.tids)))
+	for _, timers := range []bool{false, true} {
+		ids := b.ids
+		if timers {
+			ids = b.tids
 		}
-		if s == nil {
-			p = append(p, 0)
-		} else {
-			p = appendSchemas(append(p, 1), s)
+		for _, name := range slices.Sorted(maps.Keys(ids)) {
+			m := ids[name]
+			p = appendUvarint(p, uint64(len(name)))
+			p = append(p, name...)
+			p = append(p, byte(m.kind))
+			p = appendUvarint(p, uint64(m.id))
+			s := m.schema
+			if timers {
+				if _, ok := b.timers[name]; ok {
+					s = b.schemas[pendingKey(name, true)]
+				}
+			} else if _, ok := b.states[name]; ok {
+				s = b.schemas[pendingKey(name, false)]
+			}
+			if s == nil {
+				p = append(p, 0)
+			} else {
+				p = appendSchemas(append(p, 1), s)
+			}
 		}
 	}
 	if err == nil {
@@ -163,13 +179,14 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 	if d.err != nil || len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: bad incremental header", ErrCorruptSnapshot)
 	}
-	if version != incrementalVersion && version != 1 {
-		return nil, fmt.Errorf("incremental snapshot version %d, this weir reads versions 1 and %d", version, incrementalVersion)
+	if version < 1 || version > incrementalVersion {
+		return nil, fmt.Errorf("incremental snapshot version %d, this weir reads versions 1 to %d", version, incrementalVersion)
 	}
 	if maxP == 0 || maxP > UpperBoundMaxParallelism || start > end || end >= maxP {
 		return nil, fmt.Errorf("%w: key groups %d..%d of max parallelism %d", ErrCorruptSnapshot, start, end, maxP)
 	}
-	inc := &incremental{maxP: int(maxP), groups: KeyGroupRange{Start: int(start), End: int(end)}, states: map[string]storeMeta{}}
+	inc := &incremental{maxP: int(maxP), groups: KeyGroupRange{Start: int(start), End: int(end)},
+		states: map[string]storeMeta{}, timers: map[string]storeMeta{}}
 	typ, p, err := readFrame(r)
 	if err != nil {
 		return nil, err
@@ -198,16 +215,20 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 		if d.err != nil {
 			break
 		}
-		if schema != nil && (k == kindTimers || schema.check() != nil) {
+		into, timers := inc.states, k == kindTimers && version >= 3
+		if timers {
+			into = inc.timers
+		}
+		if schema != nil && (schema.kind != k || schema.check() != nil) {
 			d.fail("schema of state %q: %v", name, schema.check())
 			break
 		}
-		if k < KindValue || k > KindAggregating || id == 0 || id >= 0xffff || ids[uint16(id)] || inc.states[name] != (storeMeta{}) {
+		if k < KindValue || k > KindAggregating && !timers || id == 0 || id >= 0xffff || ids[uint16(id)] || into[name] != (storeMeta{}) {
 			d.fail("state %q of kind %d and id %d", name, k, id)
 			break
 		}
 		ids[uint16(id)] = true
-		inc.states[name] = storeMeta{id: uint16(id), kind: k, schema: schema}
+		into[name] = storeMeta{id: uint16(id), kind: k, schema: schema}
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d bytes after the states", len(d.b))
@@ -286,7 +307,7 @@ func (b *Backend[K]) restoreIncremental(r *bufio.Reader, hdr []byte) error {
 		return err
 	}
 	if rng := inc.groups.Intersect(b.groups); rng.Len() > 0 {
-		if inc.groups == b.groups && len(b.ids) == 0 {
+		if inc.groups == b.groups && len(b.ids) == 0 && len(b.tids) == 0 {
 			if err := b.store.Restore(inc.files, b.shared); err != nil {
 				return err
 			}
@@ -294,13 +315,24 @@ func (b *Backend[K]) restoreIncremental(r *bufio.Reader, hdr []byte) error {
 				b.ids[name] = m
 				b.nextID = max(b.nextID, m.id)
 			}
+			for name, m := range inc.timers {
+				b.tids[name] = m
+				b.nextID = max(b.nextID, m.id)
+			}
 		} else if err := b.clip(inc, rng); err != nil {
 			return err
 		}
-		for name, m := range inc.states {
-			if cur, ok := b.ids[name]; ok && cur.schema == nil {
-				cur.schema = m.schema
-				b.ids[name] = cur
+		for _, p := range []struct{ from, to map[string]storeMeta }{{inc.states, b.ids}, {inc.timers, b.tids}} {
+			for name, m := range p.from {
+				if cur, ok := p.to[name]; ok && cur.schema == nil {
+					cur.schema = m.schema
+					p.to[name] = cur
+				}
+			}
+		}
+		for name := range inc.timers {
+			if t, ok := b.timers[name].(storedTimers); ok {
+				t.attach() // registered before the restore: read the store again
 			}
 		}
 	}
@@ -314,15 +346,30 @@ func (b *Backend[K]) clip(inc *incremental, rng KeyGroupRange) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(inc.states))
-	for name := range inc.states {
-		names = append(names, name)
+	type stored struct {
+		name string
+		old  storeMeta
 	}
-	slices.Sort(names)
+	var all []stored
+	for _, name := range slices.Sorted(maps.Keys(inc.states)) {
+		all = append(all, stored{name, inc.states[name]})
+	}
+	for _, name := range slices.Sorted(maps.Keys(inc.timers)) {
+		all = append(all, stored{name, inc.timers[name]})
+	}
 	var key []byte
-	for _, name := range names {
-		old := inc.states[name]
-		id, err := b.storeID(name, old.kind)
+	for _, st := range all {
+		name, old := st.name, st.old
+		var id uint16
+		var err error
+		if old.kind == kindTimers {
+			id, err = b.timerID(name)
+			if err == nil {
+				err = b.clipTimerMeta(src, old.id, id)
+			}
+		} else {
+			id, err = b.storeID(name, old.kind)
+		}
 		if err != nil {
 			_ = src.Close()
 			return err
@@ -344,6 +391,63 @@ func (b *Backend[K]) clip(inc *incremental, rng KeyGroupRange) error {
 	}
 	return src.Close()
 }
+
+// clipTimerMeta keeps in the store the larger of the next sequence numbers
+// of timer service id and of the old store's service oldID, so that the
+// timers registered after the restore come after every restored one.
+func (b *Backend[K]) clipTimerMeta(src StoreReader, oldID, id uint16) error {
+	var next uint64
+	var bad error
+	read := func(_, v []byte) bool {
+		d := dec{b: v}
+		if n := d.uvarint(); d.err == nil {
+			next = max(next, n)
+		} else {
+			bad = fmt.Errorf("%w: timers %d: sequence: %v", ErrCorruptSnapshot, oldID, d.err)
+		}
+		return false
+	}
+	k := []byte{byte(oldID >> 8), byte(oldID), storedMeta}
+	if err := src.Scan(k, prefixEnd(k), read); err != nil {
+		return err
+	}
+	k = []byte{byte(id >> 8), byte(id), storedMeta}
+	if err := b.store.Scan(k, prefixEnd(k), read); err != nil {
+		return err
+	}
+	if bad != nil {
+		return bad
+	}
+	return b.store.Set(k, appendUvarint(nil, next))
+}
+
+// storedTimers is a timer service of a disk backend, seen through the
+// registered interface.
+type storedTimers interface {
+	writeMeta() error
+	attach()
+}
+
+func (t *Timers[K, N]) writeMeta() error { return t.d.writeMeta() }
+func (t *Timers[K, N]) attach()          { t.d.attach() }
+
+// storeRawTimers is a timer service in the store that no operator
+// registered since the restore that brought it: snapshots write its timers
+// as they are.
+type storeRawTimers[K comparable] struct {
+	b    *Backend[K]
+	name string
+	m    storeMeta
+}
+
+func (s *storeRawTimers[K]) stateName() string { return s.name }
+func (s *storeRawTimers[K]) kind() Kind        { return kindTimers }
+func (s *storeRawTimers[K]) write(dst []byte, idx int, _ int64) ([]byte, int) {
+	return s.b.storeTimerSection(dst, s.m.id, s.b.groups.Start+idx)
+}
+func (s *storeRawTimers[K]) read([]byte, int, int) error { return nil }
+func (s *storeRawTimers[K]) drop()                       { s.b.storeDrop(s.m.id) }
+func (s *storeRawTimers[K]) freeze() frozen              { return nil }
 
 // storeRaw is a state in the store that no descriptor registered since the
 // restore that brought it: snapshots write its entries as they are.

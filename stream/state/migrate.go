@@ -116,6 +116,11 @@ func (b *Backend[K]) registerSchema(r registered, timers bool) error {
 			return fmt.Errorf("state: %s: %w", b.name, err)
 		}
 	}
+	if m, ok := b.tids[r.stateName()]; ok && timers && m.schema != nil {
+		if err := b.checkKeys(m.schema, cur); err != nil {
+			return fmt.Errorf("state: %s: %w", b.name, err)
+		}
+	}
 	return nil
 }
 
@@ -334,6 +339,22 @@ func (b *Backend[K]) checkIncremental(inc *incremental) error {
 			continue
 		}
 		if have, ok := b.ids[name]; ok && have.schema != nil && !have.schema.equal(m.schema) {
+			return fmt.Errorf("%s %q: incremental snapshots of two schemas: %w", m.kind, name, ErrMigration)
+		}
+	}
+	for name, m := range inc.timers {
+		if m.schema == nil {
+			continue
+		}
+		if _, ok := b.timers[name]; ok {
+			if cur := b.schemas[pendingKey(name, true)]; cur != nil {
+				if err := b.checkKeys(m.schema, cur); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if have, ok := b.tids[name]; ok && have.schema != nil && !have.schema.equal(m.schema) {
 			return fmt.Errorf("%s %q: incremental snapshots of two schemas: %w", m.kind, name, ErrMigration)
 		}
 	}

@@ -143,8 +143,15 @@ func (b *Backend[K]) schemaFrames(withStates bool) []*stateSchema {
 			}
 		}
 	}
-	for name := range b.timers {
-		all = append(all, b.schemas[pendingKey(name, true)])
+	if withStates || b.store == nil { // else the store's timers are in its files
+		for name := range b.timers {
+			all = append(all, b.schemas[pendingKey(name, true)])
+		}
+		for name, m := range b.tids {
+			if _, ok := b.timers[name]; !ok {
+				all = append(all, m.schema)
+			}
+		}
 	}
 	for _, secs := range b.pending {
 		all = append(all, secs[0].schema)

@@ -92,7 +92,14 @@ func (b *Backend[K]) snapshot(w io.Writer, groups KeyGroupRange, withStates bool
 		}
 	}
 	for _, r := range b.timers {
-		all = append(all, named{r, true})
+		if withStates || b.store == nil { // a store's timers are in its files
+			all = append(all, named{r, true})
+		}
+	}
+	for name, m := range b.tids {
+		if _, ok := b.timers[name]; !ok && withStates {
+			all = append(all, named{&storeRawTimers[K]{b: b, name: name, m: m}, true})
+		}
 	}
 	slices.SortFunc(all, func(x, y named) int {
 		if x.timers != y.timers {

@@ -90,6 +90,20 @@ func (b *Backend[K]) storeID(name string, k Kind) (uint16, error) {
 	return b.nextID, nil
 }
 
+// timerID returns the store id of timer service name, assigning the next
+// one on first use.
+func (b *Backend[K]) timerID(name string) (uint16, error) {
+	if m, ok := b.tids[name]; ok {
+		return m.id, nil
+	}
+	if b.nextID == 0xffff {
+		return 0, fmt.Errorf("state: %s: more than %d states and timer services", b.name, 0xfffe)
+	}
+	b.nextID++
+	b.tids[name] = storeMeta{id: b.nextID, kind: kindTimers}
+	return b.nextID, nil
+}
+
 // appendPrefix appends a state's key prefix: its id and a key group, both
 // two bytes big-endian.
 func appendPrefix(dst []byte, id uint16, group int) []byte {

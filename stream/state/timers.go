@@ -46,6 +46,7 @@ type Timers[K, N comparable] struct {
 	watermark int64
 	key       sizer[K]
 	space     sizer[N]
+	d         *storeTimers[K, N] // a disk backend's: the timers in its store
 }
 
 // NewTimers returns the backend's timer service of that name, registering it
@@ -72,8 +73,17 @@ func NewTimers[K, N comparable](b *Backend[K], name string, target Triggerable[K
 		return nil, err
 	}
 	t.event.cow, t.proc.cow = &b.cow, &b.cow
-	t.event.init(b.groups.Len())
-	t.proc.init(b.groups.Len())
+	if b.store != nil {
+		_, restored := b.tids[name]
+		id, err := b.timerID(name)
+		if err != nil {
+			return nil, err
+		}
+		t.d = newStoreTimers(t, id, b.timerCache, restored)
+	} else {
+		t.event.init(b.groups.Len())
+		t.proc.init(b.groups.Len())
+	}
 	return t, b.register(t, true)
 }
 
@@ -83,27 +93,51 @@ func (t *Timers[K, N]) kind() Kind        { return kindTimers }
 // CurrentWatermark returns the last watermark advanced to (math.MinInt64 at first).
 func (t *Timers[K, N]) CurrentWatermark() int64 { return t.watermark }
 
+// The queues of a timer service, in the store's and snapshots' terms.
+const (
+	eventTime      = 0
+	processingTime = 1
+)
+
 // RegisterEventTimeTimer registers a timer at ts for the current key in ns.
-func (t *Timers[K, N]) RegisterEventTimeTimer(ns N, ts int64) { t.add(&t.event, ns, ts) }
+func (t *Timers[K, N]) RegisterEventTimeTimer(ns N, ts int64) { t.add(eventTime, ns, ts) }
 
 // RegisterProcessingTimeTimer registers a processing-time timer at ts.
-func (t *Timers[K, N]) RegisterProcessingTimeTimer(ns N, ts int64) { t.add(&t.proc, ns, ts) }
+func (t *Timers[K, N]) RegisterProcessingTimeTimer(ns N, ts int64) { t.add(processingTime, ns, ts) }
 
 // DeleteEventTimeTimer deletes the current key's event-time timer at ts in ns.
-func (t *Timers[K, N]) DeleteEventTimeTimer(ns N, ts int64) { t.del(&t.event, ns, ts) }
+func (t *Timers[K, N]) DeleteEventTimeTimer(ns N, ts int64) { t.del(eventTime, ns, ts) }
 
 // DeleteProcessingTimeTimer deletes the current key's processing-time timer.
-func (t *Timers[K, N]) DeleteProcessingTimeTimer(ns N, ts int64) { t.del(&t.proc, ns, ts) }
+func (t *Timers[K, N]) DeleteProcessingTimeTimer(ns N, ts int64) { t.del(processingTime, ns, ts) }
 
-// NumEventTimeTimers returns the number of event-time timers held.
-func (t *Timers[K, N]) NumEventTimeTimers() int { return t.event.n }
+// NumEventTimeTimers returns the number of event-time timers held. A disk
+// backend counts them in its store once after an incremental restore.
+func (t *Timers[K, N]) NumEventTimeTimers() int {
+	if t.d != nil {
+		return t.d.count(eventTime)
+	}
+	return t.event.n
+}
 
 // NumProcessingTimeTimers returns the number of processing-time timers held.
-func (t *Timers[K, N]) NumProcessingTimeTimers() int { return t.proc.n }
+func (t *Timers[K, N]) NumProcessingTimeTimers() int {
+	if t.d != nil {
+		return t.d.count(processingTime)
+	}
+	return t.proc.n
+}
 
 // NextProcessingTime returns the earliest processing-time timer, the deadline
 // the task loop waits for, and false when there is none.
 func (t *Timers[K, N]) NextProcessingTime() (int64, bool) {
+	if t.d != nil {
+		e, ok := t.d.peek(processingTime)
+		if !ok {
+			return 0, false
+		}
+		return e.t.Timestamp, true
+	}
 	if len(t.proc.heap) == 0 {
 		return 0, false
 	}
@@ -115,7 +149,7 @@ func (t *Timers[K, N]) NextProcessingTime() (int64, bool) {
 // key first.
 func (t *Timers[K, N]) AdvanceWatermark(wm int64) error {
 	t.watermark = wm
-	return t.fire(&t.event, wm, true)
+	return t.fire(eventTime, wm)
 }
 
 // RestoreWatermark sets the watermark a restored operator starts at
@@ -125,10 +159,17 @@ func (t *Timers[K, N]) RestoreWatermark(wm int64) { t.watermark = max(t.watermar
 
 // AdvanceProcessingTime fires every processing-time timer at or before now.
 func (t *Timers[K, N]) AdvanceProcessingTime(now int64) error {
-	return t.fire(&t.proc, now, false)
+	return t.fire(processingTime, now)
 }
 
-func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
+func (t *Timers[K, N]) fire(which int, upTo int64) error {
+	if t.d != nil {
+		return t.fireStore(which, upTo)
+	}
+	q, event := &t.event, which == eventTime
+	if !event {
+		q = &t.proc
+	}
 	for len(q.heap) > 0 && q.heap[0].ts <= upTo {
 		top := q.pop()
 		t.b.SetCurrentKeyCode(top.t.Key, top.code, t.b.groups.Start+int(top.idx))
@@ -146,6 +187,26 @@ func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
 	return nil
 }
 
+// fireStore is fire on the timers in the store.
+func (t *Timers[K, N]) fireStore(which int, upTo int64) error {
+	for {
+		if e, ok := t.d.peek(which); !ok || e.t.Timestamp > upTo {
+			return nil
+		}
+		e, idx := t.d.pop(which)
+		t.b.SetCurrentKeyCode(e.t.Key, e.code, t.b.groups.Start+idx)
+		var err error
+		if which == eventTime {
+			err = t.target.OnEventTime(e.t)
+		} else {
+			err = t.target.OnProcessingTime(e.t)
+		}
+		if err != nil {
+			return fmt.Errorf("state: %s: %s: timer at %d: %w", t.b.name, t.what, e.t.Timestamp, err)
+		}
+	}
+}
+
 // RegisterNewEventTimeTimer is RegisterEventTimeTimer for a timer the
 // caller knows is not registered: the current key has no event-time timer at
 // ts in ns. It skips the lookup that deduplicates (the window operator's
@@ -156,14 +217,30 @@ func (t *Timers[K, N]) fire(q *queue[K, N], upTo int64, event bool) error {
 // never indexes them.
 func (t *Timers[K, N]) RegisterNewEventTimeTimer(ns N, ts int64) {
 	if idx := t.b.at(); idx >= 0 {
+		if t.d != nil {
+			t.d.add(eventTime, Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx, false)
+			return
+		}
 		t.pushAs(&t.event, Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx, false)
 	}
 }
 
-func (t *Timers[K, N]) add(q *queue[K, N], ns N, ts int64) {
+func (t *Timers[K, N]) add(which int, ns N, ts int64) {
 	if idx := t.b.at(); idx >= 0 {
-		t.insert(q, Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx)
+		if t.d != nil {
+			t.d.add(which, Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx, true)
+			return
+		}
+		t.insert(t.queue(which), Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx)
 	}
+}
+
+// queue returns the heap queue of which.
+func (t *Timers[K, N]) queue(which int) *queue[K, N] {
+	if which == eventTime {
+		return &t.event
+	}
+	return &t.proc
 }
 
 // insert adds tm, of key hash code code, to group index idx unless it is
@@ -188,12 +265,16 @@ func (t *Timers[K, N]) pushAs(q *queue[K, N], tm Timer[K, N], code int32, idx in
 	t.b.grow(sz, t.what)
 }
 
-func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
+func (t *Timers[K, N]) del(which int, ns N, ts int64) {
 	idx := t.b.at()
 	if idx < 0 {
 		return
 	}
-	if sz, ok := q.remove(Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx); ok {
+	if t.d != nil {
+		t.d.remove(which, Timer[K, N]{ts, t.b.key, ns}, idx)
+		return
+	}
+	if sz, ok := t.queue(which).remove(Timer[K, N]{ts, t.b.key, ns}, t.b.keyCode(), idx); ok {
 		t.b.shrink(sz)
 	}
 }
@@ -201,6 +282,9 @@ func (t *Timers[K, N]) del(q *queue[K, N], ns N, ts int64) {
 // write encodes a group's timers, event-time then processing-time, each
 // sorted by time and registration.
 func (t *Timers[K, N]) write(dst []byte, idx int, _ int64) ([]byte, int) {
+	if t.d != nil {
+		return t.d.write(dst, idx)
+	}
 	t.event.indexAll()
 	t.proc.indexAll()
 	return t.writeFrom(dst, &t.event.pos[idx], &t.proc.pos[idx])
@@ -259,16 +343,23 @@ func (t *Timers[K, N]) read(src []byte, idx, n int) error {
 			d.fail("timer key of another key group than %d", t.b.groups.Start+idx)
 			break
 		}
-		q := &t.event
-		if which == 1 {
-			q = &t.proc
+		if t.d != nil {
+			t.d.add(int(which), tm, code, idx, true)
+			continue
 		}
-		t.insert(q, tm, code, idx)
+		t.insert(t.queue(int(which)), tm, code, idx)
+	}
+	if t.d != nil {
+		t.d.restored()
 	}
 	return d.done(t.what)
 }
 
 func (t *Timers[K, N]) drop() {
+	if t.d != nil {
+		t.d.drop()
+		return
+	}
 	for _, q := range []*queue[K, N]{&t.event, &t.proc} {
 		for _, b := range q.heap {
 			for i := b.head; i < len(b.ents); i++ {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 
 	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/state"
@@ -51,6 +52,7 @@ type Store struct {
 	cache    int64
 	memtable int64
 	res      *memory.Reservation
+	offEnd   func() // ends the runtime limit's hold of the C memory
 	ownMem   *memory.Manager
 	token    string            // names this store's shared files apart
 	uploaded map[string]string // data file -> shared file holding it
@@ -84,6 +86,9 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("disk: %s: the block cache and memtables need %d bytes of memory, and %d of the budget's %d bytes are in use: %w",
 			o.Name, s.cache+2*s.memtable, mem.Used(), mem.Budget(), err)
 	}
+	if offHeap {
+		s.offEnd = memory.OffHeap(s.cache + 2*s.memtable)
+	}
 	var err error
 	if s.dir, err = os.MkdirTemp(o.Dir, "weir-state-*"); err != nil {
 		s.release()
@@ -104,7 +109,7 @@ func Open(o Options) (*Store, error) {
 func (s *Store) open(dir string, readOnly bool) (*pebble.DB, error) {
 	c := pebble.NewCache(s.cache)
 	defer c.Unref()
-	db, err := pebble.Open(dir, &pebble.Options{
+	o := &pebble.Options{
 		Cache:                       c,
 		MemTableSize:                uint64(s.memtable),
 		MemTableStopWritesThreshold: 2,
@@ -112,7 +117,11 @@ func (s *Store) open(dir string, readOnly bool) (*pebble.DB, error) {
 		Merger:                      pebble.DefaultMerger,
 		Logger:                      quiet{},
 		ReadOnly:                    readOnly,
-	})
+	}
+	// bloom filters spare the lookups of absent keys (a new key's state, a
+	// timer's deduplication) a data block read per table
+	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(dir, o)
 	if err != nil {
 		return nil, fmt.Errorf("disk: %s: open %s: %w", s.name, dir, err)
 	}
@@ -373,6 +382,9 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) release() {
+	if s.offEnd != nil {
+		s.offEnd()
+	}
 	_ = s.res.Release()
 	if s.ownMem != nil {
 		_ = s.ownMem.Close()
