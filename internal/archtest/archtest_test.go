@@ -140,7 +140,7 @@ func TestDependencyRules(t *testing.T) {
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
 		// the disk backend's store: Pebble under the state package's Store
 		"stream/state/disk": func(p string) bool {
-			return isStd(p) || p == module+"/memory" || p == module+"/stream/state" || p == "github.com/cockroachdb/pebble/v2"
+			return isStd(p) || p == module+"/memory" || p == module+"/stream/state" || p == "github.com/cockroachdb/pebble/v2" || strings.HasPrefix(p, "github.com/cockroachdb/pebble/v2/")
 		},
 		// the watermark generators are a leaf: the stream runtime drives them
 		"stream/watermark": func(p string) bool { return isStd(p) || p == module+"/clock" },
