@@ -22,10 +22,12 @@ type Field struct {
 // A field's column is the name in its `weir` tag, else the name in its `parquet`
 // tag (parquet-go's convention, "name,optional,..."; only the name is read), else
 // the field name. A name of "-" skips the field. Two fields naming the same
-// column are an error.
+// column are an error. The errors of FieldsOf, Fields and Resolve carry no
+// package prefix: the format package that calls them wraps them with its
+// own, so that a message names one package, not two.
 func FieldsOf(t reflect.Type) ([]Field, error) {
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("formats: %s is not a struct", t)
+		return nil, fmt.Errorf("%s is not a struct", t)
 	}
 	var out []Field
 	seen := map[string]string{}
@@ -50,13 +52,13 @@ func FieldsOf(t reflect.Type) ([]Field, error) {
 		}
 		key := strings.ToLower(f.Column)
 		if prev, dup := seen[key]; dup {
-			return nil, fmt.Errorf("formats: %s: fields %s and %s both map to column %q", t, prev, sf.Name, f.Column)
+			return nil, fmt.Errorf("%s: fields %s and %s both map to column %q", t, prev, sf.Name, f.Column)
 		}
 		seen[key] = sf.Name
 		out = append(out, f)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("formats: %s has no exported fields to map to columns", t)
+		return nil, fmt.Errorf("%s has no exported fields to map to columns", t)
 	}
 	return out, nil
 }
@@ -102,7 +104,7 @@ func Resolve(fields []Field, columns []string, where string) ([]int, error) {
 		missing = append(missing, fmt.Sprintf("%s (column %q)", f.GoName, f.Column))
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("formats: %s has no column for field(s) %s; its columns are %s",
+		return nil, fmt.Errorf("%s has no column for field(s) %s; its columns are %s",
 			where, strings.Join(missing, ", "), strings.Join(columns, ", "))
 	}
 	return idx, nil

@@ -329,7 +329,8 @@ func TestWindowStatsStdout(t *testing.T) {
 	}
 }
 
-// TestWindowStatsBadInput names the file, the line and the column.
+// TestWindowStatsBadInput names the file, the line and the column, each
+// package's prefix once.
 func TestWindowStatsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	for name, c := range map[string]struct{ data, want string }{
@@ -348,6 +349,9 @@ func TestWindowStatsBadInput(t *testing.T) {
 			"--time", "ts", "--value", "amount", "--window", "tumbling:1s", "--output", out)
 		if code != 1 || !strings.Contains(stderr, "weir: examples/streaming: window stats: ") || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", name, code, stderr, c.want)
+		}
+		if strings.Contains(stderr, "formats/csv: formats: ") || strings.Contains(stderr, "stream/source: formats/csv: ") {
+			t.Errorf("%s: stacked prefixes in %q", name, stderr)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: the output was written", name)

@@ -35,13 +35,14 @@ func (f csvFormat[T]) open(_ context.Context, s Split, _ config) (splitReader[T]
 	}
 	o := f.opts
 	o.SplitSize = math.MaxInt64 // a file is one split
+	// csv's errors name their package and the file: returned as they are.
 	src, err := csv.Open[T](s.ID, o)
 	if err != nil {
-		return nil, fmt.Errorf("stream/source: %w", err)
+		return nil, err
 	}
 	splits, err := src.Splits(context.Background())
 	if err != nil {
-		return nil, fmt.Errorf("stream/source: %w", err)
+		return nil, err
 	}
 	r := &csvReader[T]{s: s}
 	if len(splits) == 0 { // no records
@@ -50,11 +51,11 @@ func (f csvFormat[T]) open(_ context.Context, s Split, _ config) (splitReader[T]
 	sp := splits[0]
 	if s.Offset > 0 {
 		if sp, err = src.Seek(sp, s.Offset); err != nil {
-			return nil, fmt.Errorf("stream/source: %w", err)
+			return nil, err
 		}
 	}
 	if r.r, err = src.NewReader(sp); err != nil {
-		return nil, fmt.Errorf("stream/source: %w", err)
+		return nil, err
 	}
 	return r, nil
 }
