@@ -175,7 +175,8 @@ func wordCountJob(t *testing.T, n int) job {
 // nothing.
 func TestKillRestart(t *testing.T) {
 	bin := weir(t)
-	jobs := []job{windowStatsJob(t, 10000), wordCountJob(t, 3000), iterateJob(t, 4000)}
+	// inputs in proportion to the kills, so that each job outlasts them
+	jobs := []job{windowStatsJob(t, 500*kills), wordCountJob(t, 150*kills), iterateJob(t, 200*kills)}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 5))
