@@ -12,7 +12,7 @@ type Elements interface {
 	Len() int
 	// Value returns a pointer to element i (*T of the stream's type T).
 	Value(i int) any
-	// Timestamp returns element i's timestamp (NoTimestamp for none).
+	// Timestamp returns element i's timestamp (math.MinInt64, watermark.Min, for none).
 	Timestamp(i int) int64
 	// Evict removes element i from the window.
 	Evict(i int)
