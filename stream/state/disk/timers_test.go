@@ -192,7 +192,11 @@ func sameTimers(t *testing.T, what string, want, got *tside) {
 // the same timers fire in the same order, and full snapshots are equal
 // byte for byte.
 func TestTimersDifferential(t *testing.T) {
-	for seed := range uint64(12) {
+	seeds, steps := uint64(12), 5000
+	if testing.Short() { // the race run: every max parallelism and cache size once
+		seeds, steps = 4, 2000
+	}
+	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			maxP := []int{1, 8, 16}[seed%3]
 			cache := []int{1, 8, 40, 0}[seed%4]
@@ -205,7 +209,7 @@ func TestTimersDifferential(t *testing.T) {
 			ks := keys(30)
 			wm, now := int64(0), int64(0)
 			live := map[state.Timer[string, int]]bool{} // the event-time timers registered and not deleted since the last advance
-			for step := range 5000 {
+			for step := range steps {
 				key, ns := ks[rng.IntN(len(ks))], rng.IntN(4)
 				ts := wm + int64(rng.IntN(30)) - 3
 				switch op := rng.IntN(20); {
@@ -301,7 +305,7 @@ func TestTimersDifferential(t *testing.T) {
 				}
 				sameTimers(t, fmt.Sprintf("step %d", step), heap, dsk)
 			}
-			if len(heap.log) < 2000 {
+			if len(heap.log) < steps*2/5 {
 				t.Fatalf("only %d timers fired", len(heap.log))
 			}
 		})
@@ -433,8 +437,12 @@ func TestTimersRescale(t *testing.T) {
 // exceeds the budget), and they fire in (time, registration) order, the
 // order of a naive sort.
 func TestTimersMemoryBounded(t *testing.T) {
-	const n, cache = 100000, 256
-	e := newEnv(t, 128, 16<<20)
+	const cache = 256
+	n, budget := 100000, int64(16<<20)
+	if testing.Short() { // the race run: a quarter of the timers under a quarter of the budget
+		n, budget = 25000, 4<<20
+	}
+	e := newEnv(t, 128, budget)
 	all := state.KeyGroupRange{Start: 0, End: 127}
 	dsk := e.timerSide(e.timerBackend(true, all, cache))
 	heap := e.timerSide(e.timerBackend(false, all, 0))
