@@ -226,7 +226,7 @@ func TestWindowMemoryBudget(t *testing.T) {
 	})
 	Collect(out)
 	_, err := env.Execute(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "of the budget's") || !errors.Is(err, memory.ErrBudgetExceeded) {
+	if err == nil || !strings.Contains(err.Error(), "of the memory budget of") || !errors.Is(err, memory.ErrBudgetExceeded) {
 		t.Fatalf("err = %v, want the memory budget exceeded", err)
 	}
 }

@@ -401,15 +401,16 @@ func TestBudgetExceeded(t *testing.T) {
 		s.Update(strings.Repeat("x", 100))
 	}
 	err := b.Err()
-	if !errors.Is(err, memory.ErrBudgetExceeded) || !strings.Contains(err.Error(), `ValueState "names"`) || !strings.Contains(err.Error(), "262144") {
+	if !errors.Is(err, memory.ErrBudgetExceeded) || !strings.Contains(err.Error(), `ValueState "names"`) || !strings.Contains(err.Error(), "of the memory budget of 256.0 KiB is free") {
 		t.Fatalf("Err() = %v", err)
 	}
-	// the numbers say what was asked, what is in use, of what budget: the
-	// ask did not fit
-	var need, holds, used, budget int64
-	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "needs"):], "needs %d more bytes of memory (it holds %d), and %d of the budget's %d bytes are in use",
-		&need, &holds, &used, &budget); serr != nil || budget != 256<<10 || used+need <= budget || used > budget || holds <= 0 {
-		t.Fatalf("Err() = %v: need %d, holds %d, used %d, budget %d (%v)", err, need, holds, used, budget, serr)
+	// the numbers say what is held, what was asked and what was free, in
+	// plain units: the ask did not fit
+	var held, need, free float64
+	var hu, nu, fu string
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "holds"):], "holds %g %s and needs %g %s more, but only %g %s of",
+		&held, &hu, &need, &nu, &free, &fu); serr != nil || nu != "KiB" || held <= 0 || (fu == "KiB" && free >= need) {
+		t.Fatalf("Err() = %v: holds %g %s, needs %g %s, free %g %s (%v)", err, held, hu, need, nu, free, fu, serr)
 	}
 	if m.Used() == 0 {
 		t.Fatal("nothing reserved")

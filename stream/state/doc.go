@@ -88,7 +88,17 @@
 // namespace and value types, plus, for types holding pointers, the length of
 // their memory.Codec form) and counted against a memory.Reservation on
 // Options.Memory, grown and shrunk in chunks. Exceeding the budget is an error
-// naming the state and the budget. Clearing state returns its bytes; when all
+// naming the state and the budget. A timer is counted as if it had a time of
+// its own (its bucket, its slot in the index and its entry), which is what
+// session windows and timers per record take. The estimate can miss (values
+// with pointers the codec does not see, the tables' spare slots): when the
+// runtime has a soft memory limit (debug.SetMemoryLimit, which the CLI sets
+// from --memory), every MiB of growth also checks the Go heap's live bytes,
+// projected from the last collection, against the part of the limit that
+// memory.Managed leaves to the program, less a sixteenth; passing it is an
+// ErrHeapLimit error naming the live bytes, the limit and the state's count.
+// The projection is process-wide: one job per process reads it right.
+// Clearing state returns its bytes; when all
 // state is gone the reservation holds nothing. Dispose drops all state and
 // releases the reservation; every backend is disposed exactly once.
 //

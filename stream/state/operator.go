@@ -187,9 +187,14 @@ func (s *OperatorStore) grow(n int64, what string) {
 	}
 	need := (s.used - s.reserved + chunk - 1) / chunk * chunk
 	if err := s.res.Grow(need); err != nil {
-		s.fail(fmt.Errorf("state: %s: %s: the operator state needs %d more bytes of memory (it holds %d), and %d of the budget's %d bytes are in use: %w",
-			s.name, what, need, s.used, s.mem.Used(), s.mem.Budget(), err))
+		s.fail(fmt.Errorf("state: %s: %s: the operator state holds %s and needs %s more, but only %s of the memory budget of %s is free: %w",
+			s.name, what, memory.FormatBytes(s.used-n), memory.FormatBytes(need), memory.FormatBytes(max(s.mem.Budget()-s.mem.Used(), 0)), memory.FormatBytes(s.mem.Budget()), err))
 		return
+	}
+	if s.reserved/(heapCheckChunks*chunk) != (s.reserved+need)/(heapCheckChunks*chunk) {
+		if err := heapCheck(s.mem, s.name, what, s.used); err != nil {
+			s.fail(err)
+		}
 	}
 	s.reserved += need
 }

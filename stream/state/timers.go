@@ -235,6 +235,20 @@ func (t *Timers[K, N]) add(which int, ns N, ts int64) {
 	}
 }
 
+// heapTimerBytes estimates the bytes of a queued timer beyond what its key
+// and namespace reach: its entry in its bucket's slice (3/2 of an entry, as
+// the slice grows by doubling), its slot in the index (16/9 of a slot: a
+// slotTable is between 3/8 and 3/4 full) and, as for timers at distinct
+// times (session windows, a timer per record), a bucket of its own with its
+// map entry and its place in the heap.
+func heapTimerBytes[K, N comparable]() int64 {
+	var e qent[K, N]
+	var s slot[Timer[K, N], ref[K, N]]
+	var b bucket[K, N]
+	return int64(unsafe.Sizeof(e))*3/2 + int64(unsafe.Sizeof(s))*16/9 +
+		int64(unsafe.Sizeof(b)) + entryOverhead + 8 + 8*3/2
+}
+
 // queue returns the heap queue of which.
 func (t *Timers[K, N]) queue(which int) *queue[K, N] {
 	if which == eventTime {
@@ -259,8 +273,7 @@ func (t *Timers[K, N]) push(q *queue[K, N], tm Timer[K, N], code int32, idx int)
 
 // pushAs is push, indexing tm now or later.
 func (t *Timers[K, N]) pushAs(q *queue[K, N], tm Timer[K, N], code int32, idx int, index bool) {
-	sz := entryOverhead + int64(unsafe.Sizeof(tm)+unsafe.Sizeof(ref[K, N]{})+unsafe.Sizeof(qent[K, N]{})) +
-		2*(t.key.extra(&tm.Key, &t.b.scratch)+t.space.extra(&tm.Namespace, &t.b.scratch))
+	sz := heapTimerBytes[K, N]() + 2*(t.key.extra(&tm.Key, &t.b.scratch)+t.space.extra(&tm.Namespace, &t.b.scratch))
 	q.push(tm, code, idx, sz, index)
 	t.b.grow(sz, t.what)
 }

@@ -83,8 +83,8 @@ func Open(o Options) (*Store, error) {
 	}
 	if err := s.res.Grow(s.cache + 2*s.memtable); err != nil {
 		s.release()
-		return nil, fmt.Errorf("disk: %s: the block cache and memtables need %d bytes of memory, and %d of the budget's %d bytes are in use: %w",
-			o.Name, s.cache+2*s.memtable, mem.Used(), mem.Budget(), err)
+		return nil, fmt.Errorf("disk: %s: the block cache and memtables need %s, but only %s of the memory budget of %s is free: %w",
+			o.Name, memory.FormatBytes(s.cache+2*s.memtable), memory.FormatBytes(max(mem.Budget()-mem.Used(), 0)), memory.FormatBytes(mem.Budget()), err)
 	}
 	if offHeap {
 		s.offEnd = memory.OffHeap(s.cache + 2*s.memtable)
