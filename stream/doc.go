@@ -32,6 +32,7 @@
 // What to use for what:
 //
 //	per record          Map, FlatMap, Filter, Process (with Context and side outputs)
+//	event time          FromSource's strategy, AssignTimestampsAndWatermarks
 //	per key             KeyBy, then Reduce, Sum/Min/Max/MinBy/MaxBy (rolling),
 //	                    KeyedProcess (keyed state, event- and processing-time timers)
 //	windows             Window, WindowAll, CountWindow; Trigger, Evictor, AllowedLateness,
@@ -44,8 +45,10 @@
 // A DataStream[T] carries Record[T]s: the value and its event timestamp in
 // milliseconds (watermark.Min when it has none). A source's watermark
 // strategy (package watermark) assigns the timestamps and the watermarks;
-// operators keep the timestamp of the record they process on what they
-// emit, and window results carry the window's end minus one.
+// AssignTimestampsAndWatermarks does it anywhere after a source, dropping
+// the watermarks that came before. Operators keep the timestamp of the
+// record they process on what they emit, and window results carry the
+// window's end minus one.
 //
 // # Checkpoints and restarts
 //

@@ -145,3 +145,29 @@ func Example_checkpoints() {
 	// a #3
 	// finished: true
 }
+
+// Timestamps from a field of the parsed record, not of the source's lines:
+// a line is parsed first, then stamped with its time, and windows count
+// the words per 10 seconds.
+func ExampleDataStream_AssignTimestampsAndWatermarks() {
+	env := stream.New(stream.Options{Parallelism: 1})
+	lines := stream.FromSlice(env, []string{"1000 to", "4000 be", "12000 or", "15000 not", "21000 to"})
+	parsed := stream.Map(lines, func(l string) click {
+		var c click
+		fmt.Sscanf(l, "%d %s", &c.Time, &c.User)
+		c.N = 1
+		return c
+	})
+	stamped := parsed.AssignTimestampsAndWatermarks(watermark.ForMonotonousTimestamps[click]().
+		WithTimestampAssigner(func(c click, _ int64) int64 { return c.Time }))
+	counts := stream.WindowAll(stamped, window.TumblingEventTimeWindows(10*time.Second)).
+		Reduce(func(a, b click) click { a.N += b.N; return a })
+	stream.Print(stream.Map(counts, func(c click) string { return fmt.Sprintf("%d words from %d", c.N, c.Time) }))
+	if _, err := env.Execute(context.Background()); err != nil {
+		panic(err)
+	}
+	// Output:
+	// 2 words from 1000
+	// 2 words from 12000
+	// 1 words from 21000
+}

@@ -23,14 +23,20 @@ type Options struct {
 	Subtask        int   // the subtask run, 0 <= Subtask < Parallelism
 	MaxParallelism int   // key groups; zero means the default for Parallelism
 	ProcessingTime int64 // the manual clock's start, in ms
+	// AutoWatermarkInterval is how often watermark generators are asked
+	// for a periodic watermark (AssignTimestampsAndWatermarks); zero
+	// means never.
+	AutoWatermarkInterval time.Duration
 }
 
-// Item is one thing the harness's operators emitted: a record or a
-// watermark.
+// Item is one thing the harness's operators emitted: a record, a
+// watermark or a watermark status (idle or active again).
 type Item[O any] struct {
 	Record      stream.Record[O]
 	Watermark   int64
 	IsWatermark bool
+	IsStatus    bool
+	Idle        bool // of a status
 }
 
 // captured is the harness's capture of the last operator's output.
@@ -44,8 +50,11 @@ func (c *captured[O]) Push(b []core.Record[O]) error {
 }
 
 func (c *captured[O]) Event(e flow.Event) error {
-	if e.Kind == flow.Watermark {
+	switch e.Kind {
+	case flow.Watermark:
 		c.items = append(c.items, Item[O]{Watermark: e.Value, IsWatermark: true})
+	case flow.WatermarkStatus:
+		c.items = append(c.items, Item[O]{IsStatus: true, Idle: e.Value == flow.StatusIdle})
 	}
 	return nil
 }
@@ -168,6 +177,7 @@ func (h *harnessCore[O]) Open() error {
 	}
 	h.opened = true
 	cfg := task.Config{Job: "harness", Name: h.head.Name, Clock: h.clock, BatchSize: flow.DefaultBatchSize, Restore: h.restore,
+		AutoWatermarkInterval: h.opts.AutoWatermarkInterval,
 		SideOutputs: func(id string, mk func() any) any {
 			out, ok := h.sides[id]
 			if !ok {
@@ -233,7 +243,16 @@ func (h *harnessCore[O]) ProcessWatermark(wm int64) error {
 	if err := h.Open(); err != nil {
 		return err
 	}
-	return h.rt.ForwardWatermark(wm)
+	return h.rt.InputWatermark(wm)
+}
+
+// ProcessWatermarkStatus sends the input's watermark status: idle, or
+// active again.
+func (h *harnessCore[O]) ProcessWatermarkStatus(idle bool) error {
+	if err := h.Open(); err != nil {
+		return err
+	}
+	return h.rt.InputStatus(idle)
 }
 
 // SetProcessingTime moves the processing-time clock to ms and fires the
@@ -262,7 +281,7 @@ func (h *harnessCore[O]) Output() []Item[O] { return append([]Item[O](nil), h.ca
 func (h *harnessCore[O]) Records() []stream.Record[O] {
 	var out []stream.Record[O]
 	for _, it := range h.capture.items {
-		if !it.IsWatermark {
+		if !it.IsWatermark && !it.IsStatus {
 			out = append(out, it.Record)
 		}
 	}

@@ -49,6 +49,10 @@ type Node struct {
 	Sink           bool       // a sink: where results go
 	Bounded        bool       // a bounded source
 	Iter           *Iteration // the head of a stream iteration
+	// Watermarks, on an operator that assigns timestamps and watermarks,
+	// makes it head its task: its input is never chained to it, so that
+	// the upstream watermarks reach it alone.
+	Watermarks bool
 	// Enumerator, on a source, makes its split enumerator for an attempt,
 	// from the restored state (nil: none).
 	Enumerator func(parallelism int, restored *source.EnumeratorState) (source.Enumerator, error)

@@ -82,9 +82,9 @@ type TaskPlan struct {
 
 // Chained says whether e's consumer runs in its producer's task, as Flink
 // chains: a forward edge between equal parallelisms into a one-input
-// operator.
+// operator that does not make its own watermarks.
 func (r *Resolved) Chained(e *Edge) bool {
-	return r.Part[e] == PartForward && len(e.To.Inputs) == 1 && !e.To.Source && e.To.Iter == nil
+	return r.Part[e] == PartForward && len(e.To.Inputs) == 1 && !e.To.Source && e.To.Iter == nil && !e.To.Watermarks
 }
 
 // TaskOf returns the task n runs in.

@@ -210,9 +210,9 @@ func (in *gateInput) poll(rt *Runtime) (ended bool, err error) {
 	case flow.ItemChannelStateEnd:
 		err = rt.finishUnaligned(in.ins, it.Value)
 	case flow.ItemWatermark:
-		err = rt.ForwardWatermark(it.Value)
+		err = rt.InputWatermark(it.Value)
 	case flow.ItemWatermarkStatus:
-		err = rt.ForwardStatus(it.Value == flow.StatusIdle)
+		err = rt.InputStatus(it.Value == flow.StatusIdle)
 	case flow.ItemBarrier:
 		err = rt.checkpoint(it.Value, it.Meta, g.Alignment())
 	}

@@ -134,8 +134,9 @@ type Runtime struct {
 	ops         []Operator
 	setups      []*Setup // of each operator, in the order of ops
 	writers     []Eventer
-	net         []netOut // the network outputs
-	watermark   int64    // the last watermark forwarded
+	net         []netOut       // the network outputs
+	owner       WatermarkOwner // the chain head that makes its own watermarks, if any
+	watermark   int64          // the last watermark forwarded
 	idle        bool
 	ended       bool // BATCH: the input ended, the maximal watermark may pass
 	opened      bool
@@ -369,6 +370,36 @@ func (rt *Runtime) Finish() error {
 	}
 	rt.ended = true
 	return rt.ForwardWatermark(watermark.Max)
+}
+
+// WatermarkOwner is an operator heading its chain that makes its own
+// watermarks (Flink's TimestampsAndWatermarksOperator): the watermarks and
+// statuses of the chain's input go to it instead of through the chain.
+type WatermarkOwner interface {
+	// OnInputWatermark is an input watermark; the owner forwards what it
+	// decides through ForwardWatermark.
+	OnInputWatermark(wm int64) error
+}
+
+// SetWatermarkOwner makes o the owner of the chain's event time.
+func (rt *Runtime) SetWatermarkOwner(o WatermarkOwner) { rt.owner = o }
+
+// InputWatermark is a watermark of the chain's input: to its owner, if it
+// has one, else through the chain.
+func (rt *Runtime) InputWatermark(wm int64) error {
+	if rt.owner != nil {
+		return rt.owner.OnInputWatermark(wm)
+	}
+	return rt.ForwardWatermark(wm)
+}
+
+// InputStatus is a watermark status of the chain's input: dropped when the
+// chain's owner makes its own watermarks and statuses, else forwarded.
+func (rt *Runtime) InputStatus(idle bool) error {
+	if rt.owner != nil {
+		return nil
+	}
+	return rt.ForwardStatus(idle)
 }
 
 // ForwardWatermark passes wm through the chain (each operator fires its
