@@ -173,12 +173,12 @@ func TestBroadcastSideOutput(t *testing.T) {
 	must(t, h.ProcessElement1("6", 13))
 	must(t, h.ProcessElement1("6", 15))
 	must(t, h.ProcessWatermark(50))
-	if got, want := SideOutput(h, brTag), []stream.Record[string]{{Value: "BR:5 WM:10 TS:12", Timestamp: 12}}; !slices.Equal(got, want) {
-		t.Fatalf("br side output %v, want %v", got, want)
+	if got, err := SideOutput(h, brTag); err != nil || !slices.Equal(got, []stream.Record[string]{{Value: "BR:5 WM:10 TS:12", Timestamp: 12}}) {
+		t.Fatalf("br side output %v (%v)", got, err)
 	}
 	want := []stream.Record[string]{{Value: "NON-BR:6 WM:40 TS:13", Timestamp: 13}, {Value: "NON-BR:6 WM:40 TS:15", Timestamp: 15}}
-	if got := SideOutput(h, nonBrTag); !slices.Equal(got, want) {
-		t.Fatalf("non-br side output %v, want %v", got, want)
+	if got, err := SideOutput(h, nonBrTag); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("non-br side output %v (%v), want %v", got, err, want)
 	}
 }
 

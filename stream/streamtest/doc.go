@@ -16,6 +16,16 @@
 // broadcast states whole, so every new harness restores the same ones, at
 // any parallelism.
 //
+// What Flink's harness tells, this one does too: NumKeyedStateEntries
+// (one per key and namespace, as Flink's heap backend counts them),
+// NumEventTimeTimers and NumProcessingTimeTimers across the operators,
+// CurrentWatermark and ProcessingTime; ProcessWatermarkStatus sends an
+// input's idleness and Output holds the statuses emitted.
+// AssertOutputEqualsSorted (and OutputEqualsSorted, which returns the
+// difference) compares an output as Flink's TestHarnessUtil does: the
+// watermarks in place, the records in any order. SideOutput returns an
+// error for a tag whose records have another type.
+//
 //	h, err := streamtest.Keyed(streamtest.Options{}, keyFn, newFn)
 //	h.ProcessElement(v, 42)   // a record with timestamp 42
 //	h.ProcessWatermark(5)     // due event-time timers fire, then the watermark is emitted

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"testing"
 	"time"
 
 	"github.com/weirdata/weir/clock"
@@ -15,6 +17,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
+	"github.com/weirdata/weir/stream/watermark"
 )
 
 // Options configure a harness.
@@ -299,6 +302,94 @@ func (h *harnessCore[O]) Watermarks() []int64 {
 	return out
 }
 
+// stateCounter is an operator with keyed state: its entries and timers.
+type stateCounter interface {
+	NumKeyedStateEntries() int
+	NumEventTimeTimers() int
+	NumProcessingTimeTimers() int
+}
+
+// count sums f over the operators with keyed state.
+func (h *harnessCore[O]) count(f func(stateCounter) int) int {
+	if h.rt == nil {
+		return 0
+	}
+	n := 0
+	for _, op := range h.rt.Operators() {
+		if c, ok := op.(stateCounter); ok {
+			n += f(c)
+		}
+	}
+	return n
+}
+
+// NumKeyedStateEntries returns the entries of the operators' keyed state:
+// one per key and namespace that holds a value, a list or a map, as
+// Flink's numKeyedStateEntries counts on the heap backend. A window
+// operator holds its contents per key and window, its trigger's state and,
+// for merging windows, the key's window set.
+func (h *harnessCore[O]) NumKeyedStateEntries() int {
+	return h.count(stateCounter.NumKeyedStateEntries)
+}
+
+// NumEventTimeTimers returns the operators' event-time timers.
+func (h *harnessCore[O]) NumEventTimeTimers() int { return h.count(stateCounter.NumEventTimeTimers) }
+
+// NumProcessingTimeTimers returns the operators' processing-time timers.
+func (h *harnessCore[O]) NumProcessingTimeTimers() int {
+	return h.count(stateCounter.NumProcessingTimeTimers)
+}
+
+// CurrentWatermark returns the last watermark that went through the
+// operators (watermark.Min before any).
+func (h *harnessCore[O]) CurrentWatermark() int64 {
+	if h.rt == nil {
+		return watermark.Min
+	}
+	return *h.rt.Watermark()
+}
+
+// ProcessingTime returns the harness's processing time in milliseconds.
+func (h *harnessCore[O]) ProcessingTime() int64 { return h.clock.Now().UnixMilli() }
+
+// OutputEqualsSorted compares got with want as Flink's
+// TestHarnessUtil.assertOutputEqualsSorted: as many items, the watermarks
+// (and statuses) at the same places, and the records equal once both are
+// sorted by cmp. It returns an error saying what differs, or nil.
+func OutputEqualsSorted[O any](got, want []Item[O], cmp func(a, b stream.Record[O]) int) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("streamtest: %d items, want %d:\ngot  %v\nwant %v", len(got), len(want), got, want)
+	}
+	var g, w []stream.Record[O]
+	for i := range want {
+		gi, wi := got[i], want[i]
+		if wi.IsWatermark || wi.IsStatus || gi.IsWatermark || gi.IsStatus {
+			if gi.IsWatermark != wi.IsWatermark || gi.IsStatus != wi.IsStatus || gi.Watermark != wi.Watermark || gi.Idle != wi.Idle {
+				return fmt.Errorf("streamtest: item %d is %v, want %v", i, gi, wi)
+			}
+			continue
+		}
+		g, w = append(g, gi.Record), append(w, wi.Record)
+	}
+	slices.SortStableFunc(g, cmp)
+	slices.SortStableFunc(w, cmp)
+	for i := range w {
+		if cmp(g[i], w[i]) != 0 || g[i].Timestamp != w[i].Timestamp {
+			return fmt.Errorf("streamtest: the records sorted differ at %d: %v, want %v:\ngot  %v\nwant %v", i, g[i], w[i], g, w)
+		}
+	}
+	return nil
+}
+
+// AssertOutputEqualsSorted fails t unless OutputEqualsSorted finds the
+// harness's output equal to want.
+func AssertOutputEqualsSorted[O any](t testing.TB, h interface{ Output() []Item[O] }, want []Item[O], cmp func(a, b stream.Record[O]) int) {
+	t.Helper()
+	if err := OutputEqualsSorted(h.Output(), want, cmp); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ClearOutput forgets what was emitted so far.
 func (h *harnessCore[O]) ClearOutput() { h.capture.items = h.capture.items[:0] }
 
@@ -308,12 +399,31 @@ type AnyHarness interface{ sideOutputs() map[string]any }
 func (h *harnessCore[O]) sideOutputs() map[string]any { return h.sides }
 
 // SideOutput returns the records the operators of h (a *Harness or a
-// *Harness2) emitted to side output tag, with their timestamps.
-func SideOutput[X any](h AnyHarness, tag stream.OutputTag[X]) []stream.Record[X] {
-	if r, ok := h.sideOutputs()[tag.ID()].(*core.Records[X]); ok {
-		return append([]stream.Record[X](nil), r.Recs...)
+// *Harness2) emitted to side output tag, with their timestamps: none when
+// nothing was emitted to it. A tag whose id the operators emitted records of
+// another type to is an error naming both types.
+func SideOutput[X any](h AnyHarness, tag stream.OutputTag[X]) ([]stream.Record[X], error) {
+	out, ok := h.sideOutputs()[tag.ID()]
+	if !ok {
+		return nil, nil
 	}
-	return nil
+	r, ok := out.(*core.Records[X])
+	if !ok {
+		return nil, fmt.Errorf("streamtest: side output %q holds %s, not records of %s", tag.ID(), recordsType(out), reflect.TypeFor[X]())
+	}
+	return append([]stream.Record[X](nil), r.Recs...), nil
+}
+
+// recordsType names the record type of a side output's capture.
+func recordsType(out any) string {
+	if t := reflect.TypeOf(out); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+		if f, ok := t.Elem().FieldByName("Recs"); ok && f.Type.Kind() == reflect.Slice {
+			if v, ok := f.Type.Elem().FieldByName("Value"); ok {
+				return "records of " + v.Type.String()
+			}
+		}
+	}
+	return fmt.Sprintf("%T", out)
 }
 
 // Snapshot returns the operators' state (keyed state and timers, operator

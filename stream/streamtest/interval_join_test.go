@@ -246,10 +246,10 @@ func TestIntervalJoinLateData(t *testing.T) {
 	x := newIJ(t, -1, true, 1, true, &lateL, &lateR).
 		el1(3).el2(3).wm(3).el1(4).el2(4).el1(1).el2(2).el1(5).el2(5).
 		expect(p(3, 3), p(3, 4), p(4, 3), p(4, 4), p(4, 5), p(5, 4), p(5, 5))
-	if got := SideOutput(x.h, lateL); !slices.Equal(got, []stream.Record[ijElem]{{Value: ijElem{1, "lhs"}, Timestamp: 1}}) {
+	if got := mustSide(t, x.h, lateL); !slices.Equal(got, []stream.Record[ijElem]{{Value: ijElem{1, "lhs"}, Timestamp: 1}}) {
 		t.Fatalf("left late %v", got)
 	}
-	if got := SideOutput(x.h, lateR); !slices.Equal(got, []stream.Record[ijElem]{{Value: ijElem{2, "rhs"}, Timestamp: 2}}) {
+	if got := mustSide(t, x.h, lateR); !slices.Equal(got, []stream.Record[ijElem]{{Value: ijElem{2, "rhs"}, Timestamp: 2}}) {
 		t.Fatalf("right late %v", got)
 	}
 }

@@ -177,7 +177,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if w := append(slices.Clone(want), 501); !slices.Equal(got, w) {
 		t.Errorf("restored at parallelism 1: %v, want %v", got, w)
 	}
-	if side := SideOutput(h1, late); len(side) != 1 || side[0] != (stream.Record[int]{Value: 6, Timestamp: 9}) {
+	if side, err := SideOutput(h1, late); err != nil || len(side) != 1 || side[0] != (stream.Record[int]{Value: 6, Timestamp: 9}) {
 		t.Errorf("late side output %v", side)
 	}
 	must(t, h1.Close())
@@ -260,4 +260,14 @@ func TestOpenClose(t *testing.T) {
 	if opened != 1 || closed != 1 {
 		t.Fatalf("%d opens, %d closes", opened, closed)
 	}
+}
+
+// mustSide is SideOutput failing t on an error.
+func mustSide[X any](t testing.TB, h AnyHarness, tag stream.OutputTag[X]) []stream.Record[X] {
+	t.Helper()
+	r, err := SideOutput(h, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

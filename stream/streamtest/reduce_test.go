@@ -48,7 +48,8 @@ func TestChainSideOutputs(t *testing.T) {
 		must(t, h.ProcessElement(i, int64(10*i)))
 	}
 	expect(t, h, rec(2, 10), rec(4, 30))
-	side := SideOutput(h, odd)
+	side, err := SideOutput(h, odd)
+	must(t, err)
 	want := []stream.Record[string]{{Value: "odd", Timestamp: 0}, {Value: "odd", Timestamp: 20}}
 	if !slices.Equal(side, want) {
 		t.Fatalf("side output %v, want %v", side, want)

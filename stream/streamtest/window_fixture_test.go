@@ -125,7 +125,7 @@ func (f *fixture[O]) restore() {
 	snap, err := f.h.Snapshot()
 	must(f.t, err)
 	f.collect()
-	f.late = append(f.late, SideOutput(f.h, lateTag)...)
+	f.late = append(f.late, mustSide(f.t, f.h, lateTag)...)
 	must(f.t, f.h.Close())
 	f.h, err = New(Options{ProcessingTime: f.now}, f.build)
 	must(f.t, err)
@@ -169,7 +169,7 @@ func (f *fixture[O]) check(cmpv func(a, b O) int, want ...Item[O]) {
 // checkLate compares the late side output so far with want, in order.
 func (f *fixture[O]) checkLate(want ...stream.Record[tuple2]) {
 	f.t.Helper()
-	got := append(slices.Clone(f.late), SideOutput(f.h, lateTag)...)
+	got := append(slices.Clone(f.late), mustSide(f.t, f.h, lateTag)...)
 	if !slices.Equal(got, want) {
 		f.t.Fatalf("late side output\n got %v\nwant %v", got, want)
 	}

@@ -591,7 +591,7 @@ func TestLateAfterRestore(t *testing.T) {
 				f.el("key2", 1, 4000)
 				f.wm(9000)
 				f.collect()
-				return f.out, append(f.late, SideOutput(f.h, lateTag)...)
+				return f.out, append(f.late, mustSide(f.t, f.h, lateTag)...)
 			}
 			want, wantLate := run(false)
 			got, gotLate := run(true)

@@ -149,3 +149,27 @@ func loadKeys[T any, K comparable](r *runKeys[K], be *state.Backend[K], key func
 func (r *runKeys[K]) setKey(be *state.Backend[K], i int) {
 	be.SetCurrentKeyCode(r.keys[i], r.codes[i], int(r.groups[i]))
 }
+
+// NumKeyedStateEntries returns the backend's entries (a test harness's).
+func (k *KeyedBase[K]) NumKeyedStateEntries() int {
+	if k.Backend == nil {
+		return 0
+	}
+	return k.Backend.NumKeyedStateEntries()
+}
+
+// NumEventTimeTimers returns the backend's event-time timers.
+func (k *KeyedBase[K]) NumEventTimeTimers() int {
+	if k.Backend == nil {
+		return 0
+	}
+	return k.Backend.NumEventTimeTimers()
+}
+
+// NumProcessingTimeTimers returns the backend's processing-time timers.
+func (k *KeyedBase[K]) NumProcessingTimeTimers() int {
+	if k.Backend == nil {
+		return 0
+	}
+	return k.Backend.NumProcessingTimeTimers()
+}
