@@ -143,6 +143,19 @@ func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
 	return j.j.TriggerCheckpoint(ctx)
 }
 
+// TriggerSavepoint writes a savepoint of the running job into dir (Flink's
+// triggerSavepoint) and returns its path; the job runs on. The savepoint
+// is a full snapshot in the canonical format, as StopWithSavepoint's, but
+// its completion is not notified to the operators (Flink's intermediate
+// savepoint): a sink commits nothing on it, because a failure restores the
+// last checkpoint, not the savepoint; what it covers is committed with
+// the next checkpoint. Restore it with Options.Restore. It fails when the
+// job does not checkpoint, when a savepoint is in progress, and when the
+// savepoint is aborted (the error says why); the job runs on then too.
+func (j *Job) TriggerSavepoint(ctx context.Context, dir string) (string, error) {
+	return j.j.TriggerSavepoint(ctx, dir)
+}
+
 // StopWithSavepoint stops the job with a savepoint into dir (Flink's
 // stopWithSavepoint): the next checkpoint is a savepoint whose barrier
 // each source emits last, reading nothing after it; once the savepoint is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,82 @@ func TestFinalSnapshotCommits(t *testing.T) {
 	run()
 	if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(h) != 0 {
 		t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
+	}
+}
+
+// TestTriggerSavepoint takes a savepoint of a running job at parallelism 2
+// after 40 of 100 numbers: the job runs on (it reads 20 more), the
+// savepoint commits nothing (Flink's intermediate savepoint), and the job
+// is then cancelled, as a process that dies. A job restored from the
+// savepoint at parallelism 1, 2 and 3 commits exactly the lines of an
+// uninterrupted run.
+func TestTriggerSavepoint(t *testing.T) {
+	const n = 100
+	for _, p2 := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint("2to", p2), func(t *testing.T) {
+			dir, sp := t.TempDir(), t.TempDir()
+			src := newGated(ints(n))
+			env := New(Options{Parallelism: 2, Clock: manual()})
+			env.EnableCheckpointing(time.Hour)
+			keyedSums(env, src, n, dir, nil)
+			j, err := env.Start(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.release(40)
+			waitUntil(t, "40 records read", func() bool { return sourceOut(j) >= 40 })
+			path, err := j.TriggerSavepoint(context.Background(), sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.release(20)
+			waitUntil(t, "60 records read after the savepoint", func() bool { return sourceOut(j) >= 60 })
+			if s := j.Status(); s.String() != "RUNNING" {
+				t.Fatalf("status %v after the savepoint, want RUNNING", s)
+			}
+			if c, _ := dirState(t, dir); len(c) != 0 {
+				t.Fatalf("the savepoint committed %d lines, want none", len(c))
+			}
+			j.Cancel()
+			if _, err := j.Wait(); err == nil {
+				t.Fatal("the cancelled job reports success")
+			}
+			snap, err := checkpoint.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Kind != checkpoint.Savepoint {
+				t.Fatalf("%s is a %s", path, snap.Kind)
+			}
+			env2 := New(Options{Parallelism: p2, Clock: manual(), Restore: snap})
+			src2 := newGated(ints(n))
+			src2.open()
+			keyedSums(env2, src2, n, dir, nil)
+			if _, err := env2.Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) {
+				t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
+			}
+		})
+	}
+}
+
+// TestTriggerSavepointNoCheckpoints: a job without checkpointing cannot
+// take a savepoint, and runs on.
+func TestTriggerSavepointNoCheckpoints(t *testing.T) {
+	src := newGated(ints(10))
+	env := New(Options{Parallelism: 1, Clock: manual()})
+	keyedSums(env, src, 10, t.TempDir(), nil)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.TriggerSavepoint(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "EnableCheckpointing") {
+		t.Fatalf("err = %v", err)
+	}
+	src.open()
+	if _, err := j.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }

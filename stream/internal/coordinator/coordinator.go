@@ -100,20 +100,25 @@ type Result struct {
 	Err error
 }
 
-// SavepointResult is a completed stop-with-savepoint (its path, and
-// Notified, closed once every running task was notified of its
-// completion), or why it was aborted.
+// SavepointResult is a completed savepoint (its path, and Notified,
+// closed once every running task was notified of the completion of a
+// stop-with-savepoint; at once for a savepoint the job runs on after), or
+// why it was aborted.
 type SavepointResult struct {
 	Path     string
 	Notified <-chan struct{}
 	Err      error
 }
 
-// savepointRequest is a stop-with-savepoint: the savepoint goes into dir,
-// and the sources read nothing after its barrier.
+// savepointRequest is a savepoint into dir. With stop, the sources read
+// nothing after its barrier and its completion is notified, so that the
+// sinks commit what it covers; without, the job runs on and the
+// completion is not notified (Flink's intermediate savepoint: a failover
+// restores the last checkpoint, so a sink must not commit past it).
 type savepointRequest struct {
-	dir string
-	res chan SavepointResult
+	dir  string
+	stop bool
+	res  chan SavepointResult
 }
 
 // taskKey names a subtask of the attempt.
@@ -409,13 +414,14 @@ func (c *Coordinator) Request() <-chan Result {
 	return ch
 }
 
-// RequestSavepoint asks for a stop-with-savepoint into dir.
-func (c *Coordinator) RequestSavepoint(dir string) <-chan SavepointResult {
-	r := &savepointRequest{dir: dir, res: make(chan SavepointResult, 1)}
+// RequestSavepoint asks for a savepoint into dir: a stop-with-savepoint
+// with stop, else one the job runs on after.
+func (c *Coordinator) RequestSavepoint(dir string, stop bool) <-chan SavepointResult {
+	r := &savepointRequest{dir: dir, stop: stop, res: make(chan SavepointResult, 1)}
 	c.mu.Lock()
 	if c.savepoint != nil || c.stopping {
 		c.mu.Unlock()
-		r.res <- SavepointResult{Err: errors.New("stream: stop with savepoint: one is in progress already")}
+		r.res <- SavepointResult{Err: errors.New("a savepoint is in progress already")}
 		return r.res
 	}
 	c.savepoint = r
@@ -453,6 +459,9 @@ func (c *Coordinator) abortLocked(id int64, err error) {
 // the sources read on; c.mu is held.
 func (c *Coordinator) failSavepointLocked(r *savepointRequest, err error) {
 	r.res <- SavepointResult{Err: err}
+	if !r.stop {
+		return
+	}
 	c.stopping = false
 	for _, k := range c.sources {
 		if !c.done[k] {
@@ -568,7 +577,7 @@ func (c *Coordinator) trigger(now time.Time) bool {
 		waiters: c.requests, savepoint: c.savepoint}
 	c.requests = nil
 	c.savepoint = nil
-	c.stopping = pc.savepoint != nil
+	c.stopping = pc.savepoint != nil && pc.savepoint.stop
 	c.pending[id] = pc
 	for k := range c.done {
 		pc.acked[k], pc.finished[k] = true, true
@@ -622,7 +631,16 @@ func (c *Coordinator) store() {
 		if err == nil && pc.savepoint == nil {
 			c.lastDone = max(c.lastDone, pc.id)
 		}
-		if err == nil {
+		if err == nil && pc.savepoint != nil && !pc.savepoint.stop {
+			c.lastEnd = end
+			done := make(chan struct{})
+			close(done)
+			pc.savepoint.res <- SavepointResult{Path: path, Notified: done}
+			c.hist.mu.Lock()
+			c.hist.stats = append(c.hist.stats, Stats{ID: pc.id, Triggered: pc.at, Duration: end.Sub(pc.at),
+				Size: snap.Size(), FullSize: snap.Size(), Alignment: pc.alignment, Path: path, InFlight: inflight})
+			c.hist.mu.Unlock()
+		} else if err == nil {
 			c.lastEnd = end
 			complete := protocol.Complete{Checkpoint: pc.id, Confirm: pc.savepoint != nil}
 			var cf *confirmation

@@ -474,6 +474,31 @@ func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
 	}
 }
 
+// TriggerSavepoint writes a savepoint into dir while the job runs on
+// (Flink's triggerSavepoint); see stream.Job.TriggerSavepoint.
+func (j *Job) TriggerSavepoint(ctx context.Context, dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("stream: savepoint: no savepoint directory")
+	}
+	j.mu.Lock()
+	c := j.coord
+	j.mu.Unlock()
+	if c == nil {
+		return "", errors.New("stream: savepoint: the job does not checkpoint: call EnableCheckpointing")
+	}
+	select {
+	case r := <-c.RequestSavepoint(dir, false):
+		if r.Err != nil {
+			return "", fmt.Errorf("stream: savepoint: %w", r.Err)
+		}
+		return r.Path, nil
+	case <-j.done:
+		return "", errors.New("stream: savepoint: the job ended first")
+	case <-ctx.Done():
+		return "", fmt.Errorf("stream: savepoint: %w", ctx.Err())
+	}
+}
+
 // StopWithSavepoint stops the job with a savepoint into dir (Flink's
 // stopWithSavepoint); see stream.Job.StopWithSavepoint.
 func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error) {
@@ -488,7 +513,7 @@ func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error)
 	}
 	var r coordinator.SavepointResult
 	select {
-	case r = <-c.RequestSavepoint(dir):
+	case r = <-c.RequestSavepoint(dir, true):
 	case <-j.done:
 		return "", errors.New("stream: stop with savepoint: the job ended first")
 	case <-ctx.Done():
