@@ -54,6 +54,40 @@ func TestStreamPoisonRecordEndsJob(t *testing.T) {
 	}
 }
 
+// A row the CSV reader refuses ends a checkpointing job as it ends one
+// without checkpoints: exit status 1 and the file, line and column. The
+// source's read is interrupted by checkpoint mail; the reader's own error
+// must not pass for such an interruption (the job would read the same bad
+// row again and again, in silence). The job runs under a deadline, so that
+// a hang fails the test instead of stalling it.
+func TestStreamBadRowWithCheckpoints(t *testing.T) {
+	for _, c := range []struct{ name, rows, want string }{
+		{"not a number", "u1,1000,5\nu1,abc,5\n", "bad.csv line 3, column ts"},
+		{"a column missing", "u1,1000,5\nu1,2000\n", "bad.csv line 3"},
+	} {
+		for _, flags := range [][]string{{"--checkpoint-dir", ""}, {"--checkpoint-interval", "50ms"}, {"--savepoint-dir", ""}} {
+			t.Run(c.name+" "+flags[0], func(t *testing.T) {
+				in := filepath.Join(t.TempDir(), "bad.csv")
+				if err := os.WriteFile(in, []byte("user,ts,amount\n"+c.rows), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if flags[1] == "" {
+					flags = []string{flags[0], t.TempDir()}
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+				defer cancel()
+				code, _, stderr := runWeir(ctx, statsArgs(in, append(flags, "--restart-strategy", "none")...)...)
+				if ctx.Err() != nil {
+					t.Fatalf("the job did not end: code %d, stderr %q", code, stderr)
+				}
+				if code != 1 || !strings.Contains(stderr, c.want) {
+					t.Fatalf("code %d, stderr %q, want %q", code, stderr, c.want)
+				}
+			})
+		}
+	}
+}
+
 // A failure that recurs is printed for each attempt with its number, cause
 // and the checkpoint it restores from, as many times as the strategy
 // allows restarts; then the job fails with it, exit status 1.

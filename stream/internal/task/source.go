@@ -227,6 +227,11 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 		}
 	}
 	b, err := s.reader.Next(readCtx)
+	// the read was cut short (by the periodic deadline or by mail) only if
+	// it ended with its context's error while that context was done: a
+	// reader's own error, a bad record, is the job's
+	interrupted := err != nil && readCtx.Err() != nil &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if readCancel != nil {
 		rt.ck.mb.reading(nil)
 		readCancel()
@@ -243,7 +248,7 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 			return false, err
 		}
 		return true, rt.Finish()
-	case err != nil && jobCtx.Err() == nil && readCtx.Err() != nil:
+	case interrupted && jobCtx.Err() == nil:
 		return false, nil // the periodic deadline, or mail
 	case err != nil:
 		return false, err
