@@ -254,19 +254,22 @@ and weir run ` + j.name + ` --help for the job:
 }
 
 // fingerprint is what names a run of job beyond its operators, for its
-// checkpoints (stream.Options.Fingerprint): the job's name and its input
-// flags' values, paths made absolute, so that a checkpoint directory
-// resumes only the job and inputs that wrote it, from any working
-// directory.
+// checkpoints (stream.Options.Fingerprint): the job's name and the values
+// of every flag that says what it computes (inputs, outputs, keys,
+// windows, aggregates, lateness), paths made absolute, so that a
+// checkpoint directory resumes only the job that wrote it, from any
+// working directory. How it runs is left out (operational flags), so that
+// a resume may change it: parallelism (a rescale), memory, checkpointing,
+// restarts, the state backend, the source rate, progress.
 func fingerprint(job string, f *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString(job)
 	f.VisitAll(func(fl *pflag.Flag) {
-		if !strings.Contains(fl.Name, "input") {
+		if operational[fl.Name] {
 			return
 		}
 		v := fl.Value.String()
-		if v != "" && fl.Value.Type() == "string" {
+		if v != "" && fl.Value.Type() == "string" && pathFlag(fl.Name) {
 			if abs, err := filepath.Abs(v); err == nil {
 				v = abs
 			}
@@ -274,6 +277,22 @@ func fingerprint(job string, f *pflag.FlagSet) string {
 		b.WriteString("\x00" + fl.Name + "=" + v)
 	})
 	return b.String()
+}
+
+// operational are the flags of how a stream job runs, not what it
+// computes: a resume may change them.
+var operational = map[string]bool{
+	"allow-non-restored-state": true, "checkpoint-dir": true, "checkpoint-interval": true,
+	"checkpointing-mode": true, "cpuprofile": true, "execution-mode": true, "from-savepoint": true,
+	"help": true, "incremental-checkpoints": true, "memory": true, "parallelism": true, "progress": true,
+	"rate": true, "restart-attempts": true, "restart-delay": true, "restart-failure-interval": true,
+	"restart-strategy": true, "savepoint-dir": true, "state-backend": true, "tmp": true,
+	"tolerable-failed-checkpoints": true, "unaligned-checkpoints": true,
+}
+
+// pathFlag says whether a stream job's flag names a file or directory.
+func pathFlag(name string) bool {
+	return strings.Contains(name, "input") || strings.Contains(name, "output") || name == "grades" || name == "salaries"
 }
 
 // emptyOutputs refuses output directories (--output, --late-output) that

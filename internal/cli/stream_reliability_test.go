@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,22 @@ func TestStreamFinishedAndFingerprint(t *testing.T) {
 	code, _, stderr = runWeir(context.Background(), "run", "streaming-wordcount", "--checkpoint-dir", ck, "--output", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, "is a checkpoint of another job") {
 		t.Fatalf("another job: code %d, %q", code, stderr)
+	}
+	// what the job computes is part of the job: another window, aggregate
+	// or output is another job; how it runs is not
+	for _, more := range [][]string{{"--output", out, "--window", "tumbling:10s"}, {"--output", out, "--aggregate", "count"}, {"--output", t.TempDir()}} {
+		a := statsArgs(in, append([]string{"--checkpoint-dir", ck}, more...)...)
+		if i := slices.Index(a, "tumbling:5s"); i >= 0 && slices.Contains(more, "tumbling:10s") {
+			a = slices.Delete(a, i-1, i+1)
+		}
+		code, _, stderr = runWeir(context.Background(), a...)
+		if code != 1 || !strings.Contains(stderr, "is a checkpoint of another job") {
+			t.Fatalf("%v: code %d, %q", more, code, stderr)
+		}
+	}
+	code, _, stderr = runWeir(context.Background(), append(args, "--parallelism", "3", "--memory", "128MiB", "--restart-strategy", "none")...)
+	if code != 0 || !strings.Contains(stderr, "the job already finished at checkpoint") {
+		t.Fatalf("another parallelism, memory and restart strategy: code %d, %q", code, stderr)
 	}
 	code, _, stderr = runWeir(context.Background(), statsArgs(in, "--output", out)...)
 	if code != 1 || !strings.Contains(stderr, "--output "+out+" is not empty") {

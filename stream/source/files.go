@@ -16,12 +16,18 @@ import (
 // names that start with "." or "_", and for Parquet those not ending in
 // .parquet) or the files a glob matches, each in
 // format, as Flink's FileSource in its bounded mode. Each file is a split,
-// read from its start; a missing path, or a directory or glob naming no
-// file, is an error here.
+// read from its start, named by its absolute path: a checkpoint's
+// positions resume from any working directory. A missing path, or a
+// directory or glob naming no file, is an error here.
 func Files[T any](format Format[T], path string, opts ...Option) (Source[T], error) {
 	paths, err := formats.Expand(path, format.ext())
 	if err != nil {
 		return nil, fmt.Errorf("stream/source: %w", err)
+	}
+	for i, p := range paths {
+		if paths[i], err = filepath.Abs(p); err != nil {
+			return nil, fmt.Errorf("stream/source: %w", err)
+		}
 	}
 	c := newConfig(opts)
 	return &simple[T]{
@@ -65,6 +71,9 @@ func MonitorDirectory[T any](format Format[T], dir string, interval time.Duratio
 	}
 	if interval <= 0 {
 		return nil, fmt.Errorf("stream/source: monitor %s: interval %v must be positive", dir, interval)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("stream/source: monitor: %w", err)
 	}
 	return &monitor[T]{cfg: newConfig(opts), format: format, dir: dir, interval: interval}, nil
 }
