@@ -102,6 +102,13 @@ func (rt *Runtime) drainMail() error {
 				rt.ck.cfg.Coordinator.Notified(protocol.Notified{Task: rt.ck.id, Checkpoint: x.Checkpoint})
 			}
 		case protocol.Abort:
+			for _, op := range rt.ops {
+				if l, ok := op.(AbortListener); ok {
+					if err := l.NotifyCheckpointAborted(x.Checkpoint); err != nil {
+						return err
+					}
+				}
+			}
 			if rt.logs != nil {
 				rt.logs.drop(x.Checkpoint)
 			}
