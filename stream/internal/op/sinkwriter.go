@@ -140,13 +140,17 @@ const (
 	requestFailedUnknown
 )
 
-func (r *commitRequest[C]) Committable() C                         { return r.c }
-func (r *commitRequest[C]) NumberOfRetries() int                   { return r.retries }
-func (r *commitRequest[C]) SignalFailedWithKnownReason(err error)   { r.state, r.err = requestFailedKnown, err }
-func (r *commitRequest[C]) SignalFailedWithUnknownReason(err error) { r.state, r.err = requestFailedUnknown, err }
-func (r *commitRequest[C]) RetryLater()                            { r.state = requestRetry; r.retries++ }
-func (r *commitRequest[C]) UpdateAndRetryLater(c C)                { r.c = c; r.RetryLater() }
-func (r *commitRequest[C]) SignalAlreadyCommitted()                { r.state = requestCommitted }
+func (r *commitRequest[C]) Committable() C       { return r.c }
+func (r *commitRequest[C]) NumberOfRetries() int { return r.retries }
+func (r *commitRequest[C]) SignalFailedWithKnownReason(err error) {
+	r.state, r.err = requestFailedKnown, err
+}
+func (r *commitRequest[C]) SignalFailedWithUnknownReason(err error) {
+	r.state, r.err = requestFailedUnknown, err
+}
+func (r *commitRequest[C]) RetryLater()             { r.state = requestRetry; r.retries++ }
+func (r *commitRequest[C]) UpdateAndRetryLater(c C) { r.c = c; r.RetryLater() }
+func (r *commitRequest[C]) SignalAlreadyCommitted() { r.state = requestCommitted }
 
 // CommitAll commits cs with committer as Flink's
 // CheckpointCommittableManagerImpl.commit: the requests a commit asks to
