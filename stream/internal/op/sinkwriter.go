@@ -297,12 +297,8 @@ func (o *SinkWriter[T, C]) Open(s *task.Setup) error {
 	if o.committer, err = o.spec.NewCommitter(ctx); err != nil {
 		return err
 	}
-	return o.commit(restored)
-}
-
-func (o *SinkWriter[T, C]) commit(cs []C) error {
-	if err := CommitAll(o.committer, cs, o.spec.Retries); err != nil {
-		return fmt.Errorf("stream: %s: %w", o.s.Name, err)
+	if err := CommitAll(o.committer, restored, o.spec.Retries); err != nil {
+		return fmt.Errorf("stream: %s: restore: %w", s.Name, err)
 	}
 	return nil
 }
@@ -402,7 +398,7 @@ func (o *SinkWriter[T, C]) NotifyCheckpointComplete(id int64) error {
 				keep = append(keep, h)
 			}
 		}
-		if err := o.commit(done); err != nil {
+		if err := CommitAll(o.committer, done, o.spec.Retries); err != nil {
 			return err
 		}
 		clear(o.held[len(keep):])
@@ -445,7 +441,9 @@ func (o *SinkWriter[T, C]) EndInput() error {
 	o.held = nil
 	o.finished = true
 	if all := o.final.hand(mine); all != nil {
-		return o.commit(all)
+		if err := CommitAll(o.committer, all, o.spec.Retries); err != nil {
+			return fmt.Errorf("stream: %s: end of input: %w", o.s.Name, err)
+		}
 	}
 	return nil
 }
