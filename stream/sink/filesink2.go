@@ -43,11 +43,7 @@ func (f fileSerializer[T]) Unmarshal(b []byte) (Committable, error) {
 	if err := c.UnmarshalBinary(b); err != nil {
 		return Committable{}, err
 	}
-	cs, err := f.s.Confine([]Committable{c})
-	if err != nil {
-		return Committable{}, err
-	}
-	return cs[0], nil
+	return f.s.confine(c, "")
 }
 
 // fileCommitter commits part files: Commit is idempotent, and a part

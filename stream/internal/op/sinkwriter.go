@@ -266,10 +266,10 @@ func (o *SinkWriter[T, C]) Open(s *task.Setup) error {
 	ctx := sink.InitContext{Subtask: s.Subtask(), Parallelism: s.Parallelism(), Restored: snap != nil,
 		States: o.writerStates.Get(), Checkpointing: s.Checkpointing()}
 	var restored []C
-	for _, b := range o.committables.Get() {
+	for i, b := range o.committables.Get() {
 		c, err := o.spec.Serializer.Unmarshal(b)
 		if err != nil {
-			return fmt.Errorf("stream: %s: restore: %w", s.Name, err)
+			return fmt.Errorf("stream: %s: restore: %s entry %d: %w", s.Name, o.spec.CommittableState, i, err)
 		}
 		restored = append(restored, c)
 	}
@@ -501,10 +501,10 @@ func DecodeCommittables[C any](name, stateName string, ser sink.Serializer[C], b
 		return nil, err
 	}
 	var cs []C
-	for _, e := range list.Get() {
+	for i, e := range list.Get() {
 		c, err := ser.Unmarshal(e)
 		if err != nil {
-			return nil, fmt.Errorf("stream: %s: final snapshot: %w", name, err)
+			return nil, fmt.Errorf("stream: %s: final snapshot: %s entry %d: %w", name, stateName, i, err)
 		}
 		cs = append(cs, c)
 	}
