@@ -722,9 +722,13 @@ type countSink struct{ batch bool }
 
 type countWriter struct{ n, ts int64 }
 
-func (w *countWriter) Write(_ int64, ctx sink.Context) error { w.n++; w.ts += ctx.Timestamp; return nil }
-func (w *countWriter) Flush(bool) error                      { return nil }
-func (w *countWriter) Close() error                          { return nil }
+func (w *countWriter) Write(_ int64, ctx sink.Context) error {
+	w.n++
+	w.ts += ctx.Timestamp
+	return nil
+}
+func (w *countWriter) Flush(bool) error { return nil }
+func (w *countWriter) Close() error     { return nil }
 
 type countBatchWriter struct{ countWriter }
 
