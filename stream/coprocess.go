@@ -16,6 +16,10 @@ type CoProcessFunction[A, B, O any] struct {
 	ProcessElement1 func(v A, ctx *Context, out Collector[O]) error
 	ProcessElement2 func(v B, ctx *Context, out Collector[O]) error
 	Close           func() error
+	// NotifyCheckpointComplete and NotifyCheckpointAborted, when set, are
+	// Flink's CheckpointListener, as ProcessFunction's.
+	NotifyCheckpointComplete func(checkpointID int64) error
+	NotifyCheckpointAborted  func(checkpointID int64) error
 }
 
 // CoProcess applies the function newFn returns (once per subtask) to the
@@ -33,7 +37,8 @@ func CoProcess[A, B, O any](cs ConnectedStreams[A, B], newFn func() CoProcessFun
 		o := outputs[O](b, outs)
 		st := newCtx(b, nil, o)
 		p := op.NewCoProcess(op.CoProcessFns[A, B, *Context, Collector[O]]{Open: fn.Open, ProcessElement1: fn.ProcessElement1,
-			ProcessElement2: fn.ProcessElement2, Close: fn.Close}, &Context{st}, collector(o, st), st, o)
+			ProcessElement2: fn.ProcessElement2, Close: fn.Close,
+			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted}, &Context{st}, collector(o, st), st, o)
 		return p.Inputs(), p, nil
 	}
 	return stream[O](cs.a.env, n)

@@ -18,7 +18,7 @@
 //	_, err := env.Execute(ctx)
 //
 // An Env collects a program: sources (FromSource, FromSlice, FromSeq),
-// transformations and sinks (Print, Collect, SinkTo). Type-changing
+// transformations and sinks (Print, Collect, SinkTo, SinkToWriter). Type-changing
 // transformations are package functions (Map, FlatMap, Process, KeyBy,
 // Window, WindowAggregate ...), type-preserving ones are methods (Filter,
 // Union, Rebalance, SetParallelism, UID ...). A mistake found while
@@ -40,7 +40,9 @@
 //	two streams         Connect (CoMap, CoFlatMap, CoProcess), ConnectKeyed (KeyedCoProcess),
 //	                    WindowJoin, WindowCoGroup, IntervalJoin, Broadcast + BroadcastProcess
 //	loops               Iterate, IterateWithFeedback
-//	sinks               Print, PrintTo, Collect, SinkTo (rolling part files, exactly-once)
+//	sinks               Print, PrintTo, Collect, Discard; SinkTo (any sink.TwoPhaseSink:
+//	                    sink.FileSink's rolling part files, or your own; exactly-once),
+//	                    SinkToWriter (a sink.Sink without commits; at-least-once)
 //
 // A DataStream[T] carries Record[T]s: the value and its event timestamp in
 // milliseconds (watermark.Min when it has none). A source's watermark
@@ -60,10 +62,44 @@
 // so that it keeps its state across changes of the program. The watermark
 // of every operator is part of its snapshot, so a record that was late
 // before a failure is late after it. A task failure restarts the job from
-// its latest checkpoint as Options.Restart says. SinkTo commits its part
-// files when the checkpoint that covers them completes, so the committed
-// output of a job that failed and recovered equals that of a run that did
-// not fail.
+// its latest checkpoint as Options.Restart says. SinkTo commits what its
+// writers prepared (a FileSink's part files) when the checkpoint that
+// covers them completes, so the committed output of a job that failed and
+// recovered equals that of a run that did not fail.
+//
+// # Sinks
+//
+// A sink of package sink follows Flink's Sink V2 contract. SinkTo runs a
+// sink.TwoPhaseSink as one operator per subtask (Flink's SinkWriter and
+// Committer operators chained): records go to the subtask's writer (Write,
+// or WriteBatch for a sink.BatchWriter); on each checkpoint's barrier the
+// writer is flushed, PrepareCommit returns its committables and a
+// sink.StatefulWriter's SnapshotState its state, and both go into the
+// subtask's snapshot (the committables encoded by the sink's
+// Serializer); when the checkpoint completes, the subtask's committer
+// commits the committables of that checkpoint and of every earlier one
+// not committed yet (an aborted checkpoint's with the next), retrying
+// those it asks to retry up to sink.DefaultCommitRetries times. A subtask
+// restored from a snapshot commits at once the committables the snapshot
+// holds, which may have been committed before: a committer must be
+// idempotent. At the end of a bounded input each writer is flushed with
+// endOfInput and prepares its last committables, and the last subtask to
+// finish commits every subtask's (under checkpoints the job stores them
+// in its final snapshot first, and a restore of the finished job commits
+// them again). SinkToWriter runs a sink.Sink the same way without
+// committables.
+//
+// # Checkpoint listeners
+//
+// A ProcessFunction, CoProcessFunction, KeyedProcessFunction or
+// KeyedCoProcessFunction that sets NotifyCheckpointComplete or
+// NotifyCheckpointAborted is Flink's CheckpointListener: it is called on
+// its subtask's goroutine, between records, when a checkpoint completed
+// (every task acknowledged it and it is stored) or was aborted (it timed
+// out, was declined or failed to store). A sink writer that implements
+// sink.CheckpointListener is told the same, after the commit. A
+// notification may be missed, after a failure or when a later checkpoint
+// completes first; one that completed stands for the earlier ones too.
 //
 // # Execution modes
 //

@@ -27,6 +27,10 @@ type KeyedCoProcessFunction[K comparable, A, B, O any] struct {
 	ProcessElement2 func(v B, ctx *KeyedContext[K], out Collector[O]) error
 	OnTimer         func(ts int64, ctx *KeyedContext[K], out Collector[O]) error
 	Close           func() error
+	// NotifyCheckpointComplete and NotifyCheckpointAborted, when set, are
+	// Flink's CheckpointListener, as ProcessFunction's; no key is current.
+	NotifyCheckpointComplete func(checkpointID int64) error
+	NotifyCheckpointAborted  func(checkpointID int64) error
 }
 
 // KeyedCoProcess applies the function newFn returns (once per subtask) to
@@ -53,7 +57,8 @@ func keyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B
 		// the two-input operator is a KeyedProcess operator whose elements
 		// are dispatched by input
 		p, _ := keyedProcess[struct{}](b, outs, nil, op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{
-			Open: fn.Open, OnTimer: fn.OnTimer, Close: fn.Close})
+			Open: fn.Open, OnTimer: fn.OnTimer, Close: fn.Close,
+			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted})
 		in1 := op.KeyedInput(p, cs.a.key, fn.ProcessElement1)
 		in2 := op.KeyedInput(p, cs.b.key, fn.ProcessElement2)
 		if b.Batch() {

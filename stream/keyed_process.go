@@ -18,6 +18,10 @@ type KeyedProcessFunction[K comparable, I, O any] struct {
 	ProcessElement func(v I, ctx *KeyedContext[K], out Collector[O]) error
 	OnTimer        func(ts int64, ctx *KeyedContext[K], out Collector[O]) error
 	Close          func() error
+	// NotifyCheckpointComplete and NotifyCheckpointAborted, when set, are
+	// Flink's CheckpointListener, as ProcessFunction's; no key is current.
+	NotifyCheckpointComplete func(checkpointID int64) error
+	NotifyCheckpointAborted  func(checkpointID int64) error
 }
 
 // KeyedProcess applies the function newFn returns to every record of ks;
@@ -36,7 +40,8 @@ func KeyedProcess[I any, K comparable, O any](ks KeyedStream[I, K], newFn func()
 			return nil, nil, fmt.Errorf("KeyedProcess: no ProcessElement")
 		}
 		p, _ := keyedProcess[I](b, outs, ks.key, op.KeyedProcessFns[I, *KeyedContext[K], Collector[O]]{Open: fn.Open,
-			ProcessElement: fn.ProcessElement, OnTimer: fn.OnTimer, Close: fn.Close})
+			ProcessElement: fn.ProcessElement, OnTimer: fn.OnTimer, Close: fn.Close,
+			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted})
 		if b.Batch() {
 			s := op.NewSortedInput[I, K](p, ks.key)
 			return []any{s}, s, nil

@@ -28,6 +28,14 @@ type ProcessFunction[I, O any] struct {
 	Close           func() error
 	InitializeState func(store *state.OperatorStore, restored bool) error
 	SnapshotState   func(checkpointID int64) error
+	// NotifyCheckpointComplete and NotifyCheckpointAborted, when set, are
+	// Flink's CheckpointListener: called on the subtask's goroutine, between
+	// records, once checkpoint checkpointID completed (every task
+	// acknowledged it and it is stored) or was aborted. A notification may
+	// be missed, after a failure or when the next checkpoint completes
+	// first: a completed checkpoint stands for the earlier ones too.
+	NotifyCheckpointComplete func(checkpointID int64) error
+	NotifyCheckpointAborted  func(checkpointID int64) error
 }
 
 // Process applies the function newFn returns to every record of ds;
@@ -45,7 +53,8 @@ func Process[I, O any](ds DataStream[I], newFn func() ProcessFunction[I, O]) Dat
 		o := outputs[O](b, outs)
 		st := newCtx(b, nil, o)
 		p := op.NewProcess(op.ProcessFns[I, *Context, Collector[O]]{Open: fn.Open, ProcessElement: fn.ProcessElement,
-			Close: fn.Close, InitializeState: fn.InitializeState, SnapshotState: fn.SnapshotState},
+			Close: fn.Close, InitializeState: fn.InitializeState, SnapshotState: fn.SnapshotState,
+			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted},
 			&Context{st}, collector(o, st), st, o)
 		return []any{p}, p, nil
 	}

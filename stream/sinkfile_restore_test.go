@@ -59,14 +59,17 @@ func TestFileSinkRestoredInJob(t *testing.T) {
 	}
 }
 
+// fileSinkOp is the operator of a FileSink of lines.
+type fileSinkOp = op.SinkWriter[string, sink.Committable]
+
 // openSinkOp opens the FileSink operator of subtask i of p, as a task
 // opens it.
-func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int) *op.FileSink[string] {
+func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int) *fileSinkOp {
 	t.Helper()
 	rt := task.New(nil, task.Config{}, i, p, nil)
-	c := &op.FileCommit{}
+	c := &op.SinkCommit[sink.Committable]{}
 	c.Reset(1, false)
-	o := op.NewFileSink(fs, c)
+	o := op.NewSinkWriter(op.TwoPhaseSpec(fs, FileSinkWriterState, FileSinkCommittables), c)
 	rt.AddOperator(o, "sink", "FileSink")
 	if err := rt.Open(); err != nil {
 		t.Fatal(err)
@@ -74,7 +77,7 @@ func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int) *op.FileSink[
 	return o
 }
 
-func pushLines(t *testing.T, o *op.FileSink[string], lines ...string) {
+func pushLines(t *testing.T, o *fileSinkOp, lines ...string) {
 	t.Helper()
 	b := make([]Record[string], len(lines))
 	for i, l := range lines {
@@ -85,7 +88,7 @@ func pushLines(t *testing.T, o *op.FileSink[string], lines ...string) {
 	}
 }
 
-func sinkSnapshot(t *testing.T, o *op.FileSink[string], id int64) []byte {
+func sinkSnapshot(t *testing.T, o *fileSinkOp, id int64) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := o.Snapshot(id, &buf); err != nil {

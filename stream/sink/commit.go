@@ -118,14 +118,22 @@ func (e *refusedError) Unrecoverable() bool { return true }
 func (s *FileSink[T]) Confine(cs []Committable) ([]Committable, error) {
 	out := make([]Committable, len(cs))
 	for i, c := range cs {
-		pending, final, err := s.cfg.ownPart(s.dir, c)
-		if err != nil {
-			return nil, &refusedError{fmt.Errorf("%w: %s: entry %d (checkpoint %d, pending %q, final %q): %s",
-				ErrNotOwnPart, s.dir, i, c.Checkpoint, c.Pending, c.Final, err)}
+		var err error
+		if out[i], err = s.confine(c, fmt.Sprintf("entry %d ", i)); err != nil {
+			return nil, err
 		}
-		out[i] = Committable{Checkpoint: c.Checkpoint, Pending: filepath.Join(s.dir, pending), Final: filepath.Join(s.dir, final)}
 	}
 	return out, nil
+}
+
+// confine is Confine of one committable, named by what in its error.
+func (s *FileSink[T]) confine(c Committable, what string) (Committable, error) {
+	pending, final, err := s.cfg.ownPart(s.dir, c)
+	if err != nil {
+		return Committable{}, &refusedError{fmt.Errorf("%w: %s: %s(checkpoint %d, pending %q, final %q): %s",
+			ErrNotOwnPart, s.dir, what, c.Checkpoint, c.Pending, c.Final, err)}
+	}
+	return Committable{Checkpoint: c.Checkpoint, Pending: filepath.Join(s.dir, pending), Final: filepath.Join(s.dir, final)}, nil
 }
 
 // ownPart returns the names of the files of committable c when they are a

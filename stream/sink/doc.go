@@ -1,8 +1,41 @@
-// Package sink holds the sinks of DataStream programs, as Flink's: Print
-// (print and printToErr), Collect (records gathered in memory), and FileSink,
-// which writes rolling part files and publishes them through a two-phase
-// commit tied to checkpoints (Flink's FileSink and StreamingFileSink). Each
-// sink hands out one writer per subtask; a writer is used by one goroutine.
+// Package sink holds the sink contract of DataStream programs, Flink's
+// Sink V2 (Sink, TwoPhaseSink, Writer, CommittingWriter, Committer), and
+// the sinks weir ships: Print (print and printToErr), Collect (records
+// gathered in memory), and FileSink, which writes rolling part files and
+// publishes them through a two-phase commit tied to checkpoints (Flink's
+// FileSink), the contract's first user. Each sink hands out one writer per
+// subtask; a writer is used by one goroutine.
+//
+// # The contract
+//
+// A Sink makes a Writer per subtask (CreateWriter with an InitContext:
+// subtask, parallelism, restored writer states, whether the job
+// checkpoints). A TwoPhaseSink also makes Committers and encodes its
+// committables with a Serializer, for the snapshots that hold them. The
+// runtime (stream.SinkTo, stream.SinkToWriter) calls, on the subtask's
+// goroutine:
+//
+//	CreateWriter ─▶ Write(v, Context{Timestamp, Watermark})* (WriteBatch for a BatchWriter)
+//	                WriteWatermark(wm) (a WatermarkWriter), Tick() every TickInterval (a Ticker)
+//	barrier n:      Flush(false) ─▶ PrepareCommit(n) ─▶ SnapshotState(n) (a StatefulWriter)
+//	                the committables and the states go into the snapshot of checkpoint n
+//	n completes:    Committer.Commit(requests of checkpoints ≤ n) ─▶ NotifyCheckpointComplete(n)
+//	n aborted:      NotifyCheckpointAborted(n) (a CheckpointListener); its committables wait
+//	end of input:   Flush(true) ─▶ PrepareCommit(EndOfInput), committed once every subtask ended
+//	Close           on every path
+//
+// A restored subtask gets the writer states in InitContext.States (a
+// share of the old subtasks', or all of them for a UnionState sink) and
+// commits at once the committables its snapshot holds: a commit may come
+// twice, after a failure, so a Committer must be idempotent. A
+// CommitRequest left untouched by Commit counts as committed; RetryLater
+// asks again at once, up to DefaultCommitRetries times, after which the
+// job fails; SignalFailedWithKnownReason drops the committable;
+// SignalFailedWithUnknownReason, or an error from Commit, fails the job.
+// Exactly once holds when nothing PrepareCommit returned is visible before
+// its commit: records after the last completed checkpoint are written
+// again by the restored job into new committables, and those the failed
+// attempt prepared after it are never committed.
 //
 // # Print
 //
@@ -99,7 +132,8 @@
 // joined to its directory (FileSink.Confine): a crafted snapshot cannot
 // rename a file outside it.
 //
-// Errors start with "stream/sink:" and name the file or directory.
+// Errors of the sinks here start with "stream/sink:" and name the file or
+// directory.
 //
 // This package imports the standard library and formats only: it knows
 // nothing of the runtime (flow) or the APIs (dataset, stream).

@@ -3,7 +3,6 @@ package sink
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -131,10 +130,6 @@ func (w *FileWriter[T]) PrepareCommit(id int64) ([]Committable, error) {
 	}
 	return out, nil
 }
-
-// EndOfInput is the checkpoint id of the committables Finish returns, as
-// Flink's end of input.
-const EndOfInput = math.MaxInt64
 
 // Finish ends a bounded input: it closes the in-progress part and returns
 // the pending parts, which the job commits when every subtask has finished.

@@ -7,7 +7,10 @@
 // snapshot that a new harness restores, at another parallelism too:
 // Repartition deals the snapshots of every old subtask out to the new ones
 // (operator state by Flink's rules, as AbstractStreamOperatorTestHarness's
-// repartitionOperatorState).
+// repartitionOperatorState). NotifyCheckpointComplete and
+// NotifyCheckpointAborted tell the operators of a checkpoint's fate, as the
+// harness's notifyOfCompletedCheckpoint (the harness's snapshots are
+// checkpoints 1, 2, ... in the order taken).
 // New2 does the same for a two-input operator (Flink's
 // TwoInputStreamOperatorTestHarness), with ProcessElement1 and
 // ProcessElement2; Broadcast and KeyedBroadcast build one of a broadcast

@@ -627,3 +627,22 @@ func KeyedBroadcast[A any, K comparable, B, O any](opts Options, key func(A) K, 
 		return stream.KeyedBroadcastProcess(stream.ConnectKeyedBroadcast(stream.KeyBy(a, key), stream.Broadcast(b, descs...)), newFn)
 	})
 }
+
+// NotifyCheckpointComplete tells the operators that checkpoint id
+// completed (Flink's harness notifyOfCompletedCheckpoint); the harness's
+// snapshots are checkpoints 1, 2, ... in the order taken.
+func (h *harnessCore[O]) NotifyCheckpointComplete(id int64) error {
+	if err := h.Open(); err != nil {
+		return err
+	}
+	return h.rt.NotifyCheckpointComplete(id)
+}
+
+// NotifyCheckpointAborted tells the operators that checkpoint id was
+// aborted.
+func (h *harnessCore[O]) NotifyCheckpointAborted(id int64) error {
+	if err := h.Open(); err != nil {
+		return err
+	}
+	return h.rt.NotifyCheckpointAborted(id)
+}

@@ -2,9 +2,10 @@
 // api/operators and runtime/operators/windowing): map, filter and flat
 // map; process functions on plain and keyed streams, with one and two
 // inputs and broadcast state; rolling reductions; the window operator with
-// its contents, triggers and evictors; window and interval joins; sinks,
-// the file sink's two-phase commit among them; and the sorted inputs of
-// keyed operators in BATCH mode.
+// its contents, triggers and evictors; window and interval joins; sinks:
+// SinkWriter runs any sink of stream/sink's contract (the file sink among
+// them) with its two-phase commit; and the sorted inputs of keyed
+// operators in BATCH mode.
 //
 // An operator is a task.Operator whose input is a core.Output (Push). The
 // API (package stream) builds each one per subtask with the user's

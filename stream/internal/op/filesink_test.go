@@ -18,18 +18,21 @@ import (
 	"github.com/weirdata/weir/stream/state"
 )
 
+// fileSinkOp is the operator of a FileSink of lines.
+type fileSinkOp = SinkWriter[string, sink.Committable]
+
 // openSinkOp opens the FileSink operator of subtask i of p, restored from
 // snap when it is not nil, as a task opens it.
-func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int, snap []byte) *FileSink[string] {
+func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int, snap []byte) *fileSinkOp {
 	t.Helper()
 	cfg := task.Config{Clock: clock.NewManual(time.UnixMilli(0))}
 	if snap != nil {
 		cfg.Restore = &protocol.TaskRestore{Operators: []protocol.OperatorRestore{{ID: "sink", States: [][]byte{snap}}}}
 	}
 	rt := task.New(nil, cfg, i, p, nil)
-	c := &FileCommit{}
+	c := &SinkCommit[sink.Committable]{}
 	c.Reset(1, false)
-	op := NewFileSink(fs, c)
+	op := NewSinkWriter(TwoPhaseSpec(fs, "FileSinkWriterState", "FileSinkCommittables"), c)
 	rt.AddOperator(op, "sink", "FileSink")
 	if err := rt.Open(); err != nil {
 		t.Fatal(err)
@@ -37,7 +40,7 @@ func openSinkOp(t *testing.T, fs *sink.FileSink[string], i, p int, snap []byte) 
 	return op
 }
 
-func pushLines(t *testing.T, op *FileSink[string], lines ...string) {
+func pushLines(t *testing.T, op *fileSinkOp, lines ...string) {
 	t.Helper()
 	b := make([]core.Record[string], len(lines))
 	for i, l := range lines {
@@ -48,7 +51,7 @@ func pushLines(t *testing.T, op *FileSink[string], lines ...string) {
 	}
 }
 
-func sinkSnapshot(t *testing.T, op *FileSink[string], id int64) []byte {
+func sinkSnapshot(t *testing.T, op *fileSinkOp, id int64) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := op.Snapshot(id, &buf); err != nil {
@@ -193,7 +196,7 @@ func TestFileSinkRestoreRescaled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ops []*FileSink[string]
+		var ops []*fileSinkOp
 		for i := range p {
 			ops = append(ops, openSinkOp(t, fs, i, p, parts[i]))
 		}

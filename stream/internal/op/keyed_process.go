@@ -14,6 +14,10 @@ type KeyedProcessFns[I, C, Col any] struct {
 	ProcessElement func(v I, ctx C, out Col) error
 	OnTimer        func(ts int64, ctx C, out Col) error
 	Close          func() error
+	// CheckpointComplete and CheckpointAborted, when set, are told of
+	// completed and aborted checkpoints (Flink's CheckpointListener).
+	CheckpointComplete func(id int64) error
+	CheckpointAborted  func(id int64) error
 }
 
 // The time domains of KeyedCtx.Domain.
@@ -193,4 +197,14 @@ func (p *KeyedProcess[I, K, O, C, Col]) EndKey() error {
 	}
 	p.Backend.Clear() // one key's state at a time
 	return nil
+}
+
+// NotifyCheckpointComplete tells the function.
+func (p *KeyedProcess[I, K, O, C, Col]) NotifyCheckpointComplete(id int64) error {
+	return notify(p.fn.CheckpointComplete, id)
+}
+
+// NotifyCheckpointAborted tells the function.
+func (p *KeyedProcess[I, K, O, C, Col]) NotifyCheckpointAborted(id int64) error {
+	return notify(p.fn.CheckpointAborted, id)
 }

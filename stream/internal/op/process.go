@@ -18,6 +18,10 @@ type ProcessFns[I, C, Col any] struct {
 	Close           func() error
 	InitializeState func(store *state.OperatorStore, restored bool) error
 	SnapshotState   func(checkpointID int64) error
+	// CheckpointComplete and CheckpointAborted, when set, are told of
+	// completed and aborted checkpoints (Flink's CheckpointListener).
+	CheckpointComplete func(id int64) error
+	CheckpointAborted  func(id int64) error
 }
 
 // Process is Flink's ProcessOperator: a function per record of a plain
@@ -114,6 +118,10 @@ type CoProcessFns[A, B, C, Col any] struct {
 	ProcessElement1 func(v A, ctx C, out Col) error
 	ProcessElement2 func(v B, ctx C, out Col) error
 	Close           func() error
+	// CheckpointComplete and CheckpointAborted, when set, are told of
+	// completed and aborted checkpoints (Flink's CheckpointListener).
+	CheckpointComplete func(id int64) error
+	CheckpointAborted  func(id int64) error
 }
 
 // CoProcess is Flink's CoProcessOperator: a function per record of each
@@ -170,4 +178,32 @@ func (p *CoProcess[A, B, O, C, Col]) Inputs() []any {
 		}
 		return p.outs.Flush()
 	})}
+}
+
+// notify calls fn, if set, with checkpoint id.
+func notify(fn func(int64) error, id int64) error {
+	if fn == nil {
+		return nil
+	}
+	return fn(id)
+}
+
+// NotifyCheckpointComplete tells the function.
+func (p *Process[I, O, C, Col]) NotifyCheckpointComplete(id int64) error {
+	return notify(p.fn.CheckpointComplete, id)
+}
+
+// NotifyCheckpointAborted tells the function.
+func (p *Process[I, O, C, Col]) NotifyCheckpointAborted(id int64) error {
+	return notify(p.fn.CheckpointAborted, id)
+}
+
+// NotifyCheckpointComplete tells the function.
+func (p *CoProcess[A, B, O, C, Col]) NotifyCheckpointComplete(id int64) error {
+	return notify(p.fn.CheckpointComplete, id)
+}
+
+// NotifyCheckpointAborted tells the function.
+func (p *CoProcess[A, B, O, C, Col]) NotifyCheckpointAborted(id int64) error {
+	return notify(p.fn.CheckpointAborted, id)
 }

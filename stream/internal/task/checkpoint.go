@@ -90,10 +90,8 @@ func (rt *Runtime) drainMail() error {
 				rt.resume()
 			}
 		case protocol.Complete:
-			for _, op := range rt.ops {
-				if err := op.NotifyCheckpointComplete(x.Checkpoint); err != nil {
-					return err
-				}
+			if err := rt.NotifyCheckpointComplete(x.Checkpoint); err != nil {
+				return err
 			}
 			if rt.logs != nil {
 				rt.logs.drop(x.Checkpoint)
@@ -102,8 +100,35 @@ func (rt *Runtime) drainMail() error {
 				rt.ck.cfg.Coordinator.Notified(protocol.Notified{Task: rt.ck.id, Checkpoint: x.Checkpoint})
 			}
 		case protocol.Abort:
+			if err := rt.NotifyCheckpointAborted(x.Checkpoint); err != nil {
+				return err
+			}
 			if rt.logs != nil {
 				rt.logs.drop(x.Checkpoint)
+			}
+		}
+	}
+	return nil
+}
+
+// NotifyCheckpointComplete tells every operator, in chain order, that
+// checkpoint id completed.
+func (rt *Runtime) NotifyCheckpointComplete(id int64) error {
+	for i, op := range rt.ops {
+		if err := op.NotifyCheckpointComplete(id); err != nil {
+			return rt.operatorError(i, id, err)
+		}
+	}
+	return nil
+}
+
+// NotifyCheckpointAborted tells every AbortListener, in chain order, that
+// checkpoint id was aborted.
+func (rt *Runtime) NotifyCheckpointAborted(id int64) error {
+	for i, op := range rt.ops {
+		if l, ok := op.(AbortListener); ok {
+			if err := l.NotifyCheckpointAborted(id); err != nil {
+				return rt.operatorError(i, id, err)
 			}
 		}
 	}

@@ -33,7 +33,9 @@
 // iteration head logs the records fed back between its barrier and the
 // barrier's return through the loop, and acknowledges with them (the
 // back-edge logging of Carbone et al.'s asynchronous barrier snapshots for
-// cyclic graphs); a restore feeds them in again first.
+// cyclic graphs); a restore feeds them in again first. Complete in the
+// mailbox reaches every operator's NotifyCheckpointComplete, in chain
+// order; Abort reaches each operator that is an AbortListener.
 //
 // # Contracts
 //

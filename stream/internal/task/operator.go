@@ -35,6 +35,14 @@ type Operator interface {
 	Close() error
 }
 
+// AbortListener is an operator told when a checkpoint was aborted
+// (Flink's CheckpointListener.notifyCheckpointAborted): a checkpoint that
+// timed out, was declined, or failed to store. The task calls it in chain
+// order.
+type AbortListener interface {
+	NotifyCheckpointAborted(id int64) error
+}
+
 // Base gives operators no-op lifecycle methods to embed.
 type Base struct{}
 
