@@ -182,7 +182,7 @@ func statFirings[A any](ws stream.WindowedStream[StatEvent, string, window.TimeW
 		}
 	})
 	line := func(b []byte, f firing[A]) []byte {
-		b = append(b, f.key...)
+		b = appendCSVField(b, f.key)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, f.start, 10)
 		b = append(b, ',')
@@ -309,4 +309,21 @@ func RunWindowStats(ctx context.Context, o Options, p WindowStatsParams) error {
 		}
 	}
 	return nil
+}
+
+// appendCSVField appends s as a CSV field (RFC 4180): quoted, with its
+// quotes doubled, when it holds a comma, a quote or a line break, so that
+// a key read from a quoted field is written back as one field.
+func appendCSVField(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := range len(s) {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
 }

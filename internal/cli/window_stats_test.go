@@ -399,8 +399,9 @@ func runStats(t *testing.T, data string, flags ...string) (int, []string, string
 
 // TestWindowStatsCSV reads the input as RFC 4180 CSV: a byte-order mark
 // before the header, quoted keys holding the delimiter and quotes, a quoted
-// newline, quoted numbers, CRLF line ends; a late record goes to the late
-// output as it is in the input.
+// newline, quoted numbers, CRLF line ends; the results quote a key as the
+// input did, and a late record goes to the late output as it is in the
+// input.
 func TestWindowStatsCSV(t *testing.T) {
 	data := "\ufeffid,user,ts,amount\r\n" +
 		"1,\"a,b\",1000,5\r\n" +
@@ -413,7 +414,9 @@ func TestWindowStatsCSV(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	want := []string{"a,b,0,5000,6", "say \"hi\",0,5000,2.5", "two,5000,10000,1"}
+	// keys written back as CSV fields: quoted when they hold a comma or a
+	// quote
+	want := []string{`"a,b",0,5000,6`, `"say ""hi""",0,5000,2.5`, "two,5000,10000,1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
