@@ -24,6 +24,50 @@ type Source[T any] interface {
 	Stats(ctx context.Context) (Stats, error)
 }
 
+// ParallelSplitter is implemented by sources that cut their input to suit the
+// number of readers sharing it: SplitsFor lists the pieces as Splits does, but
+// about equal in size and, where the input is big enough, a multiple of n of
+// them, so that n readers taking pieces from a shared queue get about equal
+// shares. dataset.FromSource calls it with the operator's parallelism.
+type ParallelSplitter interface {
+	SplitsFor(ctx context.Context, n int) ([]Split, error)
+}
+
+// MinSplitSize is the smallest byte range SplitTarget cuts for parallel
+// readers, unless a source's own largest split size is smaller.
+const MinSplitSize = 64 << 10
+
+// SplitTarget returns the size of the byte ranges to cut total bytes into for
+// n readers, none larger than maxSize: the number of ranges is the least that
+// keeps them within maxSize, raised to a multiple of n, and the ranges are
+// equal. Ranges are at least min(MinSplitSize, maxSize) bytes, so a small
+// input gets fewer ranges than n. n < 1 counts as 1.
+func SplitTarget(total, maxSize int64, n int) int64 {
+	n = max(n, 1)
+	maxSize = max(maxSize, 1)
+	if total <= 0 {
+		return maxSize
+	}
+	count := (total + maxSize - 1) / maxSize
+	count = (count + int64(n) - 1) / int64(n) * int64(n)
+	size := (total + count - 1) / count
+	return max(size, min(MinSplitSize, maxSize))
+}
+
+// ByteRanges cuts size bytes into equal ranges of at most target bytes (the
+// last ones a byte shorter where size does not divide), calling fn with each
+// range's start and end in order. An empty file has no range.
+func ByteRanges(size, target int64, fn func(start, end int64)) {
+	if size <= 0 {
+		return
+	}
+	target = max(target, 1)
+	count := (size + target - 1) / target
+	for i := range count {
+		fn(size*i/count, size*(i+1)/count)
+	}
+}
+
 // ReadMemorer is implemented by sources that hold decode buffers while they
 // read a split, beyond the batches they pass on. ReadMemory returns their
 // bytes for s; the caller reserves them from its memory budget for the length
