@@ -33,25 +33,27 @@ type ParallelSplitter interface {
 	SplitsFor(ctx context.Context, n int) ([]Split, error)
 }
 
-// MinSplitSize is the smallest byte range SplitTarget cuts for parallel
-// readers, unless a source's own largest split size is smaller.
+// MinSplitSize is the smallest byte range SplitTarget cuts to give n readers
+// a share each.
 const MinSplitSize = 64 << 10
 
 // SplitTarget returns the size of the byte ranges to cut total bytes into for
-// n readers, none larger than maxSize: the number of ranges is the least that
-// keeps them within maxSize, raised to a multiple of n, and the ranges are
-// equal. Ranges are at least min(MinSplitSize, maxSize) bytes, so a small
-// input gets fewer ranges than n. n < 1 counts as 1.
+// n readers, none larger than maxSize. The number of ranges is the least that
+// keeps them within maxSize, raised to a multiple of n. When that would make
+// ranges shorter than MinSplitSize, it is instead raised only as far as
+// ranges of MinSplitSize allow. The ranges are equal. n < 1 counts as 1.
 func SplitTarget(total, maxSize int64, n int) int64 {
-	n = max(n, 1)
+	n64 := int64(max(n, 1))
 	maxSize = max(maxSize, 1)
 	if total <= 0 {
 		return maxSize
 	}
-	count := (total + maxSize - 1) / maxSize
-	count = (count + int64(n) - 1) / int64(n) * int64(n)
-	size := (total + count - 1) / count
-	return max(size, min(MinSplitSize, maxSize))
+	base := (total + maxSize - 1) / maxSize
+	count := (base + n64 - 1) / n64 * n64
+	if count > base && total/count < MinSplitSize {
+		count = max(base, total/MinSplitSize)
+	}
+	return (total + count - 1) / count
 }
 
 // ByteRanges cuts size bytes into equal ranges of at most target bytes (the

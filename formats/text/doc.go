@@ -6,8 +6,8 @@
 // names starting with "." or "_") or a glob. Each file is cut into equal byte
 // ranges of at most Options.SplitSize (32 MiB by default); for n parallel readers
 // (SplitsFor, which dataset.FromSource calls with its parallelism) the ranges are
-// cut so that there are a multiple of n of them over all files, where the input
-// holds at least 64 KiB a range (formats.SplitTarget). A record is a line without
+// cut so that there are a multiple of n of them over all files, unless that
+// would cut ranges under 64 KiB (formats.SplitTarget). A record is a line without
 // its '\n'; every other byte, a trailing '\r' included, is kept as is. A final line
 // without '\n' is a record; an empty file has none.
 //
