@@ -45,7 +45,9 @@ func (o *sliceSource[T]) run(tc *task, c collector[T]) error {
 
 // FromSource returns a data set read from src (a Parquet, CSV, text or Arrow
 // source of the formats packages). The subtasks take the source's splits from a
-// shared queue, so a slow split does not hold the others back. The optimizer's
+// shared queue, so a slow split does not hold the others back; a source that
+// can cut its input for a number of readers (formats.ParallelSplitter) is cut
+// for the operator's parallelism. The optimizer's
 // estimates of its rows and bytes are the source's Stats, read once here: the
 // rows its declared filters are estimated to keep (Stats.Matching), else all
 // its rows. A source that implements formats.ReadMemorer (Parquet) has its
@@ -87,7 +89,13 @@ func (o *formatSource[T]) reset() {
 }
 
 func (o *formatSource[T]) run(tc *task, c collector[T]) error {
-	o.once.Do(func() { o.splits, o.serr = o.src.Splits(tc.Context()) })
+	o.once.Do(func() {
+		if ps, ok := o.src.(formats.ParallelSplitter); ok {
+			o.splits, o.serr = ps.SplitsFor(tc.Context(), tc.Parallelism)
+		} else {
+			o.splits, o.serr = o.src.Splits(tc.Context())
+		}
+	})
 	if o.serr != nil {
 		return fmt.Errorf("%s: %w", o.name, o.serr)
 	}

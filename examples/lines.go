@@ -14,8 +14,8 @@ type ParseError = text.ParseError
 type slab = text.Strings
 
 // openLines opens a file, a directory or a glob of lines, parsed into T one
-// line at a time (text.OpenParsed: one split per file, so that an error can
-// name its line).
+// line at a time (text.OpenParsed: byte ranges of the files, cut for the
+// job's parallelism; an error names its file and line).
 func openLines[T any](path string, parse func([]byte, *slab) (T, error)) (formats.Source[T], error) {
 	return text.OpenParsed(path, parse)
 }

@@ -24,6 +24,52 @@ type Source[T any] interface {
 	Stats(ctx context.Context) (Stats, error)
 }
 
+// ParallelSplitter is implemented by sources that cut their input to suit the
+// number of readers sharing it: SplitsFor lists the pieces as Splits does, but
+// about equal in size and, where the input is big enough, a multiple of n of
+// them, so that n readers taking pieces from a shared queue get about equal
+// shares. dataset.FromSource calls it with the operator's parallelism.
+type ParallelSplitter interface {
+	SplitsFor(ctx context.Context, n int) ([]Split, error)
+}
+
+// MinSplitSize is the smallest byte range SplitTarget cuts to give n readers
+// a share each.
+const MinSplitSize = 64 << 10
+
+// SplitTarget returns the size of the byte ranges to cut total bytes into for
+// n readers, none larger than maxSize. The number of ranges is the least that
+// keeps them within maxSize, raised to a multiple of n. When that would make
+// ranges shorter than MinSplitSize, it is instead raised only as far as
+// ranges of MinSplitSize allow. The ranges are equal. n < 1 counts as 1.
+func SplitTarget(total, maxSize int64, n int) int64 {
+	n64 := int64(max(n, 1))
+	maxSize = max(maxSize, 1)
+	if total <= 0 {
+		return maxSize
+	}
+	base := (total + maxSize - 1) / maxSize
+	count := (base + n64 - 1) / n64 * n64
+	if count > base && total/count < MinSplitSize {
+		count = max(base, total/MinSplitSize)
+	}
+	return (total + count - 1) / count
+}
+
+// ByteRanges cuts size bytes into equal ranges of at most target bytes (the
+// last ones a byte shorter where size does not divide), calling fn with each
+// range's start and end in order. An empty file has no range.
+func ByteRanges(size, target int64, fn func(start, end int64)) {
+	if size <= 0 {
+		return
+	}
+	target = max(target, 1)
+	count := (size + target - 1) / target
+	for i := range count {
+		fn(size*i/count, size*(i+1)/count)
+	}
+}
+
 // ReadMemorer is implemented by sources that hold decode buffers while they
 // read a split, beyond the batches they pass on. ReadMemory returns their
 // bytes for s; the caller reserves them from its memory budget for the length

@@ -21,8 +21,9 @@ import (
 type ParseError = text.ParseError
 
 // openLines opens a file, a directory or a glob of lines, parsed into T one
-// line at a time (text.OpenParsed: one split per file, so that an error can
-// name its line). parse copies what it keeps of the line.
+// line at a time (text.OpenParsed: byte ranges of the files, cut for the
+// job's parallelism; an error names its file and line). parse copies what it
+// keeps of the line.
 func openLines[T any](path string, parse func([]byte) (T, error)) (formats.Source[T], error) {
 	return text.OpenParsed(path, func(line []byte, _ *text.Strings) (T, error) { return parse(line) })
 }

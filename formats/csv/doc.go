@@ -39,13 +39,18 @@
 //
 // # Split rule
 //
-// A split is a byte range of whole records. A file up to Options.SplitSize is one
-// split; a bigger file is read once by Splits to place boundaries: a boundary
-// is the byte after a '\n' preceded by an even number of quote bytes, at or after
-// each multiple of SplitSize past the previous boundary. In a valid RFC 4180
-// file an odd count means the newline is inside a quoted field. Splits also count
-// lines, so errors name true line numbers. Files read with a Comment character
-// are not split (a comment may hold a quote).
+// A split is a byte range of whole records; the header belongs to no split. The
+// step is Options.SplitSize, or for n parallel readers (SplitsFor, which
+// dataset.FromSource calls with its parallelism) formats.SplitTarget of the
+// files' total bytes of records: at most SplitSize, and small enough that there
+// are a multiple of n steps unless they would be under 64 KiB. A file's records
+// up to the step are one split; a bigger file is read once by Splits to place
+// boundaries: a boundary is the byte after a '\n' preceded by an even number of
+// quote bytes, at or after the step past the previous boundary. In a valid RFC
+// 4180 file an odd count means the newline is inside a quoted field, so quoted
+// fields may hold newlines. Splits also count lines, so errors name true line
+// numbers. Files read with a Comment character are not split (a comment may
+// hold a quote).
 //
 // # Errors
 //

@@ -47,7 +47,10 @@ func (s *Split) String() string {
 // Size is the split's length in bytes.
 func (s *Split) Size() int64 { return s.end - s.start }
 
-var _ formats.Source[struct{ A int }] = (*Source[struct{ A int }])(nil)
+var (
+	_ formats.Source[struct{ A int }] = (*Source[struct{ A int }])(nil)
+	_ formats.ParallelSplitter        = (*Source[struct{ A int }])(nil)
+)
 
 // Open opens a file, a directory or a glob of CSV files, reads each header and
 // resolves T's fields against it (formats.Resolve).
@@ -168,23 +171,36 @@ func (s *Source[T]) openFile(path string) (*file, error) {
 // it); it is skipped.
 const bom = "\xef\xbb\xbf"
 
-// Splits cuts each file into ranges of whole records of about SplitSize bytes.
-// A file bigger than SplitSize is read once to place the boundaries: a boundary
+// Splits cuts each file into ranges of whole records of about SplitSize bytes
+// (formats.SplitTarget: equal steps over all files' records, at most
+// SplitSize). A file bigger than the step is read once to place the boundaries: a boundary
 // is the byte after a '\n' that an even number of quotes precedes (in RFC 4180 a
 // newline is inside a quoted field exactly when an odd number of quotes precedes
 // it). A file read with a Comment character is one split, since a comment may
 // hold a quote.
-func (s *Source[T]) Splits(ctx context.Context) ([]formats.Split, error) {
+func (s *Source[T]) Splits(ctx context.Context) ([]formats.Split, error) { return s.SplitsFor(ctx, 1) }
+
+// SplitsFor cuts the files as Splits does, for n readers: the step between
+// boundaries is formats.SplitTarget of the records' total size, at most
+// SplitSize.
+func (s *Source[T]) SplitsFor(ctx context.Context, n int) ([]formats.Split, error) {
+	var total int64
+	for _, f := range s.files {
+		if !f.empty && f.dataStart < f.size {
+			total += f.size - f.dataStart
+		}
+	}
+	step := formats.SplitTarget(total, s.opts.SplitSize, n)
 	var out []formats.Split
 	for _, f := range s.files {
 		if f.empty || f.dataStart >= f.size {
 			continue
 		}
-		if f.size-f.dataStart <= s.opts.SplitSize || s.opts.Comment != 0 {
+		if f.size-f.dataStart <= step || s.opts.Comment != 0 {
 			out = append(out, &Split{f: f, start: f.dataStart, end: f.size, line: f.dataLine})
 			continue
 		}
-		splits, err := s.boundaries(ctx, f)
+		splits, err := s.boundaries(ctx, f, step)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +209,8 @@ func (s *Source[T]) Splits(ctx context.Context) ([]formats.Split, error) {
 	return out, ctx.Err()
 }
 
-func (s *Source[T]) boundaries(ctx context.Context, f *file) ([]formats.Split, error) {
+// boundaries cuts f into splits of about step bytes of records.
+func (s *Source[T]) boundaries(ctx context.Context, f *file, step int64) ([]formats.Split, error) {
 	fd, err := os.Open(f.path)
 	if err != nil {
 		return nil, fmt.Errorf("formats/csv: %w", err)
@@ -207,7 +224,7 @@ func (s *Source[T]) boundaries(ctx context.Context, f *file) ([]formats.Split, e
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		target := start + s.opts.SplitSize
+		target := start + step
 		for pos < target {
 			chunk, err := br.Peek(int(min(target-pos, int64(br.Size()))))
 			if len(chunk) == 0 && err != nil {

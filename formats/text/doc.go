@@ -3,10 +3,19 @@
 // # Model
 //
 // Open takes a file, a directory (its regular files, sorted by name, skipping
-// names starting with "." or "_") or a glob. Each file is cut into byte ranges of
-// Options.SplitSize (32 MiB by default). A record is a line without its '\n'; every
-// other byte, a trailing '\r' included, is kept as is. A final line without '\n' is
-// a record; an empty file has none.
+// names starting with "." or "_") or a glob. Each file is cut into equal byte
+// ranges of at most Options.SplitSize (32 MiB by default); for n parallel readers
+// (SplitsFor, which dataset.FromSource calls with its parallelism) the ranges are
+// cut so that there are a multiple of n of them over all files, unless that
+// would cut ranges under 64 KiB (formats.SplitTarget). A record is a line without
+// its '\n'; every other byte, a trailing '\r' included, is kept as is. A final line
+// without '\n' is a record; an empty file has none.
+//
+// OpenParsed reads the same splits and parses each line, without its '\n' and a
+// trailing '\r', into a record of the caller's type. A malformed line stops Read
+// with a *ParseError naming the file and the line's number in the file: the split
+// that meets it counts the lines before its first one, so a split not at the
+// start of its file pays one read of the bytes before it, on that error only.
 //
 // # Split rule
 //
@@ -17,9 +26,10 @@
 //
 // # Reuse
 //
-// Read reads the file in chunks into a freshly allocated buffer per chunk and hands
-// out strings that alias it, so strings stay valid after the callback returns (a
-// retained string keeps its chunk alive). The batch slice itself is reused.
+// Source.Read reads the file in chunks into a freshly allocated buffer per chunk and
+// hands out strings that alias it, so strings stay valid after the callback returns
+// (a retained string keeps its chunk alive). The batch slice itself is reused. A
+// parsed source reuses its one read buffer: a line is valid only during parse.
 //
 // # Errors
 //

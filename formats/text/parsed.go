@@ -1,9 +1,9 @@
 package text
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"unsafe"
 
@@ -25,35 +25,40 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// parsedSource reads files of lines and parses every line into a T. Each file
-// is one split read from start to end, so that an error can name its line;
-// the program's other operators still run in parallel after the first
-// shuffle. Read may run concurrently for different files.
+// parsedSource reads files of lines and parses every line into a T. Files are
+// cut into byte ranges by the split rule, as Source cuts them; a split that
+// meets a malformed line counts the lines before it in the file, so that the
+// error names its line. Read may run concurrently for different splits.
 type parsedSource[T any] struct {
-	files []parsedFile
+	files []fileInfo
+	opts  Options
 	parse func(line []byte, s *Strings) (T, error)
 }
 
-// parsedFile is one whole file.
-type parsedFile struct {
-	path string
-	size int64
-}
+var _ formats.ParallelSplitter = (*parsedSource[int])(nil)
 
-func (s *parsedFile) String() string { return s.path }
-func (s *parsedFile) Size() int64    { return s.size }
+// maxParsedLine is the longest line a parsed source reads.
+const maxParsedLine = 1 << 30
 
 // OpenParsed opens a file, a directory or a glob (formats.Expand's rules) of
-// lines as a source of T: parse turns each line (without '\n' or a trailing
-// '\r') into a record. The line is valid only during the call; parse copies
-// what it keeps, for strings through s (one Strings per reading goroutine). A
-// malformed line stops Read with a *ParseError naming the file and the line.
+// lines as a source of T with default options: parse turns each line (without
+// '\n' or a trailing '\r') into a record. The line is valid only during the
+// call; parse copies what it keeps, for strings through s (one Strings per
+// reading goroutine). A malformed line stops Read with a *ParseError naming
+// the file and the line. A line longer than 1 GiB is an error.
 func OpenParsed[T any](path string, parse func(line []byte, s *Strings) (T, error)) (formats.Source[T], error) {
+	return OpenParsedWith(path, Options{}, parse)
+}
+
+// OpenParsedWith is OpenParsed with options: SplitSize, BatchRows and
+// ChunkSize (the read buffer, reused from read to read) as for Source.
+func OpenParsedWith[T any](path string, opts Options, parse func(line []byte, s *Strings) (T, error)) (formats.Source[T], error) {
+	opts.EnsureDefaults()
 	paths, err := formats.Expand(path, "")
 	if err != nil {
 		return nil, err
 	}
-	s := &parsedSource[T]{parse: parse}
+	s := &parsedSource[T]{opts: opts, parse: parse}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -62,16 +67,29 @@ func OpenParsed[T any](path string, parse func(line []byte, s *Strings) (T, erro
 		if st.IsDir() {
 			return nil, fmt.Errorf("%s is a directory", p)
 		}
-		s.files = append(s.files, parsedFile{path: p, size: st.Size()})
+		s.files = append(s.files, fileInfo{path: p, size: st.Size()})
 	}
 	return s, nil
 }
 
-// Splits returns one split per file.
+// Splits cuts every file into equal byte ranges of at most SplitSize.
 func (s *parsedSource[T]) Splits(ctx context.Context) ([]formats.Split, error) {
-	out := make([]formats.Split, len(s.files))
-	for i := range s.files {
-		out[i] = &s.files[i]
+	return s.SplitsFor(ctx, 1)
+}
+
+// SplitsFor cuts every file into equal byte ranges for n readers
+// (formats.SplitTarget over the files' total size, at most SplitSize).
+func (s *parsedSource[T]) SplitsFor(ctx context.Context, n int) ([]formats.Split, error) {
+	var total int64
+	for _, f := range s.files {
+		total += f.size
+	}
+	target := formats.SplitTarget(total, s.opts.SplitSize, n)
+	var out []formats.Split
+	for _, f := range s.files {
+		formats.ByteRanges(f.size, target, func(start, end int64) {
+			out = append(out, &Split{file: f.path, start: start, end: end})
+		})
 	}
 	return out, ctx.Err()
 }
@@ -85,31 +103,45 @@ func (s *parsedSource[T]) Stats(ctx context.Context) (formats.Stats, error) {
 	return st, ctx.Err()
 }
 
-// parsedBatch is the number of records Read passes at a time.
-const parsedBatch = 1024
-
-// Read parses the lines of one file, a batch at a time, checking ctx once per
-// batch.
+// Read parses the lines of one split, a batch at a time, checking ctx once
+// per batch.
 func (s *parsedSource[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []T) error) error {
-	fs, ok := sp.(*parsedFile)
+	ts, ok := sp.(*Split)
 	if !ok {
-		return fmt.Errorf("formats/text: split %s is not a file", sp)
+		return fmt.Errorf("formats/text: split %s is not a text split", sp)
 	}
-	f, err := os.Open(fs.path)
+	f, err := os.Open(ts.file)
 	if err != nil {
 		return fmt.Errorf("formats/text: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<30)
-	batch := make([]T, 0, parsedBatch)
+	r := lineReader{f: f, name: ts.file, chunk: s.opts.ChunkSize, maxLine: maxParsedLine}
+	if err := r.seek(ts.start); err != nil {
+		return err
+	}
+	first := r.pos // the offset of the split's first line
+	batch := make([]T, 0, s.opts.BatchRows)
 	var strs Strings
-	line := 0
-	for sc.Scan() {
-		line++
-		v, err := s.parse(sc.Bytes(), &strs)
+	line := 0 // lines read in this split
+	for r.pos < ts.end {
+		b, err := r.line()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
-			return &ParseError{File: fs.path, Line: line, Err: err}
+			return err
+		}
+		line++
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+		v, err := s.parse(b, &strs)
+		if err != nil {
+			before, cerr := linesBefore(f, ts.file, first)
+			if cerr != nil {
+				return cerr
+			}
+			return &ParseError{File: ts.file, Line: before + line, Err: err}
 		}
 		batch = append(batch, v)
 		if len(batch) == cap(batch) {
@@ -121,9 +153,6 @@ func (s *parsedSource[T]) Read(ctx context.Context, sp formats.Split, fn func(ba
 			}
 			batch = batch[:0]
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("formats/text: read %s after line %d: %w", fs.path, line, err)
 	}
 	if len(batch) == 0 {
 		return nil

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -62,7 +61,10 @@ func (s *Split) String() string {
 // Size is the split's length in bytes.
 func (s *Split) Size() int64 { return s.end - s.start }
 
-var _ formats.Source[string] = (*Source)(nil)
+var (
+	_ formats.Source[string]   = (*Source)(nil)
+	_ formats.ParallelSplitter = (*Source)(nil)
+)
 
 // Open opens a file, a directory or a glob with default options.
 func Open(path string) (*Source, error) { return OpenWith(path, Options{}) }
@@ -85,13 +87,22 @@ func OpenWith(path string, opts Options) (*Source, error) {
 	return s, nil
 }
 
-// Splits cuts every file into byte ranges of about SplitSize.
-func (s *Source) Splits(ctx context.Context) ([]formats.Split, error) {
+// Splits cuts every file into equal byte ranges of at most SplitSize.
+func (s *Source) Splits(ctx context.Context) ([]formats.Split, error) { return s.SplitsFor(ctx, 1) }
+
+// SplitsFor cuts every file into equal byte ranges for n readers
+// (formats.SplitTarget over the files' total size, at most SplitSize).
+func (s *Source) SplitsFor(ctx context.Context, n int) ([]formats.Split, error) {
+	var total int64
+	for _, f := range s.files {
+		total += f.size
+	}
+	target := formats.SplitTarget(total, s.opts.SplitSize, n)
 	var out []formats.Split
 	for _, f := range s.files {
-		for start := int64(0); start < f.size; start += s.opts.SplitSize {
-			out = append(out, &Split{file: f.path, start: start, end: min(start+s.opts.SplitSize, f.size)})
-		}
+		formats.ByteRanges(f.size, target, func(start, end int64) {
+			out = append(out, &Split{file: f.path, start: start, end: end})
+		})
 	}
 	return out, ctx.Err()
 }
@@ -116,7 +127,7 @@ func (s *Source) Read(ctx context.Context, sp formats.Split, fn func(batch []str
 		return fmt.Errorf("formats/text: %w", err)
 	}
 	defer f.Close()
-	r := reader{f: f, name: ts.file, chunk: s.opts.ChunkSize}
+	r := lineReader{f: f, name: ts.file, chunk: s.opts.ChunkSize, fresh: true}
 	if err := r.seek(ts.start); err != nil {
 		return err
 	}
@@ -140,7 +151,7 @@ func (s *Source) Read(ctx context.Context, sp formats.Split, fn func(batch []str
 		if err != nil {
 			return err
 		}
-		batch = append(batch, line)
+		batch = append(batch, unsafe.String(unsafe.SliceData(line), len(line)))
 		if len(batch) == cap(batch) {
 			if err := flush(); err != nil {
 				return err
@@ -148,88 +159,4 @@ func (s *Source) Read(ctx context.Context, sp formats.Split, fn func(batch []str
 		}
 	}
 	return flush()
-}
-
-// reader hands out lines of a file from fresh chunk buffers.
-type reader struct {
-	f     *os.File
-	name  string
-	chunk int
-	buf   []byte // the current chunk; buf[off:] is unread
-	off   int
-	eof   bool
-	pos   int64 // file offset of buf[off]
-}
-
-// seek positions r at the first line starting at or after start.
-func (r *reader) seek(start int64) error {
-	if start == 0 {
-		return nil
-	}
-	if _, err := r.f.Seek(start-1, io.SeekStart); err != nil {
-		return fmt.Errorf("formats/text: seek %s: %w", r.name, err)
-	}
-	r.pos = start - 1
-	for {
-		if r.off == len(r.buf) {
-			if r.eof {
-				return nil
-			}
-			if err := r.fill(); err != nil {
-				return err
-			}
-			continue
-		}
-		if i := bytes.IndexByte(r.buf[r.off:], '\n'); i >= 0 {
-			r.off += i + 1
-			r.pos += int64(i + 1)
-			return nil
-		}
-		r.pos += int64(len(r.buf) - r.off)
-		r.off = len(r.buf)
-	}
-}
-
-// fill reads the next chunk into a new buffer, carrying over the unread bytes.
-func (r *reader) fill() error {
-	rest := len(r.buf) - r.off
-	size := r.chunk
-	if rest*2 > size {
-		size = rest * 2
-	}
-	nb := make([]byte, size)
-	copy(nb, r.buf[r.off:])
-	n, err := io.ReadFull(r.f, nb[rest:])
-	r.buf, r.off = nb[:rest+n], 0
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		r.eof = true
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("formats/text: read %s: %w", r.name, err)
-	}
-	return nil
-}
-
-// line returns the next line, or io.EOF.
-func (r *reader) line() (string, error) {
-	for {
-		rest := r.buf[r.off:]
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			r.off += i + 1
-			r.pos += int64(i + 1)
-			return unsafe.String(unsafe.SliceData(rest), i), nil
-		}
-		if r.eof {
-			if len(rest) == 0 {
-				return "", io.EOF
-			}
-			r.off = len(r.buf)
-			r.pos += int64(len(rest))
-			return unsafe.String(unsafe.SliceData(rest), len(rest)), nil
-		}
-		if err := r.fill(); err != nil {
-			return "", err
-		}
-	}
 }
