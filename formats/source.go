@@ -48,7 +48,7 @@ func SplitTarget(total, maxSize int64, n int) int64 {
 	if total <= 0 {
 		return maxSize
 	}
-	base := (total + maxSize - 1) / maxSize
+	base := (total-1)/maxSize + 1 // no overflow when maxSize is math.MaxInt64
 	count := (base + n64 - 1) / n64 * n64
 	if count > base && total/count < MinSplitSize {
 		count = max(base, total/MinSplitSize)

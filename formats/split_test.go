@@ -1,6 +1,9 @@
 package formats
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestSplitTarget(t *testing.T) {
 	const M = MinSplitSize
@@ -24,6 +27,9 @@ func TestSplitTarget(t *testing.T) {
 		{100 * M, 32 * M, 2, 25 * M},      // 4 ranges: 3.2 raised to 4
 		{100 * M, 32 * M, 3, 100*M/6 + 1}, // 4 raised to 6, rounded up
 		{500, 100, 0, 100},                // n < 1 counts as 1
+		{500, math.MaxInt64, 1, 500},      // one split per file: no overflow
+		{500, math.MaxInt64, 2, 500},      // two would be shorter than MinSplitSize
+		{4 * M, math.MaxInt64, 2, 2 * M},  // two for two readers
 	}
 	for _, c := range cases {
 		if got := SplitTarget(c.total, c.maxSize, c.n); got != c.want {

@@ -60,6 +60,14 @@ func (f csvFormat[T]) open(_ context.Context, s Split, _ config) (splitReader[T]
 	return r, nil
 }
 
+// badRecord is a CSV record that cannot be read: a restart reads it again,
+// so no restart cures it (Unrecoverable).
+type badRecord struct{ err *csv.RecordError }
+
+func (e badRecord) Error() string       { return e.err.Error() }
+func (e badRecord) Unwrap() error       { return e.err }
+func (e badRecord) Unrecoverable() bool { return true }
+
 // csvReader reads one CSV file.
 type csvReader[T any] struct {
 	s Split
@@ -76,6 +84,8 @@ func (r *csvReader[T]) next(ctx context.Context, limit int) ([]T, time.Duration,
 	b, err := r.r.NextN(limit)
 	if err == io.EOF {
 		return nil, 0, io.EOF
+	} else if re := (*csv.RecordError)(nil); errors.As(err, &re) {
+		return nil, 0, fmt.Errorf("stream/source: %w", badRecord{re})
 	} else if err != nil {
 		return nil, 0, fmt.Errorf("stream/source: %w", err)
 	}
