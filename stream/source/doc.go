@@ -59,7 +59,7 @@
 //
 //	FromSlice, FromSeq, Sequence  bounded; position = index (Sequence: next number)
 //	Files(Text(), CSV[T], Parquet[T])  bounded, a split per regular file (a pipe is refused),
-//	                              read as it was when opened (to its last complete line if it grew); text and
+//	                              read to its size when opened (text: to its last complete line if it grew); text and
 //	                              CSV resume mid-file at a byte offset, Parquet at a row
 //	                              index (the file is decoded again and read rows skipped)
 //	MonitorDirectory(format, dir, interval)  unbounded; new files read once, in order of discovery
