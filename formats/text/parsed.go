@@ -80,18 +80,7 @@ func (s *parsedSource[T]) Splits(ctx context.Context) ([]formats.Split, error) {
 // SplitsFor cuts every file into equal byte ranges for n readers
 // (formats.SplitTarget over the files' total size, at most SplitSize).
 func (s *parsedSource[T]) SplitsFor(ctx context.Context, n int) ([]formats.Split, error) {
-	var total int64
-	for _, f := range s.files {
-		total += f.size
-	}
-	target := formats.SplitTarget(total, s.opts.SplitSize, n)
-	var out []formats.Split
-	for _, f := range s.files {
-		formats.ByteRanges(f.size, target, func(start, end int64) {
-			out = append(out, &Split{file: f.path, start: start, end: end})
-		})
-	}
-	return out, ctx.Err()
+	return splitFiles(s.files, s.opts.SplitSize, n), ctx.Err()
 }
 
 // Stats reports the files' size; the number of lines is unknown.

@@ -93,18 +93,24 @@ func (s *Source) Splits(ctx context.Context) ([]formats.Split, error) { return s
 // SplitsFor cuts every file into equal byte ranges for n readers
 // (formats.SplitTarget over the files' total size, at most SplitSize).
 func (s *Source) SplitsFor(ctx context.Context, n int) ([]formats.Split, error) {
+	return splitFiles(s.files, s.opts.SplitSize, n), ctx.Err()
+}
+
+// splitFiles cuts files into equal byte ranges for n readers, at most
+// splitSize each (formats.SplitTarget over their total size).
+func splitFiles(files []fileInfo, splitSize int64, n int) []formats.Split {
 	var total int64
-	for _, f := range s.files {
+	for _, f := range files {
 		total += f.size
 	}
-	target := formats.SplitTarget(total, s.opts.SplitSize, n)
+	target := formats.SplitTarget(total, splitSize, n)
 	var out []formats.Split
-	for _, f := range s.files {
+	for _, f := range files {
 		formats.ByteRanges(f.size, target, func(start, end int64) {
 			out = append(out, &Split{file: f.path, start: start, end: end})
 		})
 	}
-	return out, ctx.Err()
+	return out
 }
 
 // Stats reports the files' total size; the number of lines is unknown.
