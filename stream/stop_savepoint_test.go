@@ -24,17 +24,7 @@ func TestStopWithSavepoint(t *testing.T) {
 	const n = 100
 	for _, p2 := range []int{1, 2, 3} {
 		t.Run(fmt.Sprint("2to", p2), func(t *testing.T) {
-			dir, sp := t.TempDir(), t.TempDir()
-			src := newGated(ints(n))
-			env := New(Options{Parallelism: 2, Clock: manual()})
-			env.EnableCheckpointing(time.Hour)
-			keyedSums(env, src, n, dir, nil)
-			j, err := env.Start(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			src.release(40)
-			waitUntil(t, "40 records read", func() bool { return sourceOut(j) >= 40 })
+			dir, sp, src, j := startSums(t, n)
 			path, err := j.StopWithSavepoint(context.Background(), sp)
 			if err != nil {
 				t.Fatal(err)
@@ -55,24 +45,51 @@ func TestStopWithSavepoint(t *testing.T) {
 					t.Fatalf("committed %q at the stop, not a line of an uninterrupted run", l)
 				}
 			}
-			snap, err := checkpoint.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if snap.Kind != checkpoint.Savepoint {
-				t.Fatalf("%s is a %s", path, snap.Kind)
-			}
-			env2 := New(Options{Parallelism: p2, Clock: manual(), Restore: snap})
-			src2 := newGated(ints(n))
-			src2.open()
-			keyedSums(env2, src2, n, dir, nil)
-			if _, err := env2.Execute(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(h) != 0 {
-				t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
-			}
+			resumeSums(t, n, p2, path, dir)
 		})
+	}
+}
+
+// startSums starts keyedSums at parallelism 2 with checkpoints and lets it
+// read 40 of n numbers; it returns the output directory, a savepoint
+// directory, the source and the job.
+func startSums(t *testing.T, n int) (dir, sp string, src *gated[int], j *Job) {
+	t.Helper()
+	dir, sp = t.TempDir(), t.TempDir()
+	src = newGated(ints(n))
+	env := New(Options{Parallelism: 2, Clock: manual()})
+	env.EnableCheckpointing(time.Hour)
+	keyedSums(env, src, n, dir, nil)
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.release(40)
+	waitUntil(t, "40 records read", func() bool { return sourceOut(j) >= 40 })
+	return dir, sp, src, j
+}
+
+// resumeSums runs keyedSums at parallelism p from the savepoint at path
+// into dir and checks that dir then holds exactly the lines of an
+// uninterrupted run.
+func resumeSums(t *testing.T, n, p int, path, dir string) {
+	t.Helper()
+	snap, err := checkpoint.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Kind != checkpoint.Savepoint {
+		t.Fatalf("%s is a %s", path, snap.Kind)
+	}
+	env := New(Options{Parallelism: p, Clock: manual(), Restore: snap})
+	src := newGated(ints(n))
+	src.open()
+	keyedSums(env, src, n, dir, nil)
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) || len(h) != 0 {
+		t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
 	}
 }
 
@@ -158,17 +175,7 @@ func TestTriggerSavepoint(t *testing.T) {
 	const n = 100
 	for _, p2 := range []int{1, 2, 3} {
 		t.Run(fmt.Sprint("2to", p2), func(t *testing.T) {
-			dir, sp := t.TempDir(), t.TempDir()
-			src := newGated(ints(n))
-			env := New(Options{Parallelism: 2, Clock: manual()})
-			env.EnableCheckpointing(time.Hour)
-			keyedSums(env, src, n, dir, nil)
-			j, err := env.Start(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			src.release(40)
-			waitUntil(t, "40 records read", func() bool { return sourceOut(j) >= 40 })
+			dir, sp, src, j := startSums(t, n)
 			path, err := j.TriggerSavepoint(context.Background(), sp)
 			if err != nil {
 				t.Fatal(err)
@@ -185,23 +192,7 @@ func TestTriggerSavepoint(t *testing.T) {
 			if _, err := j.Wait(); err == nil {
 				t.Fatal("the cancelled job reports success")
 			}
-			snap, err := checkpoint.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if snap.Kind != checkpoint.Savepoint {
-				t.Fatalf("%s is a %s", path, snap.Kind)
-			}
-			env2 := New(Options{Parallelism: p2, Clock: manual(), Restore: snap})
-			src2 := newGated(ints(n))
-			src2.open()
-			keyedSums(env2, src2, n, dir, nil)
-			if _, err := env2.Execute(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if c, h := dirState(t, dir); !slices.Equal(c, sumsOracle(n)) {
-				t.Fatalf("committed %d lines (hidden %v), want the %d of an uninterrupted run", len(c), h, n)
-			}
+			resumeSums(t, n, p2, path, dir)
 		})
 	}
 }
