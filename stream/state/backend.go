@@ -293,16 +293,9 @@ func (b *Backend[K]) grow(n int64, what string) {
 	if b.used <= b.reserved || b.disposed {
 		return
 	}
-	need := (b.used - b.reserved + chunk - 1) / chunk * chunk
-	if err := b.res.Grow(need); err != nil {
-		b.fail(fmt.Errorf("state: %s: %s: the keyed state holds %s and needs %s more, but only %s of the memory budget of %s is free: %w",
-			b.name, what, memory.FormatBytes(b.used-n), memory.FormatBytes(need), memory.FormatBytes(max(b.mem.Budget()-b.mem.Used(), 0)), memory.FormatBytes(b.mem.Budget()), err))
-		return
-	}
-	if b.reserved/(heapCheckChunks*chunk) != (b.reserved+need)/(heapCheckChunks*chunk) {
-		if err := heapCheck(b.mem, b.name, what, b.used); err != nil {
-			b.fail(err)
-		}
+	need, err := reserve(b.res, b.mem, b.reserved, b.used, n, b.name, what, "keyed")
+	if err != nil {
+		b.fail(err)
 	}
 	b.reserved += need
 }

@@ -67,3 +67,20 @@ func heapCheck(mem *memory.Manager, name, what string, counted int64) error {
 	return fmt.Errorf("state: %s: %s: %w: the Go heap holds about %s of live data, more than the %s of the process's limit of %s that live data may take, and this operator's state counts %s of it; use the disk state backend or a larger memory budget",
 		name, what, ErrHeapLimit, memory.FormatBytes(live), memory.FormatBytes(most), memory.FormatBytes(limit), memory.FormatBytes(counted))
 }
+
+// reserve grows res, which holds reserved bytes, to cover used bytes, n of
+// them just added, a chunk at a time, and returns the bytes it added. Past
+// the budget it adds none and returns an error in plain units naming the
+// store, the state (what) and the kind of state ("keyed" or "operator"). Every
+// heapCheckChunks chunks it also checks the Go heap (heapCheck).
+func reserve(res *memory.Reservation, mem *memory.Manager, reserved, used, n int64, name, what, kind string) (int64, error) {
+	need := (used - reserved + chunk - 1) / chunk * chunk
+	if err := res.Grow(need); err != nil {
+		return 0, fmt.Errorf("state: %s: %s: the %s state holds %s and needs %s more, but only %s of the memory budget of %s is free: %w",
+			name, what, kind, memory.FormatBytes(used-n), memory.FormatBytes(need), memory.FormatBytes(max(mem.Budget()-mem.Used(), 0)), memory.FormatBytes(mem.Budget()), err)
+	}
+	if reserved/(heapCheckChunks*chunk) != (reserved+need)/(heapCheckChunks*chunk) {
+		return need, heapCheck(mem, name, what, used)
+	}
+	return need, nil
+}

@@ -185,16 +185,9 @@ func (s *OperatorStore) grow(n int64, what string) {
 	if s.used <= s.reserved || s.disposed {
 		return
 	}
-	need := (s.used - s.reserved + chunk - 1) / chunk * chunk
-	if err := s.res.Grow(need); err != nil {
-		s.fail(fmt.Errorf("state: %s: %s: the operator state holds %s and needs %s more, but only %s of the memory budget of %s is free: %w",
-			s.name, what, memory.FormatBytes(s.used-n), memory.FormatBytes(need), memory.FormatBytes(max(s.mem.Budget()-s.mem.Used(), 0)), memory.FormatBytes(s.mem.Budget()), err))
-		return
-	}
-	if s.reserved/(heapCheckChunks*chunk) != (s.reserved+need)/(heapCheckChunks*chunk) {
-		if err := heapCheck(s.mem, s.name, what, s.used); err != nil {
-			s.fail(err)
-		}
+	need, err := reserve(s.res, s.mem, s.reserved, s.used, n, s.name, what, "operator")
+	if err != nil {
+		s.fail(err)
 	}
 	s.reserved += need
 }
