@@ -146,6 +146,10 @@ func TestDependencyRules(t *testing.T) {
 		"stream/watermark": func(p string) bool { return isStd(p) || p == module+"/clock" },
 		// checkpoint storage keeps the runtime's snapshot bytes unread
 		"stream/checkpoint": isStd,
+		// the S3 bucket of checkpoint storage: minio-go under checkpoint.Bucket
+		"stream/checkpoint/s3": func(p string) bool {
+			return isStd(p) || p == module+"/stream/checkpoint" || p == "github.com/minio/minio-go/v7" || strings.HasPrefix(p, "github.com/minio/minio-go/v7/")
+		},
 		// windows, assigners, triggers and evictors: plain Go over
 		// memory.Codec (per-window trigger state), driven by the stream
 		// runtime's window operator

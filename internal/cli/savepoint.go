@@ -35,7 +35,8 @@ func newSavepointInspectCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect PATH",
 		Short: "List the operators, subtasks and states of a savepoint or checkpoint",
-		Long: "inspect validates the savepoint or checkpoint at PATH (its directory or its _metadata file)\n" +
+		Long: "inspect validates the savepoint or checkpoint at PATH (its directory or its _metadata file,\n" +
+			"or their s3://bucket/key URL)\n" +
 			"and lists its operators, each subtask's state, in-flight records and shared files, and the\n" +
 			"states in a subtask's keyed state (per key group) or operator state.",
 		Args: cobra.ExactArgs(1),
@@ -46,7 +47,7 @@ func newSavepointInspectCommand() *cobra.Command {
 			return &usageError{err: fmt.Errorf("--format %q: want text or json", format)}
 		}
 		return runE(func(cmd *cobra.Command) error {
-			info, err := checkpoint.Inspect(args[0])
+			info, err := inspectSnapshot(args[0])
 			if err != nil {
 				return err
 			}

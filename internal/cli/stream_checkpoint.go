@@ -13,6 +13,7 @@ import (
 	"github.com/weirdata/weir/examples/streaming"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/checkpoint"
+	"github.com/weirdata/weir/stream/checkpoint/s3"
 )
 
 // checkpointFlags are the flags every `weir run <stream job>` shares:
@@ -45,7 +46,7 @@ type checkpointFlags struct {
 // register adds the flags to f.
 func (c *checkpointFlags) register(f *pflag.FlagSet) {
 	c.f = f
-	f.StringVar(&c.dir, "checkpoint-dir", "", "directory to keep the job's checkpoints in; a run of the same command resumes from its latest")
+	f.StringVar(&c.dir, "checkpoint-dir", "", "directory (or s3://bucket/prefix) to keep the job's checkpoints in; a run of the same command resumes from its latest")
 	f.DurationVar(&c.interval, "checkpoint-interval", time.Second, "time between two checkpoints (when --checkpoint-dir or --savepoint-dir is set)")
 	f.StringVar(&c.mode, "checkpointing-mode", "exactly-once", "exactly-once (aligned barriers) or at-least-once")
 	f.StringVar(&c.backend, "state-backend", "heap", "where keyed state lives: heap (in memory) or disk (an embedded Pebble store)")
@@ -54,8 +55,8 @@ func (c *checkpointFlags) register(f *pflag.FlagSet) {
 	if f.Lookup("rate") == nil { // else the job's generator has its own rate
 		f.Float64Var(&c.rate, "rate", 0, "throttle every source to N records per second (0: full speed)")
 	}
-	f.StringVar(&c.savepointDir, "savepoint-dir", "", "on SIGTERM, stop the job with a savepoint written under this directory")
-	f.StringVar(&c.fromSavepoint, "from-savepoint", "", "savepoint or checkpoint (directory or _metadata file) to start the job from")
+	f.StringVar(&c.savepointDir, "savepoint-dir", "", "on SIGTERM, stop the job with a savepoint written under this directory (or s3:// URL, in the bucket of --checkpoint-dir)")
+	f.StringVar(&c.fromSavepoint, "from-savepoint", "", "savepoint or checkpoint (directory, _metadata file or their s3:// URL) to start the job from")
 	f.BoolVar(&c.allowNonRestored, "allow-non-restored-state", false, "with --from-savepoint, skip the state of operators the job no longer has; with --checkpoint-dir, restore another job's checkpoint as far as it maps")
 	f.StringVar(&c.restart, "restart-strategy", "", "after a failure: none, fixed-delay, exponential-delay or failure-rate (default: exponential-delay when the job checkpoints, else none)")
 	f.IntVar(&c.attempts, "restart-attempts", 3, "fixed-delay and exponential-delay: restarts allowed (in a row, for exponential-delay); failure-rate: failures allowed per --restart-failure-interval")
@@ -156,8 +157,11 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	}
 	o.Stream.Restart = restart
 	o.Stream.AllowNonRestoredState = c.allowNonRestored
+	if s3.IsURL(c.savepointDir) && !s3.IsURL(c.dir) {
+		return &usageError{err: fmt.Errorf("--savepoint-dir %s: savepoints go to S3 with --checkpoint-dir in the same bucket", c.savepointDir)}
+	}
 	if c.fromSavepoint != "" {
-		snap, err := checkpoint.Load(c.fromSavepoint)
+		snap, err := loadSnapshot(c.fromSavepoint)
 		if err != nil {
 			return fmt.Errorf("--from-savepoint: %w", err)
 		}
@@ -166,7 +170,7 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	if !c.checkpointing() {
 		return nil
 	}
-	if c.savepointDir != "" && !c.plan {
+	if c.savepointDir != "" && !s3.IsURL(c.savepointDir) && !c.plan {
 		removed, err := checkpoint.RemoveStaleSavepoints(c.savepointDir)
 		if err != nil {
 			return fmt.Errorf("--savepoint-dir: %w", err)
@@ -181,12 +185,13 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	var storage checkpoint.Storage
 	if c.dir != "" && !c.plan {
 		skipped := map[string]bool{} // OpenDir and the restore pass over the same ones
-		d, err := checkpoint.OpenDir(c.dir, checkpoint.DirOptions{OnSkip: func(path string, err error) {
+		opts := checkpoint.DirOptions{OnSkip: func(path string, err error) {
 			if !skipped[path] {
 				skipped[path] = true
 				c.say("checkpoint %s is damaged and skipped: %v", path, err)
 			}
-		}})
+		}}
+		d, err := openStorage(c.dir, opts)
 		if err != nil {
 			return fmt.Errorf("--checkpoint-dir: %w", err)
 		}
@@ -318,4 +323,57 @@ func (s *savepointStop) result() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.path, s.err
+}
+
+// openStorage opens the checkpoint storage at dir: a directory, or an
+// s3://bucket/prefix URL (reached as the AWS environment variables say).
+func openStorage(dir string, opts checkpoint.DirOptions) (*checkpoint.Dir, error) {
+	if !s3.IsURL(dir) {
+		return checkpoint.OpenDir(dir, opts)
+	}
+	b, prefix, err := openBucket(dir)
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.OpenBucket(b, prefix, opts)
+}
+
+// loadSnapshot reads the checkpoint or savepoint at path: a directory, a
+// _metadata file, or their s3:// URL.
+func loadSnapshot(path string) (*checkpoint.Snapshot, error) {
+	if !s3.IsURL(path) {
+		return checkpoint.Load(path)
+	}
+	b, key, err := openBucket(path)
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.LoadBucket(b, key)
+}
+
+// inspectSnapshot inspects the checkpoint or savepoint at path: a
+// directory, a _metadata file, or their s3:// URL.
+func inspectSnapshot(path string) (*checkpoint.Info, error) {
+	if !s3.IsURL(path) {
+		return checkpoint.Inspect(path)
+	}
+	b, key, err := openBucket(path)
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.InspectBucket(b, key)
+}
+
+// openBucket opens the bucket of an s3:// URL and returns the key prefix
+// the URL names in it.
+func openBucket(url string) (*s3.Bucket, string, error) {
+	name, prefix, err := s3.ParseURL(url)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := s3.Open(context.Background(), s3.ConfigFromEnv(), name)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, prefix, nil
 }

@@ -53,6 +53,7 @@ type Dir struct {
 	lastID   int64 // the newest id stored, savepoints included
 	skipped  []error
 	lock     *dirLock
+	bucket   Bucket // the object store of a Dir opened by OpenBucket
 	// sharedAll and sharedAdded are the bytes of the shared files the
 	// last checkpoint stored names: all of them, and those no retained
 	// checkpoint named before it.
@@ -87,19 +88,62 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	return d, nil
 }
 
+// OpenBucket opens the checkpoint storage under prefix in bucket b, as
+// OpenDir opens a directory: the same layout, metadata and contracts, with
+// keys for paths. A Put is atomic, so each file is written under its final
+// key: the state files of a checkpoint under names no other attempt uses
+// (op<i>-<j>-<8 hex>.state), its _metadata last. A checkpoint without
+// _metadata is incomplete and OpenBucket removes it, with shared files no
+// checkpoint names. A bucket has no lock: one job at a time must use a
+// prefix (the job's fingerprint in each snapshot still refuses another
+// job's checkpoints on restore). Savepoints go under DirOptions.Savepoints,
+// a prefix in the same bucket. Paths returned and reported name the bucket
+// ("s3://bucket/prefix/chk-7").
+func OpenBucket(b Bucket, prefix string, opts DirOptions) (*Dir, error) {
+	if opts.Retained < 1 {
+		opts.Retained = 1
+	}
+	d := &Dir{path: key(prefix), opts: opts, fs: bucketFS{b: b}, reg: newSharedRegistry(), bucket: b}
+	if err := d.recover(); err != nil {
+		return nil, fmt.Errorf("checkpoint: open %s: %w", d.where(d.path), err)
+	}
+	return d, nil
+}
+
+// where returns path p as a user knows it: the path, or the bucket's URL
+// and the key.
+func (d *Dir) where(p string) string {
+	if d.bucket == nil {
+		return p
+	}
+	return strings.TrimSuffix(d.bucket.String(), "/") + "/" + key(p)
+}
+
+// named returns err with the path of a *CorruptError as a user knows it.
+func (d *Dir) named(err error) error {
+	var ce *CorruptError
+	if d.bucket == nil || !errors.As(err, &ce) {
+		return err
+	}
+	return &CorruptError{Path: d.where(ce.Path), Reason: ce.Reason}
+}
+
 // Close releases the directory's lock, so that another job may open it.
 // The Dir must not be used after.
 func (d *Dir) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.lock == nil {
+		return nil
+	}
 	if err := d.lock.release(); err != nil {
 		return fmt.Errorf("checkpoint: close %s: %w", d.path, err)
 	}
 	return nil
 }
 
-// Path returns the storage's directory.
-func (d *Dir) Path() string { return d.path }
+// Path returns the storage's directory, or its bucket's URL and prefix.
+func (d *Dir) Path() string { return d.where(d.path) }
 
 // recover rebuilds the retained checkpoints and the shared registry from
 // the directory, newest complete checkpoints first, and removes leftovers.
@@ -208,9 +252,10 @@ func (d *Dir) hasMetadata(dir string) bool {
 }
 
 func (d *Dir) skip(path string, err error) {
+	err = d.named(err)
 	d.skipped = append(d.skipped, err)
 	if d.opts.OnSkip != nil {
-		d.opts.OnSkip(path, err)
+		d.opts.OnSkip(d.where(path), err)
 	}
 }
 
@@ -249,7 +294,7 @@ func (d *Dir) Store(s *Snapshot) (string, error) {
 			return "", err
 		}
 		d.lastID = s.ID
-		return path, nil
+		return d.where(path), nil
 	}
 	if err := d.removeLeftovers(s); err != nil {
 		return "", fmt.Errorf("checkpoint: store checkpoint %d: %w", s.ID, err)
@@ -286,6 +331,7 @@ func (d *Dir) Store(s *Snapshot) (string, error) {
 		return "", fmt.Errorf("checkpoint: store checkpoint %d: %w", s.ID, err)
 	}
 	d.reg.register(s.ID, m)
+	dir = d.where(dir)
 	d.sharedAll, d.sharedAdded = all, added
 	d.retained = append(d.retained, s.ID)
 	d.lastID = s.ID
@@ -399,7 +445,7 @@ func (d *Dir) Latest() (*Snapshot, string, error) {
 		dir := d.chkDir(id)
 		_, s, err := checkSnapshot(d.fs, dir, true)
 		if err == nil {
-			return s, dir, nil
+			return s, d.where(dir), nil
 		}
 		if !errors.Is(err, ErrCorrupt) {
 			return nil, "", err
@@ -407,7 +453,7 @@ func (d *Dir) Latest() (*Snapshot, string, error) {
 		d.skip(dir, err)
 	}
 	if len(d.skipped) > 0 {
-		return nil, "", fmt.Errorf("checkpoint: %s: none of %d checkpoints is intact: %w", d.path, len(d.skipped), errors.Join(d.skipped...))
+		return nil, "", fmt.Errorf("checkpoint: %s: none of %d checkpoints is intact: %w", d.where(d.path), len(d.skipped), errors.Join(d.skipped...))
 	}
 	return nil, "", nil
 }
@@ -443,9 +489,12 @@ func (d *Dir) CreateShared(name string) (io.WriteCloser, error) {
 	}
 	path := d.SharedPath(name)
 	tmp := filepath.Join(d.path, sharedDir, "."+name+".tmp")
+	if objectStore(d.fs) {
+		tmp = path // put whole on Close
+	}
 	f, err := d.fs.Create(tmp)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: shared file %s: %w", path, err)
+		return nil, fmt.Errorf("checkpoint: shared file %s: %w", d.where(path), err)
 	}
 	return &sharedWriter{fsys: d.fs, f: f, tmp: tmp, path: path}, nil
 }

@@ -25,6 +25,12 @@ func writeSnapshotDir(fsys fileSystem, dir string, s *Snapshot, ownShared bool, 
 	if err := fsys.SyncDir(filepath.Dir(dir)); err != nil {
 		return nil, err
 	}
+	// In an object store, a file is never replaced: the files of this
+	// attempt get names no other attempt at the same id uses.
+	suffix := ""
+	if objectStore(fsys) {
+		suffix = "-" + randomHex(4)
+	}
 	m := &metadata{ID: s.ID, Kind: s.Kind, Timestamp: s.Timestamp, Finished: s.Finished, OwnShared: ownShared, Fingerprint: s.Fingerprint}
 	for i, op := range s.Operators {
 		om := operatorMeta{ID: op.ID, Name: op.Name, Kind: op.Kind, Parallelism: op.Parallelism,
@@ -32,10 +38,10 @@ func writeSnapshotDir(fsys fileSystem, dir string, s *Snapshot, ownShared bool, 
 		for j, st := range op.Subtasks {
 			sm := subtaskMeta{Watermark: st.Watermark}
 			var err error
-			if sm.State, err = writeStateFile(fsys, dir, fmt.Sprintf("op%d-%d.state", i, j), st.State); err != nil {
+			if sm.State, err = writeStateFile(fsys, dir, fmt.Sprintf("op%d-%d%s.state", i, j, suffix), st.State); err != nil {
 				return nil, err
 			}
-			if sm.InFlight, err = writeStateFile(fsys, dir, fmt.Sprintf("op%d-%d.inflight", i, j), st.InFlight); err != nil {
+			if sm.InFlight, err = writeStateFile(fsys, dir, fmt.Sprintf("op%d-%d%s.inflight", i, j, suffix), st.InFlight); err != nil {
 				return nil, err
 			}
 			for _, name := range st.Shared {
@@ -51,6 +57,10 @@ func writeSnapshotDir(fsys fileSystem, dir string, s *Snapshot, ownShared bool, 
 	}
 	if err := fsys.SyncDir(dir); err != nil {
 		return nil, err
+	}
+	if objectStore(fsys) {
+		// A Put is atomic: the metadata appears whole, last.
+		return m, writeDurable(fsys, filepath.Join(dir, MetadataFile), encodeMetadata(m))
 	}
 	tmp := filepath.Join(dir, metadataTemp)
 	if err := writeDurable(fsys, tmp, encodeMetadata(m)); err != nil {

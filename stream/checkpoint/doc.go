@@ -63,4 +63,19 @@
 // checkpoints only, as Flink recovers from checkpoints and not from
 // savepoints taken on the way. Load and Inspect read any checkpoint or
 // savepoint, by directory or _metadata file, validated like Latest.
+//
+// # Storage in a bucket
+//
+// OpenBucket keeps the same layout under a key prefix of an object store
+// (a Bucket: S3 through the s3 package, MemBucket in tests). A put is
+// atomic, so nothing is renamed: each object is put whole under its final
+// key, _metadata last, and a checkpoint without it is incomplete. The
+// state objects of a checkpoint carry a random part of their attempt
+// (op<i>-<j>-<8 hex>.state), so that two writers of one id never replace
+// each other's objects: a _metadata names only its own. A bucket has no
+// lock; one job at a time must use a prefix. Savepoints are built under
+// their final prefix, complete once their _metadata is there; a failed
+// one is removed. LoadBucket and InspectBucket read any snapshot of a
+// bucket; paths a Dir on a bucket returns and reports are URLs
+// (s3://bucket/prefix/chk-7).
 package checkpoint

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 )
 
 // Info is a snapshot as Inspect finds it on disk: the Snapshot and where
@@ -46,6 +47,32 @@ func Load(path string) (*Snapshot, error) {
 	return info.Snapshot, nil
 }
 
+// LoadBucket reads the checkpoint or savepoint at path in bucket b (its
+// key prefix, or the key of its metadata) as Load does.
+func LoadBucket(b Bucket, path string) (*Snapshot, error) {
+	info, err := InspectBucket(b, path)
+	if err != nil {
+		return nil, err
+	}
+	return info.Snapshot, nil
+}
+
+// InspectBucket reads and validates the snapshot at path in bucket b like
+// LoadBucket, and says where its parts are, as URLs of the bucket.
+func InspectBucket(b Bucket, path string) (*Info, error) {
+	url := func(p string) string { return strings.TrimSuffix(b.String(), "/") + "/" + key(p) }
+	info, err := inspect(bucketFS{b: b}, key(path))
+	if err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			err = &CorruptError{Path: url(ce.Path), Reason: ce.Reason}
+		}
+		return nil, err
+	}
+	info.Dir, info.Metadata, info.SharedDir = url(info.Dir), url(info.Metadata), url(info.SharedDir)
+	return info, nil
+}
+
 // Inspect reads and validates the snapshot at path like Load, and says
 // where its parts are.
 func Inspect(path string) (*Info, error) {
@@ -55,6 +82,9 @@ func Inspect(path string) (*Info, error) {
 func inspect(fsys fileSystem, path string) (*Info, error) {
 	st, err := fsys.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if objectStore(fsys) {
+			return nil, fmt.Errorf("checkpoint: %s: no such key or prefix in %s", path, fsys.(bucketFS).b)
+		}
 		return nil, fmt.Errorf("checkpoint: %s: no such file or directory", path)
 	}
 	if err != nil {

@@ -27,6 +27,29 @@ func WriteSavepoint(dir string, s *Snapshot, shared func(name string) (io.ReadCl
 	return writeSavepoint(osFS{}, dir, s, shared)
 }
 
+// WriteSavepoint writes savepoint s into dir as the package's
+// WriteSavepoint does, with the Dir's storage: dir is a directory, or for
+// a Dir on a bucket a URL in the same bucket ("s3://bucket/savepoints")
+// too.
+func (d *Dir) WriteSavepoint(dir string, s *Snapshot, shared func(name string) (io.ReadCloser, error)) (string, error) {
+	if err := validateSnapshot(s); err != nil {
+		return "", err
+	}
+	if d.bucket == nil || !strings.Contains(dir, "://") {
+		return writeSavepoint(osFS{}, dir, s, shared)
+	}
+	root := strings.TrimSuffix(d.bucket.String(), "/") + "/"
+	prefix, ok := strings.CutPrefix(dir, root)
+	if !ok && dir+"/" != root {
+		return "", fmt.Errorf("checkpoint: write savepoint %d: %s is not in %s, the bucket of the checkpoints", s.ID, dir, d.bucket)
+	}
+	path, err := writeSavepoint(d.fs, key(prefix), s, shared)
+	if err != nil {
+		return "", err
+	}
+	return d.where(path), nil
+}
+
 func writeSavepoint(fsys fileSystem, dir string, s *Snapshot, shared func(name string) (io.ReadCloser, error)) (string, error) {
 	if s.Kind != Savepoint {
 		return "", fmt.Errorf("checkpoint: write savepoint: snapshot %d is a %s", s.ID, s.Kind)
@@ -46,6 +69,15 @@ func writeSavepoint(fsys fileSystem, dir string, s *Snapshot, shared func(name s
 		}
 	}
 	final := filepath.Join(dir, name)
+	if objectStore(fsys) {
+		// Built under its final name: it is complete once its _metadata,
+		// put last, is there. A failed build is removed.
+		if err := buildSavepoint(fsys, final, s, shared); err != nil {
+			_ = fsys.RemoveAll(final)
+			return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)
+		}
+		return final, nil
+	}
 	tmp := filepath.Join(dir, "."+name+inProgressSuffix)
 	if _, err := RemoveStaleSavepoints(dir); err != nil {
 		return "", fmt.Errorf("checkpoint: write savepoint %d: %w", s.ID, err)

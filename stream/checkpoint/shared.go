@@ -118,7 +118,7 @@ func (w *sharedWriter) Close() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && w.tmp != w.path {
 		err = w.fsys.Rename(w.tmp, w.path)
 	}
 	if err == nil {

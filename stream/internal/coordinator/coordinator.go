@@ -622,7 +622,11 @@ func (c *Coordinator) store() {
 		var err error
 		if pc.savepoint != nil {
 			snap.Kind = checkpoint.Savepoint
-			path, err = checkpoint.WriteSavepoint(pc.savepoint.dir, snap, c.openShared)
+			if w, ok := c.cfg.Storage.(savepointWriter); ok {
+				path, err = w.WriteSavepoint(pc.savepoint.dir, snap, c.openShared)
+			} else {
+				path, err = checkpoint.WriteSavepoint(pc.savepoint.dir, snap, c.openShared)
+			}
 		} else {
 			path, err = c.cfg.Storage.Store(snap)
 		}
@@ -749,6 +753,12 @@ func (c *Coordinator) Failure() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.failed
+}
+
+// savepointWriter is a checkpoint storage that writes savepoints where it
+// can reach (a checkpoint.Dir on a bucket writes them into the bucket).
+type savepointWriter interface {
+	WriteSavepoint(dir string, s *checkpoint.Snapshot, shared func(name string) (io.ReadCloser, error)) (string, error)
 }
 
 // openShared reads a shared file of the checkpoint storage, for a
