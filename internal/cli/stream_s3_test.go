@@ -3,30 +3,49 @@ package cli
 import (
 	"context"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
 
-// fakeS3Env serves an in-process S3 with bucket "ckpt" and points the AWS
-// environment variables at it.
-func fakeS3Env(t *testing.T) {
+// fakeS3Env serves an in-process S3 with bucket "ckpt", points the AWS
+// environment variables at it, and returns the paths of the objects put so
+// far.
+func fakeS3Env(t *testing.T) (puts func() []string) {
 	t.Helper()
 	be := s3mem.New()
 	if err := be.CreateBucket("ckpt"); err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(gofakes3.New(be, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	h := gofakes3.New(be, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	var mu sync.Mutex
+	var paths []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			mu.Lock()
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.Close)
 	t.Setenv("AWS_ENDPOINT_URL", ts.URL)
 	t.Setenv("AWS_ACCESS_KEY_ID", "weir")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	t.Setenv("AWS_REGION", "us-east-1")
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(paths)
+	}
 }
 
 // A stream job checkpoints into S3: its output equals a run without
@@ -34,7 +53,7 @@ func fakeS3Env(t *testing.T) {
 // inspects and restores from its URL, and the S3 flags' misuses are
 // refused with their reasons.
 func TestStreamCheckpointsOnS3(t *testing.T) {
-	fakeS3Env(t)
+	puts := fakeS3Env(t)
 	in := statsCSV(t, 3000)
 	plain := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr := runWeir(context.Background(), statsArgs(in, "--output", plain)...); code != 0 {
@@ -48,6 +67,23 @@ func TestStreamCheckpointsOnS3(t *testing.T) {
 	want := readPartsSorted(t, plain)
 	if got := readPartsSorted(t, out); strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) == 0 {
 		t.Fatalf("output with S3 checkpoints: %d lines, want the %d of the plain run", len(got), len(want))
+	}
+	// The disk backend's incremental checkpoints put their store's files
+	// as shared objects.
+	outDisk := filepath.Join(t.TempDir(), "out")
+	disk := statsArgs(in, "--checkpoint-dir", "s3://ckpt/jobs/stats-disk", "--checkpoint-interval", "20ms", "--rate", "10000",
+		"--state-backend", "disk", "--incremental-checkpoints", "--output", outDisk)
+	if code, _, stderr := runWeir(context.Background(), disk...); code != 0 {
+		t.Fatalf("run on S3 with the disk backend: code %d, %q", code, stderr)
+	}
+	if got := readPartsSorted(t, outDisk); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("output with incremental S3 checkpoints: %d lines, want the %d of the plain run", len(got), len(want))
+	}
+	if !slices.ContainsFunc(puts(), func(p string) bool { return strings.HasPrefix(p, "/ckpt/jobs/stats-disk/shared/") }) {
+		t.Fatal("the disk backend's checkpoints put no shared objects")
+	}
+	if code, _, stderr := runWeir(context.Background(), disk...); code != 0 || !strings.Contains(stderr, "the job already finished at checkpoint") {
+		t.Fatalf("second run with the disk backend: code %d, %q", code, stderr)
 	}
 	code, _, stderr := runWeir(context.Background(), args...)
 	m := regexp.MustCompile(`the job already finished at checkpoint (\d+) \((s3://ckpt/jobs/stats/chk-\d+)\)`).FindStringSubmatch(stderr)
