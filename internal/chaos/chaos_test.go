@@ -185,44 +185,53 @@ func TestKillRestart(t *testing.T) {
 		for backend, bflags := range backends {
 			for name, flags := range alignments {
 				t.Run(jb.name+"/"+backend+"/"+name, func(t *testing.T) {
-					interval := time.Duration(100+r.IntN(401)) * time.Millisecond
-					out, late, chk := filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "late"), t.TempDir()
-					args := append(slices.Clone(jb.args), "--output", out, "--checkpoint-dir", chk,
-						"--checkpoint-interval", interval.String(), "--rate", fmt.Sprint(jb.rate))
-					if jb.late {
-						args = append(args, "--late-output", late)
-					}
-					args = append(append(args, bflags...), flags...)
-					killed := 0
-					for killed < kills {
-						finished := runKilled(t, bin, args, time.Duration(200+r.IntN(501))*time.Millisecond)
-						if finished {
-							t.Fatalf("the job finished after %d kills, want %d: make its input longer", killed, kills)
-						}
-						killed++
-					}
-					runToEnd(t, bin, args)
-					got := committed(t, out)
-					lost, dup := diff(oracle, got)
-					t.Logf("interval %v, %d kills: %d lines, %d lost, %d duplicated", interval, killed, len(got), lost, dup)
-					if lost != 0 || dup != 0 {
-						l, d := lines(oracle, got)
-						t.Fatalf("%d records lost, %d duplicated (of %d); lost %q, duplicated %q", lost, dup, len(oracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
-					}
-					if jb.late {
-						got := committed(t, late)
-						if l, d := lines(lateOracle, got); len(l) != 0 || len(d) != 0 {
-							t.Fatalf("late output: %d lost, %d duplicated (of %d); lost %q, duplicated %q", len(l), len(d), len(lateOracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
-						}
-					}
-					before := listing(t, out)
-					runToEnd(t, bin, args)
-					if after := listing(t, out); !slices.Equal(before, after) {
-						t.Fatalf("the finished job run again changed its output: %v, then %v", before, after)
-					}
+					killLoop(t, bin, jb, oracle, lateOracle, t.TempDir(), r, append(slices.Clone(bflags), flags...))
 				})
 			}
 		}
+	}
+}
+
+// killLoop runs jb checkpointing into chk (a directory or an s3:// URL),
+// with more flags, kills it kills times at random moments, runs it to its
+// end and checks its committed output against oracle and lateOracle: 0
+// lost, 0 duplicated. Run again, the finished job changes nothing.
+func killLoop(t *testing.T, bin string, jb job, oracle, lateOracle []string, chk string, r *rand.Rand, more []string) {
+	t.Helper()
+	interval := time.Duration(100+r.IntN(401)) * time.Millisecond
+	out, late := filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "late")
+	args := append(slices.Clone(jb.args), "--output", out, "--checkpoint-dir", chk,
+		"--checkpoint-interval", interval.String(), "--rate", fmt.Sprint(jb.rate))
+	if jb.late {
+		args = append(args, "--late-output", late)
+	}
+	args = append(args, more...)
+	killed := 0
+	for killed < kills {
+		finished := runKilled(t, bin, args, time.Duration(200+r.IntN(501))*time.Millisecond)
+		if finished {
+			t.Fatalf("the job finished after %d kills, want %d: make its input longer", killed, kills)
+		}
+		killed++
+	}
+	runToEnd(t, bin, args)
+	got := committed(t, out)
+	lost, dup := diff(oracle, got)
+	t.Logf("interval %v, %d kills: %d lines, %d lost, %d duplicated", interval, killed, len(got), lost, dup)
+	if lost != 0 || dup != 0 {
+		l, d := lines(oracle, got)
+		t.Fatalf("%d records lost, %d duplicated (of %d); lost %q, duplicated %q", lost, dup, len(oracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
+	}
+	if jb.late {
+		got := committed(t, late)
+		if l, d := lines(lateOracle, got); len(l) != 0 || len(d) != 0 {
+			t.Fatalf("late output: %d lost, %d duplicated (of %d); lost %q, duplicated %q", len(l), len(d), len(lateOracle), l[:min(len(l), 20)], d[:min(len(d), 20)])
+		}
+	}
+	before := listing(t, out)
+	runToEnd(t, bin, args)
+	if after := listing(t, out); !slices.Equal(before, after) {
+		t.Fatalf("the finished job run again changed its output: %v, then %v", before, after)
 	}
 }
 

@@ -2,7 +2,9 @@
 // run as `weir run` processes, killed with SIGKILL at random moments and
 // restarted with the same command, or stopped with a savepoint and resumed
 // at another parallelism, must commit exactly the output of an
-// uninterrupted run. The tests build cmd/weir once and skip under -short.
+// uninterrupted run, with the checkpoints in a directory or in S3 (an
+// in-process S3 server the processes reach over HTTP). The tests build
+// cmd/weir once and skip under -short.
 // Each job and configuration is killed WEIR_CHAOS_KILLS times (6 by
 // default; WEIR_CHAOS_KILLS=20 is the full loop). scripts/chaos.sh runs
 // the same kill loop from a shell.
