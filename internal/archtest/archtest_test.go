@@ -146,6 +146,11 @@ func TestDependencyRules(t *testing.T) {
 		"stream/watermark": func(p string) bool { return isStd(p) || p == module+"/clock" },
 		// checkpoint storage keeps the runtime's snapshot bytes unread
 		"stream/checkpoint": isStd,
+		// the contract of high availability, and its etcd backend
+		"cluster/ha": isStd,
+		"cluster/ha/etcd": func(p string) bool {
+			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "go.etcd.io/etcd/client/v3") || p == "go.uber.org/zap"
+		},
 		// the S3 bucket of checkpoint storage: minio-go under checkpoint.Bucket
 		"stream/checkpoint/s3": func(p string) bool {
 			return isStd(p) || p == module+"/stream/checkpoint" || p == "github.com/minio/minio-go/v7" || strings.HasPrefix(p, "github.com/minio/minio-go/v7/")
