@@ -148,6 +148,12 @@ func TestDependencyRules(t *testing.T) {
 		"stream/checkpoint": isStd,
 		// the contract of high availability, and its etcd backend
 		"cluster/ha": isStd,
+		// the contract tests every backend passes
+		"cluster/ha/hatest": func(p string) bool { return isStd(p) || p == module+"/cluster/ha" },
+		// the Kubernetes backend: client-go's types through controller-runtime's client
+		"cluster/ha/kubernetes": func(p string) bool {
+			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "k8s.io/") || strings.HasPrefix(p, "sigs.k8s.io/controller-runtime/")
+		},
 		"cluster/ha/etcd": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "go.etcd.io/etcd/client/v3") || p == "go.uber.org/zap"
 		},
