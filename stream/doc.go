@@ -50,7 +50,10 @@
 // AssignTimestampsAndWatermarks does it anywhere after a source, dropping
 // the watermarks that came before. Operators keep the timestamp of the
 // record they process on what they emit, and window results carry the
-// window's end minus one.
+// window's end minus one. A strategy WithWatermarkAlignment aligns the
+// sources of its group (FLIP-182): a split more than the maximal drift
+// ahead of the group's least watermark is not read until the others catch
+// up.
 //
 // # Checkpoints and restarts
 //

@@ -48,6 +48,13 @@
 // Of an unbounded source that happens only when its splits end by
 // themselves: a socket whose server closed the connection, as in Flink.
 //
+// Every reader is a SplitPauser (Flink's pauseOrResumeSplits, FLIP-217):
+// under watermark alignment the runtime pauses a split that ran ahead. A
+// paused split hands out nothing and keeps its position; the others are
+// read on (a bounded source's reader opens its next split when the one it
+// reads is paused), and a reader all of whose splits are paused waits on
+// ctx without spinning.
+//
 // Batches are reused: Records is valid until the next Next, and a reader
 // allocates nothing per record in the steady state. Strings handed out by
 // the text, tail and socket readers point into read buffers that are never

@@ -43,6 +43,7 @@ type reader[T any] struct {
 	noMore  bool             // the enumerator has no more splits for this reader
 	retry   time.Time        // do not ask the enumerator before this
 	pace    *throttle        // nil: no ReaderContext.Rate
+	paused  map[string]bool  // splits not to read (watermark alignment), by id
 }
 
 func newReader[T any](rc ReaderContext, c config, kind Boundedness, open opener[T]) *reader[T] {
@@ -60,6 +61,34 @@ func newReader[T any](rc ReaderContext, c config, kind Boundedness, open opener[
 // AddSplits queues splits to read from their positions.
 func (r *reader[T]) AddSplits(splits []Split) { r.waiting = append(r.waiting, splits...) }
 
+// PauseOrResumeSplits stops reading the splits named in pause and reads
+// those named in resume again.
+func (r *reader[T]) PauseOrResumeSplits(pause, resume []string) {
+	for _, id := range resume {
+		delete(r.paused, id)
+	}
+	if len(pause) > 0 && r.paused == nil {
+		r.paused = map[string]bool{}
+	}
+	for _, id := range pause {
+		r.paused[id] = true
+	}
+}
+
+// readable counts the active splits that are not paused.
+func (r *reader[T]) readable() int {
+	if len(r.paused) == 0 {
+		return len(r.active)
+	}
+	n := 0
+	for _, a := range r.active {
+		if !r.paused[a.position().ID] {
+			n++
+		}
+	}
+	return n
+}
+
 // Positions returns the positions of the splits held.
 func (r *reader[T]) Positions() []Split {
 	out := make([]Split, 0, len(r.active)+len(r.waiting))
@@ -76,8 +105,8 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 			return Batch[T]{}, err
 		}
 		// A bounded source's splits are opened one at a time, when the one
-		// before is finished.
-		for len(r.waiting) > 0 && (r.fair || len(r.active) == 0) {
+		// before is finished or paused.
+		for len(r.waiting) > 0 && (r.fair || r.readable() == 0) {
 			s := r.waiting[0]
 			sr, err := r.open(ctx, s)
 			if err != nil {
@@ -110,6 +139,11 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 		if len(r.active) == 0 && r.noMore {
 			return Batch[T]{}, io.EOF
 		}
+		if len(r.active) > 0 && r.readable() == 0 && len(r.waiting) == 0 {
+			// every split is paused: wait for the runtime to resume one
+			<-ctx.Done()
+			return Batch[T]{}, ctx.Err()
+		}
 		if !r.fair {
 			r.turn = 0
 		}
@@ -127,9 +161,14 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 		for range len(r.active) {
 			i := r.turn % len(r.active)
 			sr := r.active[i]
+			if len(r.paused) > 0 && r.paused[sr.position().ID] {
+				r.turn = i + 1
+				continue
+			}
 			batch, w, err := sr.next(ctx, limit)
 			if errors.Is(err, io.EOF) {
 				pos := sr.position()
+				delete(r.paused, pos.ID)
 				r.active = append(r.active[:i], r.active[i+1:]...)
 				if err := sr.close(); err != nil {
 					return Batch[T]{}, err

@@ -139,3 +139,16 @@ type Reader[T any] interface {
 	// also after an error or cancellation.
 	Close() error
 }
+
+// SplitPauser is a Reader that can stop reading some of its splits and
+// start again (Flink's SourceReader.pauseOrResumeSplits, FLIP-217): the
+// stream runtime pauses a split that ran ahead under watermark alignment.
+// Next hands out no batch of a paused split and reads the others; with
+// every split it holds paused it waits until ctx is done, without
+// spinning. A paused split keeps its position (Positions); pausing an id
+// the reader does not hold is remembered for when it gets the split, and
+// resuming one that is not paused does nothing. Called between calls of
+// Next, as AddSplits. Every reader of this package is a SplitPauser.
+type SplitPauser interface {
+	PauseOrResumeSplits(pause, resume []string)
+}

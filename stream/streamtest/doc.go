@@ -7,7 +7,14 @@
 // snapshot that a new harness restores, at another parallelism too:
 // Repartition deals the snapshots of every old subtask out to the new ones
 // (operator state by Flink's rules, as AbstractStreamOperatorTestHarness's
-// repartitionOperatorState). NotifyCheckpointComplete and
+// repartitionOperatorState), and Repackage combines them into one that a
+// harness of any parallelism restores with its Options.Subtask (Flink's
+// repackageState and initializeState): the state is assigned as a job's
+// restore assigns a checkpoint (coordinator.Assign), each key's state and
+// timers to the subtask owning its key group, operator state
+// redistributed, each operator at the least watermark of the old subtasks
+// whose state it takes. Options.Parallelism, Subtask and MaxParallelism
+// say which subtask a harness is. NotifyCheckpointComplete and
 // NotifyCheckpointAborted tell the operators of a checkpoint's fate, as the
 // harness's notifyOfCompletedCheckpoint (the harness's snapshots are
 // checkpoints 1, 2, ... in the order taken).
@@ -35,4 +42,5 @@
 //	h.SetProcessingTime(100)  // due processing-time timers fire
 //	h.Output()                // records and watermarks in emitted order
 //	snap, _ := h.Snapshot()   // keyed state and timers, or operator state; h2.Restore(snap)
+//	all, _ := streamtest.Repackage(snap0, snap1, snap2) // three subtasks' snapshots, for any parallelism
 package streamtest

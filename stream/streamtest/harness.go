@@ -1,7 +1,6 @@
 package streamtest
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"reflect"
@@ -16,7 +15,6 @@ import (
 	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/internal/task"
-	"github.com/weirdata/weir/stream/state"
 	"github.com/weirdata/weir/stream/watermark"
 )
 
@@ -152,18 +150,23 @@ func newCore[O any](opts Options, build func(env *stream.Env) ([]any, stream.Dat
 }
 
 // Restore makes the operators open from snap, a Snapshot of a harness of
-// the same operators (at any parallelism, for keyed state). Call it before
-// the first record.
+// the same operators (at any parallelism, for keyed state: the harness
+// keeps the key groups of its subtask), a part of Repartition, or the
+// snapshots of several subtasks combined by Repackage. Call it before the
+// first record.
 func (h *harnessCore[O]) Restore(snap []byte) error {
 	if h.opened {
 		return errors.New("streamtest: restore after open")
 	}
-	ops, err := decodeSnapshot(snap)
+	if isRepackaged(snap) {
+		return h.restoreRepackaged(snap)
+	}
+	s, err := decodeSnapshot(snap)
 	if err != nil {
 		return err
 	}
 	h.restore = &protocol.TaskRestore{}
-	for _, o := range ops {
+	for _, o := range s.ops {
 		r := protocol.OperatorRestore{ID: o.ID, Watermark: o.Watermark}
 		if len(o.State) > 0 {
 			r.States = [][]byte{o.State}
@@ -437,7 +440,22 @@ func (h *harnessCore[O]) Snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return encodeSnapshot(ops), nil
+	s := harnessSnapshot{parallelism: h.opts.Parallelism, subtask: h.opts.Subtask}
+	for _, o := range ops {
+		s.ops = append(s.ops, harnessOperator{OperatorSnapshot: o, maxParallelism: h.maxParallelism(o.ID)})
+	}
+	return s.encode(), nil
+}
+
+// maxParallelism returns the key groups of keyed operator id, 0 for
+// operators without keys.
+func (h *harnessCore[O]) maxParallelism(id string) int {
+	for _, n := range h.r.Program.Nodes {
+		if n.Keyed && h.r.IDs[n] == id {
+			return h.r.MaxP[n]
+		}
+	}
+	return 0
 }
 
 // Close closes the operators.
@@ -447,116 +465,6 @@ func (h *harnessCore[O]) Close() error {
 	}
 	h.closed = true
 	return h.rt.Close()
-}
-
-// A harness snapshot: per operator, its stable id and its state, each
-// length-prefixed, and its watermark (a varint).
-func encodeSnapshot(ops []protocol.OperatorSnapshot) []byte {
-	var b []byte
-	for _, o := range ops {
-		b = binary.AppendUvarint(b, uint64(len(o.ID)))
-		b = append(b, o.ID...)
-		b = binary.AppendUvarint(b, uint64(len(o.State)))
-		b = append(b, o.State...)
-		b = binary.AppendVarint(b, o.Watermark)
-	}
-	return b
-}
-
-func decodeSnapshot(b []byte) ([]protocol.OperatorSnapshot, error) {
-	var out []protocol.OperatorSnapshot
-	item := func() ([]byte, error) {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < n {
-			return nil, fmt.Errorf("streamtest: %w", state.ErrCorruptSnapshot)
-		}
-		v := b[k : k+int(n)]
-		b = b[k+int(n):]
-		return v, nil
-	}
-	for len(b) > 0 {
-		id, err := item()
-		if err != nil {
-			return nil, err
-		}
-		st, err := item()
-		if err != nil {
-			return nil, err
-		}
-		wm, k := binary.Varint(b)
-		if k <= 0 {
-			return nil, fmt.Errorf("streamtest: %w", state.ErrCorruptSnapshot)
-		}
-		b = b[k:]
-		out = append(out, protocol.OperatorSnapshot{ID: string(id), State: st, Watermark: wm})
-	}
-	return out, nil
-}
-
-// Repartition turns the Snapshots of the harnesses of every subtask of an
-// old parallelism (in subtask order) into one for each of n new subtasks,
-// as Flink's AbstractStreamOperatorTestHarness.repartitionOperatorState:
-// per operator, operator state is redistributed by state.RepartitionOperatorState;
-// keyed state, which a harness restores keeping its own key groups, must
-// come from one old subtask and goes to every new one.
-func Repartition(old [][]byte, n int) ([][]byte, error) {
-	var ids []string
-	states := map[string][][]byte{}
-	wms := map[string]int64{}
-	for i, snap := range old {
-		ops, err := decodeSnapshot(snap)
-		if err != nil {
-			return nil, err
-		}
-		for _, o := range ops {
-			if _, ok := states[o.ID]; !ok {
-				ids = append(ids, o.ID)
-				states[o.ID] = make([][]byte, len(old))
-				wms[o.ID] = o.Watermark
-			}
-			states[o.ID][i] = o.State
-			wms[o.ID] = min(wms[o.ID], o.Watermark)
-		}
-	}
-	out := make([][]protocol.OperatorSnapshot, n)
-	for _, id := range ids {
-		blobs := states[id]
-		var keyed []byte
-		operator := false
-		for i, b := range blobs {
-			switch {
-			case len(b) == 0:
-			case state.IsOperatorSnapshot(b):
-				operator = true
-			case keyed != nil:
-				return nil, fmt.Errorf("streamtest: operator %s has keyed state in subtask %d and another: a harness restores keyed state from one snapshot", id, i)
-			default:
-				keyed = b
-			}
-		}
-		parts := make([][]byte, n)
-		switch {
-		case operator && keyed != nil:
-			return nil, fmt.Errorf("streamtest: operator %s has keyed and operator state", id)
-		case operator:
-			var err error
-			if parts, err = state.RepartitionOperatorState(blobs, n); err != nil {
-				return nil, err
-			}
-		default:
-			for i := range parts {
-				parts[i] = keyed
-			}
-		}
-		for i, p := range parts {
-			out[i] = append(out[i], protocol.OperatorSnapshot{ID: id, State: p, Watermark: wms[id]})
-		}
-	}
-	enc := make([][]byte, n)
-	for i, ops := range out {
-		enc[i] = encodeSnapshot(ops)
-	}
-	return enc, nil
 }
 
 // Harness2 runs a two-input operator (CoMap, CoProcess, KeyedCoProcess)

@@ -116,23 +116,29 @@ func TestProcessOperatorStateRescale(t *testing.T) {
 		1: {{1, 2, 3, 4, 5, 6, 7, 8}},
 		2: {{1, 2, 3, 4, 5}, {6, 7, 8}},
 	}
+	// Repackage deals operator state out as Repartition does: both restore
+	// through Flink's rules
+	repackaged, err := Repackage(snaps...)
+	must(t, err)
 	for p, bufs := range want {
 		parts, err := Repartition(snaps, p)
 		must(t, err)
 		for i := range p {
-			// a threshold of the buffer's size plus one: the first element
-			// after the restore emits the restored buffer with it
-			h, err := New(Options{Parallelism: p, Subtask: i}, func(in stream.DataStream[int]) stream.DataStream[string] {
-				return stream.Process(in, buffering(len(bufs[i])+1, &restored))
-			})
-			must(t, err)
-			must(t, h.Restore(parts[i]))
-			must(t, h.ProcessElement(0, 0))
-			got := h.Records()
-			if w := fmt.Sprint(append(slices.Clone(bufs[i]), 0)); len(got) != 1 || got[0].Value != w {
-				t.Errorf("parallelism %d subtask %d: %v, want %s", p, i, got, w)
+			for via, snap := range map[string][]byte{"Repartition": parts[i], "Repackage": repackaged} {
+				// a threshold of the buffer's size plus one: the first element
+				// after the restore emits the restored buffer with it
+				h, err := New(Options{Parallelism: p, Subtask: i}, func(in stream.DataStream[int]) stream.DataStream[string] {
+					return stream.Process(in, buffering(len(bufs[i])+1, &restored))
+				})
+				must(t, err)
+				must(t, h.Restore(snap))
+				must(t, h.ProcessElement(0, 0))
+				got := h.Records()
+				if w := fmt.Sprint(append(slices.Clone(bufs[i]), 0)); len(got) != 1 || got[0].Value != w {
+					t.Errorf("%s: parallelism %d subtask %d: %v, want %s", via, p, i, got, w)
+				}
+				must(t, h.Close())
 			}
-			must(t, h.Close())
 		}
 	}
 }

@@ -35,9 +35,24 @@
 //     so). Time is read from a clock.Clock (Context.Clock), so tests inject one.
 //
 // A Strategy bundles a generator factory with a timestamp Assigner; its
-// builders (WithTimestampAssigner, WithTimestampAssignerErr, WithIdleness)
-// return new strategies. An invalid strategy (a negative bound, a timeout
-// not above zero) reports its error from Err and NewGenerator.
+// builders (WithTimestampAssigner, WithTimestampAssignerErr, WithIdleness,
+// WithWatermarkAlignment) return new strategies. An invalid strategy (a
+// negative bound, a timeout not above zero) reports its error from Err and
+// NewGenerator.
+//
+// # Watermark alignment
+//
+// WithWatermarkAlignment(group, maxDrift, updateInterval) is Flink's
+// FLIP-182 and FLIP-217: the strategy only carries the Alignment, and the
+// stream runtime applies it. Every updateInterval each source subtask
+// reports its watermark (the maximal watermark when it is idle or
+// finished) to its source; the source announces to its subtasks the least
+// watermark over the group's sources plus maxDrift; a split whose
+// watermark passed the announced bound is paused until a bound reaches it
+// again, and a subtask whose own watermark passed it reads nothing. Idle
+// splits are neither paused nor resumed. Splits.SetPaused stops a paused
+// split's idleness clock (Flink's PausableRelativeClock), so that a split
+// waiting for the others does not go idle and release the watermark.
 //
 // # Splits and the Multiplexer
 //

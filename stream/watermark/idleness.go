@@ -50,6 +50,11 @@ func (g *Idleness[T]) OnBeforeEvent(event T, timestamp int64, out Output) {
 	}
 }
 
+// setPaused stops (or restarts) the clock idleness is measured on: a split
+// paused by watermark alignment is not read, and the time it waits does
+// not count towards its idleness (Flink's PausableRelativeClock).
+func (g *Idleness[T]) setPaused(paused bool) { g.timer.setPaused(paused) }
+
 // OnPeriodicEmit marks the output idle once the timeout passed without
 // events, and otherwise asks the wrapped generator.
 func (g *Idleness[T]) OnPeriodicEmit(out Output) {
@@ -73,9 +78,32 @@ type idlenessTimer struct {
 	// counting tells whether it is set
 	since    time.Time
 	counting bool
+	// the time spent paused, and since when the timer is paused (zero:
+	// it is not): now excludes both
+	pausedFor time.Duration
+	pausedAt  time.Time
 }
 
 func (t *idlenessTimer) activity() { t.counter++ }
+
+// now is the clock's time less the time the timer spent paused; it stands
+// still while paused.
+func (t *idlenessTimer) now() time.Time {
+	if !t.pausedAt.IsZero() {
+		return t.pausedAt.Add(-t.pausedFor)
+	}
+	return t.clock.Now().Add(-t.pausedFor)
+}
+
+func (t *idlenessTimer) setPaused(paused bool) {
+	switch {
+	case paused && t.pausedAt.IsZero():
+		t.pausedAt = t.clock.Now()
+	case !paused && !t.pausedAt.IsZero():
+		t.pausedFor += t.clock.Now().Sub(t.pausedAt)
+		t.pausedAt = time.Time{}
+	}
+}
 
 // checkIfIdle reports whether the timeout passed since the first check that
 // saw no activity since the check before it.
@@ -88,10 +116,10 @@ func (t *idlenessTimer) checkIfIdle() bool {
 		return false
 	case !t.counting:
 		// the first check without activity: start the countdown
-		t.since = t.clock.Now()
+		t.since = t.now()
 		t.counting = true
 		return false
 	default:
-		return t.clock.Now().Sub(t.since) > t.maxIdle
+		return t.now().Sub(t.since) > t.maxIdle
 	}
 }

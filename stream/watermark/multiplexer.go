@@ -76,6 +76,13 @@ func (m *Multiplexer) Watermark(id string) int64 {
 	return Min
 }
 
+// OutputIdle reports whether the output named id is idle (false when there
+// is none).
+func (m *Multiplexer) OutputIdle(id string) bool {
+	p, ok := m.byID[id]
+	return ok && p.idle
+}
+
 // Unregister removes the output named id, and reports whether there was one.
 // The combined watermark does not move until the next update.
 func (m *Multiplexer) Unregister(id string) bool {

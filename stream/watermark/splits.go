@@ -69,6 +69,22 @@ func (s *Splits[T]) Restore(id string, wm int64) error {
 // has none), for a snapshot.
 func (s *Splits[T]) Watermark(id string) int64 { return s.mux.Watermark(id) }
 
+// Idle reports whether the split named id is idle: its generator marked
+// it so (WithIdleness) and no event came since.
+func (s *Splits[T]) Idle(id string) bool { return s.mux.OutputIdle(id) }
+
+// SetPaused says whether the split named id is paused (watermark
+// alignment): while it is, the time that passes does not count towards
+// its idleness (WithIdleness), so that a split that is not read because it
+// ran ahead does not go idle and release the watermark of the others.
+func (s *Splits[T]) SetPaused(id string, paused bool) {
+	if sp, ok := s.byID[id]; ok {
+		if p, ok := sp.gen.(interface{ setPaused(bool) }); ok {
+			p.setPaused(paused)
+		}
+	}
+}
+
 // Release forgets the split named id (it finished): it no longer holds the
 // watermark back from the next update on.
 func (s *Splits[T]) Release(id string) {

@@ -13,8 +13,32 @@ import (
 type Strategy[T any] struct {
 	newGen   func(Context) (Generator[T], error)
 	assigner Assigner[T]
+	align    Alignment
 	err      error
 }
+
+// DefaultAlignmentUpdateInterval is how often a source subtask under
+// watermark alignment reports its watermark, and its source announces the
+// group's bound, unless the strategy says otherwise: Flink's
+// WatermarksWithWatermarkAlignment.DEFAULT_UPDATE_INTERVAL.
+const DefaultAlignmentUpdateInterval = time.Second
+
+// Alignment is a strategy's watermark alignment (Flink's
+// WatermarkAlignmentParams, FLIP-182): the sources of one Group, across
+// operators, keep their watermarks within MaxDrift of the group's least.
+// Every UpdateInterval each source subtask reports its watermark (the
+// maximal one when idle or finished) and each source announces to its
+// subtasks the bound least + MaxDrift; a split whose watermark passed the
+// bound is not read until an announced bound reaches it again. MaxDrift and
+// UpdateInterval are used in whole milliseconds. The zero Alignment is off.
+type Alignment struct {
+	Group          string
+	MaxDrift       time.Duration
+	UpdateInterval time.Duration
+}
+
+// Enabled reports whether a is on: it names a group.
+func (a Alignment) Enabled() bool { return a.Group != "" }
 
 // ForBoundedOutOfOrderness is the strategy of BoundedOutOfOrderness: events
 // at most bound out of order (whole milliseconds, not negative).
@@ -79,6 +103,33 @@ func (s Strategy[T]) WithIdleness(timeout time.Duration) Strategy[T] {
 	}
 	return s
 }
+
+// WithWatermarkAlignment returns s whose sources align their watermarks
+// within group: a split more than maxDrift ahead of the least watermark of
+// the group's sources pauses until the others catch up. Each source subtask
+// reports its watermark every updateInterval (DefaultAlignmentUpdateInterval
+// when zero). group must not be empty and neither duration negative.
+func (s Strategy[T]) WithWatermarkAlignment(group string, maxDrift, updateInterval time.Duration) Strategy[T] {
+	if updateInterval == 0 {
+		updateInterval = DefaultAlignmentUpdateInterval
+	}
+	if s.err == nil {
+		switch {
+		case group == "":
+			s.err = errors.New("watermark: watermark alignment without a group")
+		case maxDrift < 0:
+			s.err = fmt.Errorf("watermark: the maximal watermark drift %v is negative", maxDrift)
+		case updateInterval < time.Millisecond:
+			s.err = fmt.Errorf("watermark: the alignment update interval %v is under a millisecond", updateInterval)
+		}
+	}
+	s.align = Alignment{Group: group, MaxDrift: maxDrift, UpdateInterval: updateInterval}
+	return s
+}
+
+// Alignment returns s's watermark alignment: the zero Alignment when s does
+// not align.
+func (s Strategy[T]) Alignment() Alignment { return s.align }
 
 // Err returns why s is invalid, or nil.
 func (s Strategy[T]) Err() error { return s.err }

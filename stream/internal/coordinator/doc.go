@@ -1,6 +1,8 @@
 // Package coordinator is the checkpoint coordinator of a stream job
 // attempt (Flink's CheckpointCoordinator), the valves of its sources'
-// split enumerators (Flink's OperatorEventValve), and the assignment of a
+// split enumerators (Flink's OperatorEventValve), the watermark alignment
+// of its sources (the alignment part of Flink's SourceCoordinator), and
+// the assignment of a
 // snapshot's state to the subtasks of a job that restores from it
 // (Flink's StateAssignmentOperation).
 //
@@ -25,4 +27,12 @@
 // Assign maps a snapshot onto a topology by stable operator id: keyed
 // state by key group, operator state redistributed, and each subtask's
 // starting watermark the least of the old subtasks' whose state it takes.
+//
+// Alignment holds, per alignment group, each aligned source's combined
+// watermark (the least its subtasks reported in protocol.ReportedWatermark,
+// Max for an idle or ended subtask). A SourceAlignment recomputes both on
+// every report and, when its update interval passed since it last did,
+// announces protocol.WatermarkAlignment{least of the group + max drift}
+// to the subtasks that reported. It runs no goroutine: its subtasks report
+// every interval, and each report may announce.
 package coordinator

@@ -21,6 +21,9 @@ type Build struct {
 	MaxParallelism int
 	// Enumerator is a source's split enumerator.
 	Enumerator source.Enumerator
+	// Aligner is an aligned source's coordinator of watermark alignment
+	// (nil: the source does not align).
+	Aligner task.Aligner
 	// Feedback is the feedback queue of an iteration's head or tail.
 	Feedback task.FeedbackQueue
 }
@@ -37,6 +40,7 @@ type attempt struct {
 	coord  protocol.Coordinator
 	number int
 	enums  map[*Node]source.Enumerator
+	align  map[*Node]*coordinator.SourceAlignment
 	queues map[*Iteration][]task.FeedbackQueue
 }
 
@@ -44,10 +48,13 @@ type attempt struct {
 // subtasks open from the assignment (nil: none) and talk to the checkpoint
 // coordinator coord (nil without checkpoints). A source's enumerator
 // starts from its restored state; under checkpoints it is wrapped in a
-// coordinator.Valve, which the topology's operator then holds.
+// coordinator.Valve, which the topology's operator then holds. The
+// attempt's aligned sources share one coordinator.Alignment, beside their
+// enumerators.
 func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinator, number int) (*Job, error) {
 	at := &attempt{r: r, assign: a, coord: coord, number: number, enums: map[*Node]source.Enumerator{},
-		queues: map[*Iteration][]task.FeedbackQueue{}}
+		align: map[*Node]*coordinator.SourceAlignment{}, queues: map[*Iteration][]task.FeedbackQueue{}}
+	var aligned *coordinator.Alignment
 	r.Topology.Attempt = number
 	for _, it := range r.Program.Iterations {
 		qs := make([]task.FeedbackQueue, r.Par[it.Head])
@@ -62,6 +69,12 @@ func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinato
 		}
 		if n.Enumerator == nil {
 			continue
+		}
+		if al := n.Align; al != nil && !r.Batch {
+			if aligned == nil {
+				aligned = coordinator.NewAlignment(r.Opts.Clock)
+			}
+			at.align[n] = aligned.Source(r.IDs[n], al.Group, al.MaxDrift, al.UpdateInterval)
 		}
 		e, err := n.Enumerator(r.Par[n], a.Enumerator(r.IDs[n]))
 		if err != nil {
@@ -192,6 +205,9 @@ func (c *Chain) build(n *Node) ([]any, error) {
 	b := &Build{Runtime: c.rt, Node: n, MaxParallelism: c.r.MaxP[n]}
 	if c.at != nil {
 		b.Enumerator = c.at.enums[n]
+		if sa := c.at.align[n]; sa != nil {
+			b.Aligner = sa
+		}
 		if it := n.Iter; it != nil {
 			b.Feedback = c.at.queues[it][c.rt.Subtask()]
 		}

@@ -56,6 +56,9 @@ type Node struct {
 	// Enumerator, on a source, makes its split enumerator for an attempt,
 	// from the restored state (nil: none).
 	Enumerator func(parallelism int, restored *source.EnumeratorState) (source.Enumerator, error)
+	// Align, on a source whose watermark strategy aligns watermarks, is
+	// its alignment group, maximal drift and update interval.
+	Align *Alignment
 	// Build makes one subtask's operator: outs holds, per port with
 	// consumers, a core.Output of the port's type; it returns the operator
 	// and, per input, the core.Output that feeds it.
@@ -71,6 +74,13 @@ type Node struct {
 	// restore that finds the job finished (its process may have died
 	// before the commit).
 	CommitFinal func(state []byte) error
+}
+
+// Alignment is a source's watermark alignment (watermark.Alignment).
+type Alignment struct {
+	Group          string
+	MaxDrift       time.Duration
+	UpdateInterval time.Duration
 }
 
 // Edge connects a port of one node to an input of another.

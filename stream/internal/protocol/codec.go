@@ -21,6 +21,8 @@ const (
 	kindDecline
 	kindFinished
 	kindNotified
+	kindReportedWatermark
+	kindWatermarkAlignment
 )
 
 func (Trigger) kind() kind  { return kindTrigger }
@@ -31,6 +33,9 @@ func (Ack) kind() kind      { return kindAck }
 func (Decline) kind() kind  { return kindDecline }
 func (Finished) kind() kind { return kindFinished }
 func (Notified) kind() kind { return kindNotified }
+
+func (ReportedWatermark) kind() kind  { return kindReportedWatermark }
+func (WatermarkAlignment) kind() kind { return kindWatermarkAlignment }
 
 // Encode returns m's bytes: its kind, then its fields.
 func Encode(m Message) []byte {
@@ -73,6 +78,11 @@ func Encode(m Message) []byte {
 	case Notified:
 		e.task(m.Task)
 		e.varint(m.Checkpoint)
+	case ReportedWatermark:
+		e.task(m.Task)
+		e.varint(m.Watermark)
+	case WatermarkAlignment:
+		e.varint(m.MaxAllowed)
 	}
 	return e.b
 }
@@ -113,6 +123,10 @@ func Decode(b []byte) (Message, error) {
 		m = Finished{Task: d.task()}
 	case kindNotified:
 		m = Notified{Task: d.task(), Checkpoint: d.varint()}
+	case kindReportedWatermark:
+		m = ReportedWatermark{Task: d.task(), Watermark: d.varint()}
+	case kindWatermarkAlignment:
+		m = WatermarkAlignment{MaxAllowed: d.varint()}
 	default:
 		return nil, fmt.Errorf("%w: kind %d", ErrCorrupt, b[0])
 	}

@@ -15,6 +15,12 @@
 //	task ──Notified─▶ coordinator             my operators were told of n (Complete.Confirm)
 //	task ──Finished─▶ coordinator             my input ended and I returned (FLIP-147)
 //
+// Watermark alignment (FLIP-182) has a source's subtasks and the source's
+// alignment coordinator (coordinator.SourceAlignment) talk likewise:
+//
+//	source task ──ReportedWatermark──▶ source   my watermark (Max: idle or ended)
+//	source ──WatermarkAlignment──▶ source task  read no split past MaxAllowed
+//
 // A task registers with the coordinator (Coordinator.Register) and gives
 // it the Task its messages go to. The in-process transport calls the
 // methods directly; Encode and Decode give every message's bytes.

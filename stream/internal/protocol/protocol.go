@@ -16,7 +16,9 @@ type TaskID struct {
 }
 
 // Message is one of the messages of the package: Trigger, Complete,
-// Abort, Resume, Ack, Decline, Notified or Finished.
+// Abort, Resume, Ack, Decline, Notified or Finished between the checkpoint
+// coordinator and the tasks; ReportedWatermark and WatermarkAlignment
+// between a source's coordinator and its subtasks.
 type Message interface{ kind() kind }
 
 // Trigger asks a source task to take its part of checkpoint Checkpoint
@@ -94,6 +96,24 @@ type Notified struct {
 // Finished says a task's input ended and it returned: it counts as
 // acknowledged for every checkpoint pending and later (FLIP-147).
 type Finished struct{ Task TaskID }
+
+// ReportedWatermark is a source subtask's watermark, sent to its source's
+// coordinator every update interval of watermark alignment (Flink's
+// ReportedWatermarkEvent): the watermark the subtask emitted last, or Max
+// (math.MaxInt64) when the subtask is idle or its input ended. Task.Vertex
+// is the source's stable id (a source heads its task).
+type ReportedWatermark struct {
+	Task      TaskID
+	Watermark int64
+}
+
+// WatermarkAlignment announces to a source subtask the largest watermark
+// its splits may reach (Flink's WatermarkAlignmentEvent): the least
+// watermark reported by the sources of its alignment group plus the
+// group's maximal drift.
+type WatermarkAlignment struct {
+	MaxAllowed int64
+}
 
 // Task receives the coordinator's messages: Trigger, Complete, Abort and
 // Resume. Deliver does not block.

@@ -52,33 +52,47 @@ func (rt *Runtime) register() {
 	if c == nil {
 		return
 	}
-	rt.ck = &taskCheckpoints{cfg: c, mb: newMailbox(),
+	rt.ck = &taskCheckpoints{cfg: c, mb: rt.mailbox(),
 		id: protocol.TaskID{Job: rt.cfg.Job, Attempt: rt.cfg.Attempt, Vertex: rt.cfg.Vertex, Subtask: rt.subtask}}
 	c.Coordinator.Register(rt.ck.id, rt.ck.mb)
 }
 
-// mailWake returns the channel that receives when mail arrives (nil
-// without checkpoints).
-func (rt *Runtime) mailWake() <-chan time.Time {
-	if rt.ck == nil {
-		return nil
+// mailbox returns the task's mailbox, made at the first call.
+func (rt *Runtime) mailbox() *mailbox {
+	if rt.mb == nil {
+		rt.mb = newMailbox()
 	}
-	return rt.ck.mb.wake
+	return rt.mb
 }
 
-// drainMail handles what the coordinator posted: a trigger (in a source
-// task), completed and aborted checkpoints, and the task's own note that
-// an asynchronous snapshot was written.
-func (rt *Runtime) drainMail() error {
-	if rt.ck == nil {
+// mailWake returns the channel that receives when mail arrives (nil
+// without a mailbox: no checkpoints and no watermark alignment).
+func (rt *Runtime) mailWake() <-chan time.Time {
+	if rt.mb == nil {
 		return nil
 	}
-	for _, m := range rt.ck.mb.take() {
+	return rt.mb.wake
+}
+
+// drainMail handles what the coordinators posted: a trigger (in a source
+// task), completed and aborted checkpoints, the task's own note that an
+// asynchronous snapshot was written, and an aligned source's bound.
+func (rt *Runtime) drainMail() error {
+	if rt.mb == nil {
+		return nil
+	}
+	for _, m := range rt.mb.take() {
 		if m.asyncDone {
 			rt.ackAsync()
 			continue
 		}
 		switch x := m.m.(type) {
+		case protocol.WatermarkAlignment:
+			if rt.align != nil {
+				if err := rt.align(x); err != nil {
+					return err
+				}
+			}
 		case protocol.Trigger:
 			if rt.trigger != nil {
 				if err := rt.trigger(x); err != nil {

@@ -7,7 +7,8 @@
 //	           ┌──────────────── Runtime (one subtask) ────────────────┐
 //	mail ─────▶│ loop: mail, processing-time timers, then input.step   │──▶ network outputs
 //	(trigger,  │        │                                              │    (records, watermarks,
-//	 complete) │        ▼                                              │     statuses, barriers)
+//	 complete, │        ▼                                              │     statuses, barriers)
+//	 bound)    │                                                       │
 //	           │  input: the gate of the network inputs, a source      │
 //	           │  reader, or an iteration head (gate + feedback queue) │
 //	           │        │ batches                                      │
@@ -36,6 +37,23 @@
 // cyclic graphs); a restore feeds them in again first. Complete in the
 // mailbox reaches every operator's NotifyCheckpointComplete, in chain
 // order; Abort reaches each operator that is an AbortListener.
+//
+// # Watermark alignment
+//
+// A source whose strategy aligns watermarks (Source.Align) registers its
+// mailbox with its source's Aligner and reports the watermark it emitted
+// last every update interval (protocol.ReportedWatermark; Max when idle
+// or at the end of its input; nothing before its first watermark). The
+// announced bound (protocol.WatermarkAlignment) comes through the mailbox,
+// like the checkpoint coordinator's mail, and ends a read in progress. A
+// split whose watermark passed the bound is paused in the reader
+// (source.SplitPauser) from the batch after the one that passed it, and
+// its idleness clock stands still; an announcement that reaches it again
+// resumes it; idle splits are left as they are. While the subtask's own
+// watermark is past the bound it reads nothing and waits for mail or its
+// next tick, without spinning. Paused splits are snapshotted at their
+// positions like the others; the bound is not: a restored subtask reads
+// unbounded until its first announcement, as Flink's.
 //
 // # Contracts
 //

@@ -141,6 +141,11 @@ type Runtime struct {
 	ended       bool // BATCH: the input ended, the maximal watermark may pass
 	opened      bool
 	ck          *taskCheckpoints // nil without checkpoints
+	// mb carries the coordinators' messages (nil while nothing sends any):
+	// the checkpoint coordinator's, and an aligned source's announcements
+	mb *mailbox
+	// align, in an aligned source task: what a WatermarkAlignment does
+	align func(m protocol.WatermarkAlignment) error
 	// shared gathers the shared files of the snapshot being taken
 	shared *sharedNames
 	// unaligned checkpoints: the checkpoint in progress

@@ -66,6 +66,9 @@ type Source[T any] struct {
 	// watermarks splits had reached
 	restored   []source.Split
 	restoredWM map[string]int64
+	// aligner and align: watermark alignment, nil without
+	aligner Aligner
+	align   *alignment
 }
 
 // NewSource returns the source subtask of src, its splits' watermarks made
@@ -73,6 +76,10 @@ type Source[T any] struct {
 func NewSource[T any](src source.Source[T], strategy watermark.Strategy[T], enum source.Enumerator, out core.Output[T], name string, batchSize int) *Source[T] {
 	return &Source[T]{src: src, strategy: strategy, enum: enum, out: core.NewEmitter(out, batchSize), name: name}
 }
+
+// Align makes the source align its watermark through a (its source's
+// coordinator of watermark alignment); call it before the task runs.
+func (s *Source[T]) Align(a Aligner) { s.aligner = a }
 
 // Open restores the reader's split positions.
 func (s *Source[T]) Open(st *Setup) error {
@@ -160,6 +167,15 @@ func (s *Source[T]) start(rt *Runtime) error {
 	if rt.cfg.Batch || s.every <= 0 {
 		s.every = 100 * 365 * 24 * time.Hour // no watermarks before the end
 	}
+	if s.aligner != nil && !rt.cfg.Batch {
+		a := newAlignment(s.aligner)
+		a.id = protocol.TaskID{Job: rt.cfg.Job, Attempt: rt.cfg.Attempt, Vertex: rt.cfg.Vertex, Subtask: rt.subtask}
+		a.pauser, _ = r.(source.SplitPauser)
+		a.next = rt.clock.Now().Add(a.every)
+		s.align = a
+		a.coord.Register(rt.subtask, rt.mailbox())
+		rt.align = s.onAlignment
+	}
 	s.tick()
 	rt.trigger = func(t protocol.Trigger) error {
 		if err := s.out.Flush(); err != nil {
@@ -184,11 +200,21 @@ func (s *Source[T]) start(rt *Runtime) error {
 
 // tick sets the next periodic tick and the read context that ends at it.
 func (s *Source[T]) tick() {
+	s.next = s.rt.clock.Now().Add(s.every)
+	s.rearm()
+}
+
+// rearm makes the read context end at the next periodic tick or report,
+// whichever comes first.
+func (s *Source[T]) rearm() {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.next = s.rt.clock.Now().Add(s.every)
-	s.ctx, s.cancel = clockDeadline(s.rt.Context(), s.rt.clock, s.next)
+	at := s.next
+	if s.align != nil && s.align.next.Before(at) {
+		at = s.align.next
+	}
+	s.ctx, s.cancel = clockDeadline(s.rt.Context(), s.rt.clock, at)
 }
 
 func (s *Source[T]) step(rt *Runtime) (bool, error) {
@@ -206,6 +232,20 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 			return false, err
 		}
 	}
+	if a := s.align; a != nil {
+		s.reportIfDue()
+		if a.waiting { // until an announcement, a tick or the end of the job
+			since := time.Now()
+			select {
+			case <-rt.mailWake():
+			case <-s.ctx.Done():
+			}
+			if rt.tc != nil {
+				rt.tc.Metrics.AddIdle(time.Since(since))
+			}
+			return false, jobCtx.Err()
+		}
+	}
 	if rt.ck != nil && rt.ck.cfg.Unaligned {
 		// read only with the outputs available, so that a trigger never
 		// waits for credit (Flink's output availability)
@@ -220,9 +260,9 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 	}
 	readCtx := s.ctx
 	var readCancel context.CancelFunc
-	if rt.ck != nil { // mail ends the read, so that a trigger waits for no record
+	if rt.mb != nil { // mail ends the read, so that a trigger waits for no record
 		readCtx, readCancel = context.WithCancel(s.ctx)
-		if !rt.ck.mb.reading(readCancel) {
+		if !rt.mb.reading(readCancel) {
 			readCancel()
 		}
 	}
@@ -233,13 +273,17 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 	interrupted := err != nil && readCtx.Err() != nil &&
 		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if readCancel != nil {
-		rt.ck.mb.reading(nil)
+		rt.mb.reading(nil)
 		readCancel()
 	}
 	switch {
 	case errors.Is(err, io.EOF):
 		if err := s.out.Flush(); err != nil {
 			return false, err
+		}
+		if a := s.align; a != nil { // an ended subtask holds no one back
+			a.latest = watermark.Max
+			a.report(false)
 		}
 		if err := rt.drainMail(); err != nil { // a trigger before the end
 			return false, err
@@ -254,9 +298,18 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 		return false, err
 	case b.End:
 		s.splits.Release(b.Split)
+		if s.align != nil {
+			delete(s.align.paused, b.Split)
+		}
 		return false, nil
 	}
-	return false, s.emit(b)
+	if err := s.emit(b); err != nil {
+		return false, err
+	}
+	if s.align != nil {
+		return false, s.maybePause(b.Split)
+	}
+	return false, nil
 }
 
 // periodic flushes what is pending and asks the splits' generators for
@@ -272,6 +325,9 @@ func (s *Source[T]) periodic(rt *Runtime) error {
 		if _, err := s.splits.Split(sp.ID); err != nil {
 			return err
 		}
+		if s.align != nil && s.align.waiting {
+			s.splits.SetPaused(sp.ID, true) // a split added while waiting
+		}
 	}
 	s.splits.EmitPeriodic()
 	// a subtask without a split (more subtasks than splits) does not hold
@@ -286,6 +342,13 @@ func (s *Source[T]) periodic(rt *Runtime) error {
 	}
 	if s.err != nil {
 		return s.err
+	}
+	if s.align != nil { // the splits' watermarks moved
+		for _, sp := range held {
+			if err := s.maybePause(sp.ID); err != nil {
+				return err
+			}
+		}
 	}
 	s.tick()
 	return nil
@@ -344,6 +407,10 @@ func (s *Source[T]) EmitWatermark(wm int64) {
 		return
 	}
 	s.err = s.rt.ForwardWatermark(wm)
+	if a := s.align; a != nil && wm > a.latest {
+		a.latest = wm // Flink's updateCurrentEffectiveWatermark
+		s.checkWaiting()
+	}
 }
 
 // MarkIdle marks the subtask idle.
