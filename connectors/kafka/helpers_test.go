@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"sync"
@@ -188,4 +189,45 @@ func (s *seen) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.vals)
+}
+
+// netListen is a listener that holds the connections it accepts and never
+// answers them.
+type netListen struct {
+	ln    net.Listener
+	addr  string
+	mu    sync.Mutex
+	conns []net.Conn
+	done  chan struct{}
+}
+
+func (l *netListen) listen() (*netListen, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	l.ln, l.addr, l.done = ln, ln.Addr().String(), make(chan struct{})
+	go func() {
+		defer close(l.done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			l.mu.Lock()
+			l.conns = append(l.conns, c)
+			l.mu.Unlock()
+		}
+	}()
+	return l, nil
+}
+
+func (l *netListen) close() {
+	l.ln.Close()
+	<-l.done
+	l.mu.Lock()
+	for _, c := range l.conns {
+		c.Close()
+	}
+	l.mu.Unlock()
 }

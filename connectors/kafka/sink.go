@@ -143,7 +143,9 @@ func (s *Sink[T]) CreateCommitter(sink.InitContext) (sink.Committer[Committable]
 }
 
 // CommittableSerializer encodes a Committable with MarshalBinary.
-func (s *Sink[T]) CommittableSerializer() sink.Serializer[Committable] { return committableSerializer{} }
+func (s *Sink[T]) CommittableSerializer() sink.Serializer[Committable] {
+	return committableSerializer{}
+}
 
 // UnionWriterState is true: see Sink.
 func (s *Sink[T]) UnionWriterState() bool { return true }

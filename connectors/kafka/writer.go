@@ -77,7 +77,7 @@ func (w *writer[T]) producerOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.DefaultProduceTopic(o.Topic),
 		kgo.MaxBufferedRecords(o.MaxBufferedRecords),
-		kgo.RecordDeliveryTimeout(w.s.cfg.timeout()),
+		kgo.RecordDeliveryTimeout(max(w.s.cfg.timeout(), time.Second)),
 		kgo.ProducerLinger(5 * time.Millisecond),
 	}
 }
@@ -226,7 +226,7 @@ func (w *writer[T]) Close() error {
 }
 
 var (
-	_ sink.StatefulWriter                      = (*writer[string])(nil)
+	_ sink.StatefulWriter                        = (*writer[string])(nil)
 	_ sink.CommittingWriter[string, Committable] = (*writer[string])(nil)
 )
 
