@@ -109,8 +109,9 @@ func parseSplitID(id string) (partition, error) {
 	if i <= 0 {
 		return partition{}, fmt.Errorf("connectors/kafka: split %q is not topic-partition", id)
 	}
-	n, err := strconv.ParseInt(id[i+1:], 10, 32)
-	if err != nil || n < 0 {
+	digits := id[i+1:]
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if err != nil || n < 0 || strconv.Itoa(int(n)) != digits {
 		return partition{}, fmt.Errorf("connectors/kafka: split %q is not topic-partition", id)
 	}
 	return partition{id[:i], int32(n)}, nil

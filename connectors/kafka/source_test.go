@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/source"
@@ -289,5 +290,176 @@ func TestSourceBadRecord(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "topic in partition 1 offset 2") {
 		t.Fatalf("error %q does not name the record", err)
+	}
+}
+
+// TestSourceStartOffsets: the start positions resolve as their names say:
+// earliest at 0, latest at the end, a timestamp at the first record at or
+// after it, committed at the group's offsets (falling back where the
+// group committed none). The offsets of a completed checkpoint are
+// committed to the group.
+func TestSourceStartOffsets(t *testing.T) {
+	cfg := cluster(t, 2, "in")
+	cl := client(t, cfg, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	base := time.UnixMilli(1_700_000_000_000)
+	for i := range 10 {
+		r := &kgo.Record{Topic: "in", Partition: int32(i % 2), Value: []byte(strconv.Itoa(i)), Timestamp: base.Add(time.Duration(i) * time.Second)}
+		if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// partition 0 holds 0,2,4,6,8 (offsets 0-4), partition 1 holds 1,3,5,7,9
+	adm := kadm.NewClient(cl)
+	os := kadm.Offsets{}
+	os.Add(kadm.Offset{Topic: "in", Partition: 0, At: 3, LeaderEpoch: -1})
+	if _, err := adm.CommitOffsets(context.Background(), "g", os); err != nil {
+		t.Fatal(err)
+	}
+	starts := func(o Offsets) map[string]int64 {
+		t.Helper()
+		src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Group: "g", Start: o}, Values())
+		if err != nil {
+			t.Fatal(err)
+		}
+		enum, err := src.Enumerator(1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, s := range enum.Snapshot().Pending {
+			out[s.ID] = s.Offset
+		}
+		return out
+	}
+	for _, c := range []struct {
+		o      Offsets
+		p0, p1 int64
+	}{
+		{Earliest(), 0, 0},
+		{Latest(), 5, 5},
+		{Timestamp(base.Add(5 * time.Second).UnixMilli()), 3, 2}, // 6 is p0's offset 3, 5 is p1's offset 2
+		{Timestamp(base.Add(time.Hour).UnixMilli()), 5, 5},
+		{Committed(Earliest()), 3, 0},
+		{Committed(Latest()), 3, 5},
+	} {
+		got := starts(c.o)
+		if got["in-0"] != c.p0 || got["in-1"] != c.p1 {
+			t.Errorf("%v: starts %v, want in-0 at %d and in-1 at %d", c.o, got, c.p0, c.p1)
+		}
+	}
+
+	// a reader whose checkpoint completes commits its positions
+	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Group: "g2", Bounded: true}, Values())
+	if err != nil {
+		t.Fatal(err)
+	}
+	enum, err := src.Enumerator(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := src.Reader(source.ReaderContext{Subtask: 0, Parallelism: 1, Splits: enum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := r.Positions()
+	l := r.(source.CheckpointListener)
+	l.Checkpointed(7, pos)
+	if err := l.NotifyCheckpointComplete(7); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil { // waits for the commit
+		t.Fatal(err)
+	}
+	got, err := adm.FetchOffsets(context.Background(), "g2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pos {
+		p, _ := parseSplitID(s.ID)
+		o, ok := got.Lookup(p.Topic, p.Partition)
+		if !ok || o.At != s.Offset {
+			t.Errorf("group offset of %s: %v, want %d (after a batch of %d)", s.ID, o.At, s.Offset, len(b.Records))
+		}
+	}
+}
+
+// TestOwner: partitions go round robin over the readers from a start the
+// topic's Java hash code picks, as Flink's getSplitOwner.
+func TestOwner(t *testing.T) {
+	// "in".hashCode() = 105*31 + 110 = 3365; 3365*31 = 104315
+	for _, c := range []struct {
+		topic   string
+		part    int32
+		n, want int
+	}{
+		{"in", 0, 2, 1}, {"in", 1, 2, 0}, {"in", 0, 3, 104315 % 3}, {"in", 2, 3, (104315%3 + 2) % 3},
+	} {
+		if got := owner(partition{c.topic, c.part}, c.n); got != c.want {
+			t.Errorf("owner(%s-%d, %d) = %d, want %d", c.topic, c.part, c.n, got, c.want)
+		}
+	}
+	// U+1F600 is two UTF-16 units, 0xD83D 0xDE00: 55357*31 + 56832
+	if got := javaHash("\U0001F600"); got != 55357*31+56832 {
+		t.Errorf("javaHash = %d", got)
+	}
+	for _, id := range []string{"a-b-3", "x-0"} {
+		p, err := parseSplitID(id)
+		if err != nil || p.splitID() != id {
+			t.Errorf("parseSplitID(%q) = %v, %v", id, p, err)
+		}
+	}
+	for _, id := range []string{"nope", "-3", "t-", "t-x", "t-+1"} {
+		if _, err := parseSplitID(id); err == nil {
+			t.Errorf("parseSplitID(%q) accepted", id)
+		}
+	}
+}
+
+// TestSourceCommitsOnCheckpoint: a running job's source commits the
+// offsets of each completed checkpoint to its group: after the job read
+// every record and a checkpoint completed, the group's offsets are the
+// partitions' ends.
+func TestSourceCommitsOnCheckpoint(t *testing.T) {
+	cfg := cluster(t, 3, "in")
+	want := produceSpread(t, cfg, "in", "r", 3, 90)
+	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Group: "monitor"}, Values())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got seen
+	env := stream.New(stream.Options{Parallelism: 2})
+	env.EnableCheckpointing(time.Hour)
+	stream.Collect(stream.Map(stream.FromSource(env, src, watermark.NoWatermarks[string](), "kafka"), func(v string) string {
+		got.add(v)
+		return v
+	}))
+	j, err := env.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { j.Cancel(); j.Wait() }()
+	waitFor(t, "every record", func() bool { return got.len() >= len(want) })
+	if _, err := j.TriggerCheckpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(client(t, cfg))
+	waitFor(t, "the group's offsets at the ends", func() bool {
+		os, err := adm.FetchOffsets(context.Background(), "monitor")
+		if err != nil {
+			return false
+		}
+		for p := int32(0); p < 3; p++ {
+			if o, ok := os.Lookup("in", p); !ok || o.At != 30 {
+				return false
+			}
+		}
+		return true
+	})
+	if err := sameSet(got.get(), want); err != nil {
+		t.Fatal(err)
 	}
 }
