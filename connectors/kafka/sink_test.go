@@ -293,7 +293,7 @@ func TestSinkLingeringTransaction(t *testing.T) {
 	}
 	// the old producer of p-0-2 is fenced: its transaction cannot commit
 	if errs := commitAll(t, s, []Committable{{TransactionalID: "p-0-2", ProducerID: cs2[0].ProducerID, Epoch: cs2[0].Epoch - 1}}); errs[0] == nil ||
-		!errors.Is(errs[0], errFenced) {
+		!errors.Is(errs[0], ErrFenced) {
 		t.Fatalf("commit with a fenced epoch: %v", errs[0])
 	}
 	if err := sameSet(readCommitted(t, cfg, "out"), []string{"a1", "a2", "a3", "b1", "b2"}); err != nil {

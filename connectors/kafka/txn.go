@@ -145,7 +145,7 @@ func (c *committer) Commit(reqs []sink.CommitRequest[Committable]) error {
 			r.RetryLater()
 		case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch),
 			errors.Is(err, kerr.InvalidTxnState), errors.Is(err, kerr.InvalidProducerIDMapping):
-			r.SignalFailedWithKnownReason(fmt.Errorf("%w: %s (producer %d, epoch %d): %w", errFenced, cm.TransactionalID, cm.ProducerID, cm.Epoch, err))
+			r.SignalFailedWithKnownReason(fmt.Errorf("%w: %s (producer %d, epoch %d): %w", ErrFenced, cm.TransactionalID, cm.ProducerID, cm.Epoch, err))
 		default:
 			r.SignalFailedWithUnknownReason(fmt.Errorf("connectors/kafka: commit transaction %s: %w", cm.TransactionalID, err))
 		}

@@ -230,5 +230,6 @@ var (
 	_ sink.CommittingWriter[string, Committable] = (*writer[string])(nil)
 )
 
-// errFenced is wrapped by the error of a commit whose producer was fenced.
-var errFenced = errors.New("connectors/kafka: transaction fenced")
+// ErrFenced is wrapped by the reason a commit request is dropped with: its
+// producer was fenced, or the broker aborted the transaction.
+var ErrFenced = errors.New("connectors/kafka: transaction fenced or aborted")
