@@ -238,6 +238,15 @@ func (r *reader[T]) poll(ctx context.Context, limit int) error {
 	if r.rc.Idle != nil {
 		r.rc.Idle(time.Since(since))
 	}
+	// records taken from the client are kept whatever else happened: a
+	// poll ended by ctx may hold some, and they are the next batches
+	r.parts = r.parts[:0]
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) > 0 {
+			r.parts = append(r.parts, p)
+		}
+	})
+	r.pi, r.ri = 0, 0
 	var err error
 	fs.EachError(func(t string, p int32, e error) {
 		if err != nil || (errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded)) && pctx.Err() != nil {
@@ -252,16 +261,9 @@ func (r *reader[T]) poll(ctx context.Context, limit int) error {
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	if len(r.parts) == 0 {
+		return ctx.Err()
 	}
-	r.parts = r.parts[:0]
-	fs.EachPartition(func(p kgo.FetchTopicPartition) {
-		if len(p.Records) > 0 {
-			r.parts = append(r.parts, p)
-		}
-	})
-	r.pi, r.ri = 0, 0
 	return nil
 }
 

@@ -463,3 +463,40 @@ func TestSourceCommitsOnCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSourceInterruptedNext: a reader whose every Next is cut short by
+// its context (as the runtime's periodic deadline and mail cut them)
+// loses nothing: called again, it reads every record once.
+func TestSourceInterruptedNext(t *testing.T) {
+	cfg := cluster(t, 4, "in")
+	want := produceSpread(t, cfg, "in", "r", 4, 2000)
+	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 7}, Values())
+	if err != nil {
+		t.Fatal(err)
+	}
+	enum, err := src.Enumerator(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := src.Reader(source.ReaderContext{Subtask: 0, Parallelism: 1, Splits: enum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for cut := 0; ; cut++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cut%5)*100*time.Microsecond)
+		b, err := r.Next(ctx)
+		cancel()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+		got = append(got, b.Records...)
+	}
+	if err := sameSet(got, want); err != nil {
+		t.Fatal(err)
+	}
+}
