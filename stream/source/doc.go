@@ -60,7 +60,11 @@
 // the text, tail and socket readers point into read buffers that are never
 // overwritten, so they stay valid; CSV and Parquet records keep formats'
 // guarantees. A reader and its splits are used by one goroutine; Positions
-// and AddSplits are called between Next calls.
+// and AddSplits are called between Next calls. A reader that is a
+// CheckpointListener is told, between Next calls, the checkpoint whose
+// positions the runtime just took (Checkpointed) and when that checkpoint
+// completed (NotifyCheckpointComplete), as Flink's SourceReader is: a
+// Kafka reader commits its offsets to its group then.
 //
 // # Sources
 //

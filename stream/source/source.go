@@ -152,3 +152,17 @@ type Reader[T any] interface {
 type SplitPauser interface {
 	PauseOrResumeSplits(pause, resume []string)
 }
+
+// CheckpointListener is a Reader told of checkpoints (Flink's
+// SourceReader.snapshotState with its checkpoint id, and
+// notifyCheckpointComplete): the runtime calls Checkpointed with the
+// positions it took from Positions for checkpoint id, right after it took
+// them, and NotifyCheckpointComplete once that checkpoint completed, both
+// between calls of Next. A reader may hand completed positions to an
+// outside system (a Kafka reader commits its offsets to its group); a
+// notification may be missed, and a later one covers the earlier
+// checkpoints.
+type CheckpointListener interface {
+	Checkpointed(checkpointID int64, positions []Split)
+	NotifyCheckpointComplete(checkpointID int64) error
+}

@@ -111,11 +111,24 @@ func (s *Source[T]) Close() error {
 
 // Snapshot writes the positions of the reader's splits into the operator
 // list state ReaderState and the operator state to w, between two batches.
-func (s *Source[T]) Snapshot(_ int64, w io.Writer) error {
+func (s *Source[T]) Snapshot(id int64, w io.Writer) error {
 	if s.state == nil || s.reader == nil {
 		return fmt.Errorf("stream: %s: snapshot of a source that is not running", s.name)
 	}
-	return s.state.snapshot(s.reader.Positions(), s.splits, w)
+	positions := s.reader.Positions()
+	if l, ok := s.reader.(source.CheckpointListener); ok {
+		l.Checkpointed(id, positions)
+	}
+	return s.state.snapshot(positions, s.splits, w)
+}
+
+// NotifyCheckpointComplete tells a reader that is a
+// source.CheckpointListener.
+func (s *Source[T]) NotifyCheckpointComplete(id int64) error {
+	if l, ok := s.reader.(source.CheckpointListener); ok {
+		return l.NotifyCheckpointComplete(id)
+	}
+	return nil
 }
 
 // clockDeadline returns a context that ends when the job's clock reaches t,
