@@ -52,28 +52,27 @@ func (rt *Runtime) register() {
 	if c == nil {
 		return
 	}
-	rt.ck = &taskCheckpoints{cfg: c, mb: newMailbox(),
+	rt.ck = &taskCheckpoints{cfg: c, mb: rt.mb,
 		id: protocol.TaskID{Job: rt.cfg.Job, Attempt: rt.cfg.Attempt, Vertex: rt.cfg.Vertex, Subtask: rt.subtask}}
 	c.Coordinator.Register(rt.ck.id, rt.ck.mb)
 }
 
-// mailWake returns the channel that receives when mail arrives (nil
-// without checkpoints).
-func (rt *Runtime) mailWake() <-chan time.Time {
-	if rt.ck == nil {
-		return nil
-	}
-	return rt.ck.mb.wake
-}
+// mailWake returns the channel that receives when mail arrives.
+func (rt *Runtime) mailWake() <-chan time.Time { return rt.mb.wake }
 
-// drainMail handles what the coordinator posted: a trigger (in a source
-// task), completed and aborted checkpoints, and the task's own note that
-// an asynchronous snapshot was written.
+// drainMail handles the operators' mail (Mail), then what the coordinator
+// posted: a trigger (in a source task), completed and aborted checkpoints,
+// and the task's own note that an asynchronous snapshot was written.
 func (rt *Runtime) drainMail() error {
+	if rt.mb.opMail.Swap(false) {
+		if _, err := rt.runMail(0); err != nil {
+			return err
+		}
+	}
 	if rt.ck == nil {
 		return nil
 	}
-	for _, m := range rt.ck.mb.take() {
+	for _, m := range rt.mb.take() {
 		if m.asyncDone {
 			rt.ackAsync()
 			continue

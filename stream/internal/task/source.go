@@ -220,9 +220,11 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 	}
 	readCtx := s.ctx
 	var readCancel context.CancelFunc
-	if rt.ck != nil { // mail ends the read, so that a trigger waits for no record
+	if rt.ck != nil || rt.mails != nil {
+		// mail ends the read, so that a trigger waits for no record and an
+		// operator's mail (an async result) for no batch
 		readCtx, readCancel = context.WithCancel(s.ctx)
-		if !rt.ck.mb.reading(readCancel) {
+		if !rt.mb.reading(readCancel) {
 			readCancel()
 		}
 	}
@@ -233,7 +235,7 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 	interrupted := err != nil && readCtx.Err() != nil &&
 		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if readCancel != nil {
-		rt.ck.mb.reading(nil)
+		rt.mb.reading(nil)
 		readCancel()
 	}
 	switch {
