@@ -613,3 +613,34 @@ func TestAsyncRetryTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestAsyncTimeoutDuringBackoff: a record whose timeout fires while it
+// waits for a retry is not retried; its Timeout decides.
+func TestAsyncTimeoutDuringBackoff(t *testing.T) {
+	calls := 0
+	newFn := func() stream.AsyncFunction[int, int] {
+		return stream.AsyncFunction[int, int]{
+			AsyncInvoke: func(_ context.Context, _ int, rf stream.ResultFuture[int]) {
+				calls++
+				rf.Complete(nil)
+			},
+			Timeout: func(v int, rf stream.ResultFuture[int]) { rf.Complete([]int{-v}) },
+		}
+	}
+	retry := stream.FixedDelayRetry[int](3, 2*asyncTimeout).IfResult(stream.EmptyResult[int])
+	h := asyncHarness(t, true, newFn, asyncTimeout, 2, stream.WithRetry(retry))
+	must(t, h.ProcessElement(7, 1))
+	must(t, h.ProcessMail()) // empty: a retry waits for time 2000
+	if n := h.NumProcessingTimeTimers(); n != 2 {
+		t.Fatalf("%d timers, want the timeout and the retry", n)
+	}
+	must(t, h.SetProcessingTime(asyncTimeout.Milliseconds()))
+	must(t, h.ProcessMail())
+	expect(t, h, rec(-7, 1))
+	must(t, h.SetProcessingTime(3*asyncTimeout.Milliseconds()))
+	must(t, h.EndInput())
+	if n := h.NumProcessingTimeTimers(); n != 0 || calls != 1 {
+		t.Fatalf("%d timers left after %d calls, want none after 1", n, calls)
+	}
+	expect(t, h, rec(-7, 1))
+}
