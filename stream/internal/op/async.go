@@ -208,6 +208,7 @@ type Async[I, O any] struct {
 	size      int // records not emitted and watermarks held
 	seq       uint64
 	lastWM    int64 // the last watermark taken
+	now       int64 // processing time, read once per batch and after each yield
 	timeouts  timerList
 	retries   timerList
 	finishing bool // the input ended: no more retries
@@ -306,6 +307,7 @@ func (a *Async[I, O]) openStore(snap []byte) error {
 func (a *Async[I, O]) Start() error {
 	els := a.restored
 	a.restored = nil
+	a.now = a.s.Now()
 	for i := range els {
 		var err error
 		if els[i].Watermark {
@@ -323,6 +325,9 @@ func (a *Async[I, O]) Start() error {
 // Push calls the function for each record of b, yielding while the queue
 // is full.
 func (a *Async[I, O]) Push(b []core.Record[I]) error {
+	if a.timeoutMs > 0 {
+		a.now = a.s.Now()
+	}
 	for i := range b {
 		if err := a.addRecord(b[i].Value, b[i].Timestamp); err != nil {
 			return err
@@ -337,6 +342,7 @@ func (a *Async[I, O]) waitRoom() error {
 		if err := a.s.Yield(); err != nil {
 			return err
 		}
+		a.now = a.s.Now()
 	}
 	return nil
 }
@@ -360,7 +366,7 @@ func (a *Async[I, O]) addRecord(v I, ts int64) error {
 		a.lastSeg().pending++
 	}
 	if a.timeoutMs > 0 {
-		a.timeouts.insert(i, a.s.Now()+a.timeoutMs)
+		a.timeouts.insert(i, a.now+a.timeoutMs)
 	}
 	a.invoke(i)
 	return nil
