@@ -40,6 +40,8 @@
 //	two streams         Connect (CoMap, CoFlatMap, CoProcess), ConnectKeyed (KeyedCoProcess),
 //	                    WindowJoin, WindowCoGroup, IntervalJoin, Broadcast + BroadcastProcess
 //	loops               Iterate, IterateWithFeedback
+//	async I/O           OrderedWait, UnorderedWait (an AsyncFunction per record; capacity,
+//	                    timeout, WithRetry)
 //	sinks               Print, PrintTo, Collect, Discard; SinkTo (any sink.TwoPhaseSink:
 //	                    sink.FileSink's rolling part files, or your own; exactly-once),
 //	                    SinkToWriter (a sink.Sink without commits; at-least-once)
@@ -51,6 +53,23 @@
 // the watermarks that came before. Operators keep the timestamp of the
 // record they process on what they emit, and window results carry the
 // window's end minus one.
+//
+// # Async I/O
+//
+// OrderedWait and UnorderedWait are Flink's AsyncDataStream: an
+// AsyncFunction starts a call per record and returns, and whatever the
+// call runs on completes its ResultFuture once, from any goroutine; weir
+// starts no goroutine per record. The results go out with the record's
+// timestamp, in input order (OrderedWait) or as the calls complete
+// (UnorderedWait), never across a watermark: a watermark waits for the
+// records before it. The subtask reads its input only while fewer than
+// capacity records (and watermarks waiting) are in flight. A record's
+// timeout runs on the processing-time clock; when it fires the function's
+// Timeout decides, or the job fails with ErrAsyncTimeout, as it fails with
+// any error a call completes with for good. WithRetry makes a call again
+// as an AsyncRetryStrategy says. A checkpoint stores the records in flight,
+// and a restore calls the function for them again. The end of a bounded
+// input waits for every call.
 //
 // # Checkpoints and restarts
 //
