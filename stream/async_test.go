@@ -219,3 +219,39 @@ func modeName(ordered bool) string {
 	}
 	return "unordered"
 }
+
+// TestAsyncJobCancel: a job whose async queue is full of calls that never
+// complete (the subtask yields, waiting) ends when cancelled; the calls'
+// context ends with it, so their goroutines stop (goleak checks).
+func TestAsyncJobCancel(t *testing.T) {
+	for _, ordered := range []bool{true, false} {
+		t.Run(modeName(ordered), func(t *testing.T) {
+			var calls atomic.Int32
+			newFn := func() AsyncFunction[int, int] {
+				return AsyncFunction[int, int]{AsyncInvoke: func(ctx context.Context, v int, rf ResultFuture[int]) {
+					calls.Add(1)
+					go func() {
+						<-ctx.Done()
+						rf.CompleteExceptionally(ctx.Err()) // ignored: the operator is gone
+					}()
+				}}
+			}
+			env := New(Options{Parallelism: 2})
+			Discard(asyncWaitOf(ordered, FromSlice(env, ints(100)), newFn, 3))
+			j, err := env.Start(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for calls.Load() < 6 { // both subtasks full
+				runtime.Gosched()
+			}
+			j.Cancel()
+			if _, err := j.Wait(); !errors.Is(err, context.Canceled) {
+				t.Fatalf("job error %v, want it cancelled", err)
+			}
+			if c := calls.Load(); c != 6 {
+				t.Fatalf("%d calls, want 6: 3 per subtask", c)
+			}
+		})
+	}
+}
