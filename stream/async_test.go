@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -253,5 +254,46 @@ func TestAsyncJobCancel(t *testing.T) {
 				t.Fatalf("%d calls, want 6: 3 per subtask", c)
 			}
 		})
+	}
+}
+
+// TestAsyncBuildErrors: a nil function, a capacity below 1, a retry
+// strategy without a timeout or with no attempts, a function without
+// AsyncInvoke, and a record type with no codec under checkpoints are
+// errors of Execute, each naming its call.
+func TestAsyncBuildErrors(t *testing.T) {
+	env := New(Options{Parallelism: 1})
+	ds := FromSlice(env, []int{1})
+	fn := shuffled(func(v int) int { return v })
+	OrderedWait[int, int](ds, nil, time.Second, 1)
+	UnorderedWait(ds, fn, time.Second, 0)
+	OrderedWait(ds, fn, 0, 1, WithRetry(FixedDelayRetry[int](1, time.Millisecond).IfResult(EmptyResult[int])))
+	UnorderedWait(ds, fn, time.Second, 1, WithRetry(FixedDelayRetry[int](0, time.Millisecond).IfError(AnyError)))
+	_, err := env.Execute(context.Background())
+	for _, want := range []string{
+		"async_test.go:268: OrderedWait: nil function",
+		"async_test.go:269: UnorderedWait: capacity 0 must be positive",
+		"async_test.go:270: OrderedWait: a retry strategy needs a positive timeout, not 0s",
+		"async_test.go:271: UnorderedWait: retry: MaxAttempts 0 must be positive",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+
+	env = New(Options{Parallelism: 1})
+	Discard(OrderedWait(FromSlice(env, []int{1}), func() AsyncFunction[int, int] { return AsyncFunction[int, int]{} }, time.Second, 1))
+	if _, err := env.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "OrderedWait: no AsyncInvoke") {
+		t.Errorf("error %v, want the missing AsyncInvoke", err)
+	}
+
+	env = New(Options{Parallelism: 1})
+	env.EnableCheckpointing(time.Hour)
+	noCodec := func() AsyncFunction[func(), int] {
+		return AsyncFunction[func(), int]{AsyncInvoke: func(_ context.Context, _ func(), rf ResultFuture[int]) { rf.Complete(nil) }}
+	}
+	Discard(UnorderedWait(Map(FromSlice(env, []int{1}), func(int) func() { return nil }), noCodec, time.Second, 1))
+	if _, err := env.Execute(context.Background()); !IsUnrecoverable(err) || !strings.Contains(err.Error(), "the records in flight cannot be checkpointed") {
+		t.Errorf("error %v, want the async operator's record type refused, unrecoverable", err)
 	}
 }

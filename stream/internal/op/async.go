@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/state"
@@ -263,7 +264,8 @@ func (a *Async[I, O]) Open(s *task.Setup) error {
 		a.timeout = fmt.Errorf("%w after %v", ErrAsyncTimeout, d)
 	}
 	a.ctx, a.cancel = context.WithCancel(s.Context())
-	if snap := s.RestoredOne(); snap != nil {
+	if snap := s.RestoredOne(); snap != nil || s.Checkpointing() {
+		// a record type without a codec fails here, not at the first checkpoint
 		if err := a.openStore(snap); err != nil {
 			return err
 		}
@@ -285,8 +287,19 @@ func ceilMs(d time.Duration) int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
+// noCodecError says the records of an async operator under checkpoints
+// cannot be encoded: no restart changes that.
+type noCodecError struct{ err error }
+
+func (e *noCodecError) Error() string       { return e.err.Error() }
+func (e *noCodecError) Unwrap() error       { return e.err }
+func (e *noCodecError) Unrecoverable() bool { return true }
+
 // openStore makes the operator state, restored from snap when not nil.
 func (a *Async[I, O]) openStore(snap []byte) error {
+	if _, err := memory.NewCodec[AsyncElement[I]](); err != nil {
+		return &noCodecError{fmt.Errorf("stream: %s: the records in flight cannot be checkpointed: %w", a.name, err)}
+	}
 	a.store = state.NewOperatorStore(state.OperatorOptions{Name: a.name, Memory: a.s.Memory()})
 	if snap != nil {
 		if err := a.store.Restore(bytes.NewReader(snap)); err != nil {
