@@ -28,9 +28,10 @@ var ErrAsyncTimeout = op.ErrAsyncTimeout
 // was cancelled): calls in flight should stop then.
 //
 // Timeout, when set, is called on the subtask's goroutine when a record's
-// timeout fires before its call completed, with the same rf: it may
-// complete it with a default result. Without it the call completes
-// exceptionally with ErrAsyncTimeout, which fails the job. Open, when set,
+// timeout fires before its call completed, with the call's rf (a new one
+// when the record was waiting for a retry): it may complete it with a
+// default result, and whatever completes it first counts. Without it the
+// call completes exceptionally with ErrAsyncTimeout, which fails the job. Open, when set,
 // is called once per subtask before the first call; Close, when set, once
 // at the end, on every path.
 type AsyncFunction[I, O any] struct {
