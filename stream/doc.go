@@ -40,6 +40,8 @@
 //	two streams         Connect (CoMap, CoFlatMap, CoProcess), ConnectKeyed (KeyedCoProcess),
 //	                    WindowJoin, WindowCoGroup, IntervalJoin, Broadcast + BroadcastProcess
 //	loops               Iterate, IterateWithFeedback
+//	async I/O           OrderedWait, UnorderedWait (an AsyncFunction per record; capacity,
+//	                    timeout, WithRetry)
 //	sinks               Print, PrintTo, Collect, Discard; SinkTo (any sink.TwoPhaseSink:
 //	                    sink.FileSink's rolling part files, or your own; exactly-once),
 //	                    SinkToWriter (a sink.Sink without commits; at-least-once)
@@ -54,6 +56,23 @@
 // sources of its group (FLIP-182): a split more than the maximal drift
 // ahead of the group's least watermark is not read until the others catch
 // up.
+//
+// # Async I/O
+//
+// OrderedWait and UnorderedWait are Flink's AsyncDataStream: an
+// AsyncFunction starts a call per record and returns, and whatever the
+// call runs on completes its ResultFuture once, from any goroutine; weir
+// starts no goroutine per record. The results go out with the record's
+// timestamp, in input order (OrderedWait) or as the calls complete
+// (UnorderedWait), never across a watermark: a watermark waits for the
+// records before it. The subtask reads its input only while fewer than
+// capacity records (and watermarks waiting) are in flight. A record's
+// timeout runs on the processing-time clock; when it fires the function's
+// Timeout decides, or the job fails with ErrAsyncTimeout, as it fails with
+// any error a call completes with for good. WithRetry makes a call again
+// as an AsyncRetryStrategy says. A checkpoint stores the records in flight,
+// and a restore calls the function for them again. The end of a bounded
+// input waits for every call.
 //
 // # Checkpoints and restarts
 //

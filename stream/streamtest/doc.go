@@ -30,7 +30,10 @@
 // (one per key and namespace, as Flink's heap backend counts them),
 // NumEventTimeTimers and NumProcessingTimeTimers across the operators,
 // CurrentWatermark and ProcessingTime; ProcessWatermarkStatus sends an
-// input's idleness and Output holds the statuses emitted.
+// input's idleness and Output holds the statuses emitted. ProcessMail runs
+// what other goroutines handed the operators (the calls of an
+// OrderedWait or UnorderedWait that completed), as Flink's mailbox
+// harness's processAll; EndInput, and a full async queue, wait for them.
 // AssertOutputEqualsSorted (and OutputEqualsSorted, which returns the
 // difference) compares an output as Flink's TestHarnessUtil does: the
 // watermarks in place, the records in any order. SideOutput returns an

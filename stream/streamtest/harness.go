@@ -271,6 +271,16 @@ func (h *harnessCore[O]) SetProcessingTime(ms int64) error {
 	return h.rt.FireProcessingTime()
 }
 
+// ProcessMail runs the mail other goroutines posted to the operators so
+// far (an async operator's completed calls), without waiting: Flink's
+// mailbox harness processAll. EndInput and a full queue wait for it.
+func (h *harnessCore[O]) ProcessMail() error {
+	if err := h.Open(); err != nil {
+		return err
+	}
+	return h.rt.RunMail()
+}
+
 // EndInput ends the input: the operators' end of input, in order.
 func (h *harnessCore[O]) EndInput() error {
 	if err := h.Open(); err != nil {

@@ -2,7 +2,10 @@
 // api/operators and runtime/operators/windowing): map, filter and flat
 // map; process functions on plain and keyed streams, with one and two
 // inputs and broadcast state; rolling reductions; the window operator with
-// its contents, triggers and evictors; window and interval joins; sinks:
+// its contents, triggers and evictors; window and interval joins; the
+// async operator of OrderedWait and UnorderedWait (Flink's
+// AsyncWaitOperator: calls completed on other goroutines reach it as its
+// task's mail); sinks:
 // SinkWriter runs any sink of stream/sink's contract (the file sink among
 // them) with its two-phase commit; and the sorted inputs of keyed
 // operators in BATCH mode.

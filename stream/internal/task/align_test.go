@@ -435,7 +435,7 @@ func TestSourceStopWhileWaiting(t *testing.T) {
 	a.reader.add(&mockSplit{id: "2", recs: []int{1000, 2000}})
 	a.emitNext()
 	a.announce(999)
-	a.rt.mailbox().Deliver(protocol.Trigger{Checkpoint: 1, Stop: true})
+	a.rt.mb.Deliver(protocol.Trigger{Checkpoint: 1, Stop: true})
 	if err := a.rt.drainMail(); err != nil {
 		t.Fatal(err)
 	}

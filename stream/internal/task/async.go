@@ -89,7 +89,7 @@ func (rt *Runtime) checkpointAsync(id, meta int64, alignment time.Duration) erro
 	if a.ctx == nil {
 		a.ctx, a.cancel = context.WithCancel(rt.Context())
 	}
-	ctx, mb := a.ctx, rt.ck.mb
+	ctx, mb := a.ctx, rt.mb
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()

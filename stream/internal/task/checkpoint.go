@@ -52,34 +52,26 @@ func (rt *Runtime) register() {
 	if c == nil {
 		return
 	}
-	rt.ck = &taskCheckpoints{cfg: c, mb: rt.mailbox(),
+	rt.ck = &taskCheckpoints{cfg: c, mb: rt.mb,
 		id: protocol.TaskID{Job: rt.cfg.Job, Attempt: rt.cfg.Attempt, Vertex: rt.cfg.Vertex, Subtask: rt.subtask}}
 	c.Coordinator.Register(rt.ck.id, rt.ck.mb)
 }
 
-// mailbox returns the task's mailbox, made at the first call.
-func (rt *Runtime) mailbox() *mailbox {
-	if rt.mb == nil {
-		rt.mb = newMailbox()
-	}
-	return rt.mb
-}
+// mailWake returns the channel that receives when mail arrives.
+func (rt *Runtime) mailWake() <-chan time.Time { return rt.mb.wake }
 
-// mailWake returns the channel that receives when mail arrives (nil
-// without a mailbox: no checkpoints and no watermark alignment).
-func (rt *Runtime) mailWake() <-chan time.Time {
-	if rt.mb == nil {
-		return nil
-	}
-	return rt.mb.wake
-}
-
-// drainMail handles what the coordinators posted: a trigger (in a source
-// task), completed and aborted checkpoints, the task's own note that an
-// asynchronous snapshot was written, and an aligned source's bound.
+// drainMail handles the operators' mail (Mail), then what the coordinators
+// posted: a trigger (in a source task), completed and aborted checkpoints,
+// the task's own note that an asynchronous snapshot was written, and an
+// aligned source's bound.
 func (rt *Runtime) drainMail() error {
-	if rt.mb == nil {
-		return nil
+	if rt.mb.opMail.Swap(false) {
+		if _, err := rt.runMail(0); err != nil {
+			return err
+		}
+	}
+	if rt.ck == nil && rt.align == nil {
+		return nil // no coordinator posts to this task
 	}
 	for _, m := range rt.mb.take() {
 		if m.asyncDone {

@@ -8,7 +8,8 @@
 //	mail ─────▶│ loop: mail, processing-time timers, then input.step   │──▶ network outputs
 //	(trigger,  │        │                                              │    (records, watermarks,
 //	 complete, │        ▼                                              │     statuses, barriers)
-//	 bound)    │                                                       │
+//	 bound,    │                                                       │
+//	 operator) │                                                       │
 //	           │  input: the gate of the network inputs, a source      │
 //	           │  reader, or an iteration head (gate + feedback queue) │
 //	           │        │ batches                                      │
@@ -55,10 +56,24 @@
 // positions like the others; the bound is not: a restored subtask reads
 // unbounded until its first announcement, as Flink's.
 //
+// # Operator mail
+//
+// An operator that other goroutines hand work to (an async operator's
+// completed calls) is a MailHandler: its Mail's Post, from any goroutine,
+// wakes the task, which calls ProcessMail on its own goroutine between
+// batches. An operator that cannot go on inside a call (its queue is full,
+// its input ended with calls in flight) yields (Setup.Yield): the task
+// runs the mail and the due processing-time timers of that operator and of
+// those after it, never of those before it, so nothing reenters the
+// operator. A WatermarkHolder takes the watermarks the chain passes it and
+// passes each on later (Setup.ReleaseWatermark); the chain's watermark,
+// the one its snapshots hold, is the one that went through the whole chain.
+//
 // # Contracts
 //
 // Operators are called on the task's goroutine only, except the WriteTo
-// of an AsyncPart. A batch pushed into an operator belongs to the caller.
-// Watermarks pass through the chain in order: records an operator emits
-// while firing timers reach the operators after it before the watermark.
+// of an AsyncPart and Mail.Post. A batch pushed into an operator belongs
+// to the caller. Watermarks pass through the chain in order: records an
+// operator emits while firing timers reach the operators after it before
+// the watermark.
 package task

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirdata/weir/stream/internal/protocol"
@@ -17,10 +18,13 @@ type mail struct {
 
 // mailbox carries the coordinator's messages to a task (Flink's task
 // mailbox): the task takes them between batches, on its own goroutine. It
-// is the task's protocol.Task.
+// is the task's protocol.Task. It also wakes the task for its operators'
+// mail (opMail, see Mail).
 type mailbox struct {
 	mu    sync.Mutex
 	items []mail
+	// opMail says an operator's Mail was posted since the task last looked
+	opMail atomic.Bool
 	// wake receives when mail arrives; the task waits on it with its input
 	wake chan time.Time
 	// cancel ends a source's read in progress, so that it sees the mail
@@ -39,6 +43,21 @@ func (m *mailbox) post(x mail) {
 		m.cancel()
 	}
 	m.mu.Unlock()
+	m.wakeUp()
+}
+
+// signal says an operator's Mail was posted; it does not block.
+func (m *mailbox) signal() {
+	m.opMail.Store(true)
+	m.mu.Lock()
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.mu.Unlock()
+	m.wakeUp()
+}
+
+func (m *mailbox) wakeUp() {
 	select {
 	case m.wake <- time.Time{}:
 	default:
@@ -60,5 +79,5 @@ func (m *mailbox) reading(cancel context.CancelFunc) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cancel = cancel
-	return len(m.items) == 0
+	return len(m.items) == 0 && !m.opMail.Load()
 }

@@ -136,14 +136,16 @@ type Runtime struct {
 	writers     []Eventer
 	net         []netOut       // the network outputs
 	owner       WatermarkOwner // the chain head that makes its own watermarks, if any
-	watermark   int64          // the last watermark forwarded
+	// watermark is the last watermark through the whole chain (what its
+	// snapshots hold); inWatermark the last one the chain took in, ahead
+	// of it while a WatermarkHolder holds one
+	watermark   int64
+	inWatermark int64
+	holders     []bool // per operator: a WatermarkHolder
 	idle        bool
 	ended       bool // BATCH: the input ended, the maximal watermark may pass
 	opened      bool
 	ck          *taskCheckpoints // nil without checkpoints
-	// mb carries the coordinators' messages (nil while nothing sends any):
-	// the checkpoint coordinator's, and an aligned source's announcements
-	mb *mailbox
 	// align, in an aligned source task: what a WatermarkAlignment does
 	align func(m protocol.WatermarkAlignment) error
 	// shared gathers the shared files of the snapshot being taken
@@ -156,6 +158,11 @@ type Runtime struct {
 	resume  func()
 	// logs, in an iteration head: the feedback logged per checkpoint
 	logs *feedbackLogs
+	// mb is the task's mailbox: the coordinators' messages (the checkpoint
+	// coordinator's, an aligned source's announcements) and the operators'
+	// mail; mails holds each operator's Mail (nil: none)
+	mb    *mailbox
+	mails []*Mail
 }
 
 type sharedNames struct {
@@ -167,7 +174,7 @@ type sharedNames struct {
 // and parallelism are the harness's, and mem may be nil).
 func New(tc *flow.TaskContext, cfg Config, subtask, parallelism int, mem *memory.Manager) *Runtime {
 	rt := &Runtime{tc: tc, cfg: cfg, subtask: subtask, parallelism: parallelism, mem: mem, clock: cfg.Clock,
-		watermark: watermark.Min}
+		watermark: watermark.Min, inWatermark: watermark.Min, mb: newMailbox()}
 	if tc != nil {
 		rt.subtask, rt.parallelism, rt.mem, rt.env = tc.Subtask, tc.Parallelism, tc.Env.Memory, tc.Env
 		if rt.clock == nil {
@@ -262,7 +269,7 @@ func (rt *Runtime) AddEventer(e Eventer) { rt.writers = append(rt.writers, e) }
 
 // Open puts the operators in topological order and opens them, each with
 // its restored watermark; the task's watermark starts at the least of
-// them.
+// them. Once all are open, each Starter starts.
 func (rt *Runtime) Open() error {
 	if rt.opened {
 		return nil
@@ -272,18 +279,29 @@ func (rt *Runtime) Open() error {
 	slices.Reverse(rt.setups)
 	wm := int64(watermark.Max)
 	restored := false
+	rt.holders = make([]bool, len(rt.ops))
 	for i, s := range rt.setups {
 		s.index = i
 		if s.restore != nil {
 			wm, restored = min(wm, s.restore.Watermark), true
 		}
+		if h, ok := rt.ops[i].(WatermarkHolder); ok {
+			rt.holders[i] = h.HoldsWatermarks()
+		}
 	}
 	if restored && wm != watermark.Max {
-		rt.watermark = wm
+		rt.watermark, rt.inWatermark = wm, wm
 	}
 	for i, op := range rt.ops {
 		if err := op.Open(rt.setups[i]); err != nil {
 			return err
+		}
+	}
+	for _, op := range rt.ops {
+		if s, ok := op.(Starter); ok {
+			if err := s.Start(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -408,21 +426,39 @@ func (rt *Runtime) InputStatus(idle bool) error {
 }
 
 // ForwardWatermark passes wm through the chain (each operator fires its
-// due timers) and then to the outputs.
+// due timers) and then to the outputs; a WatermarkHolder keeps it and
+// passes it on later.
 func (rt *Runtime) ForwardWatermark(wm int64) error {
 	if rt.cfg.Batch && !rt.ended {
 		return nil // BATCH: event time stays put until the end of input
 	}
-	if wm <= rt.watermark {
+	if wm <= rt.inWatermark {
 		return nil
 	}
-	rt.watermark = wm
-	if rt.tc != nil {
-		rt.tc.Metrics.SetWatermark(wm)
+	rt.inWatermark = wm
+	return rt.passWatermark(0, wm)
+}
+
+// passWatermark passes wm through the operators from index from on, and
+// to the outputs; it stops at a WatermarkHolder, which took it. The
+// chain's watermark moves when wm goes through the whole chain.
+func (rt *Runtime) passWatermark(from int, wm int64) error {
+	held := slices.Contains(rt.holders[min(from, len(rt.holders)):], true)
+	if !held {
+		if wm <= rt.watermark {
+			return nil
+		}
+		rt.watermark = wm
+		if rt.tc != nil {
+			rt.tc.Metrics.SetWatermark(wm)
+		}
 	}
-	for _, op := range rt.ops {
-		if err := op.OnWatermark(wm); err != nil {
+	for i := from; i < len(rt.ops); i++ {
+		if err := rt.ops[i].OnWatermark(wm); err != nil {
 			return err
+		}
+		if i < len(rt.holders) && rt.holders[i] {
+			return nil
 		}
 	}
 	return rt.event(flow.Event{Kind: flow.Watermark, Value: wm})
@@ -451,16 +487,7 @@ func (rt *Runtime) event(e flow.Event) error {
 }
 
 // NextProcessingTime is the earliest processing-time timer of the chain.
-func (rt *Runtime) NextProcessingTime() (int64, bool) {
-	var next int64
-	has := false
-	for _, op := range rt.ops {
-		if t, ok := op.NextProcessingTime(); ok && (!has || t < next) {
-			next, has = t, true
-		}
-	}
-	return next, has
-}
+func (rt *Runtime) NextProcessingTime() (int64, bool) { return rt.nextProcessingTime(0) }
 
 // FireProcessingTime fires the processing-time timers that came due.
 func (rt *Runtime) FireProcessingTime() error {

@@ -186,7 +186,7 @@ func (s *Source[T]) start(rt *Runtime) error {
 		a.pauser, _ = r.(source.SplitPauser)
 		a.next = rt.clock.Now().Add(a.every)
 		s.align = a
-		a.coord.Register(rt.subtask, rt.mailbox())
+		a.coord.Register(rt.subtask, rt.mb)
 		rt.align = s.onAlignment
 	}
 	s.tick()
@@ -273,7 +273,10 @@ func (s *Source[T]) step(rt *Runtime) (bool, error) {
 	}
 	readCtx := s.ctx
 	var readCancel context.CancelFunc
-	if rt.mb != nil { // mail ends the read, so that a trigger waits for no record
+	if rt.ck != nil || rt.mails != nil || rt.align != nil {
+		// mail ends the read, so that a trigger or an aligned source's
+		// bound waits for no record and an operator's mail (an async
+		// result) for no batch
 		readCtx, readCancel = context.WithCancel(s.ctx)
 		if !rt.mb.reading(readCancel) {
 			readCancel()
