@@ -1,0 +1,218 @@
+package metrics
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirdata/weir/clock"
+)
+
+// Kind is the kind of a metric.
+type Kind uint8
+
+// The kinds of metric.
+const (
+	KindCounter Kind = iota
+	KindGauge
+	KindHistogram
+	KindMeter
+)
+
+// String returns the kind's name: counter, gauge, histogram or meter.
+func (k Kind) String() string {
+	switch k {
+	case KindCounter:
+		return "counter"
+	case KindGauge:
+		return "gauge"
+	case KindHistogram:
+		return "histogram"
+	case KindMeter:
+		return "meter"
+	}
+	return "unknown"
+}
+
+// MarshalText returns the kind's name, for JSON.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Group is Flink's MetricGroup: named metrics and named sub-groups under a
+// scope. Its methods are safe for concurrent use.
+type Group struct {
+	clock clock.Clock
+	scope []string
+
+	mu      sync.Mutex
+	metrics []metric
+	names   map[string]int // index into metrics
+	groups  []*Group
+	byName  map[string]*Group
+}
+
+// metric is one registered metric; the field of its kind is set.
+type metric struct {
+	name     string
+	kind     Kind
+	counter  *Counter
+	gauge    func() float64
+	gaugeInt func() int64
+	hist     *Histogram
+	meter    *Meter
+}
+
+// NewGroup returns a root group scoped scope (the runtime's:
+// <operator>, <subtask>), whose meters read c (nil: clock.System).
+func NewGroup(c clock.Clock, scope ...string) *Group {
+	if c == nil {
+		c = clock.System{}
+	}
+	return &Group{clock: c, scope: append([]string(nil), scope...)}
+}
+
+// Scope returns the group's scope: its ancestors' names and its own.
+func (g *Group) Scope() []string { return append([]string(nil), g.scope...) }
+
+// AddGroup returns the sub-group name, made on the first call (Flink's
+// addGroup).
+func (g *Group) AddGroup(name string) *Group {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.byName[name]; ok {
+		return s
+	}
+	s := &Group{clock: g.clock, scope: append(g.Scope(), name)}
+	if g.byName == nil {
+		g.byName = map[string]*Group{}
+	}
+	g.byName[name] = s
+	g.groups = append(g.groups, s)
+	return s
+}
+
+// register registers m unless its name is taken; it returns the metric
+// registered under the name and whether it is m's kind.
+func (g *Group) register(m metric) (metric, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i, ok := g.names[m.name]; ok {
+		return g.metrics[i], g.metrics[i].kind == m.kind
+	}
+	if g.names == nil {
+		g.names = map[string]int{}
+	}
+	g.names[m.name] = len(g.metrics)
+	g.metrics = append(g.metrics, m)
+	return m, true
+}
+
+// Counter returns the counter name (Flink's counter).
+func (g *Group) Counter(name string) *Counter {
+	c := &Counter{}
+	if r, ok := g.register(metric{name: name, kind: KindCounter, counter: c}); ok {
+		return r.counter
+	}
+	return c
+}
+
+// Gauge registers fn as the gauge name (Flink's gauge): fn is called each
+// time the metrics are read, on the reader's goroutine, so it must be safe
+// for concurrent use and must not block. A name already registered keeps
+// its first function.
+func (g *Group) Gauge(name string, fn func() float64) {
+	if fn != nil {
+		g.register(metric{name: name, kind: KindGauge, gauge: fn})
+	}
+}
+
+// GaugeInt is Gauge for an integer: the snapshot holds its value exactly
+// (Sample.Count) besides as a float (Sample.Value).
+func (g *Group) GaugeInt(name string, fn func() int64) {
+	if fn != nil {
+		g.register(metric{name: name, kind: KindGauge, gaugeInt: fn})
+	}
+}
+
+// Histogram returns the histogram name over a reservoir of the last size
+// values (Flink's histogram of a DescriptiveStatisticsHistogram of
+// windowSize size); size <= 0 means DefaultReservoir.
+func (g *Group) Histogram(name string, size int) *Histogram {
+	h := NewHistogram(size)
+	if r, ok := g.register(metric{name: name, kind: KindHistogram, hist: h}); ok {
+		return r.hist
+	}
+	return h
+}
+
+// Meter returns the meter name, whose rate is the events per second over
+// at least span (Flink's meter of a MeterView of span); span <= 0 means
+// DefaultSpan. It reads the group's clock.
+func (g *Group) Meter(name string, span time.Duration) *Meter {
+	m := NewMeter(g.clock, span)
+	if r, ok := g.register(metric{name: name, kind: KindMeter, meter: m}); ok {
+		return r.meter
+	}
+	return m
+}
+
+// Sample is one metric as it was read: its scope and name, its kind and
+// its values.
+type Sample struct {
+	// Scope is the scope of the metric's group: for the runtime's groups
+	// the operator's name, the subtask's index, then the sub-groups.
+	Scope []string `json:"scope"`
+	Name  string   `json:"name"`
+	Kind  Kind     `json:"kind"`
+	// Count is a counter's count, a meter's events, a histogram's values
+	// updated (all of them, not only the reservoir's), and an integer
+	// gauge's value.
+	Count int64 `json:"count"`
+	// Value is a gauge's value and a meter's rate per second.
+	Value float64 `json:"value"`
+	// Histogram is a histogram's statistics over its reservoir; nil for
+	// the other kinds.
+	Histogram *HistogramStatistics `json:"histogram,omitempty"`
+}
+
+// Identifier returns the metric's identifier: its scope and its name
+// joined by dots (Flink's metric identifier).
+func (s Sample) Identifier() string {
+	return strings.Join(append(append([]string(nil), s.Scope...), s.Name), ".")
+}
+
+// Snapshot reads every metric of the group and of its sub-groups: the
+// group's own in the order they were registered, then each sub-group's in
+// the order they were added.
+func (g *Group) Snapshot() []Sample {
+	var out []Sample
+	g.snapshot(&out)
+	return out
+}
+
+func (g *Group) snapshot(out *[]Sample) {
+	g.mu.Lock()
+	ms := append([]metric(nil), g.metrics...)
+	gs := append([]*Group(nil), g.groups...)
+	g.mu.Unlock()
+	for _, m := range ms {
+		s := Sample{Scope: g.scope, Name: m.name, Kind: m.kind}
+		switch {
+		case m.counter != nil:
+			s.Count = m.counter.Count()
+		case m.gauge != nil:
+			s.Value = m.gauge()
+		case m.gaugeInt != nil:
+			s.Count = m.gaugeInt()
+			s.Value = float64(s.Count)
+		case m.hist != nil:
+			n, st := m.hist.read()
+			s.Count, s.Histogram = n, &st
+		case m.meter != nil:
+			s.Count, s.Value = m.meter.Count(), m.meter.Rate()
+		}
+		*out = append(*out, s)
+	}
+	for _, c := range gs {
+		c.snapshot(out)
+	}
+}
