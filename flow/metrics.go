@@ -154,6 +154,11 @@ type SubtaskMetrics struct {
 	// its body registered them (TaskMetrics.Operator); empty when it
 	// registered none.
 	Operators []OperatorMetrics
+	// Metrics are the user metrics of those operators (the groups of
+	// OperatorCounters.SetMetrics), in chain order, each scoped
+	// <operator>.<subtask>; nil when there are none. Total leaves them
+	// out: they are per subtask.
+	Metrics []metrics.Sample
 }
 
 // OperatorMetrics is what one operator of a chain did.
@@ -161,11 +166,6 @@ type OperatorMetrics struct {
 	Name       string
 	RecordsIn  int64 // records it received (zero for a source)
 	RecordsOut int64 // records it emitted over all its outputs (zero for a sink)
-	// Metrics are the user metrics its functions registered in this
-	// subtask (OperatorCounters.SetMetrics), scoped <operator>.<subtask>;
-	// nil when there are none. Total leaves them out: they are per
-	// subtask.
-	Metrics []metrics.Sample
 }
 
 // VertexMetrics is what one vertex's subtasks did.
@@ -262,13 +262,13 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 	counters := slices.Clone(m.ops)
 	m.opMu.Unlock()
 	var ops []OperatorMetrics
+	var user []metrics.Sample
 	if len(counters) > 0 {
-		// user gauges run here: outside the lock
 		ops = make([]OperatorMetrics, len(counters))
 		for i, c := range counters {
 			ops[i] = OperatorMetrics{Name: c.name, RecordsIn: c.in.Load(), RecordsOut: c.out.Load()}
 			if g := c.user.Load(); g != nil {
-				ops[i].Metrics = g.Snapshot()
+				user = append(user, g.Snapshot()...) // user gauges run here, outside the lock
 			}
 		}
 	}
@@ -290,5 +290,6 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 		PeakMemory:    m.peak.Load(),
 		Watermark:     wm,
 		Operators:     ops,
+		Metrics:       user,
 	}
 }

@@ -32,7 +32,7 @@ func TestUserMetrics(t *testing.T) {
 	}
 	v := res.Vertices[0]
 	for _, s := range v.Subtasks {
-		ms := s.Operators[0].Metrics
+		ms := s.Metrics
 		if len(ms) != 2 {
 			t.Fatalf("subtask %d: %d metrics", s.Subtask, len(ms))
 		}
@@ -44,7 +44,7 @@ func TestUserMetrics(t *testing.T) {
 			t.Errorf("subtask %d: %s = %d", s.Subtask, ms[1].Identifier(), ms[1].Count)
 		}
 	}
-	if m := v.Total().Operators[0].Metrics; m != nil {
+	if m := v.Total().Metrics; m != nil {
 		t.Errorf("Total kept user metrics: %v", m)
 	}
 }
