@@ -159,7 +159,8 @@ type Chain struct {
 	groups []*metrics.Group
 }
 
-// Metrics returns the user metric groups of the chain's operators.
+// Metrics returns the user metric groups of the chain's operators, head
+// first.
 func (c *Chain) Metrics() []*metrics.Group { return c.groups }
 
 // Harness returns the chain of a test harness: every edge of the nodes
@@ -176,6 +177,11 @@ func (c *Chain) Build(n *Node) ([]any, error) { return c.build(n) }
 // returns n's inputs.
 func (c *Chain) build(n *Node) ([]any, error) {
 	counters := c.rt.Counters(n.Name)
+	group := metrics.NewGroup(c.rt.Clock(), n.Name, strconv.Itoa(c.rt.Subtask()))
+	if counters != nil {
+		counters.SetMetrics(group)
+	}
+	c.groups = append(c.groups, group)
 	outs := map[string]any{}
 	for _, name := range n.Order {
 		pt := n.Ports[name]
@@ -204,11 +210,6 @@ func (c *Chain) build(n *Node) ([]any, error) {
 			}
 		}
 	}
-	group := metrics.NewGroup(c.rt.Clock(), n.Name, strconv.Itoa(c.rt.Subtask()))
-	if counters != nil {
-		counters.SetMetrics(group)
-	}
-	c.groups = append(c.groups, group)
 	b := &Build{Runtime: c.rt, Node: n, MaxParallelism: c.r.MaxP[n], OperatorMaxParallelism: c.r.OperatorMaxParallelism(n),
 		Metrics: group}
 	if c.at != nil {
