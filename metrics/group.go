@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -178,6 +179,47 @@ type Sample struct {
 // joined by dots (Flink's metric identifier).
 func (s Sample) Identifier() string {
 	return strings.Join(append(append([]string(nil), s.Scope...), s.Name), ".")
+}
+
+// String returns the sample on one line: its identifier, its kind and its
+// values ("op.0.records counter 12", "op.0.queue gauge 3.5", "op.0.rate
+// meter 120 events 2/s", "op.0.latency histogram 40 values min=1 p50=4
+// p95=9 p99=9.9 max=10 mean=4.6").
+func (s Sample) String() string {
+	b := []byte(s.Identifier())
+	b = append(b, ' ')
+	b = append(b, s.Kind.String()...)
+	b = append(b, ' ')
+	num := func(v float64) { b = strconv.AppendFloat(b, v, 'g', 6, 64) }
+	switch s.Kind {
+	case KindCounter:
+		b = strconv.AppendInt(b, s.Count, 10)
+	case KindGauge:
+		num(s.Value)
+	case KindMeter:
+		b = strconv.AppendInt(b, s.Count, 10)
+		b = append(b, " events "...)
+		num(s.Value)
+		b = append(b, "/s"...)
+	case KindHistogram:
+		b = strconv.AppendInt(b, s.Count, 10)
+		b = append(b, " values"...)
+		if h := s.Histogram; h != nil && h.Size > 0 {
+			b = append(b, " min="...)
+			b = strconv.AppendInt(b, h.Min, 10)
+			for _, q := range []float64{0.5, 0.95, 0.99} {
+				b = append(b, " p"...)
+				b = strconv.AppendFloat(b, q*100, 'g', -1, 64)
+				b = append(b, '=')
+				num(h.Quantile(q))
+			}
+			b = append(b, " max="...)
+			b = strconv.AppendInt(b, h.Max, 10)
+			b = append(b, " mean="...)
+			num(h.Mean)
+		}
+	}
+	return string(b)
 }
 
 // Snapshot reads every metric of the group and of its sub-groups: the

@@ -259,6 +259,13 @@ func TestGroup(t *testing.T) {
 	if st := got[3].Histogram; st == nil || st.Min != 7 || st.Max != 9 || st.Mean != 8 {
 		t.Errorf("histogram statistics %+v", got[3].Histogram)
 	}
+	lines := []string{"Map.2.records counter 3", "Map.2.queue gauge 5", "Map.2.ratio gauge 0.25",
+		"Map.2.io.latency histogram 2 values min=7 p50=8 p95=9 p99=9 max=9 mean=8", "Map.2.io.out.bytes meter 50 events 10/s"}
+	for i, l := range lines {
+		if got[i].String() != l {
+			t.Errorf("sample %d prints %q, want %q", i, got[i].String(), l)
+		}
+	}
 	if s := sub.Scope(); !slices.Equal(s, []string{"Map", "2", "io"}) {
 		t.Errorf("scope %v", s)
 	}
