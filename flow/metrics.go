@@ -51,7 +51,7 @@ type OperatorCounters struct {
 }
 
 // SetMetrics sets the operator's user metric group (Flink's operator
-// metric group), which snapshots read.
+// metric group), which the job's metrics read (Job.Metrics, Result).
 func (c *OperatorCounters) SetMetrics(g *metrics.Group) { c.user.Store(g) }
 
 // Metrics returns the operator's user metric group, nil when none was set.
@@ -268,7 +268,7 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 		for i, c := range counters {
 			ops[i] = OperatorMetrics{Name: c.name, RecordsIn: c.in.Load(), RecordsOut: c.out.Load()}
 			if g := c.user.Load(); g != nil {
-				user = append(user, g.Snapshot()...) // user gauges run here, outside the lock
+				user = append(user, g.Samples()...) // user gauges run here, outside the lock
 			}
 		}
 	}

@@ -24,6 +24,7 @@ func TestUserMetrics(t *testing.T) {
 		for range n * (tc.Subtask + 1) {
 			c.Inc()
 		}
+		grp.Publish()
 		return nil
 	})
 	res, err := Execute(bg, g, env.options(Options{}))

@@ -23,26 +23,29 @@
 // A name is registered once per group. Asking again for a metric of the
 // same kind and name returns the registered one; a metric of another kind
 // under a registered name works but is not registered, so it appears in no
-// snapshot (Flink's name collision: the first metric is reported).
+// reading of the group (Flink's name collision: the first metric is
+// reported).
 //
-// # Reading
+// # Updating, publishing and reading
 //
-// Group.Snapshot returns every metric of a group and its sub-groups as
-// Samples, in the order they were registered, the group's own before its
-// sub-groups': what Job.Metrics of package stream and a reporter read. A
-// Sample names its metric by scope and name and holds its kind and values,
-// so that a reporter (Prometheus: counters, gauges, summaries) needs
-// nothing else.
+// A metric is updated by one goroutine, the one its function runs on (a
+// subtask's), with plain arithmetic: Counter.Inc and Meter.MarkEvent add
+// to a field, Histogram.Update writes one slot of its ring; none
+// allocates or synchronizes (Flink's SimpleCounter is not thread-safe
+// either). Group.Publish, called on that goroutine, makes the values
+// visible to readers; the stream runtime publishes a subtask's metrics
+// after each batch, event and timer, so readers see them as of the last
+// one, never torn. Counter.Count, Histogram.Count and
+// Histogram.Statistics read the updater's own values, on its goroutine.
 //
-// # Concurrency and cost
-//
-// Every metric is safe for concurrent use: a subtask updates its metrics
-// on its goroutine while another reads them. Counter.Inc and
-// Meter.MarkEvent are one atomic addition; Histogram.Update takes an
-// uncontended lock and writes one slot of its ring. None allocates. A
-// Gauge's function is called by whoever reads the metrics, on that
-// goroutine: it must be safe for concurrent use (read an atomic), must not
-// block, and must not read the metrics itself.
+// Group.Samples, on any goroutine, returns every metric of a group and
+// its sub-groups as Samples, in the order they were registered, the
+// group's own before its sub-groups': what Job.Metrics of package stream
+// and a reporter read. A Sample names its metric by scope and name and
+// holds its kind and values, so that a reporter (Prometheus: counters,
+// gauges, summaries) needs nothing else. A Gauge's function is called by
+// Samples, on the reader's goroutine: it must be safe for concurrent use
+// (read an atomic), must not block, and must not read the metrics itself.
 //
 // # Time
 //

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirdata/weir/clock"
@@ -43,6 +44,7 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 type Group struct {
 	clock clock.Clock
 	scope []string
+	live  *atomic.Bool // the root's: whether the tree has a metric to publish
 
 	mu      sync.Mutex
 	metrics []metric
@@ -68,7 +70,7 @@ func NewGroup(c clock.Clock, scope ...string) *Group {
 	if c == nil {
 		c = clock.System{}
 	}
-	return &Group{clock: c, scope: append([]string(nil), scope...)}
+	return &Group{clock: c, scope: append([]string(nil), scope...), live: new(atomic.Bool)}
 }
 
 // Scope returns the group's scope: its ancestors' names and its own.
@@ -82,7 +84,7 @@ func (g *Group) AddGroup(name string) *Group {
 	if s, ok := g.byName[name]; ok {
 		return s
 	}
-	s := &Group{clock: g.clock, scope: append(g.Scope(), name)}
+	s := &Group{clock: g.clock, scope: append(g.Scope(), name), live: g.live}
 	if g.byName == nil {
 		g.byName = map[string]*Group{}
 	}
@@ -104,6 +106,9 @@ func (g *Group) register(m metric) (metric, bool) {
 	}
 	g.names[m.name] = len(g.metrics)
 	g.metrics = append(g.metrics, m)
+	if m.kind != KindGauge {
+		g.live.Store(true)
+	}
 	return m, true
 }
 
@@ -126,7 +131,7 @@ func (g *Group) Gauge(name string, fn func() float64) {
 	}
 }
 
-// GaugeInt is Gauge for an integer: the snapshot holds its value exactly
+// GaugeInt is Gauge for an integer: its Sample holds its value exactly
 // (Sample.Count) besides as a float (Sample.Value).
 func (g *Group) GaugeInt(name string, fn func() int64) {
 	if fn != nil {
@@ -222,39 +227,79 @@ func (s Sample) String() string {
 	return string(b)
 }
 
-// Snapshot reads every metric of the group and of its sub-groups: the
-// group's own in the order they were registered, then each sub-group's in
-// the order they were added.
-func (g *Group) Snapshot() []Sample {
+// Publish makes the counts of the group's counters and meters and the
+// values of its histograms, and its sub-groups', visible to Samples as
+// they are now. It must be called on the goroutine that updates them: the
+// stream runtime publishes a subtask's metrics after each batch, event
+// and timer it handled, and once more when the subtask ends. It costs one
+// atomic load when the group has no metric to publish.
+func (g *Group) Publish() {
+	if !g.live.Load() {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, m := range g.metrics {
+		switch {
+		case m.counter != nil:
+			m.counter.publish()
+		case m.hist != nil:
+			m.hist.publish()
+		case m.meter != nil:
+			m.meter.publish()
+		}
+	}
+	for _, c := range g.groups {
+		c.Publish()
+	}
+}
+
+// Samples reads every metric of the group and of its sub-groups, as of
+// their last Publish (gauges now): the group's own in the order they were
+// registered, then each sub-group's in the order they were added. It may
+// be called on any goroutine.
+func (g *Group) Samples() []Sample {
 	var out []Sample
-	g.snapshot(&out)
+	g.samples(&out)
 	return out
 }
 
-func (g *Group) snapshot(out *[]Sample) {
+func (g *Group) samples(out *[]Sample) {
+	// the published values are read under the lock Publish holds, so that
+	// they are all of one publish; statistics and gauges are computed
+	// after it
+	first := len(*out)
+	raw := map[int][]int64{} // a histogram's values, by sample
 	g.mu.Lock()
-	ms := append([]metric(nil), g.metrics...)
-	gs := append([]*Group(nil), g.groups...)
-	g.mu.Unlock()
-	for _, m := range ms {
+	for _, m := range g.metrics {
 		s := Sample{Scope: g.scope, Name: m.name, Kind: m.kind}
 		switch {
 		case m.counter != nil:
-			s.Count = m.counter.Count()
+			s.Count = m.counter.published()
+		case m.hist != nil:
+			s.Count, raw[len(*out)] = m.hist.published()
+		case m.meter != nil:
+			s.Count, s.Value = m.meter.published()
+		}
+		*out = append(*out, s)
+	}
+	ms := append([]metric(nil), g.metrics...)
+	gs := append([]*Group(nil), g.groups...)
+	g.mu.Unlock()
+	for i, m := range ms {
+		s := &(*out)[first+i]
+		switch {
 		case m.gauge != nil:
 			s.Value = m.gauge()
 		case m.gaugeInt != nil:
 			s.Count = m.gaugeInt()
 			s.Value = float64(s.Count)
 		case m.hist != nil:
-			n, st := m.hist.read()
-			s.Count, s.Histogram = n, &st
-		case m.meter != nil:
-			s.Count, s.Value = m.meter.Count(), m.meter.Rate()
+			st := newStatistics(raw[first+i])
+			s.Histogram = &st
 		}
-		*out = append(*out, s)
 	}
 	for _, c := range gs {
-		c.snapshot(out)
+		c.samples(out)
 	}
 }

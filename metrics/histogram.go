@@ -12,14 +12,21 @@ const DefaultReservoir = 1024
 
 // Histogram is Flink's DescriptiveStatisticsHistogram: it keeps the last
 // values it was updated with in a ring of a fixed size (the reservoir),
-// and computes statistics over them when they are read. Update takes an
-// uncontended lock and writes one slot: it allocates nothing. Safe for
-// concurrent use.
+// and computes statistics over them when they are read. Update writes one
+// slot of the ring on the updating goroutine (the subtask's) and
+// allocates nothing; Group.Publish copies the slots written since the
+// last publish into the readers' copy.
 type Histogram struct {
-	mu     sync.Mutex
-	n      int64 // values updated
-	next   int   // the slot the next value goes to
+	// the updater's
 	values []int64
+	next   int   // the slot the next value goes to
+	n      int64 // values updated
+	pubN   int64 // n at the last publish
+
+	// the readers'
+	mu     sync.Mutex
+	pub    []int64 // the ring as of the last publish
+	pubCnt int64
 }
 
 // NewHistogram returns a histogram over the last size values (size <= 0:
@@ -28,43 +35,56 @@ func NewHistogram(size int) *Histogram {
 	if size <= 0 {
 		size = DefaultReservoir
 	}
-	return &Histogram{values: make([]int64, size)}
+	return &Histogram{values: make([]int64, size), pub: make([]int64, size)}
 }
 
 // Update adds v; it replaces the oldest value once the reservoir is full.
 func (h *Histogram) Update(v int64) {
-	h.mu.Lock()
 	h.values[h.next] = v
 	h.next++
 	if h.next == len(h.values) {
 		h.next = 0
 	}
 	h.n++
-	h.mu.Unlock()
 }
 
 // Count returns the number of values updated, all of them (Flink's
-// getCount).
-func (h *Histogram) Count() int64 {
+// getCount), on the updating goroutine.
+func (h *Histogram) Count() int64 { return h.n }
+
+// Statistics returns the statistics of the values in the reservoir, on the
+// updating goroutine.
+func (h *Histogram) Statistics() HistogramStatistics {
+	return newStatistics(slices.Clone(h.values[:min(h.n, int64(len(h.values)))]))
+}
+
+// publish copies the slots written since the last publish for readers.
+func (h *Histogram) publish() {
+	d := h.n - h.pubN
+	if d == 0 {
+		return
+	}
+	h.mu.Lock()
+	size := len(h.values)
+	if d >= int64(size) {
+		copy(h.pub, h.values)
+	} else if start := h.next - int(d); start >= 0 {
+		copy(h.pub[start:h.next], h.values[start:h.next])
+	} else {
+		copy(h.pub[size+start:], h.values[size+start:])
+		copy(h.pub[:h.next], h.values[:h.next])
+	}
+	h.pubCnt = h.n
+	h.mu.Unlock()
+	h.pubN = h.n
+}
+
+// published returns the count and a copy of the reservoir as of the last
+// publish, on any goroutine.
+func (h *Histogram) published() (int64, []int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.n
-}
-
-// Statistics returns the statistics of the values in the reservoir.
-func (h *Histogram) Statistics() HistogramStatistics {
-	_, s := h.read()
-	return s
-}
-
-// read returns the count and the statistics of one instant.
-func (h *Histogram) read() (int64, HistogramStatistics) {
-	h.mu.Lock()
-	n := h.n
-	vs := make([]int64, min(n, int64(len(h.values))))
-	copy(vs, h.values)
-	h.mu.Unlock()
-	return n, newStatistics(vs)
+	return h.pubCnt, slices.Clone(h.pub[:min(h.pubCnt, int64(len(h.pub)))])
 }
 
 // HistogramStatistics are the statistics of a histogram's reservoir at

@@ -17,18 +17,19 @@ const DefaultSpan = 60 * time.Second
 const UpdateInterval = 5 * time.Second
 
 // Meter is Flink's MeterView: it counts events and measures their rate
-// per second over a span of time. MarkEvent is one atomic addition and
-// reads no clock. Rate reads the clock and keeps a sample of the count
-// (at most one every UpdateInterval): the rate is the events since the
-// newest sample at least span old (else the oldest, the meter's start)
-// divided by the seconds since it. So a meter read at least every
-// UpdateInterval measures over span, as Flink's; one read less often
-// measures over the time since the sample before the span. Safe for
-// concurrent use.
+// per second over a span of time. MarkEvent adds to the updating
+// goroutine's count (the subtask's) and reads no clock; Group.Publish
+// publishes the count. Rate reads the clock and keeps a sample of the
+// published count (at most one every UpdateInterval): the rate is the
+// events since the newest sample at least span old (else the oldest, the
+// meter's start) divided by the seconds since it. So a meter read at
+// least every UpdateInterval measures over span, as Flink's; one read
+// less often measures over the time since the sample before the span.
 type Meter struct {
-	n     atomic.Int64
-	clock clock.Clock
-	span  time.Duration
+	n, last int64 // the updater's count, and the one published last
+	pub     atomic.Int64
+	clock   clock.Clock
+	span    time.Duration
 
 	mu      sync.Mutex
 	samples []meterSample // oldest first; the first at least span old when any is
@@ -52,23 +53,37 @@ func NewMeter(c clock.Clock, span time.Duration) *Meter {
 }
 
 // MarkEvent counts one event.
-func (m *Meter) MarkEvent() { m.n.Add(1) }
+func (m *Meter) MarkEvent() { m.n++ }
 
 // MarkEventN counts n events.
-func (m *Meter) MarkEventN(n int64) { m.n.Add(n) }
+func (m *Meter) MarkEventN(n int64) { m.n += n }
 
-// Count returns the events counted.
-func (m *Meter) Count() int64 { return m.n.Load() }
+// Count returns the events counted, on the updating goroutine.
+func (m *Meter) Count() int64 { return m.n }
 
 // Span returns the span the rate is measured over.
 func (m *Meter) Span() time.Duration { return m.span }
 
-// Rate returns the events per second over the span (see Meter): zero when
-// no time passed since the meter started.
+func (m *Meter) publish() {
+	if m.n != m.last {
+		m.last = m.n
+		m.pub.Store(m.n)
+	}
+}
+
+// Rate returns the events per second over the span (see Meter) as of the
+// last publish, on any goroutine: zero when no time passed since the
+// meter started.
 func (m *Meter) Rate() float64 {
+	_, r := m.published()
+	return r
+}
+
+// published returns the count and the rate as of the last publish.
+func (m *Meter) published() (int64, float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now, n := m.clock.Now(), m.n.Load()
+	now, n := m.clock.Now(), m.pub.Load()
 	if last := m.samples[len(m.samples)-1]; now.Sub(last.at) >= UpdateInterval {
 		m.samples = append(m.samples, meterSample{at: now, n: n})
 	}
@@ -82,7 +97,7 @@ func (m *Meter) Rate() float64 {
 	base := m.samples[0]
 	dt := now.Sub(base.at)
 	if dt <= 0 {
-		return 0
+		return n, 0
 	}
-	return float64(n-base.n) / dt.Seconds()
+	return n, float64(n-base.n) / dt.Seconds()
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,26 +14,30 @@ import (
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// TestCounterConcurrent: increments and decrements from several goroutines
-// sum exactly.
-func TestCounterConcurrent(t *testing.T) {
-	var c Counter
-	const g, n = 8, 10000
-	var wg sync.WaitGroup
-	for i := range g {
-		wg.Go(func() {
-			for range n {
-				c.Inc()
-			}
-			c.IncBy(int64(i))
-			c.Dec()
-			c.DecBy(2)
-		})
+// TestCounterPublish: a counter's updates are the updater's until a
+// Publish, which makes them what Samples reads.
+func TestCounterPublish(t *testing.T) {
+	g := NewGroup(nil, "op", "0")
+	c := g.Counter("c")
+	for range 10 {
+		c.Inc()
 	}
-	wg.Wait()
-	want := int64(g*n + (g-1)*g/2 - 3*g)
-	if c.Count() != want {
-		t.Fatalf("count %d, want %d", c.Count(), want)
+	c.IncBy(7)
+	c.Dec()
+	c.DecBy(2)
+	if c.Count() != 14 {
+		t.Fatalf("count %d, want 14", c.Count())
+	}
+	if s := g.Samples(); s[0].Count != 0 {
+		t.Fatalf("read %d before a publish, want 0", s[0].Count)
+	}
+	g.Publish()
+	if s := g.Samples(); s[0].Count != 14 {
+		t.Fatalf("read %d after a publish, want 14", s[0].Count)
+	}
+	c.Inc()
+	if s := g.Samples(); s[0].Count != 14 {
+		t.Fatalf("read %d after an update not published, want 14", s[0].Count)
 	}
 }
 
@@ -97,7 +102,8 @@ func TestHistogramQuantilesClosedForm(t *testing.T) {
 func TestHistogramReservoir(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, tc := range []struct{ size, n int }{{16, 5}, {16, 16}, {16, 17}, {100, 1234}, {0, 5000}} {
-		h := NewHistogram(tc.size)
+		g := NewGroup(nil, "op", "0")
+		h := g.Histogram("h", tc.size)
 		size := tc.size
 		if size <= 0 {
 			size = DefaultReservoir
@@ -106,15 +112,20 @@ func TestHistogramReservoir(t *testing.T) {
 		for i := range all {
 			all[i] = rng.Int64N(1e6) - 5e5
 			h.Update(all[i])
+			if rng.IntN(10) == 0 { // publish after runs of any length
+				g.Publish()
+			}
 		}
+		g.Publish()
+		pub := g.Samples()[0]
 		last := all[max(0, tc.n-size):]
 		st := h.Statistics()
-		if h.Count() != int64(tc.n) || st.Size != len(last) {
-			t.Fatalf("%+v: count %d size %d", tc, h.Count(), st.Size)
+		if h.Count() != int64(tc.n) || st.Size != len(last) || pub.Count != int64(tc.n) {
+			t.Fatalf("%+v: count %d (published %d) size %d", tc, h.Count(), pub.Count, st.Size)
 		}
 		sorted := slices.Sorted(slices.Values(last))
-		if !slices.Equal(st.Values(), sorted) {
-			t.Fatalf("%+v: values differ from the last %d", tc, len(last))
+		if !slices.Equal(st.Values(), sorted) || !slices.Equal(pub.Histogram.Values(), sorted) {
+			t.Fatalf("%+v: values (or the published ones) differ from the last %d", tc, len(last))
 		}
 		if st.Min != sorted[0] || st.Max != sorted[len(sorted)-1] {
 			t.Errorf("%+v: min %d max %d", tc, st.Min, st.Max)
@@ -169,6 +180,7 @@ func TestMeterRate(t *testing.T) {
 				m.MarkEvent()
 			}
 		}
+		m.publish()
 		// the base sample: taken at the newest multiple of 5 at least 60
 		// s before s, or the start
 		base := 0
@@ -194,11 +206,13 @@ func TestMeterSparseReads(t *testing.T) {
 	c := clock.NewManual(epoch)
 	m := NewMeter(c, 10*time.Second)
 	m.MarkEventN(300)
+	m.publish()
 	c.Advance(30 * time.Second)
 	if got := m.Rate(); got != 10 {
 		t.Fatalf("rate %v after 300 events in 30 s, want 10", got)
 	}
 	m.MarkEventN(100)
+	m.publish()
 	c.Advance(50 * time.Second)
 	if got := m.Rate(); got != 2 {
 		t.Fatalf("rate %v after 100 events in 50 s, want 2", got)
@@ -207,7 +221,7 @@ func TestMeterSparseReads(t *testing.T) {
 
 // TestGroup: scopes and identifiers, sub-groups made once, names
 // registered once per group (a colliding kind is not registered), and
-// the snapshot's order and values.
+// the samples' order and values.
 func TestGroup(t *testing.T) {
 	c := clock.NewManual(epoch)
 	g := NewGroup(c, "Map", "2")
@@ -233,8 +247,9 @@ func TestGroup(t *testing.T) {
 	h.Update(9)
 	m.MarkEventN(50)
 	c.Advance(5 * time.Second)
+	g.Publish()
 
-	got := g.Snapshot()
+	got := g.Samples()
 	want := []struct {
 		id    string
 		kind  Kind
@@ -281,6 +296,7 @@ func TestNoAllocs(t *testing.T) {
 		"Counter.Inc":      func() { c.Inc() },
 		"Histogram.Update": func() { v++; h.Update(v) },
 		"Meter.MarkEvent":  func() { m.MarkEvent() },
+		"Group.Publish":    func() { c.Inc(); v++; h.Update(v); m.MarkEvent(); g.Publish() },
 	} {
 		if n := testing.AllocsPerRun(1000, f); n != 0 {
 			t.Errorf("%s: %v allocations per call", name, n)
@@ -288,22 +304,30 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
-// TestConcurrentReadWrite: a writer updates every kind while a reader
-// snapshots (for the race detector); the final counts are exact.
+// TestConcurrentReadWrite: a writer updates every kind and publishes
+// every 100 updates while a reader reads the samples (for the race
+// detector): the reader sees counts that never go back, and after the
+// last publish the exact counts.
 func TestConcurrentReadWrite(t *testing.T) {
 	g := NewGroup(nil, "op", "0")
 	c, h, m := g.Counter("c"), g.Histogram("h", 16), g.Meter("m", 0)
-	var gauge Counter
-	g.GaugeInt("g", gauge.Count)
+	var gauge atomic.Int64
+	g.GaugeInt("g", gauge.Load)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	var back atomic.Bool
 	wg.Go(func() {
+		var last int64
 		for {
 			select {
 			case <-done:
 				return
 			default:
-				g.Snapshot()
+				s := g.Samples()
+				if s[0].Count < last || s[1].Count != s[0].Count {
+					back.Store(true)
+				}
+				last = s[0].Count
 			}
 		}
 	})
@@ -311,12 +335,33 @@ func TestConcurrentReadWrite(t *testing.T) {
 		c.Inc()
 		h.Update(int64(i))
 		m.MarkEvent()
-		gauge.Inc()
+		gauge.Add(1)
+		if i%100 == 99 {
+			g.Publish()
+		}
 	}
 	close(done)
 	wg.Wait()
-	s := g.Snapshot()
+	if back.Load() {
+		t.Fatal("a reader saw a count go back, or counter and histogram of different publishes")
+	}
+	s := g.Samples()
 	if s[0].Count != 5000 || s[1].Count != 5000 || s[2].Count != 5000 || s[3].Count != 5000 {
+		t.Fatalf("%+v", s)
+	}
+}
+
+// TestPublishIdle: a group without counters, histograms or meters
+// publishes with one atomic load and no allocation.
+func TestPublishIdle(t *testing.T) {
+	g := NewGroup(nil, "op", "0")
+	g.AddGroup("sub").Gauge("x", func() float64 { return 1 })
+	if n := testing.AllocsPerRun(100, g.Publish); n != 0 || g.live.Load() {
+		t.Fatalf("%v allocations, live %v", n, g.live.Load())
+	}
+	g.AddGroup("sub").Counter("c").Inc()
+	g.Publish()
+	if s := g.Samples(); len(s) != 2 || s[1].Count != 1 {
 		t.Fatalf("%+v", s)
 	}
 }

@@ -451,9 +451,10 @@ func (h *harnessCore[O]) Metrics() ([]metrics.Sample, error) {
 	if err := h.Open(); err != nil {
 		return nil, err
 	}
+	h.rt.PublishMetrics()
 	var out []metrics.Sample
 	for _, g := range h.chain.Metrics() {
-		out = append(out, g.Snapshot()...)
+		out = append(out, g.Samples()...)
 	}
 	return out, nil
 }

@@ -182,6 +182,7 @@ func (c *Chain) build(n *Node) ([]any, error) {
 		counters.SetMetrics(group)
 	}
 	c.groups = append(c.groups, group)
+	c.rt.AddMetrics(group)
 	outs := map[string]any{}
 	for _, name := range n.Order {
 		pt := n.Ports[name]
