@@ -40,7 +40,8 @@ func (k Kind) String() string {
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // Group is Flink's MetricGroup: named metrics and named sub-groups under a
-// scope. Its methods are safe for concurrent use.
+// scope. Its methods are safe for concurrent use, but Publish, which
+// belongs to the goroutine that updates the metrics.
 type Group struct {
 	clock clock.Clock
 	scope []string
