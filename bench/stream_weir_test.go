@@ -71,8 +71,8 @@ func countPerKey(ds stream.DataStream[kv]) stream.DataStream[keyCount] {
 	return stream.KeyedProcess(ks, func() stream.KeyedProcessFunction[int64, kv, keyCount] {
 		var count state.ValueState[int64]
 		return stream.KeyedProcessFunction[int64, kv, keyCount]{
-			Open: func(ctx *stream.KeyedContext[int64]) (err error) {
-				count, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int64]{Name: "count"})
+			Open: func(rc *stream.KeyedRuntimeContext[int64]) (err error) {
+				count, err = stream.GetState(rc, state.ValueDescriptor[int64]{Name: "count"})
 				return err
 			},
 			ProcessElement: func(e kv, _ *stream.KeyedContext[int64], out stream.Collector[keyCount]) error {

@@ -265,8 +265,11 @@
 // body reports through TaskMetrics.ObservePeakMemory). Execute returns the
 // metrics on error too. A wait still under way counts in a live snapshot.
 // A body may register the operators of its chain (TaskMetrics.Operator) and
-// count each one's records in and out once per batch, and record its
-// current watermark (TaskMetrics.SetWatermark). Job.Overview adds what
+// count each one's records in and out once per batch, give each one the
+// group of its user metrics (OperatorCounters.SetMetrics, package
+// metrics), which the body publishes and the job's metrics read
+// (SubtaskMetrics.Metrics), and record its current watermark
+// (TaskMetrics.SetWatermark). Job.Overview adds what
 // Flink's web UI derives: per vertex and operator the records per second
 // over MetricsWindow, the low watermark and its lag behind the job's clock,
 // and the shares of time busy, idle and backpressured.

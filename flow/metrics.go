@@ -2,9 +2,12 @@ package flow
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/weirdata/weir/metrics"
 )
 
 // noWatermark is a subtask's watermark before it saw any (Flink's
@@ -44,7 +47,15 @@ type TaskMetrics struct {
 type OperatorCounters struct {
 	name    string
 	in, out atomic.Int64
+	user    atomic.Pointer[metrics.Group]
 }
+
+// SetMetrics sets the operator's user metric group (Flink's operator
+// metric group), which the job's metrics read (Job.Metrics, Result).
+func (c *OperatorCounters) SetMetrics(g *metrics.Group) { c.user.Store(g) }
+
+// Metrics returns the operator's user metric group, nil when none was set.
+func (c *OperatorCounters) Metrics() *metrics.Group { return c.user.Load() }
 
 // AddIn adds n records the operator received.
 func (c *OperatorCounters) AddIn(n int) { c.in.Add(int64(n)) }
@@ -143,6 +154,11 @@ type SubtaskMetrics struct {
 	// its body registered them (TaskMetrics.Operator); empty when it
 	// registered none.
 	Operators []OperatorMetrics
+	// Metrics are the user metrics of those operators (the groups of
+	// OperatorCounters.SetMetrics), in chain order, each scoped
+	// <operator>.<subtask>; nil when there are none. Total leaves them
+	// out: they are per subtask.
+	Metrics []metrics.Sample
 }
 
 // OperatorMetrics is what one operator of a chain did.
@@ -243,14 +259,19 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 		wm = m.watermark.Load()
 	}
 	m.opMu.Lock()
+	counters := slices.Clone(m.ops)
+	m.opMu.Unlock()
 	var ops []OperatorMetrics
-	if len(m.ops) > 0 {
-		ops = make([]OperatorMetrics, len(m.ops))
-		for i, c := range m.ops {
+	var user []metrics.Sample
+	if len(counters) > 0 {
+		ops = make([]OperatorMetrics, len(counters))
+		for i, c := range counters {
 			ops[i] = OperatorMetrics{Name: c.name, RecordsIn: c.in.Load(), RecordsOut: c.out.Load()}
+			if g := c.user.Load(); g != nil {
+				user = append(user, g.Samples()...) // user gauges run here, outside the lock
+			}
 		}
 	}
-	m.opMu.Unlock()
 	busy := wall - idle - bp
 	if busy < 0 {
 		busy = 0
@@ -269,5 +290,6 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 		PeakMemory:    m.peak.Load(),
 		Watermark:     wm,
 		Operators:     ops,
+		Metrics:       user,
 	}
 }

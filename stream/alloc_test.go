@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
 	"github.com/weirdata/weir/stream/window"
@@ -50,6 +51,35 @@ func TestSteadyStateAllocs(t *testing.T) {
 					out.Collect(v)
 					return nil
 				}}
+			}).Filter(drop)
+		}},
+		{"RichMap-metrics", func(ds DataStream[tuple3]) {
+			RichMap(ds, func() RichMapFunction[tuple3, tuple3] {
+				var c *metrics.Counter
+				var h *metrics.Histogram
+				var m *metrics.Meter
+				return RichMapFunction[tuple3, tuple3]{
+					Open: func(rc *RuntimeContext) error {
+						c, h, m = rc.MetricGroup().Counter("c"), rc.MetricGroup().Histogram("h", 100), rc.MetricGroup().Meter("m", 0)
+						return nil
+					},
+					Map: func(v tuple3) (tuple3, error) {
+						c.Inc()
+						h.Update(int64(v.F0))
+						m.MarkEvent()
+						return v, nil
+					},
+				}
+			}).Filter(drop)
+		}},
+		{"RichFlatMap-RichFilter", func(ds DataStream[tuple3]) {
+			RichFlatMap(ds, func() RichFlatMapFunction[tuple3, tuple3] {
+				return RichFlatMapFunction[tuple3, tuple3]{FlatMap: func(v tuple3, out Collector[tuple3]) error {
+					out.Collect(v)
+					return nil
+				}}
+			}).RichFilter(func() RichFilterFunction[tuple3] {
+				return RichFilterFunction[tuple3]{Filter: func(tuple3) (bool, error) { return true, nil }}
 			}).Filter(drop)
 		}},
 		{"KeyBy-KeyedProcess", func(ds DataStream[tuple3]) {

@@ -134,8 +134,8 @@ func TestBatchOneKeyAtATime(t *testing.T) {
 		out := KeyedProcess(KeyBy(FromSlice(env, in), func(e event) string { return e.Key }), func() KeyedProcessFunction[string, event, string] {
 			var count *state.Value[string, state.Void, int]
 			return KeyedProcessFunction[string, event, string]{
-				Open: func(ctx *KeyedContext[string]) (err error) {
-					count, err = state.NewValue[string, state.Void, int](ctx.Backend(), state.ValueDescriptor[int]{Name: "count"})
+				Open: func(rc *KeyedRuntimeContext[string]) (err error) {
+					count, err = state.NewValue[string, state.Void, int](rc.Backend(), state.ValueDescriptor[int]{Name: "count"})
 					return err
 				},
 				ProcessElement: func(e event, ctx *KeyedContext[string], _ Collector[string]) error {

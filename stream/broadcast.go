@@ -47,9 +47,11 @@ func ConnectBroadcast[A, B any](a DataStream[A], b BroadcastStream[B]) Broadcast
 // BroadcastProcessFunction is Flink's BroadcastProcessFunction:
 // ProcessElement is called for the records of the non-broadcast stream
 // with read-only access to the broadcast states, ProcessBroadcastElement
-// for those of the broadcast stream with read-write access.
+// for those of the broadcast stream with read-write access; Open, when
+// set, once before, with the function's RuntimeContext; Close, when set,
+// once at the end.
 type BroadcastProcessFunction[A, B, O any] struct {
-	Open                    func() error
+	Open                    func(rc *RuntimeContext) error
 	ProcessElement          func(v A, ctx *ReadOnlyBroadcastContext, out Collector[O]) error
 	ProcessBroadcastElement func(v B, ctx *BroadcastContext, out Collector[O]) error
 	Close                   func() error
@@ -94,9 +96,10 @@ func BroadcastProcess[A, B, O any](cs BroadcastConnectedStream[A, B], newFn func
 		o := outputs[O](b, outs)
 		st := newCtx(b, nil, o)
 		bs := op.NewBroadcastStates(broadcastStates(cs.b.descs))
-		ctx := &Context{st}
+		rc := newRuntimeContext(b)
+		ctx := &Context{c: st, rc: rc}
 		p := op.NewBroadcastProcess(op.BroadcastFns[A, B, *ReadOnlyBroadcastContext, *BroadcastContext, Collector[O]]{
-			Open: fn.Open, ProcessElement: fn.ProcessElement, ProcessBroadcastElement: fn.ProcessBroadcastElement, Close: fn.Close},
+			Open: opener(fn.Open, rc), ProcessElement: fn.ProcessElement, ProcessBroadcastElement: fn.ProcessBroadcastElement, Close: fn.Close},
 			bs, st, &ReadOnlyBroadcastContext{Context: ctx, bs: bs}, &BroadcastContext{Context: ctx, bs: bs}, collector(o, st), o)
 		ins := p.Inputs()
 		if b.Batch() {

@@ -76,14 +76,14 @@ func TestKeyedCoProcess(t *testing.T) {
 					var limit, total state.ValueState[int]
 					var pending state.ListState[order]
 					return KeyedCoProcessFunction[string, order, order, string]{
-						Open: func(ctx *KeyedContext[string]) (err error) {
-							if limit, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "limit"}); err != nil {
+						Open: func(rc *KeyedRuntimeContext[string]) (err error) {
+							if limit, err = GetState(rc, state.ValueDescriptor[int]{Name: "limit"}); err != nil {
 								return err
 							}
-							if pending, err = state.GetListState(ctx.Backend(), state.ListDescriptor[order]{Name: "pending"}); err != nil {
+							if pending, err = GetListState(rc, state.ListDescriptor[order]{Name: "pending"}); err != nil {
 								return err
 							}
-							total, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "total"})
+							total, err = GetState(rc, state.ValueDescriptor[int]{Name: "total"})
 							return err
 						},
 						ProcessElement1: func(o order, ctx *KeyedContext[string], _ Collector[string]) error {

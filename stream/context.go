@@ -24,7 +24,14 @@ const (
 )
 
 // Context is what a ProcessFunction sees of the record it processes.
-type Context struct{ c *op.Ctx }
+type Context struct {
+	c  *op.Ctx
+	rc *RuntimeContext
+}
+
+// RuntimeContext returns the function's RuntimeContext: its subtask,
+// parallelism and metric group.
+func (c *Context) RuntimeContext() *RuntimeContext { return c.rc }
 
 // Timestamp returns the record's timestamp, false when it has none.
 func (c *Context) Timestamp() (int64, bool) { return c.c.TS, c.c.TS != watermark.Min }
@@ -44,15 +51,19 @@ type SideContext interface{ context() *Context }
 // timer's) key and timestamp, timers and keyed state.
 type KeyedContext[K comparable] struct {
 	Context
-	k *op.KeyedCtx[K]
+	k  *op.KeyedCtx[K]
+	rc *KeyedRuntimeContext[K]
 }
+
+// RuntimeContext returns the function's KeyedRuntimeContext: its
+// subtask, parallelism, metric group and keyed state by descriptor.
+func (c *KeyedContext[K]) RuntimeContext() *KeyedRuntimeContext[K] { return c.rc }
 
 // CurrentKey returns the key of the record or timer being processed.
 func (c *KeyedContext[K]) CurrentKey() K { return c.k.Backend.CurrentKey() }
 
-// Backend returns the operator's keyed state backend: get states from it
-// with the state package's descriptors (state.GetValueState and others),
-// in the function's Open.
+// Backend returns the operator's keyed state backend (the same as
+// RuntimeContext().Backend()).
 func (c *KeyedContext[K]) Backend() *state.Backend[K] { return c.k.Backend }
 
 // TimeDomain says whether the firing timer is an event-time or a
@@ -106,6 +117,14 @@ func newCtx[O any](b *graph.Build, wm *int64, o *op.Outputs[O]) *op.Ctx {
 	}
 	st := op.NewCtx(b.Runtime, wm, o.Sides)
 	return &st
+}
+
+// opener returns the operator's call of open with rc, nil when open is.
+func opener[R any](open func(R) error, rc R) func() error {
+	if open == nil {
+		return nil
+	}
+	return func() error { return open(rc) }
 }
 
 // collector returns the collector of o's main output with st's timestamp.

@@ -10,9 +10,10 @@ import (
 
 // CoProcessFunction is Flink's CoProcessFunction: ProcessElement1 is
 // called for the records of the first stream, ProcessElement2 for those
-// of the second.
+// of the second; Open, when set, once before, with the function's
+// RuntimeContext; Close, when set, once at the end.
 type CoProcessFunction[A, B, O any] struct {
-	Open            func() error
+	Open            func(rc *RuntimeContext) error
 	ProcessElement1 func(v A, ctx *Context, out Collector[O]) error
 	ProcessElement2 func(v B, ctx *Context, out Collector[O]) error
 	Close           func() error
@@ -36,9 +37,11 @@ func CoProcess[A, B, O any](cs ConnectedStreams[A, B], newFn func() CoProcessFun
 		}
 		o := outputs[O](b, outs)
 		st := newCtx(b, nil, o)
-		p := op.NewCoProcess(op.CoProcessFns[A, B, *Context, Collector[O]]{Open: fn.Open, ProcessElement1: fn.ProcessElement1,
+		rc := newRuntimeContext(b)
+		p := op.NewCoProcess(op.CoProcessFns[A, B, *Context, Collector[O]]{Open: opener(fn.Open, rc), ProcessElement1: fn.ProcessElement1,
 			ProcessElement2: fn.ProcessElement2, Close: fn.Close,
-			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted}, &Context{st}, collector(o, st), st, o)
+			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted},
+			&Context{c: st, rc: rc}, collector(o, st), st, o)
 		return p.Inputs(), p, nil
 	}
 	return stream[O](cs.a.env, n)

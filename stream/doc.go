@@ -31,7 +31,8 @@
 //
 // What to use for what:
 //
-//	per record          Map, FlatMap, Filter, Process (with Context and side outputs)
+//	per record          Map, FlatMap, Filter, Process (with Context and side outputs);
+//	                    RichMap, RichFlatMap, RichFilter (with Open, Close and errors)
 //	event time          FromSource's strategy, AssignTimestampsAndWatermarks
 //	per key             KeyBy, then Reduce, Sum/Min/Max/MinBy/MaxBy (rolling),
 //	                    KeyedProcess (keyed state, event- and processing-time timers)
@@ -73,6 +74,33 @@
 // as an AsyncRetryStrategy says. A checkpoint stores the records in flight,
 // and a restore calls the function for them again. The end of a bounded
 // input waits for every call.
+//
+// # Runtime context and metrics
+//
+// Every user function type with an Open (ProcessFunction, CoProcessFunction,
+// BroadcastProcessFunction, RichMapFunction, RichFlatMapFunction,
+// RichFilterFunction) gets its RuntimeContext there, Flink's
+// getRuntimeContext(): the task's and the operator's names, the subtask's
+// index among NumberOfParallelSubtasks, MaxNumberOfParallelSubtasks, the
+// attempt number and the operator's metric group. The keyed functions
+// (KeyedProcessFunction, KeyedCoProcessFunction,
+// KeyedBroadcastProcessFunction, ProcessWindowFunction,
+// ProcessJoinFunction) get a KeyedRuntimeContext, which adds their keyed
+// state by descriptor: GetState(rc, desc), GetListState, GetMapState,
+// GetReducingState and GetAggregatingState, Flink's getState and its
+// siblings, over the operator's backend. A sink's writer gets the metric
+// group in its sink.InitContext. Each Context returns its function's
+// RuntimeContext too.
+//
+// User metrics (package metrics) are registered in Open and updated per
+// record, on the subtask's goroutine, with plain arithmetic: counters,
+// gauges (functions read when the metrics are read), histograms (the
+// statistics of a bounded reservoir of the last values, with Flink's
+// quantiles) and meters (a rate over a span, on the job's clock). The
+// task publishes them after each batch, event and timer; Job.Metrics and
+// the Result of Execute show them per subtask (VertexMetrics.Subtasks[i].Metrics),
+// scoped <operator>.<subtask>.<group>.<name>. They are not state: a
+// restarted or restored job starts them at zero, as Flink does.
 //
 // # Checkpoints and restarts
 //

@@ -117,8 +117,8 @@ func Example_checkpoints() {
 		func() stream.KeyedProcessFunction[string, string, string] {
 			var seen state.ValueState[int]
 			return stream.KeyedProcessFunction[string, string, string]{
-				Open: func(ctx *stream.KeyedContext[string]) (err error) {
-					seen, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "seen"})
+				Open: func(rc *stream.KeyedRuntimeContext[string]) (err error) {
+					seen, err = stream.GetState(rc, state.ValueDescriptor[int]{Name: "seen"})
 					return err
 				},
 				ProcessElement: func(w string, ctx *stream.KeyedContext[string], out stream.Collector[string]) error {

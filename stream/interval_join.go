@@ -73,9 +73,9 @@ func (j IntervalJoined[A, B, K]) SideOutputRightLateData(tag OutputTag[B]) Inter
 // ProcessJoinFunction is Flink's ProcessJoinFunction: ProcessElement is
 // called for every joined pair, its output timestamped with the larger of
 // the two elements' timestamps. Open, when set, is called once before any
-// record; Close once at the end.
+// record with the function's KeyedRuntimeContext; Close once at the end.
 type ProcessJoinFunction[K comparable, A, B, O any] struct {
-	Open           func(ctx *JoinContext[K]) error
+	Open           func(rc *KeyedRuntimeContext[K]) error
 	ProcessElement func(left A, right B, ctx *JoinContext[K], out Collector[O]) error
 	Close          func() error
 }
@@ -99,6 +99,9 @@ func (c *JoinContext[K]) Timestamp() int64 { return max(c.left, c.right) }
 
 // CurrentKey returns the key of the pair.
 func (c *JoinContext[K]) CurrentKey() K { return c.kc.CurrentKey() }
+
+// RuntimeContext returns the function's KeyedRuntimeContext.
+func (c *JoinContext[K]) RuntimeContext() *KeyedRuntimeContext[K] { return c.kc.RuntimeContext() }
 
 // Backend returns the operator's keyed state backend.
 func (c *JoinContext[K]) Backend() *state.Backend[K] { return c.kc.Backend() }
@@ -159,27 +162,26 @@ func IntervalJoinProcess[A, B any, K comparable, O any](j IntervalJoined[A, B, K
 			return wm != math.MinInt64 && ctx.c.TS < wm, nil
 		}
 		emit := func(ctx *KeyedContext[K], a A, b B, ta, tb int64, o Collector[O]) error {
-			jc.left, jc.right = ta, tb
+			jc.kc, jc.left, jc.right = ctx, ta, tb
 			ctx.c.TS = max(ta, tb)
 			return fn.ProcessElement(a, b, &jc, o)
 		}
 		return KeyedCoProcessFunction[K, A, B, O]{
-			Open: func(ctx *KeyedContext[K]) (err error) {
-				jc.kc = ctx
+			Open: func(rc *KeyedRuntimeContext[K]) (err error) {
 				if fn.ProcessElement == nil {
 					return errors.New("stream: IntervalJoin: no ProcessElement function")
 				}
-				if left, err = state.GetMapState(ctx.Backend(), state.MapDescriptor[int64, []A]{Name: intervalLeftBuffer}); err != nil {
+				if left, err = GetMapState(rc, state.MapDescriptor[int64, []A]{Name: intervalLeftBuffer}); err != nil {
 					return fmt.Errorf("stream: IntervalJoin: %w", err)
 				}
-				if right, err = state.GetMapState(ctx.Backend(), state.MapDescriptor[int64, []B]{Name: intervalRightBuffer}); err != nil {
+				if right, err = GetMapState(rc, state.MapDescriptor[int64, []B]{Name: intervalRightBuffer}); err != nil {
 					return fmt.Errorf("stream: IntervalJoin: %w", err)
 				}
-				if cleanup, err = state.GetMapState(ctx.Backend(), state.MapDescriptor[int64, uint8]{Name: intervalCleanup}); err != nil {
+				if cleanup, err = GetMapState(rc, state.MapDescriptor[int64, uint8]{Name: intervalCleanup}); err != nil {
 					return fmt.Errorf("stream: IntervalJoin: %w", err)
 				}
 				if fn.Open != nil {
-					return fn.Open(&jc)
+					return fn.Open(rc)
 				}
 				return nil
 			},

@@ -27,9 +27,11 @@ func ConnectKeyedBroadcast[A any, K comparable, B any](a KeyedStream[A, K], b Br
 // state, timers, the broadcast states read only), OnTimer per firing
 // timer, ProcessBroadcastElement per broadcast record with no current key
 // and the broadcast states read-write; ApplyToKeyedState visits the keyed
-// state of every key from there. Open gets keyed state from ctx.Backend().
+// state of every key from there. Open, when set, is called once before
+// any record with the function's KeyedRuntimeContext, to get keyed state
+// (GetState(rc, desc) and its siblings) and metrics.
 type KeyedBroadcastProcessFunction[K comparable, A, B, O any] struct {
-	Open                    func(ctx *KeyedContext[K]) error
+	Open                    func(rc *KeyedRuntimeContext[K]) error
 	ProcessElement          func(v A, ctx *KeyedReadOnlyBroadcastContext[K], out Collector[O]) error
 	ProcessBroadcastElement func(v B, ctx *KeyedBroadcastContext[K], out Collector[O]) error
 	OnTimer                 func(ts int64, ctx *KeyedReadOnlyBroadcastContext[K], out Collector[O]) error
@@ -101,13 +103,13 @@ func KeyedBroadcastProcess[A any, K comparable, B, O any](cs KeyedBroadcastConne
 		}
 		bs := op.NewBroadcastStates(broadcastStates(cs.b.descs))
 		ro := &KeyedReadOnlyBroadcastContext[K]{bs: bs}
-		fns := op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{Open: fn.Open, Close: fn.Close}
+		fns := op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{Close: fn.Close}
 		if fn.OnTimer != nil {
 			fns.OnTimer = func(ts int64, _ *KeyedContext[K], out Collector[O]) error {
 				return fn.OnTimer(ts, ro, out)
 			}
 		}
-		inner, kctx := keyedProcess[struct{}](b, outs, nil, fns)
+		inner, kctx := keyedProcess[struct{}](b, outs, nil, fn.Open, fns)
 		ro.KeyedContext = kctx
 		rw := &KeyedBroadcastContext[K]{Context: &kctx.Context, bs: bs}
 		p := op.NewKeyedBroadcast(inner, bs, cs.a.key, func(v A, _ *KeyedContext[K], out Collector[O]) error {

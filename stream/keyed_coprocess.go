@@ -20,9 +20,11 @@ func ConnectKeyed[A, B any, K comparable](a KeyedStream[A, K], b KeyedStream[B, 
 	return KeyedConnectedStreams[A, B, K]{a: a, b: b}
 }
 
-// KeyedCoProcessFunction is Flink's KeyedCoProcessFunction.
+// KeyedCoProcessFunction is Flink's KeyedCoProcessFunction: as
+// KeyedProcessFunction, with ProcessElement1 for the records of the first
+// stream and ProcessElement2 for those of the second.
 type KeyedCoProcessFunction[K comparable, A, B, O any] struct {
-	Open            func(ctx *KeyedContext[K]) error
+	Open            func(rc *KeyedRuntimeContext[K]) error
 	ProcessElement1 func(v A, ctx *KeyedContext[K], out Collector[O]) error
 	ProcessElement2 func(v B, ctx *KeyedContext[K], out Collector[O]) error
 	OnTimer         func(ts int64, ctx *KeyedContext[K], out Collector[O]) error
@@ -56,8 +58,8 @@ func keyedCoProcess[A, B any, K comparable, O any](cs KeyedConnectedStreams[A, B
 		}
 		// the two-input operator is a KeyedProcess operator whose elements
 		// are dispatched by input
-		p, _ := keyedProcess[struct{}](b, outs, nil, op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{
-			Open: fn.Open, OnTimer: fn.OnTimer, Close: fn.Close,
+		p, _ := keyedProcess[struct{}](b, outs, nil, fn.Open, op.KeyedProcessFns[struct{}, *KeyedContext[K], Collector[O]]{
+			OnTimer: fn.OnTimer, Close: fn.Close,
 			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted})
 		in1 := op.KeyedInput(p, cs.a.key, fn.ProcessElement1)
 		in2 := op.KeyedInput(p, cs.b.key, fn.ProcessElement2)

@@ -11,10 +11,11 @@ import (
 // KeyedProcessFunction is Flink's KeyedProcessFunction: ProcessElement is
 // called per record with the record's key current, OnTimer per firing
 // timer with the timer's key current; Open, when set, once before any
-// record, to get keyed state from ctx.Backend(); Close, when set, once at
-// the end, on every path.
+// record with the function's KeyedRuntimeContext, to get keyed state
+// (GetState(rc, desc) and its siblings) and metrics; Close, when set, once
+// at the end, on every path.
 type KeyedProcessFunction[K comparable, I, O any] struct {
-	Open           func(ctx *KeyedContext[K]) error
+	Open           func(rc *KeyedRuntimeContext[K]) error
 	ProcessElement func(v I, ctx *KeyedContext[K], out Collector[O]) error
 	OnTimer        func(ts int64, ctx *KeyedContext[K], out Collector[O]) error
 	Close          func() error
@@ -39,7 +40,7 @@ func KeyedProcess[I any, K comparable, O any](ks KeyedStream[I, K], newFn func()
 		if fn.ProcessElement == nil {
 			return nil, nil, fmt.Errorf("KeyedProcess: no ProcessElement")
 		}
-		p, _ := keyedProcess[I](b, outs, ks.key, op.KeyedProcessFns[I, *KeyedContext[K], Collector[O]]{Open: fn.Open,
+		p, _ := keyedProcess[I](b, outs, ks.key, fn.Open, op.KeyedProcessFns[I, *KeyedContext[K], Collector[O]]{
 			ProcessElement: fn.ProcessElement, OnTimer: fn.OnTimer, Close: fn.Close,
 			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted})
 		if b.Batch() {
@@ -52,13 +53,17 @@ func KeyedProcess[I any, K comparable, O any](ks KeyedStream[I, K], newFn func()
 }
 
 // keyedProcess makes the keyed process operator of fns, whose context is
-// a KeyedContext, and returns it with its context.
-func keyedProcess[I any, K comparable, O any](b *graph.Build, outs map[string]any, key func(I) K,
+// a KeyedContext, opened with open, and returns it with its context.
+func keyedProcess[I any, K comparable, O any](b *graph.Build, outs map[string]any, key func(I) K, open func(*KeyedRuntimeContext[K]) error,
 	fns op.KeyedProcessFns[I, *KeyedContext[K], Collector[O]]) (*op.KeyedProcess[I, K, O, *KeyedContext[K], Collector[O]], *KeyedContext[K]) {
 	o := outputs[O](b, outs)
 	kc := &op.KeyedCtx[K]{}
 	kc.Ctx = *newCtx(b, nil, o)
-	ctx := &KeyedContext[K]{Context: Context{&kc.Ctx}, k: kc}
+	rc := newKeyedRuntimeContext(b, &kc.Backend)
+	ctx := &KeyedContext[K]{Context: Context{c: &kc.Ctx, rc: &rc.RuntimeContext}, k: kc, rc: rc}
+	if open != nil {
+		fns.Open = func(*KeyedContext[K]) error { return open(rc) }
+	}
 	p := op.NewKeyedProcess(b.MaxParallelism, fns, key, ctx, collector(o, &kc.Ctx), kc, o)
 	kc.WM = p.WM()
 	return p, ctx

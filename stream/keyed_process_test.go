@@ -61,11 +61,11 @@ func TestKeyedProcessEventTimers(t *testing.T) {
 				var pending state.ListState[int64]
 				var fired state.ValueState[int]
 				return KeyedProcessFunction[string, event, windowCount]{
-					Open: func(ctx *KeyedContext[string]) (err error) {
-						if pending, err = state.GetListState(ctx.Backend(), state.ListDescriptor[int64]{Name: "pending"}); err != nil {
+					Open: func(rc *KeyedRuntimeContext[string]) (err error) {
+						if pending, err = GetListState(rc, state.ListDescriptor[int64]{Name: "pending"}); err != nil {
 							return err
 						}
-						fired, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "fired"})
+						fired, err = GetState(rc, state.ValueDescriptor[int]{Name: "fired"})
 						return err
 					},
 					ProcessElement: func(e event, ctx *KeyedContext[string], _ Collector[windowCount]) error {

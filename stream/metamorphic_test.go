@@ -56,8 +56,8 @@ func TestModesAgree(t *testing.T) {
 			windows := KeyedProcess(KeyBy(src, func(e event) string { return e.Key }), func() KeyedProcessFunction[string, event, keySum] {
 				var m *state.Map[string, state.Void, int64, int64]
 				return KeyedProcessFunction[string, event, keySum]{
-					Open: func(ctx *KeyedContext[string]) (err error) {
-						m, err = state.NewMap[string, state.Void, int64, int64](ctx.Backend(), state.MapDescriptor[int64, int64]{Name: "max"})
+					Open: func(rc *KeyedRuntimeContext[string]) (err error) {
+						m, err = state.NewMap[string, state.Void, int64, int64](rc.Backend(), state.MapDescriptor[int64, int64]{Name: "max"})
 						return err
 					},
 					ProcessElement: func(e event, ctx *KeyedContext[string], _ Collector[keySum]) error {

@@ -34,8 +34,8 @@ func migSums[A any](env *Env, src *gated[int], dir string, add func(a A, v int) 
 	out := KeyedProcess(KeyBy(ds, func(v int) int { return v % 5 }), func() KeyedProcessFunction[int, int, string] {
 		var acc state.ValueState[A]
 		return KeyedProcessFunction[int, int, string]{
-			Open: func(ctx *KeyedContext[int]) (err error) {
-				acc, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[A]{Name: "acc"})
+			Open: func(rc *KeyedRuntimeContext[int]) (err error) {
+				acc, err = GetState(rc, state.ValueDescriptor[A]{Name: "acc"})
 				return err
 			},
 			ProcessElement: func(v int, ctx *KeyedContext[int], out Collector[string]) error {

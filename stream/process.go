@@ -11,7 +11,8 @@ import (
 
 // ProcessFunction is Flink's ProcessFunction on a non-keyed stream:
 // ProcessElement is called per record with its Context (timestamp,
-// watermark, processing time, side outputs); Open, when set, once before;
+// watermark, processing time, side outputs); Open, when set, once before,
+// with the function's RuntimeContext (its subtask, metric group ...);
 // Close, when set, once at the end, on every path.
 //
 // A function that keeps operator (non-keyed) state sets InitializeState and
@@ -23,7 +24,7 @@ import (
 // when a checkpoint snapshots the subtask, before the store is written: the
 // function brings its states up to date.
 type ProcessFunction[I, O any] struct {
-	Open            func() error
+	Open            func(rc *RuntimeContext) error
 	ProcessElement  func(v I, ctx *Context, out Collector[O]) error
 	Close           func() error
 	InitializeState func(store *state.OperatorStore, restored bool) error
@@ -52,10 +53,11 @@ func Process[I, O any](ds DataStream[I], newFn func() ProcessFunction[I, O]) Dat
 		}
 		o := outputs[O](b, outs)
 		st := newCtx(b, nil, o)
-		p := op.NewProcess(op.ProcessFns[I, *Context, Collector[O]]{Open: fn.Open, ProcessElement: fn.ProcessElement,
+		rc := newRuntimeContext(b)
+		p := op.NewProcess(op.ProcessFns[I, *Context, Collector[O]]{Open: opener(fn.Open, rc), ProcessElement: fn.ProcessElement,
 			Close: fn.Close, InitializeState: fn.InitializeState, SnapshotState: fn.SnapshotState,
 			CheckpointComplete: fn.NotifyCheckpointComplete, CheckpointAborted: fn.NotifyCheckpointAborted},
-			&Context{st}, collector(o, st), st, o)
+			&Context{c: st, rc: rc}, collector(o, st), st, o)
 		return []any{p}, p, nil
 	}
 	return stream[O](ds.env, n)

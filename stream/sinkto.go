@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/internal/op"
 	"github.com/weirdata/weir/stream/internal/task"
@@ -71,10 +72,12 @@ func SinkTo[T, C any](ds DataStream[T], s sink.TwoPhaseSink[T, C]) DataStreamSin
 	n.Reset = func(p int) { c.Reset(p, checkpointing) }
 	n.Build = func(b *graph.Build, _ map[string]any) ([]any, task.Operator, error) {
 		o := op.NewSinkWriter(spec, c)
+		o.Metrics = b.Metrics
 		return []any{o}, o, nil
 	}
 	commit := func(cs []C) error {
-		cm, err := s.CreateCommitter(sink.InitContext{Parallelism: 1, Restored: true, Checkpointing: checkpointing})
+		cm, err := s.CreateCommitter(sink.InitContext{Parallelism: 1, Restored: true, Checkpointing: checkpointing,
+			MetricGroup: metrics.NewGroup(nil, n.Name, "commit")})
 		if err != nil {
 			return err
 		}
@@ -120,6 +123,7 @@ func SinkToWriter[T any](ds DataStream[T], s sink.Sink[T]) DataStreamSink {
 	spec := op.WriterSpec(s)
 	n.Build = func(b *graph.Build, _ map[string]any) ([]any, task.Operator, error) {
 		o := op.NewSinkWriter(spec, nil)
+		o.Metrics = b.Metrics
 		return []any{o}, o, nil
 	}
 	return DataStreamSink{ds.env, n}

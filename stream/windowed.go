@@ -233,10 +233,15 @@ func windowed[T any, K comparable, W window.Window, IN, O any](ws WindowedStream
 		o := outputs[O](b, outs)
 		wc := &op.WindowCtx[K, W]{}
 		wc.Ctx = *newCtx(b, nil, o)
-		ctx := &WindowContext[K, W]{Context: Context{&wc.Ctx}, w: wc}
+		rc := newKeyedRuntimeContext(b, &wc.Backend)
+		ctx := &WindowContext[K, W]{Context: Context{c: &wc.Ctx, rc: &rc.RuntimeContext}, w: wc, rc: rc}
+		fns := op.WindowFns[K, IN, *WindowContext[K, W], Collector[O]]{Process: fn.Process, Clear: fn.Clear, Close: fn.Close}
+		if open := fn.Open; open != nil {
+			fns.Open = func(*WindowContext[K, W]) error { return open(rc) }
+		}
 		p := op.NewWindow(b.MaxParallelism, op.WindowSpec[T, K, W, IN]{Key: ks.key, Assigner: ws.assigner, Trigger: ws.trigger,
 			Evictor: ws.evictor, Lateness: ws.lateness, LateID: lateID, Contents: spec.mk, Fold: spec.fold},
-			op.WindowFns[K, IN, *WindowContext[K, W], Collector[O]]{Open: fn.Open, Process: fn.Process, Clear: fn.Clear, Close: fn.Close},
+			fns,
 			ctx, collector(o, &wc.Ctx), wc, o)
 		wc.WM = p.WM()
 		if b.Batch() {
@@ -252,14 +257,15 @@ func windowed[T any, K comparable, W window.Window, IN, O any](ws WindowedStream
 // per firing with the window's key, its context (the window, watermark,
 // processing time, keyed state) and its contents (every element, or the
 // one incremental result); what it collects carries the window's
-// watermark.Max. Open, when set, is called once before any record, to get
-// state from ctx.Backend(): global keyed state in the Void namespace
-// (state.GetValueState ...), per-window state with the window type as
-// namespace (state.NewValue[K, W, V]) set to ctx.Window() before use.
+// watermark.Max. Open, when set, is called once before any record with
+// the function's KeyedRuntimeContext, to get state and metrics: global
+// keyed state by descriptor (GetState(rc, desc) and its siblings), and
+// per-window state with the window type as namespace (state.NewValue[K,
+// W, V] of rc.Backend()) set to ctx.Window() before use.
 // Clear, when set, is called when a window's state is dropped, to clear
 // its per-window state. Close, when set, once at the end.
 type ProcessWindowFunction[K comparable, W window.Window, IN, O any] struct {
-	Open    func(ctx *WindowContext[K, W]) error
+	Open    func(rc *KeyedRuntimeContext[K]) error
 	Process func(key K, ctx *WindowContext[K, W], elems []IN, out Collector[O]) error
 	Clear   func(ctx *WindowContext[K, W]) error
 	Close   func() error
@@ -270,8 +276,12 @@ type ProcessWindowFunction[K comparable, W window.Window, IN, O any] struct {
 // outputs are emitted with it (Output).
 type WindowContext[K comparable, W window.Window] struct {
 	Context
-	w *op.WindowCtx[K, W]
+	w  *op.WindowCtx[K, W]
+	rc *KeyedRuntimeContext[K]
 }
+
+// RuntimeContext returns the function's KeyedRuntimeContext.
+func (c *WindowContext[K, W]) RuntimeContext() *KeyedRuntimeContext[K] { return c.rc }
 
 // Window returns the window being processed.
 func (c *WindowContext[K, W]) Window() W { return c.w.W }

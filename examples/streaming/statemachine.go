@@ -74,8 +74,8 @@ func StateMachine(events stream.KeyedStream[Event, int32]) stream.DataStream[Ale
 	return stream.KeyedProcess(events, func() stream.KeyedProcessFunction[int32, Event, Alert] {
 		var current state.ValueState[State]
 		return stream.KeyedProcessFunction[int32, Event, Alert]{
-			Open: func(ctx *stream.KeyedContext[int32]) (err error) {
-				current, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[State]{Name: "state"})
+			Open: func(rc *stream.KeyedRuntimeContext[int32]) (err error) {
+				current, err = stream.GetState(rc, state.ValueDescriptor[State]{Name: "state"})
 				return err
 			},
 			ProcessElement: func(e Event, _ *stream.KeyedContext[int32], out stream.Collector[Alert]) error {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/formats/csv"
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/sink"
 	"github.com/weirdata/weir/stream/source"
@@ -164,16 +165,23 @@ type firing[A any] struct {
 }
 
 // statFirings aggregates the windows of ws with agg and writes a line
-// "key,window_start,window_end,value" per firing: to part files under
+// "key,window_start,window_end,value" per firing (counted by the metric
+// firings of the window operator): to part files under
 // output, or when printed is set to it from one subtask as the firings
 // arrive (so the lines carry no "N> " prefix and need no lock). The lines
 // are formatted where they are written, into the writer's buffer. It returns
 // the late events (the firings' side output of lateTag).
 func statFirings[A any](ws stream.WindowedStream[StatEvent, string, window.TimeWindow], agg statAggregate[A], lateTag stream.OutputTag[StatEvent], printed *bufio.Writer, output string) stream.DataStream[StatEvent] {
 	firings := stream.WindowAggregateProcess(ws, agg, func() stream.ProcessWindowFunction[string, window.TimeWindow, A, firing[A]] {
+		var fired *metrics.Counter
 		return stream.ProcessWindowFunction[string, window.TimeWindow, A, firing[A]]{
+			Open: func(rc *stream.KeyedRuntimeContext[string]) error {
+				fired = rc.MetricGroup().Counter("firings")
+				return nil
+			},
 			Process: func(key string, ctx *stream.WindowContext[string, window.TimeWindow], accs []A, out stream.Collector[firing[A]]) error {
 				w := ctx.Window()
+				fired.IncBy(int64(len(accs)))
 				for _, a := range accs {
 					out.Collect(firing[A]{key: key, start: w.Start, end: w.End, acc: a})
 				}

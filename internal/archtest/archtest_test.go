@@ -80,16 +80,17 @@ func graphAPI(p string) bool {
 func streamAPI(p string) bool {
 	switch p {
 	case module + "/flow", module + "/memory", module + "/resource", module + "/spill", module + "/sortjoin",
-		module + "/internal/typed", module + "/internal/callsite", module + "/formats", module + "/stream", module + "/clock":
+		module + "/internal/typed", module + "/internal/callsite", module + "/formats", module + "/stream", module + "/clock", module + "/metrics":
 		return true
 	}
 	return isStd(p) || strings.HasPrefix(p, module+"/stream/") || strings.HasPrefix(p, module+"/formats/")
 }
 
-// in allows the standard library and the given packages of the module.
+// in allows the standard library, the leaves clock and metrics, and the
+// given packages of the module.
 func in(pkgs ...string) func(string) bool {
 	return func(p string) bool {
-		if isStd(p) || p == module+"/clock" {
+		if isStd(p) || p == module+"/clock" || p == module+"/metrics" {
 			return true
 		}
 		for _, q := range pkgs {
@@ -105,15 +106,16 @@ func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := imports(t)
-	for _, p := range []string{"memory", "resource", "graph", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink", "stream/window", "stream/checkpoint", "stream"} {
+	for _, p := range []string{"memory", "metrics", "resource", "graph", "sortjoin", "flow", "stream/source", "stream/watermark", "stream/sink", "stream/window", "stream/checkpoint", "stream"} {
 		if len(pkgs[p]) == 0 {
 			t.Fatalf("did not find the %s package (found %d packages)", p, len(pkgs))
 		}
 	}
 	allowed := map[string]func(string) bool{
-		// memory, spill and clock are leaves.
-		"memory": isStd,
-		"clock":  isStd,
+		// memory, spill and clock are leaves; metrics is a leaf above clock.
+		"memory":  isStd,
+		"clock":   isStd,
+		"metrics": func(p string) bool { return isStd(p) || p == module+"/clock" },
 		"spill": func(p string) bool {
 			return isStd(p) || strings.HasPrefix(p, "github.com/klauspost/compress")
 		},
@@ -132,7 +134,8 @@ func TestDependencyRules(t *testing.T) {
 		"cmd/weir": func(p string) bool { return isStd(p) || p == module+"/internal/cli" },
 		// the runtime executes what it is given: no API, formats or planning in it.
 		"flow": func(p string) bool {
-			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource" || p == module+"/clock"
+			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource" || p == module+"/clock" ||
+				p == module+"/metrics"
 		},
 		"formats": isStd,
 		// keyed state, key groups and timers: a leaf above memory, under the
@@ -179,7 +182,7 @@ func TestDependencyRules(t *testing.T) {
 		"internal/lines": publicAPI,
 		// the streaming examples: programs on the DataStream API
 		"examples/streaming": func(p string) bool {
-			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") ||
+			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") || p == module+"/metrics" ||
 				p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
 		// the CLI runs programs through dataset: plans, progress and spill
@@ -193,9 +196,9 @@ func TestDependencyRules(t *testing.T) {
 			return isStd(p) || p == module+"/clock" || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
 		// the stream sinks: print, collect and part files over the formats;
-		// no runtime, no API
+		// no runtime, no API (a writer's metric group is a leaf's)
 		"stream/sink": func(p string) bool {
-			return isStd(p) || p == module+"/clock" || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
+			return isStd(p) || p == module+"/clock" || p == module+"/metrics" || p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
 		// the DataStream API and its runtime: the engine's layers and the
 		// stream packages, never the DataSet API, the optimizer or the CLI

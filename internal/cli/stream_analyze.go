@@ -6,12 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream"
 )
 
 // streamAnalyzed is a stream job's plan with what its run did (weir
 // explain --analyze of a stream job): per task and chained operator the
-// records in and out, and the job's checkpoints.
+// records in and out, per task and subtask the user metrics of its
+// functions, and the job's checkpoints.
 type streamAnalyzed struct {
 	Plan        *stream.Plan              `json:"plan"`
 	Tasks       []streamTaskActual        `json:"tasks"`
@@ -23,6 +25,9 @@ type streamTaskActual struct {
 	Subtasks  int              `json:"subtasks"`
 	Wall      time.Duration    `json:"wallNanos"`
 	Operators []streamOpActual `json:"operators"`
+	// Metrics are the user metrics of every subtask, subtask by subtask,
+	// each scoped <operator>.<subtask>.
+	Metrics []metrics.Sample `json:"metrics,omitempty"`
 }
 
 type streamOpActual struct {
@@ -42,13 +47,17 @@ func newStreamAnalyzed(p *stream.Plan, res *stream.Result, ck *stream.Checkpoint
 		for _, o := range t.Operators {
 			ta.Operators = append(ta.Operators, streamOpActual{Name: o.Name, RecordsIn: o.RecordsIn, RecordsOut: o.RecordsOut})
 		}
+		for _, sub := range v.Subtasks {
+			ta.Metrics = append(ta.Metrics, sub.Metrics...)
+		}
 		a.Tasks = append(a.Tasks, ta)
 	}
 	return a
 }
 
 // Text is the plan's text, then per task its operators' records in and
-// out, then the checkpoints: a summary line and one line per checkpoint.
+// out and its user metrics (a line each, metrics.Sample.String), then the
+// checkpoints: a summary line and one line per checkpoint.
 func (a *streamAnalyzed) Text() string {
 	var b strings.Builder
 	b.WriteString(a.Plan.Text())
@@ -57,6 +66,12 @@ func (a *streamAnalyzed) Text() string {
 		fmt.Fprintf(&b, "  task %q p=%d wall=%s\n", t.Name, t.Subtasks, t.Wall.Round(time.Millisecond))
 		for _, o := range t.Operators {
 			fmt.Fprintf(&b, "    %s in=%d out=%d\n", o.Name, o.RecordsIn, o.RecordsOut)
+		}
+		if len(t.Metrics) > 0 {
+			b.WriteString("    metrics:\n")
+			for _, m := range t.Metrics {
+				fmt.Fprintf(&b, "      %s\n", m)
+			}
 		}
 	}
 	if h := a.Checkpoints; h != nil {

@@ -178,8 +178,10 @@ REBALANCE, BROADCAST, SHUFFLE, HASH). With the checkpoint flags of weir run
 names the checkpoint configuration, Flink's defaults filled in, on its second
 line; nothing is opened or written. --analyze runs the job, its output
 discarded, and adds what it did: per task and chained operator the records in
-and out, and each checkpoint's duration, size written, full size, alignment and
-bytes in flight, with the restores. See weir explain --help for the formats
+and out, per subtask the user metrics of its functions (counters, gauges,
+histograms and meters, as <operator>.<subtask>.<group>.<name>), and each
+checkpoint's duration, size written, full size, alignment and bytes in flight,
+with the restores. See weir explain --help for the formats
 and weir run ` + j.name + ` --help for the job:
 
 ` + j.long,
@@ -191,7 +193,7 @@ and weir run ` + j.name + ` --help for the job:
 	ck.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "format", formatText, "format of the plan: text, json or dot")
 	var analyze bool
-	cmd.Flags().BoolVar(&analyze, "analyze", false, "run the job (its output discarded), then print the plan with the records each operator read and wrote and the checkpoints taken")
+	cmd.Flags().BoolVar(&analyze, "analyze", false, "run the job (its output discarded), then print the plan with the records each operator read and wrote, the user metrics and the checkpoints taken")
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
 			return err

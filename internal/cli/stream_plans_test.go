@@ -73,3 +73,71 @@ func TestStreamExplainAnalyze(t *testing.T) {
 		t.Fatalf("explain --analyze --format json: %+v", a)
 	}
 }
+
+// TestStreamExplainAnalyzeMetrics: explain --analyze of window-stats prints
+// the user metrics of its window function, a counter of firings per
+// subtask scoped <operator>.<subtask>, in text and JSON; over the
+// subtasks they count the lines weir run prints for the same input.
+func TestStreamExplainAnalyzeMetrics(t *testing.T) {
+	flags := []string{"window-stats", "--input", "testdata/window_stats_events.csv", "--key", "user", "--time", "ts",
+		"--value", "amount", "--window", "tumbling:1s", "--parallelism", "2"}
+	code, stdout, stderr := runWeir(context.Background(), append([]string{"run"}, append(flags, "--progress=false")...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	lines := strings.Count(stdout, "\n")
+	if lines == 0 {
+		t.Fatalf("run printed nothing")
+	}
+	code, stdout, stderr = runWeir(context.Background(), append(append([]string{"explain"}, flags...), "--analyze")...)
+	if code != 0 {
+		t.Fatalf("explain: exit %d: %s", code, stderr)
+	}
+	const op = "Window(Aggregate, Process)"
+	sum := 0
+	for i := range 2 {
+		prefix := fmt.Sprintf("      %s.%d.firings counter ", op, i)
+		at := strings.Index(stdout, prefix)
+		if at < 0 {
+			t.Fatalf("no %q in:\n%s", prefix, stdout)
+		}
+		var n int
+		if _, err := fmt.Sscanf(stdout[at+len(prefix):], "%d", &n); err != nil {
+			t.Fatal(err)
+		}
+		sum += n
+	}
+	if !strings.Contains(stdout, "    metrics:\n") || sum != lines {
+		t.Fatalf("firings counted %d, want the %d lines of weir run:\n%s", sum, lines, stdout)
+	}
+	code, stdout, stderr = runWeir(context.Background(), append(append([]string{"explain"}, flags...), "--analyze", "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("explain json: exit %d: %s", code, stderr)
+	}
+	var a struct {
+		Tasks []struct {
+			Name    string
+			Metrics []struct {
+				Scope []string
+				Name  string
+				Kind  string
+				Count int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	jsum := 0
+	for _, task := range a.Tasks {
+		for _, m := range task.Metrics {
+			if task.Name != op || m.Name != "firings" || m.Kind != "counter" || len(m.Scope) != 2 || m.Scope[0] != op {
+				t.Errorf("task %s: metric %+v", task.Name, m)
+			}
+			jsum += m.Count
+		}
+	}
+	if jsum != lines {
+		t.Fatalf("JSON firings %d, want %d", jsum, lines)
+	}
+}

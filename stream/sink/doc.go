@@ -10,7 +10,8 @@
 //
 // A Sink makes a Writer per subtask (CreateWriter with an InitContext:
 // subtask, parallelism, restored writer states, whether the job
-// checkpoints). A TwoPhaseSink also makes Committers and encodes its
+// checkpoints, the operator's metric group for the writer's and the
+// committer's metrics). A TwoPhaseSink also makes Committers and encodes its
 // committables with a Serializer, for the snapshots that hold them. The
 // runtime (stream.SinkTo, stream.SinkToWriter) calls, on the subtask's
 // goroutine:

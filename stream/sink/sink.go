@@ -3,6 +3,8 @@ package sink
 import (
 	"math"
 	"time"
+
+	"github.com/weirdata/weir/metrics"
 )
 
 // This file is the sink contract (Flink's Sink V2, api/connector/sink2):
@@ -50,6 +52,12 @@ type InitContext struct {
 	// Checkpointing says whether the job takes checkpoints: without them
 	// nothing restores what a writer leaves behind when it fails.
 	Checkpointing bool
+	// MetricGroup is the sink operator's metric group in the subtask,
+	// scoped <operator>.<subtask> (Flink's WriterInitContext.metricGroup):
+	// the writer and the committer register their metrics there, and the
+	// job's metrics show them. Never nil: the committer of a finished
+	// job's last commit gets a group nothing reads.
+	MetricGroup *metrics.Group
 }
 
 // Context is what Write gets with each record (Flink's SinkWriter.Context).

@@ -322,8 +322,8 @@ func TestKeyedBroadcastTimer(t *testing.T) {
 func listOnKeyed() stream.KeyedBroadcastProcessFunction[string, string, int, string] {
 	var list state.ListState[string]
 	return stream.KeyedBroadcastProcessFunction[string, string, int, string]{
-		Open: func(ctx *stream.KeyedContext[string]) (err error) {
-			list, err = state.GetListState(ctx.Backend(), state.ListDescriptor[string]{Name: "listStateTest"})
+		Open: func(rc *stream.KeyedRuntimeContext[string]) (err error) {
+			list, err = stream.GetListState(rc, state.ListDescriptor[string]{Name: "listStateTest"})
 			return err
 		},
 		ProcessElement: func(v string, _ *stream.KeyedReadOnlyBroadcastContext[string], _ stream.Collector[string]) error {
@@ -368,8 +368,8 @@ func TestKeyedBroadcastNoKeyedStateOnBroadcastSide(t *testing.T) {
 	h, err := KeyedBroadcast(Options{}, identityString, func() stream.KeyedBroadcastProcessFunction[string, string, int, string] {
 		var v state.ValueState[string]
 		return stream.KeyedBroadcastProcessFunction[string, string, int, string]{
-			Open: func(ctx *stream.KeyedContext[string]) (err error) {
-				v, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[string]{Name: "any"})
+			Open: func(rc *stream.KeyedRuntimeContext[string]) (err error) {
+				v, err = stream.GetState(rc, state.ValueDescriptor[string]{Name: "any"})
 				return err
 			},
 			ProcessElement: func(s string, _ *stream.KeyedReadOnlyBroadcastContext[string], _ stream.Collector[string]) error {

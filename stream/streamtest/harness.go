@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/graph"
@@ -85,6 +86,7 @@ type harnessCore[O any] struct {
 	clock   *clock.Manual
 	opts    Options
 	rt      *task.Runtime
+	chain   *graph.Chain
 	heads   []any // the first operator's inputs, per input node
 	sides   map[string]any
 	restore *protocol.TaskRestore
@@ -194,6 +196,7 @@ func (h *harnessCore[O]) Open() error {
 		}}
 	h.rt = task.New(nil, cfg, h.opts.Subtask, h.opts.Parallelism, nil)
 	ch := graph.Harness(h.r, h.rt, h.last, core.Output[O](h.capture), h.capture)
+	h.chain = ch
 	ins, err := ch.Build(h.head)
 	if err != nil {
 		return err
@@ -466,6 +469,22 @@ func (h *harnessCore[O]) maxParallelism(id string) int {
 		}
 	}
 	return 0
+}
+
+// Metrics returns the user metrics of the operators (their functions'
+// RuntimeContext.MetricGroup), each scoped <operator>.<subtask>, first
+// operator first, as Job.Metrics shows them per subtask. Meters read the
+// harness's processing time (SetProcessingTime).
+func (h *harnessCore[O]) Metrics() ([]metrics.Sample, error) {
+	if err := h.Open(); err != nil {
+		return nil, err
+	}
+	h.rt.PublishMetrics()
+	var out []metrics.Sample
+	for _, g := range h.chain.Metrics() {
+		out = append(out, g.Samples()...)
+	}
+	return out, nil
 }
 
 // Close closes the operators.

@@ -54,12 +54,12 @@ func newIJ(t *testing.T, lower int64, lowerIncl bool, upper int64, upperIncl boo
 			return stream.ProcessJoinFunction[string, ijElem, ijElem, ijPair]{
 				// the buffers are the operator's map states, read here as Flink's
 				// test reads getLeftBuffer and getRightBuffer
-				Open: func(ctx *stream.JoinContext[string]) (err error) {
-					x.backend = ctx.Backend()
-					if x.left, err = state.GetMapState(ctx.Backend(), state.MapDescriptor[int64, []ijElem]{Name: "interval-join-left-buffer"}); err != nil {
+				Open: func(rc *stream.KeyedRuntimeContext[string]) (err error) {
+					x.backend = rc.Backend()
+					if x.left, err = stream.GetMapState(rc, state.MapDescriptor[int64, []ijElem]{Name: "interval-join-left-buffer"}); err != nil {
 						return err
 					}
-					x.right, err = state.GetMapState(ctx.Backend(), state.MapDescriptor[int64, []ijElem]{Name: "interval-join-right-buffer"})
+					x.right, err = stream.GetMapState(rc, state.MapDescriptor[int64, []ijElem]{Name: "interval-join-right-buffer"})
 					return err
 				},
 				ProcessElement: func(l, r ijElem, ctx *stream.JoinContext[string], out stream.Collector[ijPair]) error {

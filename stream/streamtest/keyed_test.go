@@ -125,8 +125,8 @@ var late = stream.NewOutputTag[int]("late")
 func counting() stream.KeyedProcessFunction[int, int, int] {
 	var count state.ValueState[int]
 	return stream.KeyedProcessFunction[int, int, int]{
-		Open: func(ctx *stream.KeyedContext[int]) (err error) {
-			count, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "count"})
+		Open: func(rc *stream.KeyedRuntimeContext[int]) (err error) {
+			count, err = stream.GetState(rc, state.ValueDescriptor[int]{Name: "count"})
 			return err
 		},
 		ProcessElement: func(v int, ctx *stream.KeyedContext[int], _ stream.Collector[int]) error {
@@ -242,7 +242,7 @@ func TestOpenClose(t *testing.T) {
 	var opened, closed int
 	h, err := Keyed(Options{}, identity, func() stream.KeyedProcessFunction[int, int, int] {
 		return stream.KeyedProcessFunction[int, int, int]{
-			Open: func(*stream.KeyedContext[int]) error { opened++; return nil },
+			Open: func(*stream.KeyedRuntimeContext[int]) error { opened++; return nil },
 			ProcessElement: func(v int, _ *stream.KeyedContext[int], out stream.Collector[int]) error {
 				if opened != 1 || closed != 0 {
 					t.Errorf("record %d with %d opens and %d closes", v, opened, closed)

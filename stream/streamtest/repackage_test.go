@@ -23,8 +23,8 @@ type command struct {
 func commands() stream.KeyedProcessFunction[int, command, string] {
 	var st state.ValueState[string]
 	return stream.KeyedProcessFunction[int, command, string]{
-		Open: func(ctx *stream.KeyedContext[int]) (err error) {
-			st, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[string]{Name: "state"})
+		Open: func(rc *stream.KeyedRuntimeContext[int]) (err error) {
+			st, err = stream.GetState(rc, state.ValueDescriptor[string]{Name: "state"})
 			return err
 		},
 		ProcessElement: func(c command, ctx *stream.KeyedContext[int], out stream.Collector[string]) error {
@@ -198,8 +198,8 @@ func TestStateAndTimerStateShufflingScalingUp(t *testing.T) {
 func tally() stream.KeyedProcessFunction[int, int, string] {
 	var count state.ValueState[int]
 	return stream.KeyedProcessFunction[int, int, string]{
-		Open: func(ctx *stream.KeyedContext[int]) (err error) {
-			count, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "count"})
+		Open: func(rc *stream.KeyedRuntimeContext[int]) (err error) {
+			count, err = stream.GetState(rc, state.ValueDescriptor[int]{Name: "count"})
 			return err
 		},
 		ProcessElement: func(k int, ctx *stream.KeyedContext[int], out stream.Collector[string]) error {

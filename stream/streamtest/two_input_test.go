@@ -44,8 +44,8 @@ func TestKeyedCoProcessHarness(t *testing.T) {
 			func() stream.KeyedCoProcessFunction[int, int, string, string] {
 				var sum state.ValueState[int]
 				return stream.KeyedCoProcessFunction[int, int, string, string]{
-					Open: func(ctx *stream.KeyedContext[int]) (err error) {
-						sum, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "sum"})
+					Open: func(rc *stream.KeyedRuntimeContext[int]) (err error) {
+						sum, err = stream.GetState(rc, state.ValueDescriptor[int]{Name: "sum"})
 						return err
 					},
 					ProcessElement1: func(v int, ctx *stream.KeyedContext[int], _ stream.Collector[string]) error {

@@ -78,11 +78,11 @@ func TestProcessWindowState(t *testing.T) {
 			var perWin *state.Value[string, window.TimeWindow, int]
 			var global state.ValueState[int]
 			return stream.ProcessWindowFunction[string, window.TimeWindow, tuple2, string]{
-				Open: func(ctx *stream.WindowContext[string, window.TimeWindow]) (err error) {
-					if perWin, err = state.NewValue[string, window.TimeWindow, int](ctx.Backend(), state.ValueDescriptor[int]{Name: "firings"}); err != nil {
+				Open: func(rc *stream.KeyedRuntimeContext[string]) (err error) {
+					if perWin, err = state.NewValue[string, window.TimeWindow, int](rc.Backend(), state.ValueDescriptor[int]{Name: "firings"}); err != nil {
 						return err
 					}
-					global, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int]{Name: "all-firings"})
+					global, err = stream.GetState(rc, state.ValueDescriptor[int]{Name: "all-firings"})
 					return err
 				},
 				Process: func(k string, ctx *stream.WindowContext[string, window.TimeWindow], elems []tuple2, out stream.Collector[string]) error {

@@ -3,8 +3,10 @@ package graph
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream/internal/coordinator"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/internal/task"
@@ -19,6 +21,14 @@ type Build struct {
 	Node *Node
 	// MaxParallelism is the node's key groups (keyed nodes).
 	MaxParallelism int
+	// OperatorMaxParallelism is the operator's max parallelism as its
+	// functions see it (Flink's getMaxNumberOfParallelSubtasks): the key
+	// groups of a keyed node, else the node's, the job's or the default
+	// for its parallelism.
+	OperatorMaxParallelism int
+	// Metrics is the operator's user metric group in this subtask, scoped
+	// <operator>.<subtask>: registered with the task's metrics in a job.
+	Metrics *metrics.Group
 	// Enumerator is a source's split enumerator.
 	Enumerator source.Enumerator
 	// Aligner is an aligned source's coordinator of watermark alignment
@@ -158,7 +168,13 @@ type Chain struct {
 	capture *Node
 	out     any
 	events  task.Eventer
+	// groups are the operators' user metric groups, in build order
+	groups []*metrics.Group
 }
+
+// Metrics returns the user metric groups of the chain's operators, head
+// first.
+func (c *Chain) Metrics() []*metrics.Group { return c.groups }
 
 // Harness returns the chain of a test harness: every edge of the nodes
 // after the harness's inputs chained into rt, the main output of last
@@ -174,6 +190,12 @@ func (c *Chain) Build(n *Node) ([]any, error) { return c.build(n) }
 // returns n's inputs.
 func (c *Chain) build(n *Node) ([]any, error) {
 	counters := c.rt.Counters(n.Name)
+	group := metrics.NewGroup(c.rt.Clock(), n.Name, strconv.Itoa(c.rt.Subtask()))
+	if counters != nil {
+		counters.SetMetrics(group)
+	}
+	c.groups = append(c.groups, group)
+	c.rt.AddMetrics(group)
 	outs := map[string]any{}
 	for _, name := range n.Order {
 		pt := n.Ports[name]
@@ -202,7 +224,8 @@ func (c *Chain) build(n *Node) ([]any, error) {
 			}
 		}
 	}
-	b := &Build{Runtime: c.rt, Node: n, MaxParallelism: c.r.MaxP[n]}
+	b := &Build{Runtime: c.rt, Node: n, MaxParallelism: c.r.MaxP[n], OperatorMaxParallelism: c.r.OperatorMaxParallelism(n),
+		Metrics: group}
 	if c.at != nil {
 		b.Enumerator = c.at.enums[n]
 		if sa := c.at.align[n]; sa != nil {

@@ -241,6 +241,26 @@ func (r *Resolved) topology() {
 	r.Topology = t
 }
 
+// OperatorMaxParallelism returns n's max parallelism: its key groups when
+// it is keyed, else the node's, the job's or state.DefaultMaxParallelism
+// of its parallelism, as Flink gives every operator one.
+func (r *Resolved) OperatorMaxParallelism(n *Node) int {
+	if mp := r.MaxP[n]; mp > 0 {
+		return mp
+	}
+	if n.MaxParallelism > 0 {
+		return n.MaxParallelism
+	}
+	if r.Opts.MaxParallelism > 0 {
+		return r.Opts.MaxParallelism
+	}
+	mp, err := state.DefaultMaxParallelism(r.Par[n])
+	if err != nil {
+		return r.Par[n]
+	}
+	return mp
+}
+
 // Restored applies an assignment's max parallelisms: keyed operators whose
 // program set none take their snapshot's.
 func (r *Resolved) Restored(a *coordinator.Assignment) {

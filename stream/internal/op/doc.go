@@ -1,6 +1,6 @@
 // Package op holds the operators of DataStream programs (Flink's
 // api/operators and runtime/operators/windowing): map, filter and flat
-// map; process functions on plain and keyed streams, with one and two
+// map, and their rich forms with Open, Close and errors; process functions on plain and keyed streams, with one and two
 // inputs and broadcast state; rolling reductions; the window operator with
 // its contents, triggers and evictors; window and interval joins; the
 // async operator of OrderedWait and UnorderedWait (Flink's

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/sink"
@@ -209,6 +211,9 @@ type held[C any] struct {
 // committed yet to the SinkCommit of all the sink's subtasks.
 type SinkWriter[T, C any] struct {
 	task.Base
+	// Metrics is the operator's metric group, which the writer and the
+	// committer open with (nil: one of the subtask's that nothing reads).
+	Metrics   *metrics.Group
 	spec      SinkSpec[T, C]
 	final     *SinkCommit[C]
 	s         *task.Setup
@@ -263,8 +268,11 @@ func (o *SinkWriter[T, C]) Open(s *task.Setup) error {
 	if o.committables, err = state.GetOperatorListState(o.store, state.ListDescriptor[[]byte]{Name: o.spec.CommittableState}); err != nil {
 		return err
 	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.NewGroup(s.Clock(), s.Name, strconv.Itoa(s.Subtask()))
+	}
 	ctx := sink.InitContext{Subtask: s.Subtask(), Parallelism: s.Parallelism(), Restored: snap != nil,
-		States: o.writerStates.Get(), Checkpointing: s.Checkpointing()}
+		States: o.writerStates.Get(), Checkpointing: s.Checkpointing(), MetricGroup: o.Metrics}
 	var restored []C
 	for i, b := range o.committables.Get() {
 		c, err := o.spec.Serializer.Unmarshal(b)

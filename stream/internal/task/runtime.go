@@ -9,6 +9,7 @@ import (
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/resource"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/state"
@@ -132,7 +133,8 @@ type Runtime struct {
 	env         resource.Env
 	clock       clock.Clock
 	ops         []Operator
-	setups      []*Setup // of each operator, in the order of ops
+	setups      []*Setup         // of each operator, in the order of ops
+	metrics     []*metrics.Group // the operators' user metrics, published by the loop
 	writers     []Eventer
 	net         []netOut       // the network outputs
 	owner       WatermarkOwner // the chain head that makes its own watermarks, if any
@@ -259,6 +261,18 @@ func (rt *Runtime) AddOperator(op Operator, id, name string) *Setup {
 	return s
 }
 
+// AddMetrics adds the user metric group of an operator of the chain: the
+// task's loop publishes it after each step and when the task ends.
+func (rt *Runtime) AddMetrics(g *metrics.Group) { rt.metrics = append(rt.metrics, g) }
+
+// PublishMetrics publishes the chain's user metrics (metrics.Group.Publish),
+// on the task's goroutine.
+func (rt *Runtime) PublishMetrics() {
+	for _, g := range rt.metrics {
+		g.Publish()
+	}
+}
+
 // Operators returns the chain's operators: in the order added before
 // Open, in topological order after.
 func (rt *Runtime) Operators() []Operator { return rt.ops }
@@ -332,6 +346,7 @@ func (rt *Runtime) Run(in Input) (err error) {
 		if cerr := rt.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
+		rt.PublishMetrics()
 		if err == nil && rt.ck != nil {
 			rt.ck.finished()
 		}
@@ -359,6 +374,7 @@ func (rt *Runtime) Run(in Input) (err error) {
 		if err := rt.FireProcessingTime(); err != nil {
 			return err
 		}
+		rt.PublishMetrics() // what the last step, the mail and the timers counted
 		done, err := in.step(rt)
 		if err != nil {
 			return err
