@@ -31,11 +31,14 @@ var ErrAsyncTimeout = op.ErrAsyncTimeout
 // timeout fires before its call completed, with the call's rf (a new one
 // when the record was waiting for a retry): it may complete it with a
 // default result, and whatever completes it first counts. Without it the
-// call completes exceptionally with ErrAsyncTimeout, which fails the job. Open, when set,
-// is called once per subtask before the first call; Close, when set, once
-// at the end, on every path.
+// call completes exceptionally with ErrAsyncTimeout, which fails the job.
+// Open, when set, is called once per subtask before the first call, with
+// the subtask's RuntimeContext; Close, when set, once at the end, on every
+// path. The metrics of the context's group are updated from the subtask's
+// goroutine only (Open, Timeout, Close), never from a call's own
+// goroutines.
 type AsyncFunction[I, O any] struct {
-	Open        func() error
+	Open        func(rc *RuntimeContext) error
 	AsyncInvoke func(ctx context.Context, v I, rf ResultFuture[O])
 	Timeout     func(v I, rf ResultFuture[O])
 	Close       func() error
@@ -171,7 +174,7 @@ func asyncWait[I, O any](ds DataStream[I], newFn func() AsyncFunction[I, O], tim
 		if fn.AsyncInvoke == nil {
 			return nil, nil, fmt.Errorf("%s: no AsyncInvoke", name)
 		}
-		fns := op.AsyncFns[I, O]{Open: fn.Open, Close: fn.Close,
+		fns := op.AsyncFns[I, O]{Open: opener(fn.Open, newRuntimeContext(b)), Close: fn.Close,
 			Invoke: func(ctx context.Context, v I, f op.Future[O]) { fn.AsyncInvoke(ctx, v, ResultFuture[O]{f}) }}
 		if fn.Timeout != nil {
 			fns.Timeout = func(v I, f op.Future[O]) { fn.Timeout(v, ResultFuture[O]{f}) }
