@@ -19,10 +19,10 @@ type Op uint8
 
 // The changes of a changelog, as Flink's RowKind.
 const (
-	Insert        Op = iota // +I
-	UpdateBefore            // -U: the row as it was before an update
-	UpdateAfter             // +U: the row after it
-	Delete                  // -D
+	Insert       Op = iota // +I
+	UpdateBefore           // -U: the row as it was before an update
+	UpdateAfter            // +U: the row after it
+	Delete                 // -D
 )
 
 func (o Op) String() string {

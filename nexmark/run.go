@@ -2,7 +2,7 @@ package nexmark
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -65,9 +65,9 @@ type Params struct {
 	// rows (Flink's blackhole sink, for throughput); RowSink, when set,
 	// gets every row as its CSV line without line end (a Kafka sink's
 	// records). Without any, the CSV goes to Options.Stdout.
-	Output   string
-	Discard  bool
-	RowSink  func(rows stream.DataStream[[]byte])
+	Output  string
+	Discard bool
+	RowSink func(rows stream.DataStream[[]byte])
 	// Changelog makes q3, q4 and q9 write their updates with an op column
 	// first (+I, -U, +U, -D). Run sets it for an unbounded source.
 	Changelog bool
