@@ -167,6 +167,10 @@ func (d *Decoder) Decode(line string, e *Event) error {
 			typ = v
 		case "person", "auction", "bid":
 			if s.null() {
+				if which >= 0 && kindName(Kind(which)) == key {
+					which = -1 // a later null wins, as in encoding/json
+					*e = Event{}
+				}
 				break
 			}
 			if which >= 0 {
