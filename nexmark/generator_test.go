@@ -40,7 +40,7 @@ func TestJavaRand(t *testing.T) {
 func TestGeneratorRules(t *testing.T) {
 	c := Config{Seed: 1}
 	n := int64(200000)
-	events := generate(c, n)
+	events := makeEvents(c, n)
 	var (
 		persons, auctions, bidCount           int
 		hotSeller, hotBidder, hotAuction, hot int
@@ -194,7 +194,7 @@ func TestWriteDisorder(t *testing.T) {
 		if err := WriteJSON(context.Background(), &buf, WriteOptions{Config: c, Events: n, Disorder: disorder}); err != nil {
 			t.Fatal(err)
 		}
-		want := generate(c, n)
+		want := makeEvents(c, n)
 		seen := map[Event]int{}
 		for _, e := range want {
 			seen[e]++
@@ -247,4 +247,14 @@ func TestGeneratorSourceSplits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// makeEvents returns events 0 to n-1 of c.
+func makeEvents(c Config, n int64) []Event {
+	g := NewGenerator(c)
+	out := make([]Event, n)
+	for i := range n {
+		g.Event(i, &out[i])
+	}
+	return out
 }

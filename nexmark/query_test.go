@@ -1,4 +1,4 @@
-package nexmark
+package nexmark_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/weirdata/weir/nexmark"
+	"github.com/weirdata/weir/nexmark/nexmarktest"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/source"
 )
@@ -20,9 +22,9 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // generate returns events 0 to n-1 of c.
-func generate(c Config, n int64) []Event {
-	g := NewGenerator(c)
-	out := make([]Event, n)
+func generate(c nexmark.Config, n int64) []nexmark.Event {
+	g := nexmark.NewGenerator(c)
+	out := make([]nexmark.Event, n)
 	for i := range n {
 		g.Event(i, &out[i])
 	}
@@ -31,14 +33,14 @@ func generate(c Config, n int64) []Event {
 
 // writeEvents writes the events of c as a JSON-lines file, delayed out of
 // order by up to disorder ms, and returns its path.
-func writeEvents(t testing.TB, c Config, n, disorder int64) string {
+func writeEvents(t testing.TB, c nexmark.Config, n, disorder int64) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), fmt.Sprintf("events-%d-%d.jsonl", n, disorder))
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(context.Background(), f, WriteOptions{Config: c, Events: n, Disorder: disorder}); err != nil {
+	if err := nexmark.WriteJSON(context.Background(), f, nexmark.WriteOptions{Config: c, Events: n, Disorder: disorder}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -49,11 +51,11 @@ func writeEvents(t testing.TB, c Config, n, disorder int64) string {
 
 // runQuery runs query q with p's input at parallelism par in mode and
 // returns its CSV output.
-func runQuery(t testing.TB, q string, p Params, par int, mode stream.Mode) (string, Stats) {
+func runQuery(t testing.TB, q string, p nexmark.Params, par int, mode stream.Mode) (string, nexmark.Stats) {
 	t.Helper()
 	var out bytes.Buffer
 	p.Query = q
-	st, err := Run(context.Background(), Options{Stream: stream.Options{Parallelism: par, Mode: mode, Memory: 256 << 20}, Stdout: &out}, p)
+	st, err := nexmark.Run(context.Background(), nexmark.Options{Stream: stream.Options{Parallelism: par, Mode: mode, Memory: 256 << 20}, Stdout: &out}, p)
 	if err != nil {
 		t.Fatalf("%s p=%d mode %d: %v", q, par, mode, err)
 	}
@@ -74,11 +76,11 @@ func TestQueriesAgainstOracle(t *testing.T) {
 	if testing.Short() {
 		n = 12000
 	}
-	c := Config{Seed: 7, Rate: 500} // 60 s of event time: several windows and sessions
+	c := nexmark.Config{Seed: 7, Rate: 500} // 60 s of event time: several windows and sessions
 	events := generate(c, n)
 	files := map[string]string{"ordered": writeEvents(t, c, n, 0), "disordered": writeEvents(t, c, n, 2000)}
-	for _, q := range Queries {
-		wantHeader, want := oracle(q, events)
+	for _, q := range nexmark.Queries {
+		wantHeader, want := nexmarktest.Oracle(q, events)
 		if len(want) == 0 {
 			t.Fatalf("%s: the oracle has no rows: the case tests nothing", q)
 		}
@@ -87,12 +89,12 @@ func TestQueriesAgainstOracle(t *testing.T) {
 				for _, m := range modes {
 					what := fmt.Sprintf("%s %s p=%d %s", q, file, par, m.name)
 					t.Run(what, func(t *testing.T) {
-						out, st := runQuery(t, q, Params{Input: files[file]}, par, m.mode)
+						out, st := runQuery(t, q, nexmark.Params{Input: files[file]}, par, m.mode)
 						if st.Events != n {
 							t.Errorf("%d events counted, want %d", st.Events, n)
 						}
-						header, rows := readCSV(t, out)
-						checkRows(t, what, wantHeader, header, want, rows)
+						header, rows := nexmarktest.ReadCSV(t, out)
+						nexmarktest.CheckRows(t, what, wantHeader, header, want, rows)
 					})
 				}
 			}
@@ -108,14 +110,14 @@ func TestQueriesDefaultRate(t *testing.T) {
 		t.Skip("a larger input")
 	}
 	n := int64(250000)
-	c := Config{Seed: 3}
+	c := nexmark.Config{Seed: 3}
 	events := generate(c, n)
 	file := writeEvents(t, c, n, 2000)
 	for _, q := range []string{"q3", "q4", "q5", "q7", "q8", "q9", "q11"} {
-		wantHeader, want := oracle(q, events)
-		out, _ := runQuery(t, q, Params{Input: file}, 2, stream.Streaming)
-		header, rows := readCSV(t, out)
-		checkRows(t, q, wantHeader, header, want, rows)
+		wantHeader, want := nexmarktest.Oracle(q, events)
+		out, _ := runQuery(t, q, nexmark.Params{Input: file}, 2, stream.Streaming)
+		header, rows := nexmarktest.ReadCSV(t, out)
+		nexmarktest.CheckRows(t, q, wantHeader, header, want, rows)
 	}
 }
 
@@ -123,17 +125,17 @@ func TestQueriesDefaultRate(t *testing.T) {
 // parallelism 2: its splits together make every event once.
 func TestQueriesGenerator(t *testing.T) {
 	n := int64(20000)
-	c := Config{Seed: 11, Rate: 400}
+	c := nexmark.Config{Seed: 11, Rate: 400}
 	events := generate(c, n)
-	for _, q := range Queries {
+	for _, q := range nexmark.Queries {
 		for _, m := range modes {
-			wantHeader, want := oracle(q, events)
-			out, st := runQuery(t, q, Params{Events: n, Generator: c}, 2, m.mode)
+			wantHeader, want := nexmarktest.Oracle(q, events)
+			out, st := runQuery(t, q, nexmark.Params{Events: n, Generator: c}, 2, m.mode)
 			if st.Events != n {
 				t.Errorf("%s: %d events counted, want %d", q, st.Events, n)
 			}
-			header, rows := readCSV(t, out)
-			checkRows(t, q+" generator "+m.name, wantHeader, header, want, rows)
+			header, rows := nexmarktest.ReadCSV(t, out)
+			nexmarktest.CheckRows(t, q+" generator "+m.name, wantHeader, header, want, rows)
 		}
 	}
 }
@@ -144,10 +146,10 @@ func TestQueriesEmptyInput(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range Queries {
+	for _, q := range nexmark.Queries {
 		for _, m := range modes {
-			out, st := runQuery(t, q, Params{Input: path}, 2, m.mode)
-			header, _ := Header(q, false)
+			out, st := runQuery(t, q, nexmark.Params{Input: path}, 2, m.mode)
+			header, _ := nexmark.Header(q, false)
 			if out != header+"\n" || st.Events != 0 {
 				t.Errorf("%s %s: %q and %d events, want the header alone", q, m.name, out, st.Events)
 			}
@@ -194,13 +196,13 @@ func applyChangelog(t *testing.T, rows [][]string) [][]string {
 // source does: the changelog folds into the oracle's final table.
 func TestChangelog(t *testing.T) {
 	n := int64(20000)
-	c := Config{Seed: 5, Rate: 500}
+	c := nexmark.Config{Seed: 5, Rate: 500}
 	events := generate(c, n)
 	file := writeEvents(t, c, n, 1000)
 	for _, q := range []string{"q3", "q4", "q9"} {
-		wantHeader, want := oracle(q, events)
-		out, _ := runQuery(t, q, Params{Input: file, Changelog: true}, 2, stream.Streaming)
-		header, rows := readCSV(t, out)
+		wantHeader, want := nexmarktest.Oracle(q, events)
+		out, _ := runQuery(t, q, nexmark.Params{Input: file, Changelog: true}, 2, stream.Streaming)
+		header, rows := nexmarktest.ReadCSV(t, out)
 		if len(header) == 0 || header[0] != "op" {
 			t.Fatalf("%s: header %q, want op first", q, header)
 		}
@@ -213,14 +215,14 @@ func TestChangelog(t *testing.T) {
 		if q == "q4" && updates == 0 {
 			t.Errorf("q4: no update in the changelog")
 		}
-		checkRows(t, q+" changelog", wantHeader, header[1:], want, applyChangelog(t, rows))
+		nexmarktest.CheckRows(t, q+" changelog", wantHeader, header[1:], want, applyChangelog(t, rows))
 	}
 }
 
 // TestBadLine: a line that does not decode fails the job naming the file
 // and the line; with SkipBad it is counted and the rest is computed.
 func TestBadLine(t *testing.T) {
-	c := Config{Seed: 2, Rate: 500}
+	c := nexmark.Config{Seed: 2, Rate: 500}
 	n := int64(3000)
 	path := writeEvents(t, c, n, 0)
 	b, err := os.ReadFile(path)
@@ -233,18 +235,18 @@ func TestBadLine(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), Options{Stream: stream.Options{Parallelism: 2}, Stdout: &bytes.Buffer{}}, Params{Query: "q0", Input: bad})
+	_, err = nexmark.Run(context.Background(), nexmark.Options{Stream: stream.Options{Parallelism: 2}, Stdout: &bytes.Buffer{}}, nexmark.Params{Query: "q0", Input: bad})
 	var pe *source.ParseError
 	if !errors.As(err, &pe) || pe.Line != 1001 || !strings.Contains(err.Error(), bad+" line 1001: nexmark: ") || !stream.IsUnrecoverable(err) {
 		t.Fatalf("got %v, want a parse error naming %s line 1001", err, bad)
 	}
 	for _, m := range modes {
-		out, st := runQuery(t, "q0", Params{Input: bad, SkipBad: true}, 2, m.mode)
+		out, st := runQuery(t, "q0", nexmark.Params{Input: bad, SkipBad: true}, 2, m.mode)
 		if st.Skipped != 1 || st.Events != n+1 || !strings.HasPrefix(st.FirstSkipped, bad+" line 1001: nexmark: ") {
 			t.Errorf("%s: skipped %d (%q) of %d events, want 1 of %d naming line 1001", m.name, st.Skipped, st.FirstSkipped, st.Events, n+1)
 		}
-		wantHeader, want := oracle("q0", generate(c, n))
-		header, rows := readCSV(t, out)
-		checkRows(t, "q0 skipping "+m.name, wantHeader, header, want, rows)
+		wantHeader, want := nexmarktest.Oracle("q0", generate(c, n))
+		header, rows := nexmarktest.ReadCSV(t, out)
+		nexmarktest.CheckRows(t, "q0 skipping "+m.name, wantHeader, header, want, rows)
 	}
 }

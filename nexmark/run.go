@@ -20,6 +20,10 @@ import (
 // dateTime - 4 s.
 const DefaultOutOfOrderness = 4 * time.Second
 
+// ZeroOutOfOrderness is the Params.OutOfOrderness of a bound of 0: the
+// watermark is the largest dateTime seen less 1 ms.
+const ZeroOutOfOrderness time.Duration = -1
+
 // Queries are the queries Run knows, in order.
 var Queries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q9", "q11", "q14"}
 
@@ -55,8 +59,8 @@ type Params struct {
 	Events    int64
 	Generator Config
 	// OutOfOrderness is the watermark's bound: the largest dateTime seen
-	// minus it, minus 1 ms. Zero means DefaultOutOfOrderness; negative
-	// means none.
+	// minus it, minus 1 ms. Zero means DefaultOutOfOrderness;
+	// ZeroOutOfOrderness asks for a bound of 0.
 	OutOfOrderness time.Duration
 	// SkipBad sends lines that do not decode to the dead-letter output,
 	// counted in Stats, instead of failing the job.
@@ -152,14 +156,14 @@ func Run(ctx context.Context, o Options, p Params) (Stats, error) {
 		p.Changelog = true
 	}
 	bound := p.OutOfOrderness
-	if bound == 0 {
+	switch {
+	case bound == 0:
 		bound = DefaultOutOfOrderness
+	case bound < 0:
+		bound = 0
 	}
-	strategy := watermark.NoWatermarks[Event]()
-	if bound > 0 {
-		strategy = watermark.ForBoundedOutOfOrderness[Event](bound)
-	}
-	strategy = strategy.WithTimestampAssigner(func(e Event, _ int64) int64 { return e.Time() })
+	strategy := watermark.ForBoundedOutOfOrderness[Event](bound).
+		WithTimestampAssigner(func(e Event, _ int64) int64 { return e.Time() })
 	env := stream.New(o.Stream)
 	if o.Configure != nil {
 		o.Configure(env)

@@ -1,4 +1,4 @@
-package nexmark
+package nexmarktest
 
 import (
 	"fmt"
@@ -6,32 +6,33 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/weirdata/weir/nexmark"
 )
 
-// This file is the oracle: each query computed naively over a slice of
-// events with maps and sorts, straight from the definitions of the
-// formats note, sharing no code with the stream programs. Its rows are
-// the expected CSV fields.
-
-// oracle returns the header and rows query q must give over events.
-func oracle(q string, events []Event) (header []string, rows [][]string) {
+// Oracle returns the header and the rows query q must give over events:
+// each query computed naively with maps and sorts, straight from the
+// definitions of the formats note, sharing no code with the stream
+// programs. The rows are CSV fields; their order means nothing. It
+// panics on a query it does not know.
+func Oracle(q string, events []nexmark.Event) (header []string, rows [][]string) {
 	d := strconv.FormatInt
 	i := func(v int64) string { return d(v, 10) }
 	euro := func(cents int64) string { return new(big.Rat).SetFrac64(cents*908, 1000).FloatString(3) }
-	var bidList []Bid
-	var persons []Person
-	var auctions []Auction
+	var bidList []nexmark.Bid
+	var persons []nexmark.Person
+	var auctions []nexmark.Auction
 	for _, e := range events {
 		switch e.Kind {
-		case KindBid:
+		case nexmark.KindBid:
 			bidList = append(bidList, e.Bid)
-		case KindPerson:
+		case nexmark.KindPerson:
 			persons = append(persons, e.Person)
-		case KindAuction:
+		case nexmark.KindAuction:
 			auctions = append(auctions, e.Auction)
 		}
 	}
-	bidsOf := map[int64][]Bid{}
+	bidsOf := map[int64][]nexmark.Bid{}
 	for _, b := range bidList {
 		bidsOf[b.Auction] = append(bidsOf[b.Auction], b)
 	}
@@ -62,7 +63,7 @@ func oracle(q string, events []Event) (header []string, rows [][]string) {
 		}
 	case "q3":
 		header = []string{"name", "city", "state", "id"}
-		byID := map[int64]Person{}
+		byID := map[int64]nexmark.Person{}
 		for _, p := range persons {
 			if p.State == "OR" || p.State == "ID" || p.State == "CA" {
 				byID[p.ID] = p
@@ -140,7 +141,7 @@ func oracle(q string, events []Event) (header []string, rows [][]string) {
 		header = []string{"id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra",
 			"auction", "bidder", "price", "bid_dateTime", "bid_extra"}
 		for _, a := range auctions {
-			var best *Bid
+			var best *nexmark.Bid
 			for k := range bidsOf[a.ID] {
 				b := &bidsOf[a.ID][k]
 				if b.Auction != a.ID || b.DateTime < a.DateTime || b.DateTime > a.Expires {
@@ -197,7 +198,7 @@ func oracle(q string, events []Event) (header []string, rows [][]string) {
 			rows = append(rows, []string{i(b.Auction), i(b.Bidder), euros.FloatString(3), kind, i(b.DateTime), b.Extra, strconv.Itoa(c)})
 		}
 	default:
-		panic(fmt.Sprintf("oracle: no query %s", q))
+		panic(fmt.Sprintf("nexmarktest: no query %s", q))
 	}
 	return header, rows
 }

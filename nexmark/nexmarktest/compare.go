@@ -1,4 +1,4 @@
-package nexmark
+package nexmarktest
 
 import (
 	"encoding/csv"
@@ -15,8 +15,8 @@ import (
 // paired when their strings are equal and their numbers within 1e-6
 // absolute or 1e-9 relative.
 
-// readCSV parses a query's CSV output into its header and rows.
-func readCSV(t testing.TB, out string) (header []string, rows [][]string) {
+// ReadCSV parses a query's CSV output into its header and rows.
+func ReadCSV(t testing.TB, out string) (header []string, rows [][]string) {
 	t.Helper()
 	r := csv.NewReader(strings.NewReader(out))
 	r.FieldsPerRecord = -1
@@ -84,9 +84,9 @@ func closeRows(a, b []string) bool {
 	return true
 }
 
-// compareRows returns the rows of want missing from got (lost) and those
-// of got not in want (extra), as multisets.
-func compareRows(want, got [][]string) (lost, extra [][]string) {
+// Compare returns the rows of want missing from got (lost) and those of
+// got not in want (extra), as multisets, by the formats note's rule.
+func Compare(want, got [][]string) (lost, extra [][]string) {
 	left := map[string][][]string{}
 	for _, r := range want {
 		k := normalize(r)
@@ -114,14 +114,14 @@ func compareRows(want, got [][]string) (lost, extra [][]string) {
 	return lost, extra
 }
 
-// checkRows fails t unless got equals want by the rule, showing a few of
-// the rows lost and extra.
-func checkRows(t testing.TB, what string, wantHeader, gotHeader []string, want, got [][]string) {
+// CheckRows fails t unless the headers are equal and got equals want by
+// the rule, showing a few of the rows lost and extra.
+func CheckRows(t testing.TB, what string, wantHeader, gotHeader []string, want, got [][]string) {
 	t.Helper()
 	if !slices.Equal(wantHeader, gotHeader) {
 		t.Errorf("%s: header %q, want %q", what, gotHeader, wantHeader)
 	}
-	lost, extra := compareRows(want, got)
+	lost, extra := Compare(want, got)
 	if len(lost) == 0 && len(extra) == 0 {
 		return
 	}
@@ -135,21 +135,3 @@ func checkRows(t testing.TB, what string, wantHeader, gotHeader []string, want, 
 	t.Error(msg)
 }
 
-// TestCompareRule checks the rule itself on small cases.
-func TestCompareRule(t *testing.T) {
-	want := [][]string{{"870.772", "a"}, {"5", "b"}, {"5", "b"}, {"0.1234567", "c"}}
-	for _, c := range []struct {
-		got         [][]string
-		lost, extra int
-	}{
-		{[][]string{{"8.70772e2", "a"}, {"5.0", "b"}, {"5", "b"}, {"0.1234568", "c"}}, 0, 0},
-		{[][]string{{"870.772", "a"}, {"5", "b"}, {"0.123457", "c"}}, 1, 0},
-		{[][]string{{"870.772", "a"}, {"5", "b"}, {"5", "b"}, {"5", "b"}, {"0.1234567", "c"}}, 0, 1},
-		{[][]string{{"870.773", "a"}, {"5", "B"}, {"5", "b"}, {"0.1234567", "c"}}, 2, 2},
-	} {
-		lost, extra := compareRows(want, c.got)
-		if len(lost) != c.lost || len(extra) != c.extra {
-			t.Errorf("%q: lost %d extra %d, want %d and %d", c.got, len(lost), len(extra), c.lost, c.extra)
-		}
-	}
-}
