@@ -134,4 +134,3 @@ func CheckRows(t testing.TB, what string, wantHeader, gotHeader []string, want, 
 	}
 	t.Error(msg)
 }
-
