@@ -44,10 +44,7 @@ func TestGenNexmark(t *testing.T) {
 	if len(lines) != len(events) {
 		t.Fatalf("%d lines, want %d", len(lines), len(events))
 	}
-	var got []string
-	for _, l := range lines {
-		got = append(got, l)
-	}
+	got := slices.Clone(lines)
 	var want []string
 	for i := range events {
 		want = append(want, string(nexmark.AppendJSON(nil, &events[i])))
