@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -102,9 +103,12 @@ func lastAuction(n int64) int64 {
 
 // Generator makes the events of a Config, each from a java.util.Random
 // seeded with splitmix64(splitmix64(Seed) XOR n), so that any event can be
-// made alone, in any order, by any number of generators. A Generator is
-// used by one goroutine; the strings of the events it makes live in
-// blocks of memory it never writes again.
+// made alone, in any order, by any number of generators. Names, item
+// names, descriptions and filler are cut from pools of the suite's
+// characters made once (as TPC-H's dbgen cuts its comments from a text
+// pool), so making an event allocates nothing; a person's email and
+// credit card are written into blocks of memory the generator never
+// writes again. A Generator is used by one goroutine.
 type Generator struct {
 	cfg   Config
 	seed  uint64 // splitmix64(cfg.Seed)
@@ -147,7 +151,14 @@ type stringTables struct {
 	names                 []string // full names: first*len(lastNames)+last
 	channels, channelURLs []string // channel-K and its URL
 	hotURLs               []string // the URLs of the hot channels
+	// text and filler are pools the strings of events are cut from:
+	// nextString's characters (a space in 13, else a-z) and nextExtra's
+	// ('H' to 'z')
+	text, filler string
 }
+
+// poolSize is the length of the text and filler pools.
+const poolSize = 1 << 20
 
 // tables are the strings made once: full names and the channels' names
 // and URLs.
@@ -180,6 +191,17 @@ var tables = sync.OnceValue(func() *stringTables {
 		r := newJavaRand(splitmix64(uint64(i) ^ 0x686f74)) // "hot"
 		t.hotURLs = append(t.hotURLs, url(&r))
 	}
+	r := newJavaRand(0x706f6f6c) // "pool"
+	text := make([]byte, 0, poolSize)
+	for len(text) < poolSize {
+		if r.Intn(13) == 0 {
+			text = append(text, ' ')
+		} else {
+			text = append(text, byte('a'+r.Intn(26)))
+		}
+	}
+	t.text = string(text)
+	t.filler = string(nextExactString(make([]byte, 0, poolSize), &r, poolSize))
 	return t
 })
 
@@ -211,12 +233,11 @@ func nextString(dst []byte, r *javaRand, maxLen int32, special byte) []byte {
 	return dst[:start+k]
 }
 
-// nextExtra appends filler so that currentSize plus its length is on
-// average avg: 'a' plus a signed remainder mod 26 of Java ints, so the
-// characters run from 'H' to 'z'.
-func nextExtra(dst []byte, r *javaRand, currentSize, avg int) []byte {
+// extraSize is the length of the filler that brings currentSize to avg
+// on average: uniform within 20% of avg - currentSize.
+func extraSize(r *javaRand, currentSize, avg int) int {
 	if currentSize > avg {
-		return dst
+		return 0
 	}
 	want := avg - currentSize
 	delta := int(math.Floor(float64(want)*0.2 + 0.5))
@@ -224,6 +245,13 @@ func nextExtra(dst []byte, r *javaRand, currentSize, avg int) []byte {
 	if delta != 0 {
 		size += int(r.Intn(int32(2 * delta)))
 	}
+	return size
+}
+
+// nextExactString appends size characters of filler: 'a' plus a signed
+// remainder mod 26 of Java ints, six from each, so they run from 'H' to
+// 'z'.
+func nextExactString(dst []byte, r *javaRand, size int) []byte {
 	var rnd int32
 	left := 0
 	for range size {
@@ -237,9 +265,26 @@ func nextExtra(dst []byte, r *javaRand, currentSize, avg int) []byte {
 	return dst
 }
 
-// nextPrice is the suite's price: round(10^(6u) * 100) cents.
+// extra cuts filler of extraSize from the pool.
+func extra(tb *stringTables, r *javaRand, currentSize, avg int) string {
+	n := extraSize(r, currentSize, avg)
+	off := int(r.Intn(int32(len(tb.filler) - n)))
+	return tb.filler[off : off+n]
+}
+
+// text cuts the suite's random string of up to maxLen characters from
+// the pool: lowercase letters and, one in 13, a space; spaces at either
+// end are trimmed, as Java's trim.
+func text(tb *stringTables, r *javaRand, maxLen int32) string {
+	n := 3 + r.Intn(maxLen-3)
+	off := r.Intn(int32(len(tb.text)) - n)
+	return strings.TrimSpace(tb.text[off : off+n])
+}
+
+// nextPrice is the suite's price: round(10^(6u) * 100) cents, 10^x as
+// e^(x ln 10).
 func nextPrice(r *javaRand) int64 {
-	return int64(math.Floor(math.Pow(10, r.Float()*6)*100 + 0.5))
+	return int64(math.Floor(math.Exp(r.Float()*6*math.Ln10)*100 + 0.5))
 }
 
 // nextPersonID is a person among the last numActivePeople, or one of the
@@ -277,7 +322,7 @@ func (g *Generator) reserve(n int) {
 
 func (g *Generator) person(n int64, r *javaRand, t int64) Person {
 	tb := tables()
-	g.reserve(512)
+	g.reserve(64)
 	name := tb.names[r.Intn(int32(len(firstNames)))*int32(len(lastNames))+r.Intn(int32(len(lastNames)))]
 	start := len(g.arena)
 	g.arena = nextString(g.arena, r, 7, ' ')
@@ -296,14 +341,12 @@ func (g *Generator) person(n int64, r *javaRand, t int64) Person {
 	card := g.text(start)
 	city := usCities[r.Intn(int32(len(usCities)))]
 	state := usStates[r.Intn(int32(len(usStates)))]
-	start = len(g.arena)
-	g.arena = nextExtra(g.arena, r, 8+len(name)+len(email)+len(card)+len(city)+len(state), avgPersonBytes)
 	return Person{ID: firstPersonID + lastPerson(n), Name: name, EmailAddress: email, CreditCard: card,
-		City: city, State: state, DateTime: t, Extra: g.text(start)}
+		City: city, State: state, DateTime: t, Extra: extra(tb, r, 8+len(name)+len(email)+len(card)+len(city)+len(state), avgPersonBytes)}
 }
 
 func (g *Generator) auction(n int64, r *javaRand, t int64) Auction {
-	g.reserve(1024)
+	tb := tables()
 	var seller int64
 	if r.Intn(4) > 0 { // a hot seller
 		seller = lastPerson(n) / hotRatio * hotRatio
@@ -314,23 +357,16 @@ func (g *Generator) auction(n int64, r *javaRand, t int64) Auction {
 	initial := nextPrice(r)
 	horizon := g.cfg.time(n+numInFlightAuctions*totalProportion/auctionProportion) - t
 	expires := t + 1 + r.Longn(max(2*horizon, 1))
-	start := len(g.arena)
-	g.arena = nextString(g.arena, r, 20, ' ')
-	item := g.text(start)
-	start = len(g.arena)
-	g.arena = nextString(g.arena, r, 100, ' ')
-	desc := g.text(start)
+	item := text(tb, r, 20)
+	desc := text(tb, r, 100)
 	reserve := initial + nextPrice(r)
-	start = len(g.arena)
-	g.arena = nextExtra(g.arena, r, 8+len(item)+len(desc)+5*8, avgAuctionBytes)
 	return Auction{ID: firstAuctionID + lastAuction(n), ItemName: item, Description: desc, InitialBid: initial,
 		Reserve: reserve, DateTime: t, Expires: expires, Seller: firstPersonID + seller, Category: category,
-		Extra: g.text(start)}
+		Extra: extra(tb, r, 8+len(item)+len(desc)+5*8, avgAuctionBytes)}
 }
 
 func (g *Generator) bid(n int64, r *javaRand, t int64) Bid {
 	tb := tables()
-	g.reserve(128)
 	var auction, bidder int64
 	if r.Intn(2) > 0 { // a hot auction
 		auction = lastAuction(n) / hotRatio * hotRatio
@@ -351,10 +387,8 @@ func (g *Generator) bid(n int64, r *javaRand, t int64) Bid {
 		k := r.Intn(numChannels)
 		channel, url = tb.channels[k], tb.channelURLs[k]
 	}
-	start := len(g.arena)
-	g.arena = nextExtra(g.arena, r, 4*8, avgBidBytes)
 	return Bid{Auction: firstAuctionID + auction, Bidder: firstPersonID + bidder, Price: price,
-		Channel: channel, URL: url, DateTime: t, Extra: g.text(start)}
+		Channel: channel, URL: url, DateTime: t, Extra: extra(tb, r, 4*8, avgBidBytes)}
 }
 
 // String describes the configuration.
