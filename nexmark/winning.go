@@ -14,7 +14,8 @@ import (
 // their auction (a bid may name an auction not made yet, and the input
 // may be out of order). A waiting bid is dropped once the watermark
 // passes its time: an auction that comes later is later than the
-// watermark, so it starts after the bid. The auction is settled when the
+// watermark, so it starts after the bid. A key with waiting bids has one
+// cleanup timer, at the earliest of them. The auction is settled when the
 // watermark passes its expiry, since every later bid is later than it:
 // its best bid is then final and goes out, and its state is cleared. At
 // the end of a bounded input (and in BATCH mode, at the end of each key)
@@ -32,6 +33,7 @@ func winning[A, B, O any](auctions stream.KeyedStream[A, int64], bids stream.Key
 			auction state.ValueState[A]
 			best    state.ValueState[B]
 			waiting state.ListState[B]
+			cleanup state.ValueState[int64] // the time of the waiting bids' timer
 		)
 		// offer makes b the best bid if it is valid for a and beats it.
 		offer := func(a A, b B) {
@@ -52,7 +54,10 @@ func winning[A, B, O any](auctions stream.KeyedStream[A, int64], bids stream.Key
 				if best, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[B]{Name: "best"}); err != nil {
 					return err
 				}
-				waiting, err = state.GetListState(ctx.Backend(), state.ListDescriptor[B]{Name: "waiting"})
+				if waiting, err = state.GetListState(ctx.Backend(), state.ListDescriptor[B]{Name: "waiting"}); err != nil {
+					return err
+				}
+				cleanup, err = state.GetValueState(ctx.Backend(), state.ValueDescriptor[int64]{Name: "cleanup"})
 				return err
 			},
 			ProcessElement1: func(a A, ctx *stream.KeyedContext[int64], _ stream.Collector[O]) error {
@@ -63,6 +68,7 @@ func winning[A, B, O any](auctions stream.KeyedStream[A, int64], bids stream.Key
 						offer(a, b)
 					}
 					waiting.Clear()
+					cleanup.Clear()
 				}
 				return nil
 			},
@@ -71,22 +77,35 @@ func winning[A, B, O any](auctions stream.KeyedStream[A, int64], bids stream.Key
 					offer(a, b)
 					return nil
 				}
+				// the first waiting bid sets the key's cleanup timer
+				if _, ok := cleanup.Value(); !ok {
+					ctx.RegisterEventTimeTimer(at(b))
+					cleanup.Update(at(b))
+				}
 				waiting.Add(b)
-				ctx.RegisterEventTimeTimer(at(b))
 				return nil
 			},
 			OnTimer: func(ts int64, ctx *stream.KeyedContext[int64], out stream.Collector[O]) error {
 				a, ok := auction.Value()
 				if !ok {
-					// drop the waiting bids the watermark passed
-					if early := waiting.Get(); len(early) > 0 {
-						keep := early[:0]
-						for _, b := range early {
-							if at(b) > ts {
-								keep = append(keep, b)
-							}
+					// drop the waiting bids the watermark passed; the
+					// earliest left sets the next cleanup
+					early := waiting.Get()
+					keep, next := early[:0], int64(watermark.Max)
+					for _, b := range early {
+						if t := at(b); t > ts {
+							keep = append(keep, b)
+							next = min(next, t)
 						}
+					}
+					if len(keep) < len(early) {
 						waiting.Update(keep)
+					}
+					if len(keep) > 0 {
+						ctx.RegisterEventTimeTimer(next)
+						cleanup.Update(next)
+					} else {
+						cleanup.Clear()
 					}
 					return nil
 				}
@@ -99,6 +118,7 @@ func winning[A, B, O any](auctions stream.KeyedStream[A, int64], bids stream.Key
 				auction.Clear()
 				best.Clear()
 				waiting.Clear()
+				cleanup.Clear()
 				return nil
 			},
 		}
@@ -199,11 +219,17 @@ func q4(b *build, events stream.DataStream[Event]) {
 
 func (s q4Avg) avg() float64 { return float64(s.Sum) / float64(s.Count) }
 
+// q9Bid is what q9 keeps of a bid: its columns in q9's rows.
+type q9Bid struct {
+	Auction, Bidder, Price, DateTime int64
+	Extra                            string
+}
+
 // q9Row is a row of q9: an auction and its winning bid.
 type q9Row struct {
 	Op Op
 	A  Auction
-	B  Bid
+	B  q9Bid
 }
 
 // q9 finds the winning bid of every auction: the highest valid bid, the
@@ -215,16 +241,22 @@ func q9(b *build, events stream.DataStream[Event]) {
 			emit(e.Auction)
 		}
 	}).Name("Auctions")
+	bidsOn := stream.FlatMap(events, func(e Event, emit func(q9Bid)) {
+		if e.Kind == KindBid {
+			b := &e.Bid
+			emit(q9Bid{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime, Extra: b.Extra})
+		}
+	}).Name("Bids")
 	rows := winning(
 		stream.KeyBy(auctions, func(a Auction) int64 { return a.ID }),
-		stream.KeyBy(bids(events), func(b Bid) int64 { return b.Auction }),
+		stream.KeyBy(bidsOn, func(b q9Bid) int64 { return b.Auction }),
 		func(a Auction) int64 { return a.DateTime },
 		func(a Auction) int64 { return a.Expires },
-		func(b Bid) int64 { return b.DateTime },
-		func(b, best Bid) bool {
+		func(b q9Bid) int64 { return b.DateTime },
+		func(b, best q9Bid) bool {
 			return b.Price > best.Price || b.Price == best.Price && b.DateTime < best.DateTime
 		},
-		func(a Auction, b Bid) q9Row { return q9Row{A: a, B: b} }).Name("WinningBids").UID("q9-winning")
+		func(a Auction, b q9Bid) q9Row { return q9Row{A: a, B: b} }).Name("WinningBids").UID("q9-winning")
 	changelog := b.p.Changelog
 	output(b, rows, func(dst []byte, v q9Row) []byte {
 		if changelog {
@@ -243,6 +275,6 @@ func q9(b *build, events stream.DataStream[Event]) {
 		dst = append(dst, ',')
 		dst = appendField(dst, a.Extra)
 		dst = append(dst, ',')
-		return appendBid(dst, v.B)
+		return appendBid(dst, Bid{Auction: v.B.Auction, Bidder: v.B.Bidder, Price: v.B.Price, DateTime: v.B.DateTime, Extra: v.B.Extra})
 	})
 }
