@@ -10,12 +10,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/weirdata/weir/nexmark"
 	"github.com/weirdata/weir/nexmark/nexmarktest"
 	"github.com/weirdata/weir/stream"
+	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/source"
 )
 
@@ -248,5 +250,78 @@ func TestBadLine(t *testing.T) {
 		wantHeader, want := nexmarktest.Oracle("q0", generate(c, n))
 		header, rows := nexmarktest.ReadCSV(t, out)
 		nexmarktest.CheckRows(t, "q0 skipping "+m.name, wantHeader, header, want, rows)
+	}
+}
+
+// readParts returns the committed part files of dir concatenated in name
+// order, failing on files left uncommitted.
+func readParts(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Fatalf("%s left in %s", e.Name(), dir)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// TestStopAndResume stops queries with state (joins, windows, timers)
+// with a savepoint while the throttled generator runs, and resumes them
+// from it at another parallelism: the part files of both runs hold the
+// oracle's rows exactly once, the header first.
+func TestStopAndResume(t *testing.T) {
+	n := int64(30000)
+	c := nexmark.Config{Seed: 12, Rate: 500}
+	events := generate(c, n)
+	for _, q := range []string{"q5", "q8", "q9", "q11"} {
+		t.Run(q, func(t *testing.T) {
+			dir := t.TempDir()
+			p := nexmark.Params{Query: q, Events: n, Generator: c, Output: filepath.Join(dir, "out")}
+			first := nexmark.Options{Stream: stream.Options{Parallelism: 2, SourceRate: 30000, AutoWatermarkInterval: 10 * time.Millisecond}}
+			first.Configure = func(env *stream.Env) { env.EnableCheckpointing(time.Hour) }
+			saved := make(chan string, 1)
+			first.Stream.Started = func(j *stream.Job) {
+				go func() {
+					time.Sleep(300 * time.Millisecond)
+					path, err := j.StopWithSavepoint(context.Background(), filepath.Join(dir, "sp"))
+					if err != nil {
+						t.Error(err)
+					}
+					saved <- path
+				}()
+			}
+			st, err := nexmark.Run(context.Background(), first, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := <-saved
+			if t.Failed() {
+				return
+			}
+			if st.Events == 0 || st.Events >= n {
+				t.Fatalf("the first run read %d of %d events: it did not stop midway", st.Events, n)
+			}
+			snap, err := checkpoint.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := nexmark.Options{Stream: stream.Options{Parallelism: 3, Restore: snap}}
+			if _, err := nexmark.Run(context.Background(), second, p); err != nil {
+				t.Fatal(err)
+			}
+			wantHeader, want := nexmarktest.Oracle(q, events)
+			header, rows := nexmarktest.ReadCSV(t, readParts(t, p.Output))
+			nexmarktest.CheckRows(t, q+" stopped and resumed", wantHeader, header, want, rows)
+		})
 	}
 }

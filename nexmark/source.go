@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/stream/source"
 )
 
@@ -26,8 +27,10 @@ const genBlock = 1000
 // event-time order and the splits advance together. A split's position is
 // the number of events it made; a restore at another parallelism hands the
 // old splits out again, each reader making its splits' blocks in turn.
-// The readers ignore ReaderContext.Rate: Config.Rate is the rate of event
-// time, and the generator runs at full speed.
+// Config.Rate is the rate of event time; the readers run at full speed
+// unless ReaderContext.Rate throttles them (stream.Options.SourceRate):
+// then each makes at most Rate events per second of its clock, in batches
+// of at most a hundredth of a second's events.
 func GeneratorSource(c Config, count int64) source.Source[Event] {
 	return &genSource{cfg: c.withDefaults(), count: count}
 }
@@ -74,7 +77,16 @@ func (s *genSource) splitLen(r, p int64) int64 {
 }
 
 func (s *genSource) Reader(rc source.ReaderContext) (source.Reader[Event], error) {
-	return &genReader{rc: rc, gen: NewGenerator(s.cfg), buf: make([]Event, sourceBatch)}, nil
+	r := &genReader{rc: rc, gen: NewGenerator(s.cfg), buf: make([]Event, sourceBatch)}
+	if rc.Rate > 0 {
+		r.clock = rc.Clock
+		if r.clock == nil {
+			r.clock = clock.System{}
+		}
+		r.every = max(time.Duration(float64(time.Second)/rc.Rate), 1)
+		r.burst = max(min(int64(rc.Rate/100), sourceBatch), 1)
+	}
+	return r, nil
 }
 
 // genEnumerator hands the splits out on request.
@@ -120,6 +132,40 @@ type genReader struct {
 	next   int // the split whose turn it is
 	noMore bool
 	buf    []Event
+	// the throttle, when ReaderContext.Rate is set: event k after start is
+	// due at start + k*every
+	clock clock.Clock
+	every time.Duration
+	burst int64
+	start time.Time
+	sent  int64
+}
+
+// allowance returns how many events the throttle lets the reader make
+// now, waiting until it lets at least one; without a throttle, max.
+func (r *genReader) allowance(ctx context.Context, most int64) (int64, error) {
+	if r.clock == nil {
+		return most, nil
+	}
+	now := r.clock.Now()
+	if r.start.IsZero() {
+		r.start = now
+	}
+	due := r.start.Add(time.Duration(r.sent) * r.every)
+	if wait := due.Sub(now); wait > 0 {
+		if err := clock.Sleep(ctx, r.clock, wait); err != nil {
+			return 0, err
+		}
+		if r.rc.Idle != nil {
+			r.rc.Idle(wait)
+		}
+		now = r.clock.Now()
+	}
+	if now.Sub(due) > time.Second { // behind by more than a second: start anew
+		r.start, r.sent = now, 0
+	}
+	n := int64(now.Sub(r.start)/r.every) + 1 - r.sent
+	return max(min(n, r.burst, most), 1), nil
 }
 
 func (r *genReader) AddSplits(splits []source.Split) {
@@ -174,6 +220,11 @@ func (r *genReader) Next(ctx context.Context) (source.Batch[Event], error) {
 	if s.Len >= 0 {
 		n = min(n, s.Len-s.Records)
 	}
+	n, err := r.allowance(ctx, n)
+	if err != nil {
+		return source.Batch[Event]{}, err
+	}
+	r.sent += n
 	for j := range n {
 		k := s.Records + j
 		r.gen.Event(((k/genBlock)*s.p+s.r)*genBlock+k%genBlock, &r.buf[j])

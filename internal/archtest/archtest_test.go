@@ -170,7 +170,7 @@ func TestDependencyRules(t *testing.T) {
 		// the Nexmark suite: a program on the DataStream API, and its
 		// oracle on the suite's event types alone
 		"nexmark": func(p string) bool {
-			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") ||
+			return isStd(p) || p == module+"/clock" || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") ||
 				p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
 		"nexmark/nexmarktest": func(p string) bool { return isStd(p) || p == module+"/nexmark" },
