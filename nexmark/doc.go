@@ -24,8 +24,9 @@
 // an auction, the rest bids; dateTime = base + floor(n*1000/rate); hot
 // sellers, bidders and auctions; prices 10^(6u)*100 cents; expiries
 // within twice the time of 1,666 events; filler to the suite's average
-// sizes. So any event can be made alone, and the events depend on (seed,
-// N, rate, base) only. WriteJSON writes events as JSON lines, optionally
+// sizes, cut from pools of the suite's characters made once, so that
+// making an event allocates nothing. So any event can be made alone, and
+// the events depend on (seed, N, rate, base) only. WriteJSON writes events as JSON lines, optionally
 // delayed out of order by up to a bound (10% of them, uniform in [1, D]
 // ms, stably sorted by dateTime + delay). GeneratorSource is the
 // in-process source: a split per reader, each making interleaved blocks

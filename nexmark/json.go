@@ -1,7 +1,9 @@
 package nexmark
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strings"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -316,30 +318,57 @@ func (s *scanner) int() (int64, bool) {
 }
 
 // str reads a JSON string. Without escapes it is a part of the line;
-// with them it is unescaped into the decoder's arena.
+// with them it is unescaped into the decoder's arena. The closing quote
+// and a backslash are found with strings.IndexByte, and control
+// characters eight bytes at a time.
 func (s *scanner) str() (string, bool) {
 	if !s.eat('"') {
 		s.fail("want a string")
 		return "", false
 	}
 	start := s.i
-	for s.i < len(s.s) {
-		c := s.s[s.i]
-		switch {
-		case c == '"':
-			v := s.s[start:s.i]
-			s.i++
-			return v, true
-		case c == '\\':
-			return s.escaped(start)
-		case c < 0x20:
-			s.fail("control character in a string")
-			return "", false
-		}
-		s.i++
+	q := strings.IndexByte(s.s[start:], '"')
+	if q < 0 {
+		q = len(s.s) - start
 	}
-	s.fail("unterminated string")
-	return "", false
+	seg := s.s[start : start+q]
+	if b := strings.IndexByte(seg, '\\'); b >= 0 {
+		seg = seg[:b]
+	}
+	if c := controlAt(seg); c >= 0 {
+		s.i = start + c
+		s.fail("control character in a string")
+		return "", false
+	}
+	s.i = start + len(seg)
+	if s.i == len(s.s) {
+		s.fail("unterminated string")
+		return "", false
+	}
+	if s.s[s.i] == '\\' {
+		return s.escaped(start)
+	}
+	s.i++
+	return seg, true
+}
+
+// controlAt returns the index of the first byte below 0x20 in seg, or -1.
+func controlAt(seg string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(seg); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(seg[i:]), 8))
+		// a byte below 0x20 sets its high bit in x - 0x20..20 where x's is clear
+		if (x-0x20*ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(seg); i++ {
+		if seg[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
 }
 
 // escaped finishes a string from start whose first escape is at s.i.
@@ -353,20 +382,32 @@ func (s *scanner) escaped(start int) (string, bool) {
 	b := append(d.arena, s.s[start:s.i]...)
 	for s.i < len(s.s) {
 		c := s.s[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			d.arena = b
-			if len(b) == from {
-				return "", true
+		if c != '\\' {
+			// copy the run up to the next backslash or quote
+			rest := s.s[s.i:]
+			q := strings.IndexByte(rest, '"')
+			if q < 0 {
+				q = len(rest)
 			}
-			return unsafe.String(&b[from], len(b)-from), true
-		case c < 0x20:
-			s.fail("control character in a string")
-			return "", false
-		case c != '\\':
-			b = append(b, c)
-			s.i++
+			run := rest[:q]
+			if k := strings.IndexByte(run, '\\'); k >= 0 {
+				run = run[:k]
+			}
+			if k := controlAt(run); k >= 0 {
+				s.i += k
+				s.fail("control character in a string")
+				return "", false
+			}
+			b = append(b, run...)
+			s.i += len(run)
+			if s.i < len(s.s) && s.s[s.i] == '"' {
+				s.i++
+				d.arena = b
+				if len(b) == from {
+					return "", true
+				}
+				return unsafe.String(&b[from], len(b)-from), true
+			}
 			continue
 		}
 		if s.i+1 >= len(s.s) {

@@ -243,3 +243,39 @@ func caseClash(line string) bool {
 		expectKey = len(stack) > 0 && stack[len(stack)-1]
 	}
 }
+
+// TestNoAllocations: making an event and decoding a line allocate nothing
+// in the steady state (an escaped string takes arena space, a block per
+// 64 KiB).
+func TestNoAllocations(t *testing.T) {
+	g := NewGenerator(Config{Seed: 1})
+	var e Event
+	n := int64(0)
+	if a := testing.AllocsPerRun(1000, func() { g.Event(n, &e); n++ }); a > 0.1 {
+		t.Errorf("Generator.Event: %.2f allocations per event", a)
+	}
+	line := string(AppendJSON(nil, &Event{Kind: KindBid, Bid: Bid{Auction: 1, Bidder: 2, Price: 3, Channel: "c", URL: "u", DateTime: 4, Extra: "abc"}}))
+	var d Decoder
+	if a := testing.AllocsPerRun(1000, func() { _ = d.Decode(line, &e) }); a != 0 {
+		t.Errorf("Decoder.Decode: %.2f allocations per line", a)
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	g := NewGenerator(Config{Seed: 1})
+	lines := make([]string, 1000)
+	var e Event
+	size := 0
+	for i := range lines {
+		g.Event(int64(i), &e)
+		lines[i] = string(AppendJSON(nil, &e))
+		size += len(lines[i])
+	}
+	var d Decoder
+	b.SetBytes(int64(size / len(lines)))
+	for i := 0; b.Loop(); i++ {
+		if err := d.Decode(lines[i%len(lines)], &e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
