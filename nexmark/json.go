@@ -3,8 +3,8 @@ package nexmark
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
