@@ -12,4 +12,11 @@
 // /usr/bin/time -v, alternated:
 //
 //	bench/windowstats.sh 5000000 5 256MiB
+//
+// bench/nexmark.sh runs every query of `weir nexmark` over the in-process
+// generator at parallelism 2 with a checkpoint every 10 s, and the
+// one-goroutine hand loops of bench/nexmark (q0, q1, q2, q5, q7) over the
+// same events, printing events per second and per CPU-second:
+//
+//	bench/nexmark.sh 20000000
 package bench

@@ -21,6 +21,9 @@ type Options struct {
 	Stream stream.Options
 	// Stdout receives printed results.
 	Stdout io.Writer
+	// Stderr, when set, receives what a job reports of itself when it
+	// ends (weir nexmark's throughput line).
+	Stderr io.Writer
 	// Configure, when set, adjusts the job's Env before the program is
 	// built: the command line enables checkpointing through it.
 	Configure func(*stream.Env)

@@ -185,6 +185,13 @@ func TestDependencyRules(t *testing.T) {
 			return isStd(p) || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") || p == module+"/metrics" ||
 				p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
 		},
+		// the Nexmark suite: a program on the DataStream API, and its
+		// oracle on the suite's event types alone
+		"nexmark": func(p string) bool {
+			return isStd(p) || p == module+"/clock" || p == module+"/stream" || strings.HasPrefix(p, module+"/stream/") ||
+				p == module+"/formats" || strings.HasPrefix(p, module+"/formats/")
+		},
+		"nexmark/nexmarktest": func(p string) bool { return isStd(p) || p == module+"/nexmark" },
 		// the CLI runs programs through dataset: plans, progress and spill
 		// settings by dataset's names
 		"internal/cli": func(p string) bool {

@@ -87,7 +87,7 @@ func explainJobNames() string {
 	for _, j := range streamJobs() {
 		names = append(names, j.name)
 	}
-	return joinNames(names)
+	return joinNames(append(names, "nexmark"))
 }
 
 // runJobNames lists the jobs of weir run: the DataSet jobs, then the stream jobs.
@@ -143,5 +143,6 @@ Jobs: ` + explainJobNames() + `.`,
 	for _, j := range streamJobs() {
 		cmd.AddCommand(j.explainCommand(g))
 	}
+	cmd.AddCommand(nexmarkJob().explainCommand(g))
 	return cmd
 }

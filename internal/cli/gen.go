@@ -12,5 +12,6 @@ func newGenCommand() *cobra.Command {
 	cmd.AddCommand(newGenLinesCommand())
 	cmd.AddCommand(newGenGraphCommand(), newGenPointsCommand())
 	cmd.AddCommand(newGenTPCHCommand())
+	cmd.AddCommand(newGenNexmarkCommand())
 	return cmd
 }

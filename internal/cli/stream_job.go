@@ -69,6 +69,7 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		o := streaming.Options{
 			Stream: stream.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp},
 			Stdout: cmd.OutOrStdout(),
+			Stderr: cmd.ErrOrStderr(),
 		}
 		ck.stderr = cmd.ErrOrStderr()
 		o.Stream.Fingerprint = fingerprint(j.name, cmd.Flags())

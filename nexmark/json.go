@@ -1,0 +1,742 @@
+package nexmark
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// This file is the JSON form of events, one object per line:
+//
+//	{"event_type":2,"person":null,"auction":null,"bid":{"auction":1000,...}}
+//
+// AppendJSON writes it compact with the keys in the order of the formats
+// note; Decoder reads it back by hand, a byte at a time, without
+// reflection: keys in any order, whitespace between tokens, string
+// escapes (\\, \", \uXXXX with surrogate pairs) and unknown keys skipped.
+
+// AppendJSON appends e's JSON line, without a line end, to dst. A
+// KindBad event appends nothing.
+func AppendJSON(dst []byte, e *Event) []byte {
+	switch e.Kind {
+	case KindPerson:
+		p := &e.Person
+		dst = append(dst, `{"event_type":0,"person":{"id":`...)
+		dst = strconv.AppendInt(dst, p.ID, 10)
+		dst = appendKeyString(dst, `,"name":`, p.Name)
+		dst = appendKeyString(dst, `,"emailAddress":`, p.EmailAddress)
+		dst = appendKeyString(dst, `,"creditCard":`, p.CreditCard)
+		dst = appendKeyString(dst, `,"city":`, p.City)
+		dst = appendKeyString(dst, `,"state":`, p.State)
+		dst = appendKeyInt(dst, `,"dateTime":`, p.DateTime)
+		dst = appendKeyString(dst, `,"extra":`, p.Extra)
+		return append(dst, `},"auction":null,"bid":null}`...)
+	case KindAuction:
+		a := &e.Auction
+		dst = append(dst, `{"event_type":1,"person":null,"auction":{"id":`...)
+		dst = strconv.AppendInt(dst, a.ID, 10)
+		dst = appendKeyString(dst, `,"itemName":`, a.ItemName)
+		dst = appendKeyString(dst, `,"description":`, a.Description)
+		dst = appendKeyInt(dst, `,"initialBid":`, a.InitialBid)
+		dst = appendKeyInt(dst, `,"reserve":`, a.Reserve)
+		dst = appendKeyInt(dst, `,"dateTime":`, a.DateTime)
+		dst = appendKeyInt(dst, `,"expires":`, a.Expires)
+		dst = appendKeyInt(dst, `,"seller":`, a.Seller)
+		dst = appendKeyInt(dst, `,"category":`, a.Category)
+		dst = appendKeyString(dst, `,"extra":`, a.Extra)
+		return append(dst, `},"bid":null}`...)
+	case KindBid:
+		b := &e.Bid
+		dst = append(dst, `{"event_type":2,"person":null,"auction":null,"bid":{"auction":`...)
+		dst = strconv.AppendInt(dst, b.Auction, 10)
+		dst = appendKeyInt(dst, `,"bidder":`, b.Bidder)
+		dst = appendKeyInt(dst, `,"price":`, b.Price)
+		dst = appendKeyString(dst, `,"channel":`, b.Channel)
+		dst = appendKeyString(dst, `,"url":`, b.URL)
+		dst = appendKeyInt(dst, `,"dateTime":`, b.DateTime)
+		dst = appendKeyString(dst, `,"extra":`, b.Extra)
+		return append(dst, `}}`...)
+	}
+	return dst
+}
+
+func appendKeyInt(dst []byte, key string, v int64) []byte {
+	return strconv.AppendInt(append(dst, key...), v, 10)
+}
+
+func appendKeyString(dst []byte, key, s string) []byte {
+	return appendString(append(dst, key...), s)
+}
+
+// needsEscape marks the bytes a JSON string cannot hold as they are: the
+// quote, the backslash and the control characters.
+var needsEscape = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Bytes from 0x80 on are
+// copied as they are.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !needsEscape[c] {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// SyntaxError is a line that is not an event: Offset is the byte where
+// the decoder stopped, from 0.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("nexmark: byte %d: %s", e.Offset+1, e.Msg)
+}
+
+// Decoder decodes JSON lines into events. The strings of a decoded event
+// point into the line, or, for a string with escapes, into memory of the
+// decoder's that is never written again; so the line must stay
+// unchanged while the event is used. A Decoder is used by one goroutine.
+type Decoder struct {
+	arena []byte // unescaped strings; only appended to
+}
+
+// arenaChunk is the size of the decoder's blocks of unescaped strings.
+const arenaChunk = 64 << 10
+
+// Decode decodes one line into e. A line that is not a JSON object, or an
+// event whose event_type does not match the one non-null object of
+// person, auction and bid, or which lacks one of that object's fields,
+// is a *SyntaxError.
+func (d *Decoder) Decode(line string, e *Event) error {
+	*e = Event{}
+	s := scanner{s: line, d: d}
+	typ, which := int64(-1), -1
+	s.ws()
+	if !s.eat('{') {
+		return s.fail("want '{'")
+	}
+	s.ws()
+	if s.eat('}') {
+		return s.fail("no event_type")
+	}
+	for {
+		key, ok := s.str()
+		if !ok {
+			return s.err
+		}
+		s.ws()
+		if !s.eat(':') {
+			return s.fail("want ':'")
+		}
+		s.ws()
+		switch key {
+		case "event_type":
+			v, ok := s.int()
+			if !ok {
+				return s.err
+			}
+			typ = v
+		case "person", "auction", "bid":
+			if s.null() {
+				if which >= 0 && kindName(Kind(which)) == key {
+					which = -1 // a later null wins, as in encoding/json
+					*e = Event{}
+				}
+				break
+			}
+			if which >= 0 {
+				return s.fail("more than one of person, auction and bid")
+			}
+			switch key {
+			case "person":
+				which = int(KindPerson)
+				ok = s.person(&e.Person)
+			case "auction":
+				which = int(KindAuction)
+				ok = s.auction(&e.Auction)
+			default:
+				which = int(KindBid)
+				ok = s.bid(&e.Bid)
+			}
+			if !ok {
+				return s.err
+			}
+		default:
+			if !s.skip(0) {
+				return s.err
+			}
+		}
+		s.ws()
+		if s.eat('}') {
+			break
+		}
+		if !s.eat(',') {
+			return s.fail("want ',' or '}'")
+		}
+		s.ws()
+	}
+	s.ws()
+	if s.i != len(s.s) {
+		return s.fail("text after the object")
+	}
+	switch {
+	case typ < 0:
+		return s.fail("no event_type")
+	case which < 0:
+		return s.fail("person, auction and bid are all null")
+	case typ != int64(which):
+		return s.fail(fmt.Sprintf("event_type %d holds a %s", typ, kindName(Kind(which))))
+	}
+	e.Kind = Kind(which)
+	return nil
+}
+
+func kindName(k Kind) string {
+	switch k {
+	case KindPerson:
+		return "person"
+	case KindAuction:
+		return "auction"
+	case KindBid:
+		return "bid"
+	}
+	return "bad record"
+}
+
+// scanner reads one line; the first error stops it (err).
+type scanner struct {
+	s   string
+	i   int
+	d   *Decoder
+	err error
+}
+
+func (s *scanner) fail(msg string) error {
+	if s.err == nil {
+		s.err = &SyntaxError{Offset: s.i, Msg: msg}
+	}
+	return s.err
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.s) {
+		switch s.s[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) eat(c byte) bool {
+	if s.i < len(s.s) && s.s[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *scanner) null() bool {
+	if len(s.s)-s.i >= 4 && s.s[s.i:s.i+4] == "null" {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// int reads a JSON integer that fits an int64.
+func (s *scanner) int() (int64, bool) {
+	start := s.i
+	neg := s.eat('-')
+	if s.i >= len(s.s) || s.s[s.i] < '0' || s.s[s.i] > '9' {
+		s.fail("want an integer")
+		return 0, false
+	}
+	var v uint64
+	if s.s[s.i] == '0' {
+		s.i++
+	} else {
+		for s.i < len(s.s) && s.s[s.i] >= '0' && s.s[s.i] <= '9' {
+			d := uint64(s.s[s.i] - '0')
+			if v > (1<<63-d)/10 { // v*10+d > 1<<63
+				s.i = start
+				s.fail("integer out of range")
+				return 0, false
+			}
+			v = v*10 + d
+			s.i++
+		}
+	}
+	if s.i < len(s.s) {
+		switch s.s[s.i] {
+		case '.', 'e', 'E':
+			s.fail("want an integer, not a fraction or an exponent")
+			return 0, false
+		}
+	}
+	if neg {
+		return -int64(v), true // -(1<<63) wraps to itself
+	}
+	if v > 1<<63-1 {
+		s.i = start
+		s.fail("integer out of range")
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// str reads a JSON string. Without escapes it is a part of the line;
+// with them it is unescaped into the decoder's arena. The closing quote
+// and a backslash are found with strings.IndexByte, and control
+// characters eight bytes at a time.
+func (s *scanner) str() (string, bool) {
+	if !s.eat('"') {
+		s.fail("want a string")
+		return "", false
+	}
+	start := s.i
+	q := strings.IndexByte(s.s[start:], '"')
+	if q < 0 {
+		q = len(s.s) - start
+	}
+	seg := s.s[start : start+q]
+	if b := strings.IndexByte(seg, '\\'); b >= 0 {
+		seg = seg[:b]
+	}
+	if c := controlAt(seg); c >= 0 {
+		s.i = start + c
+		s.fail("control character in a string")
+		return "", false
+	}
+	s.i = start + len(seg)
+	if s.i == len(s.s) {
+		s.fail("unterminated string")
+		return "", false
+	}
+	if s.s[s.i] == '\\' {
+		return s.escaped(start)
+	}
+	s.i++
+	return seg, true
+}
+
+// controlAt returns the index of the first byte below 0x20 in seg, or -1.
+func controlAt(seg string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(seg); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(seg[i:]), 8))
+		// a byte below 0x20 sets its high bit in x - 0x20..20 where x's is clear
+		if (x-0x20*ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(seg); i++ {
+		if seg[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
+}
+
+// escaped finishes a string from start whose first escape is at s.i.
+func (s *scanner) escaped(start int) (string, bool) {
+	d := s.d
+	// an unescaped string is never longer than its JSON form
+	if rest := len(s.s) - start; cap(d.arena)-len(d.arena) < rest {
+		d.arena = make([]byte, 0, max(arenaChunk, rest))
+	}
+	from := len(d.arena)
+	b := append(d.arena, s.s[start:s.i]...)
+	for s.i < len(s.s) {
+		c := s.s[s.i]
+		if c != '\\' {
+			// copy the run up to the next backslash or quote
+			rest := s.s[s.i:]
+			q := strings.IndexByte(rest, '"')
+			if q < 0 {
+				q = len(rest)
+			}
+			run := rest[:q]
+			if k := strings.IndexByte(run, '\\'); k >= 0 {
+				run = run[:k]
+			}
+			if k := controlAt(run); k >= 0 {
+				s.i += k
+				s.fail("control character in a string")
+				return "", false
+			}
+			b = append(b, run...)
+			s.i += len(run)
+			if s.i < len(s.s) && s.s[s.i] == '"' {
+				s.i++
+				d.arena = b
+				if len(b) == from {
+					return "", true
+				}
+				return unsafe.String(&b[from], len(b)-from), true
+			}
+			continue
+		}
+		if s.i+1 >= len(s.s) {
+			break
+		}
+		s.i += 2
+		switch e := s.s[s.i-1]; e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return "", false
+			}
+			if r >= 0xd800 && r < 0xdc00 { // a high surrogate: a low one may follow
+				if len(s.s)-s.i >= 6 && s.s[s.i] == '\\' && s.s[s.i+1] == 'u' {
+					save := s.i
+					s.i += 2
+					lo, ok := s.hex4()
+					if !ok {
+						return "", false
+					}
+					if lo >= 0xdc00 && lo < 0xe000 {
+						r = 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)
+					} else {
+						s.i = save
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			} else if r >= 0xdc00 && r < 0xe000 {
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			s.i -= 2
+			s.fail("bad escape in a string")
+			return "", false
+		}
+	}
+	s.fail("unterminated string")
+	return "", false
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if len(s.s)-s.i < 4 {
+		s.fail("short \\u escape")
+		return 0, false
+	}
+	var r rune
+	for k := range 4 {
+		c := s.s[s.i+k]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			s.fail("bad \\u escape")
+			return 0, false
+		}
+	}
+	s.i += 4
+	return r, true
+}
+
+// skip skips any JSON value (an unknown key's).
+func (s *scanner) skip(depth int) bool {
+	if depth > 64 {
+		s.fail("nested too deep")
+		return false
+	}
+	if s.i >= len(s.s) {
+		s.fail("want a value")
+		return false
+	}
+	switch c := s.s[s.i]; {
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == '{' || c == '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		s.i++
+		s.ws()
+		if s.eat(end) {
+			return true
+		}
+		for {
+			if c == '{' {
+				if _, ok := s.str(); !ok {
+					return false
+				}
+				s.ws()
+				if !s.eat(':') {
+					s.fail("want ':'")
+					return false
+				}
+				s.ws()
+			}
+			if !s.skip(depth + 1) {
+				return false
+			}
+			s.ws()
+			if s.eat(end) {
+				return true
+			}
+			if !s.eat(',') {
+				s.fail("want ',' or the end of a list or object")
+				return false
+			}
+			s.ws()
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number()
+	}
+	for _, lit := range [...]string{"null", "true", "false"} {
+		if len(s.s)-s.i >= len(lit) && s.s[s.i:s.i+len(lit)] == lit {
+			s.i += len(lit)
+			return true
+		}
+	}
+	s.fail("want a value")
+	return false
+}
+
+// number skips a JSON number.
+func (s *scanner) number() bool {
+	s.eat('-')
+	digits := func() bool {
+		n := 0
+		for s.i < len(s.s) && s.s[s.i] >= '0' && s.s[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n > 0
+	}
+	if s.eat('0') {
+		// a leading zero stands alone
+	} else if !digits() {
+		s.fail("want a number")
+		return false
+	}
+	if s.eat('.') && !digits() {
+		s.fail("want digits after '.'")
+		return false
+	}
+	if s.eat('e') || s.eat('E') {
+		if !s.eat('+') {
+			s.eat('-')
+		}
+		if !digits() {
+			s.fail("want digits in the exponent")
+			return false
+		}
+	}
+	return true
+}
+
+// object reads the members of an object, calling field with each key
+// once the value is next; field returns the bit of a known key (0 for an
+// unknown one, which is skipped) and whether the value was read.
+// Every bit of want must be seen.
+func (s *scanner) object(what string, want uint32, field func(key string) (uint32, bool)) bool {
+	if !s.eat('{') {
+		s.fail("want " + what + " object or null")
+		return false
+	}
+	var seen uint32
+	s.ws()
+	if !s.eat('}') {
+		for {
+			key, ok := s.str()
+			if !ok {
+				return false
+			}
+			s.ws()
+			if !s.eat(':') {
+				s.fail("want ':'")
+				return false
+			}
+			s.ws()
+			bit, ok := field(key)
+			if !ok {
+				return false
+			}
+			if bit == 0 && !s.skip(1) {
+				return false
+			}
+			seen |= bit
+			s.ws()
+			if s.eat('}') {
+				break
+			}
+			if !s.eat(',') {
+				s.fail("want ',' or '}'")
+				return false
+			}
+			s.ws()
+		}
+	}
+	if seen != want {
+		s.fail(fmt.Sprintf("%s without %s", what, missing(what, want&^seen)))
+		return false
+	}
+	return true
+}
+
+// The fields of each object, in the order of their bits.
+var (
+	personFields  = []string{"id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"}
+	auctionFields = []string{"id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra"}
+	bidFields     = []string{"auction", "bidder", "price", "channel", "url", "dateTime", "extra"}
+)
+
+// missing names the first field whose bit is in bits.
+func missing(what string, bits uint32) string {
+	fields := bidFields
+	switch what {
+	case "a person":
+		fields = personFields
+	case "an auction":
+		fields = auctionFields
+	}
+	for i, f := range fields {
+		if bits&(1<<i) != 0 {
+			return f
+		}
+	}
+	return "a field"
+}
+
+func (s *scanner) intField(dst *int64, bit uint32) (uint32, bool) {
+	v, ok := s.int()
+	*dst = v
+	return bit, ok
+}
+
+func (s *scanner) strField(dst *string, bit uint32) (uint32, bool) {
+	v, ok := s.str()
+	*dst = v
+	return bit, ok
+}
+
+func (s *scanner) person(p *Person) bool {
+	return s.object("a person", 1<<len(personFields)-1, func(key string) (uint32, bool) {
+		switch key {
+		case "id":
+			return s.intField(&p.ID, 1<<0)
+		case "name":
+			return s.strField(&p.Name, 1<<1)
+		case "emailAddress":
+			return s.strField(&p.EmailAddress, 1<<2)
+		case "creditCard":
+			return s.strField(&p.CreditCard, 1<<3)
+		case "city":
+			return s.strField(&p.City, 1<<4)
+		case "state":
+			return s.strField(&p.State, 1<<5)
+		case "dateTime":
+			return s.intField(&p.DateTime, 1<<6)
+		case "extra":
+			return s.strField(&p.Extra, 1<<7)
+		}
+		return 0, true
+	})
+}
+
+func (s *scanner) auction(a *Auction) bool {
+	return s.object("an auction", 1<<len(auctionFields)-1, func(key string) (uint32, bool) {
+		switch key {
+		case "id":
+			return s.intField(&a.ID, 1<<0)
+		case "itemName":
+			return s.strField(&a.ItemName, 1<<1)
+		case "description":
+			return s.strField(&a.Description, 1<<2)
+		case "initialBid":
+			return s.intField(&a.InitialBid, 1<<3)
+		case "reserve":
+			return s.intField(&a.Reserve, 1<<4)
+		case "dateTime":
+			return s.intField(&a.DateTime, 1<<5)
+		case "expires":
+			return s.intField(&a.Expires, 1<<6)
+		case "seller":
+			return s.intField(&a.Seller, 1<<7)
+		case "category":
+			return s.intField(&a.Category, 1<<8)
+		case "extra":
+			return s.strField(&a.Extra, 1<<9)
+		}
+		return 0, true
+	})
+}
+
+func (s *scanner) bid(b *Bid) bool {
+	return s.object("a bid", 1<<len(bidFields)-1, func(key string) (uint32, bool) {
+		switch key {
+		case "auction":
+			return s.intField(&b.Auction, 1<<0)
+		case "bidder":
+			return s.intField(&b.Bidder, 1<<1)
+		case "price":
+			return s.intField(&b.Price, 1<<2)
+		case "channel":
+			return s.strField(&b.Channel, 1<<3)
+		case "url":
+			return s.strField(&b.URL, 1<<4)
+		case "dateTime":
+			return s.intField(&b.DateTime, 1<<5)
+		case "extra":
+			return s.strField(&b.Extra, 1<<6)
+		}
+		return 0, true
+	})
+}
