@@ -318,17 +318,19 @@ func TestAsyncBuildErrors(t *testing.T) {
 	env := New(Options{Parallelism: 1})
 	ds := FromSlice(env, []int{1})
 	fn := shuffled(func(v int) int { return v })
+	_, _, line, _ := runtime.Caller(0)
 	OrderedWait[int, int](ds, nil, time.Second, 1)
 	UnorderedWait(ds, fn, time.Second, 0)
 	OrderedWait(ds, fn, 0, 1, WithRetry(FixedDelayRetry[int](1, time.Millisecond).IfResult(EmptyResult[int])))
 	UnorderedWait(ds, fn, time.Second, 1, WithRetry(FixedDelayRetry[int](0, time.Millisecond).IfError(AnyError)))
 	_, err := env.Execute(context.Background())
-	for _, want := range []string{
-		"async_test.go:268: OrderedWait: nil function",
-		"async_test.go:269: UnorderedWait: capacity 0 must be positive",
-		"async_test.go:270: OrderedWait: a retry strategy needs a positive timeout, not 0s",
-		"async_test.go:271: UnorderedWait: retry: MaxAttempts 0 must be positive",
+	for i, want := range []string{
+		"OrderedWait: nil function",
+		"UnorderedWait: capacity 0 must be positive",
+		"OrderedWait: a retry strategy needs a positive timeout, not 0s",
+		"UnorderedWait: retry: MaxAttempts 0 must be positive",
 	} {
+		want = fmt.Sprintf("async_test.go:%d: %s", line+1+i, want)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
 		}
