@@ -1,0 +1,170 @@
+package rest
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNotFound is returned by a Cluster for a job it does not know: the
+// server answers 404.
+var ErrNotFound = errors.New("rest: not found")
+
+// ErrConflict is returned by a Cluster for a request the job's state does
+// not allow (cancelling a finished job, stopping a job without
+// checkpoints): the server answers 409.
+var ErrConflict = errors.New("rest: conflict")
+
+// ErrNotLeader is returned by a Cluster whose JobManager does not lead: the
+// server forwards the request to Cluster.Leader's REST address.
+var ErrNotLeader = errors.New("rest: not the leader")
+
+// Job states, Flink's JobStatus names.
+const (
+	StateInitializing = "INITIALIZING"
+	StateCreated      = "CREATED"
+	StateRunning      = "RUNNING"
+	StateFailing      = "FAILING"
+	StateFailed       = "FAILED"
+	StateCancelling   = "CANCELLING"
+	StateCanceled     = "CANCELED"
+	StateFinished     = "FINISHED"
+	StateRestarting   = "RESTARTING"
+	StateSuspended    = "SUSPENDED"
+)
+
+// Overview is GET /overview.
+type Overview struct {
+	TaskManagers   int    `json:"taskmanagers"`
+	SlotsTotal     int    `json:"slots-total"`
+	SlotsAvailable int    `json:"slots-available"`
+	JobsRunning    int    `json:"jobs-running"`
+	JobsFinished   int    `json:"jobs-finished"`
+	JobsCancelled  int    `json:"jobs-cancelled"`
+	JobsFailed     int    `json:"jobs-failed"`
+	IsLeader       bool   `json:"is-leader"`
+	Version        string `json:"flink-version"`
+	Commit         string `json:"flink-commit"`
+}
+
+// JobOverview is one entry of GET /jobs/overview.
+type JobOverview struct {
+	ID    string `json:"jid"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// Start and End are Unix milliseconds; End is -1 while the job runs.
+	Start int64 `json:"start-time"`
+	End   int64 `json:"end-time"`
+	// Duration is in milliseconds, up to now while the job runs.
+	Duration         int64 `json:"duration"`
+	LastModification int64 `json:"last-modification"`
+}
+
+// Vertex is one vertex of GET /jobs/:jid.
+type Vertex struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Parallelism int    `json:"parallelism"`
+	Status      string `json:"status"`
+	Start       int64  `json:"start-time"`
+	End         int64  `json:"end-time"`
+	Duration    int64  `json:"duration"`
+}
+
+// JobDetails is GET /jobs/:jid.
+type JobDetails struct {
+	JobOverview
+	IsStoppable bool     `json:"isStoppable"`
+	Now         int64    `json:"now"`
+	Vertices    []Vertex `json:"vertices"`
+	// Failure is why a FAILED job failed (weir's field).
+	Failure string `json:"failure-cause,omitempty"`
+}
+
+// CheckpointCounts are the counts of GET /jobs/:jid/checkpoints.
+type CheckpointCounts struct {
+	Restored   int `json:"restored"`
+	Total      int `json:"total"`
+	InProgress int `json:"in_progress"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+}
+
+// CompletedCheckpoint is a completed checkpoint or savepoint.
+type CompletedCheckpoint struct {
+	ID                 int64  `json:"id"`
+	Status             string `json:"status"`
+	IsSavepoint        bool   `json:"is_savepoint"`
+	TriggerTimestamp   int64  `json:"trigger_timestamp"`
+	LatestAckTimestamp int64  `json:"latest_ack_timestamp"`
+	ExternalPath       string `json:"external_path"`
+}
+
+// RestoredCheckpoint is the checkpoint the job's latest attempt started from.
+type RestoredCheckpoint struct {
+	ID               int64  `json:"id"`
+	RestoreTimestamp int64  `json:"restore_timestamp"`
+	IsSavepoint      bool   `json:"is_savepoint"`
+	ExternalPath     string `json:"external_path"`
+}
+
+// LatestCheckpoints is the latest of GET /jobs/:jid/checkpoints; a nil
+// entry is JSON null.
+type LatestCheckpoints struct {
+	Completed *CompletedCheckpoint `json:"completed"`
+	Savepoint *CompletedCheckpoint `json:"savepoint"`
+	Restored  *RestoredCheckpoint  `json:"restored"`
+}
+
+// Checkpoints is GET /jobs/:jid/checkpoints.
+type Checkpoints struct {
+	Counts CheckpointCounts  `json:"counts"`
+	Latest LatestCheckpoints `json:"latest"`
+}
+
+// TaskManager is one entry of GET /taskmanagers.
+type TaskManager struct {
+	ID                     string `json:"id"`
+	Path                   string `json:"path"`
+	DataPort               int    `json:"dataPort"`
+	TimeSinceLastHeartbeat int64  `json:"timeSinceLastHeartbeat"`
+	SlotsNumber            int    `json:"slotsNumber"`
+	FreeSlots              int    `json:"freeSlots"`
+}
+
+// Submission is the body of POST /jobs: a job of the cluster's program,
+// named by the arguments its command line would take.
+type Submission struct {
+	Args []string `json:"args"`
+}
+
+// Savepoint is the state of an asynchronous savepoint or stop request,
+// GET /jobs/:jid/savepoints/:triggerid.
+type Savepoint struct {
+	// Status is IN_PROGRESS or COMPLETED (Flink's queue status).
+	Status string
+	// Location is the savepoint's path once completed; Failure why it
+	// failed.
+	Location string
+	Failure  string
+}
+
+// Cluster is what the REST server serves: a JobManager. Its methods are
+// safe for concurrent use.
+type Cluster interface {
+	Overview(ctx context.Context) (Overview, error)
+	Jobs(ctx context.Context) ([]JobOverview, error)
+	Job(ctx context.Context, jid string) (JobDetails, error)
+	Checkpoints(ctx context.Context, jid string) (Checkpoints, error)
+	TaskManagers(ctx context.Context) ([]TaskManager, error)
+	// Submit starts a job and returns its id.
+	Submit(ctx context.Context, s Submission) (string, error)
+	Cancel(ctx context.Context, jid string) error
+	// TriggerSavepoint starts a savepoint of job jid under dir, and with
+	// stop, stops the job with it (POST /jobs/:jid/stop). It returns the
+	// trigger id that Savepoint answers for.
+	TriggerSavepoint(ctx context.Context, jid, dir string, stop bool) (string, error)
+	Savepoint(ctx context.Context, jid, trigger string) (Savepoint, error)
+	// Leader returns the leading JobManager's REST base URL
+	// (http://host:port) for forwarding; "" when no JobManager leads.
+	Leader(ctx context.Context) (string, error)
+}
