@@ -351,7 +351,8 @@ func TestKeyedStateByDescriptor(t *testing.T) {
 	var mu sync.Mutex
 	var rows []row
 	env := New(Options{Parallelism: 2})
-	ks := KeyBy(FromSlice(env, ints(100)), func(v int) int { return v % 5 })
+	// one source subtask, so that each key's records come in slice order
+	ks := KeyBy(FromSlice(env, ints(100)).SetParallelism(1), func(v int) int { return v % 5 })
 	Discard(KeyedProcess(ks, func() KeyedProcessFunction[int, int, int] {
 		var (
 			val  state.ValueState[int]
