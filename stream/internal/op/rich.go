@@ -126,3 +126,46 @@ func (m *RichFlatMap[T, U, Col]) Push(b []core.Record[T]) error {
 	}
 	return m.out.Flush()
 }
+
+// RichCoFlatMap is CoFlatMap with functions that can fail, collecting
+// into the API's collector Col (bound to st), and a Lifecycle (Flink's
+// CoStreamFlatMap of a RichCoFlatMapFunction).
+type RichCoFlatMap[A, B, O, Col any] struct {
+	task.Base
+	life   Lifecycle
+	f1     func(A, Col) error
+	f2     func(B, Col) error
+	col    Col
+	st     *Ctx
+	out    *core.Emitter[O]
+	inputs []any
+}
+
+// NewRichCoFlatMap returns the RichCoFlatMap of f1 and f2 with life; col
+// emits into out with st's timestamp.
+func NewRichCoFlatMap[A, B, O, Col any](life Lifecycle, f1 func(A, Col) error, f2 func(B, Col) error, col Col, st *Ctx, out *core.Emitter[O]) *RichCoFlatMap[A, B, O, Col] {
+	m := &RichCoFlatMap[A, B, O, Col]{life: life, f1: f1, f2: f2, col: col, st: st, out: out}
+	m.inputs = []any{core.PushFunc[A](func(b []core.Record[A]) error { return push(m, b, m.f1) }),
+		core.PushFunc[B](func(b []core.Record[B]) error { return push(m, b, m.f2) })}
+	return m
+}
+
+// push calls f per record of b with m's collector.
+func push[A, B, O, Col, T any](m *RichCoFlatMap[A, B, O, Col], b []core.Record[T], f func(T, Col) error) error {
+	for i := range b {
+		m.st.TS = b[i].Timestamp
+		if err := f(b[i].Value, m.col); err != nil {
+			return err
+		}
+	}
+	return m.out.Flush()
+}
+
+// Inputs returns the operator's two inputs.
+func (m *RichCoFlatMap[A, B, O, Col]) Inputs() []any { return m.inputs }
+
+// Open opens the functions.
+func (m *RichCoFlatMap[A, B, O, Col]) Open(*task.Setup) error { return m.life.open() }
+
+// Close closes the functions.
+func (m *RichCoFlatMap[A, B, O, Col]) Close() error { return m.life.close() }
