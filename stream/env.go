@@ -122,6 +122,10 @@ const (
 // and bytes in and out, busy, idle and backpressured time, the watermark.
 type VertexMetrics = flow.VertexMetrics
 
+// SubtaskMetrics is what one subtask of a VertexMetrics or VertexOverview
+// did, with its operators' counters and its user metrics.
+type SubtaskMetrics = flow.SubtaskMetrics
+
 // Overview is a running job's metrics at one instant (Job.Overview): per
 // task and chained operator the records in and out with their rates, the
 // watermark (watermark.Min before any, watermark.Max once a bounded input

@@ -168,6 +168,11 @@ func TestDependencyRules(t *testing.T) {
 		// memory.Codec (per-window trigger state), driven by the stream
 		// runtime's window operator
 		"stream/window": func(p string) bool { return isStd(p) || p == module+"/memory" },
+		// the Prometheus exporter: reads stream jobs, serves client_golang's format
+		"metrics/prometheus": func(p string) bool {
+			return isStd(p) || p == module+"/metrics" || p == module+"/stream" || p == module+"/stream/watermark" ||
+				strings.HasPrefix(p, "github.com/prometheus/client_golang/")
+		},
 		// the aggregate functions: plain Go, a leaf under the API
 		"dataset/agg": isStd,
 		// where user code called an API function: a leaf under both APIs

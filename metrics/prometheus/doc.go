@@ -1,0 +1,38 @@
+// Package prometheus exposes running jobs' metrics in Prometheus' text
+// format under Flink's metric names, as Flink's PrometheusReporter does.
+//
+// # Model
+//
+// An Exporter holds jobs (Add, Remove) and is a prometheus.Collector: at
+// each scrape it reads every job's Overview and Checkpoints and turns them
+// into metrics. Names are Flink's scope joined to the metric's name with
+// underscores, labels Flink's scope variables:
+//
+//   - job scope, flink_jobmanager_job_*, labels job_id and job_name:
+//     uptime, numRestarts, numberOfCompletedCheckpoints,
+//     lastCheckpointDuration, lastCheckpointSize, lastCheckpointFullSize,
+//     lastCheckpointAlignmentDuration (weir);
+//   - task scope, flink_taskmanager_job_task_*, also task_name (the
+//     vertex) and subtask_index: numRecordsIn, numRecordsOut, numBytesIn,
+//     numBytesOut, busyTimeMsPerSecond, idleTimeMsPerSecond,
+//     backPressuredTimeMsPerSecond, currentInputWatermark, watermarkLag
+//     (weir), spilledBytes and peakMemoryBytes (weir);
+//   - operator scope, flink_taskmanager_job_task_operator_*, also
+//     operator_name: numRecordsIn, numRecordsOut, and the user metrics of
+//     package metrics under their group names (a counter as a counter, a
+//     gauge as a gauge, a meter as <name> (its rate) and <name>_count, a
+//     histogram as a summary of its reservoir's quantiles).
+//
+// Characters Prometheus does not allow in a name become underscores.
+//
+// # Contracts
+//
+//   - Counters only grow within an attempt of a job; a restore restarts
+//     them at zero, as Flink's do.
+//   - The ...MsPerSecond gauges are measured per subtask between two
+//     scrapes of the same Exporter (from the subtask's start at the
+//     first): the busy, idle and backpressured milliseconds per second of
+//     wall time over that span.
+//   - An Exporter is safe for concurrent use; a scrape never blocks a
+//     job's tasks (it reads the counters the tasks publish).
+package prometheus
