@@ -179,7 +179,7 @@ func (s *Server) serve(stream grpc.ServerStream) error {
 			err = c.err
 			c.mu.Unlock()
 		case <-stream.Context().Done():
-			err = stream.Context().Err()
+			err = fmt.Errorf("stream reset: %w", stream.Context().Err())
 		}
 	}
 	c.fail(err)

@@ -39,14 +39,22 @@ func produce(ctx context.Context, pr *Producer, p, n int) ([]string, error) {
 // sent in order, end of partition last, and no channel ever holds more
 // than its credit.
 func TestOrderCreditAndEnd(t *testing.T) {
-	ctx := testCtx(t)
 	n := startNode(t, Options{})
 	cl := newClient(t, Options{Name: "producer-tm"})
+	exchange(testCtx(t), t, n, n.addr, cl, "j")
+}
+
+// exchange sends frames from 4 producers to each of 2 consumers of job,
+// over cl to the node n at addr, with a capacity of 2, and checks that
+// every channel delivered what was sent in order, end of partition last,
+// and that no channel held more than its credit.
+func exchange(ctx context.Context, t *testing.T, n *node, addr string, cl *Client, job string) {
+	t.Helper()
 	const producers, consumers, frames, capacity = 4, 2, 300, 2
 
 	inboxes := make([]*Inbox, consumers)
 	for c := range inboxes {
-		in, err := n.srv.Inbox(InboxID{Job: "j", Attempt: 1, Edge: 3, Consumer: uint32(c)}, producers, capacity)
+		in, err := n.srv.Inbox(InboxID{Job: job, Attempt: 1, Edge: 3, Consumer: uint32(c)}, producers, capacity)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +69,7 @@ func TestOrderCreditAndEnd(t *testing.T) {
 	for c := range consumers {
 		want[c] = make([][]string, producers)
 		for p := range producers {
-			pr, err := cl.Open(ctx, n.addr, ChannelID{Job: "j", Attempt: 1, Edge: 3, Producer: uint32(p), Consumer: uint32(c)})
+			pr, err := cl.Open(ctx, addr, ChannelID{Job: job, Attempt: 1, Edge: 3, Producer: uint32(p), Consumer: uint32(c)})
 			if err != nil {
 				t.Fatal(err)
 			}
