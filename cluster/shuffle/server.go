@@ -287,7 +287,8 @@ func (c *sconn) dispatch(buf *[]byte, b []byte) error {
 		return nil
 	case msgHello:
 		freeBuf(buf)
-		c.name.Store(&h.name)
+		name := h.name // a copy: its address would move h to the heap
+		c.name.Store(&name)
 		return nil
 	case msgOpen:
 		freeBuf(buf)
