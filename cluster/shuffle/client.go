@@ -326,6 +326,9 @@ func (p *Producer) SendEvent(ctx context.Context, kind EventKind, b []byte) erro
 // channel.
 func (p *Producer) SendPriority(kind EventKind, b []byte) error {
 	c := p.c
+	if len(b) > c.cl.opts.MaxFrameSize {
+		return fmt.Errorf("shuffle: channel %s: frame of %d bytes exceeds the maximum of %d", p.id, len(b), c.cl.opts.MaxFrameSize)
+	}
 	c.mu.Lock()
 	err, drop := p.check()
 	c.mu.Unlock()
@@ -369,6 +372,9 @@ func (p *Producer) check() (err error, drop bool) {
 
 func (p *Producer) send(ctx context.Context, typ byte, kind EventKind, b []byte) error {
 	c := p.c
+	if len(b) > c.cl.opts.MaxFrameSize {
+		return fmt.Errorf("shuffle: channel %s: frame of %d bytes exceeds the maximum of %d", p.id, len(b), c.cl.opts.MaxFrameSize)
+	}
 	for {
 		c.mu.Lock()
 		err, drop := p.check()

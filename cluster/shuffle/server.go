@@ -61,7 +61,11 @@ func (s *Server) Inbox(id InboxID, producers, capacity int) (*Inbox, error) {
 	delete(s.waiting, id)
 	s.mu.Unlock()
 	for _, o := range early {
-		if err := o.c.attach(in, o.p, o.idx); err != nil {
+		err := fmt.Errorf("shuffle: channel from producer %d to inbox %s of %d producers", o.p, id, producers)
+		if o.p < producers {
+			err = o.c.attach(in, o.p, o.idx)
+		}
+		if err != nil {
 			o.c.fail(err)
 		}
 	}

@@ -169,3 +169,48 @@ func TestSendBeyondCreditBreaks(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestOpenBeforeInbox opens channels before their inbox is registered,
+// one of them from a producer the inbox does not have: the good channel
+// flows once the inbox comes, the bad one breaks its connection.
+func TestOpenBeforeInbox(t *testing.T) {
+	ctx := testCtx(t)
+	n := startNode(t, Options{})
+	good := newClient(t, Options{Name: "good"})
+	bad := newClient(t, Options{Name: "bad"})
+	id := InboxID{Job: "early", Edge: 1}
+	pr, err := good.Open(ctx, n.addr, ChannelID{Job: "early", Edge: 1, Producer: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong, err := bad.Open(ctx, n.addr, ChannelID{Job: "early", Edge: 1, Producer: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan error, 1)
+	go func() {
+		_, err := sendN(ctx, pr, 0, 0, 10)
+		if err == nil {
+			err = pr.Close(ctx)
+		}
+		sent <- err
+	}()
+	in, err := n.srv.Inbox(id, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	frames := 0
+	if err := drain(ctx, t, in, func(Frame) { frames++ }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-sent; err != nil || frames != 11 {
+		t.Fatalf("good channel: %d frames, %v", frames, err)
+	}
+	if err := wrong.Send(ctx, []byte("x")); !errors.Is(err, ErrBroken) {
+		t.Fatalf("channel of a producer the inbox lacks: %v, want ErrBroken", err)
+	}
+	if _, err := n.srv.Inbox(id, 1, 2); err == nil {
+		t.Fatal("an inbox registered twice")
+	}
+}
