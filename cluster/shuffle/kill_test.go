@@ -162,7 +162,9 @@ func TestServerStopped(t *testing.T) {
 	if !errors.Is(err, ErrBroken) || !strings.Contains(err.Error(), "producer-tm") {
 		t.Fatalf("Poll after the reset: %v, want ErrBroken naming producer-tm", err)
 	}
-	// a new connection, then the consumer's server stopped
+	// once the producer's side saw its stream end, a new connection, then
+	// the consumer's server stopped
+	<-pr.c.done
 	pr, err = cl.Open(ctx, n.addr, ChannelID{Job: "stop"})
 	if err != nil {
 		t.Fatal(err)
