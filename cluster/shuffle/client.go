@@ -86,17 +86,44 @@ func (cl *Client) Open(ctx context.Context, addr string, id ChannelID) (*Produce
 // broke.
 func (cl *Client) conn(ctx context.Context, addr string) (*cconn, error) {
 	cl.mu.Lock()
-	defer cl.mu.Unlock()
 	if cl.closed {
+		cl.mu.Unlock()
 		return nil, ErrClosed
 	}
 	if c := cl.conns[addr]; c != nil {
 		select {
 		case <-c.done:
 		default:
+			cl.mu.Unlock()
 			return c, nil
 		}
 	}
+	c, err := cl.dial(ctx, addr)
+	if err != nil {
+		cl.mu.Unlock()
+		return nil, err
+	}
+	cl.conns[addr] = c
+	cl.wg.Add(2)
+	go c.receive()
+	go c.heartbeat()
+	// the hello goes first: no Open can send before sendMu is released
+	c.sendMu.Lock()
+	cl.mu.Unlock()
+	buf := newBuf(4 << 10)
+	*buf = appendHello((*buf)[:0], cl.opts.Name)
+	c.out.bufs = mem.BufferSlice{mem.NewBuffer(buf, pool)}
+	err = c.stream.SendMsg(&c.out)
+	c.sendMu.Unlock()
+	if err != nil {
+		c.fail(fmt.Errorf("send: %w", err))
+		return nil, c.failure()
+	}
+	return c, nil
+}
+
+// dial connects to addr and opens the Exchange stream.
+func (cl *Client) dial(ctx context.Context, addr string) (*cconn, error) {
 	cc, err := grpc.NewClient(addr, dialOptions(cl.opts)...)
 	if err != nil {
 		return nil, fmt.Errorf("shuffle: dial %s: %w", addr, err)
@@ -114,15 +141,14 @@ func (cl *Client) conn(ctx context.Context, addr string) (*cconn, error) {
 	}
 	c := &cconn{cl: cl, addr: addr, cc: cc, stream: stream, cancel: cancel, chans: map[uint64]*Producer{}, done: make(chan struct{}), recvDone: make(chan struct{})}
 	c.lastRecv.Store(time.Now().UnixNano())
-	cl.conns[addr] = c
-	cl.wg.Add(2)
-	go c.receive()
-	go c.heartbeat()
-	buf := newBuf(4 << 10)
-	if err := c.write(buf, appendHello((*buf)[:0], cl.opts.Name)); err != nil {
-		return nil, err
-	}
 	return c, nil
+}
+
+// failure returns the error the connection failed with.
+func (c *cconn) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }
 
 // Close ends every connection: each stream is half-closed and waited for,
@@ -190,9 +216,7 @@ func (c *cconn) write(buf *[]byte, b []byte) error {
 			<-c.recvDone
 		}
 		c.fail(fmt.Errorf("send: %w", err))
-		c.mu.Lock()
-		err = c.err
-		c.mu.Unlock()
+		err = c.failure()
 	}
 	return err
 }
