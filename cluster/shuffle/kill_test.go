@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -177,4 +178,29 @@ func TestServerStopped(t *testing.T) {
 	if !errors.Is(err, ErrBroken) || !strings.Contains(err.Error(), n.addr) {
 		t.Fatalf("Send after the stop: %v, want ErrBroken naming %s", err, n.addr)
 	}
+}
+
+// TestConsumerStopped stops the consumer process with SIGSTOP: it neither
+// dies nor answers, and the producer's heartbeats find it silent.
+func TestConsumerStopped(t *testing.T) {
+	ctx := testCtx(t)
+	cmd, addr := startHelper(t, "consumer")
+	cl := newClient(t, fast)
+	pr, err := cl.Open(ctx, addr, killID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.Send(ctx, payload(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for seq := 1; err == nil; seq++ {
+		err = pr.Send(ctx, payload(0, seq))
+	}
+	if !errors.Is(err, ErrBroken) || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "no message for") {
+		t.Fatalf("Send to a stopped consumer: %v, want ErrBroken naming %s and the silence", err, addr)
+	}
+	t.Log(err)
 }

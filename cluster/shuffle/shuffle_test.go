@@ -214,3 +214,43 @@ func TestOpenBeforeInbox(t *testing.T) {
 		t.Fatal("an inbox registered twice")
 	}
 }
+
+// TestClientCloseDelivers closes the producer's Client right after its
+// last frame: Close half-closes the stream and waits, so the consumer,
+// reading only after, still gets every frame and the end of partition.
+func TestClientCloseDelivers(t *testing.T) {
+	ctx := testCtx(t)
+	n := startNode(t, Options{})
+	cl := NewClient(Options{})
+	const frames = 50
+	in, err := n.srv.Inbox(InboxID{Job: "close"}, 1, frames+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := cl.Open(ctx, n.addr, ChannelID{Job: "close"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sendN(ctx, pr, 0, 0, frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, sentString(Event, EndOfPartition, nil))
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := drain(ctx, t, in, func(f Frame) { got = append(got, frameString(f)) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %d frames, want %d", len(got), len(want))
+	}
+	if _, err := cl.Open(ctx, n.addr, ChannelID{Job: "close", Producer: 1}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Open after Close: %v, want ErrClosed", err)
+	}
+}
