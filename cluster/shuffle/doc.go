@@ -71,8 +71,13 @@
 //   - End: Inbox.Close releases its queued frames and tells its producers to
 //     drop what they send. Client.Close half-closes each stream and waits for
 //     the consumer to read it to the end before tearing it down.
-//   - Memory: every message buffer comes from one tiered pool; a steady
-//     stream of frames allocates only what gRPC allocates per message.
+//   - Memory: every message buffer, sent or received, comes from one tiered
+//     pool and goes back to it (gRPC frees a sent one once written, Release a
+//     received one). Per frame the package allocates only the one-element
+//     mem.BufferSlice its codec hands gRPC; the rest is gRPC's.
+//   - Blocking exchanges: not served here. The package carries pipelined
+//     channels, pushed by the producer; a blocking result read from the
+//     producer's disk needs a request from the consumer first.
 //
 // The runtime wires the package in: a TaskManager registers a Server on its
 // grpc.Server (made with ServerOptions), and for each remote channel of a
