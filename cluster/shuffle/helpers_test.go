@@ -23,9 +23,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fast are options whose heartbeats detect a silent peer in about a
-// second.
-var fast = Options{HeartbeatInterval: 50 * time.Millisecond, HeartbeatTimeout: time.Second}
+// fast are options whose heartbeats detect a silent peer in about two
+// seconds.
+var fast = Options{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 2 * time.Second}
 
 // node is a consumer process's side in a test: a Server on a grpc.Server
 // listening on loopback.
