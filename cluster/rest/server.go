@@ -13,11 +13,6 @@ import (
 	"strings"
 )
 
-// ErrInvalid is returned by a Cluster for a request it cannot take as
-// given (a submission's bad arguments, no savepoint directory): the server
-// answers 400.
-var ErrInvalid = errors.New("rest: invalid request")
-
 // maxBody is the largest request body the server reads.
 const maxBody = 1 << 20
 
@@ -269,12 +264,6 @@ func (s *server) savepoints(w http.ResponseWriter, r *http.Request) {
 	trigger, err := s.c.TriggerSavepoint(r.Context(), jid, req.TargetDirectory, req.CancelJob)
 	s.answer(w, r, http.StatusAccepted, triggerResponse{RequestID: trigger}, err)
 }
-
-// Savepoint queue statuses, Flink's QueueStatus.Id.
-const (
-	StatusInProgress = "IN_PROGRESS"
-	StatusCompleted  = "COMPLETED"
-)
 
 // savepointStatus is the answer to GET /jobs/:jid/savepoints/:triggerid,
 // Flink's AsynchronousOperationResult of a SavepointInfo.
