@@ -18,6 +18,11 @@ var ErrConflict = errors.New("rest: conflict")
 // server forwards the request to Cluster.Leader's REST address.
 var ErrNotLeader = errors.New("rest: not the leader")
 
+// ErrInvalid is returned by a Cluster for a request it cannot take as
+// given (a submission's bad arguments, no savepoint directory): the server
+// answers 400.
+var ErrInvalid = errors.New("rest: invalid request")
+
 // Job states, Flink's JobStatus names.
 const (
 	StateInitializing = "INITIALIZING"
@@ -147,6 +152,12 @@ type Savepoint struct {
 	Location string
 	Failure  string
 }
+
+// Savepoint queue statuses, Flink's QueueStatus.Id.
+const (
+	StatusInProgress = "IN_PROGRESS"
+	StatusCompleted  = "COMPLETED"
+)
 
 // Cluster is what the REST server serves: a JobManager. Its methods are
 // safe for concurrent use.

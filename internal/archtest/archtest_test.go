@@ -162,6 +162,10 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/shuffle": func(p string) bool {
 			return isStd(p) || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
 		},
+		// the REST API: net/http over the Cluster a JobManager implements,
+		// and the fake Cluster its tests and the CLI's serve
+		"cluster/rest":          isStd,
+		"cluster/rest/resttest": func(p string) bool { return isStd(p) || p == module+"/cluster/rest" },
 		"cluster/ha/etcd": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "go.etcd.io/etcd/client/v3") || p == "go.uber.org/zap"
 		},

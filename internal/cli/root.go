@@ -122,6 +122,7 @@ func NewRootCommand() *cobra.Command {
 	tpch := tpchJob().command(g)
 	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), tpch, newRunCommand(g),
 		nexmarkJob().command(g), newExplainCommand(g), newSavepointCommand())
+	root.AddCommand(newListCommand(), newCancelCommand(), newStopCommand())
 	return root
 }
 

@@ -24,6 +24,7 @@ func TestJobFlagsOnlyOnJobs(t *testing.T) {
 			path := c.CommandPath()
 			isJob := !strings.HasPrefix(path, "weir gen") && !strings.HasPrefix(path, "weir savepoint") &&
 				path != "weir run" && path != "weir explain" &&
+				path != "weir list" && path != "weir cancel" && path != "weir stop" &&
 				path != "weir completion" && !strings.HasPrefix(path, "weir completion ")
 			for _, name := range []string{"memory", "tmp", "parallelism"} {
 				f := c.Flags().Lookup(name)
