@@ -3,6 +3,8 @@ package flow
 import (
 	"sync"
 	"time"
+
+	"github.com/weirdata/weir/internal/ring"
 )
 
 // inbox is a consumer subtask's end of a pipelined edge: one bounded queue per
@@ -22,10 +24,10 @@ import (
 type inbox[T any] struct {
 	mu       sync.Mutex
 	chans    []channel[T]
-	avail    ring // channels with data that are not blocked
-	blocked  ring // blocked channels, in the order they were blocked
-	closed   bool // the consumer ended: producers drop what they send
-	sleeping bool // the Reader found nothing and waits on notify
+	avail    ring.FIFO // channels with data that are not blocked
+	blocked  ring.FIFO // blocked channels, in the order they were blocked
+	closed   bool      // the consumer ended: producers drop what they send
+	sleeping bool      // the Reader found nothing and waits on notify
 	notify   chan struct{}
 	gate     *Gate // when set, announce data to the gate as its input gi
 	gi       int
@@ -46,7 +48,7 @@ type channel[T any] struct {
 }
 
 func newInbox[T any](nProd, capacity int) *inbox[T] {
-	in := &inbox[T]{chans: make([]channel[T], nProd), avail: newRing(nProd), blocked: newRing(nProd), notify: make(chan struct{}, 1)}
+	in := &inbox[T]{chans: make([]channel[T], nProd), avail: ring.New(nProd), blocked: ring.New(nProd), notify: make(chan struct{}, 1)}
 	for p := range in.chans {
 		in.chans[p] = channel[T]{q: make([]message[T], capacity), credit: make(chan struct{}, 1)}
 	}
@@ -60,7 +62,7 @@ func (in *inbox[T]) put(p int, m message[T]) bool {
 	if ch.n == len(ch.q) {
 		return false
 	}
-	ch.q[wrap(ch.head+ch.n, len(ch.q))] = m
+	ch.q[ring.Wrap(ch.head+ch.n, len(ch.q))] = m
 	ch.n++
 	in.queue(p)
 	return true
@@ -72,8 +74,8 @@ func (in *inbox[T]) queue(p int) {
 	ch := &in.chans[p]
 	if !ch.queued && !ch.blocked {
 		ch.queued = true
-		in.avail.push(p)
-		if in.avail.n == 1 {
+		in.avail.Push(p)
+		if in.avail.Len() == 1 {
 			in.wake()
 		}
 	}
@@ -101,7 +103,7 @@ func (in *inbox[T]) peek(p, k int) []T {
 	if k >= ch.n {
 		return nil
 	}
-	return ch.q[wrap(ch.head+k, len(ch.q))].batch
+	return ch.q[ring.Wrap(ch.head+k, len(ch.q))].batch
 }
 
 // takePriority returns the first priority event of any channel, or ok
@@ -141,18 +143,18 @@ func (in *inbox[T]) wake() {
 func (in *inbox[T]) take() (m message[T], ok bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	for in.avail.n > 0 {
-		p := in.avail.pop()
+	for in.avail.Len() > 0 {
+		p := in.avail.Pop()
 		ch := &in.chans[p]
 		if len(ch.prio) > 0 {
 			m = ch.prio[0]
 			ch.prio = ch.prio[1:]
 			if ch.n > 0 || len(ch.prio) > 0 {
-				in.avail.push(p)
+				in.avail.Push(p)
 			} else {
 				ch.queued = false
 			}
-			if in.gate != nil && in.avail.n > 0 {
+			if in.gate != nil && in.avail.Len() > 0 {
 				in.gate.announce(in.gi)
 			}
 			return m, true
@@ -163,7 +165,7 @@ func (in *inbox[T]) take() (m message[T], ok bool) {
 		}
 		m = ch.q[ch.head]
 		ch.q[ch.head] = message[T]{}
-		ch.head = wrap(ch.head+1, len(ch.q))
+		ch.head = ring.Wrap(ch.head+1, len(ch.q))
 		ch.n--
 		if ch.waiting {
 			ch.waiting = false
@@ -173,11 +175,11 @@ func (in *inbox[T]) take() (m message[T], ok bool) {
 			}
 		}
 		if ch.n > 0 {
-			in.avail.push(p) // round robin among the channels with data
+			in.avail.Push(p) // round robin among the channels with data
 		} else {
 			ch.queued = false
 		}
-		if in.gate != nil && in.avail.n > 0 {
+		if in.gate != nil && in.avail.Len() > 0 {
 			in.gate.announce(in.gi)
 		}
 		return m, true
@@ -195,10 +197,10 @@ func (in *inbox[T]) block(p int) {
 		return
 	}
 	ch.blocked = true
-	in.blocked.push(p)
+	in.blocked.Push(p)
 	if ch.queued {
 		ch.queued = false
-		in.avail.remove(p)
+		in.avail.Remove(p)
 	}
 }
 
@@ -207,16 +209,16 @@ func (in *inbox[T]) block(p int) {
 func (in *inbox[T]) unblockAll() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	for in.blocked.n > 0 {
-		p := in.blocked.pop()
+	for in.blocked.Len() > 0 {
+		p := in.blocked.Pop()
 		ch := &in.chans[p]
 		ch.blocked = false
 		if (ch.n > 0 || len(ch.prio) > 0) && !ch.queued {
 			ch.queued = true
-			in.avail.push(p)
+			in.avail.Push(p)
 		}
 	}
-	if in.avail.n > 0 {
+	if in.avail.Len() > 0 {
 		in.wake()
 	}
 }
@@ -226,7 +228,7 @@ func (in *inbox[T]) attach(g *Gate, gi int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.gate, in.gi = g, gi
-	if in.avail.n > 0 {
+	if in.avail.Len() > 0 {
 		g.announce(gi)
 	}
 }
@@ -242,7 +244,7 @@ func (in *inbox[T]) close(x *exchange[T]) {
 		for ; ch.n > 0; ch.n-- {
 			x.putBatch(ch.q[ch.head].batch)
 			ch.q[ch.head] = message[T]{}
-			ch.head = wrap(ch.head+1, len(ch.q))
+			ch.head = ring.Wrap(ch.head+1, len(ch.q))
 		}
 	}
 }
@@ -322,44 +324,4 @@ func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
 			return x.j.ctx.Err()
 		}
 	}
-}
-
-// ring is a FIFO of ints with a fixed capacity.
-type ring struct {
-	buf     []int
-	head, n int
-}
-
-func newRing(capacity int) ring { return ring{buf: make([]int, max(capacity, 1))} }
-
-// wrap returns i modulo n for 0 <= i < 2n.
-func wrap(i, n int) int {
-	if i >= n {
-		return i - n
-	}
-	return i
-}
-
-func (r *ring) push(v int) {
-	r.buf[wrap(r.head+r.n, len(r.buf))] = v
-	r.n++
-}
-
-// remove drops every v from the ring, keeping the order of the rest.
-func (r *ring) remove(v int) {
-	k := 0
-	for i := 0; i < r.n; i++ {
-		if x := r.buf[wrap(r.head+i, len(r.buf))]; x != v {
-			r.buf[wrap(r.head+k, len(r.buf))] = x
-			k++
-		}
-	}
-	r.n = k
-}
-
-func (r *ring) pop() int {
-	v := r.buf[r.head]
-	r.head = wrap(r.head+1, len(r.buf))
-	r.n--
-	return v
 }

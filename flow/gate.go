@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/weirdata/weir/internal/ring"
 )
 
 // ItemKind says what a Gate returned.
@@ -118,9 +120,9 @@ type Gate struct {
 	ins []gateInput
 
 	mu       sync.Mutex
-	fifo     ring   // inputs with data, in the order they announced it
-	queued   []bool // input is in fifo
-	sleeping bool   // Poll found nothing: the next announce signals ready
+	fifo     ring.FIFO // inputs with data, in the order they announced it
+	queued   []bool    // input is in fifo
+	sleeping bool      // Poll found nothing: the next announce signals ready
 	ready    chan struct{}
 
 	// the task's goroutine only
@@ -177,7 +179,7 @@ func (tc *TaskContext) Gate() *Gate {
 	n := len(tc.inputs)
 	g := &Gate{
 		tc: tc, ins: make([]gateInput, n),
-		fifo: newRing(n), queued: make([]bool, n), ready: make(chan struct{}, 1),
+		fifo: ring.New(n), queued: make([]bool, n), ready: make(chan struct{}, 1),
 		valves: make([]valve, n), comb: newCombined(n), live: n, last: -1,
 		got: make([][]bool, n), prio: make(chan struct{}, 1),
 	}
@@ -212,7 +214,7 @@ func (g *Gate) announce(i int) {
 	g.mu.Lock()
 	if !g.queued[i] {
 		g.queued[i] = true
-		g.fifo.push(i)
+		g.fifo.Push(i)
 	}
 	if g.sleeping {
 		g.sleeping = false
@@ -241,11 +243,11 @@ func (g *Gate) announcePriority() {
 func (g *Gate) popInput() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.fifo.n == 0 {
+	if g.fifo.Len() == 0 {
 		g.sleeping = true
 		return -1
 	}
-	i := g.fifo.pop()
+	i := g.fifo.Pop()
 	g.queued[i] = false
 	return i
 }

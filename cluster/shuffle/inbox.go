@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/weirdata/weir/internal/ring"
 )
 
 // EventKind says what an event frame means. The transport knows only
@@ -65,7 +67,7 @@ type Inbox struct {
 
 	mu     sync.Mutex
 	chans  []inChan
-	avail  ring // channels with frames that are not blocked
+	avail  ring.FIFO // channels with frames that are not blocked
 	ready  chan struct{}
 	err    error // a broken connection of a channel that had not ended
 	ended  int   // channels whose EndOfPartition Poll handed out
@@ -88,7 +90,7 @@ type inChan struct {
 }
 
 func newInbox(s *Server, id InboxID, producers, capacity int) *Inbox {
-	in := &Inbox{s: s, id: id, chans: make([]inChan, producers), avail: newRing(producers), ready: make(chan struct{}, 1)}
+	in := &Inbox{s: s, id: id, chans: make([]inChan, producers), avail: ring.New(producers), ready: make(chan struct{}, 1)}
 	for p := range in.chans {
 		in.chans[p].q = make([]Frame, capacity)
 	}
@@ -150,7 +152,7 @@ func (in *Inbox) put(p int, f Frame) error {
 	if f.Type == Event && f.Kind == EndOfPartition {
 		ch.eop = true
 	}
-	ch.q[wrap(ch.head+ch.n, len(ch.q))] = f
+	ch.q[ring.Wrap(ch.head+ch.n, len(ch.q))] = f
 	ch.n++
 	in.queue(p)
 	return nil
@@ -182,8 +184,8 @@ func (in *Inbox) queue(p int) {
 	ch := &in.chans[p]
 	if !ch.queued && !ch.blocked {
 		ch.queued = true
-		in.avail.push(p)
-		if in.avail.n == 1 {
+		in.avail.Push(p)
+		if in.avail.Len() == 1 {
 			in.signal()
 		}
 	}
@@ -213,15 +215,15 @@ func (in *Inbox) Poll() (f Frame, ok bool, err error) {
 	if in.err != nil {
 		return f, false, in.err
 	}
-	for in.avail.n > 0 {
-		p := in.avail.pop()
+	for in.avail.Len() > 0 {
+		p := in.avail.Pop()
 		ch := &in.chans[p]
 		if len(ch.prio) > 0 {
 			f = ch.popPriority()
 		} else if ch.n > 0 {
 			f = ch.q[ch.head]
 			ch.q[ch.head] = Frame{}
-			ch.head = wrap(ch.head+1, len(ch.q))
+			ch.head = ring.Wrap(ch.head+1, len(ch.q))
 			ch.n--
 			if f.Type == Event && f.Kind == EndOfPartition {
 				ch.done = true
@@ -235,7 +237,7 @@ func (in *Inbox) Poll() (f Frame, ok bool, err error) {
 			continue
 		}
 		if ch.n > 0 || len(ch.prio) > 0 {
-			in.avail.push(p) // round robin among the channels with frames
+			in.avail.Push(p) // round robin among the channels with frames
 		} else {
 			ch.queued = false
 		}
@@ -282,7 +284,7 @@ func (in *Inbox) Block(p int) {
 	ch.blocked = true
 	if ch.queued {
 		ch.queued = false
-		in.avail.remove(p)
+		in.avail.Remove(p)
 	}
 }
 
@@ -315,7 +317,7 @@ func (in *Inbox) Close() {
 		for ; ch.n > 0; ch.n-- {
 			ch.q[ch.head].Release()
 			ch.q[ch.head] = Frame{}
-			ch.head = wrap(ch.head+1, len(ch.q))
+			ch.head = ring.Wrap(ch.head+1, len(ch.q))
 		}
 		for len(ch.prio) > 0 {
 			f := ch.popPriority()
@@ -335,44 +337,4 @@ func (in *Inbox) credits(p int) (granted, received uint64) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.chans[p].granted, in.chans[p].received
-}
-
-// ring is a FIFO of ints with a fixed capacity.
-type ring struct {
-	buf     []int
-	head, n int
-}
-
-func newRing(capacity int) ring { return ring{buf: make([]int, max(capacity, 1))} }
-
-// wrap returns i modulo n for 0 <= i < 2n.
-func wrap(i, n int) int {
-	if i >= n {
-		return i - n
-	}
-	return i
-}
-
-func (r *ring) push(v int) {
-	r.buf[wrap(r.head+r.n, len(r.buf))] = v
-	r.n++
-}
-
-func (r *ring) pop() int {
-	v := r.buf[r.head]
-	r.head = wrap(r.head+1, len(r.buf))
-	r.n--
-	return v
-}
-
-// remove drops every v from the ring, keeping the order of the rest.
-func (r *ring) remove(v int) {
-	k := 0
-	for i := 0; i < r.n; i++ {
-		if x := r.buf[wrap(r.head+i, len(r.buf))]; x != v {
-			r.buf[wrap(r.head+k, len(r.buf))] = x
-			k++
-		}
-	}
-	r.n = k
 }

@@ -135,8 +135,10 @@ func TestDependencyRules(t *testing.T) {
 		// the runtime executes what it is given: no API, formats or planning in it.
 		"flow": func(p string) bool {
 			return isStd(p) || p == module+"/memory" || p == module+"/spill" || p == module+"/resource" || p == module+"/clock" ||
-				p == module+"/metrics"
+				p == module+"/metrics" || p == module+"/internal/ring"
 		},
+		// the queue of channel indexes the inboxes keep: a leaf
+		"internal/ring": isStd,
 		"formats": isStd,
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
@@ -160,7 +162,7 @@ func TestDependencyRules(t *testing.T) {
 		// the data plane between processes: gRPC only, nothing of weir, so
 		// the runtime plugs it in without the transport knowing the runtime
 		"cluster/shuffle": func(p string) bool {
-			return isStd(p) || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
+			return isStd(p) || p == module+"/internal/ring" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
 		},
 		// the REST API: net/http over the Cluster a JobManager implements,
 		// and the fake Cluster its tests and the CLI's serve
