@@ -157,6 +157,10 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/ha/kubernetes": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "k8s.io/") || strings.HasPrefix(p, "sigs.k8s.io/controller-runtime/")
 		},
+		// the REST API: net/http over the Cluster a JobManager implements,
+		// and the fake Cluster its tests and the CLI's serve
+		"cluster/rest":          isStd,
+		"cluster/rest/resttest": func(p string) bool { return isStd(p) || p == module+"/cluster/rest" },
 		"cluster/ha/etcd": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "go.etcd.io/etcd/client/v3") || p == "go.uber.org/zap"
 		},
