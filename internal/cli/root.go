@@ -121,7 +121,7 @@ func NewRootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	tpch := tpchJob().command(g)
 	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), tpch, newRunCommand(g),
-		nexmarkJob().command(g), newExplainCommand(g), newSavepointCommand())
+		nexmarkJob().command(g), newExplainCommand(g), newSavepointCommand(), newJobManagerCommand(), newTaskManagerCommand(g))
 	return root
 }
 
