@@ -67,7 +67,9 @@ func (jm *JobManager) Jobs(ctx context.Context) ([]rest.JobOverview, error) {
 	for _, j := range jm.jobs {
 		out = append(out, jm.overviewLocked(j))
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Start > out[b].Start || out[a].Start == out[b].Start && out[a].ID < out[b].ID })
+	sort.Slice(out, func(a, b int) bool {
+		return out[a].Start > out[b].Start || out[a].Start == out[b].Start && out[a].ID < out[b].ID
+	})
 	return out, nil
 }
 

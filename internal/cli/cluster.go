@@ -184,6 +184,8 @@ func (clusterProgram) Run(ctx context.Context, args []string, env cluster.Env) e
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
+	// the TaskManager's signals are its own: no job takes over SIGTERM
+	ctx = context.WithValue(ctx, terminatorKey{}, (*Terminator)(nil))
 	_, err = root.ExecuteContextC(context.WithValue(ctx, clusterEnvKey{}, &env))
 	return err
 }
