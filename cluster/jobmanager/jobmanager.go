@@ -63,8 +63,9 @@ type Options struct {
 // JobManager schedules the jobs submitted onto its TaskManagers' slots. It
 // implements rest.Cluster.
 type JobManager struct {
-	opts Options
-	fp   cluster.Fingerprint
+	opts  Options
+	fp    cluster.Fingerprint
+	ownHA bool // the HA store is the JobManager's own, in memory
 
 	rpcLis  net.Listener
 	restLis net.Listener
@@ -108,7 +109,8 @@ func New(opts Options) (*JobManager, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	if opts.HA == nil {
+	ownHA := opts.HA == nil
+	if ownHA {
 		opts.HA = memory.NewServer(0).Open("default")
 	}
 	if opts.RPCAddress == "" {
@@ -118,7 +120,7 @@ func New(opts Options) (*JobManager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobmanager: %w", err)
 	}
-	jm := &JobManager{opts: opts, fp: fp, changed: make(chan struct{}), tms: map[string]*taskManager{}, jobs: map[string]*job{}}
+	jm := &JobManager{opts: opts, fp: fp, ownHA: ownHA, changed: make(chan struct{}), tms: map[string]*taskManager{}, jobs: map[string]*job{}}
 	if jm.rpcLis, err = net.Listen("tcp", opts.RPCAddress); err != nil {
 		return nil, fmt.Errorf("jobmanager: rpc: %w", err)
 	}
@@ -191,6 +193,9 @@ func (jm *JobManager) Run(ctx context.Context) error {
 		jm.grpc.Stop()
 		wg.Wait()
 		jm.waitJobs()
+		if jm.ownHA {
+			jm.opts.HA.Close()
+		}
 	}()
 	announce := jm.RPCAddress()
 	if u := jm.RESTURL(); u != "" {

@@ -41,6 +41,9 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Log, when set, receives a line per event.
 	Log io.Writer
+	// Fingerprint is the build it registers with; zero is the binary's
+	// own (cluster.Own).
+	Fingerprint cluster.Fingerprint
 }
 
 // TaskManager runs the attempts its JobManager deploys in its slots.
@@ -100,9 +103,12 @@ func Run(ctx context.Context, opts Options) error {
 			*w = io.Discard
 		}
 	}
-	fp, err := cluster.Own()
-	if err != nil {
-		return fmt.Errorf("taskmanager: %w", err)
+	fp := opts.Fingerprint
+	if fp == (cluster.Fingerprint{}) {
+		var err error
+		if fp, err = cluster.Own(); err != nil {
+			return fmt.Errorf("taskmanager: %w", err)
+		}
 	}
 	tm := &TaskManager{opts: opts, fp: fp, timeout: opts.Timeout, lastContact: time.Now(), deps: map[string]*deployment{}}
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -214,11 +220,10 @@ func (tm *TaskManager) session(ctx context.Context) error {
 		return fmt.Errorf("taskmanager: register with %s: %w", addr, err)
 	}
 	if first.Refused != "" {
-		err := fmt.Errorf("taskmanager: the JobManager at %s refused this TaskManager: %s", addr, first.Refused)
-		if strings.Contains(first.Refused, cluster.ErrFingerprint.Error()) {
-			return &fatalError{err}
+		if why, ok := strings.CutPrefix(first.Refused, cluster.ErrFingerprint.Error()+": "); ok {
+			return &fatalError{fmt.Errorf("taskmanager: the JobManager at %s refused this TaskManager: %w: %s", addr, cluster.ErrFingerprint, why)}
 		}
-		return err
+		return fmt.Errorf("taskmanager: the JobManager at %s refused this TaskManager: %s", addr, first.Refused)
 	}
 	if first.Accepted == nil {
 		return fmt.Errorf("taskmanager: the JobManager at %s answered the registration with %+v", addr, first)
