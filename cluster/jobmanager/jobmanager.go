@@ -311,3 +311,13 @@ func (jm *JobManager) sortedTMsLocked() []*taskManager {
 	sort.Slice(tms, func(a, b int) bool { return tms[a].id < tms[b].id })
 	return tms
 }
+
+// Run is New and then Run: the entry point of a program that takes the
+// JobManager's role.
+func Run(ctx context.Context, opts Options) error {
+	jm, err := New(opts)
+	if err != nil {
+		return err
+	}
+	return jm.Run(ctx)
+}
