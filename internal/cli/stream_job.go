@@ -78,6 +78,11 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		}
 		ck.stderr = cmd.ErrOrStderr()
 		o.Stream.Fingerprint = fingerprint(j.name, cmd.Flags())
+		if clusterEnv(ctx) != nil {
+			// the checkpoint the JobManager recorded must outlive the
+			// next one stored, which the gate may refuse
+			ck.retained = 2
+		}
 		err := ck.apply(&o)
 		defer ck.close()
 		if err != nil {
