@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,7 +81,17 @@ func waitLog(t *testing.T, p *proc, s string) {
 // the checkpoint recorded in etcd, and the job ends FINISHED with its
 // committed output and late output equal to an uninterrupted embedded
 // run's.
-func TestKillLeader(t *testing.T) {
+func TestKillLeader(t *testing.T) { failover(t, false) }
+
+// TestPauseLeader: as TestKillLeader, but the leader is stopped with
+// SIGSTOP past its lease and the TaskManagers' timeout, and resumed once
+// the standby leads: the old leader finds its leadership lost and exits
+// with status 1, the job ends FINISHED on the new leader and the committed
+// output is exact (the old leader recorded nothing after it woke: its
+// writes are fenced).
+func TestPauseLeader(t *testing.T) { failover(t, true) }
+
+func failover(t *testing.T, pause bool) {
 	bin := weir(t)
 	endpoints := startEtcd(t)
 	job := windowStatsArgs(t, 7000)
@@ -89,10 +100,11 @@ func TestKillLeader(t *testing.T) {
 	want, wantLate := committed(t, oracleDir), committed(t, oracleLate)
 
 	haFlags := []string{"--ha", "etcd", "--ha-etcd-endpoints", endpoints, "--ha-cluster-id", "clustertest", "--ha-lease-ttl", "2s"}
+	jmFlags := append(slices.Clone(haFlags), "--heartbeat-timeout", "2s")
 	ck := t.TempDir()
-	jm1, _, rest1 := startJobManager(t, bin, ck, haFlags...)
+	jm1, _, rest1 := startJobManager(t, bin, ck, jmFlags...)
 	waitLog(t, jm1, "leading at epoch")
-	jm2, _, rest2 := startJobManager(t, bin, ck, haFlags...)
+	jm2, _, rest2 := startJobManager(t, bin, ck, jmFlags...)
 	for _, id := range []string{"tm1", "tm2"} {
 		start(t, bin, append([]string{"taskmanager", "--slots", "2", "--id", id}, haFlags...)...)
 	}
@@ -106,9 +118,31 @@ func TestKillLeader(t *testing.T) {
 	if ck, err := c1.Checkpoints(context.Background(), jid); err != nil || ck.Counts.Completed == 0 {
 		t.Fatalf("no checkpoint recorded before the kill: %+v, %v", ck, err)
 	}
-	jm1.kill(t)
-	t.Log("killed the leader")
-	waitLog(t, jm2, "leading at epoch")
+	if pause {
+		if err := jm1.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("stopped the leader")
+		waitLog(t, jm2, "leading at epoch")
+		waitLog(t, jm2, "registered with 2 slots")
+		if err := jm1.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("resumed the old leader")
+		select {
+		case err := <-jm1.done:
+			jm1.done <- err
+			if err == nil || !strings.Contains(jm1.stderr.String(), "lost the leadership") {
+				t.Fatalf("the old leader woke and exited with %v:\n%s", err, tail(jm1.stderr.String(), 10))
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the old leader runs on after it woke:\n%s", tail(jm1.stderr.String(), 10))
+		}
+	} else {
+		jm1.kill(t)
+		t.Log("killed the leader")
+		waitLog(t, jm2, "leading at epoch")
+	}
 	var d rest.JobDetails
 	deadline := time.Now().Add(40 * time.Second)
 	for time.Now().Before(deadline) {
