@@ -117,7 +117,13 @@ func clusterEnv(ctx context.Context) *cluster.Env {
 // and `weir tpch`, run in process with the attempt's environment.
 func Program() cluster.Program { return clusterProgram{} }
 
-type clusterProgram struct{}
+// clusterProgram runs jobs on a TaskManager of memory bytes and slots
+// slots: a job's --memory is its share, memory*granted/slots (memory 0:
+// the job's own --memory).
+type clusterProgram struct {
+	memory Size
+	slots  int
+}
 
 // find parses args ("run <job> flags..." or "tpch flags...") as the
 // command line does and returns the job's command.
@@ -159,10 +165,11 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 	return strings.TrimPrefix(cmd.CommandPath(), "weir "), p, nil
 }
 
-// Run runs the job in process: at min(--parallelism, env.Slots), a stream
+// Run runs the job in process: at min(--parallelism, env.Slots), within
+// its share of the TaskManager's memory, a stream
 // job checkpointing into env.CheckpointDir through env.Gate, from
 // env.Restore, without restarts of its own (the JobManager restarts it).
-func (clusterProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
+func (c clusterProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
 	cmd, err := find(args)
 	if err != nil {
 		return err
@@ -174,6 +181,9 @@ func (clusterProgram) Run(ctx context.Context, args []string, env cluster.Env) e
 		}
 	}
 	args = append(args[:len(args):len(args)], "--parallelism", strconv.Itoa(max(p, 1)), "--progress=false")
+	if c.memory > 0 && c.slots > 0 {
+		args = append(args, "--memory", Size(int64(c.memory)*int64(max(env.Slots, 1))/int64(c.slots)).String())
+	}
 	if cmd.Flags().Lookup("checkpoint-dir") != nil {
 		args = append(args, "--checkpoint-dir", env.CheckpointDir, "--restart-strategy", "none")
 		if env.Restore != "" {

@@ -154,7 +154,7 @@ again.`,
 		if store == nil && opts.JobManager == "" {
 			return &usageError{err: errors.New("give --jobmanager H:P or --ha etcd")}
 		}
-		opts.HA, opts.Program = store, Program()
+		opts.HA, opts.Program = store, clusterProgram{memory: g.memory, slots: opts.Slots}
 		opts.Stdout, opts.Stderr, opts.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.ErrOrStderr()
 		return taskmanager.Run(ctx, opts)
 	})

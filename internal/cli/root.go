@@ -114,8 +114,10 @@ func NewRootCommand() *cobra.Command {
 		Short:         "weir runs batch and stream dataflow jobs within a memory budget",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRun: func(*cobra.Command, []string) {
-			g.limitRuntime()
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			if clusterEnv(cmd.Context()) == nil { // a TaskManager's job: the TaskManager set the limit
+				g.limitRuntime()
+			}
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
