@@ -51,12 +51,38 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 	if err := env.Gate(ctx, id, fmt.Sprintf("chk-%d", id)); err != nil {
 		return err
 	}
+	stopped := make(chan struct{})
+	if env.Started != nil {
+		env.Started(&fakeControl{stopped: stopped})
+	}
 	p.runs <- run{tm: p.tm, env: env}
 	if args[0] == "finish" {
 		return nil
 	}
-	<-ctx.Done()
-	return ctx.Err()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-stopped:
+		return nil
+	}
+}
+
+// fakeControl takes savepoints named after their directory; a stop ends
+// the run.
+type fakeControl struct {
+	once    sync.Once
+	stopped chan struct{}
+}
+
+func (c *fakeControl) Savepoint(ctx context.Context, dir string, stop bool) (string, error) {
+	if stop {
+		c.once.Do(func() { close(c.stopped) })
+	}
+	return dir + "/savepoint-1", nil
+}
+
+func (c *fakeControl) Vertices() []cluster.Vertex {
+	return []cluster.Vertex{{ID: "v1", Name: "Source", Parallelism: 2}, {ID: "v2", Name: "Window -> Sink", Parallelism: 2}}
 }
 
 // cluster is a JobManager and TaskManagers in process, with one
@@ -259,5 +285,40 @@ func TestFingerprintRefused(t *testing.T) {
 	}
 	if tms, _ := c.jm.TaskManagers(context.Background()); len(tms) != 0 {
 		t.Fatalf("TaskManagers %+v", tms)
+	}
+}
+
+// TestStopWithSavepoint: the vertices the TaskManager reports are the
+// job's; a stop with savepoint reaches the attempt's Control, the trigger
+// completes with the savepoint's path, the job ends FINISHED and its
+// checkpoints name the savepoint.
+func TestStopWithSavepoint(t *testing.T) {
+	c := newCluster(t, Options{})
+	c.startTM("a", 2, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.next()
+	c.waitFor("the vertices", func() bool {
+		d, _ := c.jm.Job(ctx, jid)
+		return len(d.Vertices) == 2 && d.Vertices[1].Name == "Window -> Sink" && d.Vertices[1].Parallelism == 2
+	})
+	trigger, err := c.jm.TriggerSavepoint(ctx, jid, "/sp", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("the savepoint", func() bool {
+		sp, err := c.jm.Savepoint(ctx, jid, trigger)
+		return err == nil && sp.Status == "COMPLETED" && sp.Location == "/sp/savepoint-1" && sp.Failure == ""
+	})
+	c.waitFor("the job finished", func() bool { return c.state(jid) == rest.StateFinished })
+	if cks, _ := c.jm.Checkpoints(ctx, jid); cks.Latest.Savepoint == nil || cks.Latest.Savepoint.ExternalPath != "/sp/savepoint-1" {
+		t.Fatalf("checkpoints %+v", cks)
+	}
+	if _, err := c.jm.TriggerSavepoint(ctx, jid, "/sp", false); !errors.Is(err, rest.ErrConflict) {
+		t.Fatalf("a savepoint of a finished job: %v", err)
 	}
 }
