@@ -211,6 +211,12 @@ func (tm *TaskManager) session(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("taskmanager: connect to %s: %w", addr, err)
 	}
+	// a JobManager that does not answer the registration in time (a paused
+	// one accepts connections and says nothing) is given up
+	tm.mu.Lock()
+	regTimer := time.AfterFunc(tm.timeout, cancel)
+	tm.mu.Unlock()
+	defer regTimer.Stop()
 	reg := &rpc.FromTM{Register: &rpc.Register{ID: tm.opts.ID, Address: tm.opts.Address, Slots: tm.opts.Slots, Fingerprint: tm.fp}}
 	if err := stream.SendMsg(reg); err != nil {
 		return fmt.Errorf("taskmanager: register with %s: %w", addr, err)
@@ -218,6 +224,9 @@ func (tm *TaskManager) session(ctx context.Context) error {
 	var first rpc.ToTM
 	if err := stream.RecvMsg(&first); err != nil {
 		return fmt.Errorf("taskmanager: register with %s: %w", addr, err)
+	}
+	if !regTimer.Stop() {
+		return fmt.Errorf("taskmanager: the JobManager at %s did not answer the registration in time", addr)
 	}
 	if first.Refused != "" {
 		if why, ok := strings.CutPrefix(first.Refused, cluster.ErrFingerprint.Error()+": "); ok {
