@@ -62,6 +62,8 @@ type Program interface {
 	Check(args []string) (name string, slots int, err error)
 	// Run runs the job args name until it ends or ctx ends, checkpointing
 	// into env.CheckpointDir through env.Gate. It returns nil when the job
-	// finished.
+	// finished. An error with a method Unrecoverable() bool that returns
+	// true (stream.Unrecoverable's, a bad argument's) fails the job
+	// without restarts.
 	Run(ctx context.Context, args []string, env Env) error
 }

@@ -55,8 +55,9 @@ type attempt struct {
 
 // outcome is how an attempt ended.
 type outcome struct {
-	state string // rpc.Finished, rpc.Failed or rpc.Canceled
-	err   string
+	state         string // rpc.Finished, rpc.Failed or rpc.Canceled
+	err           string
+	unrecoverable bool // no restart can cure it
 }
 
 // endAttemptLocked ends attempt a with o, once; its slots return to its
@@ -142,6 +143,10 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 			j.state = rest.StateRestarting
 		}
 		jm.mu.Unlock()
+		if o.unrecoverable {
+			jm.finish(ctx, j, rest.StateFailed, fmt.Sprintf("attempt %s failed: %s (no restart can cure it)", a.id, o.err))
+			return
+		}
 		if n > jm.opts.RestartAttempts {
 			jm.finish(ctx, j, rest.StateFailed, fmt.Sprintf("attempt %s failed: %s (restarted %d times)", a.id, o.err, jm.opts.RestartAttempts))
 			return
@@ -257,7 +262,7 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 		}
 		return
 	}
-	j.endAttemptLocked(a, outcome{state: s.State, err: s.Error})
+	j.endAttemptLocked(a, outcome{state: s.State, err: s.Error, unrecoverable: s.Unrecoverable})
 	jm.notifyLocked()
 }
 

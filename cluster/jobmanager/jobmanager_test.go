@@ -39,7 +39,17 @@ func (p fakeProgram) Check(args []string) (string, int, error) {
 	return args[0], n, err
 }
 
+// badArgs is a failure no restart cures.
+type badArgs struct{}
+
+func (badArgs) Error() string       { return "bad arguments" }
+func (badArgs) Unrecoverable() bool { return true }
+
 func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
+	if args[0] == "bad" {
+		p.runs <- run{tm: p.tm, env: env}
+		return fmt.Errorf("fake: %w", badArgs{})
+	}
 	id := int64(1)
 	if env.Restore != "" {
 		n, err := strconv.ParseInt(strings.TrimPrefix(env.Restore, "chk-"), 10, 64)
@@ -320,5 +330,29 @@ func TestStopWithSavepoint(t *testing.T) {
 	}
 	if _, err := c.jm.TriggerSavepoint(ctx, jid, "/sp", false); !errors.Is(err, rest.ErrConflict) {
 		t.Fatalf("a savepoint of a finished job: %v", err)
+	}
+}
+
+// TestUnrecoverable: an attempt failing with an unrecoverable error fails
+// its job at once, naming the cause; a job of a plain failure is restarted.
+func TestUnrecoverable(t *testing.T) {
+	c := newCluster(t, Options{RestartDelay: time.Millisecond})
+	c.startTM("a", 1, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"bad", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.next()
+	c.waitFor("the job failed", func() bool { return c.state(jid) == rest.StateFailed })
+	d, _ := c.jm.Job(ctx, jid)
+	if !strings.Contains(d.Failure, "bad arguments") || !strings.Contains(d.Failure, "no restart") {
+		t.Fatalf("failure %q", d.Failure)
+	}
+	select {
+	case r := <-c.runs:
+		t.Fatalf("the job ran again: %+v", r.env)
+	default:
 	}
 }

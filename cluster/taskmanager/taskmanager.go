@@ -385,7 +385,8 @@ func (tm *TaskManager) deploy(ctx context.Context, d rpc.Deploy, epoch int64) {
 		case err != nil && dctx.Err() != nil:
 			st.State = rpc.Canceled
 		case err != nil:
-			st.State, st.Error = rpc.Failed, err.Error()
+			var u interface{ Unrecoverable() bool }
+			st.State, st.Error, st.Unrecoverable = rpc.Failed, err.Error(), errors.As(err, &u) && u.Unrecoverable()
 		}
 		cancel()
 		tm.mu.Lock()

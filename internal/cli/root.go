@@ -133,6 +133,10 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
+// Unrecoverable reports true: a bad flag fails a job on a cluster without
+// restarts.
+func (e *usageError) Unrecoverable() bool { return true }
+
 // jobError marks an error returned by a command's RunE, so that Execute can tell
 // it from cobra's own argument checks.
 type jobError struct{ err error }

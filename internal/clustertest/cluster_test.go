@@ -336,6 +336,14 @@ func TestKillTaskManagers(t *testing.T) {
 	if err != nil || d.State != rest.StateFinished {
 		t.Fatalf("job %s: %+v, %v", jid, d, err)
 	}
+	var vs []string
+	for _, v := range d.Vertices {
+		vs = append(vs, fmt.Sprintf("%s (%d)", v.Name, v.Parallelism))
+	}
+	t.Logf("vertices: %s", strings.Join(vs, "; "))
+	if len(d.Vertices) < 2 || d.Vertices[0].Parallelism == 0 { // the TaskManager reported the job's tasks
+		t.Fatalf("vertices %+v", d.Vertices)
+	}
 	ck, err := c.Checkpoints(context.Background(), jid)
 	if err != nil {
 		t.Fatal(err)

@@ -60,11 +60,13 @@ const (
 
 // Status is an attempt's state on its TaskManager.
 type Status struct {
-	JobID    string           `json:"jobId"`
-	Attempt  string           `json:"attempt"`
-	State    string           `json:"state"`
-	Error    string           `json:"error,omitempty"`
-	Vertices []cluster.Vertex `json:"vertices,omitempty"`
+	JobID   string `json:"jobId"`
+	Attempt string `json:"attempt"`
+	State   string `json:"state"`
+	Error   string `json:"error,omitempty"`
+	// Unrecoverable says no restart can cure the failure.
+	Unrecoverable bool             `json:"unrecoverable,omitempty"`
+	Vertices      []cluster.Vertex `json:"vertices,omitempty"`
 }
 
 // SavepointDone answers a Savepoint.
