@@ -27,8 +27,9 @@ type run struct {
 // checkpoint 1 (after the one it restores) through the gate and runs
 // until canceled; ["finish", slots] records one and finishes.
 type fakeProgram struct {
-	tm   string
-	runs chan run
+	tm    string
+	runs  chan run
+	ended chan string // when set, hears the attempt of each run that returns
 }
 
 func (p fakeProgram) Check(args []string) (string, int, error) {
@@ -46,6 +47,9 @@ func (badArgs) Error() string       { return "bad arguments" }
 func (badArgs) Unrecoverable() bool { return true }
 
 func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
+	if p.ended != nil {
+		defer func() { p.ended <- env.Attempt }()
+	}
 	if args[0] == "bad" {
 		p.runs <- run{tm: p.tm, env: env}
 		return fmt.Errorf("fake: %w", badArgs{})
@@ -104,6 +108,8 @@ type testCluster struct {
 	ctx  context.Context
 	wg   sync.WaitGroup
 	tms  map[string]context.CancelFunc
+	// stopJM stops the JobManager alone
+	stopJM context.CancelFunc
 }
 
 func newCluster(t *testing.T, opts Options) *testCluster {
@@ -116,11 +122,12 @@ func newCluster(t *testing.T, opts Options) *testCluster {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &testCluster{t: t, jm: jm, runs: runs, ctx: ctx, tms: map[string]context.CancelFunc{}}
+	jctx, stopJM := context.WithCancel(ctx)
+	c := &testCluster{t: t, jm: jm, runs: runs, ctx: ctx, tms: map[string]context.CancelFunc{}, stopJM: stopJM}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		jm.Run(ctx)
+		jm.Run(jctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -354,5 +361,45 @@ func TestUnrecoverable(t *testing.T) {
 	case r := <-c.runs:
 		t.Fatalf("the job ran again: %+v", r.env)
 	default:
+	}
+}
+
+// TestTaskManagerCutOff: a TaskManager that cannot reach its JobManager
+// (stopped: its stream broken, its port closed) for longer than the
+// timeout cancels the attempt it runs.
+func TestTaskManagerCutOff(t *testing.T) {
+	c := newCluster(t, Options{HeartbeatTimeout: 300 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond})
+	ended := make(chan string, 4)
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	res := make(chan error, 1)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: "a", runs: c.runs, ended: ended},
+			JobManager: c.jm.RPCAddress(), ID: "a", Slots: 1, HeartbeatInterval: 50 * time.Millisecond})
+	}()
+	c.registered(1)
+	if _, err := c.jm.Submit(context.Background(), rest.Submission{Args: []string{"wait", "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	r := c.next()
+	select {
+	case a := <-ended:
+		t.Fatalf("attempt %s ended while the JobManager ran", a)
+	default:
+	}
+	c.stopJM()
+	select {
+	case a := <-ended:
+		if a != r.env.Attempt {
+			t.Fatalf("attempt %s ended, want %s", a, r.env.Attempt)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cut-off TaskManager kept its attempt running")
+	}
+	cancel()
+	if err := <-res; err != nil {
+		t.Fatal(err)
 	}
 }
