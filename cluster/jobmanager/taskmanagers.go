@@ -110,13 +110,14 @@ func (jm *JobManager) Connect(stream grpc.ServerStream) error {
 	select {
 	case err = <-recvErr:
 		jm.lose(tm, fmt.Sprintf("its stream broke: %v", err))
+		<-sendErr
 	case err = <-sendErr:
 		if err != nil {
 			jm.lose(tm, fmt.Sprintf("its stream broke: %v", err))
 		}
 	case <-tm.lost:
+		<-sendErr
 	}
-	<-sendErr
 	return err
 }
 
