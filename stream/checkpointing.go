@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -84,6 +85,17 @@ type CheckpointConfig struct {
 	// (declined by a task, expired, or not stored) and its cause, from the
 	// coordinator's goroutine.
 	OnFailure func(id int64, err error)
+	// CompletionGate, when set, is called with each checkpoint once its
+	// snapshot is stored and before it counts as complete: before the
+	// sinks commit and the CheckpointListeners hear of it, the final
+	// checkpoint of a finished job included (savepoints are not gated).
+	// A cluster's TaskManager records the checkpoint with its JobManager
+	// here. An error aborts the checkpoint and fails the job attempt,
+	// whatever TolerableFailures says; nothing of the checkpoint is
+	// committed. The snapshot stays in Storage, so a restart of the job
+	// in process may restore it: a gate that fences a job (a cluster's)
+	// runs it with NoRestart and leaves restarts to whoever deploys it.
+	CompletionGate func(ctx context.Context, id int64, path string) error
 }
 
 // validate checks the combinations Flink refuses.

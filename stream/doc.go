@@ -115,7 +115,11 @@
 // its latest checkpoint as Options.Restart says. SinkTo commits what its
 // writers prepared (a FileSink's part files) when the checkpoint that
 // covers them completes, so the committed output of a job that failed and
-// recovered equals that of a run that did not fail.
+// recovered equals that of a run that did not fail. CheckpointConfig's
+// CompletionGate, when set, is asked after a checkpoint is stored and
+// before it completes (a cluster's JobManager records it there); its
+// refusal aborts the checkpoint, commits nothing of it and fails the
+// attempt.
 //
 // # Sinks
 //

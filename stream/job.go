@@ -37,7 +37,7 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 		}
 		cfg.Checkpoints = &coordinator.Config{Interval: ck.Interval, Timeout: ck.Timeout, MinPause: ck.MinPauseBetweenCheckpoints,
 			MaxConcurrent: ck.MaxConcurrentCheckpoints, Storage: ck.Storage, Clock: e.opts.Clock,
-			TolerableFailures: ck.TolerableFailures, OnFailure: ck.OnFailure, Fingerprint: fp}
+			TolerableFailures: ck.TolerableFailures, OnFailure: ck.OnFailure, Fingerprint: fp, Gate: ck.CompletionGate}
 	}
 	j, err := runner.Start(ctx, cfg)
 	if err != nil {

@@ -249,6 +249,28 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return isStd(p) || strings.HasPrefix(p, "github.com/twmb/franz-go/") || strings.HasPrefix(p, module+"/formats/")
 		},
+		// the cluster's control plane knows programs only as cluster.Program:
+		// no engine, no API in it; gRPC is its only transport
+		"cluster":           isStd,
+		"cluster/ha/memory": func(p string) bool { return isStd(p) || p == module+"/cluster/ha" },
+		"cluster/internal/rpc": func(p string) bool {
+			return isStd(p) || p == module+"/cluster" || strings.HasPrefix(p, "google.golang.org/grpc")
+		},
+		"cluster/jobmanager": func(p string) bool {
+			switch p {
+			case module + "/cluster", module + "/cluster/ha", module + "/cluster/ha/memory", module + "/cluster/internal/rpc",
+				module + "/cluster/rest", module + "/clock":
+				return true
+			}
+			return isStd(p) || strings.HasPrefix(p, "google.golang.org/grpc")
+		},
+		"cluster/taskmanager": func(p string) bool {
+			switch p {
+			case module + "/cluster", module + "/cluster/ha", module + "/cluster/internal/rpc":
+				return true
+			}
+			return isStd(p) || strings.HasPrefix(p, "google.golang.org/grpc")
+		},
 		// the operator test harness drives stream's operators
 		"stream/streamtest": streamAPI,
 		// the generator writes files: no engine in it

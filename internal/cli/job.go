@@ -50,9 +50,14 @@ func (j *job) command(g *globalOptions) *cobra.Command {
 	}
 	run := j.bind(cmd.Flags())
 	g.registerProgram(cmd.Flags())
+	var sub submitFlags
+	sub.register(cmd.Flags())
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
 			return err
+		}
+		if sub.jobmanager != "" {
+			return sub.submit(cmd)
 		}
 		opts, progressDone := g.datasetOptions(cmd, cmd.CommandPath()[len("weir "):])
 		defer progressDone()

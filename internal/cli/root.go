@@ -114,14 +114,16 @@ func NewRootCommand() *cobra.Command {
 		Short:         "weir runs batch and stream dataflow jobs within a memory budget",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRun: func(*cobra.Command, []string) {
-			g.limitRuntime()
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			if clusterEnv(cmd.Context()) == nil { // a TaskManager's job: the TaskManager set the limit
+				g.limitRuntime()
+			}
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	tpch := tpchJob().command(g)
 	root.AddCommand(newQuickstartCommand(g), newSortCommand(g), newGenCommand(), tpch, newRunCommand(g),
-		nexmarkJob().command(g), newExplainCommand(g), newSavepointCommand())
+		nexmarkJob().command(g), newExplainCommand(g), newSavepointCommand(), newJobManagerCommand(), newTaskManagerCommand(g))
 	root.AddCommand(newListCommand(), newCancelCommand(), newStopCommand())
 	return root
 }
@@ -131,6 +133,10 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// Unrecoverable reports true: a bad flag fails a job on a cluster without
+// restarts.
+func (e *usageError) Unrecoverable() bool { return true }
 
 // jobError marks an error returned by a command's RunE, so that Execute can tell
 // it from cobra's own argument checks.

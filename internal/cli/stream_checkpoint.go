@@ -38,6 +38,9 @@ type checkpointFlags struct {
 	tolerable        int
 	// plan: the flags configure a plan only; no directory is opened.
 	plan bool
+	// retained is how many complete checkpoints the directory keeps (0:
+	// checkpoint.Dir's default, 1).
+	retained int
 	// storage is the checkpoint directory opened (and locked) by apply,
 	// closed by close.
 	storage *checkpoint.Dir
@@ -185,7 +188,7 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	var storage checkpoint.Storage
 	if c.dir != "" && !c.plan {
 		skipped := map[string]bool{} // OpenDir and the restore pass over the same ones
-		opts := checkpoint.DirOptions{OnSkip: func(path string, err error) {
+		opts := checkpoint.DirOptions{Retained: c.retained, OnSkip: func(path string, err error) {
 			if !skipped[path] {
 				skipped[path] = true
 				c.say("checkpoint %s is damaged and skipped: %v", path, err)

@@ -61,9 +61,14 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 	g.registerJob(cmd.Flags())
 	var ck checkpointFlags
 	ck.register(cmd.Flags())
+	var sub submitFlags
+	sub.register(cmd.Flags())
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
 			return err
+		}
+		if sub.jobmanager != "" {
+			return sub.submit(cmd)
 		}
 		ctx := cmd.Context()
 		o := streaming.Options{
@@ -73,6 +78,11 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		}
 		ck.stderr = cmd.ErrOrStderr()
 		o.Stream.Fingerprint = fingerprint(j.name, cmd.Flags())
+		if clusterEnv(ctx) != nil {
+			// the checkpoint the JobManager recorded must outlive the
+			// next one stored, which the gate may refuse
+			ck.retained = 2
+		}
 		err := ck.apply(&o)
 		defer ck.close()
 		if err != nil {
@@ -95,6 +105,9 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			sp = &savepointStop{dir: ck.savepointDir}
 			starts = append(starts, func(jb *stream.Job) { sp.started(ctx, jb) })
 			defer onTerminate(ctx, func() { sp.stop(ctx) })()
+		}
+		if env := clusterEnv(ctx); env != nil {
+			joinCluster(env, &o.Stream, &starts, &o.Configure)
 		}
 		if len(starts) > 0 {
 			o.Stream.Started = func(jb *stream.Job) {

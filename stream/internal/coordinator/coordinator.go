@@ -33,6 +33,10 @@ type Config struct {
 	OnFailure func(id int64, err error)
 	// Fingerprint is stored in every snapshot: the job it belongs to.
 	Fingerprint string
+	// Gate, when set, is called with each checkpoint stored, before it
+	// counts as complete: before the tasks hear Complete (sinks commit
+	// then). An error aborts the checkpoint and fails the attempt.
+	Gate func(ctx context.Context, id int64, path string) error
 }
 
 // ErrAborted is wrapped by the error of a checkpoint that did not
@@ -194,6 +198,8 @@ type Coordinator struct {
 	// many failed checkpoints in a row)
 	cancel func()
 	failed error
+	// runCtx is Run's context, which Gate calls get.
+	runCtx context.Context
 }
 
 // failure is a checkpoint that failed; a savepoint's failure is returned
@@ -472,6 +478,9 @@ func (c *Coordinator) failSavepointLocked(r *savepointRequest, err error) {
 
 // Run is the coordinator's goroutine, until ctx ends.
 func (c *Coordinator) Run(ctx context.Context) {
+	c.mu.Lock()
+	c.runCtx = ctx
+	c.mu.Unlock()
 	clk := c.cfg.Clock
 	next := c.started.Add(c.cfg.Interval)
 	for {
@@ -630,7 +639,17 @@ func (c *Coordinator) store() {
 		} else {
 			path, err = c.cfg.Storage.Store(snap)
 		}
+		gated := false // the gate refused the checkpoint
+		if err == nil && pc.savepoint == nil && c.cfg.Gate != nil {
+			c.mu.Lock()
+			ctx := c.runCtx
+			c.mu.Unlock()
+			if gerr := c.cfg.Gate(ctx, pc.id, path); gerr != nil {
+				err, gated = fmt.Errorf("the completion gate refused it: %w", gerr), true
+			}
+		}
 		end := c.cfg.Clock.Now()
+		var cancel func()
 		c.mu.Lock()
 		if err == nil && pc.savepoint == nil {
 			c.lastDone = max(c.lastDone, pc.id)
@@ -688,8 +707,17 @@ func (c *Coordinator) store() {
 					t.Deliver(protocol.Abort{Checkpoint: pc.id, Reason: err.Error()})
 				}
 			}
+			if gated {
+				if c.failed == nil {
+					c.failed = fmt.Errorf("stream: %w", err)
+				}
+				cancel = c.cancel
+			}
 		}
 		c.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 		for _, w := range pc.waiters {
 			w <- Result{ID: pc.id, Err: err}
 		}

@@ -22,7 +22,10 @@
 //	Run ──every Interval──▶ trigger n: enumerators snapshotted, valves closed,
 //	                        Trigger{n} to each source subtask
 //	task ──Ack{n}──────────▶ pending n (a source's Ack opens its valve)
-//	all acked ─────────────▶ store n ─▶ Complete{n} to every task
+//	all acked ─────────────▶ store n ─▶ Config.Gate(n) ─▶ Complete{n} to every task
+//
+// A Gate that refuses a stored checkpoint aborts it (Abort{n} to every
+// task) and fails the attempt, whatever TolerableFailures says.
 //
 // Assign maps a snapshot onto a topology by stable operator id: keyed
 // state by key group, operator state redistributed, and each subtask's

@@ -357,8 +357,14 @@ func (j *Job) storeFinished() error {
 			commits = append(commits, commit)
 		}
 	}
-	if _, err := j.cfg.Checkpoints.Storage.Store(snap); err != nil {
+	path, err := j.cfg.Checkpoints.Storage.Store(snap)
+	if err != nil {
 		return fmt.Errorf("stream: final checkpoint %d: %w", id, err)
+	}
+	if gate := j.cfg.Checkpoints.Gate; gate != nil {
+		if err := gate(j.ctx, id, path); err != nil {
+			return fmt.Errorf("stream: final checkpoint %d: the completion gate refused it: %w", id, err)
+		}
 	}
 	for _, commit := range commits {
 		if err := commit(); err != nil {

@@ -1,0 +1,32 @@
+// Package jobmanager is a weir cluster's JobManager: it registers
+// TaskManagers over gRPC (cluster/internal/rpc), schedules each job
+// submitted onto the free slots of one TaskManager, records the job and
+// its latest checkpoint in the HA store (cluster/ha; in memory without
+// HA), restarts a job whose attempt failed or whose TaskManager was lost,
+// and serves the REST API (cluster/rest) as its rest.Cluster.
+//
+// # Model
+//
+// New listens; Run campaigns for leadership and, once leading, recovers
+// the jobs the HA store holds (a standby taking over) and runs what is
+// submitted. A job is CREATED while it waits for slots, RUNNING while an
+// attempt is deployed, RESTARTING between a failure and the next attempt,
+// and ends FINISHED, CANCELED or FAILED (after RestartAttempts restarts,
+// Flink's fixed-delay strategy), when it is removed from the HA store.
+// Attempts are named <epoch>-<n>; each gets its own checkpoint directory
+// under Options.CheckpointDir and the job's latest recorded checkpoint to
+// restore.
+//
+// # Contracts
+//
+//   - Gate records a checkpoint (SetCheckpoint at the leader's epoch) only
+//     for the job's current attempt, at the current epoch, while this
+//     JobManager leads; the next attempt's restore is read under the same
+//     lock, so no stale attempt records a checkpoint after it.
+//   - A TaskManager is lost when its stream breaks or it was silent for
+//     HeartbeatTimeout on Options.Clock; its attempts fail at once.
+//   - Run returns an error when the leadership is lost: the process must
+//     exit and a standby takes over.
+//   - Without leadership every rest.Cluster method returns
+//     rest.ErrNotLeader (the REST server forwards to Leader).
+package jobmanager

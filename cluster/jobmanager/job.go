@@ -1,0 +1,320 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/weirdata/weir/clock"
+	"github.com/weirdata/weir/cluster"
+	"github.com/weirdata/weir/cluster/ha"
+	"github.com/weirdata/weir/cluster/internal/rpc"
+	"github.com/weirdata/weir/cluster/rest"
+)
+
+// job is a job the JobManager runs; its fields are guarded by jm.mu.
+type job struct {
+	id, incarnation, name string
+	args                  []string
+	slots                 int // asked for; 0: a TaskManager's free slots
+	submitted, end        int64
+
+	state    string
+	failure  string
+	cur      *attempt // the attempt deployed, nil between attempts
+	deployed int      // attempts deployed
+	failures int      // attempts failed
+	cancel   chan struct{}
+	canceled bool
+	done     chan struct{}
+	vertices []cluster.Vertex
+
+	// gate orders the gate's checks and pointer writes with the restore
+	// read of the next attempt: no stale attempt records a checkpoint
+	// after the next attempt chose its restore.
+	gate sync.Mutex
+
+	restored   *rest.RestoredCheckpoint
+	completed  int
+	latest     *rest.CompletedCheckpoint
+	savepoint  *rest.CompletedCheckpoint
+	savepoints map[string]*rest.Savepoint
+	sps        int // savepoints triggered
+}
+
+// attempt is a deployment of a job on a TaskManager.
+type attempt struct {
+	id      string
+	tm      *taskManager
+	slots   int
+	ended   bool
+	outcome chan outcome // receives the attempt's end once
+}
+
+// outcome is how an attempt ended.
+type outcome struct {
+	state         string // rpc.Finished, rpc.Failed or rpc.Canceled
+	err           string
+	unrecoverable bool // no restart can cure it
+}
+
+// endAttemptLocked ends attempt a with o, once; its slots return to its
+// TaskManager.
+func (j *job) endAttemptLocked(a *attempt, o outcome) {
+	if a == nil || a.ended {
+		return
+	}
+	a.ended = true
+	if a.tm.attempts[j.id] == a {
+		delete(a.tm.attempts, j.id)
+		a.tm.free += a.slots
+	}
+	a.outcome <- o
+}
+
+// start runs j's loop.
+func (jm *JobManager) start(j *job) {
+	j.state, j.cancel, j.done, j.savepoints = rest.StateCreated, make(chan struct{}), make(chan struct{}), map[string]*rest.Savepoint{}
+	j.end = -1
+	jm.mu.Lock()
+	jm.jobs[j.id] = j
+	ctx := jm.ctx
+	jm.notifyLocked()
+	jm.mu.Unlock()
+	go jm.runJob(ctx, j)
+}
+
+// waitJobs waits for the job loops to return.
+func (jm *JobManager) waitJobs() {
+	jm.mu.Lock()
+	var dones []chan struct{}
+	for _, j := range jm.jobs {
+		dones = append(dones, j.done)
+	}
+	jm.mu.Unlock()
+	for _, d := range dones {
+		<-d
+	}
+}
+
+// runJob deploys j's attempts until it finishes, fails past its restarts
+// or is canceled; it returns early when ctx ends (the JobManager stops:
+// the job stays in the HA store for the next leader).
+func (jm *JobManager) runJob(ctx context.Context, j *job) {
+	defer close(j.done)
+	for {
+		tm, slots, ok := jm.waitSlots(ctx, j)
+		if !ok {
+			if ctx.Err() == nil {
+				jm.finish(ctx, j, rest.StateCanceled, "")
+			}
+			return
+		}
+		a, err := jm.deploy(ctx, j, tm, slots)
+		if err != nil {
+			jm.mu.Lock()
+			j.endAttemptLocked(a, outcome{state: rpc.Failed, err: err.Error()})
+			jm.mu.Unlock()
+		}
+		var o outcome
+		select {
+		case o = <-a.outcome:
+		case <-ctx.Done():
+			return
+		}
+		jm.mu.Lock()
+		j.cur = nil
+		canceled := j.canceled
+		jm.mu.Unlock()
+		switch {
+		case o.state == rpc.Finished:
+			jm.finish(ctx, j, rest.StateFinished, "")
+			return
+		case canceled:
+			jm.finish(ctx, j, rest.StateCanceled, "")
+			return
+		}
+		jm.mu.Lock()
+		j.failures++
+		n := j.failures
+		if n <= jm.opts.RestartAttempts {
+			j.state = rest.StateRestarting
+		}
+		jm.mu.Unlock()
+		if o.unrecoverable {
+			jm.finish(ctx, j, rest.StateFailed, fmt.Sprintf("attempt %s failed: %s (no restart can cure it)", a.id, o.err))
+			return
+		}
+		if n > jm.opts.RestartAttempts {
+			jm.finish(ctx, j, rest.StateFailed, fmt.Sprintf("attempt %s failed: %s (restarted %d times)", a.id, o.err, jm.opts.RestartAttempts))
+			return
+		}
+		jm.logf("job %s attempt %s failed: %s; restarting in %v (%d of %d)", j.id, a.id, o.err, jm.opts.RestartDelay, n, jm.opts.RestartAttempts)
+		sctx, stop := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-j.cancel:
+				stop()
+			case <-sctx.Done():
+			}
+		}()
+		clock.Sleep(sctx, jm.opts.Clock, jm.opts.RestartDelay)
+		stop()
+	}
+}
+
+// waitSlots waits for a TaskManager with free slots and returns it and the
+// slots to grant j: min(asked, free), all free when j asks for 0. It
+// takes the TaskManager with the most free slots. false: ctx ended or j
+// was canceled.
+func (jm *JobManager) waitSlots(ctx context.Context, j *job) (*taskManager, int, bool) {
+	for {
+		jm.mu.Lock()
+		if j.canceled {
+			jm.mu.Unlock()
+			return nil, 0, false
+		}
+		var best *taskManager
+		for _, tm := range jm.sortedTMsLocked() {
+			if tm.free > 0 && (best == nil || tm.free > best.free) {
+				best = tm
+			}
+		}
+		if best != nil && jm.leading {
+			slots := best.free
+			if j.slots > 0 {
+				slots = min(slots, j.slots)
+			}
+			jm.mu.Unlock()
+			return best, slots, true
+		}
+		if j.state != rest.StateRestarting {
+			j.state = rest.StateCreated
+		}
+		wait := jm.changed
+		jm.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, 0, false
+		case <-j.cancel:
+		case <-wait:
+		}
+	}
+}
+
+// deploy starts an attempt of j on tm with slots, restoring the job's
+// latest checkpoint.
+func (jm *JobManager) deploy(ctx context.Context, j *job, tm *taskManager, slots int) (*attempt, error) {
+	j.gate.Lock()
+	defer j.gate.Unlock()
+	jm.mu.Lock()
+	epoch, _ := jm.epochLocked()
+	j.deployed++
+	a := &attempt{id: fmt.Sprintf("%d-%d", epoch, j.deployed), tm: tm, slots: slots, outcome: make(chan outcome, 1)}
+	j.cur = a
+	jm.mu.Unlock()
+	ptr, ok, err := jm.opts.HA.LatestCheckpoint(ctx, j.id, j.incarnation)
+	if err != nil {
+		return a, fmt.Errorf("jobmanager: the latest checkpoint of job %s: %w", j.id, err)
+	}
+	d := &rpc.Deploy{JobID: j.id, Attempt: a.id, Args: j.args, Slots: slots,
+		CheckpointDir: strings.TrimSuffix(jm.opts.CheckpointDir, "/") + "/" + j.id + "/" + a.id}
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	if ok {
+		d.Restore = ptr.Path
+		j.restored = &rest.RestoredCheckpoint{ID: ptr.ID, ExternalPath: ptr.Path, RestoreTimestamp: jm.opts.Clock.Now().UnixMilli()}
+	}
+	select {
+	case <-tm.lost:
+		return a, fmt.Errorf("jobmanager: TaskManager %s was lost before the deployment", tm.id)
+	default:
+	}
+	if tm.free < slots {
+		return a, fmt.Errorf("jobmanager: TaskManager %s has %d free slots, not %d", tm.id, tm.free, slots)
+	}
+	tm.free -= slots
+	tm.attempts[j.id] = a
+	j.state = rest.StateRunning
+	jm.logf("job %s attempt %s deployed on TaskManager %s with %d slots, restoring %q", j.id, a.id, tm.id, slots, d.Restore)
+	jm.sendLocked(tm, &rpc.ToTM{Deploy: d})
+	jm.notifyLocked()
+	return a, nil
+}
+
+// status handles an attempt's status from its TaskManager.
+func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j := jm.jobs[s.JobID]
+	if j == nil {
+		return
+	}
+	a := tm.attempts[s.JobID]
+	if a == nil || a.id != s.Attempt {
+		return // a stale attempt's
+	}
+	if s.State == rpc.Running {
+		if len(s.Vertices) > 0 {
+			j.vertices = s.Vertices
+		}
+		return
+	}
+	j.endAttemptLocked(a, outcome{state: s.State, err: s.Error, unrecoverable: s.Unrecoverable})
+	jm.notifyLocked()
+}
+
+// finish ends j in state (FINISHED, CANCELED or FAILED) and removes it
+// from the HA store.
+func (jm *JobManager) finish(ctx context.Context, j *job, state, failure string) {
+	jm.mu.Lock()
+	epoch, err := jm.epochLocked()
+	j.state, j.failure, j.end = state, failure, jm.opts.Clock.Now().UnixMilli()
+	jm.notifyLocked()
+	jm.mu.Unlock()
+	jm.logf("job %s %s %s", j.id, state, failure)
+	if err == nil {
+		if err := jm.opts.HA.RemoveJob(ctx, epoch, j.id, j.incarnation); err != nil && !errors.Is(err, ha.ErrNotFound) {
+			jm.logf("job %s: remove from the HA store: %v", j.id, err)
+		}
+	}
+}
+
+// Gate records a checkpoint of an attempt as its job's latest, if the
+// attempt is the job's current one and this JobManager still leads at
+// the request's epoch.
+func (jm *JobManager) Gate(ctx context.Context, req *rpc.GateRequest) (*rpc.GateReply, error) {
+	jm.mu.Lock()
+	j := jm.jobs[req.JobID]
+	jm.mu.Unlock()
+	if j == nil {
+		return nil, fmt.Errorf("jobmanager: checkpoint %d of unknown job %s refused", req.Checkpoint, req.JobID)
+	}
+	j.gate.Lock()
+	defer j.gate.Unlock()
+	jm.mu.Lock()
+	epoch, err := jm.epochLocked()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("jobmanager: checkpoint %d of job %s refused: this JobManager does not lead", req.Checkpoint, req.JobID)
+	case req.Epoch != epoch:
+		err = fmt.Errorf("jobmanager: checkpoint %d of job %s refused: epoch %d, the leader's is %d", req.Checkpoint, req.JobID, req.Epoch, epoch)
+	case j.cur == nil || j.cur.id != req.Attempt || j.cur.ended:
+		err = fmt.Errorf("jobmanager: checkpoint %d of job %s refused: attempt %s is not the job's current attempt", req.Checkpoint, req.JobID, req.Attempt)
+	}
+	jm.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := jm.opts.HA.SetCheckpoint(ctx, epoch, j.id, j.incarnation, ha.Checkpoint{ID: req.Checkpoint, Path: req.Path}); err != nil {
+		return nil, fmt.Errorf("jobmanager: checkpoint %d of job %s: %w", req.Checkpoint, req.JobID, err)
+	}
+	now := jm.opts.Clock.Now().UnixMilli()
+	jm.mu.Lock()
+	j.completed++
+	j.latest = &rest.CompletedCheckpoint{ID: req.Checkpoint, Status: "COMPLETED", TriggerTimestamp: now, LatestAckTimestamp: now, ExternalPath: req.Path}
+	jm.mu.Unlock()
+	return &rpc.GateReply{}, nil
+}

@@ -1,0 +1,405 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weirdata/weir/clock"
+	"github.com/weirdata/weir/cluster"
+	"github.com/weirdata/weir/cluster/internal/rpc"
+	"github.com/weirdata/weir/cluster/rest"
+	"github.com/weirdata/weir/cluster/taskmanager"
+)
+
+// run is an attempt a fakeProgram ran.
+type run struct {
+	tm  string
+	env cluster.Env
+}
+
+// fakeProgram runs jobs named by their args: ["wait", slots] records
+// checkpoint 1 (after the one it restores) through the gate and runs
+// until canceled; ["finish", slots] records one and finishes.
+type fakeProgram struct {
+	tm    string
+	runs  chan run
+	ended chan string // when set, hears the attempt of each run that returns
+}
+
+func (p fakeProgram) Check(args []string) (string, int, error) {
+	if len(args) != 2 {
+		return "", 0, errors.New("want a mode and slots")
+	}
+	n, err := strconv.Atoi(args[1])
+	return args[0], n, err
+}
+
+// badArgs is a failure no restart cures.
+type badArgs struct{}
+
+func (badArgs) Error() string       { return "bad arguments" }
+func (badArgs) Unrecoverable() bool { return true }
+
+func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
+	if p.ended != nil {
+		defer func() { p.ended <- env.Attempt }()
+	}
+	if args[0] == "bad" {
+		p.runs <- run{tm: p.tm, env: env}
+		return fmt.Errorf("fake: %w", badArgs{})
+	}
+	id := int64(1)
+	if env.Restore != "" {
+		n, err := strconv.ParseInt(strings.TrimPrefix(env.Restore, "chk-"), 10, 64)
+		if err != nil {
+			return err
+		}
+		id = n + 1
+	}
+	if err := env.Gate(ctx, id, fmt.Sprintf("chk-%d", id)); err != nil {
+		return err
+	}
+	stopped := make(chan struct{})
+	if env.Started != nil {
+		env.Started(&fakeControl{stopped: stopped})
+	}
+	p.runs <- run{tm: p.tm, env: env}
+	if args[0] == "finish" {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-stopped:
+		return nil
+	}
+}
+
+// fakeControl takes savepoints named after their directory; a stop ends
+// the run.
+type fakeControl struct {
+	once    sync.Once
+	stopped chan struct{}
+}
+
+func (c *fakeControl) Savepoint(ctx context.Context, dir string, stop bool) (string, error) {
+	if stop {
+		c.once.Do(func() { close(c.stopped) })
+	}
+	return dir + "/savepoint-1", nil
+}
+
+func (c *fakeControl) Vertices() []cluster.Vertex {
+	return []cluster.Vertex{{ID: "v1", Name: "Source", Parallelism: 2}, {ID: "v2", Name: "Window -> Sink", Parallelism: 2}}
+}
+
+// cluster is a JobManager and TaskManagers in process, with one
+// channel of the runs of all.
+type testCluster struct {
+	t    *testing.T
+	jm   *JobManager
+	runs chan run
+	ctx  context.Context
+	wg   sync.WaitGroup
+	tms  map[string]context.CancelFunc
+	// stopJM stops the JobManager alone
+	stopJM context.CancelFunc
+}
+
+func newCluster(t *testing.T, opts Options) *testCluster {
+	runs := make(chan run, 16)
+	opts.Program = fakeProgram{tm: "jm", runs: runs}
+	opts.RPCAddress = "127.0.0.1:0"
+	opts.CheckpointDir = t.TempDir()
+	jm, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	jctx, stopJM := context.WithCancel(ctx)
+	c := &testCluster{t: t, jm: jm, runs: runs, ctx: ctx, tms: map[string]context.CancelFunc{}, stopJM: stopJM}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		jm.Run(jctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		c.wg.Wait()
+	})
+	return c
+}
+
+// startTM starts a TaskManager with slots and returns its Run's result
+// channel.
+func (c *testCluster) startTM(id string, slots int, fp cluster.Fingerprint) <-chan error {
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.tms[id] = cancel
+	res := make(chan error, 1)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: id, runs: c.runs}, JobManager: c.jm.RPCAddress(),
+			ID: id, Slots: slots, HeartbeatInterval: time.Hour, Fingerprint: fp})
+	}()
+	return res
+}
+
+// waitFor polls cond (the cluster's state moves on its own goroutines).
+func (c *testCluster) waitFor(what string, cond func() bool) {
+	c.t.Helper()
+	for range 2000 {
+		if cond() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.t.Fatalf("timed out waiting for %s", what)
+}
+
+func (c *testCluster) registered(n int) {
+	c.t.Helper()
+	c.waitFor(fmt.Sprintf("%d TaskManagers", n), func() bool {
+		tms, _ := c.jm.TaskManagers(context.Background())
+		return len(tms) == n
+	})
+}
+
+func (c *testCluster) next() run {
+	c.t.Helper()
+	select {
+	case r := <-c.runs:
+		return r
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("no attempt ran")
+		return run{}
+	}
+}
+
+func (c *testCluster) state(jid string) string {
+	d, err := c.jm.Job(context.Background(), jid)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return d.State
+}
+
+// TestScheduling: a job goes to the TaskManager with the most free slots
+// and gets min(asked, free); a job finding no free slot waits CREATED
+// until a job ends and then runs in the slots it freed.
+func TestScheduling(t *testing.T) {
+	c := newCluster(t, Options{})
+	c.startTM("a", 2, cluster.Fingerprint{})
+	c.registered(1)
+	c.startTM("b", 1, cluster.Fingerprint{})
+	c.registered(2)
+	ctx := context.Background()
+	j1, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.next(); r.tm != "a" || r.env.Slots != 2 || r.env.JobID != j1 || r.env.Restore != "" {
+		t.Fatalf("job 1 ran on %s with %d slots (restore %q), want a with 2", r.tm, r.env.Slots, r.env.Restore)
+	}
+	j2, _ := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
+	if r := c.next(); r.tm != "b" || r.env.Slots != 1 || r.env.JobID != j2 {
+		t.Fatalf("job 2 ran on %s with %d slots, want b with 1", r.tm, r.env.Slots)
+	}
+	j3, _ := c.jm.Submit(ctx, rest.Submission{Args: []string{"finish", "0"}})
+	c.waitFor("job 3 created", func() bool { return c.state(j3) == rest.StateCreated })
+	if o, _ := c.jm.Overview(ctx); o.SlotsTotal != 3 || o.SlotsAvailable != 0 || o.JobsRunning != 3 {
+		t.Fatalf("overview %+v", o)
+	}
+	if err := c.jm.Cancel(ctx, j1); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.next(); r.tm != "a" || r.env.Slots != 2 || r.env.JobID != j3 {
+		t.Fatalf("job 3 ran on %s with %d slots, want a with 2 (all free)", r.tm, r.env.Slots)
+	}
+	c.waitFor("job 3 finished and job 1 canceled", func() bool {
+		return c.state(j3) == rest.StateFinished && c.state(j1) == rest.StateCanceled
+	})
+	if err := c.jm.Cancel(ctx, j1); !errors.Is(err, rest.ErrConflict) {
+		t.Fatalf("cancel of a canceled job: %v", err)
+	}
+	if cks, _ := c.jm.Checkpoints(ctx, j3); cks.Counts.Completed != 1 || cks.Latest.Completed.ExternalPath != "chk-1" {
+		t.Fatalf("job 3's checkpoints %+v", cks)
+	}
+}
+
+// TestHeartbeatLoss: a TaskManager silent past the timeout (a manual
+// clock moved on) is lost; its job restarts on the other TaskManager from
+// the checkpoint its gate recorded, and the lost attempt's gate is
+// refused from then on. The JobManager refuses a gate of another epoch.
+func TestHeartbeatLoss(t *testing.T) {
+	clk := clock.NewManual(time.Unix(1000, 0))
+	c := newCluster(t, Options{Clock: clk, HeartbeatTimeout: 5 * time.Second, RestartDelay: time.Second})
+	c.startTM("a", 1, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.next()
+	if first.tm != "a" {
+		t.Fatalf("ran on %s", first.tm)
+	}
+	c.startTM("b", 1, cluster.Fingerprint{})
+	c.registered(2)
+	c.jm.mu.Lock()
+	epoch := c.jm.lead.Epoch
+	c.jm.mu.Unlock()
+	if _, err := c.jm.Gate(ctx, &rpc.GateRequest{JobID: jid, Attempt: first.env.Attempt, Epoch: epoch + 1, Checkpoint: 5, Path: "chk-5"}); err == nil {
+		t.Fatal("a gate of another epoch was accepted")
+	}
+	// b heard from just now; a last at registration
+	c.jm.mu.Lock()
+	c.jm.tms["b"].last = clk.Now().Add(5 * time.Second)
+	c.jm.mu.Unlock()
+	clk.Advance(6 * time.Second)
+	c.jm.checkHeartbeats()
+	c.waitFor("restarting", func() bool { return c.state(jid) == rest.StateRestarting })
+	if tms, _ := c.jm.TaskManagers(ctx); len(tms) != 1 || tms[0].ID != "b" {
+		t.Fatalf("TaskManagers after a's loss: %+v", tms)
+	}
+	clk.Advance(time.Second)
+	second := c.next()
+	for second.tm == "a" && second.env.JobID != jid { // a registered again: not this job
+		second = c.next()
+	}
+	if second.env.Restore != "chk-1" || second.env.Attempt == first.env.Attempt {
+		t.Fatalf("the restart ran on %s attempt %s restoring %q, want chk-1 in a new attempt", second.tm, second.env.Attempt, second.env.Restore)
+	}
+	if err := first.env.Gate(ctx, 9, "chk-9"); err == nil {
+		t.Fatal("the lost attempt's gate was accepted")
+	}
+	if cks, _ := c.jm.Checkpoints(ctx, jid); cks.Latest.Completed.ID != 2 || cks.Latest.Restored.ID != 1 {
+		t.Fatalf("checkpoints %+v", cks)
+	}
+}
+
+// TestFingerprintRefused: a TaskManager of another build is refused; its
+// Run returns an error naming both builds and it never counts.
+func TestFingerprintRefused(t *testing.T) {
+	c := newCluster(t, Options{})
+	other := cluster.Fingerprint{Module: "github.com/weirdata/weir", Version: "v9.9.9", Revision: "feedface", Binary: strings.Repeat("ab", 32)}
+	var err error
+	select {
+	case err = <-c.startTM("x", 4, other):
+	case <-time.After(10 * time.Second):
+		t.Fatal("the refused TaskManager kept running")
+	}
+	own, _ := cluster.Own()
+	if !errors.Is(err, cluster.ErrFingerprint) || !strings.Contains(err.Error(), "v9.9.9") || !strings.Contains(err.Error(), own.Binary[:12]) {
+		t.Fatalf("refusal: %v", err)
+	}
+	if tms, _ := c.jm.TaskManagers(context.Background()); len(tms) != 0 {
+		t.Fatalf("TaskManagers %+v", tms)
+	}
+}
+
+// TestStopWithSavepoint: the vertices the TaskManager reports are the
+// job's; a stop with savepoint reaches the attempt's Control, the trigger
+// completes with the savepoint's path, the job ends FINISHED and its
+// checkpoints name the savepoint.
+func TestStopWithSavepoint(t *testing.T) {
+	c := newCluster(t, Options{})
+	c.startTM("a", 2, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.next()
+	c.waitFor("the vertices", func() bool {
+		d, _ := c.jm.Job(ctx, jid)
+		return len(d.Vertices) == 2 && d.Vertices[1].Name == "Window -> Sink" && d.Vertices[1].Parallelism == 2
+	})
+	trigger, err := c.jm.TriggerSavepoint(ctx, jid, "/sp", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("the savepoint", func() bool {
+		sp, err := c.jm.Savepoint(ctx, jid, trigger)
+		return err == nil && sp.Status == "COMPLETED" && sp.Location == "/sp/savepoint-1" && sp.Failure == ""
+	})
+	c.waitFor("the job finished", func() bool { return c.state(jid) == rest.StateFinished })
+	if cks, _ := c.jm.Checkpoints(ctx, jid); cks.Latest.Savepoint == nil || cks.Latest.Savepoint.ExternalPath != "/sp/savepoint-1" {
+		t.Fatalf("checkpoints %+v", cks)
+	}
+	if _, err := c.jm.TriggerSavepoint(ctx, jid, "/sp", false); !errors.Is(err, rest.ErrConflict) {
+		t.Fatalf("a savepoint of a finished job: %v", err)
+	}
+}
+
+// TestUnrecoverable: an attempt failing with an unrecoverable error fails
+// its job at once, naming the cause; a job of a plain failure is restarted.
+func TestUnrecoverable(t *testing.T) {
+	c := newCluster(t, Options{RestartDelay: time.Millisecond})
+	c.startTM("a", 1, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"bad", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.next()
+	c.waitFor("the job failed", func() bool { return c.state(jid) == rest.StateFailed })
+	d, _ := c.jm.Job(ctx, jid)
+	if !strings.Contains(d.Failure, "bad arguments") || !strings.Contains(d.Failure, "no restart") {
+		t.Fatalf("failure %q", d.Failure)
+	}
+	select {
+	case r := <-c.runs:
+		t.Fatalf("the job ran again: %+v", r.env)
+	default:
+	}
+}
+
+// TestTaskManagerCutOff: a TaskManager that cannot reach its JobManager
+// (stopped: its stream broken, its port closed) for longer than the
+// timeout cancels the attempt it runs.
+func TestTaskManagerCutOff(t *testing.T) {
+	c := newCluster(t, Options{HeartbeatTimeout: 300 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond})
+	ended := make(chan string, 4)
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	res := make(chan error, 1)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: "a", runs: c.runs, ended: ended},
+			JobManager: c.jm.RPCAddress(), ID: "a", Slots: 1, HeartbeatInterval: 50 * time.Millisecond})
+	}()
+	c.registered(1)
+	if _, err := c.jm.Submit(context.Background(), rest.Submission{Args: []string{"wait", "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	r := c.next()
+	select {
+	case a := <-ended:
+		t.Fatalf("attempt %s ended while the JobManager ran", a)
+	default:
+	}
+	c.stopJM()
+	select {
+	case a := <-ended:
+		if a != r.env.Attempt {
+			t.Fatalf("attempt %s ended, want %s", a, r.env.Attempt)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cut-off TaskManager kept its attempt running")
+	}
+	cancel()
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,252 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/weirdata/weir/cluster/ha"
+	"github.com/weirdata/weir/cluster/internal/rpc"
+	"github.com/weirdata/weir/cluster/rest"
+)
+
+var _ rest.Cluster = (*JobManager)(nil)
+
+// terminal says whether a job state is final.
+func terminal(state string) bool {
+	return state == rest.StateFinished || state == rest.StateCanceled || state == rest.StateFailed
+}
+
+// Overview is GET /overview.
+func (jm *JobManager) Overview(ctx context.Context) (rest.Overview, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	if _, err := jm.epochLocked(); err != nil {
+		return rest.Overview{}, err
+	}
+	o := rest.Overview{TaskManagers: len(jm.tms), IsLeader: true, Version: jm.fp.Version, Commit: jm.fp.Revision}
+	for _, tm := range jm.tms {
+		o.SlotsTotal += tm.slots
+		o.SlotsAvailable += tm.free
+	}
+	for _, j := range jm.jobs {
+		switch j.state {
+		case rest.StateFinished:
+			o.JobsFinished++
+		case rest.StateCanceled:
+			o.JobsCancelled++
+		case rest.StateFailed:
+			o.JobsFailed++
+		default:
+			o.JobsRunning++
+		}
+	}
+	return o, nil
+}
+
+func (jm *JobManager) overviewLocked(j *job) rest.JobOverview {
+	now := jm.opts.Clock.Now().UnixMilli()
+	end := now
+	if j.end >= 0 {
+		end = j.end
+	}
+	return rest.JobOverview{ID: j.id, Name: j.name, State: j.state, Start: j.submitted, End: j.end,
+		Duration: end - j.submitted, LastModification: end}
+}
+
+// Jobs is GET /jobs/overview.
+func (jm *JobManager) Jobs(ctx context.Context) ([]rest.JobOverview, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	if _, err := jm.epochLocked(); err != nil {
+		return nil, err
+	}
+	out := make([]rest.JobOverview, 0, len(jm.jobs))
+	for _, j := range jm.jobs {
+		out = append(out, jm.overviewLocked(j))
+	}
+	sort.Slice(out, func(a, b int) bool {
+		return out[a].Start > out[b].Start || out[a].Start == out[b].Start && out[a].ID < out[b].ID
+	})
+	return out, nil
+}
+
+// job returns job jid, or rest.ErrNotFound.
+func (jm *JobManager) jobLocked(jid string) (*job, error) {
+	if _, err := jm.epochLocked(); err != nil {
+		return nil, err
+	}
+	j := jm.jobs[jid]
+	if j == nil {
+		return nil, fmt.Errorf("jobmanager: job %s: %w", jid, rest.ErrNotFound)
+	}
+	return j, nil
+}
+
+// Job is GET /jobs/:jid. Its vertices are those its TaskManager reported,
+// else one vertex of the whole job.
+func (jm *JobManager) Job(ctx context.Context, jid string) (rest.JobDetails, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return rest.JobDetails{}, err
+	}
+	d := rest.JobDetails{JobOverview: jm.overviewLocked(j), IsStoppable: j.state == rest.StateRunning,
+		Now: jm.opts.Clock.Now().UnixMilli(), Failure: j.failure}
+	status := j.state
+	par := 0
+	if j.cur != nil {
+		par = j.cur.slots
+	}
+	vs := j.vertices
+	if len(vs) == 0 {
+		d.Vertices = []rest.Vertex{{ID: j.id, Name: j.name, Parallelism: par}}
+	}
+	for _, v := range vs {
+		d.Vertices = append(d.Vertices, rest.Vertex{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism})
+	}
+	for i := range d.Vertices {
+		d.Vertices[i].Status, d.Vertices[i].Start, d.Vertices[i].End, d.Vertices[i].Duration = status, d.Start, d.End, d.Duration
+	}
+	return d, nil
+}
+
+// Checkpoints is GET /jobs/:jid/checkpoints: the checkpoints recorded by
+// the gate, across the job's attempts.
+func (jm *JobManager) Checkpoints(ctx context.Context, jid string) (rest.Checkpoints, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return rest.Checkpoints{}, err
+	}
+	c := rest.Checkpoints{Counts: rest.CheckpointCounts{Completed: j.completed + j.sps, Total: j.completed + j.sps}}
+	if j.restored != nil {
+		c.Counts.Restored = 1
+		r := *j.restored
+		c.Latest.Restored = &r
+	}
+	if j.latest != nil {
+		l := *j.latest
+		c.Latest.Completed = &l
+	}
+	if j.savepoint != nil {
+		s := *j.savepoint
+		c.Latest.Savepoint = &s
+	}
+	return c, nil
+}
+
+// TaskManagers is GET /taskmanagers.
+func (jm *JobManager) TaskManagers(ctx context.Context) ([]rest.TaskManager, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	if _, err := jm.epochLocked(); err != nil {
+		return nil, err
+	}
+	now := jm.opts.Clock.Now()
+	var out []rest.TaskManager
+	for _, tm := range jm.sortedTMsLocked() {
+		out = append(out, rest.TaskManager{ID: tm.id, Path: tm.address, SlotsNumber: tm.slots, FreeSlots: tm.free,
+			TimeSinceLastHeartbeat: now.Sub(tm.last).Milliseconds()})
+	}
+	return out, nil
+}
+
+// Cancel cancels job jid: its attempt is canceled on its TaskManager.
+func (jm *JobManager) Cancel(ctx context.Context, jid string) error {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return err
+	}
+	if terminal(j.state) {
+		return fmt.Errorf("jobmanager: job %s is %s: %w", jid, j.state, rest.ErrConflict)
+	}
+	if !j.canceled {
+		j.canceled = true
+		j.state = rest.StateCancelling
+		close(j.cancel)
+		if a := j.cur; a != nil && !a.ended {
+			jm.sendLocked(a.tm, &rpc.ToTM{Cancel: &rpc.Cancel{JobID: jid, Attempt: a.id}})
+		}
+		jm.notifyLocked()
+	}
+	return nil
+}
+
+// TriggerSavepoint asks the running attempt of jid for a savepoint under
+// dir, with stop the job then stops.
+func (jm *JobManager) TriggerSavepoint(ctx context.Context, jid, dir string, stop bool) (string, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return "", err
+	}
+	a := j.cur
+	if j.state != rest.StateRunning || a == nil || a.ended {
+		return "", fmt.Errorf("jobmanager: job %s is %s, not running: %w", jid, j.state, rest.ErrConflict)
+	}
+	if dir == "" {
+		return "", fmt.Errorf("jobmanager: a savepoint of job %s needs a target directory: %w", jid, rest.ErrConflict)
+	}
+	trigger := newID(16)
+	j.savepoints[trigger] = &rest.Savepoint{Status: "IN_PROGRESS"}
+	jm.sendLocked(a.tm, &rpc.ToTM{Savepoint: &rpc.Savepoint{JobID: jid, Attempt: a.id, Trigger: trigger, Dir: dir, Stop: stop}})
+	return trigger, nil
+}
+
+// savepointDone records a TaskManager's answer to a savepoint.
+func (jm *JobManager) savepointDone(d *rpc.SavepointDone) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j := jm.jobs[d.JobID]
+	if j == nil || j.savepoints[d.Trigger] == nil {
+		return
+	}
+	j.savepoints[d.Trigger] = &rest.Savepoint{Status: "COMPLETED", Location: d.Path, Failure: d.Error}
+	if d.Error == "" {
+		now := jm.opts.Clock.Now().UnixMilli()
+		j.sps++
+		j.savepoint = &rest.CompletedCheckpoint{Status: "COMPLETED", IsSavepoint: true, TriggerTimestamp: now, LatestAckTimestamp: now, ExternalPath: d.Path}
+	}
+}
+
+// Savepoint is the state of a savepoint triggered.
+func (jm *JobManager) Savepoint(ctx context.Context, jid, trigger string) (rest.Savepoint, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return rest.Savepoint{}, err
+	}
+	s := j.savepoints[trigger]
+	if s == nil {
+		return rest.Savepoint{}, fmt.Errorf("jobmanager: savepoint %s of job %s: %w", trigger, jid, rest.ErrNotFound)
+	}
+	return *s, nil
+}
+
+// Leader returns the leading JobManager's REST base URL.
+func (jm *JobManager) Leader(ctx context.Context) (string, error) {
+	jm.mu.Lock()
+	_, err := jm.epochLocked()
+	jm.mu.Unlock()
+	if err == nil {
+		return jm.RESTURL(), nil
+	}
+	l, err := jm.opts.HA.Leader(ctx)
+	if errors.Is(err, ha.ErrNoLeader) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("jobmanager: leader: %w", err)
+	}
+	_, url, _ := strings.Cut(l.Address, " ")
+	return url, nil
+}

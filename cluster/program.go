@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"context"
+	"io"
+)
+
+// Env is what a TaskManager gives one attempt of a job it runs.
+type Env struct {
+	// JobID is the job's id (32 hex digits); Attempt numbers its
+	// deployments, unique within the job.
+	JobID   string
+	Attempt string
+	// CheckpointDir is the attempt's own checkpoint directory (a local or
+	// shared path, or an s3:// URL); no other attempt writes there.
+	CheckpointDir string
+	// Restore is the checkpoint to start from (a path or URL the
+	// checkpoint package loads), or "" to start from the beginning.
+	Restore string
+	// Slots is how many slots the attempt was granted: the cap of its
+	// parallelism. A program runs at min(its parallelism, Slots); a
+	// restore rescales its state to it.
+	Slots int
+	// Stdout and Stderr are the TaskManager's.
+	Stdout, Stderr io.Writer
+	// Gate must be called with each checkpoint once its metadata is
+	// stored and before it counts as complete (stream's
+	// CheckpointConfig.CompletionGate): the JobManager records it as the
+	// job's latest. An error means the attempt is stale or its JobManager
+	// lost leadership: the checkpoint must not complete and the attempt
+	// must end.
+	Gate func(ctx context.Context, id int64, path string) error
+	// Started, when the program calls it, hands the TaskManager the
+	// running job's controls (savepoints) and its vertices.
+	Started func(Control)
+}
+
+// Vertex is one vertex of a running job, as the REST API shows it.
+type Vertex struct {
+	ID          string
+	Name        string
+	Parallelism int
+}
+
+// Control is a running attempt as a TaskManager drives it.
+type Control interface {
+	// Savepoint writes a savepoint under dir and returns its path; with
+	// stop, the job then stops (Flink's stop with savepoint).
+	Savepoint(ctx context.Context, dir string, stop bool) (string, error)
+	// Vertices are the job's vertices.
+	Vertices() []Vertex
+}
+
+// Program is a user's program as a cluster runs it: the same binary is
+// the JobManager, which checks and names the jobs submitted, and the
+// TaskManagers, which run them.
+type Program interface {
+	// Check validates a submission's arguments and returns the job's
+	// name and the slots it asks for (its parallelism; 0: as many as a
+	// TaskManager has free). It runs on the JobManager and must not start
+	// anything.
+	Check(args []string) (name string, slots int, err error)
+	// Run runs the job args name until it ends or ctx ends, checkpointing
+	// into env.CheckpointDir through env.Gate. It returns nil when the job
+	// finished. An error with a method Unrecoverable() bool that returns
+	// true (stream.Unrecoverable's, a bad argument's) fails the job
+	// without restarts.
+	Run(ctx context.Context, args []string, env Env) error
+}

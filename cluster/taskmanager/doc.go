@@ -1,0 +1,17 @@
+// Package taskmanager is a weir cluster's TaskManager: it registers with
+// the JobManager (its address, or the leader the HA store names) with its
+// slots and build fingerprint, sends a heartbeat every second, and runs
+// the attempts deployed to it in process through the cluster.Program,
+// each with its cluster.Env (checkpoint directory, restore path, slots and
+// the gate that records checkpoints with the JobManager).
+//
+// # Contracts
+//
+//   - A message of an epoch older than the largest seen is refused.
+//   - When its stream breaks or the JobManager is silent for the timeout,
+//     it connects again; its attempts are canceled once the JobManager was
+//     not heard from for the timeout, and at every new registration (the
+//     JobManager took them for lost).
+//   - A refusal for another build ends Run with an error wrapping
+//     cluster.ErrFingerprint.
+package taskmanager

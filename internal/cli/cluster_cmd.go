@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/weirdata/weir/cluster/ha"
+	"github.com/weirdata/weir/cluster/ha/etcd"
+	"github.com/weirdata/weir/cluster/jobmanager"
+	"github.com/weirdata/weir/cluster/taskmanager"
+)
+
+// haFlags are the high-availability flags of weir jobmanager and weir
+// taskmanager.
+type haFlags struct {
+	mode      string
+	endpoints string
+	clusterID string
+	leaseTTL  time.Duration
+}
+
+func (h *haFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&h.mode, "ha", "none", "high availability: none, or etcd (leader election and job metadata in etcd)")
+	f.StringVar(&h.endpoints, "ha-etcd-endpoints", "", "with --ha etcd: etcd's client URLs, comma-separated")
+	f.StringVar(&h.clusterID, "ha-cluster-id", "default", "with --ha etcd: the cluster's id, which namespaces its keys")
+	f.DurationVar(&h.leaseTTL, "ha-lease-ttl", 10*time.Second, "with --ha etcd: how long a leadership outlives its JobManager's silence")
+}
+
+// open returns the HA store the flags name, nil for none.
+func (h *haFlags) open(ctx context.Context) (ha.Store, error) {
+	switch h.mode {
+	case "none", "":
+		return nil, nil
+	case "etcd":
+		if h.endpoints == "" {
+			return nil, &usageError{err: errors.New("--ha etcd needs --ha-etcd-endpoints")}
+		}
+		s, err := etcd.Open(ctx, etcd.Config{Endpoints: strings.Split(h.endpoints, ","), ClusterID: h.clusterID, LeaseTTL: h.leaseTTL})
+		if err != nil {
+			return nil, fmt.Errorf("--ha etcd: %w", err)
+		}
+		return s, nil
+	}
+	return nil, &usageError{err: fmt.Errorf("--ha must be none or etcd, got %q", h.mode)}
+}
+
+// newJobManagerCommand is `weir jobmanager`.
+func newJobManagerCommand() *cobra.Command {
+	var opts jobmanager.Options
+	var h haFlags
+	cmd := &cobra.Command{
+		Use:   "jobmanager --checkpoint-dir DIR [--rest-address H:P] [--rpc-address H:P] [--ha etcd ...]",
+		Short: "Run a cluster's JobManager: it schedules the jobs submitted onto its TaskManagers",
+		Long: `Run a JobManager of a weir cluster. TaskManagers (weir taskmanager) connect to
+its --rpc-address; weir run <job> --jobmanager http://<rest-address> and weir tpch
+--jobmanager submit jobs to its REST API (Flink's paths), which listens on
+--rest-address and, with --rest-token T or $WEIR_REST_TOKEN, wants
+"Authorization: Bearer T". A job runs in the slots of one TaskManager, at
+min(its --parallelism, the slots granted); each attempt checkpoints under
+--checkpoint-dir/<job id>/<attempt> (a directory every process sees, or an
+s3:// URL), and the JobManager records each checkpoint before it completes. A
+lost TaskManager (no heartbeat for --heartbeat-timeout, or its connection
+broken) restarts its jobs from their latest checkpoint on the slots left, up to
+--restart-attempts times, --restart-delay apart.
+
+With --ha etcd, JobManagers of one --ha-cluster-id elect a leader in etcd; the
+leader keeps the jobs and their latest checkpoints there, and a standby that
+takes over restarts them. A JobManager that loses its leadership exits with
+status 1.`,
+		Args: cobra.NoArgs,
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.RESTAddress, "rest-address", "127.0.0.1:8081", "host:port of the REST API")
+	f.StringVar(&opts.RPCAddress, "rpc-address", "127.0.0.1:6123", "host:port TaskManagers connect to")
+	f.StringVar(&opts.CheckpointDir, "checkpoint-dir", "", "directory (or s3://bucket/prefix) of the jobs' checkpoints, seen by every process (required)")
+	f.StringVar(&opts.RESTToken, "rest-token", "", "bearer token the REST API wants (default: $WEIR_REST_TOKEN)")
+	f.DurationVar(&opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "a TaskManager silent this long is lost")
+	f.IntVar(&opts.RestartAttempts, "restart-attempts", 10, "restarts of a job before it fails")
+	f.DurationVar(&opts.RestartDelay, "restart-delay", time.Second, "wait before each restart")
+	h.register(f)
+	cmd.RunE = runE(func(cmd *cobra.Command) error {
+		if opts.CheckpointDir == "" {
+			return &usageError{err: errors.New("--checkpoint-dir is required")}
+		}
+		if opts.RESTToken == "" {
+			opts.RESTToken = os.Getenv("WEIR_REST_TOKEN")
+		}
+		if opts.RestartAttempts < 0 {
+			opts.RestartAttempts = 0
+		}
+		ctx := cmd.Context()
+		store, err := h.open(ctx)
+		if err != nil {
+			return err
+		}
+		if store != nil {
+			defer store.Close()
+		}
+		opts.HA, opts.Program, opts.Log = store, Program(), cmd.ErrOrStderr()
+		jm, err := jobmanager.New(opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "weir: JobManager: rpc %s, rest %s\n", jm.RPCAddress(), jm.RESTURL())
+		return jm.Run(ctx)
+	})
+	return cmd
+}
+
+// newTaskManagerCommand is `weir taskmanager`.
+func newTaskManagerCommand(g *globalOptions) *cobra.Command {
+	var opts taskmanager.Options
+	var h haFlags
+	cmd := &cobra.Command{
+		Use:   "taskmanager (--jobmanager H:P | --ha etcd ...) [--slots N] [--memory SIZE]",
+		Short: "Run a cluster's TaskManager: it runs the jobs its JobManager deploys in its slots",
+		Long: `Run a TaskManager of a weir cluster. It registers with the JobManager at
+--jobmanager (its --rpc-address), or with the leader etcd names (--ha etcd), with
+--slots slots and this binary's build fingerprint (a JobManager of another build
+refuses it and it exits), sends a heartbeat every second and runs the jobs
+deployed to it in process, within --memory. A TaskManager that does not hear
+from its JobManager for the heartbeat timeout cancels its jobs and connects
+again.`,
+		Args: cobra.NoArgs,
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.JobManager, "jobmanager", "", "host:port of the JobManager's --rpc-address")
+	f.IntVar(&opts.Slots, "slots", 1, "slots offered: the parallelism this TaskManager runs jobs at")
+	f.StringVar(&opts.ID, "id", "", "name of this TaskManager (default: host-pid)")
+	f.Var(&g.memory, "memory", "memory budget of the process, e.g. 1GiB")
+	h.register(f)
+	cmd.RunE = runE(func(cmd *cobra.Command) error {
+		if opts.Slots <= 0 {
+			return &usageError{err: fmt.Errorf("--slots must be positive, got %d", opts.Slots)}
+		}
+		if g.memory <= 0 {
+			return &usageError{err: fmt.Errorf("--memory must be positive, got %d bytes", int64(g.memory))}
+		}
+		ctx := cmd.Context()
+		store, err := h.open(ctx)
+		if err != nil {
+			return err
+		}
+		if store != nil {
+			defer store.Close()
+		}
+		if store == nil && opts.JobManager == "" {
+			return &usageError{err: errors.New("give --jobmanager H:P or --ha etcd")}
+		}
+		opts.HA, opts.Program = store, clusterProgram{memory: g.memory, slots: opts.Slots}
+		opts.Stdout, opts.Stderr, opts.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.ErrOrStderr()
+		return taskmanager.Run(ctx, opts)
+	})
+	return cmd
+}
