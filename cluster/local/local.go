@@ -54,8 +54,8 @@ type entry struct {
 
 // trigger is an asynchronous savepoint request.
 type trigger struct {
-	jid  string
-	sp   rest.Savepoint
+	jid string
+	sp  rest.Savepoint
 }
 
 var _ rest.Cluster = (*Cluster)(nil)
@@ -246,7 +246,7 @@ func vertexState(job string, finished bool) string {
 func (e *entry) vertex(jid string, i int, v stream.VertexOverview, jo rest.JobOverview) rest.Vertex {
 	rv := rest.Vertex{ID: vertexID(jid, i), Name: v.Name, Parallelism: v.Parallelism,
 		Status: vertexState(jo.State, v.Parallelism > 0 && v.Ended == v.Parallelism),
-		Start: jo.Start, End: jo.End, Duration: jo.Duration}
+		Start:  jo.Start, End: jo.End, Duration: jo.Duration}
 	m := &rest.VertexMetrics{Busy: v.Busy, Idle: v.Idle, Backpressured: v.Backpressured}
 	for _, s := range v.Subtasks {
 		m.ReadRecords += s.RecordsIn
