@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-var screenshot = flag.String("screenshot", "", "write the screenshot of the job page to this file (the README's is ../docs/web-ui-job.png)")
+var screenshot = flag.String("screenshot", "", "write the screenshot of the job page to this file")
 
 // chromium runs headless Chromium on url with args and returns its
 // standard output up to the page's script (whose text holds the markup it
