@@ -23,7 +23,8 @@
 //   - TriggerSavepoint runs stream.Job.TriggerSavepoint, or with stop
 //     StopWithSavepoint, in its own goroutine and returns at once a trigger
 //     id of 32 random hex digits; Savepoint answers IN_PROGRESS until it
-//     returned, then COMPLETED with its location or its failure.
+//     returned, then COMPLETED with its location or its failure. A stop
+//     that wrote its savepoint calls Options.Stopped.
 //
 // # Contracts
 //
@@ -37,6 +38,8 @@
 //   - Times are Unix milliseconds of Options.Now: a job starts at Add and
 //     ends when its Done channel closes (seen by a goroutine that Close
 //     stops). After its end a job's final state and figures stay served.
+//   - WaitSavepoints waits for the savepoints in progress (a command that
+//     saw its job end calls it before it reports a stop's savepoint).
 //   - Close cancels the savepoints in progress and waits for every
 //     goroutine the Cluster started. Methods are safe for concurrent use.
 package local

@@ -25,6 +25,9 @@ type Options struct {
 	SavepointDir string
 	// Now reads the time; nil is time.Now.
 	Now func() time.Time
+	// Stopped, when set, is called with a job's id and its savepoint's
+	// path once a stop through TriggerSavepoint wrote the savepoint.
+	Stopped func(jid, path string)
 }
 
 // Cluster is a rest.Cluster over this process's jobs. Create it with New
@@ -34,6 +37,7 @@ type Cluster struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	spwg   sync.WaitGroup // the savepoints in progress
 
 	mu       sync.Mutex
 	jobs     []*entry
@@ -99,6 +103,24 @@ func (c *Cluster) Add(name string, j *stream.Job, plan *stream.Plan) {
 func (c *Cluster) Close() {
 	c.cancel()
 	c.wg.Wait()
+	c.spwg.Wait()
+}
+
+// WaitSavepoints waits until no savepoint is in progress, or ctx ends.
+func (c *Cluster) WaitSavepoints(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		c.spwg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		c.cancel()
+		<-done
+		return fmt.Errorf("local: waiting for savepoints: %w", ctx.Err())
+	}
 }
 
 func (c *Cluster) now() int64 { return c.opts.Now().UnixMilli() }
@@ -395,7 +417,7 @@ func (c *Cluster) TriggerSavepoint(ctx context.Context, jid, dir string, stop bo
 	c.triggers[id] = t
 	e.inProgress = true
 	start := c.now()
-	c.wg.Go(func() {
+	c.spwg.Go(func() {
 		var path string
 		var err error
 		if stop {
@@ -414,6 +436,9 @@ func (c *Cluster) TriggerSavepoint(ctx context.Context, jid, dir string, stop bo
 		t.sp.Location = path
 		e.savepoint = &rest.CompletedCheckpoint{Status: "COMPLETED", IsSavepoint: true, TriggerTimestamp: start,
 			LatestAckTimestamp: c.now(), ExternalPath: path}
+		if stop && c.opts.Stopped != nil {
+			c.opts.Stopped(jid, path)
+		}
 	})
 	return id, nil
 }

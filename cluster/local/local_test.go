@@ -38,7 +38,7 @@ func start(t *testing.T, seq iter.Seq[int], p int, interval time.Duration, rate 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(Options{Slots: p})
+	c := New(Options{Slots: p, Stopped: func(jid, path string) { stopped <- jid + " " + path }})
 	c.Add("test job", j, plan)
 	t.Cleanup(func() {
 		j.Cancel()
@@ -47,6 +47,9 @@ func start(t *testing.T, seq iter.Seq[int], p int, interval time.Duration, rate 
 	})
 	return c, j
 }
+
+// stopped receives "<jid> <path>" of each stop through a Cluster.
+var stopped = make(chan string, 1)
 
 func count(n int) iter.Seq[int] {
 	return func(yield func(int) bool) {
@@ -203,6 +206,9 @@ func TestStopWithSavepoint(t *testing.T) {
 	})
 	if sp.Location == "" || sp.Failure != "" {
 		t.Fatalf("savepoint %+v", sp)
+	}
+	if got := <-stopped; got != j.ID()+" "+sp.Location {
+		t.Errorf("Stopped heard %q, want the job's id and %s", got, sp.Location)
 	}
 	<-j.Done()
 	waitFor(t, "FINISHED", func() bool {

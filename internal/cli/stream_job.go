@@ -125,6 +125,12 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 				return fmt.Errorf("stop with savepoint: %w", serr)
 			}
 		}
+		if u != nil && err == nil {
+			if path := u.savepoint(); path != "" {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Savepoint completed. Path: %s\n", path)
+				return err
+			}
+		}
 		if err != nil && ctx.Err() != nil {
 			return ErrInterrupted
 		}

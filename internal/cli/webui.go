@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -36,6 +37,9 @@ type webUI struct {
 	exp     *prometheus.Exporter
 	served  chan error
 	plan    *stream.Plan
+
+	mu      sync.Mutex
+	stopped string // the savepoint of a stop through the REST API
 }
 
 // webUIAddr is addr with 127.0.0.1 for an empty host: the UI answers on
@@ -69,8 +73,12 @@ func (w *webUIFlags) start(out io.Writer, slots int, savepointDir string) (*webU
 	if token == "" {
 		token = os.Getenv(restTokenEnv)
 	}
-	u := &webUI{cluster: local.New(local.Options{Slots: slots, SavepointDir: savepointDir}), exp: prometheus.New(nil),
-		served: make(chan error, 1)}
+	u := &webUI{exp: prometheus.New(nil), served: make(chan error, 1)}
+	u.cluster = local.New(local.Options{Slots: slots, SavepointDir: savepointDir, Stopped: func(_, path string) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		u.stopped = path
+	}})
 	u.srv = &http.Server{Handler: web.Handler(u.cluster, u.exp, web.Options{Token: token}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { u.served <- u.srv.Serve(l) }()
 	if _, err := fmt.Fprintf(out, "Web UI at http://%s/\n", l.Addr()); err != nil {
@@ -90,6 +98,18 @@ func (u *webUI) planned(p *stream.Plan) error {
 func (u *webUI) started(name string, j *stream.Job) {
 	u.cluster.Add(name, j, u.plan)
 	u.exp.Add(name, j)
+}
+
+// savepoint returns the path of the savepoint a stop through the REST API
+// wrote, or "", once the savepoints in progress ended (at most 10 s
+// after the job's end).
+func (u *webUI) savepoint() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = u.cluster.WaitSavepoints(ctx)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.stopped
 }
 
 // close stops serving: the requests in progress get 5 seconds to end.
