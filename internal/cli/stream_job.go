@@ -165,6 +165,7 @@ rates, busy and backpressured time and watermarks, its checkpoints, cancel and
 stop-with-savepoint buttons), Flink's REST API (/overview, /jobs/<id>, ...) and
 its metrics under Flink's names in Prometheus' text format at /metrics. An empty
 HOST is 127.0.0.1; port 0 picks a free port; the address is printed on stderr.
+A stop through it prints "Savepoint completed. Path: <path>" as SIGTERM does.
 --rest-token (default $WEIR_REST_TOKEN) makes every request need
 "Authorization: Bearer <token>"; open the UI once as http://HOST:PORT/?token=<token>.
 
