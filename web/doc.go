@@ -13,6 +13,9 @@
 //	GET /metrics         the Exporter's metrics, Prometheus' text format
 //	anything else        the REST API: rest.NewHandler over the Cluster
 //
+// The REST API's own index (its GET /) gives way to the page, as in Flink,
+// whose web UI and REST API share one port.
+//
 // The page polls the REST API with fetch() every second and draws, by its
 // URL's fragment, the jobs list with the cluster's overview and
 // TaskManagers (#/), or a job (#/jobs/<jid>): its state and the cancel and
