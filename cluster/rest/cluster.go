@@ -73,6 +73,54 @@ type Vertex struct {
 	Start       int64  `json:"start-time"`
 	End         int64  `json:"end-time"`
 	Duration    int64  `json:"duration"`
+	// Metrics are the vertex's figures now; nil when the cluster has none.
+	Metrics *VertexMetrics `json:"metrics,omitempty"`
+}
+
+// VertexMetrics are a vertex's figures, summed over its subtasks: Flink's
+// records and bytes read and written, and weir's rates, shares of time
+// (0 to 1, averaged over the running subtasks, as Flink's web UI colours
+// busy and backpressured vertices) and low watermark (Unix milliseconds,
+// absent before the first and after the last).
+type VertexMetrics struct {
+	ReadRecords        int64   `json:"read-records"`
+	WriteRecords       int64   `json:"write-records"`
+	ReadBytes          int64   `json:"read-bytes"`
+	WriteBytes         int64   `json:"write-bytes"`
+	ReadRecordsPerSec  float64 `json:"read-records-per-second"`
+	WriteRecordsPerSec float64 `json:"write-records-per-second"`
+	Busy               float64 `json:"busy-ratio"`
+	Idle               float64 `json:"idle-ratio"`
+	Backpressured      float64 `json:"backpressured-ratio"`
+	Watermark          *int64  `json:"watermark,omitempty"`
+}
+
+// Plan is a job's graph, Flink's JobPlanInfo: its nodes are the vertices
+// (same ids), each with the vertices it reads from.
+type Plan struct {
+	JID   string     `json:"jid"`
+	Name  string     `json:"name"`
+	Type  string     `json:"type"` // STREAMING or BATCH
+	Nodes []PlanNode `json:"nodes"`
+}
+
+// PlanNode is one vertex of a Plan.
+type PlanNode struct {
+	ID          string      `json:"id"`
+	Parallelism int         `json:"parallelism"`
+	Operator    string      `json:"operator"`
+	Description string      `json:"description"`
+	Inputs      []PlanInput `json:"inputs,omitempty"`
+}
+
+// PlanInput is an input of a PlanNode: the vertex id it reads and how
+// records are partitioned (Flink's ship_strategy: FORWARD, REBALANCE,
+// HASH, BROADCAST, SHUFFLE).
+type PlanInput struct {
+	Num          int    `json:"num"`
+	ID           string `json:"id"`
+	ShipStrategy string `json:"ship_strategy"`
+	Exchange     string `json:"exchange"`
 }
 
 // JobDetails is GET /jobs/:jid.
@@ -81,6 +129,8 @@ type JobDetails struct {
 	IsStoppable bool     `json:"isStoppable"`
 	Now         int64    `json:"now"`
 	Vertices    []Vertex `json:"vertices"`
+	// Plan is the job's graph; nil when the cluster has none.
+	Plan *Plan `json:"plan,omitempty"`
 	// Failure is why a FAILED job failed (weir's field).
 	Failure string `json:"failure-cause,omitempty"`
 }
@@ -120,10 +170,29 @@ type LatestCheckpoints struct {
 	Restored  *RestoredCheckpoint  `json:"restored"`
 }
 
+// CheckpointStats is one entry of a Checkpoints' history, Flink's
+// checkpoint statistics: sizes in bytes, durations in milliseconds.
+type CheckpointStats struct {
+	ID                 int64  `json:"id"`
+	Status             string `json:"status"`
+	IsSavepoint        bool   `json:"is_savepoint"`
+	TriggerTimestamp   int64  `json:"trigger_timestamp"`
+	LatestAckTimestamp int64  `json:"latest_ack_timestamp"`
+	EndToEndDuration   int64  `json:"end_to_end_duration"`
+	CheckpointedSize   int64  `json:"checkpointed_size"`
+	StateSize          int64  `json:"state_size"`
+	Alignment          int64  `json:"alignment_duration"`
+	PersistedData      int64  `json:"persisted_data"`
+	ExternalPath       string `json:"external_path"`
+}
+
 // Checkpoints is GET /jobs/:jid/checkpoints.
 type Checkpoints struct {
 	Counts CheckpointCounts  `json:"counts"`
 	Latest LatestCheckpoints `json:"latest"`
+	// History is the checkpoints, newest first, as Flink lists them; nil
+	// when the cluster keeps none.
+	History []CheckpointStats `json:"history,omitempty"`
 }
 
 // TaskManager is one entry of GET /taskmanagers.

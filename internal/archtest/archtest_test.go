@@ -168,6 +168,14 @@ func TestDependencyRules(t *testing.T) {
 		// and the fake Cluster its tests and the CLI's serve
 		"cluster/rest":          isStd,
 		"cluster/rest/resttest": func(p string) bool { return isStd(p) || p == module+"/cluster/rest" },
+		// the REST API over this process's stream jobs (weir run --web-ui)
+		"cluster/local": func(p string) bool {
+			return isStd(p) || p == module+"/cluster/rest" || p == module+"/stream" || p == module+"/stream/watermark"
+		},
+		// the web UI: the REST handler, the exporter and an embedded page
+		"web": func(p string) bool {
+			return isStd(p) || p == module+"/cluster/rest" || p == module+"/metrics/prometheus"
+		},
 		"cluster/ha/etcd": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/ha" || strings.HasPrefix(p, "go.etcd.io/etcd/client/v3") || p == "go.uber.org/zap"
 		},

@@ -30,11 +30,11 @@ type submitFlags struct {
 func (s *submitFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&s.jobmanager, "jobmanager", "", "submit the job to the JobManager at this REST URL (http://host:port) instead of running it here")
 	f.BoolVar(&s.detached, "detached", false, "with --jobmanager, return once the job is submitted instead of waiting for its end")
-	f.StringVar(&s.token, "rest-token", "", "with --jobmanager, the REST API's bearer token (default: $WEIR_REST_TOKEN)")
+	f.StringVar(&s.token, "rest-token", "", "the REST API's bearer token: sent to --jobmanager, required by --web-ui (default: $WEIR_REST_TOKEN; open the web UI once as http://host:port/?token=<token>)")
 }
 
 // submitOnly are the flags a submission leaves out.
-var submitOnly = map[string]bool{"jobmanager": true, "detached": true, "rest-token": true, "progress": true, "cpuprofile": true}
+var submitOnly = map[string]bool{"jobmanager": true, "detached": true, "rest-token": true, "web-ui": true, "progress": true, "cpuprofile": true}
 
 // submission returns the arguments of cmd as the cluster's TaskManager runs
 // them: its path under weir and the flags set, local paths made absolute.

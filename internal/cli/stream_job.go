@@ -63,6 +63,8 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 	ck.register(cmd.Flags())
 	var sub submitFlags
 	sub.register(cmd.Flags())
+	var ui webUIFlags
+	ui.register(cmd.Flags(), &sub.token)
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if err := g.validate(); err != nil {
 			return err
@@ -100,6 +102,15 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			starts = append(starts, p.started)
 			defer p.stop()
 		}
+		u, err := ui.start(cmd.ErrOrStderr(), g.workers(), ck.savepointDir)
+		if err != nil {
+			return err
+		}
+		if u != nil {
+			defer u.close()
+			o.Stream.Planned = u.planned
+			starts = append(starts, func(jb *stream.Job) { u.started(j.name, jb) })
+		}
 		var sp *savepointStop
 		if ck.savepointDir != "" {
 			sp = &savepointStop{dir: ck.savepointDir}
@@ -125,6 +136,12 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			}
 			if err != nil && serr != nil && ctx.Err() == nil {
 				return fmt.Errorf("stop with savepoint: %w", serr)
+			}
+		}
+		if u != nil && err == nil {
+			if path := u.savepoint(); path != "" {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "Savepoint completed. Path: %s\n", path)
+				return err
 			}
 		}
 		if err != nil && ctx.Err() != nil {
@@ -154,6 +171,16 @@ savepoint under DIR, prints "Savepoint completed. Path: <path>" and exits 0
 (Ctrl-C cancels, status 130); --from-savepoint PATH starts from it, at any
 --parallelism, and --allow-non-restored-state skips the state of operators the
 job no longer has.
+
+Watching (Flink's web UI and REST API): --web-ui HOST:PORT serves, while the job
+runs and until the command returns, a web UI of the job (its graph with records,
+rates, busy and backpressured time and watermarks, its checkpoints, cancel and
+stop-with-savepoint buttons), Flink's REST API (/overview, /jobs/<id>, ...) and
+its metrics under Flink's names in Prometheus' text format at /metrics. An empty
+HOST is 127.0.0.1; port 0 picks a free port; the address is printed on stderr.
+A stop through it prints "Savepoint completed. Path: <path>" as SIGTERM does.
+--rest-token (default $WEIR_REST_TOKEN) makes every request need
+"Authorization: Bearer <token>"; open the UI once as http://HOST:PORT/?token=<token>.
 
 Failures (Flink's restart strategies): a job that checkpoints restarts after a
 failure from its latest checkpoint, by default up to 3 times in a row with an
@@ -303,7 +330,7 @@ var operational = map[string]bool{
 	"help": true, "incremental-checkpoints": true, "memory": true, "parallelism": true, "progress": true,
 	"rate": true, "restart-attempts": true, "restart-delay": true, "restart-failure-interval": true,
 	"restart-strategy": true, "savepoint-dir": true, "state-backend": true, "tmp": true,
-	"tolerable-failed-checkpoints": true, "unaligned-checkpoints": true,
+	"tolerable-failed-checkpoints": true, "unaligned-checkpoints": true, "web-ui": true, "rest-token": true,
 }
 
 // pathFlag says whether a stream job's flag names a file or directory.
