@@ -341,3 +341,43 @@ func TestUnreachableBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestSinkPastEventTime: records whose event time (their Kafka timestamp)
+// lies years in the past are written, exactly once and at least once,
+// with those timestamps.
+func TestSinkPastEventTime(t *testing.T) {
+	for _, d := range []Delivery{AtLeastOnce, ExactlyOnce} {
+		t.Run(d.String(), func(t *testing.T) {
+			cfg := cluster(t, 2, "in", "out")
+			in := produceSpread(t, cfg, "in", "r", 2, 200)
+			src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true}, Values())
+			if err != nil {
+				t.Fatal(err)
+			}
+			snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: d, TransactionalIDPrefix: "past"}, ValueBytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			const past = 1_000_000_000_000 // 2001-09-09
+			env := stream.New(stream.Options{Parallelism: 2})
+			env.EnableCheckpointing(30 * time.Millisecond)
+			strategy := watermark.ForBoundedOutOfOrderness[string](0).WithTimestampAssigner(func(string, int64) int64 { return past })
+			stream.SinkTo(stream.FromSource(env, src, strategy, "kafka-in").UID("in"), snk).UID("kafka-out")
+			if _, err := env.Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := sameSet(readCommitted(t, cfg, "out"), in); err != nil {
+				t.Fatal(err)
+			}
+			cl := client(t, cfg, kgo.ConsumeTopics("out"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			fs := cl.PollFetches(ctx)
+			fs.EachRecord(func(r *kgo.Record) {
+				if !r.Attrs.IsControl() && r.Timestamp.UnixMilli() != past {
+					t.Fatalf("record timestamp %d, want %d", r.Timestamp.UnixMilli(), past)
+				}
+			})
+		})
+	}
+}
