@@ -33,7 +33,8 @@ one event's JSON per record value, a split per partition: from --start
 (earliest, latest, committed offsets of --group, committed-or-latest or
 timestamp:MILLIS), to the partitions' ends at the start with --bounded, else
 without end. The offsets are in the checkpoints, and committed to --group when
-a checkpoint completes (for monitoring). Event time is each event's dateTime; the watermark is the
+a checkpoint completes (for monitoring). With --input or --source-topic, --rate
+throttles the source to that many events per second (of the clock). Event time is each event's dateTime; the watermark is the
 largest dateTime seen less --out-of-orderness (4s by default) less 1 ms, so an
 input out of order by no more than that loses no event.
 
@@ -90,7 +91,8 @@ ran, and the throughputs.`,
 			f.StringVar(&query, "query", "", "the query: "+strings.Join(nexmark.Queries, ", ")+" (required)")
 			f.StringVar(&p.Input, "input", "", "file of JSON-lines events, read in order")
 			f.Int64Var(&p.Events, "events", 0, "without --input: events the generator makes (0: without end)")
-			f.Int64Var(&rate, "rate", nexmark.DefaultRate, "without --input: the generator's events per second of event time")
+			f.Int64Var(&rate, "rate", nexmark.DefaultRate, "with --events: the generator's events per second of event time; "+
+				"with --input or --source-topic: throttle the source to this many events per second")
 			f.Uint64Var(&seed, "seed", 0, "without --input: the generator's seed")
 			f.StringVar(&ooo, "out-of-orderness", "4s", "watermark bound D: largest dateTime seen - D - 1ms")
 			f.StringVar(&onBad, "on-bad-record", "fail", "a line that is not an event: fail the job, or skip it to the dead-letter output")
@@ -146,6 +148,9 @@ ran, and the throughputs.`,
 					p.OutOfOrderness = nexmark.ZeroOutOfOrderness
 				}
 				p.Generator = nexmark.Config{Seed: seed, Rate: rate}
+				if !f.Changed("events") && f.Changed("rate") {
+					o.Stream.SourceRate = float64(rate)
+				}
 				if kf.sourceTopic != "" || kf.sinkTopic != "" {
 					cfg, err := kf.conn.config()
 					if err != nil {

@@ -238,4 +238,3 @@ func TestNexmarkKafkaUsage(t *testing.T) {
 		}
 	}
 }
-
