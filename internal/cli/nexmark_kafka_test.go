@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/weirdata/weir/nexmark"
 	"github.com/weirdata/weir/nexmark/nexmarktest"
 )
 
@@ -236,5 +238,118 @@ func TestNexmarkKafkaUsage(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, "--help") {
 			t.Errorf("%q: exit %d: %s; want a usage error", args, code, stderr)
 		}
+	}
+}
+
+// foldChangelog folds changelog rows (op first) into the table they end
+// as: a multiset of rows, +I and +U adding one, -U and -D taking one away
+// (an error when the row is not there).
+func foldChangelog(rows [][]string) ([][]string, error) {
+	count := map[string]int{}
+	row := map[string][]string{}
+	for _, r := range rows {
+		k := strings.Join(r[1:], "\x00")
+		row[k] = r[1:]
+		switch r[0] {
+		case "+I", "+U":
+			count[k]++
+		case "-U", "-D":
+			if count[k] == 0 {
+				return nil, fmt.Errorf("%s of a row not in the table: %q", r[0], r)
+			}
+			count[k]--
+		default:
+			return nil, fmt.Errorf("op %q, want +I, -U, +U or -D", r[0])
+		}
+	}
+	var out [][]string
+	for k, c := range count {
+		for range c {
+			out = append(out, row[k])
+		}
+	}
+	return out, nil
+}
+
+// TestNexmarkKafkaChangelog runs q3, q4 and q9 over a topic without
+// --bounded, so they write changelogs (op first) into a sink topic. The
+// events, out of order by up to 1 s, end with a person in every partition
+// an hour later (in WY, so in no query's result) that moves the watermark
+// past every auction's expiry: the changelog read so far, folded, must
+// become the oracle's final table, and every retraction must find its
+// row. Then the job is cancelled.
+func TestNexmarkKafkaChangelog(t *testing.T) {
+	const parts = 4
+	brokers := kafkaCluster(t, parts, "events", "rows-q3", "rows-q4", "rows-q9")
+	n := int64(10000)
+	path, events := genNexmark(t, n, 500, 1000, 12)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := events[n-1].Time()
+	var rs []*kgo.Record
+	for i, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		rs = append(rs, &kgo.Record{Topic: "events", Partition: int32(i % parts), Value: []byte(l)})
+	}
+	for p := range int32(parts) {
+		e := nexmark.Event{Kind: nexmark.KindPerson, Person: nexmark.Person{ID: 900000 + int64(p), Name: "Late Sentinel", EmailAddress: "s@x.com",
+			CreditCard: "0000 0000 0000 0000", City: "Cody", State: "WY", DateTime: last + 3_600_000, Extra: "x"}}
+		events = append(events, e)
+		rs = append(rs, &kgo.Record{Topic: "events", Partition: p, Value: nexmark.AppendJSON(nil, &e)})
+	}
+	cl := kafkaClient(t, brokers, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"q3", "q4", "q9"} {
+		t.Run(q, func(t *testing.T) {
+			wantHeader, want := nexmarktest.Oracle(q, events)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan string, 1)
+			go func() {
+				_, _, stderr := runWeir(ctx, "nexmark", "--query", q, "--kafka-brokers", brokers, "--source-topic", "events",
+					"--sink-topic", "rows-"+q, "--delivery", "exactly-once", "--checkpoint-interval", "100ms",
+					"--parallelism", "2", "--memory", "256MiB", "--progress=false")
+				done <- stderr
+			}()
+			var (
+				rows     [][]string
+				lost     [][]string
+				extra    [][]string
+				deadline = time.Now().Add(60 * time.Second)
+			)
+			for {
+				select {
+				case stderr := <-done:
+					t.Fatalf("the unbounded job ended: %s", stderr)
+				case <-time.After(200 * time.Millisecond):
+				}
+				_, rows = nexmarktest.ReadCSV(t, "op,"+strings.Join(wantHeader, ",")+"\n"+strings.Join(readTopic(t, brokers, "rows-"+q), "\n"))
+				table, err := foldChangelog(rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lost, extra = nexmarktest.Compare(want, table); len(lost)+len(extra) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after 60 s the changelog (%d rows) folds to a table with %d rows lost and %d extra of %d", len(rows), len(lost), len(extra), len(want))
+				}
+			}
+			updates := 0
+			for _, r := range rows {
+				if r[0] != "+I" {
+					updates++
+				}
+			}
+			t.Logf("%d changelog rows, %d of them updates, fold to the %d rows of the oracle", len(rows), updates, len(want))
+			if q == "q4" && updates == 0 {
+				t.Error("q4: no update in the changelog")
+			}
+			cancel()
+			<-done
+		})
 	}
 }
