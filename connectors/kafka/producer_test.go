@@ -59,13 +59,8 @@ func TestProducer(t *testing.T) {
 // TestProducerUnreachable: a producer of a cluster that does not answer
 // is an error wrapping ErrUnreachable within the timeout.
 func TestProducerUnreachable(t *testing.T) {
-	l, err := (&netListen{}).listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
 	start := time.Now()
-	_, err = NewProducer(Config{Brokers: []string{l.addr}, Timeout: 300 * time.Millisecond}, "t")
+	_, err := NewProducer(Config{Brokers: []string{blackhole(t)}, Timeout: 300 * time.Millisecond}, "t")
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err %v, want ErrUnreachable", err)
 	}

@@ -51,10 +51,7 @@ func TestSinkExactlyOnceFailure(t *testing.T) {
 		t.Run(fmt.Sprint("parallelism=", p), func(t *testing.T) {
 			cfg := cluster(t, 4, "in", "out")
 			in := produceSpread(t, cfg, "in", "r", 4, 1200)
-			src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8}, Values())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8})
 			snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: ExactlyOnce, TransactionalIDPrefix: "job"}, ValueBytes())
 			if err != nil {
 				t.Fatal(err)
@@ -94,10 +91,7 @@ func TestSinkExactlyOnceRestore(t *testing.T) {
 	in := produceSpread(t, cfg, "in", "r", 4, 1000)
 	dir := t.TempDir()
 	run := func(stopAfter int64) {
-		src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8}, Values())
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8})
 		snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: ExactlyOnce, TransactionalIDPrefix: "job"}, ValueBytes())
 		if err != nil {
 			t.Fatal(err)
@@ -140,10 +134,7 @@ func TestSinkExactlyOnceRestore(t *testing.T) {
 func TestSinkAtLeastOnceFailure(t *testing.T) {
 	cfg := cluster(t, 4, "in", "out")
 	in := produceSpread(t, cfg, "in", "r", 4, 1000)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8})
 	snk, err := NewSink(cfg, SinkOptions{Topic: "out"}, ValueBytes())
 	if err != nil {
 		t.Fatal(err)
@@ -317,14 +308,11 @@ func blackhole(t *testing.T) string {
 // source's job and for the sink's writer.
 func TestUnreachableBroker(t *testing.T) {
 	cfg := Config{Brokers: []string{blackhole(t)}, Timeout: 300 * time.Millisecond}
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true})
 	env := stream.New(stream.Options{Parallelism: 1})
 	stream.Collect(stream.FromSource(env, src, watermark.NoWatermarks[string](), "kafka"))
 	start := time.Now()
-	_, err = env.Execute(context.Background())
+	_, err := env.Execute(context.Background())
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), cfg.Brokers[0]) || !strings.Contains(err.Error(), "300ms") {
 		t.Fatalf("source: error %v, want ErrUnreachable naming the broker and the timeout", err)
 	}
@@ -350,10 +338,7 @@ func TestSinkPastEventTime(t *testing.T) {
 		t.Run(d.String(), func(t *testing.T) {
 			cfg := cluster(t, 2, "in", "out")
 			in := produceSpread(t, cfg, "in", "r", 2, 200)
-			src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true}, Values())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true})
 			snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: d, TransactionalIDPrefix: "past"}, ValueBytes())
 			if err != nil {
 				t.Fatal(err)
