@@ -148,38 +148,16 @@ func (d *Decoder) Decode(line string, e *Event) error {
 	if !s.eat('{') {
 		return s.fail("want '{'")
 	}
-	ok := s.members(func(key string) bool {
-		switch key {
-		case "event_type":
-			v, ok := s.int()
-			typ = v
-			return ok
-		case "person", "auction", "bid":
-			if s.null() {
-				if which >= 0 && kindName(Kind(which)) == key {
-					which = -1 // a later null wins, as in encoding/json
-					*e = Event{}
-				}
-				return true
-			}
-			if which >= 0 {
-				s.fail("more than one of person, auction and bid")
-				return false
-			}
-			switch key {
-			case "person":
-				which = int(KindPerson)
-				return s.person(&e.Person)
-			case "auction":
-				which = int(KindAuction)
-				return s.auction(&e.Auction)
-			}
-			which = int(KindBid)
-			return s.bid(&e.Bid)
+	for first := true; ; first = false {
+		key, ok := s.key(first)
+		if !ok {
+			break
 		}
-		return s.skip(0)
-	})
-	if !ok {
+		if !s.eventMember(key, e, &typ, &which) {
+			return s.err
+		}
+	}
+	if s.err != nil {
 		return s.err
 	}
 	s.ws()
@@ -196,6 +174,40 @@ func (d *Decoder) Decode(line string, e *Event) error {
 	}
 	e.Kind = Kind(which)
 	return nil
+}
+
+// eventMember reads the value of an event's member key: event_type into
+// typ, an object into e, its kind into which.
+func (s *scanner) eventMember(key string, e *Event, typ *int64, which *int) bool {
+	switch key {
+	case "event_type":
+		v, ok := s.int()
+		*typ = v
+		return ok
+	case "person", "auction", "bid":
+		if s.null() {
+			if *which >= 0 && kindName(Kind(*which)) == key {
+				*which = -1 // a later null wins, as in encoding/json
+				*e = Event{}
+			}
+			return true
+		}
+		if *which >= 0 {
+			s.fail("more than one of person, auction and bid")
+			return false
+		}
+		switch key {
+		case "person":
+			*which = int(KindPerson)
+			return s.person(&e.Person)
+		case "auction":
+			*which = int(KindAuction)
+			return s.auction(&e.Auction)
+		}
+		*which = int(KindBid)
+		return s.bid(&e.Bid)
+	}
+	return s.skip(0)
 }
 
 func kindName(k Kind) string {
@@ -558,38 +570,32 @@ func (s *scanner) number() bool {
 	return true
 }
 
-// members reads the members of an object whose '{' was read, through its
-// '}': value reads the value of each key (next after the ':') and says
-// whether it could.
-func (s *scanner) members(value func(key string) bool) bool {
+// key reads the next member's key of an object whose '{' was read (first)
+// or whose last value was, and the ':' after it: false at the object's
+// '}', or on an error (s.err).
+func (s *scanner) key(first bool) (string, bool) {
 	s.ws()
 	if s.eat('}') {
-		return true
+		return "", false
 	}
-	for {
-		key, ok := s.str()
-		if !ok {
-			return false
-		}
-		s.ws()
-		if !s.eat(':') {
-			s.fail("want ':'")
-			return false
-		}
-		s.ws()
-		if !value(key) {
-			return false
-		}
-		s.ws()
-		if s.eat('}') {
-			return true
-		}
+	if !first {
 		if !s.eat(',') {
 			s.fail("want ',' or '}'")
-			return false
+			return "", false
 		}
 		s.ws()
 	}
+	key, ok := s.str()
+	if !ok {
+		return "", false
+	}
+	s.ws()
+	if !s.eat(':') {
+		s.fail("want ':'")
+		return "", false
+	}
+	s.ws()
+	return key, true
 }
 
 // maxFields is the most fields of an object (an auction's).
@@ -625,25 +631,32 @@ func (s *scanner) object(fs *fieldSet, d *dests) bool {
 	}
 	var seen uint32
 	next := 0 // the field expected next
-	ok := s.members(func(key string) bool {
+	for first := true; ; first = false {
+		key, ok := s.key(first)
+		if !ok {
+			break
+		}
 		i := next
 		if i >= len(fs.names) || fs.names[i] != key {
 			if i = slices.Index(fs.names, key); i < 0 {
-				return s.skip(1)
+				if !s.skip(1) {
+					return false
+				}
+				continue
 			}
 		}
 		next = i + 1
 		seen |= 1 << i
 		if p := d.ints[i]; p != nil {
-			v, ok := s.int()
-			*p = v
-			return ok
+			*p, ok = s.int()
+		} else {
+			*d.strs[i], ok = s.str()
 		}
-		v, ok := s.str()
-		*d.strs[i] = v
-		return ok
-	})
-	if !ok {
+		if !ok {
+			return false
+		}
+	}
+	if s.err != nil {
 		return false
 	}
 	if want := uint32(1)<<len(fs.names) - 1; seen != want {
