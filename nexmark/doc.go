@@ -36,12 +36,12 @@
 //
 // Run builds a query on an Env: a source of events (GeneratorSource, a
 // file through Decode, or a Source the caller gives, such as a Kafka
-// topic's), timestamps from dateTime and a bounded out-of-orderness
-// watermark (4 s by default: a watermark of the largest dateTime seen
-// less 4 s less 1 ms, so an input whose disorder stays within the bound
-// loses no event), the query, and a sink. Windowed queries (q5, q7, q8,
-// q11) report every window that holds a relevant event, windows aligned
-// to epoch 0 and half open. q3, q4 and q9 have results that update as
+// topic's, whose records hold one event's JSON each), timestamps from
+// dateTime and a bounded out-of-orderness watermark (4 s by default: a
+// watermark of the largest dateTime seen less 4 s less 1 ms, so an input
+// whose disorder stays within the bound loses no event), the query, and
+// a sink. Windowed queries (q5, q7, q8, q11) report every window that
+// holds a relevant event, windows aligned to epoch 0 and half open. q3, q4 and q9 have results that update as
 // events come: over a bounded input they write the final table; over an
 // unbounded one (Params.Changelog) a changelog whose first column, op, is
 // +I, -U, +U or -D. q3's inner join and q9's winning bids (emitted when
@@ -65,5 +65,9 @@
 //
 // Errors start with "nexmark:". A line of an input file that does not
 // decode fails the job naming the file and the line, unless
-// Params.SkipBad sends it to the dead-letter output, counted in Stats.
+// Params.SkipBad sends it to the dead-letter output, counted in Stats. A
+// Params.Source decodes its records itself: the command line's Kafka
+// source (internal/cli) fails the job naming a bad record's topic,
+// partition and offset, or under SkipBad hands it on as a KindBad event
+// whose BadRecord names them, for the same dead-letter output.
 package nexmark

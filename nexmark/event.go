@@ -1,6 +1,9 @@
 package nexmark
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Kind is what an Event holds: a person, an auction or a bid (the
 // event_type of the JSON form), or a line that did not decode.
@@ -68,13 +71,23 @@ type Event struct {
 	Bad *BadRecord
 }
 
-// BadRecord is a line that did not decode: the split (file) it came
-// from, its line number from 1, the line and the decoder's error.
+// BadRecord is a line that did not decode: where it came from, the line
+// and the decoder's error. Split is the file and Line the line number
+// from 1; or, with Line 0, Split names the record's place alone (a Kafka
+// record's topic, partition and offset).
 type BadRecord struct {
 	Split string
 	Line  int64
 	Text  string
 	Err   error
+}
+
+// Where names the record's place: "FILE line N", or Split alone.
+func (b *BadRecord) Where() string {
+	if b.Line > 0 {
+		return fmt.Sprintf("%s line %d", b.Split, b.Line)
+	}
+	return b.Split
 }
 
 // NoTime is the time of an event without one (KindBad): weir's mark of a

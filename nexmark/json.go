@@ -3,6 +3,8 @@ package nexmark
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -146,65 +148,17 @@ func (d *Decoder) Decode(line string, e *Event) error {
 	if !s.eat('{') {
 		return s.fail("want '{'")
 	}
-	s.ws()
-	if s.eat('}') {
-		return s.fail("no event_type")
-	}
-	for {
-		key, ok := s.str()
+	for first := true; ; first = false {
+		key, ok := s.key(first)
 		if !ok {
-			return s.err
-		}
-		s.ws()
-		if !s.eat(':') {
-			return s.fail("want ':'")
-		}
-		s.ws()
-		switch key {
-		case "event_type":
-			v, ok := s.int()
-			if !ok {
-				return s.err
-			}
-			typ = v
-		case "person", "auction", "bid":
-			if s.null() {
-				if which >= 0 && kindName(Kind(which)) == key {
-					which = -1 // a later null wins, as in encoding/json
-					*e = Event{}
-				}
-				break
-			}
-			if which >= 0 {
-				return s.fail("more than one of person, auction and bid")
-			}
-			switch key {
-			case "person":
-				which = int(KindPerson)
-				ok = s.person(&e.Person)
-			case "auction":
-				which = int(KindAuction)
-				ok = s.auction(&e.Auction)
-			default:
-				which = int(KindBid)
-				ok = s.bid(&e.Bid)
-			}
-			if !ok {
-				return s.err
-			}
-		default:
-			if !s.skip(0) {
-				return s.err
-			}
-		}
-		s.ws()
-		if s.eat('}') {
 			break
 		}
-		if !s.eat(',') {
-			return s.fail("want ',' or '}'")
+		if !s.eventMember(key, e, &typ, &which) {
+			return s.err
 		}
-		s.ws()
+	}
+	if s.err != nil {
+		return s.err
 	}
 	s.ws()
 	if s.i != len(s.s) {
@@ -220,6 +174,40 @@ func (d *Decoder) Decode(line string, e *Event) error {
 	}
 	e.Kind = Kind(which)
 	return nil
+}
+
+// eventMember reads the value of an event's member key: event_type into
+// typ, an object into e, its kind into which.
+func (s *scanner) eventMember(key string, e *Event, typ *int64, which *int) bool {
+	switch key {
+	case "event_type":
+		v, ok := s.int()
+		*typ = v
+		return ok
+	case "person", "auction", "bid":
+		if s.null() {
+			if *which >= 0 && kindName(Kind(*which)) == key {
+				*which = -1 // a later null wins, as in encoding/json
+				*e = Event{}
+			}
+			return true
+		}
+		if *which >= 0 {
+			s.fail("more than one of person, auction and bid")
+			return false
+		}
+		switch key {
+		case "person":
+			*which = int(KindPerson)
+			return s.person(&e.Person)
+		case "auction":
+			*which = int(KindAuction)
+			return s.auction(&e.Auction)
+		}
+		*which = int(KindBid)
+		return s.bid(&e.Bid)
+	}
+	return s.skip(0)
 }
 
 func kindName(k Kind) string {
@@ -582,161 +570,119 @@ func (s *scanner) number() bool {
 	return true
 }
 
-// object reads the members of an object, calling field with each key
-// once the value is next; field returns the bit of a known key (0 for an
-// unknown one, which is skipped) and whether the value was read.
-// Every bit of want must be seen.
-func (s *scanner) object(what string, want uint32, field func(key string) (uint32, bool)) bool {
+// key reads the next member's key of an object whose '{' was read (first)
+// or whose last value was, and the ':' after it: false at the object's
+// '}', or on an error (s.err).
+func (s *scanner) key(first bool) (string, bool) {
+	s.ws()
+	if s.eat('}') {
+		return "", false
+	}
+	if !first {
+		if !s.eat(',') {
+			s.fail("want ',' or '}'")
+			return "", false
+		}
+		s.ws()
+	}
+	key, ok := s.str()
+	if !ok {
+		return "", false
+	}
+	s.ws()
+	if !s.eat(':') {
+		s.fail("want ':'")
+		return "", false
+	}
+	s.ws()
+	return key, true
+}
+
+// maxFields is the most fields of an object (an auction's).
+const maxFields = 10
+
+// fieldSet is the fields of one kind of object: what it is called in
+// errors and its fields' names, in the order of the formats note.
+type fieldSet struct {
+	what  string
+	names []string
+}
+
+var (
+	personFields  = fieldSet{"a person", []string{"id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"}}
+	auctionFields = fieldSet{"an auction", []string{"id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra"}}
+	bidFields     = fieldSet{"a bid", []string{"auction", "bidder", "price", "channel", "url", "dateTime", "extra"}}
+)
+
+// dests are where an object's fields go: field i is an integer into
+// ints[i] or a string into strs[i].
+type dests struct {
+	ints [maxFields]*int64
+	strs [maxFields]*string
+}
+
+// object reads an object of fs into d. Unknown keys are skipped; every
+// field must be seen. Keys are looked up in the note's order first, so
+// an object written in that order finds each key at once.
+func (s *scanner) object(fs *fieldSet, d *dests) bool {
 	if !s.eat('{') {
-		s.fail("want " + what + " object or null")
+		s.fail("want " + fs.what + " object or null")
 		return false
 	}
 	var seen uint32
-	s.ws()
-	if !s.eat('}') {
-		for {
-			key, ok := s.str()
-			if !ok {
-				return false
+	next := 0 // the field expected next
+	for first := true; ; first = false {
+		key, ok := s.key(first)
+		if !ok {
+			break
+		}
+		i := next
+		if i >= len(fs.names) || fs.names[i] != key {
+			if i = slices.Index(fs.names, key); i < 0 {
+				if !s.skip(1) {
+					return false
+				}
+				continue
 			}
-			s.ws()
-			if !s.eat(':') {
-				s.fail("want ':'")
-				return false
-			}
-			s.ws()
-			bit, ok := field(key)
-			if !ok {
-				return false
-			}
-			if bit == 0 && !s.skip(1) {
-				return false
-			}
-			seen |= bit
-			s.ws()
-			if s.eat('}') {
-				break
-			}
-			if !s.eat(',') {
-				s.fail("want ',' or '}'")
-				return false
-			}
-			s.ws()
+		}
+		next = i + 1
+		seen |= 1 << i
+		if p := d.ints[i]; p != nil {
+			*p, ok = s.int()
+		} else {
+			*d.strs[i], ok = s.str()
+		}
+		if !ok {
+			return false
 		}
 	}
-	if seen != want {
-		s.fail(fmt.Sprintf("%s without %s", what, missing(what, want&^seen)))
+	if s.err != nil {
+		return false
+	}
+	if want := uint32(1)<<len(fs.names) - 1; seen != want {
+		s.fail(fmt.Sprintf("%s without %s", fs.what, fs.names[bits.TrailingZeros32(want&^seen)]))
 		return false
 	}
 	return true
 }
 
-// The fields of each object, in the order of their bits.
-var (
-	personFields  = []string{"id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"}
-	auctionFields = []string{"id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra"}
-	bidFields     = []string{"auction", "bidder", "price", "channel", "url", "dateTime", "extra"}
-)
-
-// missing names the first field whose bit is in bits.
-func missing(what string, bits uint32) string {
-	fields := bidFields
-	switch what {
-	case "a person":
-		fields = personFields
-	case "an auction":
-		fields = auctionFields
-	}
-	for i, f := range fields {
-		if bits&(1<<i) != 0 {
-			return f
-		}
-	}
-	return "a field"
-}
-
-func (s *scanner) intField(dst *int64, bit uint32) (uint32, bool) {
-	v, ok := s.int()
-	*dst = v
-	return bit, ok
-}
-
-func (s *scanner) strField(dst *string, bit uint32) (uint32, bool) {
-	v, ok := s.str()
-	*dst = v
-	return bit, ok
-}
-
 func (s *scanner) person(p *Person) bool {
-	return s.object("a person", 1<<len(personFields)-1, func(key string) (uint32, bool) {
-		switch key {
-		case "id":
-			return s.intField(&p.ID, 1<<0)
-		case "name":
-			return s.strField(&p.Name, 1<<1)
-		case "emailAddress":
-			return s.strField(&p.EmailAddress, 1<<2)
-		case "creditCard":
-			return s.strField(&p.CreditCard, 1<<3)
-		case "city":
-			return s.strField(&p.City, 1<<4)
-		case "state":
-			return s.strField(&p.State, 1<<5)
-		case "dateTime":
-			return s.intField(&p.DateTime, 1<<6)
-		case "extra":
-			return s.strField(&p.Extra, 1<<7)
-		}
-		return 0, true
+	return s.object(&personFields, &dests{
+		ints: [maxFields]*int64{0: &p.ID, 6: &p.DateTime},
+		strs: [maxFields]*string{1: &p.Name, 2: &p.EmailAddress, 3: &p.CreditCard, 4: &p.City, 5: &p.State, 7: &p.Extra},
 	})
 }
 
 func (s *scanner) auction(a *Auction) bool {
-	return s.object("an auction", 1<<len(auctionFields)-1, func(key string) (uint32, bool) {
-		switch key {
-		case "id":
-			return s.intField(&a.ID, 1<<0)
-		case "itemName":
-			return s.strField(&a.ItemName, 1<<1)
-		case "description":
-			return s.strField(&a.Description, 1<<2)
-		case "initialBid":
-			return s.intField(&a.InitialBid, 1<<3)
-		case "reserve":
-			return s.intField(&a.Reserve, 1<<4)
-		case "dateTime":
-			return s.intField(&a.DateTime, 1<<5)
-		case "expires":
-			return s.intField(&a.Expires, 1<<6)
-		case "seller":
-			return s.intField(&a.Seller, 1<<7)
-		case "category":
-			return s.intField(&a.Category, 1<<8)
-		case "extra":
-			return s.strField(&a.Extra, 1<<9)
-		}
-		return 0, true
+	return s.object(&auctionFields, &dests{
+		ints: [maxFields]*int64{0: &a.ID, 3: &a.InitialBid, 4: &a.Reserve, 5: &a.DateTime, 6: &a.Expires, 7: &a.Seller, 8: &a.Category},
+		strs: [maxFields]*string{1: &a.ItemName, 2: &a.Description, 9: &a.Extra},
 	})
 }
 
 func (s *scanner) bid(b *Bid) bool {
-	return s.object("a bid", 1<<len(bidFields)-1, func(key string) (uint32, bool) {
-		switch key {
-		case "auction":
-			return s.intField(&b.Auction, 1<<0)
-		case "bidder":
-			return s.intField(&b.Bidder, 1<<1)
-		case "price":
-			return s.intField(&b.Price, 1<<2)
-		case "channel":
-			return s.strField(&b.Channel, 1<<3)
-		case "url":
-			return s.strField(&b.URL, 1<<4)
-		case "dateTime":
-			return s.intField(&b.DateTime, 1<<5)
-		case "extra":
-			return s.strField(&b.Extra, 1<<6)
-		}
-		return 0, true
+	return s.object(&bidFields, &dests{
+		ints: [maxFields]*int64{0: &b.Auction, 1: &b.Bidder, 2: &b.Price, 5: &b.DateTime},
+		strs: [maxFields]*string{3: &b.Channel, 4: &b.URL, 6: &b.Extra},
 	})
 }

@@ -210,7 +210,7 @@ func FuzzJSON(f *testing.F) {
 // only in case: encoding/json matches keys regardless of case, the
 // decoder exactly.
 func caseClash(line string) bool {
-	known := append(append(append([]string{"event_type", "person", "auction", "bid"}, personFields...), auctionFields...), bidFields...)
+	known := append(append(append([]string{"event_type", "person", "auction", "bid"}, personFields.names...), auctionFields.names...), bidFields.names...)
 	dec := json.NewDecoder(strings.NewReader(line))
 	var stack []bool // per open container: is it an object
 	expectKey := false

@@ -83,7 +83,8 @@ type Stats struct {
 	// included).
 	Events int64
 	// Skipped is the number of lines sent to the dead-letter output;
-	// FirstSkipped names the first of them: its file, line and error.
+	// FirstSkipped names the first of them: its place (file and line, or
+	// topic, partition and offset) and error.
 	Skipped      int64
 	FirstSkipped string
 }
@@ -234,7 +235,7 @@ func (d *deadLetters) Write(e Event, _ sink.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.n == 0 && e.Bad != nil {
-		d.first = fmt.Sprintf("%s line %d: %v", e.Bad.Split, e.Bad.Line, e.Bad.Err)
+		d.first = fmt.Sprintf("%s: %v", e.Bad.Where(), e.Bad.Err)
 	}
 	d.n++
 	return nil

@@ -32,13 +32,35 @@ func bids(events stream.DataStream[Event]) stream.DataStream[Bid] {
 	}).Name("Bids")
 }
 
+// bidRows is the shape of the queries that look at one bid at a time: a
+// FlatMap named name, chained to the source, that turns a bid into the row
+// keep returns when it says so, and the rows output as enc writes them.
+// keep takes and returns values, never pointers: a pointer given to a
+// function value escapes, and the event with it, to the heap per bid.
+func bidRows[R any](b *build, events stream.DataStream[Event], name string, keep func(v Bid) (R, bool), enc func([]byte, R) []byte) {
+	rows := stream.FlatMap(events, func(e Event, emit func(R)) {
+		if e.Kind != KindBid {
+			return
+		}
+		if r, ok := keep(e.Bid); ok {
+			emit(r)
+		}
+	}).Name(name)
+	output(b, rows, enc)
+}
+
 // appendBid appends auction,bidder,price,dateTime,extra; price as it is.
 func appendBid(b []byte, v Bid) []byte {
+	return appendBidPrice(b, v, appendInt)
+}
+
+// appendBidPrice is appendBid with the price written by price.
+func appendBidPrice(b []byte, v Bid, price func([]byte, int64) []byte) []byte {
 	b = appendInt(b, v.Auction)
 	b = append(b, ',')
 	b = appendInt(b, v.Bidder)
 	b = append(b, ',')
-	b = appendInt(b, v.Price)
+	b = price(b, v.Price)
 	b = append(b, ',')
 	b = appendInt(b, v.DateTime)
 	b = append(b, ',')
@@ -53,24 +75,10 @@ func q0(b *build, events stream.DataStream[Event]) {
 // q1 converts every bid's price to euros: price × 0.908, exact to 3
 // decimals (the Price of its rows is in thousandths).
 func q1(b *build, events stream.DataStream[Event]) {
-	rows := stream.FlatMap(events, func(e Event, emit func(Bid)) {
-		if e.Kind == KindBid {
-			v := e.Bid
-			v.Price *= 908
-			emit(v)
-		}
-	}).Name("CurrencyConversion")
-	output(b, rows, func(dst []byte, v Bid) []byte {
-		dst = appendInt(dst, v.Auction)
-		dst = append(dst, ',')
-		dst = appendInt(dst, v.Bidder)
-		dst = append(dst, ',')
-		dst = appendMillis(dst, v.Price)
-		dst = append(dst, ',')
-		dst = appendInt(dst, v.DateTime)
-		dst = append(dst, ',')
-		return appendField(dst, v.Extra)
-	})
+	bidRows(b, events, "CurrencyConversion", func(v Bid) (Bid, bool) {
+		v.Price *= 908
+		return v, true
+	}, func(dst []byte, v Bid) []byte { return appendBidPrice(dst, v, appendMillis) })
 }
 
 // q2Row is a row of q2.
@@ -78,12 +86,9 @@ type q2Row struct{ Auction, Price int64 }
 
 // q2 selects the bids on auctions whose id is a multiple of 123.
 func q2(b *build, events stream.DataStream[Event]) {
-	rows := stream.FlatMap(events, func(e Event, emit func(q2Row)) {
-		if e.Kind == KindBid && e.Bid.Auction%123 == 0 {
-			emit(q2Row{Auction: e.Bid.Auction, Price: e.Bid.Price})
-		}
-	}).Name("Selection")
-	output(b, rows, func(dst []byte, v q2Row) []byte {
+	bidRows(b, events, "Selection", func(v Bid) (q2Row, bool) {
+		return q2Row{Auction: v.Auction, Price: v.Price}, v.Auction%123 == 0
+	}, func(dst []byte, v q2Row) []byte {
 		dst = appendInt(dst, v.Auction)
 		dst = append(dst, ',')
 		return appendInt(dst, v.Price)
@@ -104,19 +109,14 @@ type q14Row struct {
 // or night (UTC hour 8-18 dayTime, 0-6 and 20-23 nightTime, otherwise
 // otherTime) and the number of 'c's in extra.
 func q14(b *build, events stream.DataStream[Event]) {
-	rows := stream.FlatMap(events, func(e Event, emit func(q14Row)) {
-		if e.Kind != KindBid {
-			return
-		}
-		v := &e.Bid
+	bidRows(b, events, "Filter", func(v Bid) (q14Row, bool) {
 		price := v.Price * 908
 		if price <= 1_000_000_000 || price >= 50_000_000_000 {
-			return
+			return q14Row{}, false
 		}
-		emit(q14Row{Auction: v.Auction, Bidder: v.Bidder, Price: price, TimeType: timeType(v.DateTime),
-			DateTime: v.DateTime, Extra: v.Extra, Count: countC(v.Extra)})
-	}).Name("Filter")
-	output(b, rows, func(dst []byte, v q14Row) []byte {
+		return q14Row{Auction: v.Auction, Bidder: v.Bidder, Price: price, TimeType: timeType(v.DateTime),
+			DateTime: v.DateTime, Extra: v.Extra, Count: countC(v.Extra)}, true
+	}, func(dst []byte, v q14Row) []byte {
 		dst = appendInt(dst, v.Auction)
 		dst = append(dst, ',')
 		dst = appendInt(dst, v.Bidder)

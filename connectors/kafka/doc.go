@@ -56,7 +56,9 @@
 // comes from the strategy's timestamp assigner, so a program that wants
 // the Kafka timestamps puts Record.Timestamp into its values. A record the
 // deserializer refuses fails the job with a RecordError naming its topic,
-// partition and offset (unrecoverable: a restart would read it again).
+// partition and offset (unrecoverable: a restart would read it again). A
+// deserializer that would rather skip such a record returns a value that
+// says so (weir nexmark's KindBad events, for its dead-letter output).
 //
 // The reader is a source.CheckpointListener: the positions of a
 // checkpoint are committed to Group once it completes, in the background
@@ -69,6 +71,10 @@
 // value, headers, timestamp; the record's event time by default). The
 // kgo records and their key and value buffers are reused once
 // acknowledged, so a serializer that appends allocates nothing per record.
+// A record is never aged by its timestamp (an event time may lie years
+// back): the waits for the cluster are the flushes, each within
+// Config.Timeout, on every barrier and whenever MaxBufferedRecords records
+// wait unacknowledged.
 //
 // AtLeastOnce: one idempotent producer per subtask, flushed on every
 // checkpoint's barrier and at the end of input (Flush): every record before
@@ -107,6 +113,13 @@
 // are lost, so the timeout must outlast the checkpoint interval plus the
 // time a failed job takes to restore. TransactionalIDPrefix must be
 // unique to the job on the cluster and kept across its restarts.
+//
+// # Producer
+//
+// Producer loads a topic outside a job (weir gen nexmark --topic): records
+// without key, spread round robin over the partitions, so that each
+// partition holds its records in the order they were produced; Close
+// waits, within the timeout, until every record is acknowledged.
 //
 // Errors start with "connectors/kafka:". This package imports the
 // standard library, franz-go and weir's stream contracts (stream,

@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.uber.org/goleak"
+
+	"github.com/weirdata/weir/stream/source"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -230,4 +232,38 @@ func (l *netListen) close() {
 		c.Close()
 	}
 	l.mu.Unlock()
+}
+
+// stringSource returns the source of opts on cfg with the values as
+// strings.
+func stringSource(t testing.TB, cfg Config, opts SourceOptions) *Source[string] {
+	t.Helper()
+	src, err := NewSource(cfg, opts, Values())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// enumeratorOf returns src's enumerator at parallelism p, restored from st
+// when it is set.
+func enumeratorOf[T any](t testing.TB, src *Source[T], p int, st *source.EnumeratorState) source.Enumerator {
+	t.Helper()
+	enum, err := src.Enumerator(p, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enum
+}
+
+// readerOf returns the reader of subtask i of p, taking splits from enum;
+// it is closed when the test ends, if the test did not close it.
+func readerOf[T any](t testing.TB, src *Source[T], i, p int, enum source.Enumerator) source.Reader[T] {
+	t.Helper()
+	r, err := src.Reader(source.ReaderContext{Subtask: i, Parallelism: p, Splits: enum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

@@ -61,7 +61,7 @@ type reader[T any] struct {
 	ri    int                       // its next record
 	out   []T
 	rec   Record
-	pace  *pacer
+	pace  *source.Throttle
 
 	mu         sync.Mutex
 	pending    []positions // checkpoints taken, not complete
@@ -95,7 +95,7 @@ func newReader[T any](s *Source[T], rc source.ReaderContext) (*reader[T], error)
 		if clk == nil {
 			clk = r.clock
 		}
-		r.pace = newPacer(rc.Rate, clk)
+		r.pace = source.NewThrottle(rc.Rate, clk)
 	}
 	return r, nil
 }
@@ -169,7 +169,7 @@ func (r *reader[T]) Next(ctx context.Context) (source.Batch[T], error) {
 		}
 		limit := r.src.opts.BatchSize
 		if r.pace != nil {
-			n, wait := r.pace.allowance()
+			n, wait := r.pace.Allowance()
 			if n == 0 {
 				if err := r.sleep(ctx, wait); err != nil {
 					return source.Batch[T]{}, err
@@ -309,7 +309,7 @@ func (r *reader[T]) drain() (source.Batch[T], bool, error) {
 			r.finish(h)
 		}
 		if r.pace != nil {
-			r.pace.took(len(r.out))
+			r.pace.Took(len(r.out))
 		}
 		if len(r.out) > 0 {
 			return source.Batch[T]{Split: h.id, First: first, Records: r.out}, true, nil
@@ -409,39 +409,3 @@ func (r *reader[T]) Close() error {
 }
 
 var _ source.CheckpointListener = (*reader[string])(nil)
-
-// pacer limits a reader to a rate of records per second on a clock: record
-// k after the first is due at start + k/rate; a reader more than a second
-// behind starts anew instead of catching up in a burst.
-type pacer struct {
-	every time.Duration
-	burst int
-	clock clock.Clock
-	start time.Time
-	sent  int64
-}
-
-func newPacer(perSecond float64, c clock.Clock) *pacer {
-	return &pacer{every: max(time.Duration(float64(time.Second)/perSecond), 1), burst: max(int(perSecond/100), 1), clock: c}
-}
-
-// allowance returns how many records may be read now, or 0 and how long
-// to wait.
-func (p *pacer) allowance() (int, time.Duration) {
-	now := p.clock.Now()
-	if p.start.IsZero() {
-		p.start = now
-	}
-	due := p.start.Add(time.Duration(p.sent) * p.every)
-	if now.Before(due) {
-		return 0, due.Sub(now)
-	}
-	if now.Sub(due) > time.Second {
-		p.start, p.sent = now, 0
-		return 1, 0
-	}
-	n := int64(now.Sub(p.start)/p.every) + 1 - p.sent
-	return int(min(n, int64(p.burst))), 0
-}
-
-func (p *pacer) took(n int) { p.sent += int64(n) }

@@ -86,7 +86,8 @@ type SinkOptions struct {
 	// commit loses its records.
 	TransactionTimeout time.Duration
 	// MaxBufferedRecords bounds the records a writer holds unacknowledged
-	// (10,000 by default); Write waits when it is reached.
+	// (10,000 by default); a Write that finds it reached first flushes,
+	// within the timeout.
 	MaxBufferedRecords int
 }
 

@@ -51,10 +51,7 @@ func TestSinkExactlyOnceFailure(t *testing.T) {
 		t.Run(fmt.Sprint("parallelism=", p), func(t *testing.T) {
 			cfg := cluster(t, 4, "in", "out")
 			in := produceSpread(t, cfg, "in", "r", 4, 1200)
-			src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8}, Values())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8})
 			snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: ExactlyOnce, TransactionalIDPrefix: "job"}, ValueBytes())
 			if err != nil {
 				t.Fatal(err)
@@ -94,10 +91,7 @@ func TestSinkExactlyOnceRestore(t *testing.T) {
 	in := produceSpread(t, cfg, "in", "r", 4, 1000)
 	dir := t.TempDir()
 	run := func(stopAfter int64) {
-		src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8}, Values())
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8})
 		snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: ExactlyOnce, TransactionalIDPrefix: "job"}, ValueBytes())
 		if err != nil {
 			t.Fatal(err)
@@ -140,10 +134,7 @@ func TestSinkExactlyOnceRestore(t *testing.T) {
 func TestSinkAtLeastOnceFailure(t *testing.T) {
 	cfg := cluster(t, 4, "in", "out")
 	in := produceSpread(t, cfg, "in", "r", 4, 1000)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 8})
 	snk, err := NewSink(cfg, SinkOptions{Topic: "out"}, ValueBytes())
 	if err != nil {
 		t.Fatal(err)
@@ -317,14 +308,11 @@ func blackhole(t *testing.T) string {
 // source's job and for the sink's writer.
 func TestUnreachableBroker(t *testing.T) {
 	cfg := Config{Brokers: []string{blackhole(t)}, Timeout: 300 * time.Millisecond}
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true})
 	env := stream.New(stream.Options{Parallelism: 1})
 	stream.Collect(stream.FromSource(env, src, watermark.NoWatermarks[string](), "kafka"))
 	start := time.Now()
-	_, err = env.Execute(context.Background())
+	_, err := env.Execute(context.Background())
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), cfg.Brokers[0]) || !strings.Contains(err.Error(), "300ms") {
 		t.Fatalf("source: error %v, want ErrUnreachable naming the broker and the timeout", err)
 	}
@@ -339,5 +327,42 @@ func TestUnreachableBroker(t *testing.T) {
 		if _, err := s.CreateWriter(sink.InitContext{Parallelism: 1}); !errors.Is(err, ErrUnreachable) {
 			t.Fatalf("%v sink: error %v, want ErrUnreachable", d, err)
 		}
+	}
+}
+
+// TestSinkPastEventTime: records whose event time (their Kafka timestamp)
+// lies years in the past are written, exactly once and at least once,
+// with those timestamps.
+func TestSinkPastEventTime(t *testing.T) {
+	for _, d := range []Delivery{AtLeastOnce, ExactlyOnce} {
+		t.Run(d.String(), func(t *testing.T) {
+			cfg := cluster(t, 2, "in", "out")
+			in := produceSpread(t, cfg, "in", "r", 2, 200)
+			src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true})
+			snk, err := NewSink(cfg, SinkOptions{Topic: "out", Delivery: d, TransactionalIDPrefix: "past"}, ValueBytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			const past = 1_000_000_000_000 // 2001-09-09
+			env := stream.New(stream.Options{Parallelism: 2})
+			env.EnableCheckpointing(30 * time.Millisecond)
+			strategy := watermark.ForBoundedOutOfOrderness[string](0).WithTimestampAssigner(func(string, int64) int64 { return past })
+			stream.SinkTo(stream.FromSource(env, src, strategy, "kafka-in").UID("in"), snk).UID("kafka-out")
+			if _, err := env.Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := sameSet(readCommitted(t, cfg, "out"), in); err != nil {
+				t.Fatal(err)
+			}
+			cl := client(t, cfg, kgo.ConsumeTopics("out"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			fs := cl.PollFetches(ctx)
+			fs.EachRecord(func(r *kgo.Record) {
+				if !r.Attrs.IsControl() && r.Timestamp.UnixMilli() != past {
+					t.Fatalf("record timestamp %d, want %d", r.Timestamp.UnixMilli(), past)
+				}
+			})
+		})
 	}
 }

@@ -24,10 +24,7 @@ func TestSourceBoundedReadsAll(t *testing.T) {
 	cfg := cluster(t, 4, "in")
 	want := produceSpread(t, cfg, "in", "r", 4, 1000)
 	for _, p := range []int{1, 2, 3, 5} {
-		src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 64}, Values())
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 64})
 		env := stream.New(stream.Options{Parallelism: p})
 		out := stream.Collect(stream.FromSource(env, src, watermark.NoWatermarks[string](), "kafka"))
 		if _, err := env.Execute(context.Background()); err != nil {
@@ -61,14 +58,8 @@ func readAll(t *testing.T, r source.Reader[string]) []string {
 func TestSourceBoundedStopsAtStart(t *testing.T) {
 	cfg := cluster(t, 4, "in")
 	want := produceSpread(t, cfg, "in", "before", 4, 200)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
-	enum, err := src.Enumerator(2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true})
+	enum := enumeratorOf(t, src, 2, nil)
 	st := enum.Snapshot()
 	if len(st.Pending) != 4 {
 		t.Fatalf("%d splits, want one per partition", len(st.Pending))
@@ -81,10 +72,7 @@ func TestSourceBoundedStopsAtStart(t *testing.T) {
 	produceSpread(t, cfg, "in", "after", 4, 40)
 	var got []string
 	for i := range 2 {
-		r, err := src.Reader(source.ReaderContext{Subtask: i, Parallelism: 2, Splits: enum})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readerOf(t, src, i, 2, enum)
 		got = append(got, readAll(t, r)...)
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
@@ -102,21 +90,12 @@ func TestSourceBoundedStopsAtStart(t *testing.T) {
 func TestSourceRestoreMidTopic(t *testing.T) {
 	cfg := cluster(t, 4, "in")
 	want := produceSpread(t, cfg, "in", "r", 4, 400)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 16}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
-	enum, err := src.Enumerator(2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 16})
+	enum := enumeratorOf(t, src, 2, nil)
 	var before []string
 	var positions []source.Split
 	for i := range 2 {
-		r, err := src.Reader(source.ReaderContext{Subtask: i, Parallelism: 2, Splits: enum})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readerOf(t, src, i, 2, enum)
 		for len(before) < 60*(i+1) {
 			b, err := r.Next(context.Background())
 			if err != nil {
@@ -134,16 +113,10 @@ func TestSourceRestoreMidTopic(t *testing.T) {
 	}
 	pending := enum.Snapshot()
 	for _, p := range []int{1, 2, 3} {
-		enum, err := src.Enumerator(p, &pending)
-		if err != nil {
-			t.Fatal(err)
-		}
+		enum := enumeratorOf(t, src, p, &pending)
 		got := append([]string(nil), before...)
 		for i := range p {
-			r, err := src.Reader(source.ReaderContext{Subtask: i, Parallelism: p, Splits: enum})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := readerOf(t, src, i, p, enum)
 			var mine []source.Split
 			for k, s := range positions {
 				if k%p == i {
@@ -168,10 +141,7 @@ func TestSourceRestoreMidTopic(t *testing.T) {
 func TestSourceDiscoversPartitions(t *testing.T) {
 	cfg := cluster(t, 1, "grow")
 	first := produceSpread(t, cfg, "grow", "a", 1, 50)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"grow"}, DiscoveryInterval: 100 * time.Millisecond}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"grow"}, DiscoveryInterval: 100 * time.Millisecond})
 	var got seen
 	env := stream.New(stream.Options{Parallelism: 2})
 	stream.Collect(stream.Map(stream.FromSource(env, src, watermark.NoWatermarks[string](), "kafka"), func(v string) string {
@@ -317,14 +287,8 @@ func TestSourceStartOffsets(t *testing.T) {
 	}
 	starts := func(o Offsets) map[string]int64 {
 		t.Helper()
-		src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Group: "g", Start: o}, Values())
-		if err != nil {
-			t.Fatal(err)
-		}
-		enum, err := src.Enumerator(1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Group: "g", Start: o})
+		enum := enumeratorOf(t, src, 1, nil)
 		out := map[string]int64{}
 		for _, s := range enum.Snapshot().Pending {
 			out[s.ID] = s.Offset
@@ -349,18 +313,9 @@ func TestSourceStartOffsets(t *testing.T) {
 	}
 
 	// a reader whose checkpoint completes commits its positions
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Group: "g2", Bounded: true}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
-	enum, err := src.Enumerator(1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := src.Reader(source.ReaderContext{Subtask: 0, Parallelism: 1, Splits: enum})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Group: "g2", Bounded: true})
+	enum := enumeratorOf(t, src, 1, nil)
+	r := readerOf(t, src, 0, 1, enum)
 	b, err := r.Next(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -426,10 +381,7 @@ func TestOwner(t *testing.T) {
 func TestSourceCommitsOnCheckpoint(t *testing.T) {
 	cfg := cluster(t, 3, "in")
 	want := produceSpread(t, cfg, "in", "r", 3, 90)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Group: "monitor"}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Group: "monitor"})
 	var got seen
 	env := stream.New(stream.Options{Parallelism: 2})
 	env.EnableCheckpointing(time.Hour)
@@ -470,18 +422,9 @@ func TestSourceCommitsOnCheckpoint(t *testing.T) {
 func TestSourceInterruptedNext(t *testing.T) {
 	cfg := cluster(t, 4, "in")
 	want := produceSpread(t, cfg, "in", "r", 4, 2000)
-	src, err := NewSource(cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 7}, Values())
-	if err != nil {
-		t.Fatal(err)
-	}
-	enum, err := src.Enumerator(1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := src.Reader(source.ReaderContext{Subtask: 0, Parallelism: 1, Splits: enum})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, Bounded: true, BatchSize: 7})
+	enum := enumeratorOf(t, src, 1, nil)
+	r := readerOf(t, src, 0, 1, enum)
 	defer r.Close()
 	var got []string
 	for cut := 0; ; cut++ {

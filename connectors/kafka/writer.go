@@ -77,7 +77,10 @@ func (w *writer[T]) producerOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.DefaultProduceTopic(o.Topic),
 		kgo.MaxBufferedRecords(o.MaxBufferedRecords),
-		kgo.RecordDeliveryTimeout(max(w.s.cfg.timeout(), time.Second)),
+		// no RecordDeliveryTimeout: franz-go ages a record by its
+		// Timestamp, which is the record's event time here, and would fail
+		// every record of a past event time. The waits on the cluster are
+		// bounded by the flushes instead (Write, Flush).
 		kgo.ProducerLinger(5 * time.Millisecond),
 	}
 }
@@ -155,6 +158,13 @@ func (w *writer[T]) Write(v T, ctx sink.Context) error {
 		kr.Timestamp = time.UnixMilli(w.rec.Timestamp)
 	}
 	w.rec = Record{}
+	if w.cl.BufferedProduceRecords() >= int64(w.s.opts.MaxBufferedRecords) {
+		// Produce would wait for room without bound: a flush waits
+		// within the timeout
+		if err := w.Flush(false); err != nil {
+			return err
+		}
+	}
 	w.cl.Produce(context.Background(), kr, w.promise)
 	w.records++
 	return nil

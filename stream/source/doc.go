@@ -80,6 +80,13 @@
 //	                              perSecond / parallelism, paced by an injectable Clock
 //	Parse(src, fn)                lines parsed into records
 //
+// ReaderContext.Rate (stream.Options.SourceRate split over the subtasks)
+// throttles every reader of this package: a Throttle (Flink's
+// RateLimiterStrategy.perSecond: record k due at k/rate on the clock, at
+// most a hundredth of a second's records at once, a reader more than a
+// second behind starting anew) says how many records it may read now.
+// Readers of other packages (connectors/kafka's) pace by it too.
+//
 // # Cancellation and errors
 //
 // Next returns ctx.Err() as soon as ctx is done: its waits watch ctx, and a

@@ -42,7 +42,7 @@ type reader[T any] struct {
 	turn    int              // the active split to ask first
 	noMore  bool             // the enumerator has no more splits for this reader
 	retry   time.Time        // do not ask the enumerator before this
-	pace    *throttle        // nil: no ReaderContext.Rate
+	pace    *Throttle        // nil: no ReaderContext.Rate
 	paused  map[string]bool  // splits not to read (watermark alignment), by id
 }
 
@@ -53,7 +53,7 @@ func newReader[T any](rc ReaderContext, c config, kind Boundedness, open opener[
 		if clk == nil {
 			clk = c.clock
 		}
-		r.pace = newThrottle(rc.Rate, clk)
+		r.pace = NewThrottle(rc.Rate, clk)
 	}
 	return r
 }
@@ -149,7 +149,7 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 		}
 		limit := math.MaxInt
 		if r.pace != nil && len(r.active) > 0 {
-			n, w := r.pace.allowance()
+			n, w := r.pace.Allowance()
 			if n == 0 {
 				if err := r.sleep(ctx, w); err != nil {
 					return Batch[T]{}, err
@@ -183,7 +183,7 @@ func (r *reader[T]) Next(ctx context.Context) (Batch[T], error) {
 					r.turn = i + 1
 				}
 				if r.pace != nil {
-					r.pace.took(len(batch))
+					r.pace.Took(len(batch))
 				}
 				pos := sr.position()
 				return Batch[T]{Split: pos.ID, First: pos.Records - int64(len(batch)), Records: batch}, nil

@@ -98,7 +98,7 @@ type ReaderContext struct {
 	// for available data.
 	Idle func(d time.Duration)
 	// Rate, when positive, throttles the reader to Rate records per second
-	// (see throttle); zero reads as fast as the splits give records.
+	// (see Throttle); zero reads as fast as the splits give records.
 	Rate float64
 	// Clock, when set, is the clock the throttle paces by (the job's);
 	// nil means the source's (WithClock).

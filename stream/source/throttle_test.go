@@ -65,3 +65,37 @@ func (c *stepClock) Timer(at time.Time) clock.Timer {
 	}
 	return firedAt(c.now)
 }
+
+// TestThrottle: at 1,000 records per second record k is due at k ms; an
+// allowance is at most 10 records (a hundredth of a second's), and a
+// reader more than a second behind starts anew with one record.
+func TestThrottle(t *testing.T) {
+	start := time.Unix(1000, 0)
+	clk := clock.NewManual(start)
+	th := NewThrottle(1000, clk)
+	if n, w := th.Allowance(); n != 1 || w != 0 {
+		t.Fatalf("first allowance %d, %v; want 1, 0", n, w)
+	}
+	th.Took(1)
+	if n, w := th.Allowance(); n != 0 || w != time.Millisecond {
+		t.Fatalf("allowance %d, %v right after; want 0, 1ms", n, w)
+	}
+	clk.Advance(5 * time.Millisecond) // records 1 to 5 are due
+	if n, _ := th.Allowance(); n != 5 {
+		t.Fatalf("allowance %d at 5 ms, want 5", n)
+	}
+	th.Took(5)
+	clk.Advance(100 * time.Millisecond)
+	if n, _ := th.Allowance(); n != 10 {
+		t.Fatalf("allowance %d at 105 ms, want the burst of 10", n)
+	}
+	th.Took(10)
+	clk.Advance(2 * time.Second)
+	if n, w := th.Allowance(); n != 1 || w != 0 {
+		t.Fatalf("allowance %d, %v 2 s behind; want 1, 0 (a new start)", n, w)
+	}
+	th.Took(1)
+	if n, w := th.Allowance(); n != 0 || w != time.Millisecond {
+		t.Fatalf("allowance %d, %v after the new start; want 0, 1ms", n, w)
+	}
+}
