@@ -15,7 +15,9 @@
 // Flink's fixed-delay strategy), when it is removed from the HA store.
 // Attempts are named <epoch>-<n>; each gets its own checkpoint directory
 // under Options.CheckpointDir and the job's latest recorded checkpoint to
-// restore.
+// restore. The first checkpoint an attempt records removes the directories
+// of the job's other attempts; a job ending FINISHED or CANCELED loses its
+// directory, a FAILED one keeps it.
 //
 // # Contracts
 //
@@ -23,6 +25,9 @@
 //     for the job's current attempt, at the current epoch, while this
 //     JobManager leads; the next attempt's restore is read under the same
 //     lock, so no stale attempt records a checkpoint after it.
+//   - A directory holding the recorded pointer is never removed: pruning
+//     runs under the job's gate, after its own attempt's checkpoint was
+//     recorded, and keeps that attempt's directory.
 //   - A TaskManager is lost when its stream breaks or it was silent for
 //     HeartbeatTimeout on Options.Clock; its attempts fail at once.
 //   - Run returns an error when the leadership is lost: the process must

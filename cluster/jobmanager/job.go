@@ -41,7 +41,8 @@ type job struct {
 	latest     *rest.CompletedCheckpoint
 	savepoint  *rest.CompletedCheckpoint
 	savepoints map[string]*rest.Savepoint
-	sps        int // savepoints triggered
+	sps        int    // savepoints triggered
+	pruned     string // the attempt whose recorded checkpoint pruned the others' directories; under gate
 }
 
 // attempt is a deployment of a job on a TaskManager.
@@ -220,7 +221,7 @@ func (jm *JobManager) deploy(ctx context.Context, j *job, tm *taskManager, slots
 		return a, fmt.Errorf("jobmanager: the latest checkpoint of job %s: %w", j.id, err)
 	}
 	d := &rpc.Deploy{JobID: j.id, Attempt: a.id, Args: j.args, Slots: slots,
-		CheckpointDir: strings.TrimSuffix(jm.opts.CheckpointDir, "/") + "/" + j.id + "/" + a.id}
+		CheckpointDir: jm.attemptDir(j.id, a.id)}
 	jm.mu.Lock()
 	defer jm.mu.Unlock()
 	if ok {
@@ -267,7 +268,8 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 }
 
 // finish ends j in state (FINISHED, CANCELED or FAILED) and removes it
-// from the HA store.
+// from the HA store. A job FINISHED or CANCELED loses its checkpoint
+// directory; a FAILED one keeps it, to restore from by hand.
 func (jm *JobManager) finish(ctx context.Context, j *job, state, failure string) {
 	jm.mu.Lock()
 	epoch, err := jm.epochLocked()
@@ -278,6 +280,11 @@ func (jm *JobManager) finish(ctx context.Context, j *job, state, failure string)
 	if err == nil {
 		if err := jm.opts.HA.RemoveJob(ctx, epoch, j.id, j.incarnation); err != nil && !errors.Is(err, ha.ErrNotFound) {
 			jm.logf("job %s: remove from the HA store: %v", j.id, err)
+		}
+	}
+	if state != rest.StateFailed {
+		if err := jm.removeJobDir(ctx, j.id); err != nil {
+			jm.logf("job %s: %v", j.id, err)
 		}
 	}
 }
@@ -312,6 +319,14 @@ func (jm *JobManager) Gate(ctx context.Context, req *rpc.GateRequest) (*rpc.Gate
 		return nil, fmt.Errorf("jobmanager: checkpoint %d of job %s: %w", req.Checkpoint, req.JobID, err)
 	}
 	now := jm.opts.Clock.Now().UnixMilli()
+	if j.pruned != req.Attempt && strings.HasPrefix(req.Path, jm.attemptDir(j.id, req.Attempt)+"/") {
+		// The pointer is in this attempt's directory: the superseded
+		// attempts' directories hold nothing a restore reads.
+		j.pruned = req.Attempt
+		if err := jm.pruneAttempts(ctx, j.id, req.Attempt); err != nil {
+			jm.logf("job %s: %v", j.id, err)
+		}
+	}
 	jm.mu.Lock()
 	j.completed++
 	j.latest = &rest.CompletedCheckpoint{ID: req.Checkpoint, Status: "COMPLETED", TriggerTimestamp: now, LatestAckTimestamp: now, ExternalPath: req.Path}

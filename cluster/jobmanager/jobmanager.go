@@ -37,7 +37,9 @@ type Options struct {
 	RESTToken string
 	// CheckpointDir holds each attempt's checkpoints, under
 	// <CheckpointDir>/<job id>/<attempt>: a directory every process sees,
-	// or an s3:// URL.
+	// or an s3:// URL (reached as the AWS variables say). The JobManager
+	// removes superseded attempts' directories, and a FINISHED or CANCELED
+	// job's.
 	CheckpointDir string
 	// HA is the cluster's high-availability store; nil is an in-memory
 	// one (no standby can take over).

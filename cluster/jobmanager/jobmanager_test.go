@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +28,10 @@ type run struct {
 
 // fakeProgram runs jobs named by their args: ["wait", slots] records
 // checkpoint 1 (after the one it restores) through the gate and runs
-// until canceled; ["finish", slots] records one and finishes.
+// until canceled; ["finish", slots] records one and finishes. With the
+// prefix "disk-" ("disk-wait", "disk-finish", "disk-bad") the checkpoint
+// is a directory chk-<id> written under the attempt's CheckpointDir, and
+// its path is the one recorded.
 type fakeProgram struct {
 	tm    string
 	runs  chan run
@@ -50,19 +56,30 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 	if p.ended != nil {
 		defer func() { p.ended <- env.Attempt }()
 	}
-	if args[0] == "bad" {
+	mode, disk := strings.CutPrefix(args[0], "disk-")
+	if mode == "bad" && !disk {
 		p.runs <- run{tm: p.tm, env: env}
 		return fmt.Errorf("fake: %w", badArgs{})
 	}
 	id := int64(1)
 	if env.Restore != "" {
-		n, err := strconv.ParseInt(strings.TrimPrefix(env.Restore, "chk-"), 10, 64)
+		n, err := strconv.ParseInt(strings.TrimPrefix(filepath.Base(env.Restore), "chk-"), 10, 64)
 		if err != nil {
 			return err
 		}
 		id = n + 1
 	}
-	if err := env.Gate(ctx, id, fmt.Sprintf("chk-%d", id)); err != nil {
+	path := fmt.Sprintf("chk-%d", id)
+	if disk {
+		path = filepath.Join(env.CheckpointDir, path)
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(path, "_metadata"), []byte(env.Attempt), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := env.Gate(ctx, id, path); err != nil {
 		return err
 	}
 	stopped := make(chan struct{})
@@ -70,8 +87,11 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 		env.Started(&fakeControl{stopped: stopped})
 	}
 	p.runs <- run{tm: p.tm, env: env}
-	if args[0] == "finish" {
+	switch mode {
+	case "finish":
 		return nil
+	case "bad":
+		return fmt.Errorf("fake: %w", badArgs{})
 	}
 	select {
 	case <-ctx.Done():
@@ -401,5 +421,86 @@ func TestTaskManagerCutOff(t *testing.T) {
 	cancel()
 	if err := <-res; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// listing returns the names under dir, nil when dir does not exist.
+func listing(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestCheckpointDirs: each attempt checkpoints under its own directory;
+// once a restarted attempt's checkpoint is recorded, the superseded
+// attempt's directory is gone and the recorded one is on disk. A job
+// CANCELED or FINISHED leaves no directory; a FAILED one keeps its.
+func TestCheckpointDirs(t *testing.T) {
+	c := newCluster(t, Options{RestartDelay: time.Millisecond, HeartbeatTimeout: time.Hour})
+	c.startTM("a", 1, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"disk-wait", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobDir := filepath.Join(c.jm.opts.CheckpointDir, jid)
+	first := c.next()
+	if got := listing(t, jobDir); !slices.Equal(got, []string{first.env.Attempt}) {
+		t.Fatalf("after the first attempt's checkpoint: %v, want [%s]", got, first.env.Attempt)
+	}
+	if got := listing(t, filepath.Join(jobDir, first.env.Attempt)); !slices.Equal(got, []string{"chk-1"}) {
+		t.Fatalf("the first attempt's directory: %v, want [chk-1]", got)
+	}
+	c.startTM("b", 1, cluster.Fingerprint{})
+	c.registered(2)
+	c.tms["a"]() // a's connection breaks: the job restarts on b
+	second := c.next()
+	if second.tm != "b" || second.env.Restore != filepath.Join(jobDir, first.env.Attempt, "chk-1") {
+		t.Fatalf("the restart ran on %s restoring %q, want b restoring the first attempt's chk-1", second.tm, second.env.Restore)
+	}
+	if got := listing(t, jobDir); !slices.Equal(got, []string{second.env.Attempt}) {
+		t.Fatalf("after the restart's checkpoint: %v, want [%s] alone", got, second.env.Attempt)
+	}
+	c.jm.mu.Lock()
+	inc := c.jm.jobs[jid].incarnation
+	c.jm.mu.Unlock()
+	ptr, ok, err := c.jm.opts.HA.LatestCheckpoint(ctx, jid, inc)
+	if err != nil || !ok || ptr.Path != filepath.Join(jobDir, second.env.Attempt, "chk-2") {
+		t.Fatalf("the recorded pointer %+v %v %v", ptr, ok, err)
+	}
+	if _, err := os.Stat(filepath.Join(ptr.Path, "_metadata")); err != nil {
+		t.Fatalf("the recorded checkpoint: %v", err)
+	}
+	if err := c.jm.Cancel(ctx, jid); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("the job canceled", func() bool { return c.state(jid) == rest.StateCanceled })
+	if got := listing(t, jobDir); got != nil {
+		t.Fatalf("a canceled job's directory holds %v", got)
+	}
+
+	fin, _ := c.jm.Submit(ctx, rest.Submission{Args: []string{"disk-finish", "1"}})
+	c.next()
+	c.waitFor("the job finished", func() bool { return c.state(fin) == rest.StateFinished })
+	if got := listing(t, filepath.Join(c.jm.opts.CheckpointDir, fin)); got != nil {
+		t.Fatalf("a finished job's directory holds %v", got)
+	}
+
+	bad, _ := c.jm.Submit(ctx, rest.Submission{Args: []string{"disk-bad", "1"}})
+	r := c.next()
+	c.waitFor("the job failed", func() bool { return c.state(bad) == rest.StateFailed })
+	if got := listing(t, filepath.Join(c.jm.opts.CheckpointDir, bad, r.env.Attempt)); !slices.Equal(got, []string{"chk-1"}) {
+		t.Fatalf("a failed job's attempt directory holds %v, want [chk-1]", got)
 	}
 }

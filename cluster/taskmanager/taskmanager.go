@@ -207,16 +207,17 @@ func (tm *TaskManager) session(ctx context.Context) error {
 	defer conn.Close()
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := rpc.Connect(sctx, conn)
-	if err != nil {
-		return fmt.Errorf("taskmanager: connect to %s: %w", addr, err)
-	}
-	// a JobManager that does not answer the registration in time (a paused
-	// one accepts connections and says nothing) is given up
+	// a JobManager that does not answer the connection and the registration
+	// in time is given up: a paused one accepts TCP connections and says
+	// nothing, and gRPC would wait for its handshake for 20 s
 	tm.mu.Lock()
 	regTimer := time.AfterFunc(tm.timeout, cancel)
 	tm.mu.Unlock()
 	defer regTimer.Stop()
+	stream, err := rpc.Connect(sctx, conn)
+	if err != nil {
+		return fmt.Errorf("taskmanager: connect to %s: %w", addr, err)
+	}
 	reg := &rpc.FromTM{Register: &rpc.Register{ID: tm.opts.ID, Address: tm.opts.Address, Slots: tm.opts.Slots, Fingerprint: tm.fp}}
 	if err := stream.SendMsg(reg); err != nil {
 		return fmt.Errorf("taskmanager: register with %s: %w", addr, err)

@@ -450,3 +450,72 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("the binary built at %q, copied by %q, is not the entrypoint %q", out, copyBin, ef[0])
 	}
 }
+
+// TestKubernetesHA checks the variant the README and jobmanager.yaml
+// describe: the weir containers' arguments with the --ha-etcd-* flags
+// replaced by --ha=kubernetes are arguments the commands take, and
+// rbac.yaml grants the pods' ServiceAccount what the store does with
+// Leases and ConfigMaps.
+func TestKubernetesHA(t *testing.T) {
+	m := load(t)
+	for _, w := range []string{"weir-jobmanager", "weir-taskmanager"} {
+		pod, _, ok := m.podSpec(w)
+		if !ok {
+			t.Fatalf("no workload %s", w)
+		}
+		c := pod.Spec.Containers[0]
+		var args []string
+		for _, a := range c.Args {
+			switch {
+			case a == "--ha=etcd":
+				args = append(args, "--ha=kubernetes")
+			case strings.HasPrefix(a, "--ha-etcd-"):
+			default:
+				args = append(args, a)
+			}
+		}
+		if !slices.Contains(args, "--ha=kubernetes") || flag(args, "ha-cluster-id") == "" {
+			t.Errorf("%s: the variant's args %v: want --ha=kubernetes and --ha-cluster-id", w, args)
+		}
+		cmd, _, err := cli.NewRootCommand().Find([]string{args[0]})
+		if err != nil || cmd.Name() != args[0] {
+			t.Fatalf("weir %s: %v", args[0], err)
+		}
+		if err := cmd.ParseFlags(args[1:]); err != nil {
+			t.Errorf("weir %s does not take %v: %v", args[0], args[1:], err)
+		}
+		if v, err := cmd.Flags().GetString("ha"); err != nil || v != "kubernetes" {
+			t.Errorf("weir %s: --ha is %q (%v)", args[0], v, err)
+		}
+		sa := pod.Spec.ServiceAccountName
+		if !m.granted(sa, "coordination.k8s.io", "leases", "get", "create", "update") ||
+			!m.granted(sa, "", "configmaps", "get", "create", "update") {
+			t.Errorf("%s: ServiceAccount %q is not granted get, create and update of Leases and ConfigMaps", w, sa)
+		}
+	}
+}
+
+// granted reports whether a Role bound to the ServiceAccount sa allows
+// verbs on resource of group.
+func (m manifests) granted(sa, group, resource string, verbs ...string) bool {
+	for _, b := range m.bindings {
+		bound := false
+		for _, s := range b.Subjects {
+			bound = bound || (s.Kind == "ServiceAccount" && s.Name == sa)
+		}
+		r := m.roles[b.RoleRef.Name]
+		if !bound || r == nil || b.RoleRef.Kind != "Role" {
+			continue
+		}
+		left := slices.Clone(verbs)
+		for _, rule := range r.Rules {
+			if slices.Contains(rule.APIGroups, group) && slices.Contains(rule.Resources, resource) {
+				left = slices.DeleteFunc(left, func(v string) bool { return slices.Contains(rule.Verbs, v) })
+			}
+		}
+		if len(left) == 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -24,17 +24,22 @@ type haFlags struct {
 	endpoints string
 	clusterID string
 	leaseTTL  time.Duration
+	namespace string
 }
 
 func (h *haFlags) register(f *pflag.FlagSet) {
-	f.StringVar(&h.mode, "ha", "none", "high availability: none, or etcd (leader election and job metadata in etcd)")
+	f.StringVar(&h.mode, "ha", "none", "high availability: none, etcd (leader election and job metadata in etcd) or kubernetes (in a Lease and a ConfigMap)")
 	f.StringVar(&h.endpoints, "ha-etcd-endpoints", "", "with --ha etcd: etcd's client URLs, comma-separated")
-	f.StringVar(&h.clusterID, "ha-cluster-id", "default", "with --ha etcd: the cluster's id, which namespaces its keys")
-	f.DurationVar(&h.leaseTTL, "ha-lease-ttl", 10*time.Second, "with --ha etcd: how long a leadership outlives its JobManager's silence")
+	f.StringVar(&h.clusterID, "ha-cluster-id", "default", "with --ha etcd or kubernetes: the cluster's id, which names its keys or objects")
+	f.DurationVar(&h.leaseTTL, "ha-lease-ttl", 10*time.Second, "with --ha etcd or kubernetes: how long a leadership outlives its JobManager's silence")
+	f.StringVar(&h.namespace, "ha-kubernetes-namespace", "", "with --ha kubernetes: the namespace of the Lease and the ConfigMap (default: the pod's, else \"default\")")
 }
 
 // open returns the HA store the flags name, nil for none.
 func (h *haFlags) open(ctx context.Context) (ha.Store, error) {
+	if h.mode != "kubernetes" && h.namespace != "" {
+		return nil, &usageError{err: errors.New("--ha-kubernetes-namespace is for --ha kubernetes")}
+	}
 	switch h.mode {
 	case "none", "":
 		return nil, nil
@@ -47,8 +52,10 @@ func (h *haFlags) open(ctx context.Context) (ha.Store, error) {
 			return nil, fmt.Errorf("--ha etcd: %w", err)
 		}
 		return s, nil
+	case "kubernetes":
+		return h.openKubernetes()
 	}
-	return nil, &usageError{err: fmt.Errorf("--ha must be none or etcd, got %q", h.mode)}
+	return nil, &usageError{err: fmt.Errorf("--ha must be none, etcd or kubernetes, got %q", h.mode)}
 }
 
 // newJobManagerCommand is `weir jobmanager`.
@@ -56,7 +63,7 @@ func newJobManagerCommand() *cobra.Command {
 	var opts jobmanager.Options
 	var h haFlags
 	cmd := &cobra.Command{
-		Use:   "jobmanager --checkpoint-dir DIR [--rest-address H:P] [--rpc-address H:P] [--ha etcd ...]",
+		Use:   "jobmanager --checkpoint-dir DIR [--rest-address H:P] [--rpc-address H:P] [--ha etcd|kubernetes ...]",
 		Short: "Run a cluster's JobManager: it schedules the jobs submitted onto its TaskManagers",
 		Long: `Run a JobManager of a weir cluster. TaskManagers (weir taskmanager) connect to
 its --rpc-address; weir run <job> --jobmanager http://<rest-address> and weir tpch
@@ -72,7 +79,9 @@ broken) restarts its jobs from their latest checkpoint on the slots left, up to
 
 With --ha etcd, JobManagers of one --ha-cluster-id elect a leader in etcd; the
 leader keeps the jobs and their latest checkpoints there, and a standby that
-takes over restarts them. A JobManager that loses its leadership exits with
+takes over restarts them. --ha kubernetes does the same in a Lease and a
+ConfigMap of --ha-kubernetes-namespace, through the pod's service account
+(or $KUBECONFIG outside a cluster). A JobManager that loses its leadership exits with
 status 1.`,
 		Args: cobra.NoArgs,
 	}
@@ -119,10 +128,10 @@ func newTaskManagerCommand(g *globalOptions) *cobra.Command {
 	var opts taskmanager.Options
 	var h haFlags
 	cmd := &cobra.Command{
-		Use:   "taskmanager (--jobmanager H:P | --ha etcd ...) [--slots N] [--memory SIZE]",
+		Use:   "taskmanager (--jobmanager H:P | --ha etcd|kubernetes ...) [--slots N] [--memory SIZE]",
 		Short: "Run a cluster's TaskManager: it runs the jobs its JobManager deploys in its slots",
 		Long: `Run a TaskManager of a weir cluster. It registers with the JobManager at
---jobmanager (its --rpc-address), or with the leader etcd names (--ha etcd), with
+--jobmanager (its --rpc-address), or with the leader etcd or Kubernetes names (--ha etcd|kubernetes), with
 --slots slots and this binary's build fingerprint (a JobManager of another build
 refuses it and it exits), sends a heartbeat every second and runs the jobs
 deployed to it in process, within --memory. A TaskManager that does not hear
@@ -152,7 +161,7 @@ again.`,
 			defer store.Close()
 		}
 		if store == nil && opts.JobManager == "" {
-			return &usageError{err: errors.New("give --jobmanager H:P or --ha etcd")}
+			return &usageError{err: errors.New("give --jobmanager H:P, or --ha etcd or kubernetes")}
 		}
 		opts.HA, opts.Program = store, clusterProgram{memory: g.memory, slots: opts.Slots}
 		opts.Stdout, opts.Stderr, opts.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.ErrOrStderr()

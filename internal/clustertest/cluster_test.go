@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -27,17 +29,11 @@ var (
 	buildErr  error
 )
 
-// weir builds cmd/weir once per test binary, or skips the test under
-// -short or without a go command.
-func weir(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a cluster of weir processes: runs without -short only")
-	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
+// goBin is the go command that builds cmd/weir.
+var goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+
+// build builds cmd/weir once per test binary.
+func build() {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "weir-cluster-")
 		if err != nil {
@@ -50,13 +46,32 @@ func weir(t *testing.T) string {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
+}
+
+// weir returns the weir binary, or skips the test under -short or
+// without a go command.
+func weir(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a cluster of weir processes: runs without -short only")
+	}
+	if _, err := os.Stat(goBin); err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	build()
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return weirBin
 }
 
+// TestMain builds the binary before the tests (not under -short), so
+// that no test's time holds the build.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if _, err := os.Stat(goBin); err == nil && !testing.Short() {
+		build()
+	}
 	code := m.Run()
 	if weirBin != "" {
 		os.RemoveAll(filepath.Dir(weirBin))
@@ -282,7 +297,8 @@ func TestKillTaskManagers(t *testing.T) {
 		t.Fatalf("the oracle run wrote %d lines and %d late lines", len(want), len(wantLate))
 	}
 
-	_, rpcAddr, restURL := startJobManager(t, bin, t.TempDir())
+	ckDir := t.TempDir()
+	_, rpcAddr, restURL := startJobManager(t, bin, ckDir)
 	tms := map[string]*proc{}
 	startTM := func(id string) {
 		tms[id] = start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", id)
@@ -359,5 +375,8 @@ func TestKillTaskManagers(t *testing.T) {
 	}
 	if ck.Latest.Restored == nil {
 		t.Fatal("the job never restored a checkpoint: the kills came before any completed")
+	}
+	if _, err := os.Stat(filepath.Join(ckDir, jid)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the finished job's checkpoint directory: %v, want it removed", err)
 	}
 }
