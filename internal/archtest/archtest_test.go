@@ -267,7 +267,7 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/jobmanager": func(p string) bool {
 			switch p {
 			case module + "/cluster", module + "/cluster/ha", module + "/cluster/ha/memory", module + "/cluster/internal/rpc",
-				module + "/cluster/rest", module + "/clock":
+				module + "/cluster/rest", module + "/clock", module + "/stream/checkpoint/s3":
 				return true
 			}
 			return isStd(p) || strings.HasPrefix(p, "google.golang.org/grpc")
