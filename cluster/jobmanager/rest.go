@@ -14,11 +14,6 @@ import (
 
 var _ rest.Cluster = (*JobManager)(nil)
 
-// terminal says whether a job state is final.
-func terminal(state string) bool {
-	return state == rest.StateFinished || state == rest.StateCanceled || state == rest.StateFailed
-}
-
 // Overview is GET /overview.
 func (jm *JobManager) Overview(ctx context.Context) (rest.Overview, error) {
 	jm.mu.Lock()
@@ -32,16 +27,7 @@ func (jm *JobManager) Overview(ctx context.Context) (rest.Overview, error) {
 		o.SlotsAvailable += tm.free
 	}
 	for _, j := range jm.jobs {
-		switch j.state {
-		case rest.StateFinished:
-			o.JobsFinished++
-		case rest.StateCanceled:
-			o.JobsCancelled++
-		case rest.StateFailed:
-			o.JobsFailed++
-		default:
-			o.JobsRunning++
-		}
+		o.CountJob(j.state)
 	}
 	return o, nil
 }
@@ -164,7 +150,7 @@ func (jm *JobManager) Cancel(ctx context.Context, jid string) error {
 	if err != nil {
 		return err
 	}
-	if terminal(j.state) {
+	if rest.Ended(j.state) {
 		return fmt.Errorf("jobmanager: job %s is %s: %w", jid, j.state, rest.ErrConflict)
 	}
 	if !j.canceled {

@@ -186,15 +186,9 @@ func (c *Cluster) Overview(ctx context.Context) (rest.Overview, error) {
 	o := rest.Overview{TaskManagers: 1, SlotsTotal: c.opts.Slots, IsLeader: true, Version: "weir"}
 	used := 0
 	for _, e := range c.jobs {
-		switch e.state() {
-		case rest.StateFinished:
-			o.JobsFinished++
-		case rest.StateCanceled:
-			o.JobsCancelled++
-		case rest.StateFailed:
-			o.JobsFailed++
-		default:
-			o.JobsRunning++
+		st := e.state()
+		o.CountJob(st)
+		if !rest.Ended(st) {
 			used = max(used, min(e.parallelism(), c.opts.Slots))
 		}
 	}

@@ -51,6 +51,25 @@ type Overview struct {
 	Commit         string `json:"flink-commit"`
 }
 
+// Ended says whether a job in state s has ended: FINISHED, CANCELED or
+// FAILED (Flink's globally terminal states).
+func Ended(s string) bool { return s == StateFinished || s == StateCanceled || s == StateFailed }
+
+// CountJob counts a job in state s: finished, cancelled, failed, or else
+// running (Flink's overview counts a job not yet ended as running).
+func (o *Overview) CountJob(s string) {
+	switch s {
+	case StateFinished:
+		o.JobsFinished++
+	case StateCanceled:
+		o.JobsCancelled++
+	case StateFailed:
+		o.JobsFailed++
+	default:
+		o.JobsRunning++
+	}
+}
+
 // JobOverview is one entry of GET /jobs/overview.
 type JobOverview struct {
 	ID    string `json:"jid"`

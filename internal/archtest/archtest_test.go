@@ -139,7 +139,7 @@ func TestDependencyRules(t *testing.T) {
 		},
 		// the queue of channel indexes the inboxes keep: a leaf
 		"internal/ring": isStd,
-		"formats": isStd,
+		"formats":       isStd,
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },

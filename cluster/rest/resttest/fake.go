@@ -167,10 +167,6 @@ func (f *Fake) Submit(_ context.Context, s rest.Submission) (string, error) {
 	return jid, nil
 }
 
-func terminal(state string) bool {
-	return state == rest.StateFinished || state == rest.StateCanceled || state == rest.StateFailed
-}
-
 // Cancel makes a job that has not ended CANCELED.
 func (f *Fake) Cancel(_ context.Context, jid string) error {
 	f.mu.Lock()
@@ -182,7 +178,7 @@ func (f *Fake) Cancel(_ context.Context, jid string) error {
 	if i < 0 {
 		return fmt.Errorf("resttest: job %s: %w", jid, rest.ErrNotFound)
 	}
-	if terminal(f.JobsValue[i].State) {
+	if rest.Ended(f.JobsValue[i].State) {
 		return fmt.Errorf("resttest: job %s is %s: %w", jid, f.JobsValue[i].State, rest.ErrConflict)
 	}
 	f.JobsValue[i].State = rest.StateCanceled
