@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/internal/proctest"
 )
 
 // The configurations of the kill test: every state backend and checkpoint
@@ -290,45 +292,6 @@ func runKilled(t *testing.T, bin string, args []string, d time.Duration) bool {
 	return true // it ended just before the kill
 }
 
-// runToEnd runs weir with args and wants exit status 0.
-func runToEnd(t *testing.T, bin string, args []string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("weir %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String()
-}
-
-// committed returns the lines of the committed part files of dir (names
-// not starting with a dot), sorted.
-func committed(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-			if l != "" {
-				lines = append(lines, l)
-			}
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}
-
 // listing returns the names and sizes of dir's files.
 func listing(t *testing.T, dir string) []string {
 	t.Helper()
@@ -347,29 +310,20 @@ func listing(t *testing.T, dir string) []string {
 	return out
 }
 
+// runToEnd, committed and lines are proctest's.
+var (
+	committed = proctest.Committed
+	lines     = proctest.Diff
+)
+
+func runToEnd(t *testing.T, bin string, args []string) string {
+	t.Helper()
+	return proctest.RunToEnd(t, bin, args...)
+}
+
 // diff compares two sorted multisets of lines: the lines of want missing
 // from got (lost) and the lines of got beyond want (duplicated).
 func diff(want, got []string) (lost, dup int) {
 	l, d := lines(want, got)
 	return len(l), len(d)
-}
-
-// lines is diff with the lines: those of want missing from got and those
-// of got beyond want.
-func lines(want, got []string) (lost, dup []string) {
-	i, j := 0, 0
-	for i < len(want) || j < len(got) {
-		switch {
-		case j == len(got) || i < len(want) && want[i] < got[j]:
-			lost = append(lost, want[i])
-			i++
-		case i == len(want) || got[j] < want[i]:
-			dup = append(dup, got[j])
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	return lost, dup
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/cluster/rest"
+	"github.com/weirdata/weir/internal/proctest"
 )
 
 var (
@@ -67,6 +68,13 @@ func weir(t *testing.T) string {
 
 // TestMain builds the binary before the tests (not under -short), so
 // that no test's time holds the build.
+// runToEnd, committed and diff are proctest's.
+var (
+	runToEnd  = proctest.RunToEnd
+	committed = proctest.Committed
+	diff      = proctest.Diff
+)
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if _, err := os.Stat(goBin); err == nil && !testing.Short() {
@@ -200,65 +208,6 @@ func startJobManager(t *testing.T, bin, ckDir string, more ...string) (*proc, st
 	}
 	t.Fatalf("the JobManager did not start:\n%s", buf.String())
 	return nil, "", ""
-}
-
-// runToEnd runs weir with args and wants exit status 0.
-func runToEnd(t *testing.T, bin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("weir %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String()
-}
-
-// committed returns the lines of the committed part files of dir (names
-// not starting with a dot), sorted.
-func committed(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-			if l != "" {
-				lines = append(lines, l)
-			}
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}
-
-// diff compares two sorted multisets of lines: the lines of want missing
-// from got (lost) and the lines of got beyond want (duplicated).
-func diff(want, got []string) (lost, dup []string) {
-	i, j := 0, 0
-	for i < len(want) || j < len(got) {
-		switch {
-		case j == len(got) || i < len(want) && want[i] < got[j]:
-			lost = append(lost, want[i])
-			i++
-		case i == len(want) || got[j] < want[i]:
-			dup = append(dup, got[j])
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	return lost, dup
 }
 
 // busy returns the id of the TaskManager whose slots the job holds, once
