@@ -45,13 +45,20 @@ type job struct {
 	pruned     string // the attempt whose recorded checkpoint pruned the others' directories; under gate
 }
 
-// attempt is a deployment of a job on a TaskManager.
+// attempt is a deployment of a job on a TaskManager; its fields are
+// guarded by jm.mu.
 type attempt struct {
 	id      string
 	tm      *taskManager
 	slots   int
 	ended   bool
 	outcome chan outcome // receives the attempt's end once
+
+	checkpoints int             // checkpoints the gate recorded for it
+	savepoints  map[string]bool // its savepoints in progress: trigger -> a stop's
+	stopping    bool            // a stop with savepoint was asked of it
+	rescaled    bool            // canceled to be deployed again at more slots
+	held        string          // why its rescale was last held back, as logged
 }
 
 // outcome is how an attempt ended.
@@ -119,15 +126,13 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 			j.endAttemptLocked(a, outcome{state: rpc.Failed, err: err.Error()})
 			jm.mu.Unlock()
 		}
-		var o outcome
-		select {
-		case o = <-a.outcome:
-		case <-ctx.Done():
+		o, ok := jm.await(ctx, j, a)
+		if !ok {
 			return
 		}
 		jm.mu.Lock()
 		j.cur = nil
-		canceled := j.canceled
+		canceled, rescaled := j.canceled, a.rescaled
 		jm.mu.Unlock()
 		switch {
 		case o.state == rpc.Finished:
@@ -136,6 +141,9 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 		case canceled:
 			jm.finish(ctx, j, rest.StateCanceled, "")
 			return
+		case rescaled && o.state == rpc.Canceled:
+			// not a failure: the next attempt is deployed at once
+			continue
 		}
 		jm.mu.Lock()
 		j.failures++
@@ -213,8 +221,10 @@ func (jm *JobManager) deploy(ctx context.Context, j *job, tm *taskManager, slots
 	jm.mu.Lock()
 	epoch, _ := jm.epochLocked()
 	j.deployed++
-	a := &attempt{id: fmt.Sprintf("%d-%d", epoch, j.deployed), tm: tm, slots: slots, outcome: make(chan outcome, 1)}
+	a := &attempt{id: fmt.Sprintf("%d-%d", epoch, j.deployed), tm: tm, slots: slots, outcome: make(chan outcome, 1),
+		savepoints: map[string]bool{}}
 	j.cur = a
+	j.vertices = nil // the new attempt reports its own
 	jm.mu.Unlock()
 	ptr, ok, err := jm.opts.HA.LatestCheckpoint(ctx, j.id, j.incarnation)
 	if err != nil {
@@ -311,6 +321,7 @@ func (jm *JobManager) Gate(ctx context.Context, req *rpc.GateRequest) (*rpc.Gate
 	case j.cur == nil || j.cur.id != req.Attempt || j.cur.ended:
 		err = fmt.Errorf("jobmanager: checkpoint %d of job %s refused: attempt %s is not the job's current attempt", req.Checkpoint, req.JobID, req.Attempt)
 	}
+	a := j.cur
 	jm.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -330,6 +341,10 @@ func (jm *JobManager) Gate(ctx context.Context, req *rpc.GateRequest) (*rpc.Gate
 	jm.mu.Lock()
 	j.completed++
 	j.latest = &rest.CompletedCheckpoint{ID: req.Checkpoint, Status: "COMPLETED", TriggerTimestamp: now, LatestAckTimestamp: now, ExternalPath: req.Path}
+	a.checkpoints++
+	if a.checkpoints == 1 {
+		jm.notifyLocked() // the attempt may be rescaled from now on
+	}
 	jm.mu.Unlock()
 	return &rpc.GateReply{}, nil
 }

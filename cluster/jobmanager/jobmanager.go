@@ -54,8 +54,13 @@ type Options struct {
 	// before each (Flink's fixed-delay strategy); zero means 10 and 1 s.
 	RestartAttempts int
 	RestartDelay    time.Duration
-	// Clock is the clock of heartbeats and restart delays; nil is the
-	// system's.
+	// RescaleStabilization is how long more slots must stay available to
+	// a running job before it is rescaled up to them (reactive mode, see
+	// the package's doc); zero means 2 s, a negative value turns reactive
+	// scaling off.
+	RescaleStabilization time.Duration
+	// Clock is the clock of heartbeats, restart delays and rescales; nil
+	// is the system's.
 	Clock clock.Clock
 	// Log, when set, receives a line per event (registrations, losses,
 	// deployments, restarts).
@@ -104,6 +109,9 @@ func New(opts Options) (*JobManager, error) {
 	}
 	if opts.RestartDelay <= 0 {
 		opts.RestartDelay = time.Second
+	}
+	if opts.RescaleStabilization == 0 {
+		opts.RescaleStabilization = 2 * time.Second
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.System{}

@@ -28,14 +28,17 @@ type run struct {
 
 // fakeProgram runs jobs named by their args: ["wait", slots] records
 // checkpoint 1 (after the one it restores) through the gate and runs
-// until canceled; ["finish", slots] records one and finishes. With the
-// prefix "disk-" ("disk-wait", "disk-finish", "disk-bad") the checkpoint
-// is a directory chk-<id> written under the attempt's CheckpointDir, and
-// its path is the one recorded.
+// until canceled; ["finish", slots] records one and finishes; ["idle",
+// slots] records none and runs until canceled. With the prefix "disk-"
+// ("disk-wait", "disk-finish", "disk-bad") the checkpoint is a directory
+// chk-<id> written under the attempt's CheckpointDir, and its path is the
+// one recorded.
 type fakeProgram struct {
 	tm    string
 	runs  chan run
 	ended chan string // when set, hears the attempt of each run that returns
+	// release, when set, holds every savepoint until it is closed
+	release chan struct{}
 }
 
 func (p fakeProgram) Check(args []string) (string, int, error) {
@@ -61,6 +64,12 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 		p.runs <- run{tm: p.tm, env: env}
 		return fmt.Errorf("fake: %w", badArgs{})
 	}
+	if mode == "idle" {
+		env.Started(&fakeControl{stopped: make(chan struct{}), slots: env.Slots, release: p.release})
+		p.runs <- run{tm: p.tm, env: env}
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	id := int64(1)
 	if env.Restore != "" {
 		n, err := strconv.ParseInt(strings.TrimPrefix(filepath.Base(env.Restore), "chk-"), 10, 64)
@@ -84,7 +93,7 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 	}
 	stopped := make(chan struct{})
 	if env.Started != nil {
-		env.Started(&fakeControl{stopped: stopped})
+		env.Started(&fakeControl{stopped: stopped, slots: env.Slots, release: p.release})
 	}
 	p.runs <- run{tm: p.tm, env: env}
 	switch mode {
@@ -101,14 +110,24 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 	}
 }
 
-// fakeControl takes savepoints named after their directory; a stop ends
-// the run.
+// fakeControl takes savepoints named after their directory, once release
+// (when set) is closed; a stop ends the run. Its vertices run at the
+// attempt's slots.
 type fakeControl struct {
 	once    sync.Once
 	stopped chan struct{}
+	slots   int
+	release chan struct{}
 }
 
 func (c *fakeControl) Savepoint(ctx context.Context, dir string, stop bool) (string, error) {
+	if c.release != nil {
+		select {
+		case <-c.release:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
 	if stop {
 		c.once.Do(func() { close(c.stopped) })
 	}
@@ -116,7 +135,7 @@ func (c *fakeControl) Savepoint(ctx context.Context, dir string, stop bool) (str
 }
 
 func (c *fakeControl) Vertices() []cluster.Vertex {
-	return []cluster.Vertex{{ID: "v1", Name: "Source", Parallelism: 2}, {ID: "v2", Name: "Window -> Sink", Parallelism: 2}}
+	return []cluster.Vertex{{ID: "v1", Name: "Source", Parallelism: c.slots}, {ID: "v2", Name: "Window -> Sink", Parallelism: c.slots}}
 }
 
 // cluster is a JobManager and TaskManagers in process, with one
@@ -130,6 +149,28 @@ type testCluster struct {
 	tms  map[string]context.CancelFunc
 	// stopJM stops the JobManager alone
 	stopJM context.CancelFunc
+	// release is the TaskManagers' programs' (see fakeProgram)
+	release chan struct{}
+	// log holds the JobManager's log
+	log *lockedBuffer
+}
+
+// lockedBuffer is a log many goroutines write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newCluster(t *testing.T, opts Options) *testCluster {
@@ -137,13 +178,17 @@ func newCluster(t *testing.T, opts Options) *testCluster {
 	opts.Program = fakeProgram{tm: "jm", runs: runs}
 	opts.RPCAddress = "127.0.0.1:0"
 	opts.CheckpointDir = t.TempDir()
+	log := &lockedBuffer{}
+	if opts.Log == nil {
+		opts.Log = log
+	}
 	jm, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	jctx, stopJM := context.WithCancel(ctx)
-	c := &testCluster{t: t, jm: jm, runs: runs, ctx: ctx, tms: map[string]context.CancelFunc{}, stopJM: stopJM}
+	c := &testCluster{t: t, jm: jm, runs: runs, ctx: ctx, tms: map[string]context.CancelFunc{}, stopJM: stopJM, log: log}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -165,7 +210,7 @@ func (c *testCluster) startTM(id string, slots int, fp cluster.Fingerprint) <-ch
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: id, runs: c.runs}, JobManager: c.jm.RPCAddress(),
+		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: id, runs: c.runs, release: c.release}, JobManager: c.jm.RPCAddress(),
 			ID: id, Slots: slots, HeartbeatInterval: time.Hour, Fingerprint: fp})
 	}()
 	return res

@@ -183,6 +183,8 @@ func (jm *JobManager) TriggerSavepoint(ctx context.Context, jid, dir string, sto
 	}
 	trigger := newID(16)
 	j.savepoints[trigger] = &rest.Savepoint{Status: "IN_PROGRESS"}
+	a.savepoints[trigger] = stop
+	a.stopping = a.stopping || stop
 	jm.sendLocked(a.tm, &rpc.ToTM{Savepoint: &rpc.Savepoint{JobID: jid, Attempt: a.id, Trigger: trigger, Dir: dir, Stop: stop}})
 	return trigger, nil
 }
@@ -196,6 +198,15 @@ func (jm *JobManager) savepointDone(d *rpc.SavepointDone) {
 		return
 	}
 	j.savepoints[d.Trigger] = &rest.Savepoint{Status: "COMPLETED", Location: d.Path, Failure: d.Error}
+	if a := j.cur; a != nil {
+		if stop, ok := a.savepoints[d.Trigger]; ok {
+			delete(a.savepoints, d.Trigger)
+			if stop && d.Error != "" {
+				a.stopping = false // the stop failed: the attempt runs on
+			}
+			jm.notifyLocked() // a rescale held back by the savepoint may go on
+		}
+	}
 	if d.Error == "" {
 		now := jm.opts.Clock.Now().UnixMilli()
 		j.sps++
