@@ -294,7 +294,10 @@ func (tm *TaskManager) session(ctx context.Context) error {
 			case <-heard:
 				t.Reset(timeout)
 			case <-t.C:
+				// The attempts end before the connection closes: none
+				// fails on a gate the closing connection broke.
 				tm.logf("the JobManager at %s was silent for %v", addr, timeout)
+				tm.cancelAll(fmt.Sprintf("the JobManager was not heard from for %v", timeout))
 				cancel()
 				return
 			}
