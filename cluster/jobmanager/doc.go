@@ -3,21 +3,46 @@
 // submitted onto the free slots of one TaskManager, records the job and
 // its latest checkpoint in the HA store (cluster/ha; in memory without
 // HA), restarts a job whose attempt failed or whose TaskManager was lost,
-// and serves the REST API (cluster/rest) as its rest.Cluster.
+// rescales a job up when slots come back (reactive mode), and serves the
+// REST API (cluster/rest) as its rest.Cluster.
 //
 // # Model
 //
 // New listens; Run campaigns for leadership and, once leading, recovers
 // the jobs the HA store holds (a standby taking over) and runs what is
 // submitted. A job is CREATED while it waits for slots, RUNNING while an
-// attempt is deployed, RESTARTING between a failure and the next attempt,
-// and ends FINISHED, CANCELED or FAILED (after RestartAttempts restarts,
-// Flink's fixed-delay strategy), when it is removed from the HA store.
-// Attempts are named <epoch>-<n>; each gets its own checkpoint directory
-// under Options.CheckpointDir and the job's latest recorded checkpoint to
-// restore. The first checkpoint an attempt records removes the directories
-// of the job's other attempts; a job ending FINISHED or CANCELED loses its
-// directory, a FAILED one keeps it.
+// attempt is deployed, RESTARTING between a failure (or a rescale) and the
+// next attempt, and ends FINISHED, CANCELED or FAILED (after
+// RestartAttempts restarts, Flink's fixed-delay strategy), when it is
+// removed from the HA store. Attempts are named <epoch>-<n>; each gets its
+// own checkpoint directory under Options.CheckpointDir and the job's
+// latest recorded checkpoint to restore. The first checkpoint an attempt
+// records removes the directories of the job's other attempts; a job
+// ending FINISHED or CANCELED loses its directory, a FAILED one keeps it.
+//
+// # Reactive mode
+//
+// A job running at fewer slots than it asked for (asking 0, at fewer than
+// one TaskManager now offers) is rescaled up when slots come back: a
+// TaskManager registers, or slots free up, on its own TaskManager too.
+// Once one TaskManager could hold the job at more slots (its free slots,
+// plus the job's own on its own TaskManager) and that stayed so for
+// Options.RescaleStabilization (2 s), the JobManager cancels the attempt
+// and, when its TaskManager reports it ended, deploys the next one at once
+// (no restart counted, no restart delay) on the TaskManager with the most
+// free slots, restoring the job's latest recorded checkpoint: Flink's
+// reactive mode with the adaptive scheduler's resource stabilization. It
+// is on by default; a negative RescaleStabilization turns it off. Slots
+// going away rescale a job down through the restart of its failed attempt.
+// A job is not rescaled while
+//
+//   - its current attempt has recorded no checkpoint of its own: the next
+//     attempt would restore an older one, or start over, and redo the work
+//     since. This spaces two rescales by a checkpoint at least, and leaves
+//     alone the jobs that do not checkpoint (batch jobs), which only a
+//     failure restarts;
+//   - its attempt takes a savepoint or stops with one;
+//   - another job waits for slots: that job goes first.
 //
 // # Contracts
 //
@@ -30,6 +55,9 @@
 //     recorded, and keeps that attempt's directory.
 //   - A TaskManager is lost when its stream breaks or it was silent for
 //     HeartbeatTimeout on Options.Clock; its attempts fail at once.
+//   - A rescale deploys the next attempt only once the TaskManager
+//     reported the canceled one ended, or was declared lost (it then
+//     cancels the attempt itself after the timeout).
 //   - Run returns an error when the leadership is lost: the process must
 //     exit and a standby takes over.
 //   - Without leadership every rest.Cluster method returns

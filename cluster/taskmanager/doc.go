@@ -10,8 +10,8 @@
 //   - A message of an epoch older than the largest seen is refused.
 //   - When its stream breaks or the JobManager is silent for the timeout,
 //     it connects again; its attempts are canceled once the JobManager was
-//     not heard from for the timeout, and at every new registration (the
-//     JobManager took them for lost).
+//     not heard from for the timeout (before the silent connection closes),
+//     and at every new registration (the JobManager took them for lost).
 //   - A refusal for another build ends Run with an error wrapping
 //     cluster.ErrFingerprint.
 package taskmanager
