@@ -19,6 +19,11 @@
 // of the job's other attempts; a job ending FINISHED or CANCELED loses its
 // directory, a FAILED one keeps it.
 //
+// Each job keeps the latest Report (cluster.Control) of each of its
+// attempts, unread: Reports hands them to the program's view, and
+// Options.Handler lets the process serve that view on the REST address
+// (the weir CLI's: the web UI and /metrics through cluster/view).
+//
 // # Contracts
 //
 //   - Gate records a checkpoint (SetCheckpoint at the leader's epoch) only
@@ -32,6 +37,8 @@
 //     HeartbeatTimeout on Options.Clock; its attempts fail at once.
 //   - Run returns an error when the leadership is lost: the process must
 //     exit and a standby takes over.
+//   - A Report is kept only from the attempt its TaskManager runs for the
+//     job now; a job keeps those of its last 64 attempts.
 //   - Without leadership every rest.Cluster method returns
 //     rest.ErrNotLeader (the REST server forwards to Leader).
 package jobmanager
