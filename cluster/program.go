@@ -49,6 +49,18 @@ type Control interface {
 	Savepoint(ctx context.Context, dir string, stop bool) (string, error)
 	// Vertices are the job's vertices.
 	Vertices() []Vertex
+	// Report is the attempt's figures now (metrics, checkpoints, plan),
+	// encoded by the program and opaque to the cluster: the TaskManager
+	// sends it to the JobManager every heartbeat interval and once more
+	// when the attempt ends, and the JobManager keeps the latest of each
+	// attempt for the program's view (JobManager.Reports).
+	Report() []byte
+}
+
+// AttemptReport is the latest Report of one attempt of a job.
+type AttemptReport struct {
+	Attempt string
+	Data    []byte
 }
 
 // Program is a user's program as a cluster runs it: the same binary is

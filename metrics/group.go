@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,17 @@ func (k Kind) String() string {
 
 // MarshalText returns the kind's name, for JSON.
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a name MarshalText wrote.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for _, c := range []Kind{KindCounter, KindGauge, KindHistogram, KindMeter} {
+		if string(b) == c.String() {
+			*k = c
+			return nil
+		}
+	}
+	return fmt.Errorf("metrics: unknown kind %q", b)
+}
 
 // Group is Flink's MetricGroup: named metrics and named sub-groups under a
 // scope. Its methods are safe for concurrent use, but Publish, which

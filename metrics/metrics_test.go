@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -379,5 +381,27 @@ func BenchmarkHistogramUpdate(b *testing.B) {
 	for b.Loop() {
 		v++
 		h.Update(v)
+	}
+}
+
+// A Sample of each kind reads back from its JSON as it was.
+func TestSampleJSON(t *testing.T) {
+	for _, k := range []Kind{KindCounter, KindGauge, KindHistogram, KindMeter} {
+		in := Sample{Scope: []string{"op", "0"}, Name: "m", Kind: k, Count: 3, Value: 1.5}
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out Sample
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if !reflect.DeepEqual(in, out) {
+			t.Errorf("%s read back as %+v", b, out)
+		}
+	}
+	var k Kind
+	if err := json.Unmarshal([]byte(`"bogus"`), &k); err == nil {
+		t.Error("an unknown kind was read")
 	}
 }

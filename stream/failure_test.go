@@ -159,6 +159,9 @@ func TestTolerableCheckpointFailures(t *testing.T) {
 			t.Errorf("tolerating %d: reported failures %v, want checkpoint 2", tolerable, failed)
 		}
 		mu.Unlock()
+		if h := j.Checkpoints(); h.Failed != 1 || len(h.Completed) != 1+tolerable {
+			t.Errorf("tolerating %d: %d failed and %d completed checkpoints counted, want 1 and %d", tolerable, h.Failed, len(h.Completed), 1+tolerable)
+		}
 	}
 }
 

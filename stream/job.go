@@ -96,7 +96,7 @@ func (j *Job) Overview() Overview {
 // oldest first, over all its attempts.
 func (j *Job) Checkpoints() CheckpointHistory {
 	stats, restores, restarts := j.j.History().Read()
-	h := CheckpointHistory{Restores: restores, Restarts: restarts}
+	h := CheckpointHistory{Restores: restores, Restarts: restarts, Failed: j.j.History().Failed()}
 	for _, s := range stats {
 		h.Completed = append(h.Completed, CheckpointStats(s))
 	}
@@ -129,11 +129,14 @@ type CheckpointStats struct {
 
 // CheckpointHistory is a job's checkpoints (Job.Checkpoints): the completed
 // ones, the time each restore took from the start of its attempt until
-// every task ran with its state, and the number of restarts.
+// every task ran with its state, the number of restarts, and the number
+// of checkpoints that failed (expired, declined or not stored; a failed
+// savepoint is its caller's error and not counted).
 type CheckpointHistory struct {
 	Completed []CheckpointStats
 	Restores  []time.Duration
 	Restarts  int
+	Failed    int
 }
 
 // TriggerCheckpoint triggers a checkpoint now (Flink's manual checkpoint

@@ -44,6 +44,11 @@
 //   - its attempt takes a savepoint or stops with one;
 //   - another job waits for slots: that job goes first.
 //
+// Each job keeps the latest Report (cluster.Control) of each of its
+// attempts, unread: Reports hands them to the program's view, and
+// Options.Handler lets the process serve that view on the REST address
+// (the weir CLI's: the web UI and /metrics through cluster/view).
+//
 // # Contracts
 //
 //   - Gate records a checkpoint (SetCheckpoint at the leader's epoch) only
@@ -60,6 +65,8 @@
 //     cancels the attempt itself after the timeout).
 //   - Run returns an error when the leadership is lost: the process must
 //     exit and a standby takes over.
+//   - A Report is kept only from the attempt its TaskManager runs for the
+//     job now; a job keeps those of its last 64 attempts.
 //   - Without leadership every rest.Cluster method returns
 //     rest.ErrNotLeader (the REST server forwards to Leader).
 package jobmanager

@@ -30,6 +30,7 @@ type job struct {
 	canceled bool
 	done     chan struct{}
 	vertices []cluster.Vertex
+	reports  []cluster.AttemptReport // the latest of each attempt that sent one, oldest first
 
 	// gate orders the gate's checks and pointer writes with the restore
 	// read of the next attempt: no stale attempt records a checkpoint
@@ -267,6 +268,9 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 	if a == nil || a.id != s.Attempt {
 		return // a stale attempt's
 	}
+	if s.Report != nil {
+		j.reportLocked(a.id, s.Report)
+	}
 	if s.State == rpc.Running {
 		if len(s.Vertices) > 0 {
 			j.vertices = s.Vertices
@@ -275,6 +279,33 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 	}
 	j.endAttemptLocked(a, outcome{state: s.State, err: s.Error, unrecoverable: s.Unrecoverable})
 	jm.notifyLocked()
+}
+
+// report keeps an attempt's Report, if the attempt is its TaskManager's
+// current one of the job.
+func (jm *JobManager) report(tm *taskManager, r *rpc.Report) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j := jm.jobs[r.JobID]
+	if a := tm.attempts[r.JobID]; j != nil && a != nil && a.id == r.Attempt {
+		j.reportLocked(a.id, r.Data)
+	}
+}
+
+// maxReports bounds the attempts whose Reports a job keeps: the oldest
+// are dropped.
+const maxReports = 64
+
+// reportLocked keeps data as attempt's latest Report; jm.mu is held.
+func (j *job) reportLocked(attempt string, data []byte) {
+	if n := len(j.reports); n > 0 && j.reports[n-1].Attempt == attempt {
+		j.reports[n-1].Data = data
+		return
+	}
+	if len(j.reports) == maxReports {
+		j.reports = append(j.reports[:0], j.reports[1:]...)
+	}
+	j.reports = append(j.reports, cluster.AttemptReport{Attempt: attempt, Data: data})
 }
 
 // finish ends j in state (FINISHED, CANCELED or FAILED) and removes it

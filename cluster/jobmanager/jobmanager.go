@@ -35,6 +35,10 @@ type Options struct {
 	RESTAddress string
 	// RESTToken, when set, is the bearer token every REST request needs.
 	RESTToken string
+	// Handler, when set, makes the handler RESTAddress serves (the web UI
+	// with the REST API, cluster/view's answers); nil serves
+	// rest.NewHandler over the JobManager with RESTToken.
+	Handler func(*JobManager) http.Handler
 	// CheckpointDir holds each attempt's checkpoints, under
 	// <CheckpointDir>/<job id>/<attempt>: a directory every process sees,
 	// or an s3:// URL (reached as the AWS variables say). The JobManager
@@ -183,7 +187,13 @@ func (jm *JobManager) Run(ctx context.Context) error {
 		jm.grpc.Serve(jm.rpcLis)
 	}()
 	if jm.restLis != nil {
-		jm.http = &http.Server{Handler: rest.NewHandler(jm, rest.HandlerOptions{Token: jm.opts.RESTToken}), ReadHeaderTimeout: 10 * time.Second}
+		var h http.Handler
+		if jm.opts.Handler != nil {
+			h = jm.opts.Handler(jm)
+		} else {
+			h = rest.NewHandler(jm, rest.HandlerOptions{Token: jm.opts.RESTToken})
+		}
+		jm.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,7 +94,7 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 	}
 	stopped := make(chan struct{})
 	if env.Started != nil {
-		env.Started(&fakeControl{stopped: stopped, slots: env.Slots, release: p.release})
+		env.Started(&fakeControl{stopped: stopped, slots: env.Slots, release: p.release, attempt: env.Attempt})
 	}
 	p.runs <- run{tm: p.tm, env: env}
 	switch mode {
@@ -118,6 +119,13 @@ type fakeControl struct {
 	stopped chan struct{}
 	slots   int
 	release chan struct{}
+	attempt string
+	reports atomic.Int64
+}
+
+// Report is "<attempt> <n>" for its n-th call.
+func (c *fakeControl) Report() []byte {
+	return fmt.Appendf(nil, "%s %d", c.attempt, c.reports.Add(1))
 }
 
 func (c *fakeControl) Savepoint(ctx context.Context, dir string, stop bool) (string, error) {
@@ -204,6 +212,12 @@ func newCluster(t *testing.T, opts Options) *testCluster {
 // startTM starts a TaskManager with slots and returns its Run's result
 // channel.
 func (c *testCluster) startTM(id string, slots int, fp cluster.Fingerprint) <-chan error {
+	return c.startTMEvery(id, slots, fp, time.Hour)
+}
+
+// startTMEvery starts a TaskManager whose heartbeats (and reports) go out
+// every interval.
+func (c *testCluster) startTMEvery(id string, slots int, fp cluster.Fingerprint, interval time.Duration) <-chan error {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.tms[id] = cancel
 	res := make(chan error, 1)
@@ -211,7 +225,7 @@ func (c *testCluster) startTM(id string, slots int, fp cluster.Fingerprint) <-ch
 	go func() {
 		defer c.wg.Done()
 		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: id, runs: c.runs, release: c.release}, JobManager: c.jm.RPCAddress(),
-			ID: id, Slots: slots, HeartbeatInterval: time.Hour, Fingerprint: fp})
+			ID: id, Slots: slots, HeartbeatInterval: interval, Fingerprint: fp})
 	}()
 	return res
 }
@@ -547,5 +561,70 @@ func TestCheckpointDirs(t *testing.T) {
 	c.waitFor("the job failed", func() bool { return c.state(bad) == rest.StateFailed })
 	if got := listing(t, filepath.Join(c.jm.opts.CheckpointDir, bad, r.env.Attempt)); !slices.Equal(got, []string{"chk-1"}) {
 		t.Fatalf("a failed job's attempt directory holds %v, want [chk-1]", got)
+	}
+}
+
+// TestReports: the JobManager keeps the latest Report of the running
+// attempt, sent every heartbeat interval, and the last one sent with the
+// attempt's end; a restart adds the next attempt's, and Reports counts
+// the restart.
+func TestReports(t *testing.T) {
+	c := newCluster(t, Options{})
+	c.startTMEvery("a", 1, cluster.Fingerprint{}, 10*time.Millisecond)
+	c.registered(1)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.next().env.Attempt
+	seq := func(i int) (string, int) {
+		rs, _, err := c.jm.Reports(ctx, jid)
+		if err != nil || len(rs) <= i {
+			return "", 0
+		}
+		var a string
+		var n int
+		fmt.Sscanf(string(rs[i].Data), "%s %d", &a, &n)
+		if a != rs[i].Attempt {
+			t.Fatalf("report %q kept for attempt %s", rs[i].Data, rs[i].Attempt)
+		}
+		return a, n
+	}
+	c.waitFor("a third report", func() bool { a, n := seq(0); return a == first && n >= 3 })
+	_, seen := seq(0)
+	c.waitFor("a newer report", func() bool { _, n := seq(0); return n > seen })
+	c.jm.mu.Lock()
+	a := c.jm.jobs[jid].cur
+	c.jm.mu.Unlock()
+	c.jm.lose(a.tm, "the test")
+	second := c.next().env.Attempt
+	c.waitFor("the second attempt's report", func() bool { a, _ := seq(1); return a == second })
+	if rs, restarts, _ := c.jm.Reports(ctx, jid); len(rs) != 2 || rs[0].Attempt != first || restarts != 1 {
+		t.Fatalf("reports %q, restarts %d; want those of %s and %s, 1 restart", rs, restarts, first, second)
+	}
+	if err := c.jm.Cancel(ctx, jid); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("canceled", func() bool { return c.state(jid) == rest.StateCanceled })
+
+	// Without heartbeats in the test's span, the one Report is the end's.
+	c2 := newCluster(t, Options{})
+	c2.startTM("b", 1, cluster.Fingerprint{})
+	c2.registered(1)
+	jid2, _ := c2.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "1"}})
+	r := c2.next()
+	if rs, _, _ := c2.jm.Reports(ctx, jid2); len(rs) != 0 {
+		t.Fatalf("reports %q before any heartbeat", rs)
+	}
+	if err := c2.jm.Cancel(ctx, jid2); err != nil {
+		t.Fatal(err)
+	}
+	c2.waitFor("canceled", func() bool { return c2.state(jid2) == rest.StateCanceled })
+	if rs, _, _ := c2.jm.Reports(ctx, jid2); len(rs) != 1 || string(rs[0].Data) != r.env.Attempt+" 1" {
+		t.Fatalf("reports %q after the end, want the end's of %s", rs, r.env.Attempt)
+	}
+	if _, _, err := c.jm.Reports(ctx, "nope"); !errors.Is(err, rest.ErrNotFound) {
+		t.Fatalf("reports of an unknown job: %v", err)
 	}
 }

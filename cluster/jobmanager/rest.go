@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/weirdata/weir/cluster"
 	"github.com/weirdata/weir/cluster/ha"
 	"github.com/weirdata/weir/cluster/internal/rpc"
 	"github.com/weirdata/weir/cluster/rest"
@@ -124,6 +125,19 @@ func (jm *JobManager) Checkpoints(ctx context.Context, jid string) (rest.Checkpo
 		c.Latest.Savepoint = &s
 	}
 	return c, nil
+}
+
+// Reports returns the latest Report of each attempt of job jid that sent
+// one, oldest first, and the job's restarts: its attempts deployed after
+// the first. The program's view reads them (cluster.Control.Report).
+func (jm *JobManager) Reports(ctx context.Context, jid string) ([]cluster.AttemptReport, int, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return nil, 0, err
+	}
+	return append([]cluster.AttemptReport(nil), j.reports...), max(j.deployed-1, 0), nil
 }
 
 // TaskManagers is GET /taskmanagers.

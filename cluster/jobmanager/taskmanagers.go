@@ -131,6 +131,8 @@ func (jm *JobManager) heard(tm *taskManager, m *rpc.FromTM) {
 		jm.status(tm, m.Status)
 	case m.SavepointDone != nil:
 		jm.savepointDone(m.SavepointDone)
+	case m.Report != nil:
+		jm.report(tm, m.Report)
 	}
 }
 

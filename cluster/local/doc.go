@@ -17,8 +17,9 @@
 //     low watermark), and the plan's tasks as Flink's plan nodes with the
 //     partitioned edges as inputs. Vertex ids are 32 hex digits derived
 //     from the job id and the vertex's position.
-//   - Checkpoints: stream.Job.Checkpoints' completed checkpoints (counts,
-//     the latest, the history newest first) and the savepoints taken
+//   - Checkpoints: stream.Job.Checkpoints' completed and failed
+//     checkpoints (counts, the latest, the history newest first, through
+//     cluster/view's conversions) and the savepoints taken
 //     through TriggerSavepoint (latest.savepoint).
 //   - TriggerSavepoint runs stream.Job.TriggerSavepoint, or with stop
 //     StopWithSavepoint, in its own goroutine and returns at once a trigger

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/cluster/rest"
+	"github.com/weirdata/weir/cluster/view"
 	"github.com/weirdata/weir/stream"
-	"github.com/weirdata/weir/stream/watermark"
 )
 
 // Options configure New.
@@ -236,7 +236,11 @@ func (c *Cluster) Job(ctx context.Context, jid string) (rest.JobDetails, error) 
 				Status: vertexState(d.State, false), Start: d.Start, End: d.End, Duration: d.Duration})
 		}
 	}
-	d.Plan = e.restPlan(jid, d.Vertices)
+	ids := make([]string, len(d.Vertices))
+	for i, v := range d.Vertices {
+		ids[i] = v.ID
+	}
+	d.Plan = view.Plan(jid, e.name, e.plan, ids)
 	return d, nil
 }
 
@@ -260,56 +264,9 @@ func vertexState(job string, finished bool) string {
 
 // vertex is vertex i of e's Overview.
 func (e *entry) vertex(jid string, i int, v stream.VertexOverview, jo rest.JobOverview) rest.Vertex {
-	rv := rest.Vertex{ID: vertexID(jid, i), Name: v.Name, Parallelism: v.Parallelism,
+	return rest.Vertex{ID: vertexID(jid, i), Name: v.Name, Parallelism: v.Parallelism,
 		Status: vertexState(jo.State, v.Parallelism > 0 && v.Ended == v.Parallelism),
-		Start:  jo.Start, End: jo.End, Duration: jo.Duration}
-	m := &rest.VertexMetrics{Busy: v.Busy, Idle: v.Idle, Backpressured: v.Backpressured}
-	for _, s := range v.Subtasks {
-		m.ReadRecords += s.RecordsIn
-		m.WriteRecords += s.RecordsOut
-		m.ReadBytes += s.BytesIn
-		m.WriteBytes += s.BytesOut
-	}
-	if n := len(v.Operators); n > 0 {
-		m.ReadRecordsPerSec = v.Operators[0].RecordsInPerSecond
-		m.WriteRecordsPerSec = v.Operators[n-1].RecordsOutPerSecond
-	}
-	if wm := v.Watermark; wm != watermark.Min && wm != watermark.Max {
-		m.Watermark = &wm
-	}
-	rv.Metrics = m
-	return rv
-}
-
-// restPlan is e's plan as Flink's plan nodes, its tasks named by the ids
-// of vertices (same positions); nil without a plan or when its tasks are
-// not the vertices.
-func (e *entry) restPlan(jid string, vs []rest.Vertex) *rest.Plan {
-	if e.plan == nil || len(e.plan.Tasks) != len(vs) {
-		return nil
-	}
-	p := &rest.Plan{JID: jid, Name: e.name, Type: e.plan.Mode}
-	task := map[int]int{} // operator id: task position
-	for ti, t := range e.plan.Tasks {
-		desc := ""
-		for oi, o := range t.Operators {
-			task[o.ID] = ti
-			if oi > 0 {
-				desc += " -> "
-			}
-			desc += o.Name
-		}
-		p.Nodes = append(p.Nodes, rest.PlanNode{ID: vs[ti].ID, Parallelism: t.Parallelism, Operator: t.Name, Description: desc})
-	}
-	for _, ed := range e.plan.Edges {
-		if ed.Chained {
-			continue
-		}
-		from, to := task[ed.From], task[ed.To]
-		n := &p.Nodes[to]
-		n.Inputs = append(n.Inputs, rest.PlanInput{Num: len(n.Inputs), ID: vs[from].ID, ShipStrategy: ed.Partitioning, Exchange: "pipelined_bounded"})
-	}
-	return p
+		Start:  jo.Start, End: jo.End, Duration: jo.Duration, Metrics: view.VertexMetrics(v)}
 }
 
 // Checkpoints answers job jid's completed checkpoints and the savepoints
@@ -323,18 +280,11 @@ func (c *Cluster) Checkpoints(ctx context.Context, jid string) (rest.Checkpoints
 	}
 	h := e.job.Checkpoints()
 	n := len(h.Completed)
-	out := rest.Checkpoints{Counts: rest.CheckpointCounts{Restored: len(h.Restores), Total: n, Completed: n}}
+	out := rest.Checkpoints{Counts: rest.CheckpointCounts{Restored: len(h.Restores), Total: n + h.Failed, Completed: n, Failed: h.Failed},
+		History: view.History(h)}
 	if e.inProgress {
 		out.Counts.InProgress = 1
 		out.Counts.Total++
-	}
-	for i := n - 1; i >= 0; i-- {
-		s := h.Completed[i]
-		trig := s.Triggered.UnixMilli()
-		out.History = append(out.History, rest.CheckpointStats{ID: s.ID, Status: "COMPLETED",
-			TriggerTimestamp: trig, LatestAckTimestamp: trig + s.Duration.Milliseconds(),
-			EndToEndDuration: s.Duration.Milliseconds(), CheckpointedSize: s.Size, StateSize: s.FullSize,
-			Alignment: s.Alignment.Milliseconds(), PersistedData: s.InFlight, ExternalPath: s.Path})
 	}
 	if n > 0 {
 		l := out.History[0]

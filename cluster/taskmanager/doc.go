@@ -3,7 +3,9 @@
 // slots and build fingerprint, sends a heartbeat every second, and runs
 // the attempts deployed to it in process through the cluster.Program,
 // each with its cluster.Env (checkpoint directory, restore path, slots and
-// the gate that records checkpoints with the JobManager).
+// the gate that records checkpoints with the JobManager). Every heartbeat
+// interval it sends the Report of each running attempt (cluster.Control),
+// and the last one with the attempt's end.
 //
 // # Contracts
 //

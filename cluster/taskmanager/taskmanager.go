@@ -276,10 +276,16 @@ func (tm *TaskManager) session(ctx context.Context) error {
 				m = &rpc.FromTM{Heartbeat: true}
 			case m = <-out:
 			}
-			if err := stream.SendMsg(m); err != nil {
-				sendErr <- err
-				cancel()
-				return
+			ms := []*rpc.FromTM{m}
+			if m.Heartbeat {
+				ms = append(ms, tm.reports()...)
+			}
+			for _, m := range ms {
+				if err := stream.SendMsg(m); err != nil {
+					sendErr <- err
+					cancel()
+					return
+				}
 			}
 		}
 	}()
@@ -359,6 +365,23 @@ func (tm *TaskManager) send(m *rpc.FromTM) {
 	}
 }
 
+// reports are the Reports of the running attempts that started.
+func (tm *TaskManager) reports() []*rpc.FromTM {
+	tm.mu.Lock()
+	var deps []*deployment
+	for _, d := range tm.deps {
+		if d.control != nil {
+			deps = append(deps, d)
+		}
+	}
+	tm.mu.Unlock()
+	out := make([]*rpc.FromTM, 0, len(deps))
+	for _, d := range deps {
+		out = append(out, &rpc.FromTM{Report: &rpc.Report{JobID: d.d.JobID, Attempt: d.d.Attempt, Data: d.control.Report()}})
+	}
+	return out
+}
+
 // deploy starts an attempt.
 func (tm *TaskManager) deploy(ctx context.Context, d rpc.Deploy, epoch int64) {
 	dctx, cancel := context.WithCancel(ctx)
@@ -397,7 +420,11 @@ func (tm *TaskManager) deploy(ctx context.Context, d rpc.Deploy, epoch int64) {
 		if tm.deps[d.JobID] == dep {
 			delete(tm.deps, d.JobID)
 		}
+		c := dep.control
 		tm.mu.Unlock()
+		if c != nil {
+			st.Report = c.Report()
+		}
 		tm.logf("job %s attempt %s %s %s", d.JobID, d.Attempt, st.State, st.Error)
 		tm.send(&rpc.FromTM{Status: st})
 	}()

@@ -170,8 +170,19 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/rest/resttest": func(p string) bool { return isStd(p) || p == module+"/cluster/rest" },
 		// the REST API over this process's stream jobs (weir run --web-ui)
 		"cluster/local": func(p string) bool {
-			return isStd(p) || p == module+"/cluster/rest" || p == module+"/stream" || p == module+"/stream/watermark"
+			return isStd(p) || p == module+"/cluster/rest" || p == module+"/cluster/view" || p == module+"/stream" || p == module+"/stream/watermark"
 		},
+		// stream jobs as the REST API and the metrics show them: the
+		// attempts' reports and a JobManager's answers filled with them
+		"cluster/view": func(p string) bool {
+			switch p {
+			case module + "/cluster", module + "/cluster/rest", module + "/metrics/prometheus", module + "/stream", module + "/stream/watermark":
+				return true
+			}
+			return isStd(p)
+		},
+		// headless Chromium for the web UI's tests
+		"internal/browsertest": isStd,
 		// the web UI: the REST handler, the exporter and an embedded page
 		"web": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/rest" || p == module+"/metrics/prometheus"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/weirdata/weir/cluster"
 	"github.com/weirdata/weir/cluster/rest"
+	"github.com/weirdata/weir/cluster/view"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/checkpoint/s3"
 )
@@ -212,6 +213,8 @@ func (c streamControl) Savepoint(ctx context.Context, dir string, stop bool) (st
 	}
 	return c.job.TriggerSavepoint(ctx, dir)
 }
+
+func (c streamControl) Report() []byte { return view.Encode(c.job, c.plan) }
 
 func (c streamControl) Vertices() []cluster.Vertex {
 	if c.plan == nil {

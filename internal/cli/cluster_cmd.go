@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -15,6 +16,9 @@ import (
 	"github.com/weirdata/weir/cluster/ha/etcd"
 	"github.com/weirdata/weir/cluster/jobmanager"
 	"github.com/weirdata/weir/cluster/taskmanager"
+	"github.com/weirdata/weir/cluster/view"
+	"github.com/weirdata/weir/metrics/prometheus"
+	"github.com/weirdata/weir/web"
 )
 
 // haFlags are the high-availability flags of weir jobmanager and weir
@@ -69,7 +73,9 @@ func newJobManagerCommand() *cobra.Command {
 its --rpc-address; weir run <job> --jobmanager http://<rest-address> and weir tpch
 --jobmanager submit jobs to its REST API (Flink's paths), which listens on
 --rest-address and, with --rest-token T or $WEIR_REST_TOKEN, wants
-"Authorization: Bearer T". A job runs in the slots of one TaskManager, at
+"Authorization: Bearer T". The same address serves the web UI at / and the
+jobs' metrics in Prometheus' text format at /metrics (Flink's names), with the
+figures each TaskManager reports every heartbeat. A job runs in the slots of one TaskManager, at
 min(its --parallelism, the slots granted); each attempt checkpoints under
 --checkpoint-dir/<job id>/<attempt> (a directory every process sees, or an
 s3:// URL), and the JobManager records each checkpoint before it completes. A
@@ -113,6 +119,11 @@ status 1.`,
 			defer store.Close()
 		}
 		opts.HA, opts.Program, opts.Log = store, Program(), cmd.ErrOrStderr()
+		opts.Handler = func(jm *jobmanager.JobManager) http.Handler {
+			exp := prometheus.New(nil)
+			exp.List(func() []prometheus.Listed { return view.Jobs(ctx, jm) })
+			return web.Handler(view.Cluster{Source: jm}, exp, web.Options{Token: opts.RESTToken})
+		}
 		jm, err := jobmanager.New(opts)
 		if err != nil {
 			return err

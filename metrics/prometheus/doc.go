@@ -3,18 +3,20 @@
 //
 // # Model
 //
-// An Exporter holds jobs (Add, Remove) and is a prometheus.Collector: at
-// each scrape it reads every job's Overview and Checkpoints and turns them
-// into metrics. Names are Flink's scope joined to the metric's name with
+// An Exporter holds jobs (Add, Remove, and the jobs a listing returns at
+// each scrape: List) and is a prometheus.Collector: at each scrape it
+// reads every job's Overview and Checkpoints and turns them into metrics. Names are Flink's scope joined to the metric's name with
 // underscores, labels Flink's scope variables:
 //
 //   - job scope, flink_jobmanager_job_*, labels job_id and job_name:
 //     uptime, numRestarts, numberOfCompletedCheckpoints,
+//     numberOfFailedCheckpoints,
 //     lastCheckpointDuration, lastCheckpointSize, lastCheckpointFullSize,
 //     lastCheckpointAlignmentDuration (weir);
 //   - task scope, flink_taskmanager_job_task_*, also task_name (the
 //     vertex) and subtask_index: numRecordsIn, numRecordsOut, numBytesIn,
-//     numBytesOut, busyTimeMsPerSecond, idleTimeMsPerSecond,
+//     numBytesOut, numRecordsInPerSecond, numRecordsOutPerSecond,
+//     busyTimeMsPerSecond, idleTimeMsPerSecond,
 //     backPressuredTimeMsPerSecond, currentInputWatermark, watermarkLag
 //     (weir), spilledBytes and peakMemoryBytes (weir);
 //   - operator scope, flink_taskmanager_job_task_operator_*, also
@@ -29,10 +31,11 @@
 //
 //   - Counters only grow within an attempt of a job; a restore restarts
 //     them at zero, as Flink's do.
-//   - The ...MsPerSecond gauges are measured per subtask between two
-//     scrapes of the same Exporter (from the subtask's start at the
-//     first): the busy, idle and backpressured milliseconds per second of
-//     wall time over that span.
+//   - The ...MsPerSecond and ...PerSecond gauges are measured per subtask
+//     between two scrapes of the same Exporter (from the subtask's start
+//     at the first, and at the first after a restart): the busy, idle and
+//     backpressured milliseconds per second of the subtask's wall time
+//     over that span, and the records read and written per second of it.
 //   - An Exporter is safe for concurrent use; a scrape never blocks a
 //     job's tasks (it reads the counters the tasks publish).
 package prometheus

@@ -34,10 +34,20 @@ const (
 // Exporter exposes the metrics of the jobs it holds. The zero Exporter is
 // not usable: call New.
 type Exporter struct {
-	now  func() time.Time
-	mu   sync.Mutex
-	jobs map[string]*entry
-	reg  *prom.Registry
+	now    func() time.Time
+	mu     sync.Mutex
+	jobs   map[string]*entry
+	list   func() []Listed
+	listed map[string]*entry // what list returned at the last scrape
+	reg    *prom.Registry
+}
+
+// Listed is a job a listing gives (Exporter.List).
+type Listed struct {
+	Name string
+	Job  Job
+	// Start is when the job started: its uptime counts from it.
+	Start time.Time
 }
 
 // entry is a job an Exporter holds, with what its last scrape saw of each
@@ -57,6 +67,7 @@ type subtaskKey struct {
 // times are a subtask's totals at a scrape.
 type times struct {
 	wall, busy, idle, backpressured time.Duration
+	in, out                         int64
 }
 
 // New returns an Exporter without jobs, reading time with now (time.Now
@@ -76,6 +87,15 @@ func (e *Exporter) Add(name string, j Job) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.jobs[j.ID()] = &entry{name: name, job: j, start: e.now(), last: map[subtaskKey]times{}}
+}
+
+// List makes every scrape expose the jobs list returns then too: a job
+// it no longer returns is no longer exposed. A job both Add gave and list
+// returns is exposed as Add gave it.
+func (e *Exporter) List(list func() []Listed) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = list
 }
 
 // Remove stops exposing the job with id id.
@@ -99,10 +119,28 @@ func (e *Exporter) Collect(ch chan<- prom.Metric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
+	c := collector{ch: ch}
 	for id, en := range e.jobs {
-		c := collector{ch: ch}
 		en.collect(&c, id, now)
 	}
+	if e.list == nil {
+		return
+	}
+	listed := map[string]*entry{}
+	for _, l := range e.list() {
+		id := l.Job.ID()
+		if _, ok := e.jobs[id]; ok {
+			continue
+		}
+		en := e.listed[id]
+		if en == nil {
+			en = &entry{last: map[subtaskKey]times{}}
+		}
+		en.name, en.job, en.start = l.Name, l.Job, l.Start
+		listed[id] = en
+		en.collect(&c, id, now)
+	}
+	e.listed = listed
 }
 
 // collector sends metrics, remembering the descriptions it made.
@@ -143,6 +181,7 @@ func (en *entry) collect(c *collector, id string, now time.Time) {
 	c.send(prom.GaugeValue, jobScope+"uptime", uptime, jobLabels, jl)
 	c.send(prom.CounterValue, jobScope+"numRestarts", float64(h.Restarts), jobLabels, jl)
 	c.send(prom.CounterValue, jobScope+"numberOfCompletedCheckpoints", float64(len(h.Completed)), jobLabels, jl)
+	c.send(prom.CounterValue, jobScope+"numberOfFailedCheckpoints", float64(h.Failed), jobLabels, jl)
 	if n := len(h.Completed); n > 0 {
 		last := h.Completed[n-1]
 		c.send(prom.GaugeValue, jobScope+"lastCheckpointDuration", float64(last.Duration.Milliseconds()), jobLabels, jl)
@@ -171,14 +210,20 @@ func (en *entry) collectSubtask(c *collector, id, vertex string, s stream.Subtas
 		c.send(prom.GaugeValue, taskScope+"watermarkLag", float64(at.UnixMilli()-wm), taskLabels, tl)
 	}
 	key := subtaskKey{vertex, s.Subtask}
-	cur := times{s.Wall, s.Busy, s.Idle, s.Backpressured}
+	cur := times{s.Wall, s.Busy, s.Idle, s.Backpressured, s.RecordsIn, s.RecordsOut}
 	prev := en.last[key]
+	if cur.wall < prev.wall || cur.in < prev.in || cur.out < prev.out {
+		prev = times{} // a new attempt: its totals start again
+	}
 	en.last[key] = cur
 	if span := cur.wall - prev.wall; span > 0 {
 		perSecond := func(d time.Duration) float64 { return 1000 * float64(d) / float64(span) }
+		rate := func(n int64) float64 { return float64(n) / span.Seconds() }
 		c.send(prom.GaugeValue, taskScope+"busyTimeMsPerSecond", perSecond(cur.busy-prev.busy), taskLabels, tl)
 		c.send(prom.GaugeValue, taskScope+"idleTimeMsPerSecond", perSecond(cur.idle-prev.idle), taskLabels, tl)
 		c.send(prom.GaugeValue, taskScope+"backPressuredTimeMsPerSecond", perSecond(cur.backpressured-prev.backpressured), taskLabels, tl)
+		c.send(prom.GaugeValue, taskScope+"numRecordsInPerSecond", rate(cur.in-prev.in), taskLabels, tl)
+		c.send(prom.GaugeValue, taskScope+"numRecordsOutPerSecond", rate(cur.out-prev.out), taskLabels, tl)
 	}
 	for _, o := range s.Operators {
 		ol := append(tl[:len(tl):len(tl)], o.Name)

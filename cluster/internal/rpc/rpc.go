@@ -3,8 +3,9 @@
 // are JSON, under a codec of its own name.
 //
 // A TaskManager opens one Connect stream to the leading JobManager: it
-// sends Register first, then a Heartbeat every interval and a Status for
-// each attempt that started or ended; the JobManager answers Register
+// sends Register first, then a Heartbeat and a Report of each running
+// attempt every interval, and a Status for each attempt that started or
+// ended; the JobManager answers Register
 // with Accepted or Refused, and sends Deploy, Cancel, Savepoint and its
 // own Heartbeat. Every JobManager message carries the leader's epoch. The
 // Gate call asks the JobManager to record an attempt's checkpoint.
@@ -40,6 +41,14 @@ type FromTM struct {
 	Heartbeat     bool           `json:"heartbeat,omitempty"`
 	Status        *Status        `json:"status,omitempty"`
 	SavepointDone *SavepointDone `json:"savepointDone,omitempty"`
+	Report        *Report        `json:"report,omitempty"`
+}
+
+// Report carries a running attempt's cluster.Control.Report.
+type Report struct {
+	JobID   string `json:"jobId"`
+	Attempt string `json:"attempt"`
+	Data    []byte `json:"data"`
 }
 
 // Register opens a TaskManager's stream.
@@ -67,6 +76,8 @@ type Status struct {
 	// Unrecoverable says no restart can cure the failure.
 	Unrecoverable bool             `json:"unrecoverable,omitempty"`
 	Vertices      []cluster.Vertex `json:"vertices,omitempty"`
+	// Report is the attempt's last Report, sent with its end.
+	Report []byte `json:"report,omitempty"`
 }
 
 // SavepointDone answers a Savepoint.

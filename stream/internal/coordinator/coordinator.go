@@ -62,6 +62,7 @@ type History struct {
 	mu          sync.Mutex
 	next        int64
 	failedInRow int   // checkpoints failed since the last that completed
+	failed      int   // checkpoints failed, savepoints not counted
 	lastDone    int64 // the newest checkpoint completed
 	stats       []Stats
 	restores    []time.Duration
@@ -95,6 +96,14 @@ func (h *History) Read() (stats []Stats, restores []time.Duration, restarts int)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]Stats(nil), h.stats...), append([]time.Duration(nil), h.restores...), h.restarts
+}
+
+// Failed returns how many checkpoints failed (Flink's
+// numberOfFailedCheckpoints); a savepoint's failure is not counted.
+func (h *History) Failed() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failed
 }
 
 // Result is the end of a requested checkpoint: its id, or why it was
@@ -749,6 +758,7 @@ func (c *Coordinator) report() {
 			cb(f.id, f.err)
 		}
 		c.hist.mu.Lock()
+		c.hist.failed++
 		if f.id > last {
 			c.hist.failedInRow++
 		}

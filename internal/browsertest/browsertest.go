@@ -1,0 +1,64 @@
+// Package browsertest loads the web UI in headless Chromium (Debian's
+// chromium) for tests, and reads what the rendered page shows.
+package browsertest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Chromium returns the chromium binary's path; it skips t when chromium
+// is not installed.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed (apt-get install chromium)")
+	}
+	return bin
+}
+
+// Load runs headless Chromium bin on url with args and returns its
+// standard output up to the page's script (whose text holds the markup it
+// writes). With --dump-dom that is the rendered page.
+func Load(t testing.TB, bin, url string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=3000", "--window-size=1400,1100"}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, url)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v", args, err)
+	}
+	dom, _, _ := strings.Cut(string(out), "<script")
+	return dom
+}
+
+// What a job's page shows.
+var (
+	// VertexRow matches a vertex's row: its name, records in and out.
+	VertexRow = regexp.MustCompile(`<td class="vertex-name">([^<]*)</td>.*?<td class="num records-in">([\d,]+)</td><td class="num records-out">([\d,]+)</td>`)
+	// Completed matches the count of completed checkpoints.
+	Completed = regexp.MustCompile(`id="checkpoints-completed">([\d,]+)<`)
+	// JobName matches the job's name and state.
+	JobName = regexp.MustCompile(`<h2 id="job-name">([^<]*) <span class="state (\w+)">`)
+)
+
+// Atoi reads a count the page shows (with thousands separators).
+func Atoi(t testing.TB, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
