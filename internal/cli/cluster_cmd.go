@@ -81,7 +81,11 @@ min(its --parallelism, the slots granted); each attempt checkpoints under
 s3:// URL), and the JobManager records each checkpoint before it completes. A
 lost TaskManager (no heartbeat for --heartbeat-timeout, or its connection
 broken) restarts its jobs from their latest checkpoint on the slots left, up to
---restart-attempts times, --restart-delay apart.
+--restart-attempts times, --restart-delay apart. A stream job running at fewer
+slots than it asked is rescaled up (reactive mode) once a TaskManager offered
+more slots for --rescale-stabilization and the job recorded a checkpoint: it
+restarts from that checkpoint at the larger parallelism; a negative value turns
+this off.
 
 With --ha etcd, JobManagers of one --ha-cluster-id elect a leader in etcd; the
 leader keeps the jobs and their latest checkpoints there, and a standby that
@@ -99,6 +103,7 @@ status 1.`,
 	f.DurationVar(&opts.HeartbeatTimeout, "heartbeat-timeout", 5*time.Second, "a TaskManager silent this long is lost")
 	f.IntVar(&opts.RestartAttempts, "restart-attempts", 10, "restarts of a job before it fails")
 	f.DurationVar(&opts.RestartDelay, "restart-delay", time.Second, "wait before each restart")
+	f.DurationVar(&opts.RescaleStabilization, "rescale-stabilization", 2*time.Second, "how long more slots must stay before a job below its parallelism is rescaled up (negative: never)")
 	h.register(f)
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if opts.CheckpointDir == "" {
