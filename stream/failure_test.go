@@ -15,6 +15,12 @@ import (
 // number 190 once a checkpoint completed after 60; it returns the job's
 // error and the failures reported.
 func failing(t *testing.T, restart *RestartStrategy, err error) (error, []AttemptFailure, CheckpointHistory) {
+	jerr, reported, h, _ := failingJob(t, restart, err)
+	return jerr, reported, h
+}
+
+// failingJob is failing, returning the job too.
+func failingJob(t *testing.T, restart *RestartStrategy, err error) (error, []AttemptFailure, CheckpointHistory, *Job) {
 	t.Helper()
 	const n = 200
 	src := newGated(ints(n))
@@ -49,7 +55,7 @@ func failing(t *testing.T, restart *RestartStrategy, err error) (error, []Attemp
 	jerr := <-done
 	mu.Lock()
 	defer mu.Unlock()
-	return jerr, reported, j.Checkpoints()
+	return jerr, reported, j.Checkpoints(), j
 }
 
 // A failure that recurs is reported for each attempt with its number, its
@@ -57,7 +63,16 @@ func failing(t *testing.T, restart *RestartStrategy, err error) (error, []Attemp
 // strategy allows no more restarts the job fails saying so.
 func TestAttemptFailuresReported(t *testing.T) {
 	boom := errors.New("poison record")
-	err, reported, h := failing(t, FixedDelayRestart(2, 0), boom)
+	err, reported, h, j := failingJob(t, FixedDelayRestart(2, 0), boom)
+	ex, truncated := j.Exceptions()
+	if len(ex) != 3 || truncated {
+		t.Fatalf("exceptions %+v (truncated %v), want the 3 failures", ex, truncated)
+	}
+	for i, e := range ex {
+		if e.Attempt != i+1 || !strings.Contains(e.Err, "poison record") || e.Time.IsZero() {
+			t.Errorf("exception %d: %+v", i, e)
+		}
+	}
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "attempt 3 failed and the restart strategy allows no more restarts (fixed-delay: 2 restarts)") {
 		t.Fatalf("job error %v", err)
 	}
@@ -199,5 +214,18 @@ func TestFingerprintRefused(t *testing.T) {
 	}
 	if err := run("job b", true); err != nil {
 		t.Fatalf("another job allowing non-restored state: %v", err)
+	}
+}
+
+// A job keeps its last 64 failures and says it dropped older ones.
+func TestExceptionsTruncated(t *testing.T) {
+	l := &failureLog{}
+	for i := 1; i <= 70; i++ {
+		l.add(Exception{Attempt: i})
+	}
+	j := &Job{failures: l}
+	ex, truncated := j.Exceptions()
+	if len(ex) != 64 || ex[0].Attempt != 7 || ex[63].Attempt != 70 || !truncated {
+		t.Fatalf("%d exceptions from attempt %d to %d, truncated %v", len(ex), ex[0].Attempt, ex[len(ex)-1].Attempt, truncated)
 	}
 }

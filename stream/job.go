@@ -2,7 +2,10 @@ package stream
 
 import (
 	"context"
+	"sync"
 	"time"
+
+	"github.com/weirdata/weir/clock"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/internal/coordinator"
@@ -15,7 +18,48 @@ import (
 // restart strategy runs as attempts: a task failure ends the attempt, and
 // the next one starts from the latest completed checkpoint; Metrics and
 // Overview show the current attempt.
-type Job struct{ j *runner.Job }
+type Job struct {
+	j        *runner.Job
+	failures *failureLog
+}
+
+// Exception is a failed attempt of a job, as Job.Exceptions lists it:
+// its number (1 for the first), when it failed on the job's clock, and
+// why.
+type Exception struct {
+	Attempt int
+	Time    time.Time
+	Err     string
+}
+
+// maxExceptions bounds the failures a Job keeps: the oldest are dropped.
+const maxExceptions = 64
+
+// failureLog keeps a job's failed attempts.
+type failureLog struct {
+	mu        sync.Mutex
+	list      []Exception
+	truncated bool
+}
+
+func (l *failureLog) add(e Exception) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.list) == maxExceptions {
+		l.list = append(l.list[:0], l.list[1:]...)
+		l.truncated = true
+	}
+	l.list = append(l.list, e)
+}
+
+// Exceptions returns the job's failed attempts, oldest first (Flink's
+// exception history), and whether older ones were dropped: it keeps the
+// last 64. The failure that ended a failed job is the last.
+func (j *Job) Exceptions() ([]Exception, bool) {
+	j.failures.mu.Lock()
+	defer j.failures.mu.Unlock()
+	return append([]Exception(nil), j.failures.list...), j.failures.truncated
+}
 
 // startJob starts the job's first attempt and the goroutine that restarts
 // failed ones.
@@ -25,8 +69,16 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 		AllowNonRestoredState: e.opts.AllowNonRestoredState, Restart: e.opts.Restart.strategy(), Clock: e.opts.Clock,
 		Flow: flow.Options{Memory: e.opts.Memory, BatchSize: e.opts.BatchSize, BufferTimeout: e.opts.BufferTimeout,
 			Clock: e.opts.Clock, TmpDir: e.opts.TmpDir}, Fingerprint: fp}
-	if cb := e.opts.OnAttemptFailure; cb != nil {
-		cfg.OnAttemptFailure = func(f runner.AttemptFailure) { cb(AttemptFailure(f)) }
+	failures, clk := &failureLog{}, e.opts.Clock
+	if clk == nil {
+		clk = clock.System{}
+	}
+	cb := e.opts.OnAttemptFailure
+	cfg.OnAttemptFailure = func(f runner.AttemptFailure) {
+		failures.add(Exception{Attempt: f.Attempt, Time: clk.Now(), Err: f.Err.Error()})
+		if cb != nil {
+			cb(AttemptFailure(f))
+		}
 	}
 	if cb := e.opts.OnRestore; cb != nil {
 		cfg.OnRestore = func(r runner.RestoreInfo) { cb(RestoreInfo(r)) }
@@ -43,7 +95,7 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Job{j}, nil
+	return &Job{j: j, failures: failures}, nil
 }
 
 // graphOptions are the options the program resolves with.

@@ -25,7 +25,10 @@
 // partitioning; each vertex with its parallelism, records in and out, rates,
 // busy and backpressured shares and low watermark, coloured as Flink's web
 // UI colours them: redder the busier, grey when backpressured), and its
-// checkpoints (counts, latest, the history with sizes and durations).
+// checkpoints (counts, the latest completed, savepoint and restored, the
+// history with sizes, durations and alignment), its exceptions (the
+// failures of its attempts, newest first: GET /jobs/<jid>/exceptions), and
+// the TaskManagers with their slots, cores and managed memory.
 //
 // # Contracts
 //

@@ -31,6 +31,10 @@ type job struct {
 	done     chan struct{}
 	vertices []cluster.Vertex
 	reports  []cluster.AttemptReport // the latest of each attempt that sent one, oldest first
+	// exceptions are the failures of its attempts, oldest first; the
+	// oldest beyond maxExceptions are dropped (exTruncated).
+	exceptions  []rest.Exception
+	exTruncated bool
 
 	// gate orders the gate's checks and pointer writes with the restore
 	// read of the next attempt: no stale attempt records a checkpoint
@@ -149,6 +153,7 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 		jm.mu.Lock()
 		j.failures++
 		n := j.failures
+		j.failedLocked(a, o.err, jm.opts.Clock.Now().UnixMilli())
 		if n <= jm.opts.RestartAttempts {
 			j.state = rest.StateRestarting
 		}
@@ -290,6 +295,22 @@ func (jm *JobManager) report(tm *taskManager, r *rpc.Report) {
 	if a := tm.attempts[r.JobID]; j != nil && a != nil && a.id == r.Attempt {
 		j.reportLocked(a.id, r.Data)
 	}
+}
+
+// maxExceptions bounds the failures a job keeps.
+const maxExceptions = 64
+
+// failedLocked keeps the failure of attempt a; jm.mu is held.
+func (j *job) failedLocked(a *attempt, err string, now int64) {
+	if len(j.exceptions) == maxExceptions {
+		j.exceptions = append(j.exceptions[:0], j.exceptions[1:]...)
+		j.exTruncated = true
+	}
+	e := rest.Exception{Name: fmt.Sprintf("attempt %s failed", a.id), Stacktrace: err, Timestamp: now}
+	if a.tm != nil {
+		e.TaskManagerID, e.Location = a.tm.id, a.tm.address
+	}
+	j.exceptions = append(j.exceptions, e)
 }
 
 // maxReports bounds the attempts whose Reports a job keeps: the oldest

@@ -599,6 +599,11 @@ func TestReports(t *testing.T) {
 	c.jm.mu.Unlock()
 	c.jm.lose(a.tm, "the test")
 	second := c.next().env.Attempt
+	ex, err := c.jm.Exceptions(ctx, jid)
+	if es := ex.History.Entries; err != nil || len(es) != 1 || es[0].Name != "attempt "+first+" failed" ||
+		es[0].Stacktrace != "TaskManager a lost: the test" || es[0].TaskManagerID != "a" || ex.RootException != es[0].Stacktrace {
+		t.Fatalf("exceptions %+v, %v; want the lost TaskManager's", ex, err)
+	}
 	c.waitFor("the second attempt's report", func() bool { a, _ := seq(1); return a == second })
 	if rs, restarts, _ := c.jm.Reports(ctx, jid); len(rs) != 2 || rs[0].Attempt != first || restarts != 1 {
 		t.Fatalf("reports %q, restarts %d; want those of %s and %s, 1 restart", rs, restarts, first, second)

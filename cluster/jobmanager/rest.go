@@ -140,6 +140,18 @@ func (jm *JobManager) Reports(ctx context.Context, jid string) ([]cluster.Attemp
 	return append([]cluster.AttemptReport(nil), j.reports...), max(j.deployed-1, 0), nil
 }
 
+// Exceptions is GET /jobs/:jid/exceptions: the failures of the job's
+// attempts (the last maxExceptions), a lost TaskManager's included.
+func (jm *JobManager) Exceptions(ctx context.Context, jid string) (rest.Exceptions, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return rest.Exceptions{}, err
+	}
+	return rest.NewExceptions(j.exceptions, j.exTruncated), nil
+}
+
 // TaskManagers is GET /taskmanagers.
 func (jm *JobManager) TaskManagers(ctx context.Context) ([]rest.TaskManager, error) {
 	jm.mu.Lock()
@@ -151,7 +163,7 @@ func (jm *JobManager) TaskManagers(ctx context.Context) ([]rest.TaskManager, err
 	var out []rest.TaskManager
 	for _, tm := range jm.sortedTMsLocked() {
 		out = append(out, rest.TaskManager{ID: tm.id, Path: tm.address, SlotsNumber: tm.slots, FreeSlots: tm.free,
-			TimeSinceLastHeartbeat: now.Sub(tm.last).Milliseconds()})
+			TimeSinceLastHeartbeat: now.Sub(tm.last).Milliseconds(), Hardware: rest.Hardware{CPUCores: tm.cores, ManagedMemory: tm.memory}})
 	}
 	return out, nil
 }

@@ -18,6 +18,8 @@ import (
 type taskManager struct {
 	id, address string
 	slots, free int
+	cores       int
+	memory      int64
 	registered  time.Time
 	last        time.Time // the last message heard
 	send        chan *rpc.ToTM
@@ -61,7 +63,8 @@ func (jm *JobManager) Connect(stream grpc.ServerStream) error {
 		return err
 	}
 	now := jm.opts.Clock.Now()
-	tm := &taskManager{id: reg.ID, address: reg.Address, slots: reg.Slots, free: reg.Slots, registered: now, last: now,
+	tm := &taskManager{id: reg.ID, address: reg.Address, slots: reg.Slots, free: reg.Slots, cores: reg.CPUCores, memory: reg.Memory,
+		registered: now, last: now,
 		send: make(chan *rpc.ToTM, 256), lost: make(chan struct{}), attempts: map[string]*attempt{}}
 	jm.mu.Lock()
 	epoch, err := jm.epochLocked()

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -20,6 +21,9 @@ type Options struct {
 	// Slots is the process's task slots: the jobs' parallelism. Below 1 it
 	// is 1.
 	Slots int
+	// Memory is the process's memory budget in bytes (0: none), shown as
+	// its TaskManager's managed memory.
+	Memory int64
 	// SavepointDir is the savepoint directory of a request that names none
 	// ("" refuses such requests).
 	SavepointDir string
@@ -298,6 +302,19 @@ func (c *Cluster) Checkpoints(ctx context.Context, jid string) (rest.Checkpoints
 	return out, nil
 }
 
+// Exceptions answers job jid's failed attempts (stream.Job.Exceptions),
+// newest first.
+func (c *Cluster) Exceptions(ctx context.Context, jid string) (rest.Exceptions, error) {
+	c.mu.Lock()
+	e, err := c.find(jid)
+	c.mu.Unlock()
+	if err != nil {
+		return rest.Exceptions{}, err
+	}
+	ex, truncated := e.job.Exceptions()
+	return view.Exceptions(ex, truncated, ""), nil
+}
+
 // TaskManagers answers the process.
 func (c *Cluster) TaskManagers(ctx context.Context) ([]rest.TaskManager, error) {
 	o, err := c.Overview(ctx)
@@ -306,7 +323,8 @@ func (c *Cluster) TaskManagers(ctx context.Context) ([]rest.TaskManager, error) 
 	}
 	host, _ := os.Hostname()
 	return []rest.TaskManager{{ID: fmt.Sprintf("%s:%d", host, os.Getpid()), Path: "embedded",
-		SlotsNumber: o.SlotsTotal, FreeSlots: o.SlotsAvailable}}, nil
+		SlotsNumber: o.SlotsTotal, FreeSlots: o.SlotsAvailable,
+		Hardware: rest.Hardware{CPUCores: runtime.NumCPU(), ManagedMemory: c.opts.Memory}}}, nil
 }
 
 // Submit refuses: an embedded process runs its own job.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,5 +222,58 @@ func TestStopWithSavepoint(t *testing.T) {
 	}
 	if _, err := c.Savepoint(ctx, j.ID(), "0123456789abcdef0123456789abcdef"); !errors.Is(err, rest.ErrNotFound) {
 		t.Errorf("unknown trigger: %v", err)
+	}
+}
+
+// TestExceptions: a job whose map fails at one record, restarted once by
+// its strategy and failing again, answers both failures newest first,
+// the root exception being the last, and FAILED; a finished job has none.
+func TestExceptions(t *testing.T) {
+	ctx := context.Background()
+	env := stream.New(stream.Options{Parallelism: 1, Restart: stream.FixedDelayRestart(1, 0)})
+	src := stream.FromSeq(env, count(100))
+	stream.Discard(stream.RichMap(src, func() stream.RichMapFunction[int, int] {
+		return stream.RichMapFunction[int, int]{Map: func(v int) (int, error) {
+			if v == 50 {
+				return 0, errors.New("bad record 50")
+			}
+			return v, nil
+		}}
+	}))
+	j, err := env.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{Slots: 1, Memory: 64 << 20})
+	c.Add("failing", j, nil)
+	defer c.Close()
+	<-j.Done()
+	ex, err := c.Exceptions(ctx, j.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := ex.History.Entries
+	if len(es) != 2 || es[0].Name != "attempt 2 failed" || es[1].Name != "attempt 1 failed" || ex.Truncated {
+		t.Fatalf("exceptions %+v, want attempts 2 and 1", ex)
+	}
+	for _, e := range es {
+		if !strings.Contains(e.Stacktrace, "bad record 50") || e.Timestamp <= 0 {
+			t.Errorf("exception %+v", e)
+		}
+	}
+	if ex.RootException != es[0].Stacktrace || ex.Timestamp != es[0].Timestamp {
+		t.Errorf("root exception %q at %d, want the newest", ex.RootException, ex.Timestamp)
+	}
+	tms, _ := c.TaskManagers(ctx)
+	if len(tms) != 1 || tms[0].Hardware.ManagedMemory != 64<<20 || tms[0].Hardware.CPUCores < 1 {
+		t.Errorf("taskmanagers %+v", tms)
+	}
+	c2, j2 := start(t, count(10), 1, 0, 0)
+	<-j2.Done()
+	if ex, err := c2.Exceptions(ctx, j2.ID()); err != nil || len(ex.History.Entries) != 0 || ex.RootException != "" {
+		t.Errorf("a finished job's exceptions %+v, %v", ex, err)
+	}
+	if _, err := c2.Exceptions(ctx, "nope"); !errors.Is(err, rest.ErrNotFound) {
+		t.Errorf("unknown job: %v", err)
 	}
 }

@@ -157,6 +157,13 @@ func (c *Client) Checkpoints(ctx context.Context, jid string) (Checkpoints, erro
 	return cp, err
 }
 
+// Exceptions is GET /jobs/:jid/exceptions.
+func (c *Client) Exceptions(ctx context.Context, jid string) (Exceptions, error) {
+	var ex Exceptions
+	err := c.do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(jid)+"/exceptions", nil, &ex)
+	return ex, err
+}
+
 // TaskManagers is GET /taskmanagers.
 func (c *Client) TaskManagers(ctx context.Context) ([]TaskManager, error) {
 	var out struct {

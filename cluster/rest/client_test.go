@@ -59,6 +59,10 @@ func TestClientRoundTrip(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(cp, f.CheckpointsValue[jobA]) {
 			t.Errorf("Checkpoints %+v, %v; want %+v", cp, err, f.CheckpointsValue[jobA])
 		}
+		ex, err := c.Exceptions(ctx, jobA)
+		if err != nil || !reflect.DeepEqual(ex, f.ExceptionsValue[jobA]) {
+			t.Errorf("Exceptions %+v, %v; want %+v", ex, err, f.ExceptionsValue[jobA])
+		}
 		tms, err := c.TaskManagers(ctx)
 		if err != nil || !reflect.DeepEqual(tms, f.TaskManagersList) {
 			t.Errorf("TaskManagers %+v, %v; want %+v", tms, err, f.TaskManagersList)

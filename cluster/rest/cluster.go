@@ -216,12 +216,62 @@ type Checkpoints struct {
 
 // TaskManager is one entry of GET /taskmanagers.
 type TaskManager struct {
-	ID                     string `json:"id"`
-	Path                   string `json:"path"`
-	DataPort               int    `json:"dataPort"`
-	TimeSinceLastHeartbeat int64  `json:"timeSinceLastHeartbeat"`
-	SlotsNumber            int    `json:"slotsNumber"`
-	FreeSlots              int    `json:"freeSlots"`
+	ID                     string   `json:"id"`
+	Path                   string   `json:"path"`
+	DataPort               int      `json:"dataPort"`
+	TimeSinceLastHeartbeat int64    `json:"timeSinceLastHeartbeat"`
+	SlotsNumber            int      `json:"slotsNumber"`
+	FreeSlots              int      `json:"freeSlots"`
+	Hardware               Hardware `json:"hardware"`
+}
+
+// Hardware is a TaskManager's hardware, Flink's fields: its cores and
+// its managed memory in bytes (weir's --memory budget, 0 when it has
+// none).
+type Hardware struct {
+	CPUCores      int   `json:"cpuCores"`
+	ManagedMemory int64 `json:"managedMemory"`
+}
+
+// Exceptions is GET /jobs/:jid/exceptions, Flink's
+// JobExceptionsInfoWithHistory: the latest failure as the root exception,
+// and the failures of the job's attempts, newest first.
+type Exceptions struct {
+	RootException string           `json:"root-exception,omitempty"`
+	Timestamp     int64            `json:"timestamp,omitempty"`
+	Truncated     bool             `json:"truncated"`
+	History       ExceptionHistory `json:"exceptionHistory"`
+}
+
+// ExceptionHistory is the history of an Exceptions; Truncated says older
+// entries were dropped.
+type ExceptionHistory struct {
+	Entries   []Exception `json:"entries"`
+	Truncated bool        `json:"truncated"`
+}
+
+// Exception is one failure of a job's attempt: the error's text (Go
+// errors carry no stack: the stack trace is the message), when it came
+// (Unix milliseconds), and where: the TaskManager's id and address.
+type Exception struct {
+	Name          string `json:"exceptionName"`
+	Stacktrace    string `json:"stacktrace"`
+	Timestamp     int64  `json:"timestamp"`
+	TaskManagerID string `json:"taskManagerId,omitempty"`
+	Location      string `json:"location,omitempty"`
+}
+
+// NewExceptions returns the Exceptions of failures, oldest first, of
+// which older ones were dropped when truncated.
+func NewExceptions(failures []Exception, truncated bool) Exceptions {
+	e := Exceptions{Truncated: truncated, History: ExceptionHistory{Entries: []Exception{}, Truncated: truncated}}
+	for i := len(failures) - 1; i >= 0; i-- {
+		e.History.Entries = append(e.History.Entries, failures[i])
+	}
+	if n := len(failures); n > 0 {
+		e.RootException, e.Timestamp = failures[n-1].Stacktrace, failures[n-1].Timestamp
+	}
+	return e
 }
 
 // Submission is the body of POST /jobs: a job of the cluster's program,
@@ -254,6 +304,8 @@ type Cluster interface {
 	Jobs(ctx context.Context) ([]JobOverview, error)
 	Job(ctx context.Context, jid string) (JobDetails, error)
 	Checkpoints(ctx context.Context, jid string) (Checkpoints, error)
+	// Exceptions answers the failures of job jid's attempts.
+	Exceptions(ctx context.Context, jid string) (Exceptions, error)
 	TaskManagers(ctx context.Context) ([]TaskManager, error)
 	// Submit starts a job and returns its id.
 	Submit(ctx context.Context, s Submission) (string, error)

@@ -17,6 +17,7 @@
 //	GET   /jobs/:jobid                         JobDetails
 //	PATCH /jobs/:jobid?mode=cancel             202 {}
 //	GET   /jobs/:jobid/checkpoints             Checkpoints
+//	GET   /jobs/:jobid/exceptions              Exceptions
 //	POST  /jobs/:jobid/stop  {"targetDirectory", "drain"}
 //	                                           202 {"request-id"}
 //	POST  /jobs/:jobid/savepoints  {"target-directory", "cancel-job"}

@@ -66,6 +66,7 @@ var paths = []string{
 	"GET /jobs/:jobid",
 	"PATCH /jobs/:jobid?mode=cancel",
 	"GET /jobs/:jobid/checkpoints",
+	"GET /jobs/:jobid/exceptions",
 	"POST /jobs/:jobid/stop",
 	"POST /jobs/:jobid/savepoints",
 	"GET /jobs/:jobid/savepoints/:triggerid",
@@ -83,6 +84,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /jobs/{jid}", s.job)
 	s.mux.HandleFunc("PATCH /jobs/{jid}", s.cancel)
 	s.mux.HandleFunc("GET /jobs/{jid}/checkpoints", s.checkpoints)
+	s.mux.HandleFunc("GET /jobs/{jid}/exceptions", s.exceptions)
 	s.mux.HandleFunc("POST /jobs/{jid}/stop", s.stop)
 	s.mux.HandleFunc("POST /jobs/{jid}/savepoints", s.savepoints)
 	s.mux.HandleFunc("GET /jobs/{jid}/savepoints/{trigger}", s.savepoint)
@@ -178,6 +180,18 @@ func (s *server) checkpoints(w http.ResponseWriter, r *http.Request) {
 	}
 	cp, err := s.c.Checkpoints(r.Context(), jid)
 	s.answer(w, r, http.StatusOK, cp, err)
+}
+
+func (s *server) exceptions(w http.ResponseWriter, r *http.Request) {
+	jid, ok := pathID(w, r, "jid", "job id")
+	if !ok {
+		return
+	}
+	ex, err := s.c.Exceptions(r.Context(), jid)
+	if ex.History.Entries == nil {
+		ex.History.Entries = []Exception{}
+	}
+	s.answer(w, r, http.StatusOK, ex, err)
 }
 
 func (s *server) taskManagers(w http.ResponseWriter, r *http.Request) {

@@ -61,9 +61,15 @@ func newFake() *resttest.Fake {
 			},
 		},
 		TaskManagersList: []rest.TaskManager{
-			{ID: "tm-1", Path: "10.0.0.11:6124", DataPort: 6124, TimeSinceLastHeartbeat: 1700000004900, SlotsNumber: 4, FreeSlots: 2},
-			{ID: "tm-2", Path: "10.0.0.12:6124", DataPort: 6124, TimeSinceLastHeartbeat: 1700000004800, SlotsNumber: 4, FreeSlots: 2},
+			{ID: "tm-1", Path: "10.0.0.11:6124", DataPort: 6124, TimeSinceLastHeartbeat: 1700000004900, SlotsNumber: 4, FreeSlots: 2,
+				Hardware: rest.Hardware{CPUCores: 4, ManagedMemory: 1 << 30}},
+			{ID: "tm-2", Path: "10.0.0.12:6124", DataPort: 6124, TimeSinceLastHeartbeat: 1700000004800, SlotsNumber: 4, FreeSlots: 2,
+				Hardware: rest.Hardware{CPUCores: 4}},
 		},
+		ExceptionsValue: map[string]rest.Exceptions{jobA: rest.NewExceptions([]rest.Exception{
+			{Name: "attempt 1-1 failed", Stacktrace: "TaskManager tm-2 lost: no heartbeat for 5s", Timestamp: 1700000001000, TaskManagerID: "tm-2", Location: "10.0.0.12:6124"},
+			{Name: "attempt 1-2 failed", Stacktrace: "csv: events.csv: row 7: column ts: bad time", Timestamp: 1700000003000, TaskManagerID: "tm-1", Location: "10.0.0.11:6124"},
+		}, false)},
 	}
 }
 
@@ -140,6 +146,8 @@ func TestGolden(t *testing.T) {
 		{name: "job without vertices", method: "GET", path: "/jobs/" + jobB, status: 200, golden: "job_finished.json"},
 		{name: "checkpoints", method: "GET", path: "/jobs/" + jobA + "/checkpoints", status: 200, golden: "checkpoints.json"},
 		{name: "taskmanagers", method: "GET", path: "/taskmanagers", status: 200, golden: "taskmanagers.json"},
+		{name: "exceptions", method: "GET", path: "/jobs/" + jobA + "/exceptions", status: 200, golden: "exceptions.json"},
+		{name: "no exceptions", method: "GET", path: "/jobs/" + jobB + "/exceptions", status: 200, golden: "exceptions_none.json"},
 		{name: "submit", method: "POST", path: "/jobs", body: `{"args":["window-stats","--output","/out"]}`, status: 202, golden: "submit.json"},
 		{name: "cancel", method: "PATCH", path: "/jobs/" + jobA + "?mode=cancel", status: 202, golden: "cancel.json"},
 		{name: "cancel without mode", method: "PATCH", path: "/jobs/" + jobA, status: 202, golden: "cancel.json"},
@@ -329,6 +337,7 @@ func TestForward(t *testing.T) {
 		{"GET", "/jobs/overview", "", "jobs_overview.json"},
 		{"GET", "/jobs/" + jobA, "", "job.json"},
 		{"GET", "/jobs/" + jobA + "/checkpoints", "", "checkpoints.json"},
+		{"GET", "/jobs/" + jobA + "/exceptions", "", "exceptions.json"},
 		{"GET", "/taskmanagers", "", "taskmanagers.json"},
 		{"POST", "/jobs", `{"args":["window-stats"]}`, "submit.json"},
 		{"POST", "/jobs/" + jobA + "/savepoints", `{"target-directory":"s3://bucket/sp"}`, "trigger.json"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,9 @@ type Options struct {
 	Address string
 	// Slots is how many slots it offers (default 1).
 	Slots int
+	// Memory is its memory budget in bytes (0: none), shown in the REST
+	// API as its managed memory.
+	Memory int64
 	// HeartbeatInterval is how often it sends a heartbeat (1 s); Timeout
 	// how long it waits for the JobManager's messages before it takes it
 	// for lost (5 s, or what the JobManager says when it accepts).
@@ -218,7 +222,8 @@ func (tm *TaskManager) session(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("taskmanager: connect to %s: %w", addr, err)
 	}
-	reg := &rpc.FromTM{Register: &rpc.Register{ID: tm.opts.ID, Address: tm.opts.Address, Slots: tm.opts.Slots, Fingerprint: tm.fp}}
+	reg := &rpc.FromTM{Register: &rpc.Register{ID: tm.opts.ID, Address: tm.opts.Address, Slots: tm.opts.Slots, Fingerprint: tm.fp,
+		CPUCores: runtime.NumCPU(), Memory: tm.opts.Memory}}
 	if err := stream.SendMsg(reg); err != nil {
 		return fmt.Errorf("taskmanager: register with %s: %w", addr, err)
 	}

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"fmt"
+
 	"github.com/weirdata/weir/cluster/rest"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/watermark"
@@ -71,4 +73,16 @@ func History(h stream.CheckpointHistory) []rest.CheckpointStats {
 			Alignment: s.Alignment.Milliseconds(), PersistedData: s.InFlight, ExternalPath: s.Path})
 	}
 	return out
+}
+
+// Exceptions are the failures ex (oldest first, older ones dropped when
+// truncated) as Flink's exception history, each located at the
+// TaskManager named location ("" for none).
+func Exceptions(ex []stream.Exception, truncated bool, location string) rest.Exceptions {
+	out := make([]rest.Exception, len(ex))
+	for i, e := range ex {
+		out[i] = rest.Exception{Name: fmt.Sprintf("attempt %d failed", e.Attempt), Stacktrace: e.Err,
+			Timestamp: e.Time.UnixMilli(), Location: location}
+	}
+	return rest.NewExceptions(out, truncated)
 }

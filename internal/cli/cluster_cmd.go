@@ -179,7 +179,7 @@ again.`,
 		if store == nil && opts.JobManager == "" {
 			return &usageError{err: errors.New("give --jobmanager H:P, or --ha etcd or kubernetes")}
 		}
-		opts.HA, opts.Program = store, clusterProgram{memory: g.memory, slots: opts.Slots}
+		opts.HA, opts.Program, opts.Memory = store, clusterProgram{memory: g.memory, slots: opts.Slots}, int64(g.memory)
 		opts.Stdout, opts.Stderr, opts.Log = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.ErrOrStderr()
 		return taskmanager.Run(ctx, opts)
 	})

@@ -102,7 +102,7 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 			starts = append(starts, p.started)
 			defer p.stop()
 		}
-		u, err := ui.start(cmd.ErrOrStderr(), g.workers(), ck.savepointDir)
+		u, err := ui.start(cmd.ErrOrStderr(), g.workers(), int64(g.memory), ck.savepointDir)
 		if err != nil {
 			return err
 		}

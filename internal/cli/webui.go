@@ -59,7 +59,7 @@ func webUIAddr(addr string) (string, error) {
 
 // start listens on --web-ui and serves until close, printing the address
 // to out; nil without --web-ui.
-func (w *webUIFlags) start(out io.Writer, slots int, savepointDir string) (*webUI, error) {
+func (w *webUIFlags) start(out io.Writer, slots int, memory int64, savepointDir string) (*webUI, error) {
 	if w.addr == "" {
 		return nil, nil
 	}
@@ -76,7 +76,7 @@ func (w *webUIFlags) start(out io.Writer, slots int, savepointDir string) (*webU
 		token = os.Getenv(restTokenEnv)
 	}
 	u := &webUI{exp: prometheus.New(nil), served: make(chan error, 1)}
-	u.cluster = local.New(local.Options{Slots: slots, SavepointDir: savepointDir, Stopped: func(_, path string) {
+	u.cluster = local.New(local.Options{Slots: slots, Memory: memory, SavepointDir: savepointDir, Stopped: func(_, path string) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		u.stopped = path

@@ -322,6 +322,13 @@ func TestKillTaskManagers(t *testing.T) {
 		t.Fatalf("lost %q, duplicated %q; late lost %q, duplicated %q", lost[:min(len(lost), 10)], dup[:min(len(dup), 10)],
 			lostLate[:min(len(lostLate), 10)], dupLate[:min(len(dupLate), 10)])
 	}
+	ex, err := c.Exceptions(context.Background(), jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es := ex.History.Entries; len(es) != kills || !strings.Contains(es[0].Stacktrace, "lost") || ex.RootException != es[0].Stacktrace {
+		t.Errorf("exceptions %+v: want the %d lost TaskManagers, newest first", ex, kills)
+	}
 	if ck.Latest.Restored == nil {
 		t.Fatal("the job never restored a checkpoint: the kills came before any completed")
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -56,6 +57,9 @@ func metricSum(body, name, label string) float64 {
 	}
 	return s
 }
+
+// tmMemory matches a TaskManager's managed memory on the page.
+var tmMemory = regexp.MustCompile(`<td class="num tm-memory">[\d.]+ [KMG]i?B</td>`)
 
 // TestWebUICluster: a JobManager with --rest-token and a TaskManager on
 // loopback; window-stats submitted with --jobmanager at --rate 2000 with
@@ -146,6 +150,9 @@ func TestWebUICluster(t *testing.T) {
 		dom := browsertest.Load(t, chrome, page, "--dump-dom")
 		if m := browsertest.JobName.FindStringSubmatch(dom); m == nil || m[1] != "run window-stats" || m[2] != "RUNNING" {
 			t.Fatalf("the page does not name the running job: %v\n%s", m, dom)
+		}
+		if !strings.Contains(dom, `<p id="exceptions">No exceptions.</p>`) || !tmMemory.MatchString(dom) {
+			t.Errorf("the page shows no empty exception history or no TaskManager memory\n%s", dom)
 		}
 		rows := browsertest.VertexRow.FindAllStringSubmatch(dom, -1)
 		if len(rows) != len(d.Vertices) || len(rows) < 2 {

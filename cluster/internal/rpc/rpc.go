@@ -57,6 +57,10 @@ type Register struct {
 	Address     string              `json:"address"`
 	Slots       int                 `json:"slots"`
 	Fingerprint cluster.Fingerprint `json:"fingerprint"`
+	// CPUCores and Memory are its cores and memory budget in bytes (0:
+	// none), as the REST API shows them.
+	CPUCores int   `json:"cpuCores,omitempty"`
+	Memory   int64 `json:"memory,omitempty"`
 }
 
 // Attempt states a Status reports.

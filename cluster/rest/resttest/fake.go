@@ -38,6 +38,7 @@ type Fake struct {
 	OverviewValue    rest.Overview
 	JobsValue        []rest.JobDetails
 	CheckpointsValue map[string]rest.Checkpoints
+	ExceptionsValue  map[string]rest.Exceptions
 	TaskManagersList []rest.TaskManager
 	Pending          int
 	SavepointFailure string
@@ -142,6 +143,19 @@ func (f *Fake) Checkpoints(_ context.Context, jid string) (rest.Checkpoints, err
 		return rest.Checkpoints{}, fmt.Errorf("resttest: job %s: %w", jid, rest.ErrNotFound)
 	}
 	return f.CheckpointsValue[jid], nil
+}
+
+// Exceptions returns ExceptionsValue[jid].
+func (f *Fake) Exceptions(_ context.Context, jid string) (rest.Exceptions, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.lead(); err != nil {
+		return rest.Exceptions{}, err
+	}
+	if f.find(jid) < 0 {
+		return rest.Exceptions{}, fmt.Errorf("resttest: job %s: %w", jid, rest.ErrNotFound)
+	}
+	return f.ExceptionsValue[jid], nil
 }
 
 // TaskManagers returns TaskManagersList.
