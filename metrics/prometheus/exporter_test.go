@@ -169,9 +169,10 @@ func TestRunningJob(t *testing.T) {
 	f := &fakeJob{status: stream.Running}
 	f.h.Completed = []stream.CheckpointStats{{ID: 1, Duration: 40 * time.Millisecond, Size: 10, FullSize: 10},
 		{ID: 2, Duration: 250 * time.Millisecond, Size: 300, FullSize: 900, Alignment: 3 * time.Millisecond}}
-	f.h.Restarts = 2
+	f.h.Restarts, f.h.Failed = 2, 3
+	in := int64(600)
 	sub := func(wall, busy, idle, bp time.Duration) stream.SubtaskMetrics {
-		return stream.SubtaskMetrics{Subtask: 1, Wall: wall, Busy: busy, Idle: idle, Backpressured: bp, Watermark: 4_000}
+		return stream.SubtaskMetrics{Subtask: 1, Wall: wall, Busy: busy, Idle: idle, Backpressured: bp, Watermark: 4_000, RecordsIn: in, RecordsOut: in / 2}
 	}
 	f.ov = stream.Overview{At: time.UnixMilli(9_000), Vertices: []stream.VertexOverview{{Name: "Window",
 		Subtasks: []stream.SubtaskMetrics{sub(2*time.Second, time.Second, 500*time.Millisecond, 500*time.Millisecond)}}}}
@@ -188,6 +189,7 @@ func TestRunningJob(t *testing.T) {
 	check(jobScope+"uptime", nil, 90_000)
 	check(jobScope+"numRestarts", nil, 2)
 	check(jobScope+"numberOfCompletedCheckpoints", nil, 2)
+	check(jobScope+"numberOfFailedCheckpoints", nil, 3)
 	check(jobScope+"lastCheckpointDuration", nil, 250)
 	check(jobScope+"lastCheckpointSize", nil, 300)
 	check(jobScope+"lastCheckpointFullSize", nil, 900)
@@ -197,12 +199,24 @@ func TestRunningJob(t *testing.T) {
 	check(taskScope+"backPressuredTimeMsPerSecond", task, 250)
 	check(taskScope+"currentInputWatermark", task, 4_000)
 	check(taskScope+"watermarkLag", task, 5_000)
+	check(taskScope+"numRecordsInPerSecond", task, 300)
+	check(taskScope+"numRecordsOutPerSecond", task, 150)
 
-	// one more second, all of it busy
+	// one more second, all of it busy, 1000 records more
+	in += 1000
 	f.ov.Vertices[0].Subtasks[0] = sub(3*time.Second, 2*time.Second, 500*time.Millisecond, 500*time.Millisecond)
 	fams = scrape(t, e)
 	check(taskScope+"busyTimeMsPerSecond", task, 1000)
 	check(taskScope+"idleTimeMsPerSecond", task, 0)
+	check(taskScope+"numRecordsInPerSecond", task, 1000)
+	check(taskScope+"numRecordsOutPerSecond", task, 500)
+
+	// a restart: the subtask's totals start again, and the span with them
+	in = 200
+	f.ov.Vertices[0].Subtasks[0] = sub(time.Second, time.Second, 0, 0)
+	fams = scrape(t, e)
+	check(taskScope+"busyTimeMsPerSecond", task, 1000)
+	check(taskScope+"numRecordsInPerSecond", task, 200)
 }
 
 // TestSanitize: names keep Prometheus' characters and lose the others.
