@@ -1,17 +1,12 @@
 package web
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/weirdata/weir/internal/browsertest"
 )
-
-var screenshot = flag.String("screenshot", "", "write the screenshot of the job page to this file")
 
 // TestBrowser loads the job page of a running job in headless Chromium
 // (Debian's chromium), with the token in the URL: the rendered page names
@@ -58,17 +53,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("no checkpoint count in\n%s", dom)
 	}
 	first := browsertest.Atoi(t, m[1])
-	shot := *screenshot
-	var err error
-	if shot == "" {
-		shot = filepath.Join(t.TempDir(), "job.png")
-	} else if shot, err = filepath.Abs(shot); err != nil {
-		t.Fatal(err)
-	}
-	browsertest.Load(t, bin, url, "--screenshot="+shot)
-	if fi, err := os.Stat(shot); err != nil || fi.Size() == 0 {
-		t.Errorf("no screenshot: %v", err)
-	}
+	t.Logf("screenshot %s", browsertest.Screenshot(t, bin, url, "web-ui-job.png"))
 	dom = browsertest.Load(t, bin, url, "--dump-dom")
 	m = browsertest.Completed.FindStringSubmatch(dom)
 	if m == nil {

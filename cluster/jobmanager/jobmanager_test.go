@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -578,6 +579,11 @@ func TestReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := c.next().env.Attempt
+	// a TaskManager that names no address is shown at its connection's
+	tms, _ := c.jm.TaskManagers(ctx)
+	if len(tms) != 1 || !strings.HasPrefix(tms[0].Path, "127.0.0.1:") || tms[0].Hardware.CPUCores != runtime.NumCPU() {
+		t.Fatalf("taskmanagers %+v", tms)
+	}
 	seq := func(i int) (string, int) {
 		rs, _, err := c.jm.Reports(ctx, jid)
 		if err != nil || len(rs) <= i {

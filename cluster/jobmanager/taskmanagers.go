@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
 
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/cluster"
@@ -51,6 +52,9 @@ func (jm *JobManager) Connect(stream grpc.ServerStream) error {
 	reg := first.Register
 	if reg == nil {
 		return errors.New("jobmanager: a TaskManager's stream must begin with its registration")
+	}
+	if p, ok := peer.FromContext(stream.Context()); ok && reg.Address == "" && p.Addr != nil {
+		reg.Address = p.Addr.String() // where its connection comes from
 	}
 	if err := cluster.CheckFingerprint(jm.fp, reg.Fingerprint); err != nil {
 		jm.logf("refused TaskManager %s at %s: %v", reg.ID, reg.Address, err)

@@ -28,7 +28,8 @@ type Options struct {
 	JobManager string
 	HA         ha.Store
 	// ID names the TaskManager (default: host-pid); Address is shown as
-	// its path in the REST API.
+	// its path in the REST API (default: the address its connection to
+	// the JobManager comes from).
 	ID      string
 	Address string
 	// Slots is how many slots it offers (default 1).

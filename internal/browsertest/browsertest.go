@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,4 +62,30 @@ func Atoi(t testing.TB, s string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// ScreenshotDirEnv names the directory screenshots are kept in; without
+// it they go to the test's temporary directory.
+const ScreenshotDirEnv = "WEIR_SCREENSHOT_DIR"
+
+// Screenshot takes a screenshot of url into name (a PNG) under
+// $WEIR_SCREENSHOT_DIR, else under t's temporary directory, and returns
+// its path; it fails t when Chromium wrote nothing.
+func Screenshot(t testing.TB, bin, url, name string) string {
+	t.Helper()
+	dir := os.Getenv(ScreenshotDirEnv)
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path, err := filepath.Abs(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Load(t, bin, url, "--screenshot="+path)
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("no screenshot of %s: %v", url, err)
+	}
+	return path
 }

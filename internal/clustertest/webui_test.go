@@ -154,6 +154,8 @@ func TestWebUICluster(t *testing.T) {
 		if !strings.Contains(dom, `<p id="exceptions">No exceptions.</p>`) || !tmMemory.MatchString(dom) {
 			t.Errorf("the page shows no empty exception history or no TaskManager memory\n%s", dom)
 		}
+		t.Logf("screenshots %s, %s", browsertest.Screenshot(t, chrome, page, "web-ui-cluster-job.png"),
+			browsertest.Screenshot(t, chrome, restURL+"/?token="+token+"#/", "web-ui-cluster.png"))
 		rows := browsertest.VertexRow.FindAllStringSubmatch(dom, -1)
 		if len(rows) != len(d.Vertices) || len(rows) < 2 {
 			t.Fatalf("%d vertex rows for the %d vertices of the REST answer\n%s", len(rows), len(d.Vertices), dom)
