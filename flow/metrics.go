@@ -35,6 +35,8 @@ type TaskMetrics struct {
 	idleSince, bpSince atomic.Int64
 	watermark          atomic.Int64
 	hasWatermark       atomic.Bool
+	outWatermark       atomic.Int64
+	hasOutWatermark    atomic.Bool
 
 	opMu sync.Mutex
 	ops  []*OperatorCounters
@@ -84,6 +86,13 @@ func (m *TaskMetrics) Operator(name string) *OperatorCounters {
 func (m *TaskMetrics) SetWatermark(wm int64) {
 	m.watermark.Store(wm)
 	m.hasWatermark.Store(true)
+}
+
+// SetOutputWatermark records the watermark the subtask last sent to its
+// outputs (Flink's currentOutputWatermark).
+func (m *TaskMetrics) SetOutputWatermark(wm int64) {
+	m.outWatermark.Store(wm)
+	m.hasOutWatermark.Store(true)
 }
 
 // beginIdle and beginBackpressured mark the start of a wait, which the
@@ -150,6 +159,10 @@ type SubtaskMetrics struct {
 	// currentInputWatermark), for a source the last watermark it emitted;
 	// noWatermark before any (TaskMetrics.SetWatermark).
 	Watermark int64
+	// OutWatermark is the watermark the subtask last sent to its outputs
+	// (Flink's currentOutputWatermark), noWatermark before any
+	// (TaskMetrics.SetOutputWatermark).
+	OutWatermark int64
 	// Operators are the operators of the subtask's chain, head first, as
 	// its body registered them (TaskMetrics.Operator); empty when it
 	// registered none.
@@ -178,12 +191,13 @@ type VertexMetrics struct {
 // Backpressured and PeakMemory: the sum; Watermark: the minimum, Flink's
 // low watermark; Operators: each operator's sums).
 func (v VertexMetrics) Total() SubtaskMetrics {
-	t := SubtaskMetrics{Subtask: -1, Watermark: maxWatermark}
+	t := SubtaskMetrics{Subtask: -1, Watermark: maxWatermark, OutWatermark: maxWatermark}
 	if len(v.Subtasks) == 0 {
-		t.Watermark = noWatermark
+		t.Watermark, t.OutWatermark = noWatermark, noWatermark
 	}
 	for _, s := range v.Subtasks {
 		t.Watermark = min(t.Watermark, s.Watermark)
+		t.OutWatermark = min(t.OutWatermark, s.OutWatermark)
 		for i, o := range s.Operators {
 			if i == len(t.Operators) {
 				t.Operators = append(t.Operators, OperatorMetrics{Name: o.Name})
@@ -254,9 +268,12 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 	if s := m.bpSince.Load(); s != 0 && now > s {
 		bp += time.Duration(now - s)
 	}
-	wm := noWatermark
+	wm, out := noWatermark, noWatermark
 	if m.hasWatermark.Load() {
 		wm = m.watermark.Load()
+	}
+	if m.hasOutWatermark.Load() {
+		out = m.outWatermark.Load()
 	}
 	m.opMu.Lock()
 	counters := slices.Clone(m.ops)
@@ -289,6 +306,7 @@ func (m *TaskMetrics) snapshot(subtask int, wall time.Duration) SubtaskMetrics {
 		Spilled:       m.spilled.Load(),
 		PeakMemory:    m.peak.Load(),
 		Watermark:     wm,
+		OutWatermark:  out,
 		Operators:     ops,
 		Metrics:       user,
 	}

@@ -62,8 +62,8 @@ func operatorMetricsBounded(t *testing.T, mode Mode) {
 				t.Errorf("task %s operator %d: %+v, want %+v", res.Vertices[vi].Name, i, tot.Operators[i], w[i])
 			}
 		}
-		if tot.Watermark != watermark.Max {
-			t.Errorf("task %s ended at watermark %d, want the maximal one", res.Vertices[vi].Name, tot.Watermark)
+		if tot.Watermark != watermark.Max || tot.OutWatermark != watermark.Max {
+			t.Errorf("task %s ended at watermark %d, output watermark %d, want the maximal one", res.Vertices[vi].Name, tot.Watermark, tot.OutWatermark)
 		}
 	}
 	// the task's own count agrees with its head operator
@@ -182,8 +182,8 @@ func TestWatermarkMetrics(t *testing.T) {
 	}
 	s := await("every event at the keyed task", func(s Overview) bool { return s.Vertices[1].Operators[0].RecordsIn == n })
 	for _, v := range s.Vertices {
-		if v.Watermark != watermark.Min || v.WatermarkLag != 0 {
-			t.Errorf("task %s before the first interval: watermark %d lag %v, want none", v.Name, v.Watermark, v.WatermarkLag)
+		if v.Watermark != watermark.Min || v.WatermarkLag != 0 || v.Subtasks[0].OutWatermark != watermark.Min {
+			t.Errorf("task %s before the first interval: watermark %d lag %v, output %d, want none", v.Name, v.Watermark, v.WatermarkLag, v.Subtasks[0].OutWatermark)
 		}
 	}
 	clock.Advance(time.Second)
@@ -194,6 +194,9 @@ func TestWatermarkMetrics(t *testing.T) {
 		if v.Watermark != wantWM || v.WatermarkLag != wantLag {
 			t.Errorf("task %s: watermark %d lag %v, want %d and %v", v.Name, v.Watermark, v.WatermarkLag, wantWM, wantLag)
 		}
+	}
+	if out := s.Vertices[0].Subtasks[0].OutWatermark; out != wantWM {
+		t.Errorf("the source's output watermark %d, want %d", out, wantWM)
 	}
 	if got := s.Vertices[1].Operators[0]; got.RecordsIn != n || got.RecordsOut != n {
 		t.Errorf("process operator: %+v, want %d records in and out", got, n)

@@ -17,7 +17,7 @@
 //     vertex) and subtask_index: numRecordsIn, numRecordsOut, numBytesIn,
 //     numBytesOut, numRecordsInPerSecond, numRecordsOutPerSecond,
 //     busyTimeMsPerSecond, idleTimeMsPerSecond,
-//     backPressuredTimeMsPerSecond, currentInputWatermark, watermarkLag
+//     backPressuredTimeMsPerSecond, currentInputWatermark, currentOutputWatermark, watermarkLag
 //     (weir), spilledBytes and peakMemoryBytes (weir);
 //   - operator scope, flink_taskmanager_job_task_operator_*, also
 //     operator_name: numRecordsIn, numRecordsOut, and the user metrics of

@@ -209,6 +209,9 @@ func (en *entry) collectSubtask(c *collector, id, vertex string, s stream.Subtas
 		c.send(prom.GaugeValue, taskScope+"currentInputWatermark", float64(wm), taskLabels, tl)
 		c.send(prom.GaugeValue, taskScope+"watermarkLag", float64(at.UnixMilli()-wm), taskLabels, tl)
 	}
+	if wm := s.OutWatermark; wm != watermark.Min && wm != watermark.Max {
+		c.send(prom.GaugeValue, taskScope+"currentOutputWatermark", float64(wm), taskLabels, tl)
+	}
 	key := subtaskKey{vertex, s.Subtask}
 	cur := times{s.Wall, s.Busy, s.Idle, s.Backpressured, s.RecordsIn, s.RecordsOut}
 	prev := en.last[key]

@@ -172,7 +172,8 @@ func TestRunningJob(t *testing.T) {
 	f.h.Restarts, f.h.Failed = 2, 3
 	in := int64(600)
 	sub := func(wall, busy, idle, bp time.Duration) stream.SubtaskMetrics {
-		return stream.SubtaskMetrics{Subtask: 1, Wall: wall, Busy: busy, Idle: idle, Backpressured: bp, Watermark: 4_000, RecordsIn: in, RecordsOut: in / 2}
+		return stream.SubtaskMetrics{Subtask: 1, Wall: wall, Busy: busy, Idle: idle, Backpressured: bp, Watermark: 4_000, OutWatermark: 3_500,
+			RecordsIn: in, RecordsOut: in / 2}
 	}
 	f.ov = stream.Overview{At: time.UnixMilli(9_000), Vertices: []stream.VertexOverview{{Name: "Window",
 		Subtasks: []stream.SubtaskMetrics{sub(2*time.Second, time.Second, 500*time.Millisecond, 500*time.Millisecond)}}}}
@@ -199,6 +200,7 @@ func TestRunningJob(t *testing.T) {
 	check(taskScope+"backPressuredTimeMsPerSecond", task, 250)
 	check(taskScope+"currentInputWatermark", task, 4_000)
 	check(taskScope+"watermarkLag", task, 5_000)
+	check(taskScope+"currentOutputWatermark", task, 3_500)
 	check(taskScope+"numRecordsInPerSecond", task, 300)
 	check(taskScope+"numRecordsOutPerSecond", task, 150)
 

@@ -477,6 +477,9 @@ func (rt *Runtime) passWatermark(from int, wm int64) error {
 			return nil
 		}
 	}
+	if rt.tc != nil {
+		rt.tc.Metrics.SetOutputWatermark(wm)
+	}
 	return rt.event(flow.Event{Kind: flow.Watermark, Value: wm})
 }
 
