@@ -2,6 +2,8 @@ package flow
 
 import (
 	"time"
+
+	"github.com/weirdata/weir/memory"
 )
 
 // MetricsWindow is the span Job.Overview measures rates and shares of time
@@ -27,6 +29,15 @@ type Overview struct {
 	// a second.
 	Window   time.Duration
 	Vertices []VertexOverview
+	// Memory is the job's managed memory (Flink's
+	// Status.Flink.Memory.Managed): its budget in bytes (0: unbounded),
+	// what its operators hold now and the most they held.
+	Memory MemoryOverview
+}
+
+// MemoryOverview is a job's managed memory at an Overview.
+type MemoryOverview struct {
+	Budget, Used, Peak int64
 }
 
 // VertexOverview is one vertex (a task: a chain of operators) of a
@@ -89,6 +100,13 @@ func (jb *Job) Overview() Overview {
 	now := jb.rt.opts.Clock.Now()
 	cur := sample{at: now, vertices: make([]vertexSample, len(vs))}
 	snap := Overview{At: now, Vertices: make([]VertexOverview, len(vs))}
+	if m := jb.rt.env.Memory; m != nil {
+		b := m.Budget()
+		if b == memory.Unlimited {
+			b = 0
+		}
+		snap.Memory = MemoryOverview{Budget: b, Used: m.Used(), Peak: m.Peak()}
+	}
 	jb.mu.Lock()
 	for vi, v := range vs {
 		tot := v.Total()

@@ -72,7 +72,17 @@ func TestSnapshot(t *testing.T) {
 	})
 	time.Sleep(200 * time.Millisecond)
 	clk.Advance(2 * time.Second)
+	res := env.mgr.NewReservation("test")
+	if err := res.Grow(3 << 20); err != nil {
+		t.Fatal(err)
+	}
 	s := jb.Overview()
+	if err := res.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Memory; m.Budget != 0 || m.Used < 3<<20 || m.Peak < m.Used {
+		t.Errorf("managed memory %+v: want no budget and the 3 MiB held", m)
+	}
 	if s.Window != 2*time.Second || !s.At.Equal(start.Add(2*time.Second)) {
 		t.Fatalf("window %v at %v, want 2s at %v", s.Window, s.At, start.Add(2*time.Second))
 	}

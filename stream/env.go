@@ -134,10 +134,11 @@ type SubtaskMetrics = flow.SubtaskMetrics
 type Overview = flow.Overview
 
 // VertexOverview is one task of an Overview; OperatorOverview one operator
-// of its chain.
+// of its chain; MemoryOverview the job's managed memory.
 type (
 	VertexOverview   = flow.VertexOverview
 	OperatorOverview = flow.OperatorOverview
+	MemoryOverview   = flow.MemoryOverview
 )
 
 // Env collects a DataStream program and runs it. It is not safe for

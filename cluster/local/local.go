@@ -230,6 +230,7 @@ func (c *Cluster) Job(ctx context.Context, jid string) (rest.JobDetails, error) 
 	d := rest.JobDetails{JobOverview: e.overview(now), Now: now, Failure: e.failure}
 	d.IsStoppable = d.State == rest.StateRunning && e.checkpoints()
 	ov := e.job.Overview()
+	d.Memory = view.Memory(ov)
 	for i, v := range ov.Vertices {
 		d.Vertices = append(d.Vertices, e.vertex(jid, i, v, d.JobOverview))
 	}

@@ -152,6 +152,17 @@ type JobDetails struct {
 	Plan *Plan `json:"plan,omitempty"`
 	// Failure is why a FAILED job failed (weir's field).
 	Failure string `json:"failure-cause,omitempty"`
+	// Memory is the job's managed memory (weir's field); nil when the
+	// cluster does not know it.
+	Memory *JobMemory `json:"memory,omitempty"`
+}
+
+// JobMemory is a job's managed memory in bytes: its budget (0:
+// unbounded), what its operators hold now and the most they held.
+type JobMemory struct {
+	Budget int64 `json:"budget"`
+	Used   int64 `json:"used"`
+	Peak   int64 `json:"peak"`
 }
 
 // CheckpointCounts are the counts of GET /jobs/:jid/checkpoints.

@@ -65,6 +65,7 @@ func (c Cluster) Job(ctx context.Context, jid string) (rest.JobDetails, error) {
 		ids[i] = d.Vertices[i].ID
 	}
 	d.Plan = Plan(jid, d.Name, last.Plan, ids)
+	d.Memory = Memory(last.Overview)
 	return d, nil
 }
 

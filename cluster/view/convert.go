@@ -59,6 +59,15 @@ func Plan(jid, name string, p *stream.Plan, ids []string) *rest.Plan {
 	return out
 }
 
+// Memory is a job's managed memory as the REST API shows it; nil when
+// the Overview was taken before the job ran.
+func Memory(o stream.Overview) *rest.JobMemory {
+	if o.At.IsZero() {
+		return nil
+	}
+	return &rest.JobMemory{Budget: o.Memory.Budget, Used: o.Memory.Used, Peak: o.Memory.Peak}
+}
+
 // History is h's completed checkpoints as Flink's checkpoint statistics,
 // newest first.
 func History(h stream.CheckpointHistory) []rest.CheckpointStats {

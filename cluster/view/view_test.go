@@ -102,6 +102,9 @@ func TestCluster(t *testing.T) {
 		d.Plan.Nodes[1].Inputs[0].ID != "v0" || d.Plan.Nodes[1].Inputs[0].ShipStrategy != "HASH" {
 		t.Errorf("plan %+v", d.Plan)
 	}
+	if m, want := d.Memory, j2.Overview().Memory; m == nil || m.Budget != want.Budget || m.Budget <= 0 || m.Peak != want.Peak {
+		t.Errorf("memory %+v, want the second attempt's %+v", m, want)
+	}
 	cp, err := c.Checkpoints(ctx, jid)
 	if err != nil {
 		t.Fatal(err)

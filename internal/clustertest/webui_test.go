@@ -151,7 +151,7 @@ func TestWebUICluster(t *testing.T) {
 		if m := browsertest.JobName.FindStringSubmatch(dom); m == nil || m[1] != "run window-stats" || m[2] != "RUNNING" {
 			t.Fatalf("the page does not name the running job: %v\n%s", m, dom)
 		}
-		if !strings.Contains(dom, `<p id="exceptions">No exceptions.</p>`) || !tmMemory.MatchString(dom) {
+		if !strings.Contains(dom, `<p id="exceptions">No exceptions.</p>`) || !tmMemory.MatchString(dom) || !strings.Contains(dom, `<span id="job-memory">managed memory `) {
 			t.Errorf("the page shows no empty exception history or no TaskManager memory\n%s", dom)
 		}
 		t.Logf("screenshots %s, %s", browsertest.Screenshot(t, chrome, page, "web-ui-cluster-job.png"),

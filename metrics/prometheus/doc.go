@@ -19,6 +19,10 @@
 //     busyTimeMsPerSecond, idleTimeMsPerSecond,
 //     backPressuredTimeMsPerSecond, currentInputWatermark, currentOutputWatermark, watermarkLag
 //     (weir), spilledBytes and peakMemoryBytes (weir);
+//   - managed memory, flink_taskmanager_Status_Flink_Memory_Managed_*,
+//     labels job_id and job_name (each job has its own budget): Total,
+//     the budget (absent when unbounded), and Used, what the job's
+//     operators hold now;
 //   - operator scope, flink_taskmanager_job_task_operator_*, also
 //     operator_name: numRecordsIn, numRecordsOut, and the user metrics of
 //     package metrics under their group names (a counter as a counter, a

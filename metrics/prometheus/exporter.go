@@ -29,6 +29,8 @@ const (
 	jobScope      = "flink_jobmanager_job_"
 	taskScope     = "flink_taskmanager_job_task_"
 	operatorScope = "flink_taskmanager_job_task_operator_"
+	// memoryScope is Flink's TaskManager managed memory, per job in weir.
+	memoryScope = "flink_taskmanager_Status_Flink_Memory_Managed_"
 )
 
 // Exporter exposes the metrics of the jobs it holds. The zero Exporter is
@@ -190,6 +192,12 @@ func (en *entry) collect(c *collector, id string, now time.Time) {
 		c.send(prom.GaugeValue, jobScope+"lastCheckpointAlignmentDuration", float64(last.Alignment.Milliseconds()), jobLabels, jl)
 	}
 	ov := en.job.Overview()
+	if ov.Memory.Budget > 0 {
+		c.send(prom.GaugeValue, memoryScope+"Total", float64(ov.Memory.Budget), jobLabels, jl)
+	}
+	if !ov.At.IsZero() {
+		c.send(prom.GaugeValue, memoryScope+"Used", float64(ov.Memory.Used), jobLabels, jl)
+	}
 	for _, v := range ov.Vertices {
 		for _, s := range v.Subtasks {
 			en.collectSubtask(c, id, v.Name, s, ov.At)

@@ -175,7 +175,7 @@ func TestRunningJob(t *testing.T) {
 		return stream.SubtaskMetrics{Subtask: 1, Wall: wall, Busy: busy, Idle: idle, Backpressured: bp, Watermark: 4_000, OutWatermark: 3_500,
 			RecordsIn: in, RecordsOut: in / 2}
 	}
-	f.ov = stream.Overview{At: time.UnixMilli(9_000), Vertices: []stream.VertexOverview{{Name: "Window",
+	f.ov = stream.Overview{At: time.UnixMilli(9_000), Memory: stream.MemoryOverview{Budget: 64 << 20, Used: 3 << 20, Peak: 5 << 20}, Vertices: []stream.VertexOverview{{Name: "Window",
 		Subtasks: []stream.SubtaskMetrics{sub(2*time.Second, time.Second, 500*time.Millisecond, 500*time.Millisecond)}}}}
 	e.Add("j", f)
 	now = now.Add(90 * time.Second)
@@ -191,6 +191,8 @@ func TestRunningJob(t *testing.T) {
 	check(jobScope+"numRestarts", nil, 2)
 	check(jobScope+"numberOfCompletedCheckpoints", nil, 2)
 	check(jobScope+"numberOfFailedCheckpoints", nil, 3)
+	check(memoryScope+"Total", nil, 64<<20)
+	check(memoryScope+"Used", nil, 3<<20)
 	check(jobScope+"lastCheckpointDuration", nil, 250)
 	check(jobScope+"lastCheckpointSize", nil, 300)
 	check(jobScope+"lastCheckpointFullSize", nil, 900)
