@@ -44,7 +44,7 @@ func FromSource[T any](env *Env, src source.Source[T], strategy watermark.Strate
 		n.Align = &graph.Alignment{Group: a.Group, MaxDrift: a.MaxDrift, UpdateInterval: a.UpdateInterval}
 	}
 	n.Build = func(b *graph.Build, outs map[string]any) ([]any, task.Operator, error) {
-		s := task.NewSource(src, strategy, b.Enumerator, core.OutOf[T](outs, ""), n.Name, b.BatchSize())
+		s := task.NewSource(src, strategy, b.Enumerator, core.OutOf[T](outs, ""), n.Name, b.BatchSize()).WithMetrics(b.Metrics)
 		if b.Aligner != nil {
 			s.Align(b.Aligner)
 		}

@@ -49,6 +49,13 @@
 // see (removed by compaction, or aborted records whose marker lies past
 // the stop) ends when the next record or marker past the stop arrives.
 //
+// Each reader registers Flink's pendingRecords gauge in its operator's
+// metric group: the offsets between its positions and the ends of its
+// partitions' readable logs (the last stable offset under read_committed,
+// else the high watermark; a bounded split's stopping offset at most), as
+// the last fetch of each partition saw them. A partition not fetched yet
+// does not count; transaction markers do.
+//
 // The stream runtime runs a watermark generator per split: a strategy
 // WithIdleness lets a partition without records stop holding the
 // watermark back. The deserializer sees the record's key, value,

@@ -23,6 +23,29 @@ type held struct {
 	next    int64 // the offset of the next record to read
 	records int64 // records read before next
 	stop    int64 // the stopping offset (exclusive), -1 for none
+	// end is the offset the last fetch said the partition's readable log
+	// ends at (its last stable offset under read-committed, else its
+	// high watermark), -1 before any fetch
+	end int64
+}
+
+// pendingRecords is the offsets between each held split's position and
+// the end of its partition's readable log, as the last fetches saw them
+// (a bounded split's up to its stopping offset): Flink's pendingRecords
+// of a Kafka source. Transaction markers count among them.
+func (r *reader[T]) pendingRecords() int64 {
+	var n int64
+	for _, h := range r.order {
+		if h.end < 0 {
+			continue
+		}
+		end := h.end
+		if h.stop >= 0 {
+			end = min(end, h.stop)
+		}
+		n += max(end-h.next, 0)
+	}
+	return n
 }
 
 func (h *held) position() source.Split {
@@ -62,6 +85,9 @@ type reader[T any] struct {
 	out   []T
 	rec   Record
 	pace  *source.Throttle
+	// left is pendingRecords after the last poll or batch, for the
+	// gauge, which is read on other goroutines
+	left atomic.Int64
 
 	mu         sync.Mutex
 	pending    []positions // checkpoints taken, not complete
@@ -90,6 +116,10 @@ func newReader[T any](s *Source[T], rc source.ReaderContext) (*reader[T], error)
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	r := &reader[T]{src: s, rc: rc, clock: s.opts.Clock, cl: cl, splits: map[partition]*held{}, adm: kadm.NewClient(cl)}
+	if rc.Metrics != nil {
+		// read when the task publishes its metrics, on the reader's goroutine
+		rc.Metrics.GaugeInt("pendingRecords", r.left.Load)
+	}
 	if rc.Rate > 0 {
 		clk := rc.Clock
 		if clk == nil {
@@ -120,7 +150,7 @@ func (r *reader[T]) add(s source.Split) {
 		r.ends = append(r.ends, source.Batch[T]{Split: s.ID, First: s.Records, End: true})
 		return
 	}
-	h := &held{p: p, id: s.ID, next: s.Offset, records: s.Records, stop: s.Len}
+	h := &held{p: p, id: s.ID, next: s.Offset, records: s.Records, stop: s.Len, end: -1}
 	r.splits[p] = h
 	r.order = append(r.order, h)
 	r.waiting = append(r.waiting, h)
@@ -241,12 +271,23 @@ func (r *reader[T]) poll(ctx context.Context, limit int) error {
 	// records taken from the client are kept whatever else happened: a
 	// poll ended by ctx may hold some, and they are the next batches
 	r.parts = r.parts[:0]
+	committed := !r.src.opts.ReadUncommitted
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if h := r.splits[partition{p.Topic, p.Partition}]; h != nil && p.Err == nil {
+			end := p.HighWatermark
+			if committed && p.LastStableOffset >= 0 {
+				end = p.LastStableOffset
+			}
+			if end >= 0 {
+				h.end = end
+			}
+		}
 		if len(p.Records) > 0 {
 			r.parts = append(r.parts, p)
 		}
 	})
 	r.pi, r.ri = 0, 0
+	r.left.Store(r.pendingRecords())
 	var err error
 	fs.EachError(func(t string, p int32, e error) {
 		if err != nil || (errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded)) && pctx.Err() != nil {
@@ -311,6 +352,7 @@ func (r *reader[T]) drain() (source.Batch[T], bool, error) {
 		if r.pace != nil {
 			r.pace.Took(len(r.out))
 		}
+		r.left.Store(r.pendingRecords())
 		if len(r.out) > 0 {
 			return source.Batch[T]{Split: h.id, First: first, Records: r.out}, true, nil
 		}

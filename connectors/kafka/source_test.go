@@ -12,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/weirdata/weir/clock"
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/watermark"
@@ -441,5 +443,60 @@ func TestSourceInterruptedNext(t *testing.T) {
 	}
 	if err := sameSet(got, want); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSourcePendingRecords: a reader's pendingRecords gauge is the
+// records between its positions and the partitions' ends (Flink's
+// pendingRecords): for a topic of 2 partitions of 300 records and a
+// later tail of 20 records each, after every batch it equals what the
+// topic holds minus what was read, and 0 at the end of a bounded read.
+func TestSourcePendingRecords(t *testing.T) {
+	cfg := cluster(t, 2, "in")
+	produceSpread(t, cfg, "in", "r", 2, 600)
+	src := stringSource(t, cfg, SourceOptions{Topics: []string{"in"}, BatchSize: 64})
+	enum := enumeratorOf(t, src, 1, nil)
+	g := metrics.NewGroup(clock.System{}, "kafka", "0")
+	r, err := src.Reader(source.ReaderContext{Subtask: 0, Parallelism: 1, Splits: enum, Metrics: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	gauge := func() int64 {
+		for _, s := range g.Samples() {
+			if s.Name == "pendingRecords" {
+				return s.Count
+			}
+		}
+		t.Fatal("no pendingRecords gauge")
+		return 0
+	}
+	read, total, tail, exact := 0, 600, false, 0
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for read < total {
+		b, err := r.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %d records: %v", read, err)
+		}
+		read += len(b.Records)
+		// a partition counts once a fetch saw its end: never more than left
+		got := gauge()
+		if got > int64(total-read) {
+			t.Fatalf("after %d of %d records: pendingRecords %d, more than the %d left", read, total, got, total-read)
+		}
+		if got == int64(total-read) && got > 0 {
+			exact++
+		}
+		if read >= 300 && !tail {
+			produceSpread(t, cfg, "in", "tail", 2, 40)
+			total, tail = total+40, true
+		}
+	}
+	if got := gauge(); got != 0 {
+		t.Errorf("pendingRecords %d after every record was read", got)
+	}
+	if exact == 0 {
+		t.Error("pendingRecords never counted every record left")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/clock"
+	"github.com/weirdata/weir/metrics"
 )
 
 // Boundedness says whether a source ends.
@@ -103,6 +104,11 @@ type ReaderContext struct {
 	// Clock, when set, is the clock the throttle paces by (the job's);
 	// nil means the source's (WithClock).
 	Clock clock.Clock
+	// Metrics, when set, is the source operator's metric group of this
+	// subtask (Flink's SourceReaderContext.metricGroup): a reader that
+	// knows how many records are left registers the gauge
+	// "pendingRecords" there, Flink's source metric.
+	Metrics *metrics.Group
 }
 
 // Batch is records of one split, handed out by Reader.Next.

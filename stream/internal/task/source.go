@@ -12,6 +12,7 @@ import (
 
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/memory"
+	"github.com/weirdata/weir/metrics"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/source"
@@ -43,6 +44,7 @@ type Source[T any] struct {
 	enum     source.Enumerator
 	out      *core.Emitter[T]
 	name     string
+	metrics  *metrics.Group
 	rt       *Runtime
 	reader   source.Reader[T]
 	state    *readerState
@@ -75,6 +77,12 @@ type Source[T any] struct {
 // by strategy, reading the splits enum assigns, emitting into out.
 func NewSource[T any](src source.Source[T], strategy watermark.Strategy[T], enum source.Enumerator, out core.Output[T], name string, batchSize int) *Source[T] {
 	return &Source[T]{src: src, strategy: strategy, enum: enum, out: core.NewEmitter(out, batchSize), name: name}
+}
+
+// WithMetrics gives the source's reader the operator's metric group g.
+func (s *Source[T]) WithMetrics(g *metrics.Group) *Source[T] {
+	s.metrics = g
+	return s
 }
 
 // Align makes the source align its watermark through a (its source's
@@ -152,7 +160,7 @@ func clockDeadline(parent context.Context, c clock.Clock, t time.Time) (context.
 
 func (s *Source[T]) start(rt *Runtime) error {
 	tc := rt.tc
-	rc := source.ReaderContext{Subtask: rt.subtask, Parallelism: rt.parallelism, Splits: s.enum}
+	rc := source.ReaderContext{Subtask: rt.subtask, Parallelism: rt.parallelism, Splits: s.enum, Metrics: s.metrics}
 	if tc != nil {
 		rc.Idle = tc.Metrics.AddIdle
 	}
