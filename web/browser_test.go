@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weirdata/weir/internal/browsertest"
+	"github.com/weirdata/weir/internal/webtest"
 )
 
 // TestBrowser loads the job page of a running job in headless Chromium
@@ -18,7 +18,7 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs headless Chromium")
 	}
-	bin := browsertest.Chromium(t)
+	bin := webtest.Chromium(t)
 	srv, j := running(t)
 	for deadline := time.Now().Add(10 * time.Second); len(j.Checkpoints().Completed) == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -26,11 +26,11 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	url := srv.URL + "/?token=" + token + "#/jobs/" + j.ID()
-	dom := browsertest.Load(t, bin, url, "--dump-dom")
-	if m := browsertest.JobName.FindStringSubmatch(dom); m == nil || m[1] != "web test" || m[2] != "RUNNING" {
+	dom := webtest.Load(t, bin, url, "--dump-dom")
+	if m := webtest.JobName.FindStringSubmatch(dom); m == nil || m[1] != "web test" || m[2] != "RUNNING" {
 		t.Fatalf("the page does not name the running job: %v\n%s", m, dom)
 	}
-	rows := browsertest.VertexRow.FindAllStringSubmatch(dom, -1)
+	rows := webtest.VertexRow.FindAllStringSubmatch(dom, -1)
 	ov := j.Overview()
 	if len(rows) != len(ov.Vertices) {
 		t.Fatalf("%d vertex rows for %d vertices\n%s", len(rows), len(ov.Vertices), dom)
@@ -39,7 +39,7 @@ func TestBrowser(t *testing.T) {
 		if r[1] != ov.Vertices[i].Name {
 			t.Errorf("row %d names %q, want %q", i, r[1], ov.Vertices[i].Name)
 		}
-		in, out := browsertest.Atoi(t, r[2]), browsertest.Atoi(t, r[3])
+		in, out := webtest.Atoi(t, r[2]), webtest.Atoi(t, r[3])
 		t.Logf("vertex %s: records in %d, out %d", r[1], in, out)
 		if (i == 0 && out == 0) || (i > 0 && in == 0) {
 			t.Errorf("vertex %s shows no records: in %d, out %d", r[1], in, out)
@@ -48,18 +48,18 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(dom, `<svg id="graph"`) || strings.Count(dom, `<g class="vertex"`) != len(ov.Vertices) {
 		t.Errorf("the graph does not draw the %d vertices\n%s", len(ov.Vertices), dom)
 	}
-	m := browsertest.Completed.FindStringSubmatch(dom)
+	m := webtest.Completed.FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("no checkpoint count in\n%s", dom)
 	}
-	first := browsertest.Atoi(t, m[1])
-	t.Logf("screenshot %s", browsertest.Screenshot(t, bin, url, "web-ui-job.png"))
-	dom = browsertest.Load(t, bin, url, "--dump-dom")
-	m = browsertest.Completed.FindStringSubmatch(dom)
+	first := webtest.Atoi(t, m[1])
+	t.Logf("screenshot %s", webtest.Screenshot(t, bin, url, "web-ui-job.png"))
+	dom = webtest.Load(t, bin, url, "--dump-dom")
+	m = webtest.Completed.FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("no checkpoint count in the second load\n%s", dom)
 	}
-	if second := browsertest.Atoi(t, m[1]); second <= first {
+	if second := webtest.Atoi(t, m[1]); second <= first {
 		t.Errorf("completed checkpoints %d then %d: no growth", first, second)
 	} else {
 		t.Logf("completed checkpoints %d then %d", first, second)

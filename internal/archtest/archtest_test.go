@@ -181,8 +181,8 @@ func TestDependencyRules(t *testing.T) {
 			}
 			return isStd(p)
 		},
-		// headless Chromium for the web UI's tests
-		"internal/browsertest": isStd,
+		// what the web UI's tests share: requests, metrics, headless Chromium
+		"internal/webtest": isStd,
 		// the web UI: the REST handler, the exporter and an embedded page
 		"web": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/rest" || p == module+"/metrics/prometheus"

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/weirdata/weir/internal/webtest"
 )
 
 // addrWriter is a stderr that hands the address of the "Web UI at" line
@@ -41,39 +43,6 @@ func (w *addrWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
-}
-
-// webGet returns the body of GET url with the token, or the error.
-func webGet(url, token string) (int, string, error) {
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), err
-}
-
-// metricSum sums the samples of metric name whose line contains label.
-func metricSum(body, name, label string) float64 {
-	var s float64
-	for _, l := range strings.Split(body, "\n") {
-		if !strings.HasPrefix(l, name+"{") || !strings.Contains(l, label) {
-			continue
-		}
-		var v float64
-		if _, err := fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &v); err == nil {
-			s += v
-		}
-	}
-	return s
 }
 
 // startWebUI starts weir run window-stats over 8000 events at --rate 2000
@@ -121,14 +90,14 @@ func TestWebUIRun(t *testing.T) {
 	}
 	const token = "tok"
 	base, done, stderr := startWebUI(t, token, io.Discard)
-	if code, _, err := webGet(base+"/metrics", ""); err != nil || code != http.StatusUnauthorized {
+	if code, _, err := webtest.Get(base+"/metrics", ""); err != nil || code != http.StatusUnauthorized {
 		t.Errorf("/metrics without the token: %d, %v", code, err)
 	}
 	var ov struct {
 		Jobs []struct{ Name, State string } `json:"jobs"`
 	}
 	for deadline := time.Now().Add(10 * time.Second); len(ov.Jobs) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		_, body, err := webGet(base+"/jobs/overview", token)
+		_, body, err := webtest.Get(base+"/jobs/overview", token)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +110,7 @@ func TestWebUIRun(t *testing.T) {
 	}
 	first := map[string]float64{}
 	scrape := func() string {
-		_, body, err := webGet(base+"/metrics", token)
+		_, body, err := webtest.Get(base+"/metrics", token)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,13 +122,13 @@ func TestWebUIRun(t *testing.T) {
 	}
 	body := scrape()
 	for k, s := range series {
-		first[k] = metricSum(body, s[0], s[1])
+		first[k] = webtest.MetricSum(body, s[0], s[1])
 	}
 	risen := map[string]bool{}
 	for deadline := time.Now().Add(3 * time.Second); len(risen) < len(series) && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		body := scrape()
 		for k, s := range series {
-			if v := metricSum(body, s[0], s[1]); v > first[k] {
+			if v := webtest.MetricSum(body, s[0], s[1]); v > first[k] {
 				risen[k] = true
 				t.Logf("%s: %v then %v", k, first[k], v)
 			}
@@ -173,7 +142,7 @@ func TestWebUIRun(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, _, err := webGet(base+"/overview", token); err == nil {
+	if _, _, err := webtest.Get(base+"/overview", token); err == nil {
 		t.Errorf("the web UI still answers after the command returned")
 	}
 }
@@ -193,7 +162,7 @@ func TestWebUIStop(t *testing.T) {
 		Jobs []struct{ ID string } `json:"jobs"`
 	}
 	for deadline := time.Now().Add(10 * time.Second); len(jobs.Jobs) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		_, body, err := webGet(base+"/jobs", token)
+		_, body, err := webtest.Get(base+"/jobs", token)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,9 +3,7 @@ package clustertest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,45 +16,8 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/cluster/rest"
-	"github.com/weirdata/weir/internal/browsertest"
+	"github.com/weirdata/weir/internal/webtest"
 )
-
-// get GETs url with the bearer token (none when empty).
-func get(t *testing.T, url, token string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
-}
-
-// metricSum sums the samples of metric name whose line contains label.
-func metricSum(body, name, label string) float64 {
-	var s float64
-	for _, l := range strings.Split(body, "\n") {
-		if !strings.HasPrefix(l, name+"{") || !strings.Contains(l, label) {
-			continue
-		}
-		var v float64
-		if _, err := fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &v); err == nil {
-			s += v
-		}
-	}
-	return s
-}
 
 // tmMemory matches a TaskManager's managed memory on the page.
 var tmMemory = regexp.MustCompile(`<td class="num tm-memory">[\d.]+ [KMG]i?B</td>`)
@@ -94,7 +55,7 @@ func TestWebUICluster(t *testing.T) {
 	t.Cleanup(func() { submit.Process.Signal(syscall.SIGKILL) })
 
 	for _, path := range []string{"/", "/metrics", "/jobs/overview", "/taskmanagers"} {
-		if code, _ := get(t, restURL+path, ""); code != http.StatusUnauthorized {
+		if code, _, err := webtest.Get(restURL+path, ""); err != nil || code != http.StatusUnauthorized {
 			t.Errorf("%s without the token: %d, want 401", path, code)
 		}
 	}
@@ -121,9 +82,12 @@ func TestWebUICluster(t *testing.T) {
 	first := map[string]float64{}
 	risen := map[string]bool{}
 	for deadline := time.Now().Add(10 * time.Second); len(risen) < len(series) && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		_, body := get(t, restURL+"/metrics", token)
+		_, body, err := webtest.Get(restURL+"/metrics", token)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for k, s := range series {
-			v := metricSum(body, s[0], s[1])
+			v := webtest.MetricSum(body, s[0], s[1])
 			f, seen := first[k]
 			switch {
 			case !seen && v > 0:
@@ -142,26 +106,26 @@ func TestWebUICluster(t *testing.T) {
 
 	page := restURL + "/?token=" + token + "#/jobs/" + jid
 	t.Run("browser", func(t *testing.T) {
-		chrome := browsertest.Chromium(t)
+		chrome := webtest.Chromium(t)
 		d, err := c.Job(ctx, jid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dom := browsertest.Load(t, chrome, page, "--dump-dom")
-		if m := browsertest.JobName.FindStringSubmatch(dom); m == nil || m[1] != "run window-stats" || m[2] != "RUNNING" {
+		dom := webtest.Load(t, chrome, page, "--dump-dom")
+		if m := webtest.JobName.FindStringSubmatch(dom); m == nil || m[1] != "run window-stats" || m[2] != "RUNNING" {
 			t.Fatalf("the page does not name the running job: %v\n%s", m, dom)
 		}
 		if !strings.Contains(dom, `<p id="exceptions">No exceptions.</p>`) || !tmMemory.MatchString(dom) || !strings.Contains(dom, `<span id="job-memory">managed memory `) {
 			t.Errorf("the page shows no empty exception history or no TaskManager memory\n%s", dom)
 		}
-		t.Logf("screenshots %s, %s", browsertest.Screenshot(t, chrome, page, "web-ui-cluster-job.png"),
-			browsertest.Screenshot(t, chrome, restURL+"/?token="+token+"#/", "web-ui-cluster.png"))
-		rows := browsertest.VertexRow.FindAllStringSubmatch(dom, -1)
+		t.Logf("screenshots %s, %s", webtest.Screenshot(t, chrome, page, "web-ui-cluster-job.png"),
+			webtest.Screenshot(t, chrome, restURL+"/?token="+token+"#/", "web-ui-cluster.png"))
+		rows := webtest.VertexRow.FindAllStringSubmatch(dom, -1)
 		if len(rows) != len(d.Vertices) || len(rows) < 2 {
 			t.Fatalf("%d vertex rows for the %d vertices of the REST answer\n%s", len(rows), len(d.Vertices), dom)
 		}
 		for i, r := range rows {
-			name, in, out := html.UnescapeString(r[1]), browsertest.Atoi(t, r[2]), browsertest.Atoi(t, r[3])
+			name, in, out := html.UnescapeString(r[1]), webtest.Atoi(t, r[2]), webtest.Atoi(t, r[3])
 			t.Logf("vertex %s: records in %d, out %d", name, in, out)
 			if name != d.Vertices[i].Name {
 				t.Errorf("row %d names %q, want %q", i, name, d.Vertices[i].Name)
@@ -194,9 +158,9 @@ func TestWebUICluster(t *testing.T) {
 		t.Errorf("checkpoint history %+v, %v: want completed checkpoints newest first", ck.History, err)
 	}
 	t.Run("browser finished", func(t *testing.T) {
-		chrome := browsertest.Chromium(t)
-		dom := browsertest.Load(t, chrome, page, "--dump-dom")
-		if m := browsertest.JobName.FindStringSubmatch(dom); m == nil || m[2] != "FINISHED" {
+		chrome := webtest.Chromium(t)
+		dom := webtest.Load(t, chrome, page, "--dump-dom")
+		if m := webtest.JobName.FindStringSubmatch(dom); m == nil || m[2] != "FINISHED" {
 			t.Fatalf("the page does not show the job FINISHED: %v\n%s", m, dom)
 		}
 	})

@@ -1,9 +1,13 @@
-// Package browsertest loads the web UI in headless Chromium (Debian's
-// chromium) for tests, and reads what the rendered page shows.
-package browsertest
+// Package webtest is what the web UI's tests share: authorized requests,
+// sums over Prometheus' text format, and headless Chromium (Debian's
+// chromium) loading the page, with what the rendered page shows.
+package webtest
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,4 +92,39 @@ func Screenshot(t testing.TB, bin, url, name string) string {
 		t.Fatalf("no screenshot of %s: %v", url, err)
 	}
 	return path
+}
+
+// Get sends GET url with the bearer token (none when empty) and returns
+// the status and the body.
+func Get(url, token string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// MetricSum sums the samples of metric name, in Prometheus' text format,
+// whose line contains label.
+func MetricSum(body, name, label string) float64 {
+	var s float64
+	for _, l := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(l, name+"{") || !strings.Contains(l, label) {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &v); err == nil {
+			s += v
+		}
+	}
+	return s
 }
