@@ -27,26 +27,30 @@ import (
 // be named before the reduction with Grouping.On instead. On changes ds
 // itself and returns it: a := ds.On("k") names ds's key too.
 func (ds *DataSet[T]) On(fields ...string) *DataSet[T] {
-	where := "On at " + caller(1)
+	ds.env.on(ds.n, fields)
+	return ds
+}
+
+// on is On's body, untyped: compiled once, not once per record type.
+func (env *Env) on(n *node, fields []string) {
+	where := "On at " + caller(2)
 	if err := checkFields(fields, false); err != nil {
-		ds.env.fail(where, err)
-		return ds
+		env.fail(where, err)
+		return
 	}
-	n := ds.n
 	keyed := false
 	for _, t := range n.opt.KeyTypes {
 		keyed = keyed || t != ""
 	}
 	if !keyed {
-		ds.env.fail(where, fmt.Errorf("%s has no key to name", n.name()))
-		return ds
+		env.fail(where, fmt.Errorf("%s has no key to name", n.name()))
+		return
 	}
 	if len(n.desc) > 1 && len(fields) != len(n.desc) {
-		ds.env.fail(where, fmt.Errorf("%s has %d key parts: name one field per part, not %d", n.name(), len(n.desc), len(fields)))
-		return ds
+		env.fail(where, fmt.Errorf("%s has %d key parts: name one field per part, not %d", n.name(), len(n.desc), len(fields)))
+		return
 	}
 	n.setKeys(fields)
-	return ds
 }
 
 // setKeys sets the key names of every keyed input of n.
@@ -83,17 +87,22 @@ func (g *Grouping[T, K]) On(fields ...string) *Grouping[T, K] {
 // gives wrong results. Forwards changes ds itself and returns it: a :=
 // ds.Forwards("f") declares the fields for ds too.
 func (ds *DataSet[T]) Forwards(fields ...string) *DataSet[T] {
-	where := "Forwards at " + caller(1)
-	if err := checkFields(fields, true); err != nil {
-		ds.env.fail(where, err)
-		return ds
-	}
-	if len(ds.n.inputs) == 0 {
-		ds.env.fail(where, fmt.Errorf("%s has no input to forward fields from", ds.n.name()))
-		return ds
-	}
-	ds.n.forwards = append(ds.n.forwards, fields...)
+	ds.env.forwards(ds.n, fields)
 	return ds
+}
+
+// forwards is Forwards's body, untyped: compiled once, not once per record type.
+func (env *Env) forwards(n *node, fields []string) {
+	where := "Forwards at " + caller(2)
+	if err := checkFields(fields, true); err != nil {
+		env.fail(where, err)
+		return
+	}
+	if len(n.inputs) == 0 {
+		env.fail(where, fmt.Errorf("%s has no input to forward fields from", n.name()))
+		return
+	}
+	n.forwards = append(n.forwards, fields...)
 }
 
 // SortedOn declares that every subtask of the operator that produced ds
@@ -109,28 +118,38 @@ func (ds *DataSet[T]) Forwards(fields ...string) *DataSet[T] {
 // of the whole data set relies on it only at parallelism 1, where one subtask
 // holds every key. SortedOn changes ds itself and returns it.
 func (ds *DataSet[T]) SortedOn(o Order, fields ...string) *DataSet[T] {
-	if err := checkFields(fields, false); err != nil {
-		ds.env.fail("SortedOn at "+caller(1), err)
-		return ds
-	}
-	ds.n.opt.Sorted = slices.Clone(fields)
-	ds.n.opt.SortedDesc = make([]bool, len(fields))
-	for i := range fields {
-		ds.n.opt.SortedDesc[i] = o == Descending
-	}
+	ds.env.sortedOn(ds.n, o, fields)
 	return ds
+}
+
+// sortedOn is SortedOn's body, untyped: compiled once, not once per record type.
+func (env *Env) sortedOn(n *node, o Order, fields []string) {
+	if err := checkFields(fields, false); err != nil {
+		env.fail("SortedOn at "+caller(2), err)
+		return
+	}
+	n.opt.Sorted = slices.Clone(fields)
+	n.opt.SortedDesc = make([]bool, len(fields))
+	for i := range fields {
+		n.opt.SortedDesc[i] = o == Descending
+	}
 }
 
 // WithEstimate declares the number of records the operator that produced ds
 // emits, for the optimizer (it replaces a source's statistics). It changes ds
 // itself and returns it: a := ds.WithEstimate(10) changes ds too.
 func (ds *DataSet[T]) WithEstimate(rows int64) *DataSet[T] {
-	if rows < 0 {
-		ds.env.fail("WithEstimate at "+caller(1), fmt.Errorf("%d rows: want at least 0", rows))
-		return ds
-	}
-	ds.n.opt.EstimatedRows = rows
+	ds.env.withEstimate(ds.n, rows)
 	return ds
+}
+
+// withEstimate is WithEstimate's body, untyped: compiled once, not once per record type.
+func (env *Env) withEstimate(n *node, rows int64) {
+	if rows < 0 {
+		env.fail("WithEstimate at "+caller(2), fmt.Errorf("%d rows: want at least 0", rows))
+		return
+	}
+	n.opt.EstimatedRows = rows
 }
 
 // WithSelectivity declares how many records the operator that produced ds
@@ -138,16 +157,21 @@ func (ds *DataSet[T]) WithEstimate(rows int64) *DataSet[T] {
 // that emits three), for the optimizer's estimates. It changes ds itself and
 // returns it: a := ds.WithSelectivity(0.1) changes ds too.
 func (ds *DataSet[T]) WithSelectivity(f float64) *DataSet[T] {
-	where := "WithSelectivity at " + caller(1)
-	switch {
-	case len(ds.n.inputs) == 0:
-		ds.env.fail(where, fmt.Errorf("%s has no input: declare its size with WithEstimate", ds.n.name()))
-	case math.IsNaN(f) || math.IsInf(f, 0) || f < 0:
-		ds.env.fail(where, fmt.Errorf("selectivity %v: want a finite number of at least 0", f))
-	default:
-		ds.n.opt.Selectivity = f
-	}
+	ds.env.withSelectivity(ds.n, f)
 	return ds
+}
+
+// withSelectivity is WithSelectivity's body, untyped: compiled once, not once per record type.
+func (env *Env) withSelectivity(n *node, f float64) {
+	where := "WithSelectivity at " + caller(2)
+	switch {
+	case len(n.inputs) == 0:
+		env.fail(where, fmt.Errorf("%s has no input: declare its size with WithEstimate", n.name()))
+	case math.IsNaN(f) || math.IsInf(f, 0) || f < 0:
+		env.fail(where, fmt.Errorf("selectivity %v: want a finite number of at least 0", f))
+	default:
+		n.opt.Selectivity = f
+	}
 }
 
 // checkFields checks annotation field names: at least one, none empty, and

@@ -235,10 +235,15 @@ func (c *writerCollector[T]) End() error {
 // Record-at-a-time operators and sinks made from ds afterwards inherit it. It
 // changes ds itself and returns it: a := ds.WithParallelism(2) changes ds too.
 func (ds *DataSet[T]) WithParallelism(p int) *DataSet[T] {
-	if p <= 0 {
-		ds.env.fail("WithParallelism at "+caller(1), fmt.Errorf("parallelism %d: want at least 1", p))
-		return ds
-	}
-	ds.n.opt.Parallelism = p
+	ds.env.withParallelism(ds.n, p)
 	return ds
+}
+
+// withParallelism is WithParallelism's body, untyped: compiled once, not once per record type.
+func (env *Env) withParallelism(n *node, p int) {
+	if p <= 0 {
+		env.fail("WithParallelism at "+caller(2), fmt.Errorf("parallelism %d: want at least 1", p))
+		return
+	}
+	n.opt.Parallelism = p
 }

@@ -13,7 +13,7 @@ import (
 // PartitionByHash redistributes ds so that records with equal keys are in the
 // same subtask (Flink's partitionByHash).
 func PartitionByHash[T, K any](ds *DataSet[T], key func(T) K) *DataSet[T] {
-	return partitionBy(ds, key, nil, optimizer.Hash, "PartitionByHash at "+caller(1))
+	return partitionBy(ds, key, optimizer.Hash, "PartitionByHash at "+caller(1))
 }
 
 // PartitionByRange redistributes ds into key ranges in key order: subtask i gets
@@ -78,24 +78,23 @@ func rangeKeyer[T, K any](key func(T) K, bounds []K, parallelism int) (*keyer[T]
 // PartitionCustom redistributes ds with fn, which returns a record's subtask in
 // [0, n).
 func PartitionCustom[T any](ds *DataSet[T], fn func(v T, n int) int) *DataSet[T] {
-	return partitionBy[T, struct{}](ds, nil, fn, optimizer.Custom, "PartitionCustom at "+caller(1))
+	// no key: the keyer holds only fn, and no key encoder is compiled for T
+	k := &keyer[T]{Custom: func(v *T, n int) int { return fn(*v, n) }}
+	return partitionByKeyer(ds, k, optimizer.Custom, "PartitionCustom at "+caller(1))
 }
 
 // Rebalance redistributes ds round robin, evening out skewed subtasks.
 func (ds *DataSet[T]) Rebalance() *DataSet[T] {
-	return partitionBy[T, struct{}](ds, nil, nil, optimizer.Rebalance, "Rebalance at "+caller(1))
+	return partitionByKeyer(ds, &keyer[T]{}, optimizer.Rebalance, "Rebalance at "+caller(1))
 }
 
-func partitionBy[T, K any](ds *DataSet[T], key func(T) K, custom func(T, int) int, ship optimizer.Ship, where string) *DataSet[T] {
+func partitionBy[T, K any](ds *DataSet[T], key func(T) K, ship optimizer.Ship, where string) *DataSet[T] {
 	k := &keyer[T]{}
 	if key != nil {
 		var err error
 		if k, err = typed.NewKeyer[T, K](key); err != nil {
 			ds.env.fail(where, err)
 		}
-	}
-	if custom != nil {
-		k.Custom = func(v *T, n int) int { return custom(*v, n) }
 	}
 	out := partitionByKeyer(ds, k, ship, where)
 	if key != nil {

@@ -115,7 +115,13 @@ func (t *WatermarkTracker) End(src int) (int64, bool) {
 // An Aligner belongs to the task's goroutine; its batches follow the Reader's
 // ownership rule.
 type Aligner[T any] struct {
-	r       *Reader[T]
+	r *Reader[T]
+	alignState
+}
+
+// alignState is the untyped part of an Aligner, compiled once for every
+// record type.
+type alignState struct {
 	blocked []bool
 	nBlock  int       // channels blocked
 	kind    EventKind // the event being aligned, eventNone if none
@@ -132,7 +138,7 @@ type Aligner[T any] struct {
 // edge; r must not be read directly afterwards.
 func NewAligner[T any](r *Reader[T]) *Aligner[T] {
 	n := r.x.nProd
-	a := &Aligner[T]{r: r, blocked: make([]bool, n), wm: newValve(n)}
+	a := &Aligner[T]{r: r, alignState: alignState{blocked: make([]bool, n), wm: newValve(n)}}
 	for p, e := range r.ended {
 		if e {
 			a.wm.end(p)
@@ -150,13 +156,13 @@ func (a *Aligner[T]) Next(ctx context.Context) (batch []T, ev *Event, err error)
 	r := a.r
 	r.recycle()
 	for {
-		if a.next < a.nOut {
-			a.ev = a.out[a.next]
-			a.next++
-			return nil, &a.ev, nil
+		if ev := a.queued(); ev != nil {
+			return nil, ev, nil
 		}
-		if a.kind != eventNone && a.aligned() {
-			return nil, a.release(), nil
+		if a.kind != eventNone && a.nBlock == r.live {
+			ev := a.release()
+			r.in.unblockAll()
+			return nil, ev, nil
 		}
 		if r.live == 0 {
 			return nil, nil, io.EOF
@@ -178,20 +184,39 @@ func (a *Aligner[T]) Next(ctx context.Context) (batch []T, ev *Event, err error)
 		case WatermarkStatus:
 			a.emit(a.wm.status(src, m.ev.Value == StatusIdle))
 		case Barrier, EndOfSuperstep:
-			if a.kind == eventNone {
-				a.kind, a.value, a.meta = m.ev.Kind, m.ev.Value, m.ev.Meta
-			} else if a.kind != m.ev.Kind || a.value != m.ev.Value {
-				return nil, nil, fmt.Errorf("flow: edge %s: producer %d sent %v %d while aligning %v %d", r.x.e.name, src, m.ev.Kind, m.ev.Value, a.kind, a.value)
+			if err := a.align(r.x.e.name, src, m.ev); err != nil {
+				return nil, nil, err
 			}
-			a.blocked[src] = true
-			a.nBlock++
 			r.in.block(src) // the loop's top releases once all are aligned
 		}
 	}
 }
 
+// queued returns the next event the valve emitted, or nil.
+func (a *alignState) queued() *Event {
+	if a.next >= a.nOut {
+		return nil
+	}
+	a.ev = a.out[a.next]
+	a.next++
+	return &a.ev
+}
+
+// align blocks channel src, which delivered ev (a Barrier or an
+// EndOfSuperstep), until the alignment of ev's kind and value completes.
+func (a *alignState) align(edge string, src int, ev Event) error {
+	if a.kind == eventNone {
+		a.kind, a.value, a.meta = ev.Kind, ev.Value, ev.Meta
+	} else if a.kind != ev.Kind || a.value != ev.Value {
+		return fmt.Errorf("flow: edge %s: producer %d sent %v %d while aligning %v %d", edge, src, ev.Kind, ev.Value, a.kind, a.value)
+	}
+	a.blocked[src] = true
+	a.nBlock++
+	return nil
+}
+
 // emit queues what the valve emitted.
-func (a *Aligner[T]) emit(o valveOut) {
+func (a *alignState) emit(o valveOut) {
 	a.next, a.nOut = 0, 0
 	if o.hasWM {
 		a.out[a.nOut] = Event{Kind: Watermark, Value: o.wm, Source: -1}
@@ -203,15 +228,12 @@ func (a *Aligner[T]) emit(o valveOut) {
 	}
 }
 
-func (a *Aligner[T]) aligned() bool { return a.nBlock == a.r.live }
-
-// release ends an alignment: the aligned event is returned and every channel
-// is read again.
-func (a *Aligner[T]) release() *Event {
+// release ends an alignment: the aligned event is returned; the caller
+// reads every channel again.
+func (a *alignState) release() *Event {
 	a.ev = Event{Kind: a.kind, Value: a.value, Meta: a.meta, Source: -1}
 	a.kind = eventNone
 	clear(a.blocked)
 	a.nBlock = 0
-	a.r.in.unblockAll()
 	return &a.ev
 }

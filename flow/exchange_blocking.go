@@ -80,26 +80,20 @@ func (s *store[T]) spill(w *Writer[T]) error {
 		return nil
 	}
 	x := s.x
-	wm := x.space.Options().WriterMemory()
-	s.res.Force(wm)
-	defer s.res.Shrink(wm)
-	sw, err := x.space.Create()
-	if err != nil {
-		return fmt.Errorf("flow: edge %s: spill: %w", x.e.name, err)
-	}
 	codec := x.codec()
-	for _, b := range s.mem {
-		for i := range b {
-			w.scratch = codec.Append(w.scratch[:0], &b[i])
-			if err := sw.Append(w.scratch); err != nil {
-				sw.Abort()
-				return fmt.Errorf("flow: edge %s: spill to %s: %w", x.e.name, sw.Name(), err)
+	h, err := spillFile(x.space, s.res, x.e.name, func(sw *spill.Writer) error {
+		for _, b := range s.mem {
+			for i := range b {
+				w.scratch = codec.Append(w.scratch[:0], &b[i])
+				if err := sw.Append(w.scratch); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	h, err := sw.Finish()
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("flow: edge %s: spill to %s: %w", x.e.name, sw.Name(), err)
+		return err
 	}
 	s.files = append(s.files, h)
 	s.spilled += h.Bytes
@@ -113,6 +107,28 @@ func (s *store[T]) spill(w *Writer[T]) error {
 	w.held -= s.memBytes
 	s.memBytes = 0
 	return nil
+}
+
+// spillFile writes a new spill file of space with write, holding the
+// writer's memory on res meanwhile. It is untyped, so it is compiled once for
+// every record type.
+func spillFile(space *spill.Space, res *memory.Reservation, edge string, write func(*spill.Writer) error) (spill.Handle, error) {
+	wm := space.Options().WriterMemory()
+	res.Force(wm)
+	defer res.Shrink(wm)
+	sw, err := space.Create()
+	if err != nil {
+		return spill.Handle{}, fmt.Errorf("flow: edge %s: spill: %w", edge, err)
+	}
+	if err := write(sw); err != nil {
+		sw.Abort()
+		return spill.Handle{}, fmt.Errorf("flow: edge %s: spill to %s: %w", edge, sw.Name(), err)
+	}
+	h, err := sw.Finish()
+	if err != nil {
+		return spill.Handle{}, fmt.Errorf("flow: edge %s: spill to %s: %w", edge, sw.Name(), err)
+	}
+	return h, nil
 }
 
 // release removes the store's files and releases its reservation; it is
@@ -136,12 +152,74 @@ func (s *store[T]) release() {
 // storeReader replays a store: its spill files in order, then its memory
 // batches. It belongs to one goroutine.
 type storeReader[T any] struct {
-	s     *store[T]
+	s  *store[T]
+	fr fileReplay
+	mi int // next memory batch
+}
+
+// fileReplay is the untyped part of a storeReader: the spill file being read.
+type fileReplay struct {
 	file  int // next file
 	r     *spill.Reader
-	mi    int // next memory batch
 	arena *memory.Arena
 	rmem  int64
+}
+
+// open opens the next of files unless one is open, holding the reader's
+// memory on res while it is.
+func (f *fileReplay) open(space *spill.Space, res *memory.Reservation, files []spill.Handle, edge string) error {
+	if f.r != nil {
+		return nil
+	}
+	h := files[f.file]
+	f.rmem = space.Options().ReaderMemory()
+	res.Force(f.rmem)
+	r, err := space.Open(h)
+	if err != nil {
+		res.Shrink(f.rmem)
+		return fmt.Errorf("flow: edge %s: open %s: %w", edge, h.Name, err)
+	}
+	f.r = r
+	if f.arena == nil {
+		f.arena = memory.NewArena(0)
+	}
+	return nil
+}
+
+// next returns the open file's next record, or io.EOF at its end.
+func (f *fileReplay) next(edge string) ([]byte, error) {
+	rec, err := f.r.Next()
+	if err != nil && err != io.EOF {
+		return nil, f.readErr(edge, err)
+	}
+	return rec, err
+}
+
+func (f *fileReplay) readErr(edge string, err error) error {
+	return fmt.Errorf("flow: edge %s: read %s: %w", edge, f.r.Name(), err)
+}
+
+// finish closes the open file, which was read to its end, and removes it.
+func (f *fileReplay) finish(space *spill.Space, res *memory.Reservation, files []spill.Handle, edge string) error {
+	err := f.r.Close()
+	f.r = nil
+	res.Shrink(f.rmem)
+	_ = space.Remove(files[f.file])
+	f.file++
+	if err != nil {
+		return fmt.Errorf("flow: edge %s: read %s: %w", edge, files[f.file-1].Name, err)
+	}
+	return nil
+}
+
+// close closes an open file; the files and the reservation go with the job's
+// cleanup.
+func (f *fileReplay) close(res *memory.Reservation) {
+	if f.r != nil {
+		_ = f.r.Close()
+		f.r = nil
+		res.Shrink(f.rmem)
+	}
 }
 
 func newStoreReader[T any](s *store[T]) *storeReader[T] {
@@ -154,50 +232,35 @@ func newStoreReader[T any](s *store[T]) *storeReader[T] {
 func (it *storeReader[T]) next() ([]T, error) {
 	s := it.s
 	x := s.x
-	for it.file < len(s.files) {
-		if it.r == nil {
-			h := s.files[it.file]
-			it.rmem = x.space.Options().ReaderMemory()
-			s.res.Force(it.rmem)
-			r, err := x.space.Open(h)
-			if err != nil {
-				s.res.Shrink(it.rmem)
-				return nil, fmt.Errorf("flow: edge %s: open %s: %w", x.e.name, h.Name, err)
-			}
-			it.r = r
-			if it.arena == nil {
-				it.arena = memory.NewArena(0)
-			}
+	name := x.e.name
+	for it.fr.file < len(s.files) {
+		if err := it.fr.open(x.space, s.res, s.files, name); err != nil {
+			return nil, err
 		}
 		b := x.getBatch()
 		for len(b) < x.batchSize {
-			rec, err := it.r.Next()
+			rec, err := it.fr.next(name)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
 				x.putBatch(b)
-				return nil, fmt.Errorf("flow: edge %s: read %s: %w", x.e.name, it.r.Name(), err)
+				return nil, err
 			}
 			var zero T
 			b = append(b, zero)
-			if _, err := x.codec().DecodeArena(rec, &b[len(b)-1], it.arena); err != nil {
+			if _, err := x.codec().DecodeArena(rec, &b[len(b)-1], it.fr.arena); err != nil {
 				x.putBatch(b)
-				return nil, fmt.Errorf("flow: edge %s: read %s: %w", x.e.name, it.r.Name(), err)
+				return nil, it.fr.readErr(name, err)
 			}
 		}
 		if len(b) == x.batchSize {
 			return b, nil
 		}
 		// end of this file
-		err := it.r.Close()
-		it.r = nil
-		s.res.Shrink(it.rmem)
-		_ = x.space.Remove(s.files[it.file])
-		it.file++
-		if err != nil {
+		if err := it.fr.finish(x.space, s.res, s.files, name); err != nil {
 			x.putBatch(b)
-			return nil, fmt.Errorf("flow: edge %s: read %s: %w", x.e.name, s.files[it.file-1].Name, err)
+			return nil, err
 		}
 		if len(b) > 0 {
 			return b, nil
@@ -217,10 +280,4 @@ func (it *storeReader[T]) next() ([]T, error) {
 
 // close abandons the replay, closing an open spill file; the store's files and
 // reservation go with the job's cleanup.
-func (it *storeReader[T]) close() {
-	if it.r != nil {
-		_ = it.r.Close()
-		it.r = nil
-		it.s.res.Shrink(it.rmem)
-	}
-}
+func (it *storeReader[T]) close() { it.fr.close(it.s.res) }

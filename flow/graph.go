@@ -169,6 +169,8 @@ func Connect[T any](g *Graph, from, to *Vertex, p Partitioner[T], mode ExchangeM
 			out: len(from.outputs), in: len(to.inputs),
 			strategy: p.Strategy, mode: mode,
 			sampled: p.Strategy == Range && p.Bounds == nil,
+			hasHash: p.Hash != nil, hasKey: p.Key != nil, hasCustom: p.Custom != nil,
+			hasCodec: codec != nil, bounds: p.Bounds,
 		},
 		part:  p,
 		codec: codec,
@@ -186,6 +188,9 @@ type edgeBase struct {
 	strategy ShipStrategy
 	mode     ExchangeMode
 	sampled  bool // a Range edge without Bounds
+	// What the typed partitioner and codec provide, for check.
+	hasHash, hasKey, hasCustom, hasCodec bool
+	bounds                               [][]byte
 }
 
 // edgeSpec is an edge of any record type, as the untyped runtime sees it.
@@ -219,39 +224,40 @@ func (e *edge[T]) ran() EdgeInfo {
 	return EdgeInfo{From: e.from.index, To: e.to.index, Input: e.in, Strategy: e.strategy, Mode: e.rt.mode}
 }
 
-func (e *edge[T]) check() error {
-	p := &e.part
-	switch p.Strategy {
+// check reports a partitioner or mode the edge cannot run. It reads only the
+// untyped facts Connect recorded, so it is compiled once for every record type.
+func (e *edgeBase) check() error {
+	switch e.strategy {
 	case Forward:
 		if e.from.parallelism != e.to.parallelism {
 			return fmt.Errorf("flow: edge %s: FORWARD needs equal parallelism, have %d and %d", e.name, e.from.parallelism, e.to.parallelism)
 		}
 	case Hash:
-		if p.Hash == nil {
+		if !e.hasHash {
 			return fmt.Errorf("flow: edge %s: HASH partitioner without a Hash function", e.name)
 		}
 	case Range:
-		if p.Key == nil {
+		if !e.hasKey {
 			return fmt.Errorf("flow: edge %s: RANGE partitioner without a Key function", e.name)
 		}
-		if p.Bounds != nil && len(p.Bounds) != e.to.parallelism-1 {
-			return fmt.Errorf("flow: edge %s: RANGE partitioner has %d bounds for %d consumers", e.name, len(p.Bounds), e.to.parallelism)
+		if e.bounds != nil && len(e.bounds) != e.to.parallelism-1 {
+			return fmt.Errorf("flow: edge %s: RANGE partitioner has %d bounds for %d consumers", e.name, len(e.bounds), e.to.parallelism)
 		}
-		for i := 1; i < len(p.Bounds); i++ {
-			if memory.Compare(p.Bounds[i-1], p.Bounds[i]) > 0 {
+		for i := 1; i < len(e.bounds); i++ {
+			if memory.Compare(e.bounds[i-1], e.bounds[i]) > 0 {
 				return fmt.Errorf("flow: edge %s: RANGE bounds %d and %d are not ascending", e.name, i-1, i)
 			}
 		}
-		if p.Bounds == nil && e.codec == nil {
+		if e.bounds == nil && !e.hasCodec {
 			return fmt.Errorf("flow: edge %s: sampled RANGE partitioner needs a codec", e.name)
 		}
 	case Broadcast, Rebalance:
 	case Custom:
-		if p.Custom == nil {
+		if !e.hasCustom {
 			return fmt.Errorf("flow: edge %s: CUSTOM partitioner without a Custom function", e.name)
 		}
 	default:
-		return fmt.Errorf("flow: edge %s: unknown ship strategy %d", e.name, p.Strategy)
+		return fmt.Errorf("flow: edge %s: unknown ship strategy %d", e.name, e.strategy)
 	}
 	if e.mode != Pipelined && e.mode != Blocking {
 		return fmt.Errorf("flow: edge %s: unknown exchange mode %d", e.name, e.mode)

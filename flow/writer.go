@@ -368,20 +368,41 @@ func (w *Writer[T]) Event(e Event) error {
 	if w.err != nil {
 		return w.err
 	}
-	if e.Kind == eventNone || e.Kind == EndOfPartition || e.Kind > WatermarkStatus {
-		return fmt.Errorf("flow: edge %s: cannot send event %v", w.x.e.name, e.Kind)
-	}
-	if w.x.mode == Blocking || w.sampling {
-		return fmt.Errorf("flow: edge %s: %v event on a blocking edge", w.x.e.name, e.Kind)
-	}
-	if e.Kind == WatermarkStatus && e.Value != StatusActive && e.Value != StatusIdle {
-		return fmt.Errorf("flow: edge %s: watermark status %d", w.x.e.name, e.Value)
+	if err := checkEvent(&w.x.e.edgeBase, w.x.mode, w.sampling, e); err != nil {
+		return err
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
 	w.err = w.broadcastEvent(e)
 	return w.err
+}
+
+// checkEvent reports an event a writer of edge e in mode may not send;
+// sampling is a sampled Range edge's first pass. It is untyped, so it is
+// compiled once for every record type.
+func checkEvent(e *edgeBase, mode ExchangeMode, sampling bool, ev Event) error {
+	if ev.Kind == eventNone || ev.Kind == EndOfPartition || ev.Kind > WatermarkStatus {
+		return fmt.Errorf("flow: edge %s: cannot send event %v", e.name, ev.Kind)
+	}
+	if mode == Blocking || sampling {
+		return fmt.Errorf("flow: edge %s: %v event on a blocking edge", e.name, ev.Kind)
+	}
+	if ev.Kind == WatermarkStatus && ev.Value != StatusActive && ev.Value != StatusIdle {
+		return fmt.Errorf("flow: edge %s: watermark status %d", e.name, ev.Value)
+	}
+	return nil
+}
+
+// checkPriorityEvent is checkEvent for PriorityEvent.
+func checkPriorityEvent(e *edgeBase, mode ExchangeMode, sampling bool, ev Event) error {
+	if ev.Kind != Barrier {
+		return fmt.Errorf("flow: edge %s: %v cannot be a priority event", e.name, ev.Kind)
+	}
+	if mode == Blocking || sampling {
+		return fmt.Errorf("flow: edge %s: %v event on a blocking edge", e.name, ev.Kind)
+	}
+	return nil
 }
 
 // PriorityEvent sends e (a Barrier) in front of every consumer's channel
@@ -397,11 +418,8 @@ func (w *Writer[T]) PriorityEvent(e Event) ([][]T, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	if e.Kind != Barrier {
-		return nil, fmt.Errorf("flow: edge %s: %v cannot be a priority event", w.x.e.name, e.Kind)
-	}
-	if w.x.mode == Blocking || w.sampling {
-		return nil, fmt.Errorf("flow: edge %s: %v event on a blocking edge", w.x.e.name, e.Kind)
+	if err := checkPriorityEvent(&w.x.e.edgeBase, w.x.mode, w.sampling, e); err != nil {
+		return nil, err
 	}
 	out := make([][]T, w.n)
 	for c, b := range w.bufs {
