@@ -50,11 +50,14 @@ func (c Cluster) Job(ctx context.Context, jid string) (rest.JobDetails, error) {
 	if err != nil {
 		return d, err
 	}
-	rs, _, err := c.reports(ctx, jid)
+	rs, _, err := c.Reports(ctx, jid)
 	if err != nil || len(rs) == 0 {
 		return d, err
 	}
-	last := rs[len(rs)-1]
+	last, err := Decode(rs[len(rs)-1].Data)
+	if err != nil {
+		return d, nil // a report that does not decode is ignored
+	}
 	ov := last.Overview.Vertices
 	if len(ov) != len(d.Vertices) {
 		return d, nil // the vertices are not the Overview's: nothing to match
