@@ -98,14 +98,19 @@ func TestCheckpointListener(t *testing.T) {
 		}
 	}
 	mu.Unlock()
+	// the sink's writers hear the notifications on their own subtasks,
+	// after the functions upstream may have
+	var writerNotes []string
+	waitUntil(t, "the sink writers' notifications", func() bool {
+		for _, e := range s.takeEvents() {
+			if len(e) > 8 && (e[:8] == "complete" || e[:7] == "aborted") {
+				writerNotes = append(writerNotes, e)
+			}
+		}
+		return len(writerNotes) >= 3*p && len(s.committedRecords()) >= 30
+	})
 	if got := s.committedRecords(); len(got) != 30 {
 		t.Errorf("committed %d records by checkpoint 3, want 30", len(got))
-	}
-	var writerNotes []string
-	for _, e := range s.takeEvents() {
-		if len(e) > 8 && (e[:8] == "complete" || e[:7] == "aborted") {
-			writerNotes = append(writerNotes, e)
-		}
 	}
 	slices.Sort(writerNotes)
 	if wantNotes := []string{"aborted 0 2", "aborted 1 2", "complete 0 1", "complete 0 3", "complete 1 1", "complete 1 3"}; !slices.Equal(writerNotes, wantNotes) {
