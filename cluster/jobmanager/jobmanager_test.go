@@ -20,6 +20,7 @@ import (
 	"github.com/weirdata/weir/cluster/internal/rpc"
 	"github.com/weirdata/weir/cluster/rest"
 	"github.com/weirdata/weir/cluster/taskmanager"
+	"github.com/weirdata/weir/internal/proctest"
 )
 
 // run is an attempt a fakeProgram ran.
@@ -161,25 +162,7 @@ type testCluster struct {
 	// release is the TaskManagers' programs' (see fakeProgram)
 	release chan struct{}
 	// log holds the JobManager's log
-	log *lockedBuffer
-}
-
-// lockedBuffer is a log many goroutines write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log *proctest.Log
 }
 
 func newCluster(t *testing.T, opts Options) *testCluster {
@@ -187,7 +170,7 @@ func newCluster(t *testing.T, opts Options) *testCluster {
 	opts.Program = fakeProgram{tm: "jm", runs: runs}
 	opts.RPCAddress = "127.0.0.1:0"
 	opts.CheckpointDir = t.TempDir()
-	log := &lockedBuffer{}
+	log := &proctest.Log{}
 	if opts.Log == nil {
 		opts.Log = log
 	}

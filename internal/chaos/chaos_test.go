@@ -103,23 +103,7 @@ type job struct {
 // watermark follows each record, so the firings and the late events do not
 // depend on timing.
 func windowStatsJob(t *testing.T, n int) job {
-	var b strings.Builder
-	b.WriteString("user,ts,amount\n")
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range n {
-		ts := 1_000_000 + int64(i)*10
-		switch {
-		case i%25 == 24 && ts > 1_020_000:
-			ts -= 19_000
-		case i%7 == 3:
-			ts -= 1_500
-		}
-		fmt.Fprintf(&b, "u%d,%d,%d\n", r.IntN(7), ts, r.IntN(1000))
-	}
-	in := filepath.Join(t.TempDir(), "events.csv")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	in := proctest.WindowStatsEvents(t, n)
 	return job{name: "window-stats", rate: 1000, late: true, args: []string{"run", "window-stats", "--input", in, "--key", "user",
 		"--time", "ts", "--value", "amount", "--window", "tumbling:5s", "--out-of-orderness", "2s", "--parallelism", "2"}}
 }

@@ -93,23 +93,7 @@ func TestMain(m *testing.M) {
 // (within the out-of-orderness). It returns the weir run arguments of
 // window-stats over it at parallelism 2, without outputs.
 func windowStatsArgs(t *testing.T, n int) []string {
-	var b strings.Builder
-	b.WriteString("user,ts,amount\n")
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range n {
-		ts := 1_000_000 + int64(i)*10
-		switch {
-		case i%25 == 24 && ts > 1_020_000:
-			ts -= 19_000
-		case i%7 == 3:
-			ts -= 1_500
-		}
-		fmt.Fprintf(&b, "u%d,%d,%d\n", r.IntN(7), ts, r.IntN(1000))
-	}
-	in := filepath.Join(t.TempDir(), "events.csv")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	in := proctest.WindowStatsEvents(t, n)
 	return []string{"run", "window-stats", "--input", in, "--key", "user", "--time", "ts", "--value", "amount",
 		"--window", "tumbling:5s", "--out-of-orderness", "2s", "--parallelism", "2"}
 }
@@ -117,31 +101,14 @@ func windowStatsArgs(t *testing.T, n int) []string {
 // proc is a weir process of the test's cluster.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *proctest.Log
 	done   chan error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // start starts weir with args; the test kills it at its end.
 func start(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, args...), stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: exec.Command(bin, args...), stderr: &proctest.Log{}, done: make(chan error, 1)}
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -180,7 +147,7 @@ func startJobManager(t *testing.T, bin, ckDir string, more ...string) (*proc, st
 		"--rpc-address", "127.0.0.1:0", "--restart-delay", "200ms"}, more...)
 	cmd := exec.Command(bin, args...)
 	pr, pw := io.Pipe()
-	buf := &lockedBuffer{}
+	buf := &proctest.Log{}
 	cmd.Stderr = io.MultiWriter(pw, buf)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

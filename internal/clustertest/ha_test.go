@@ -143,32 +143,7 @@ func failover(t *testing.T, pause bool) {
 		t.Log("killed the leader")
 		waitLog(t, jm2, "leading at epoch")
 	}
-	var d rest.JobDetails
-	deadline := time.Now().Add(40 * time.Second)
-	for time.Now().Before(deadline) {
-		var err error
-		d, err = c2.Job(context.Background(), jid)
-		if err == nil && (d.State == rest.StateFinished || d.State == rest.StateFailed || d.State == rest.StateCanceled) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if d.State != rest.StateFinished {
-		t.Fatalf("job %s on the new leader: %+v", jid, d)
-	}
-	cks, err := c2.Checkpoints(context.Background(), jid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, gotLate := committed(t, out), committed(t, late)
-	lost, dup := diff(want, got)
-	lostLate, dupLate := diff(wantLate, gotLate)
-	t.Logf("after the failover: restored %+v, %d checkpoints recorded; %d lines, %d lost, %d duplicated; %d late lines, %d lost, %d duplicated",
-		cks.Latest.Restored, cks.Counts.Completed, len(got), len(lost), len(dup), len(gotLate), len(lostLate), len(dupLate))
-	if len(lost)+len(dup)+len(lostLate)+len(dupLate) != 0 {
-		t.Fatalf("lost %q, duplicated %q; late lost %q, duplicated %q", lost[:min(len(lost), 10)], dup[:min(len(dup), 10)],
-			lostLate[:min(len(lostLate), 10)], dupLate[:min(len(dupLate), 10)])
-	}
+	cks := exact(t, c2, jid, out, late, want, wantLate)
 	if cks.Latest.Restored == nil {
 		t.Fatal("the new leader restarted the job from the beginning, not from its checkpoint")
 	}

@@ -1,15 +1,19 @@
 // Package proctest holds what the tests that run weir as processes share:
-// running a command to its end, reading a sink's committed part files, and
-// comparing two multisets of lines. It is imported by tests only.
+// running a command to its end, the window-stats job's events, reading a
+// sink's committed part files, comparing two multisets of lines, and a log
+// many goroutines write. It is imported by tests only.
 package proctest
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -71,4 +75,51 @@ func Diff(want, got []string) (lost, dup []string) {
 		}
 	}
 	return lost, dup
+}
+
+// WindowStatsEvents writes a CSV of n events (user,ts,amount; timestamps
+// 10 ms apart, 7 keys) with stragglers into t's temporary directory and
+// returns its path: every 25th event 19 s behind (late for a 5 s tumbling
+// window with 2 s of out-of-orderness) and others 1.5 s behind (within
+// it). The same n gives the same file.
+func WindowStatsEvents(t testing.TB, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("user,ts,amount\n")
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		ts := 1_000_000 + int64(i)*10
+		switch {
+		case i%25 == 24 && ts > 1_020_000:
+			ts -= 19_000
+		case i%7 == 3:
+			ts -= 1_500
+		}
+		fmt.Fprintf(&b, "u%d,%d,%d\n", r.IntN(7), ts, r.IntN(1000))
+	}
+	in := filepath.Join(t.TempDir(), "events.csv")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// Log is a buffer many goroutines write: a process's stderr, a
+// component's log lines.
+type Log struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written.
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
