@@ -331,14 +331,12 @@ func (j *job) reportLocked(attempt string, data []byte) {
 
 // finish ends j in state (FINISHED, CANCELED or FAILED) and removes it
 // from the HA store. A job FINISHED or CANCELED loses its checkpoint
-// directory; a FAILED one keeps it, to restore from by hand.
+// directory; a FAILED one keeps it, to restore from by hand. The state
+// shows once the cleanup is done: a job seen ended has no directory left.
 func (jm *JobManager) finish(ctx context.Context, j *job, state, failure string) {
 	jm.mu.Lock()
 	epoch, err := jm.epochLocked()
-	j.state, j.failure, j.end = state, failure, jm.opts.Clock.Now().UnixMilli()
-	jm.notifyLocked()
 	jm.mu.Unlock()
-	jm.logf("job %s %s %s", j.id, state, failure)
 	if err == nil {
 		if err := jm.opts.HA.RemoveJob(ctx, epoch, j.id, j.incarnation); err != nil && !errors.Is(err, ha.ErrNotFound) {
 			jm.logf("job %s: remove from the HA store: %v", j.id, err)
@@ -349,6 +347,11 @@ func (jm *JobManager) finish(ctx context.Context, j *job, state, failure string)
 			jm.logf("job %s: %v", j.id, err)
 		}
 	}
+	jm.mu.Lock()
+	j.state, j.failure, j.end = state, failure, jm.opts.Clock.Now().UnixMilli()
+	jm.notifyLocked()
+	jm.mu.Unlock()
+	jm.logf("job %s %s %s", j.id, state, failure)
 }
 
 // Gate records a checkpoint of an attempt as its job's latest, if the
