@@ -8,11 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,46 +40,15 @@ var kills = func() int {
 	return 6
 }()
 
-var (
-	buildOnce sync.Once
-	weirBin   string
-	buildErr  error
-)
-
-// weir builds cmd/weir once per test binary, or skips the test under
-// -short or without a go command.
+// weir returns the weir binary, or skips the test under -short.
 func weir(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("kills weir processes: runs without -short only")
-	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "weir-chaos-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		weirBin = filepath.Join(dir, "weir")
-		out, err := exec.Command(goBin, "build", "-o", weirBin, "github.com/weirdata/weir/cmd/weir").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return weirBin
+	return proctest.Binary(t, "kills weir processes")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if weirBin != "" {
-		os.RemoveAll(filepath.Dir(weirBin))
-	}
+	proctest.RemoveBinary()
 	os.Exit(code)
 }
 

@@ -4,37 +4,18 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
-)
 
-// buildWeir builds cmd/weir into a temporary directory, or skips the test
-// when there is no go command or under -short.
-func buildWeir(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the weir binary")
-	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "weir")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/weirdata/weir/cmd/weir")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+	"github.com/weirdata/weir/internal/proctest"
+)
 
 // TestStreamingWordCountSignal runs the directory-watching job as a process:
 // the words of two files dropped in while it runs are printed, and SIGINT
 // (or SIGTERM) stops it with status 130, its spill directory and output
 // left empty.
 func TestStreamingWordCountSignal(t *testing.T) {
-	bin := buildWeir(t)
+	bin := proctest.Binary(t, "builds the weir binary")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) { runInterrupted(t, bin, sig) })
 	}

@@ -5,17 +5,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,50 +21,12 @@ import (
 	"github.com/weirdata/weir/internal/proctest"
 )
 
-var (
-	buildOnce sync.Once
-	weirBin   string
-	buildErr  error
-)
-
-// goBin is the go command that builds cmd/weir.
-var goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-
-// build builds cmd/weir once per test binary.
-func build() {
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "weir-cluster-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		weirBin = filepath.Join(dir, "weir")
-		out, err := exec.Command(goBin, "build", "-o", weirBin, "github.com/weirdata/weir/cmd/weir").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-}
-
-// weir returns the weir binary, or skips the test under -short or
-// without a go command.
+// weir returns the weir binary, or skips the test under -short.
 func weir(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a cluster of weir processes: runs without -short only")
-	}
-	if _, err := os.Stat(goBin); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
-	build()
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return weirBin
+	return proctest.Binary(t, "starts a cluster of weir processes")
 }
 
-// TestMain builds the binary before the tests (not under -short), so
-// that no test's time holds the build.
 // runToEnd, committed and diff are proctest's.
 var (
 	runToEnd  = proctest.RunToEnd
@@ -76,14 +35,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if _, err := os.Stat(goBin); err == nil && !testing.Short() {
-		build()
-	}
 	code := m.Run()
-	if weirBin != "" {
-		os.RemoveAll(filepath.Dir(weirBin))
-	}
+	proctest.RemoveBinary()
 	os.Exit(code)
 }
 
