@@ -1,5 +1,5 @@
 // Package proctest holds what the tests that run weir as processes share:
-// running a command to its end, the window-stats job's events, reading a
+// the weir binary, running a command to its end, the window-stats job's events, reading a
 // sink's committed part files, comparing two multisets of lines, and a log
 // many goroutines write. It is imported by tests only.
 package proctest
