@@ -21,7 +21,10 @@ type Env struct {
 	// parallelism. A program runs at min(its parallelism, Slots); a
 	// restore rescales its state to it.
 	Slots int
-	// Stdout and Stderr are the TaskManager's.
+	// Stdout is the attempt's standard output: the TaskManager's, and the
+	// first MaxStdout bytes of it go back to the JobManager with the
+	// attempt's end, where a client reads a finished job's output
+	// (GET /jobs/:jid/execution-result). Stderr is the TaskManager's.
 	Stdout, Stderr io.Writer
 	// Gate must be called with each checkpoint once its metadata is
 	// stored and before it counts as complete (stream's
@@ -34,6 +37,10 @@ type Env struct {
 	// running job's controls (savepoints) and its vertices.
 	Started func(Control)
 }
+
+// MaxStdout is the most of an attempt's standard output a TaskManager
+// sends back to the JobManager; the rest is only on the TaskManager's.
+const MaxStdout = 8 << 20
 
 // Vertex is one vertex of a running job, as the REST API shows it.
 type Vertex struct {

@@ -2,19 +2,17 @@ package tpch
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/internal/oracle"
 )
 
 // sf001 is the SF 0.01 data copied into the repository, with its answers.
@@ -114,26 +112,9 @@ func answerPath(dir string, n int) string {
 // readAnswer reads a DuckDB answer file: a header row, then the rows.
 func readAnswer(t *testing.T, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := oracle.ReadAnswer(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(recs) == 0 {
-		t.Fatalf("%s: no header row", path)
-	}
-	// one row holding one NULL (Q17 over data where nothing qualifies) is an
-	// empty line, which encoding/csv skips
-	if len(recs) == 1 && len(recs[0]) == 1 {
-		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n\n") {
-			recs = append(recs, []string{""})
-		}
 	}
 	return recs
 }
@@ -142,57 +123,8 @@ func readAnswer(t *testing.T, path string) [][]string {
 // numbers within a relative 1e-9, everything else exactly.
 func compare(t *testing.T, res Result, want [][]string) {
 	t.Helper()
-	if !slices.Equal(res.Columns, want[0]) {
-		t.Errorf("columns %q, want %q", res.Columns, want[0])
-	}
-	rows := want[1:]
-	if len(res.Rows) != len(rows) {
-		t.Fatalf("%d rows, want %d:\ngot  %q\nwant %q", len(res.Rows), len(rows), res.Rows, rows)
-	}
-	for i := range rows {
-		if len(res.Rows[i]) != len(rows[i]) {
-			t.Errorf("row %d: %d fields, want %d", i, len(res.Rows[i]), len(rows[i]))
-			continue
-		}
-		for j := range rows[i] {
-			if !fieldEqual(res.Rows[i][j], rows[i][j]) {
-				t.Errorf("row %d column %s: got %q, want %q", i, want[0][j], res.Rows[i][j], rows[i][j])
-			}
-		}
-	}
-}
-
-func fieldEqual(got, want string) bool {
-	g, gerr := strconv.ParseFloat(got, 64)
-	w, werr := strconv.ParseFloat(want, 64)
-	if gerr != nil || werr != nil {
-		return got == want
-	}
-	// relative: shares (Q8) are smaller than any absolute tolerance worth having
-	return math.Abs(g-w) <= 1e-9*math.Abs(w)
-}
-
-func TestFieldEqual(t *testing.T) {
-	for _, c := range []struct {
-		got, want string
-		ok        bool
-	}{
-		{"1.00", "1.00", true},
-		{"1.0000000000001", "1.00", true},
-		{"1.005", "1.00", false},
-		{"0.0283", "0.0284", false},
-		{"0", "0", true},
-		{"0.001", "0", false},
-		{"100010", "100000", false},
-		{"1995-03-11", "1995-03-11", true},
-		{"1995-03-12", "1995-03-11", false},
-		{"IRAN", "IRAN ", false},
-		{"", "", true},
-		{"", "0", false},
-	} {
-		if got := fieldEqual(c.got, c.want); got != c.ok {
-			t.Errorf("fieldEqual(%q, %q) = %v, want %v", c.got, c.want, got, c.ok)
-		}
+	if err := oracle.CompareAnswer(append([][]string{res.Columns}, res.Rows...), want); err != nil {
+		t.Error(err)
 	}
 }
 

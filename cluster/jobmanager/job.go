@@ -35,6 +35,10 @@ type job struct {
 	// oldest beyond maxExceptions are dropped (exTruncated).
 	exceptions  []rest.Exception
 	exTruncated bool
+	// stdout is the standard output of the attempt that finished, with
+	// the bytes its TaskManager did not keep.
+	stdout        []byte
+	stdoutDropped int64
 
 	// gate orders the gate's checks and pointer writes with the restore
 	// read of the next attempt: no stale attempt records a checkpoint
@@ -281,6 +285,9 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 			j.vertices = s.Vertices
 		}
 		return
+	}
+	if s.State == rpc.Finished {
+		j.stdout, j.stdoutDropped = s.Stdout, s.StdoutDropped
 	}
 	j.endAttemptLocked(a, outcome{state: s.State, err: s.Error, unrecoverable: s.Unrecoverable})
 	jm.notifyLocked()

@@ -178,7 +178,7 @@ func (jm *JobManager) Run(ctx context.Context) error {
 	jm.mu.Lock()
 	jm.ctx = ctx
 	jm.mu.Unlock()
-	jm.grpc = grpc.NewServer()
+	jm.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(rpc.MaxMessage))
 	jm.grpc.RegisterService(&rpc.ServiceDesc, jm)
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -1,6 +1,7 @@
 package jobmanager
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -101,6 +102,16 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 	p.runs <- run{tm: p.tm, env: env}
 	switch mode {
 	case "finish":
+		return nil
+	case "print": // the first attempt prints and fails; the next prints and finishes
+		fmt.Fprintf(env.Stdout, "attempt %s\n", env.Attempt)
+		if env.Restore == "" {
+			return errors.New("fake: the first attempt fails")
+		}
+		return nil
+	case "flood": // prints 100 bytes past cluster.MaxStdout
+		env.Stdout.Write(bytes.Repeat([]byte("x"), cluster.MaxStdout-10))
+		env.Stdout.Write(bytes.Repeat([]byte("y"), 110))
 		return nil
 	case "bad":
 		return fmt.Errorf("fake: %w", badArgs{})
@@ -620,5 +631,58 @@ func TestReports(t *testing.T) {
 	}
 	if _, _, err := c.jm.Reports(ctx, "nope"); !errors.Is(err, rest.ErrNotFound) {
 		t.Fatalf("reports of an unknown job: %v", err)
+	}
+}
+
+// TestResult: a job's result is IN_PROGRESS until it ends; a finished
+// job's holds the standard output of the attempt that finished, not of
+// the one that failed before it, and counts the bytes past
+// cluster.MaxStdout; a canceled job's has none.
+func TestResult(t *testing.T) {
+	c := newCluster(t, Options{RestartDelay: time.Millisecond, HeartbeatTimeout: time.Hour})
+	c.startTM("a", 1, cluster.Fingerprint{})
+	c.registered(1)
+	ctx := context.Background()
+
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"print", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.next()
+	second := c.next()
+	c.waitFor("the job finished", func() bool { return c.state(jid) == rest.StateFinished })
+	r, err := c.jm.Result(ctx, jid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("attempt %s\n", second.env.Attempt)
+	if r.Status.ID != rest.StatusCompleted || r.Result == nil || r.Result.ApplicationStatus != rest.AppSucceeded ||
+		string(r.Result.Stdout) != want || r.Result.StdoutDropped != 0 {
+		t.Fatalf("result %+v %+v, want SUCCEEDED with stdout %q", r.Status, r.Result, want)
+	}
+
+	flood, _ := c.jm.Submit(ctx, rest.Submission{Args: []string{"flood", "1"}})
+	c.next()
+	c.waitFor("the flood finished", func() bool { return c.state(flood) == rest.StateFinished })
+	r, _ = c.jm.Result(ctx, flood)
+	if r.Result == nil || len(r.Result.Stdout) != cluster.MaxStdout || r.Result.StdoutDropped != 100 ||
+		!bytes.HasSuffix(r.Result.Stdout, bytes.Repeat([]byte("y"), 10)) {
+		t.Fatalf("flood: %d bytes kept, %+v dropped, want %d and 100", len(r.Result.Stdout), r.Result.StdoutDropped, cluster.MaxStdout)
+	}
+
+	idle, _ := c.jm.Submit(ctx, rest.Submission{Args: []string{"idle", "1"}})
+	c.next()
+	if r, err := c.jm.Result(ctx, idle); err != nil || r.Status.ID != rest.StatusInProgress || r.Result != nil {
+		t.Fatalf("a running job's result: %+v %v", r, err)
+	}
+	if err := c.jm.Cancel(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("the job canceled", func() bool { return c.state(idle) == rest.StateCanceled })
+	if r, _ := c.jm.Result(ctx, idle); r.Result == nil || r.Result.ApplicationStatus != rest.AppCanceled || len(r.Result.Stdout) != 0 {
+		t.Fatalf("a canceled job's result: %+v", r.Result)
+	}
+	if _, err := c.jm.Result(ctx, strings.Repeat("0", 32)); !errors.Is(err, rest.ErrNotFound) {
+		t.Fatalf("an unknown job's result: %v", err)
 	}
 }

@@ -152,6 +152,18 @@ func (jm *JobManager) Exceptions(ctx context.Context, jid string) (rest.Exceptio
 	return rest.NewExceptions(j.exceptions, j.exTruncated), nil
 }
 
+// Result is GET /jobs/:jid/execution-result: how the job ended and the
+// standard output of the attempt that finished.
+func (jm *JobManager) Result(ctx context.Context, jid string) (rest.JobResult, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	j, err := jm.jobLocked(jid)
+	if err != nil {
+		return rest.JobResult{}, err
+	}
+	return rest.NewJobResult(jid, j.state, j.end-j.submitted, j.failure, j.stdout, j.stdoutDropped), nil
+}
+
 // TaskManagers is GET /taskmanagers.
 func (jm *JobManager) TaskManagers(ctx context.Context) ([]rest.TaskManager, error) {
 	jm.mu.Lock()

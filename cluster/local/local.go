@@ -316,6 +316,19 @@ func (c *Cluster) Exceptions(ctx context.Context, jid string) (rest.Exceptions, 
 	return view.Exceptions(ex, truncated, ""), nil
 }
 
+// Result answers how job jid ended. Its standard output is this
+// process's own, so the result holds none.
+func (c *Cluster) Result(ctx context.Context, jid string) (rest.JobResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, err := c.find(jid)
+	if err != nil {
+		return rest.JobResult{}, err
+	}
+	o := e.overview(c.now())
+	return rest.NewJobResult(jid, o.State, o.Duration, e.failure, nil, 0), nil
+}
+
 // TaskManagers answers the process.
 func (c *Cluster) TaskManagers(ctx context.Context) ([]rest.TaskManager, error) {
 	o, err := c.Overview(ctx)

@@ -164,6 +164,13 @@ func (c *Client) Exceptions(ctx context.Context, jid string) (Exceptions, error)
 	return ex, err
 }
 
+// Result is GET /jobs/:jid/execution-result.
+func (c *Client) Result(ctx context.Context, jid string) (JobResult, error) {
+	var r JobResult
+	err := c.do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(jid)+"/execution-result", nil, &r)
+	return r, err
+}
+
 // TaskManagers is GET /taskmanagers.
 func (c *Client) TaskManagers(ctx context.Context) ([]TaskManager, error) {
 	var out struct {

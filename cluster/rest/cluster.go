@@ -285,6 +285,68 @@ func NewExceptions(failures []Exception, truncated bool) Exceptions {
 	return e
 }
 
+// JobResult is GET /jobs/:jid/execution-result, Flink's
+// JobExecutionResultResponseBody: status IN_PROGRESS until the job ends,
+// then COMPLETED with the result.
+type JobResult struct {
+	Status QueueStatus      `json:"status"`
+	Result *ExecutionResult `json:"job-execution-result,omitempty"`
+}
+
+// QueueStatus is an asynchronous operation's status, Flink's: ID is
+// StatusInProgress or StatusCompleted.
+type QueueStatus struct {
+	ID string `json:"id"`
+}
+
+// Application statuses of an ExecutionResult, Flink's ApplicationStatus.
+const (
+	AppSucceeded = "SUCCEEDED"
+	AppFailed    = "FAILED"
+	AppCanceled  = "CANCELED"
+)
+
+// ExecutionResult is an ended job's result: how it ended, its run time in
+// milliseconds, why it failed, and (weir's fields) the standard output of
+// the attempt that finished, as bytes (base64 in JSON), with the bytes
+// past cluster.MaxStdout that were not kept. Accumulators is always
+// empty: weir's jobs have none.
+type ExecutionResult struct {
+	ID                string            `json:"id"`
+	ApplicationStatus string            `json:"application-status"`
+	Accumulators      map[string]string `json:"accumulator-results"`
+	NetRuntime        int64             `json:"net-runtime"`
+	Failure           *FailureCause     `json:"failure-cause,omitempty"`
+	Stdout            []byte            `json:"stdout"`
+	StdoutDropped     int64             `json:"stdout-dropped"`
+}
+
+// FailureCause is why a job failed, Flink's serialized throwable without
+// the Java serialization: the error's text is its stack trace.
+type FailureCause struct {
+	Class      string `json:"class"`
+	StackTrace string `json:"stack-trace"`
+}
+
+// NewJobResult returns the JobResult of job jid in state (a Flink job
+// state) after runtime milliseconds: in progress until the state ends.
+func NewJobResult(jid, state string, runtime int64, failure string, stdout []byte, dropped int64) JobResult {
+	if !Ended(state) {
+		return JobResult{Status: QueueStatus{ID: StatusInProgress}}
+	}
+	r := &ExecutionResult{ID: jid, Accumulators: map[string]string{}, NetRuntime: runtime, Stdout: stdout, StdoutDropped: dropped}
+	switch state {
+	case StateFinished:
+		r.ApplicationStatus = AppSucceeded
+	case StateCanceled:
+		r.ApplicationStatus = AppCanceled
+	default:
+		r.ApplicationStatus = AppFailed
+		r.Failure = &FailureCause{Class: "weir.JobFailure", StackTrace: failure}
+	}
+	return JobResult{Status: QueueStatus{ID: StatusCompleted}, Result: r}
+}
+
 // Submission is the body of POST /jobs: a job of the cluster's program,
 // named by the arguments its command line would take.
 type Submission struct {
@@ -317,6 +379,8 @@ type Cluster interface {
 	Checkpoints(ctx context.Context, jid string) (Checkpoints, error)
 	// Exceptions answers the failures of job jid's attempts.
 	Exceptions(ctx context.Context, jid string) (Exceptions, error)
+	// Result answers how job jid ended, and its output.
+	Result(ctx context.Context, jid string) (JobResult, error)
 	TaskManagers(ctx context.Context) ([]TaskManager, error)
 	// Submit starts a job and returns its id.
 	Submit(ctx context.Context, s Submission) (string, error)

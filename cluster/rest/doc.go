@@ -18,6 +18,7 @@
 //	PATCH /jobs/:jobid?mode=cancel             202 {}
 //	GET   /jobs/:jobid/checkpoints             Checkpoints
 //	GET   /jobs/:jobid/exceptions              Exceptions
+//	GET   /jobs/:jobid/execution-result        JobResult
 //	POST  /jobs/:jobid/stop  {"targetDirectory", "drain"}
 //	                                           202 {"request-id"}
 //	POST  /jobs/:jobid/savepoints  {"target-directory", "cancel-job"}
@@ -30,6 +31,14 @@
 // ({"class", "stack-trace"}, the fields of Flink's SerializedThrowable a Go
 // error has) when it failed. A stop is TriggerSavepoint with stop true, a
 // savepoint with "cancel-job" too; "drain" is refused (400).
+//
+// An execution result's "status.id" is IN_PROGRESS until the job ends,
+// then COMPLETED with "job-execution-result": Flink's "id",
+// "application-status" (SUCCEEDED, FAILED or CANCELED),
+// "accumulator-results" (always {}), "net-runtime" and "failure-cause",
+// and weir's "stdout": the standard output of the attempt that finished,
+// base64 as JSON carries bytes, its first cluster.MaxStdout bytes, with
+// "stdout-dropped" the bytes past them. `weir run --jobmanager` prints it.
 //
 // # Contracts
 //

@@ -67,6 +67,7 @@ var paths = []string{
 	"PATCH /jobs/:jobid?mode=cancel",
 	"GET /jobs/:jobid/checkpoints",
 	"GET /jobs/:jobid/exceptions",
+	"GET /jobs/:jobid/execution-result",
 	"POST /jobs/:jobid/stop",
 	"POST /jobs/:jobid/savepoints",
 	"GET /jobs/:jobid/savepoints/:triggerid",
@@ -85,6 +86,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("PATCH /jobs/{jid}", s.cancel)
 	s.mux.HandleFunc("GET /jobs/{jid}/checkpoints", s.checkpoints)
 	s.mux.HandleFunc("GET /jobs/{jid}/exceptions", s.exceptions)
+	s.mux.HandleFunc("GET /jobs/{jid}/execution-result", s.result)
 	s.mux.HandleFunc("POST /jobs/{jid}/stop", s.stop)
 	s.mux.HandleFunc("POST /jobs/{jid}/savepoints", s.savepoints)
 	s.mux.HandleFunc("GET /jobs/{jid}/savepoints/{trigger}", s.savepoint)
@@ -192,6 +194,15 @@ func (s *server) exceptions(w http.ResponseWriter, r *http.Request) {
 		ex.History.Entries = []Exception{}
 	}
 	s.answer(w, r, http.StatusOK, ex, err)
+}
+
+func (s *server) result(w http.ResponseWriter, r *http.Request) {
+	jid, ok := pathID(w, r, "jid", "job id")
+	if !ok {
+		return
+	}
+	res, err := s.c.Result(r.Context(), jid)
+	s.answer(w, r, http.StatusOK, res, err)
 }
 
 func (s *server) taskManagers(w http.ResponseWriter, r *http.Request) {

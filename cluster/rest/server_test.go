@@ -70,6 +70,7 @@ func newFake() *resttest.Fake {
 			{Name: "attempt 1-1 failed", Stacktrace: "TaskManager tm-2 lost: no heartbeat for 5s", Timestamp: 1700000001000, TaskManagerID: "tm-2", Location: "10.0.0.12:6124"},
 			{Name: "attempt 1-2 failed", Stacktrace: "csv: events.csv: row 7: column ts: bad time", Timestamp: 1700000003000, TaskManagerID: "tm-1", Location: "10.0.0.11:6124"},
 		}, false)},
+		StdoutValue: map[string][]byte{jobB: []byte("word,count\nweir,3\n")},
 	}
 }
 
@@ -148,6 +149,8 @@ func TestGolden(t *testing.T) {
 		{name: "taskmanagers", method: "GET", path: "/taskmanagers", status: 200, golden: "taskmanagers.json"},
 		{name: "exceptions", method: "GET", path: "/jobs/" + jobA + "/exceptions", status: 200, golden: "exceptions.json"},
 		{name: "no exceptions", method: "GET", path: "/jobs/" + jobB + "/exceptions", status: 200, golden: "exceptions_none.json"},
+		{name: "result running", method: "GET", path: "/jobs/" + jobA + "/execution-result", status: 200, golden: "result_running.json"},
+		{name: "result finished", method: "GET", path: "/jobs/" + jobB + "/execution-result", status: 200, golden: "result_finished.json"},
 		{name: "submit", method: "POST", path: "/jobs", body: `{"args":["window-stats","--output","/out"]}`, status: 202, golden: "submit.json"},
 		{name: "cancel", method: "PATCH", path: "/jobs/" + jobA + "?mode=cancel", status: 202, golden: "cancel.json"},
 		{name: "cancel without mode", method: "PATCH", path: "/jobs/" + jobA, status: 202, golden: "cancel.json"},

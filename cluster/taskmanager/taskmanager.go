@@ -401,8 +401,9 @@ func (tm *TaskManager) deploy(ctx context.Context, d rpc.Deploy, epoch int64) {
 		<-old.done
 	}
 	tm.logf("running job %s attempt %s with %d slots, restoring %q", d.JobID, d.Attempt, d.Slots, d.Restore)
+	out := &capture{max: cluster.MaxStdout}
 	env := cluster.Env{JobID: d.JobID, Attempt: d.Attempt, CheckpointDir: d.CheckpointDir, Restore: d.Restore, Slots: d.Slots,
-		Stdout: tm.opts.Stdout, Stderr: tm.opts.Stderr,
+		Stdout: io.MultiWriter(tm.opts.Stdout, out), Stderr: tm.opts.Stderr,
 		Gate: func(ctx context.Context, id int64, path string) error { return tm.gate(ctx, dep, id, path) },
 		Started: func(c cluster.Control) {
 			tm.mu.Lock()
@@ -430,6 +431,9 @@ func (tm *TaskManager) deploy(ctx context.Context, d rpc.Deploy, epoch int64) {
 		tm.mu.Unlock()
 		if c != nil {
 			st.Report = c.Report()
+		}
+		if st.State == rpc.Finished {
+			st.Stdout, st.StdoutDropped = out.bytes()
 		}
 		tm.logf("job %s attempt %s %s %s", d.JobID, d.Attempt, st.State, st.Error)
 		tm.send(&rpc.FromTM{Status: st})
@@ -477,4 +481,29 @@ func (tm *TaskManager) savepoint(ctx context.Context, s rpc.Savepoint) {
 		}
 		tm.send(&rpc.FromTM{SavepointDone: done})
 	}()
+}
+
+// capture keeps the first max bytes written to it and counts the rest;
+// an attempt's goroutines write to it at once.
+type capture struct {
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	dropped int64
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := min(len(p), c.max-len(c.buf))
+	c.buf = append(c.buf, p[:n]...)
+	c.dropped += int64(len(p) - n)
+	return len(p), nil
+}
+
+// bytes returns what c kept and the count of bytes it dropped.
+func (c *capture) bytes() ([]byte, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf, c.dropped
 }

@@ -57,8 +57,11 @@ func submission(cmd *cobra.Command) []string {
 	return args
 }
 
-// submit sends cmd's job to the JobManager, prints its id and, unless
-// detached, waits for its end: nil when it FINISHED.
+// submit sends cmd's job to the JobManager and prints its id. Detached,
+// it returns then, the id on stdout. Otherwise it prints the id on stderr,
+// waits for the job's end and prints the job's standard output (the
+// attempt that finished) on stdout, as the job prints it embedded: nil
+// when it FINISHED and all of its output came back.
 func (s *submitFlags) submit(cmd *cobra.Command) error {
 	token := s.token
 	if token == "" {
@@ -70,12 +73,11 @@ func (s *submitFlags) submit(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("submit to %s: %w", s.jobmanager, err)
 	}
-	if _, err := fmt.Fprintf(cmd.OutOrStdout(), "Job has been submitted with JobID %s\n", jid); err != nil {
+	if s.detached {
+		_, err := fmt.Fprintf(cmd.OutOrStdout(), "Job has been submitted with JobID %s\n", jid)
 		return err
 	}
-	if s.detached {
-		return nil
-	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "Job has been submitted with JobID %s\n", jid)
 	last := ""
 	for {
 		d, err := c.Job(ctx, jid)
@@ -91,7 +93,7 @@ func (s *submitFlags) submit(cmd *cobra.Command) error {
 		}
 		switch d.State {
 		case rest.StateFinished:
-			return nil
+			return finished(ctx, cmd, c, jid)
 		case rest.StateFailed:
 			return fmt.Errorf("job %s failed: %s", jid, d.Failure)
 		case rest.StateCanceled:
@@ -103,6 +105,25 @@ func (s *submitFlags) submit(cmd *cobra.Command) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// finished prints the standard output of finished job jid.
+func finished(ctx context.Context, cmd *cobra.Command, c *rest.Client, jid string) error {
+	r, err := c.Result(ctx, jid)
+	if err != nil {
+		return fmt.Errorf("job %s finished, but its output did not come: %w", jid, err)
+	}
+	if r.Result == nil {
+		return fmt.Errorf("job %s finished, but its result is %s", jid, r.Status.ID)
+	}
+	if _, err := cmd.OutOrStdout().Write(r.Result.Stdout); err != nil {
+		return err
+	}
+	if r.Result.StdoutDropped > 0 {
+		return fmt.Errorf("job %s finished, but %d bytes of its standard output past the first %s are only on its TaskManager's standard output: write large results with --output",
+			jid, r.Result.StdoutDropped, Size(cluster.MaxStdout))
+	}
+	return nil
 }
 
 // clusterEnvKey is the context key of the cluster.Env of a job a

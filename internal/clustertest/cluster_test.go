@@ -213,10 +213,10 @@ func TestKillTaskManagers(t *testing.T) {
 	case <-time.After(45 * time.Second):
 		t.Fatalf("the job did not end:\n%s", subErr.String())
 	}
-	if !strings.HasPrefix(subOut.String(), "Job has been submitted with JobID ") {
-		t.Fatalf("weir run --jobmanager printed %q", subOut.String())
+	jid, ok := submittedID(subErr.String())
+	if !ok {
+		t.Fatalf("weir run --jobmanager printed %q on stderr", subErr.String())
 	}
-	jid := strings.TrimSpace(strings.TrimPrefix(subOut.String(), "Job has been submitted with JobID "))
 	d, err := c.Job(context.Background(), jid)
 	if err != nil || d.State != rest.StateFinished {
 		t.Fatalf("job %s: %+v, %v", jid, d, err)
@@ -252,4 +252,14 @@ func TestKillTaskManagers(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ckDir, jid)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the finished job's checkpoint directory: %v, want it removed", err)
 	}
+}
+
+// submittedID finds the job id in the line a submission prints.
+func submittedID(out string) (string, bool) {
+	for line := range strings.Lines(out) {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "Job has been submitted with JobID "); ok {
+			return id, true
+		}
+	}
+	return "", false
 }

@@ -3,8 +3,10 @@
 // independent implementation: PageRank by power iteration, connected
 // components by union-find, single-source shortest paths by Dijkstra,
 // transitive closure by repeated joins until nothing changes, k-means by
-// Lloyd's algorithm and least squares by the normal equations; and a line
-// sort (SortLines) with its nastiest inputs (NastyLines) for `weir sort`.
+// Lloyd's algorithm and least squares by the normal equations; a line
+// sort (SortLines) with its nastiest inputs (NastyLines) for `weir sort`;
+// and the reading and comparing of reference answer files (ReadAnswer,
+// CompareAnswer: DuckDB's TPC-H answers).
 //
 // The oracles favour being obviously right over being fast; they are meant
 // for graphs and point sets of up to some hundred thousand records. Where

@@ -47,3 +47,45 @@ func TestNastyLines(t *testing.T) {
 		t.Errorf("empty %d, duplicates %d, shared prefixes %d, nasty bytes %d: want some of each", empty, dup, shared, high)
 	}
 }
+
+func TestFieldEqual(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+		ok        bool
+	}{
+		{"1.00", "1.00", true},
+		{"1.0000000000001", "1.00", true},
+		{"1.005", "1.00", false},
+		{"0.0283", "0.0284", false},
+		{"0", "0", true},
+		{"0.001", "0", false},
+		{"100010", "100000", false},
+		{"1995-03-11", "1995-03-11", true},
+		{"1995-03-12", "1995-03-11", false},
+		{"IRAN", "IRAN ", false},
+		{"", "", true},
+		{"", "0", false},
+	} {
+		if got := FieldEqual(c.got, c.want); got != c.ok {
+			t.Errorf("FieldEqual(%q, %q) = %v, want %v", c.got, c.want, got, c.ok)
+		}
+	}
+}
+
+func TestCompareAnswer(t *testing.T) {
+	want := [][]string{{"a", "b"}, {"x", "1.5"}, {"y", "2"}}
+	if err := CompareAnswer([][]string{{"a", "b"}, {"x", "1.5000000000000001"}, {"y", "2"}}, want); err != nil {
+		t.Errorf("equal answers: %v", err)
+	}
+	for _, got := range [][][]string{
+		{{"a", "c"}, {"x", "1.5"}, {"y", "2"}},
+		{{"a", "b"}, {"y", "2"}, {"x", "1.5"}},
+		{{"a", "b"}, {"x", "1.5"}},
+		{{"a", "b"}, {"x", "1.5"}, {"y", "2", "3"}},
+		{},
+	} {
+		if err := CompareAnswer(got, want); err == nil {
+			t.Errorf("CompareAnswer(%q) = nil, want a difference", got)
+		}
+	}
+}

@@ -32,6 +32,10 @@ func (codec) Name() string                    { return Codec }
 
 func init() { encoding.RegisterCodec(codec{}) }
 
+// MaxMessage is the largest message the JobManager receives: a Status
+// with cluster.MaxStdout bytes of output (base64 in JSON) and a Report.
+const MaxMessage = 4 * cluster.MaxStdout
+
 // CallOptions are the options of every call of the service.
 var CallOptions = []grpc.CallOption{grpc.CallContentSubtype(Codec)}
 
@@ -82,6 +86,11 @@ type Status struct {
 	Vertices      []cluster.Vertex `json:"vertices,omitempty"`
 	// Report is the attempt's last Report, sent with its end.
 	Report []byte `json:"report,omitempty"`
+	// Stdout is the first cluster.MaxStdout bytes of a finished
+	// attempt's standard output; StdoutDropped counts the bytes past
+	// them.
+	Stdout        []byte `json:"stdout,omitempty"`
+	StdoutDropped int64  `json:"stdoutDropped,omitempty"`
 }
 
 // SavepointDone answers a Savepoint.

@@ -39,6 +39,7 @@ type Fake struct {
 	JobsValue        []rest.JobDetails
 	CheckpointsValue map[string]rest.Checkpoints
 	ExceptionsValue  map[string]rest.Exceptions
+	StdoutValue      map[string][]byte
 	TaskManagersList []rest.TaskManager
 	Pending          int
 	SavepointFailure string
@@ -156,6 +157,22 @@ func (f *Fake) Exceptions(_ context.Context, jid string) (rest.Exceptions, error
 		return rest.Exceptions{}, fmt.Errorf("resttest: job %s: %w", jid, rest.ErrNotFound)
 	}
 	return f.ExceptionsValue[jid], nil
+}
+
+// Result answers the job's state with StdoutValue[jid] as its output and
+// its duration as its run time.
+func (f *Fake) Result(_ context.Context, jid string) (rest.JobResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.lead(); err != nil {
+		return rest.JobResult{}, err
+	}
+	i := f.find(jid)
+	if i < 0 {
+		return rest.JobResult{}, fmt.Errorf("resttest: job %s: %w", jid, rest.ErrNotFound)
+	}
+	j := f.JobsValue[i]
+	return rest.NewJobResult(jid, j.State, j.Duration, j.Failure, f.StdoutValue[jid], 0), nil
 }
 
 // TaskManagers returns TaskManagersList.
