@@ -7,6 +7,7 @@
 //	go test -run OtherWriterSettings -v        # weir over DuckDB files with other codecs, row groups
 //	go test -run DuckDBReadsWeirParquet -v     # DuckDB reads what weir writes
 //	go test -run '^$' -bench TPCH -count 5     # timings, for benchstat
+//	WEIR_CLUSTER=1 go test -run ClusterCLI -v  # weir tpch --jobmanager on two TaskManagers vs DuckDB
 //
 // WEIR_TPCH_DIR names the directory of the eight TPC-H tables (default: the
 // shared SF 0.1 copy, ../../../shared/tpch/sf0.1). WEIR_TPCH_SF=1 instead
