@@ -78,7 +78,9 @@ func (s *submitFlags) submit(cmd *cobra.Command) error {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "Job has been submitted with JobID %s\n", jid)
-	last := ""
+	// the first polls come fast, so that a short job's answer does not
+	// wait a whole interval
+	last, wait := "", 10*time.Millisecond
 	for {
 		d, err := c.Job(ctx, jid)
 		switch {
@@ -102,8 +104,9 @@ func (s *submitFlags) submit(cmd *cobra.Command) error {
 		select {
 		case <-ctx.Done():
 			return ErrInterrupted
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, 200*time.Millisecond)
 	}
 }
 
