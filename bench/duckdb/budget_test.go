@@ -38,12 +38,7 @@ func TestBudgetCLI(t *testing.T) {
 		t.Skip("GNU time (/usr/bin/time) is not installed")
 	}
 	dir := dataDir(t)
-	bin := filepath.Join(t.TempDir(), "weir")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weir")
-	build.Dir = "../.." // the main module
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildWeir(t)
 	db := openDuckDB(t, dir, threads())
 	queries := tpch.Numbers()
 	if s := os.Getenv("WEIR_BUDGET_QUERIES"); s != "" {
@@ -109,4 +104,16 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	return strconv.ParseInt(s, 10, 64)
+}
+
+// buildWeir builds the main module's weir binary for the test.
+func buildWeir(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "weir")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/weir")
+	build.Dir = "../.." // the main module
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,12 +27,7 @@ func TestClusterCLI(t *testing.T) {
 		t.Skip("WEIR_CLUSTER is not set")
 	}
 	dir := dataDir(t)
-	bin := filepath.Join(t.TempDir(), "weir")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/weir")
-	build.Dir = "../.." // the main module
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildWeir(t)
 	restURL, rpcAddr := startJobManager(t, bin)
 	for _, id := range []string{"tm1", "tm2"} {
 		startProc(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", strconv.Itoa(threads()), "--id", id)
