@@ -139,10 +139,11 @@ func TestDependencyRules(t *testing.T) {
 		},
 		// the queue of channel indexes the inboxes keep: a leaf
 		"internal/ring": isStd,
+		"internal/wire": isStd,
 		"formats":       isStd,
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
-		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" },
+		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" || p == module+"/internal/wire" },
 		// the disk backend's store: Pebble under the state package's Store
 		"stream/state/disk": func(p string) bool {
 			return isStd(p) || p == module+"/memory" || p == module+"/stream/state" || p == "github.com/cockroachdb/pebble/v2" || strings.HasPrefix(p, "github.com/cockroachdb/pebble/v2/")
@@ -150,7 +151,7 @@ func TestDependencyRules(t *testing.T) {
 		// the watermark generators are a leaf: the stream runtime drives them
 		"stream/watermark": func(p string) bool { return isStd(p) || p == module+"/clock" },
 		// checkpoint storage keeps the runtime's snapshot bytes unread
-		"stream/checkpoint": isStd,
+		"stream/checkpoint": func(p string) bool { return isStd(p) || p == module+"/internal/wire" },
 		// the contract of high availability, and its etcd backend
 		"cluster/ha": isStd,
 		// the contract tests every backend passes

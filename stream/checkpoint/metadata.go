@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"math"
 	"strings"
+
+	"github.com/weirdata/weir/internal/wire"
 )
 
 // The metadata file, version 2, as Flink's _metadata (Checkpoints.
@@ -175,70 +177,70 @@ func decodeMetadata(path string, b []byte) (*metadata, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, corrupt(path, "checksum mismatch")
 	}
-	d := mdec{b: body[len(metadataMagic):]}
-	v := d.uvarint()
-	if d.err == nil && (v < 1 || v > metadataVersion) {
+	d := mdec{wire.Decoder{B: body[len(metadataMagic):]}}
+	v := d.Uvarint()
+	if d.Err == nil && (v < 1 || v > metadataVersion) {
 		return nil, fmt.Errorf("checkpoint: %s: metadata version %d, this weir reads versions 1 to %d", path, v, metadataVersion)
 	}
 	m := &metadata{}
-	m.Kind = Kind(d.byte())
-	m.ID = d.varint()
-	m.Timestamp = d.varint()
-	m.Finished = d.bool()
-	m.OwnShared = d.bool()
+	m.Kind = Kind(d.Byte())
+	m.ID = d.Varint()
+	m.Timestamp = d.Varint()
+	m.Finished = d.Bool()
+	m.OwnShared = d.Bool()
 	if v >= 2 {
-		m.Fingerprint = d.string()
+		m.Fingerprint = d.LenString()
 	}
-	if d.err == nil && m.Kind > Savepoint {
-		d.fail("kind %d", m.Kind)
+	if d.Err == nil && m.Kind > Savepoint {
+		d.Fail("kind %d", m.Kind)
 	}
-	nops := d.count()
-	for i := 0; i < nops && d.err == nil; i++ {
+	nops := d.Count()
+	for i := 0; i < nops && d.Err == nil; i++ {
 		var op operatorMeta
-		op.ID = d.string()
-		op.Name = d.string()
+		op.ID = d.LenString()
+		op.Name = d.LenString()
 		if v >= metadataVersion {
-			op.Kind = d.string()
+			op.Kind = d.LenString()
 		}
-		op.Parallelism = d.int()
-		op.MaxParallelism = d.int()
-		flags := d.byte()
-		if d.err == nil && flags > 3 {
-			d.fail("operator %q flags %d", op.ID, flags)
+		op.Parallelism = d.Int()
+		op.MaxParallelism = d.Int()
+		flags := d.Byte()
+		if d.Err == nil && flags > 3 {
+			d.Fail("operator %q flags %d", op.ID, flags)
 		}
 		op.Finished = flags&2 != 0
 		if flags&1 != 0 {
-			op.Coordinator = append([]byte{}, d.bytes(d.uvarint())...)
+			op.Coordinator = append([]byte{}, d.Bytes(d.Uvarint())...)
 		}
-		n := d.count()
-		if d.err == nil && n != op.Parallelism {
-			d.fail("operator %q of parallelism %d has %d subtasks", op.ID, op.Parallelism, n)
+		n := d.Count()
+		if d.Err == nil && n != op.Parallelism {
+			d.Fail("operator %q of parallelism %d has %d subtasks", op.ID, op.Parallelism, n)
 		}
-		for j := 0; j < n && d.err == nil; j++ {
+		for j := 0; j < n && d.Err == nil; j++ {
 			var st subtaskMeta
 			st.State = d.ref()
 			st.InFlight = d.ref()
-			ns := d.count()
-			for k := 0; k < ns && d.err == nil; k++ {
+			ns := d.Count()
+			for k := 0; k < ns && d.Err == nil; k++ {
 				f := d.file()
-				if d.err == nil && !validName(f.Name) {
-					d.fail("shared file name %q", f.Name)
+				if d.Err == nil && !validName(f.Name) {
+					d.Fail("shared file name %q", f.Name)
 				}
 				st.Shared = append(st.Shared, f)
 			}
 			st.Watermark = math.MinInt64
 			if v >= metadataVersion {
-				st.Watermark = d.varint()
+				st.Watermark = d.Varint()
 			}
 			op.Subtasks = append(op.Subtasks, st)
 		}
 		m.Operators = append(m.Operators, op)
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("%d bytes after the operators", len(d.b))
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("%d bytes after the operators", len(d.B))
 	}
-	if d.err != nil {
-		return nil, corrupt(path, "bad metadata: %v", d.err)
+	if d.Err != nil {
+		return nil, corrupt(path, "bad metadata: %v", d.Err)
 	}
 	return m, nil
 }
@@ -251,125 +253,29 @@ func validName(name string) bool {
 }
 
 // mdec reads metadata fields, keeping the first error.
-type mdec struct {
-	b   []byte
-	err error
-}
-
-func (d *mdec) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf(format, args...)
-	}
-}
-
-func (d *mdec) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("bad uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *mdec) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// int reads a uvarint that must fit an int32: a parallelism.
-func (d *mdec) int() int {
-	v := d.uvarint()
-	if v > 1<<31-1 {
-		d.fail("value %d out of range", v)
-		return 0
-	}
-	return int(v)
-}
-
-// count reads a count of items: each takes at least a byte, so a count
-// beyond the bytes left is corrupt.
-func (d *mdec) count() int {
-	v := d.uvarint()
-	if v > uint64(len(d.b)) {
-		d.fail("count %d beyond the %d bytes left", v, len(d.b))
-		return 0
-	}
-	return int(v)
-}
-
-func (d *mdec) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) == 0 {
-		d.fail("truncated")
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *mdec) bool() bool {
-	switch c := d.byte(); c {
-	case 0:
-		return false
-	case 1:
-		return true
-	default:
-		d.fail("flag %d", c)
-		return false
-	}
-}
-
-func (d *mdec) bytes(n uint64) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.fail("truncated: %d bytes of %d", len(d.b), n)
-		return nil
-	}
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *mdec) string() string { return string(d.bytes(d.uvarint())) }
+type mdec struct{ wire.Decoder }
 
 func (d *mdec) file() fileRef {
 	var f fileRef
-	f.Name = d.string()
-	size := d.uvarint()
+	f.Name = d.LenString()
+	size := d.Uvarint()
 	if size > 1<<62 {
-		d.fail("file size %d", size)
+		d.Fail("file size %d", size)
 	}
 	f.Size = int64(size)
-	if sum := d.bytes(4); d.err == nil {
+	if sum := d.Bytes(4); d.Err == nil {
 		f.CRC = binary.LittleEndian.Uint32(sum)
 	}
 	return f
 }
 
 func (d *mdec) ref() *fileRef {
-	if !d.bool() || d.err != nil {
+	if !d.Bool() || d.Err != nil {
 		return nil
 	}
 	f := d.file()
-	if d.err == nil && !validName(f.Name) {
-		d.fail("file name %q", f.Name)
+	if d.Err == nil && !validName(f.Name) {
+		d.Fail("file name %q", f.Name)
 	}
 	return &f
 }

@@ -128,12 +128,12 @@ func (b *BroadcastState[K, V]) read(entries [][]byte) error {
 	for i, e := range entries {
 		var k K
 		var v V
-		d := dec{b: e}
+		d := newDec(e)
 		decodeInto(&d, b.ks.codec, &k)
 		decodeValue(&d, &b.vs, &v)
-		err := d.err
-		if err == nil && len(d.b) != 0 {
-			err = fmt.Errorf("%d bytes after the entry", len(d.b))
+		err := d.Err
+		if err == nil && len(d.B) != 0 {
+			err = fmt.Errorf("%d bytes after the entry", len(d.B))
 		}
 		if err != nil {
 			return fmt.Errorf("%w: entry %d: %v", ErrCorruptSnapshot, i, err)

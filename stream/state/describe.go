@@ -109,9 +109,9 @@ func describeKeyed(r *bufio.Reader) (*SnapshotInfo, error) {
 	if typ != frameHeader || len(payload) < len(snapshotMagic) || string(payload[:len(snapshotMagic)]) != snapshotMagic {
 		return nil, fmt.Errorf("%w: not a weir state snapshot", ErrCorruptSnapshot)
 	}
-	d := dec{b: payload[len(snapshotMagic):]}
-	version, maxP := d.uvarint(), d.uvarint()
-	if d.err != nil || len(d.b) != 0 || maxP > 1<<31-1 {
+	d := newDec(payload[len(snapshotMagic):])
+	version, maxP := d.Uvarint(), d.Uvarint()
+	if d.Err != nil || len(d.B) != 0 || maxP > 1<<31-1 {
 		return nil, fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
 	}
 	if version != snapshotVersion && version != 1 {
@@ -142,9 +142,9 @@ func describeKeyed(r *bufio.Reader) (*SnapshotInfo, error) {
 			info.Sections = append(info.Sections, SectionInfo{Name: sec.name, Kind: sec.kind.String(),
 				KeyGroup: sec.group, Entries: sec.count, Bytes: len(sec.data)})
 		case frameEnd:
-			d := dec{b: payload}
-			n := d.uvarint()
-			if d.err != nil || len(d.b) != 0 || n != uint64(len(info.Sections)) {
+			d := newDec(payload)
+			n := d.Uvarint()
+			if d.Err != nil || len(d.B) != 0 || n != uint64(len(info.Sections)) {
 				return nil, fmt.Errorf("%w: end frame counts %d sections, read %d", ErrCorruptSnapshot, n, len(info.Sections))
 			}
 			if _, err := r.ReadByte(); err != io.EOF {

@@ -174,9 +174,9 @@ func (b *Backend[K]) SnapshotIncremental(w io.Writer) ([]string, error) {
 // parseIncremental reads an incremental snapshot after its header frame,
 // whose payload after the magic is hdr.
 func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
-	d := dec{b: hdr}
-	version, maxP, start, end := d.uvarint(), d.uvarint(), d.uvarint(), d.uvarint()
-	if d.err != nil || len(d.b) != 0 {
+	d := newDec(hdr)
+	version, maxP, start, end := d.Uvarint(), d.Uvarint(), d.Uvarint(), d.Uvarint()
+	if d.Err != nil || len(d.B) != 0 {
 		return nil, fmt.Errorf("%w: bad incremental header", ErrCorruptSnapshot)
 	}
 	if version < 1 || version > incrementalVersion {
@@ -194,25 +194,25 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 	if typ != frameMeta {
 		return nil, fmt.Errorf("%w: frame type %d where the states are", ErrCorruptSnapshot, typ)
 	}
-	d = dec{b: p}
-	n := d.count()
+	d = newDec(p)
+	n := d.Count()
 	ids := map[uint16]bool{}
-	for i := 0; i < n && d.err == nil; i++ {
-		name := string(d.bytes(d.uvarint()))
-		k := Kind(d.byte())
-		id := d.uvarint()
+	for i := 0; i < n && d.Err == nil; i++ {
+		name := string(d.Bytes(d.Uvarint()))
+		k := Kind(d.Byte())
+		id := d.Uvarint()
 		var schema *stateSchema
 		if version >= 2 {
-			switch d.byte() {
+			switch d.Byte() {
 			case 0:
 			case 1:
 				schema = &stateSchema{name: name, kind: k}
 				readSchemas(&d, schema)
 			default:
-				d.fail("schema flag of state %q not 0 or 1", name)
+				d.Fail("schema flag of state %q not 0 or 1", name)
 			}
 		}
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 		into, timers := inc.states, k == kindTimers && version >= 3
@@ -220,21 +220,21 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 			into = inc.timers
 		}
 		if schema != nil && (schema.kind != k || schema.check() != nil) {
-			d.fail("schema of state %q: %v", name, schema.check())
+			d.Fail("schema of state %q: %v", name, schema.check())
 			break
 		}
 		if k < KindValue || k > KindAggregating && !timers || id == 0 || id >= 0xffff || ids[uint16(id)] || into[name] != (storeMeta{}) {
-			d.fail("state %q of kind %d and id %d", name, k, id)
+			d.Fail("state %q of kind %d and id %d", name, k, id)
 			break
 		}
 		ids[uint16(id)] = true
 		into[name] = storeMeta{id: uint16(id), kind: k, schema: schema}
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("%d bytes after the states", len(d.b))
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("%d bytes after the states", len(d.B))
 	}
-	if d.err != nil {
-		return nil, fmt.Errorf("%w: states: %v", ErrCorruptSnapshot, d.err)
+	if d.Err != nil {
+		return nil, fmt.Errorf("%w: states: %v", ErrCorruptSnapshot, d.Err)
 	}
 	if typ, inc.heap, err = readFrame(r); err != nil {
 		return nil, err
@@ -249,19 +249,19 @@ func parseIncremental(r *bufio.Reader, hdr []byte) (*incremental, error) {
 		}
 		switch typ {
 		case frameFile:
-			d := dec{b: p}
+			d := newDec(p)
 			var f StoreFile
-			f.Name = string(d.bytes(d.uvarint()))
-			f.Shared = string(d.bytes(d.uvarint()))
-			if d.err != nil || !plainName(f.Name) || (f.Shared != "" && !plainName(f.Shared)) {
+			f.Name = string(d.Bytes(d.Uvarint()))
+			f.Shared = string(d.Bytes(d.Uvarint()))
+			if d.Err != nil || !plainName(f.Name) || (f.Shared != "" && !plainName(f.Shared)) {
 				return nil, fmt.Errorf("%w: store file %q (shared %q)", ErrCorruptSnapshot, f.Name, f.Shared)
 			}
-			f.Data = d.b
+			f.Data = d.B
 			inc.files = append(inc.files, f)
 		case frameEnd:
-			d := dec{b: p}
-			n := d.uvarint()
-			if d.err != nil || len(d.b) != 0 || n != uint64(len(inc.files)) {
+			d := newDec(p)
+			n := d.Uvarint()
+			if d.Err != nil || len(d.B) != 0 || n != uint64(len(inc.files)) {
 				return nil, fmt.Errorf("%w: end frame counts %d files, read %d", ErrCorruptSnapshot, n, len(inc.files))
 			}
 			if _, err := r.ReadByte(); err != io.EOF {
@@ -399,11 +399,11 @@ func (b *Backend[K]) clipTimerMeta(src StoreReader, oldID, id uint16) error {
 	var next uint64
 	var bad error
 	read := func(_, v []byte) bool {
-		d := dec{b: v}
-		if n := d.uvarint(); d.err == nil {
+		d := newDec(v)
+		if n := d.Uvarint(); d.Err == nil {
 			next = max(next, n)
 		} else {
-			bad = fmt.Errorf("%w: timers %d: sequence: %v", ErrCorruptSnapshot, oldID, d.err)
+			bad = fmt.Errorf("%w: timers %d: sequence: %v", ErrCorruptSnapshot, oldID, d.Err)
 		}
 		return false
 	}

@@ -284,25 +284,25 @@ func (s *List[K, N, V]) read(src []byte, idx, n int) error {
 	if s.b.store != nil {
 		return s.dread(src, idx, n)
 	}
-	d := dec{b: src}
+	d := newDec(src)
 	m := s.t.w(&s.b.cow, idx)
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		var k nsKey[K, N]
 		s.readKey(&d, &k, idx)
-		cnt := d.count()
+		cnt := d.Count()
 		e := m[k]
 		old := e.sz
 		if len(e.items) == 0 {
 			e.sz = s.keyBytes(&k)
 		}
-		for j := 0; j < cnt && d.err == nil; j++ {
+		for j := 0; j < cnt && d.Err == nil; j++ {
 			var it elem[V]
-			it.ts = d.varint()
+			it.ts = d.Varint()
 			decodeValue(&d, &s.vs, &it.v)
 			e.items = append(e.items, it)
 			e.sz += s.elemBytes(&it)
 		}
-		if d.err == nil {
+		if d.Err == nil {
 			s.set(m, k, e, old)
 		}
 	}

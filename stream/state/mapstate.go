@@ -325,12 +325,12 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 	if s.b.store != nil {
 		return s.dread(src, idx, n)
 	}
-	d := dec{b: src}
+	d := newDec(src)
 	m := s.t.w(&s.b.cow, idx)
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		var k nsKey[K, N]
 		s.readKey(&d, &k, idx)
-		cnt := d.count()
+		cnt := d.Count()
 		e, ok := m[k]
 		old := int64(0)
 		if ok {
@@ -341,13 +341,13 @@ func (s *Map[K, N, UK, UV]) read(src []byte, idx, n int) error {
 		} else {
 			e = &mapEntry[UK, UV]{m: map[UK]elem[UV]{}, sz: s.keyBytes(&k), ver: s.b.cow.ver}
 		}
-		for j := 0; j < cnt && d.err == nil; j++ {
+		for j := 0; j < cnt && d.Err == nil; j++ {
 			var uk UK
 			var it elem[UV]
-			it.ts = d.varint()
+			it.ts = d.Varint()
 			decodeInto(&d, s.ks.codec, &uk)
 			decodeValue(&d, &s.vs, &it.v)
-			if d.err != nil {
+			if d.Err != nil {
 				break
 			}
 			if prev, ok := e.m[uk]; ok {

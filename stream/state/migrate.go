@@ -54,15 +54,15 @@ func decodeValue[T any](d *dec, s *sizer[T], v *T) {
 		decodeInto(d, s.codec, v)
 		return
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return
 	}
-	n, err := s.mig.m.Decode(d.b, v)
+	n, err := s.mig.m.Decode(d.B, v)
 	if err != nil {
-		d.err = err
+		d.Err = err
 		return
 	}
-	d.b = d.b[n:]
+	d.B = d.B[n:]
 }
 
 // migrating reports whether values are read through a migration: a disk
@@ -240,16 +240,16 @@ func appendOpSchema(dst []byte, s *stateSchema) []byte {
 
 // readOpSchema reads what appendOpSchema wrote.
 func readOpSchema(d *dec, name string, mode Distribution) *stateSchema {
-	switch d.byte() {
+	switch d.Byte() {
 	case 0:
 		return nil
 	case 1:
 		s := &stateSchema{name: name, kind: Kind(mode)}
-		s.key = bytes.Clone(d.bytes(d.uvarint()))
-		s.value = bytes.Clone(d.bytes(d.uvarint()))
+		s.key = bytes.Clone(d.Bytes(d.Uvarint()))
+		s.value = bytes.Clone(d.Bytes(d.Uvarint()))
 		return s
 	}
-	d.fail("schema flag not 0 or 1")
+	d.Fail("schema flag not 0 or 1")
 	return nil
 }
 

@@ -108,10 +108,10 @@ func (l *OperatorList[V]) write(dst [][]byte, scratch []byte) ([][]byte, []byte)
 func (l *OperatorList[V]) read(entries [][]byte) error {
 	vs := make([]V, len(entries))
 	for i, e := range entries {
-		d := dec{b: e}
+		d := newDec(e)
 		decodeValue(&d, &l.vs, &vs[i])
-		err := d.err
-		if n := len(e) - len(d.b); err == nil && n != len(e) {
+		err := d.Err
+		if n := len(e) - len(d.B); err == nil && n != len(e) {
 			err = fmt.Errorf("%d bytes after the element", len(e)-n)
 		}
 		if err != nil {

@@ -109,9 +109,9 @@ func readOpSnapshot(b []byte) ([]opSection, error) {
 	if typ != frameHeader || len(payload) < len(opSnapshotMagic) || string(payload[:len(opSnapshotMagic)]) != opSnapshotMagic {
 		return nil, fmt.Errorf("%w: not a weir operator state snapshot", ErrCorruptSnapshot)
 	}
-	d := dec{b: payload[len(opSnapshotMagic):]}
-	version := d.uvarint()
-	if d.err != nil || len(d.b) != 0 {
+	d := newDec(payload[len(opSnapshotMagic):])
+	version := d.Uvarint()
+	if d.Err != nil || len(d.B) != 0 {
 		return nil, fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
 	}
 	if version != opSnapshotVersion && version != 1 {
@@ -136,9 +136,9 @@ func readOpSnapshot(b []byte) ([]opSection, error) {
 			seen[sec.name] = true
 			secs = append(secs, sec)
 		case frameEnd:
-			d := dec{b: payload}
-			n := d.uvarint()
-			if d.err != nil || len(d.b) != 0 || n != uint64(len(secs)) {
+			d := newDec(payload)
+			n := d.Uvarint()
+			if d.Err != nil || len(d.B) != 0 || n != uint64(len(secs)) {
 				return nil, fmt.Errorf("%w: end frame counts %d sections, read %d", ErrCorruptSnapshot, n, len(secs))
 			}
 			if _, err := r.ReadByte(); err != io.EOF {
@@ -152,25 +152,25 @@ func readOpSnapshot(b []byte) ([]opSection, error) {
 }
 
 func parseOpSection(payload []byte, version uint64) (opSection, error) {
-	d := dec{b: payload}
+	d := newDec(payload)
 	var s opSection
-	s.name = string(d.bytes(d.uvarint()))
-	s.mode = Distribution(d.byte())
+	s.name = string(d.Bytes(d.Uvarint()))
+	s.mode = Distribution(d.Byte())
 	if version >= 2 {
 		s.schema = readOpSchema(&d, s.name, s.mode)
 	}
-	n := d.count()
-	for i := 0; i < n && d.err == nil; i++ {
-		e := d.bytes(d.uvarint())
-		if d.err == nil {
+	n := d.Count()
+	for i := 0; i < n && d.Err == nil; i++ {
+		e := d.Bytes(d.Uvarint())
+		if d.Err == nil {
 			s.entries = append(s.entries, e)
 		}
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("%d bytes after the entries", len(d.b))
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("%d bytes after the entries", len(d.B))
 	}
-	if d.err != nil {
-		return s, fmt.Errorf("%w: operator state %q: %v", ErrCorruptSnapshot, s.name, d.err)
+	if d.Err != nil {
+		return s, fmt.Errorf("%w: operator state %q: %v", ErrCorruptSnapshot, s.name, d.Err)
 	}
 	if s.name == "" || s.mode < SplitDistribute || s.mode > Broadcast {
 		return s, fmt.Errorf("%w: operator state %q of distribution %d", ErrCorruptSnapshot, s.name, s.mode)

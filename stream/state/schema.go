@@ -70,7 +70,7 @@ func appendSchemas(dst []byte, s *stateSchema) []byte {
 // readSchemas reads what appendSchemas wrote into s.
 func readSchemas(d *dec, s *stateSchema) {
 	for _, p := range []*[]byte{&s.key, &s.ns, &s.value, &s.userKey} {
-		*p = bytes.Clone(d.bytes(d.uvarint()))
+		*p = bytes.Clone(d.Bytes(d.Uvarint()))
 	}
 }
 
@@ -99,16 +99,16 @@ func (s *stateSchema) check() error {
 
 // parseSchemaFrame parses a schema frame's payload.
 func parseSchemaFrame(payload []byte) (*stateSchema, error) {
-	d := dec{b: payload}
+	d := newDec(payload)
 	s := &stateSchema{}
-	s.name = string(d.bytes(d.uvarint()))
-	s.kind = Kind(d.byte())
+	s.name = string(d.Bytes(d.Uvarint()))
+	s.kind = Kind(d.Byte())
 	readSchemas(&d, s)
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("%d bytes after the schemas", len(d.b))
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("%d bytes after the schemas", len(d.B))
 	}
-	if d.err != nil {
-		return nil, fmt.Errorf("%w: schema frame: %v", ErrCorruptSnapshot, d.err)
+	if d.Err != nil {
+		return nil, fmt.Errorf("%w: schema frame: %v", ErrCorruptSnapshot, d.Err)
 	}
 	return s, s.check()
 }

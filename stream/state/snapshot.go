@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/weirdata/weir/internal/wire"
 	"github.com/weirdata/weir/memory"
 )
 
@@ -224,9 +225,9 @@ func (b *Backend[K]) restore(r *bufio.Reader) error {
 	if typ != frameHeader || len(payload) < len(snapshotMagic) || string(payload[:len(snapshotMagic)]) != snapshotMagic {
 		return fmt.Errorf("%w: not a weir state snapshot", ErrCorruptSnapshot)
 	}
-	d := dec{b: payload[len(snapshotMagic):]}
-	version, maxP := d.uvarint(), d.uvarint()
-	if d.err != nil || len(d.b) != 0 {
+	d := newDec(payload[len(snapshotMagic):])
+	version, maxP := d.Uvarint(), d.Uvarint()
+	if d.Err != nil || len(d.B) != 0 {
 		return fmt.Errorf("%w: bad header", ErrCorruptSnapshot)
 	}
 	if version != snapshotVersion && version != 1 {
@@ -263,9 +264,9 @@ func (b *Backend[K]) restore(r *bufio.Reader) error {
 				return err
 			}
 		case frameEnd:
-			d := dec{b: payload}
-			n := d.uvarint()
-			if d.err != nil || len(d.b) != 0 || n != sections {
+			d := newDec(payload)
+			n := d.Uvarint()
+			if d.Err != nil || len(d.B) != 0 || n != sections {
 				return fmt.Errorf("%w: end frame counts %d sections, read %d", ErrCorruptSnapshot, n, sections)
 			}
 			if _, err := r.ReadByte(); err != io.EOF {
@@ -317,14 +318,14 @@ func (b *Backend[K]) ingest(r registered, sec section) error {
 }
 
 func parseSection(payload []byte, maxP int) (section, error) {
-	d := dec{b: payload}
+	d := newDec(payload)
 	var s section
-	s.name = string(d.bytes(d.uvarint()))
-	s.kind = Kind(d.byte())
-	g := d.uvarint()
-	s.count = d.count()
-	if d.err != nil {
-		return s, fmt.Errorf("%w: section header: %v", ErrCorruptSnapshot, d.err)
+	s.name = string(d.Bytes(d.Uvarint()))
+	s.kind = Kind(d.Byte())
+	g := d.Uvarint()
+	s.count = d.Count()
+	if d.Err != nil {
+		return s, fmt.Errorf("%w: section header: %v", ErrCorruptSnapshot, d.Err)
 	}
 	if s.kind < KindValue || s.kind > kindTimers {
 		return s, fmt.Errorf("%w: state %q of kind %d", ErrCorruptSnapshot, s.name, s.kind)
@@ -333,7 +334,7 @@ func parseSection(payload []byte, maxP int) (section, error) {
 		return s, fmt.Errorf("%w: state %q: key group %d of max parallelism %d", ErrCorruptSnapshot, s.name, g, maxP)
 	}
 	s.group = int(g)
-	s.data = d.b
+	s.data = d.B
 	return s, nil
 }
 
@@ -378,99 +379,29 @@ func appendUvarint(dst []byte, v uint64) []byte { return binary.AppendUvarint(ds
 func appendVarint(dst []byte, v int64) []byte   { return binary.AppendVarint(dst, v) }
 
 // dec reads a section's fields, keeping the first error.
-type dec struct {
-	b   []byte
-	err error
-}
+type dec struct{ wire.Decoder }
 
-func (d *dec) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf(format, args...)
-	}
-}
-
-func (d *dec) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("bad uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) == 0 {
-		d.fail("truncated")
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *dec) bytes(n uint64) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.fail("truncated: %d bytes of %d", len(d.b), n)
-		return nil
-	}
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a count of entries or elements: each takes at least its
-// one-byte timestamp, so a count beyond the bytes left is corrupt.
-func (d *dec) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail("count %d beyond the %d bytes left", n, len(d.b))
-		return 0
-	}
-	return int(n)
-}
+func newDec(b []byte) dec { return dec{wire.Decoder{B: b}} }
 
 // done returns the decoding error, or one for bytes left over.
 func (d *dec) done(what string) error {
-	if d.err == nil && len(d.b) != 0 {
-		d.err = fmt.Errorf("%d bytes after the entries", len(d.b))
+	if d.Err == nil && len(d.B) != 0 {
+		d.Err = fmt.Errorf("%d bytes after the entries", len(d.B))
 	}
-	if d.err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorruptSnapshot, what, d.err)
+	if d.Err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorruptSnapshot, what, d.Err)
 	}
 	return nil
 }
 
 func decodeInto[T any](d *dec, c *memory.Codec[T], v *T) {
-	if d.err != nil {
+	if d.Err != nil {
 		return
 	}
-	n, err := c.Decode(d.b, v)
+	n, err := c.Decode(d.B, v)
 	if err != nil {
-		d.err = err
+		d.Err = err
 		return
 	}
-	d.b = d.b[n:]
+	d.B = d.B[n:]
 }

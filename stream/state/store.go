@@ -162,42 +162,42 @@ func (b *Backend[K]) storeSection(dst []byte, id uint16, k Kind, g int, t *ttl, 
 	expired := func(ts int64) bool { return t != nil && t.expired(ts, now) }
 	var bad error
 	err := b.store.Scan(start, prefixEnd(start), func(key, val []byte) bool {
-		d := dec{b: val}
+		d := newDec(val)
 		switch k {
 		case KindList:
 			cnt := 0
-			for len(d.b) > 0 && d.err == nil {
-				e := d.bytes(d.uvarint())
-				ed := dec{b: e}
-				if !expired(ed.varint()) {
+			for len(d.B) > 0 && d.Err == nil {
+				e := d.Bytes(d.Uvarint())
+				ed := newDec(e)
+				if !expired(ed.Varint()) {
 					cnt++
 				}
 			}
-			if d.err != nil || cnt == 0 {
+			if d.Err != nil || cnt == 0 {
 				break
 			}
 			dst = append(dst, key[4:]...)
 			dst = appendUvarint(dst, uint64(cnt))
-			d = dec{b: val}
-			for len(d.b) > 0 {
-				e := d.bytes(d.uvarint())
-				ed := dec{b: e}
-				if !expired(ed.varint()) {
+			d = newDec(val)
+			for len(d.B) > 0 {
+				e := d.Bytes(d.Uvarint())
+				ed := newDec(e)
+				if !expired(ed.Varint()) {
 					dst = append(dst, e...)
 				}
 			}
 			n++
 		case KindMap:
-			ukLen := d.uvarint()
-			if d.err == nil && ukLen > uint64(len(key)-4) {
-				d.fail("user key of %d bytes in a key of %d", ukLen, len(key))
+			ukLen := d.Uvarint()
+			if d.Err == nil && ukLen > uint64(len(key)-4) {
+				d.Fail("user key of %d bytes in a key of %d", ukLen, len(key))
 			}
-			if d.err != nil {
+			if d.Err != nil {
 				break
 			}
-			at := d.b
-			ts := d.varint()
-			if d.err != nil {
+			at := d.B
+			ts := d.Varint()
+			if d.Err != nil {
 				break
 			}
 			this := key[4 : len(key)-int(ukLen)]
@@ -206,21 +206,21 @@ func (b *Backend[K]) storeSection(dst []byte, id uint16, k Kind, g int, t *ttl, 
 				kns = append(kns, this...)
 			}
 			if !expired(ts) {
-				elems = append(elems, at[:len(at)-len(d.b)]...)
+				elems = append(elems, at[:len(at)-len(d.B)]...)
 				elems = append(elems, key[len(key)-int(ukLen):]...)
-				elems = append(elems, d.b...)
+				elems = append(elems, d.B...)
 				live++
 			}
 		default:
-			if expired(d.varint()) || d.err != nil {
+			if expired(d.Varint()) || d.Err != nil {
 				break
 			}
 			dst = append(dst, key[4:]...)
 			dst = append(dst, val...)
 			n++
 		}
-		if d.err != nil {
-			bad = fmt.Errorf("%w: state %d in key group %d: %v", ErrCorruptSnapshot, id, g, d.err)
+		if d.Err != nil {
+			bad = fmt.Errorf("%w: state %d in key group %d: %v", ErrCorruptSnapshot, id, g, d.Err)
 			return false
 		}
 		return true

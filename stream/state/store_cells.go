@@ -9,8 +9,8 @@ import "fmt"
 // dvalue decodes a stored cell; a corrupt one is kept in Err.
 func (s *cells[K, N, V]) dvalue(val []byte) (cell[V], bool) {
 	var c cell[V]
-	d := dec{b: val}
-	c.ts = d.varint()
+	d := newDec(val)
+	c.ts = d.Varint()
 	decodeInto(&d, s.vs.codec, &c.v)
 	if err := d.done(s.what); err != nil {
 		s.b.storeErr(err)
@@ -92,21 +92,21 @@ func (s *cells[K, N, V]) dlive(ns N) (cell[V], bool) {
 // entry's key and namespace bytes follow the prefix, its timestamp and value
 // are the stored value.
 func (s *cells[K, N, V]) dread(src []byte, idx, n int) error {
-	d := dec{b: src}
+	d := newDec(src)
 	g := s.b.groups.Start + idx
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		var k nsKey[K, N]
-		at := d.b
+		at := d.B
 		s.readKey(&d, &k, idx)
-		kns := at[:len(at)-len(d.b)]
-		at = d.b
-		ts := d.varint()
+		kns := at[:len(at)-len(d.B)]
+		at = d.B
+		ts := d.Varint()
 		var v V
 		decodeValue(&d, &s.vs, &v)
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
-		val := at[:len(at)-len(d.b)]
+		val := at[:len(at)-len(d.B)]
 		if s.vs.migrating() { // values of an older schema are stored in the state's
 			s.vbuf = s.vs.codec.Append(appendVarint(s.vbuf[:0], ts), &v)
 			val = s.vbuf

@@ -20,11 +20,11 @@ func (s *List[K, N, V]) appendElem(dst, tmp []byte, v *V, ts int64) ([]byte, []b
 // delems decodes the stored elements of val; a corrupt value is kept in Err.
 func (s *List[K, N, V]) delems(val []byte) ([]elem[V], bool) {
 	var out []elem[V]
-	d := dec{b: val}
-	for len(d.b) > 0 && d.err == nil {
-		ed := dec{b: d.bytes(d.uvarint())}
+	d := newDec(val)
+	for len(d.B) > 0 && d.Err == nil {
+		ed := newDec(d.Bytes(d.Uvarint()))
 		var it elem[V]
-		it.ts = ed.varint()
+		it.ts = ed.Varint()
 		decodeInto(&ed, s.vs.codec, &it.v)
 		if err := ed.done(s.what); err != nil {
 			s.b.storeErr(err)
@@ -140,30 +140,30 @@ func (s *List[K, N, V]) dmerge(target N, sources []N) {
 
 // dread merges n snapshot entries of group index idx into the store.
 func (s *List[K, N, V]) dread(src []byte, idx, n int) error {
-	d := dec{b: src}
+	d := newDec(src)
 	g := s.b.groups.Start + idx
 	var val []byte
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		var k nsKey[K, N]
-		at := d.b
+		at := d.B
 		s.readKey(&d, &k, idx)
-		s.kbuf = append(appendPrefix(s.kbuf[:0], s.id, g), at[:len(at)-len(d.b)]...)
-		cnt := d.count()
+		s.kbuf = append(appendPrefix(s.kbuf[:0], s.id, g), at[:len(at)-len(d.B)]...)
+		cnt := d.Count()
 		val = val[:0]
-		for j := 0; j < cnt && d.err == nil; j++ {
-			e := d.b
-			ts := d.varint()
+		for j := 0; j < cnt && d.Err == nil; j++ {
+			e := d.B
+			ts := d.Varint()
 			var v V
 			decodeValue(&d, &s.vs, &v)
-			e = e[:len(e)-len(d.b)]
-			if s.vs.migrating() && d.err == nil { // stored in the state's schema
+			e = e[:len(e)-len(d.B)]
+			if s.vs.migrating() && d.Err == nil { // stored in the state's schema
 				s.vbuf = s.vs.codec.Append(appendVarint(s.vbuf[:0], ts), &v)
 				e = s.vbuf
 			}
 			val = appendUvarint(val, uint64(len(e)))
 			val = append(val, e...)
 		}
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 		if err := s.b.store.Merge(s.kbuf, val); err != nil {

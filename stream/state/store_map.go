@@ -24,9 +24,9 @@ func (s *Map[K, N, UK, UV]) ukey(uk *UK) bool {
 // dvalue decodes a stored map value; a corrupt one is kept in Err.
 func (s *Map[K, N, UK, UV]) dvalue(val []byte) (elem[UV], bool) {
 	var it elem[UV]
-	d := dec{b: val}
-	d.uvarint()
-	it.ts = d.varint()
+	d := newDec(val)
+	d.Uvarint()
+	it.ts = d.Varint()
 	decodeInto(&d, s.vs.codec, &it.v)
 	if err := d.done(s.what); err != nil {
 		s.b.storeErr(err)
@@ -103,7 +103,7 @@ func (s *Map[K, N, UK, UV]) dall() iter.Seq2[UK, UV] {
 		prefix := append([]byte(nil), s.kbuf...)
 		err := s.b.store.Scan(prefix, prefixEnd(prefix), func(key, val []byte) bool {
 			var e entry
-			d := dec{b: key[len(prefix):]}
+			d := newDec(key[len(prefix):])
 			decodeInto(&d, s.ks.codec, &e.uk)
 			if err := d.done(s.what); err != nil {
 				s.b.storeErr(err)
@@ -130,26 +130,26 @@ func (s *Map[K, N, UK, UV]) dall() iter.Seq2[UK, UV] {
 
 // dread writes n snapshot entries of group index idx into the store.
 func (s *Map[K, N, UK, UV]) dread(src []byte, idx, n int) error {
-	d := dec{b: src}
+	d := newDec(src)
 	g := s.b.groups.Start + idx
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		var k nsKey[K, N]
-		at := d.b
+		at := d.B
 		s.readKey(&d, &k, idx)
-		kns := at[:len(at)-len(d.b)]
-		cnt := d.count()
-		for j := 0; j < cnt && d.err == nil; j++ {
-			tsAt := d.b
-			d.varint()
-			ts := tsAt[:len(tsAt)-len(d.b)]
-			ukAt := d.b
+		kns := at[:len(at)-len(d.B)]
+		cnt := d.Count()
+		for j := 0; j < cnt && d.Err == nil; j++ {
+			tsAt := d.B
+			d.Varint()
+			ts := tsAt[:len(tsAt)-len(d.B)]
+			ukAt := d.B
 			var uk UK
 			decodeInto(&d, s.ks.codec, &uk)
-			ukb := ukAt[:len(ukAt)-len(d.b)]
-			uvAt := d.b
+			ukb := ukAt[:len(ukAt)-len(d.B)]
+			uvAt := d.B
 			var uv UV
 			decodeValue(&d, &s.vs, &uv)
-			if d.err != nil {
+			if d.Err != nil {
 				break
 			}
 			s.kbuf = append(append(appendPrefix(s.kbuf[:0], s.id, g), kns...), ukb...)
@@ -158,7 +158,7 @@ func (s *Map[K, N, UK, UV]) dread(src []byte, idx, n int) error {
 			if s.vs.migrating() { // stored in the state's schema
 				s.vbuf = s.vs.codec.Append(s.vbuf, &uv)
 			} else {
-				s.vbuf = append(s.vbuf, uvAt[:len(uvAt)-len(d.b)]...)
+				s.vbuf = append(s.vbuf, uvAt[:len(uvAt)-len(d.B)]...)
 			}
 			if err := s.b.store.Set(s.kbuf, s.vbuf); err != nil {
 				return fmt.Errorf("state: %s: disk store: %w", s.b.name, err)

@@ -194,8 +194,8 @@ func (s *base[K, N]) appendKey(dst []byte, k *nsKey[K, N]) []byte {
 func (s *base[K, N]) readKey(d *dec, k *nsKey[K, N], idx int) {
 	decodeInto(d, s.key.codec, &k.k)
 	decodeInto(d, s.space.codec, &k.n)
-	if g := s.b.groups.Start + idx; d.err == nil && s.b.KeyGroup(k.k) != g {
-		d.fail("a key of key group %d in key group %d", s.b.KeyGroup(k.k), g)
+	if g := s.b.groups.Start + idx; d.Err == nil && s.b.KeyGroup(k.k) != g {
+		d.Fail("a key of key group %d in key group %d", s.b.KeyGroup(k.k), g)
 	}
 }
 
@@ -251,10 +251,10 @@ func (s *base[K, N]) curKey(ns N) bool {
 
 // decodeKeyNS decodes the key and namespace of a store key.
 func (s *base[K, N]) decodeKeyNS(key []byte, k *nsKey[K, N]) ([]byte, error) {
-	d := dec{b: key[4:]}
+	d := newDec(key[4:])
 	decodeInto(&d, s.key.codec, &k.k)
 	decodeInto(&d, s.space.codec, &k.n)
-	return d.b, d.err
+	return d.B, d.Err
 }
 
 // groupRange returns the store keys of group g of the state: [start, end).

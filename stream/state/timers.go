@@ -337,23 +337,23 @@ func (t *Timers[K, N]) writeFrom(dst []byte, event, proc *timerIndex[K, N]) ([]b
 }
 
 func (t *Timers[K, N]) read(src []byte, idx, n int) error {
-	d := dec{b: src}
-	for i := 0; i < n && d.err == nil; i++ {
-		which := d.byte()
+	d := newDec(src)
+	for i := 0; i < n && d.Err == nil; i++ {
+		which := d.Byte()
 		var tm Timer[K, N]
-		tm.Timestamp = d.varint()
+		tm.Timestamp = d.Varint()
 		decodeInto(&d, t.key.codec, &tm.Key)
 		decodeInto(&d, t.space.codec, &tm.Namespace)
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 		if which > 1 {
-			d.fail("timer kind %d", which)
+			d.Fail("timer kind %d", which)
 			break
 		}
 		code := t.b.hash(tm.Key)
 		if KeyGroupForHash(code, t.b.maxP) != t.b.groups.Start+idx {
-			d.fail("timer key of another key group than %d", t.b.groups.Start+idx)
+			d.Fail("timer key of another key group than %d", t.b.groups.Start+idx)
 			break
 		}
 		if t.d != nil {

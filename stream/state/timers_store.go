@@ -135,10 +135,10 @@ func (s *storeTimers[K, N]) attach() {
 	b := s.t.b
 	s.clearCaches()
 	if v, ok := b.sget(s.metaKey(), &s.val); ok {
-		d := dec{b: v}
-		n := d.uvarint()
-		if d.err != nil {
-			b.storeErr(fmt.Errorf("%w: %s: sequence: %v", ErrCorruptSnapshot, s.t.what, d.err))
+		d := newDec(v)
+		n := d.Uvarint()
+		if d.Err != nil {
+			b.storeErr(fmt.Errorf("%w: %s: sequence: %v", ErrCorruptSnapshot, s.t.what, d.Err))
 			return
 		}
 		s.seq = max(s.seq, n)
@@ -431,7 +431,7 @@ func (s *storeTimers[K, N]) load(q *squeue[K, N], idx int) {
 			code: int32(binary.BigEndian.Uint32(v)),
 		}
 		e.t.Timestamp = int64(binary.BigEndian.Uint64(k[5:]) ^ 1<<63)
-		d := dec{b: v[4:]}
+		d := newDec(v[4:])
 		decodeInto(&d, s.t.key.codec, &e.t.Key)
 		decodeInto(&d, s.t.space.codec, &e.t.Namespace)
 		if err := d.done(s.t.what); err != nil {

@@ -284,15 +284,15 @@ func (s *cells[K, N, V]) read(src []byte, idx, n int) error {
 	if s.b.store != nil {
 		return s.dread(src, idx, n)
 	}
-	d := dec{b: src}
+	d := newDec(src)
 	s.hit = nil
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		var k nsKey[K, N]
 		var c cell[V]
 		s.readKey(&d, &k, idx)
-		c.ts = d.varint()
+		c.ts = d.Varint()
 		decodeValue(&d, &s.vs, &c.v)
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 		c.sz = int32(s.keyBytes(&k) + s.vs.extra(&c.v, &s.b.scratch))
