@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.uber.org/goleak"
 
+	"github.com/weirdata/weir/connectors/kafka/kafkatest"
 	"github.com/weirdata/weir/stream/source"
 )
 
@@ -85,40 +85,7 @@ func produceSpread(t testing.TB, cfg Config, topic, prefix string, parts int32, 
 // offsets as they are now, as a read_committed consumer sees them.
 func readCommitted(t testing.TB, cfg Config, topic string) []string {
 	t.Helper()
-	adm := kadm.NewClient(client(t, cfg))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ends, err := adm.ListCommittedOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	cl := client(t, cfg, kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	var out []string
-	for len(want) > 0 {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("reading %s: %v (left %v)", topic, err, want)
-		}
-		fs.EachError(func(_ string, _ int32, err error) { t.Fatal(err) })
-		fs.EachRecord(func(r *kgo.Record) {
-			if end, ok := want[r.Partition]; ok && r.Offset < end {
-				if !r.Attrs.IsControl() {
-					out = append(out, string(r.Value))
-				}
-				if r.Offset+1 >= end {
-					delete(want, r.Partition)
-				}
-			}
-		})
-	}
-	return out
+	return kafkatest.ReadCommitted(t, cfg.Brokers, topic)
 }
 
 // sameSet says whether got holds each value of want once, in any order,

@@ -3,17 +3,16 @@ package chaos
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/weirdata/weir/connectors/kafka/kafkatest"
 	"github.com/weirdata/weir/nexmark"
 	"github.com/weirdata/weir/nexmark/nexmarktest"
 )
@@ -112,47 +111,5 @@ func produceFile(t *testing.T, brokers, topic string, file []byte) {
 // consumer sees them, up to the partitions' last stable offsets now.
 func readTopic(t *testing.T, brokers, topic string) []string {
 	t.Helper()
-	seeds := kgo.SeedBrokers(strings.Split(brokers, ",")...)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	admCl, err := kgo.NewClient(seeds, kgo.DisableClientMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admCl.Close()
-	ends, err := kadm.NewClient(admCl).ListCommittedOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	left := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			left[o.Partition] = o.Offset
-		}
-	})
-	cl, err := kgo.NewClient(seeds, kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableClientMetrics())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	var out []string
-	for len(left) > 0 {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("reading %s: %v (left %v)", topic, err, left)
-		}
-		fs.EachError(func(_ string, _ int32, err error) { t.Fatal(fmt.Errorf("reading %s: %w", topic, err)) })
-		fs.EachRecord(func(r *kgo.Record) {
-			if end, ok := left[r.Partition]; ok && r.Offset < end {
-				if !r.Attrs.IsControl() {
-					out = append(out, string(r.Value))
-				}
-				if r.Offset+1 >= end {
-					delete(left, r.Partition)
-				}
-			}
-		})
-	}
-	return out
+	return kafkatest.ReadCommitted(t, strings.Split(brokers, ","), topic)
 }
