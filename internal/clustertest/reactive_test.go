@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -242,4 +243,63 @@ func lastLine(s, sub string) string {
 		}
 	}
 	return ""
+}
+
+// TestPausedTaskManager: tm1 runs window-stats; once a checkpoint is
+// recorded and tm2 registered, tm1 is stopped with SIGSTOP (a process
+// frozen by a long pause: its connection stays open, the kernel still
+// acknowledges its bytes). Only the JobManager's heartbeat timeout can
+// find it: the JobManager declares tm1 lost for its silence and redeploys
+// the job on tm2. tm1 then resumes with its old attempt still running; it
+// must commit nothing (the JobManager refuses the gate of an attempt that
+// is not the job's current one) and it registers again. The job ends
+// FINISHED with exactly the embedded run's committed output.
+func TestPausedTaskManager(t *testing.T) {
+	bin := weir(t)
+	job := windowStatsArgs(t, 12000)
+	want, wantLate := oracle(t, bin, job)
+
+	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir(), "--heartbeat-timeout", "2s")
+	tm1 := start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", "tm1")
+	c := rest.NewClient(restURL, "")
+	poll(t, "tm1's registration", 20*time.Second, func() bool {
+		tms, err := c.TaskManagers(context.Background())
+		return err == nil && len(tms) == 1
+	})
+	jid, out, late := submitDetached(t, bin, restURL, job)
+	if id := busy(t, c, time.Now().Add(20*time.Second)); id != "tm1" {
+		t.Fatalf("the job runs on %s, want tm1", id)
+	}
+	start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", "tm2")
+	poll(t, "tm2's registration", 20*time.Second, func() bool {
+		tms, err := c.TaskManagers(context.Background())
+		return err == nil && len(tms) == 2
+	})
+	recorded(t, c, jid)
+	if err := tm1.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	t.Log("paused tm1")
+	waitLog(t, jm, "TaskManager tm1 lost: ")
+	lostAfter := time.Since(paused)
+	if l := lastLine(jm.stderr.String(), "TaskManager tm1 lost: "); !strings.Contains(l, "no heartbeat for") {
+		t.Fatalf("the JobManager lost tm1 for another reason than its silence: %s", l)
+	}
+	waitLog(t, jm, "deployed on TaskManager tm2")
+	if err := tm1.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v after the pause: %s", lostAfter.Round(10*time.Millisecond), lastLine(jm.stderr.String(), "TaskManager tm1 lost"))
+	poll(t, "tm1's registration after its pause", 20*time.Second, func() bool {
+		return strings.Count(jm.stderr.String(), "TaskManager tm1 at ") >= 2
+	})
+	if id := busy(t, c, time.Now().Add(time.Second)); id != "tm2" {
+		t.Fatalf("after the pause the job runs on %s, want tm2", id)
+	}
+	ck := exact(t, c, jid, out, late, want, wantLate)
+	if ck.Latest.Restored == nil {
+		t.Fatal("the redeployed job restored no checkpoint")
+	}
+	t.Logf("tm1 after its pause: %s", lastLine(tm1.stderr.String(), "job "+jid))
 }
