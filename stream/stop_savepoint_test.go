@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -151,8 +152,13 @@ func TestFinalSnapshotCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var states []byte // the committables' names are plain bytes of the sink's state
+	for _, sub := range s.Operators[0].Subtasks {
+		states = append(states, sub.State...)
+	}
+	pendings := pendingNames(string(states))
 	for _, e := range ents {
-		if err := os.Rename(filepath.Join(dir, e.Name()), filepath.Join(dir, "."+e.Name()+".pending")); err != nil {
+		if err := os.Rename(filepath.Join(dir, e.Name()), filepath.Join(dir, pendings[e.Name()])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,4 +220,14 @@ func TestTriggerSavepointNoCheckpoints(t *testing.T) {
 	if _, err := j.Wait(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// pendingNames finds the pending file names of committables in s (a
+// snapshot's bytes): final name -> pending name.
+func pendingNames(s string) map[string]string {
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`\.(part-\d+-\d+)\.pending\.[0-9a-f]{16}`).FindAllStringSubmatch(s, -1) {
+		out[m[1]] = m[0]
+	}
+	return out
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -329,8 +331,24 @@ func TestStreamResumeFromAnotherDirectory(t *testing.T) {
 	if len(parts) == 0 {
 		t.Fatal("no parts")
 	}
+	// the committables' pending names, plain bytes in the checkpoint's files
+	var ck strings.Builder
+	filepath.WalkDir(filepath.Join(root, "a", "ck"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			ck.Write(b)
+		}
+		return nil
+	})
+	pendings := map[string]string{}
+	for _, m := range regexp.MustCompile(`\.(part-\d+-\d+)\.pending\.[0-9a-f]{16}`).FindAllStringSubmatch(ck.String(), -1) {
+		pendings[m[1]] = m[0]
+	}
 	for _, p := range parts { // as before the commit
-		if err := os.Rename(p, filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".pending")); err != nil {
+		if pendings[filepath.Base(p)] == "" {
+			t.Fatalf("the checkpoint names no pending file of %s", p)
+		}
+		if err := os.Rename(p, filepath.Join(filepath.Dir(p), pendings[filepath.Base(p)])); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -252,8 +252,10 @@ func lastLine(s, sub string) string {
 // find it: the JobManager declares tm1 lost for its silence and redeploys
 // the job on tm2. tm1 then resumes with its old attempt still running; it
 // must commit nothing (the JobManager refuses the gate of an attempt that
-// is not the job's current one) and it registers again. The job ends
-// FINISHED with exactly the embedded run's committed output.
+// is not the job's current one) nor touch the new attempt's files (the
+// file sinks' hidden names end in their writer's nonce), and it registers
+// again. The job ends FINISHED with exactly the embedded run's committed
+// output, wherever its last attempt ran.
 func TestPausedTaskManager(t *testing.T) {
 	bin := weir(t)
 	job := windowStatsArgs(t, 12000)
@@ -294,12 +296,10 @@ func TestPausedTaskManager(t *testing.T) {
 	poll(t, "tm1's registration after its pause", 20*time.Second, func() bool {
 		return strings.Count(jm.stderr.String(), "TaskManager tm1 at ") >= 2
 	})
-	if id := busy(t, c, time.Now().Add(time.Second)); id != "tm2" {
-		t.Fatalf("after the pause the job runs on %s, want tm2", id)
-	}
 	ck := exact(t, c, jid, out, late, want, wantLate)
 	if ck.Latest.Restored == nil {
 		t.Fatal("the redeployed job restored no checkpoint")
 	}
 	t.Logf("tm1 after its pause: %s", lastLine(tm1.stderr.String(), "job "+jid))
+	t.Logf("the job's last attempt: %s", lastLine(jm.stderr.String(), "deployed on TaskManager"))
 }

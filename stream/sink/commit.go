@@ -149,7 +149,8 @@ func (c *config) ownPart(dir string, cm Committable) (pending, final string, err
 	if _, _, k := c.parsePart(final); k != committed {
 		return "", "", fmt.Errorf("%q is not a part file name of the sink", final)
 	}
-	if pending != "."+final+pendingMark {
+	rest, ok := strings.CutPrefix(pending, "."+final+pendingMark)
+	if _, end, hasNonce := cutNonce(rest); !ok || rest != "" && (!hasNonce || end != "") {
 		return "", "", fmt.Errorf("%q is not the pending file of %q", pending, final)
 	}
 	return pending, final, nil
@@ -186,7 +187,8 @@ func CheckCommittable(c Committable) error {
 	if final == "." || final == ".." || strings.HasPrefix(final, ".") {
 		return fmt.Errorf("%w: final %q is not a part file name", ErrNotOwnPart, c.Final)
 	}
-	if filepath.Dir(c.Pending) != filepath.Dir(c.Final) || filepath.Base(c.Pending) != "."+final+pendingMark {
+	rest, ok := strings.CutPrefix(filepath.Base(c.Pending), "."+final+pendingMark)
+	if _, end, hasNonce := cutNonce(rest); filepath.Dir(c.Pending) != filepath.Dir(c.Final) || !ok || rest != "" && (!hasNonce || end != "") {
 		return fmt.Errorf("%w: pending %q is not the pending file of %q", ErrNotOwnPart, c.Pending, c.Final)
 	}
 	for _, e := range strings.Split(filepath.ToSlash(c.Final), "/") {

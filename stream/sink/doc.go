@@ -75,15 +75,22 @@
 // <suffix> ("part-0-0", "part-0-1", ...; prefix "part" and no suffix by
 // default). A part goes through three names:
 //
-//	.part-0-3.inprogress   being written (bulk formats: the format's temporary
-//	                       file "..part-0-3.inprogress.tmp-*", renamed to this name
-//	                       once complete)
-//	.part-0-3.pending      complete (flushed, footer written, synced), waiting
-//	                       for its checkpoint to complete
-//	part-0-3               committed
+//	.part-0-3.inprogress.N   being written (bulk formats: the format's temporary
+//	                         file "..part-0-3.inprogress.N.tmp-*", renamed to this
+//	                         name once complete)
+//	.part-0-3.pending.N      complete (flushed, footer written, synced), waiting
+//	                         for its checkpoint to complete
+//	part-0-3                 committed
 //
 // so the committed parts are the only files of the directory whose names do
-// not start with a dot, and a committed name never holds a partial file.
+// not start with a dot, and a committed name never holds a partial file. N
+// is the writer's nonce, 16 random hex digits: two writers of one subtask
+// restored from the same checkpoint (a new attempt, and a zombie attempt of
+// the old one on a TaskManager the cluster thought lost) never write,
+// rename or remove each other's hidden files, as Flink's in-progress files
+// end in a UUID. Only a commit, which the checkpoint's completion gate
+// allows, publishes a part. Hidden names without a nonce, of older
+// versions, are still read.
 // Readers that skip hidden files (formats.Expand, Flink's FileSource) read
 // committed data only.
 //

@@ -23,7 +23,8 @@ func ExamplePrint() {
 	// 2> (be,2)
 }
 
-// A checkpoint prepares the in-progress part; its commit publishes it.
+// A checkpoint prepares the in-progress part; its commit publishes it. The
+// pending file's name ends in the writer's nonce, 16 hex digits.
 func ExampleFileSink() {
 	dir, _ := os.MkdirTemp("", "sink")
 	defer os.RemoveAll(dir)
@@ -32,7 +33,8 @@ func ExampleFileSink() {
 	w.Write([]string{"hello", "world"})
 	committables, _ := w.PrepareCommit(1)
 	for _, c := range committables {
-		fmt.Println(filepath.Base(c.Pending), "->", filepath.Base(c.Final))
+		pending := filepath.Base(c.Pending)
+		fmt.Println(pending[:len(pending)-17], "->", filepath.Base(c.Final))
 	}
 	_ = w.Snapshot() // the checkpoint's state of the writer
 	if err := sink.Commit(committables); err != nil {

@@ -101,7 +101,7 @@ func (s *FileSink[T]) Writer(i, n int, restored ...[]byte) (*FileWriter[T], erro
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, errorf("create", s.dir, err)
 	}
-	w := &FileWriter[T]{s: s, subtask: i}
+	w := &FileWriter[T]{s: s, subtask: i, nonce: newNonce()}
 	stray := map[int]uint64{} // old subtask -> its next counter
 	for _, b := range restored {
 		sub, next, err := decodeState(b)
@@ -171,13 +171,18 @@ func (s *FileSink[T]) scan(drop func(sub int, counter uint64, k partKind) bool) 
 
 // scanNames is scan with each file's name.
 func (s *FileSink[T]) scanNames(drop func(name string, sub int, counter uint64, k partKind) bool) error {
+	return s.scanNonces(func(name string, sub int, c uint64, k partKind, _ string) bool { return drop(name, sub, c, k) })
+}
+
+// scanNonces is scanNames with each hidden file's nonce.
+func (s *FileSink[T]) scanNonces(drop func(name string, sub int, counter uint64, k partKind, nonce string) bool) error {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return errorf("list", s.dir, err)
 	}
 	for _, e := range ents {
-		sub, c, k := s.cfg.parsePart(e.Name())
-		if k == notPart || !drop(e.Name(), sub, c, k) || k == committed {
+		sub, c, k, nonce := s.cfg.parsePartNonce(e.Name())
+		if k == notPart || !drop(e.Name(), sub, c, k, nonce) || k == committed {
 			continue
 		}
 		p := filepath.Join(s.dir, e.Name())

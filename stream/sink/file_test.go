@@ -251,11 +251,11 @@ func TestOutputFileConfig(t *testing.T) {
 	dir := t.TempDir()
 	w := must[*FileWriter[string]](t)(Text(dir, WithOutputFileConfig(OutputFileConfig{PartPrefix: "out", PartSuffix: ".txt"})).Writer(3, 4))
 	check(t, w.Write([]string{"a"}))
-	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".out-3-0.txt.inprogress"}) {
+	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".out-3-0.txt.inprogress." + w.nonce}) {
 		t.Errorf("in-progress %v", hidden)
 	}
 	cs := must[[]Committable](t)(w.PrepareCommit(1))
-	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".out-3-0.txt.pending"}) {
+	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".out-3-0.txt.pending." + w.nonce}) {
 		t.Errorf("pending %v", hidden)
 	}
 	check(t, Commit(cs))
@@ -383,7 +383,7 @@ func TestFreshWriterRemovesHiddenLeftovers(t *testing.T) {
 		t.Fatalf("hidden %v, want a pending and two in-progress parts", hidden)
 	}
 	w2 := must[*FileWriter[string]](t)(s.Writer(0, 2))
-	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".part-1-0.inprogress"}) {
+	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{".part-1-0.inprogress." + other.nonce}) {
 		t.Fatalf("hidden %v, want subtask 1's only", hidden)
 	}
 	check(t, w2.Write([]string{"again"}))
@@ -392,4 +392,61 @@ func TestFreshWriterRemovesHiddenLeftovers(t *testing.T) {
 		t.Errorf("committed %v", committed)
 	}
 	check(t, other.Abort())
+}
+
+// Two writers of one subtask restored from the same checkpoint, as a new
+// attempt and a zombie attempt of the old one on a TaskManager thought
+// lost: each writes, prepares a checkpoint and, the zombie, aborts. Their
+// hidden files never share a name, so neither overwrites nor removes the
+// other's, and the new attempt's commit publishes its own records.
+func TestZombieWriterLeavesTheNewOnesFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := Text(dir)
+	first := must[*FileWriter[string]](t)(s.Writer(0, 1))
+	check(t, first.Write([]string{"before"}))
+	check(t, Commit(must[[]Committable](t)(first.PrepareCommit(1))))
+	state := first.Snapshot()
+
+	fresh := must[*FileWriter[string]](t)(s.Writer(0, 1, state))
+	zombie := must[*FileWriter[string]](t)(s.Writer(0, 1, state))
+	check(t, fresh.Write([]string{"fresh"}))
+	check(t, zombie.Write([]string{"zombie"}))
+	cs := must[[]Committable](t)(fresh.PrepareCommit(2))
+	check(t, zombie.Write([]string{"zombie again"}))
+	must[[]Committable](t)(zombie.PrepareCommit(2))
+	if _, hidden := names(t, dir); len(hidden) != 2 {
+		t.Fatalf("hidden %v, want the pending parts of both writers", hidden)
+	}
+	check(t, zombie.Abort())
+	if _, hidden := names(t, dir); !slices.Equal(hidden, []string{filepath.Base(cs[0].Pending)}) {
+		t.Fatalf("after the zombie's abort: hidden %v, want the fresh writer's pending part %s", hidden, filepath.Base(cs[0].Pending))
+	}
+	check(t, Commit(cs))
+	b, err := os.ReadFile(cs[0].Final)
+	check(t, err)
+	if string(b) != "fresh\n" {
+		t.Errorf("the committed part holds %q, want the fresh writer's records", b)
+	}
+}
+
+// Confine takes pending names with and without a nonce, and nothing else.
+func TestConfineNonce(t *testing.T) {
+	dir := t.TempDir()
+	s := Text(dir)
+	for _, tc := range []struct {
+		pending string
+		ok      bool
+	}{
+		{".part-0-1.pending", true},
+		{".part-0-1.pending.0123456789abcdef", true},
+		{".part-0-1.pending.0123456789abcde", false},
+		{".part-0-1.pending.0123456789abcdefa", false},
+		{".part-0-1.pendingx0123456789abcdef", false},
+		{".part-0-2.pending.0123456789abcdef", false},
+	} {
+		_, err := s.Confine([]Committable{{Checkpoint: 1, Pending: tc.pending, Final: "part-0-1"}})
+		if (err == nil) != tc.ok {
+			t.Errorf("Confine(%s): %v, want ok %v", tc.pending, err, tc.ok)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,8 +21,43 @@ func (c *config) partName(subtask int, counter uint64) string {
 	return c.names.PartPrefix + "-" + strconv.Itoa(subtask) + "-" + strconv.FormatUint(counter, 10) + c.names.PartSuffix
 }
 
-func inProgressPath(dir, name string) string { return filepath.Join(dir, "."+name+inProgressMark) }
-func pendingPath(dir, name string) string    { return filepath.Join(dir, "."+name+pendingMark) }
+// The hidden names end in the writer's nonce, so that two writers of the
+// same subtask restored from the same checkpoint (a new attempt and a
+// zombie attempt of the old one, on a TaskManager thought lost) never
+// write, rename or remove each other's files.
+func inProgressPath(dir, name, nonce string) string {
+	return filepath.Join(dir, "."+name+inProgressMark+"."+nonce)
+}
+func pendingPath(dir, name, nonce string) string {
+	return filepath.Join(dir, "."+name+pendingMark+"."+nonce)
+}
+
+// nonceLen is the length of a writer's nonce: 16 lower-case hex digits.
+const nonceLen = 16
+
+// newNonce returns a writer's nonce.
+func newNonce() string { return fmt.Sprintf("%016x", rand.Uint64()) }
+
+// isNonce says whether s is a writer's nonce.
+func isNonce(s string) bool {
+	if len(s) != nonceLen {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// cutNonce splits ".<nonce>" off the front of s, if s starts with one.
+func cutNonce(s string) (nonce, rest string, ok bool) {
+	if len(s) > nonceLen && s[0] == '.' && isNonce(s[1:1+nonceLen]) {
+		return s[1 : 1+nonceLen], s[1+nonceLen:], true
+	}
+	return "", s, false
+}
 
 // partKind tells what a file of the directory is to the sink.
 type partKind int
@@ -34,16 +70,24 @@ const (
 )
 
 // parsePart reads a file name of the sink's parts: "name" (committed),
-// ".name.pending", ".name.inprogress", or a bulk format's temporary file of
-// the in-progress name, "..name.inprogress.tmp-*", where name is
-// prefix-<subtask>-<counter>suffix. It returns the subtask, the counter and
-// the kind, or notPart.
+// ".name.pending.<nonce>", ".name.inprogress.<nonce>", or a bulk format's
+// temporary file of the in-progress name, "..name.inprogress.<nonce>.tmp-*",
+// where name is prefix-<subtask>-<counter>suffix and nonce the writer's (the
+// names without a nonce are those of older versions). It returns the
+// subtask, the counter and the kind, or notPart.
 func (c *config) parsePart(file string) (int, uint64, partKind) {
+	sub, counter, k, _ := c.parsePartNonce(file)
+	return sub, counter, k
+}
+
+// parsePartNonce is parsePart with the hidden file's nonce ("" for a
+// committed part or a name without one).
+func (c *config) parsePartNonce(file string) (int, uint64, partKind, string) {
 	rest, hidden := strings.CutPrefix(file, ".")
 	rest = strings.TrimPrefix(rest, ".") // the prefix never starts with a dot
 	rest, ok := strings.CutPrefix(rest, c.names.PartPrefix+"-")
 	if !ok {
-		return 0, 0, notPart
+		return 0, 0, notPart, ""
 	}
 	subEnd := 0
 	for subEnd < len(rest) && rest[subEnd] >= '0' && rest[subEnd] <= '9' {
@@ -51,7 +95,7 @@ func (c *config) parsePart(file string) (int, uint64, partKind) {
 	}
 	sub, err := strconv.Atoi(rest[:subEnd])
 	if err != nil || subEnd >= len(rest) || rest[subEnd] != '-' {
-		return 0, 0, notPart
+		return 0, 0, notPart, ""
 	}
 	rest = rest[subEnd+1:]
 	digits := 0
@@ -68,17 +112,28 @@ func (c *config) parsePart(file string) (int, uint64, partKind) {
 		if !ok {
 			continue
 		}
-		switch {
-		case !hidden && tail == "":
-			return sub, counter, committed
-		case !hidden:
-		case tail == pendingMark && file[1] != '.':
-			return sub, counter, pending
-		case tail == inProgressMark || strings.HasPrefix(tail, inProgressMark+".tmp-"):
-			return sub, counter, inProgress
+		if !hidden {
+			if tail == "" {
+				return sub, counter, committed, ""
+			}
+			continue
+		}
+		if after, ok := strings.CutPrefix(tail, pendingMark); ok && file[1] != '.' {
+			if after == "" {
+				return sub, counter, pending, ""
+			}
+			if nonce, end, ok := cutNonce(after); ok && end == "" {
+				return sub, counter, pending, nonce
+			}
+		}
+		if after, ok := strings.CutPrefix(tail, inProgressMark); ok {
+			nonce, after, _ := cutNonce(after)
+			if after == "" || strings.HasPrefix(after, ".tmp-") {
+				return sub, counter, inProgress, nonce
+			}
 		}
 	}
-	return 0, 0, notPart
+	return 0, 0, notPart, ""
 }
 
 // stateVersion starts an encoded writer state.

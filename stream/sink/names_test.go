@@ -13,6 +13,13 @@ func TestParsePart(t *testing.T) {
 		kind    partKind
 	}{
 		{".part-0-3" + "7.txt" + ".inprogress", 0, 3, inProgress},
+		{".part-0-3" + "7.txt" + ".inprogress.0123456789abcdef", 0, 3, inProgress},
+		{".part-12-40" + "7.txt" + ".pending.fedcba9876543210", 12, 40, pending},
+		{"..part-2-17" + "7.txt" + ".inprogress.0123456789abcdef.tmp-99", 2, 17, inProgress},
+		{".part-12-40" + "7.txt" + ".pending.fedcba987654321", 0, 0, notPart},   // a short nonce
+		{".part-12-40" + "7.txt" + ".pending.fedcba9876543210x", 0, 0, notPart}, // more after it
+		{".part-12-40" + "7.txt" + ".pending.FEDCBA9876543210", 0, 0, notPart},  // upper case
+		{".part-0-3" + "7.txt" + ".inprogress.0123456789abcdef.x", 0, 0, notPart},
 		{".part-12-40" + "7.txt" + ".pending", 12, 40, pending},
 		{"..part-2-17" + "7.txt" + ".inprogress.tmp-123456", 2, 17, inProgress},
 		{"part-0-37.txt", 0, 3, committed},

@@ -23,9 +23,9 @@ type part[T any] struct {
 // openPart creates the in-progress file of the part with the given counter:
 // path itself for row formats; for bulk formats the format's temporary file
 // beside path, which the format's Commit renames to path.
-func (s *FileSink[T]) openPart(subtask int, counter uint64, info PartInfo) (*part[T], error) {
+func (s *FileSink[T]) openPart(subtask int, counter uint64, nonce string, info PartInfo) (*part[T], error) {
 	name := s.cfg.partName(subtask, counter)
-	p := &part[T]{name: name, counter: counter, path: inProgressPath(s.dir, name), info: info}
+	p := &part[T]{name: name, counter: counter, path: inProgressPath(s.dir, name, nonce), info: info}
 	if s.bulk != nil {
 		fw, err := s.bulk(p.path).Create(context.Background(), 0, 1)
 		if err != nil {

@@ -16,6 +16,7 @@ type FileWriter[T any] struct {
 	subtask int
 	next    uint64 // counter of the next part to open
 	start   uint64 // next when the writer was opened: Abort removes parts from here
+	nonce   string // ends the names of its hidden files
 	cur     *part[T]
 	pending []Committable // closed since the last PrepareCommit
 	buf     []byte
@@ -70,7 +71,7 @@ func (w *FileWriter[T]) rollIf(policy RollingPolicy, now time.Time) error {
 	if err := w.closePart(); err != nil {
 		return err
 	}
-	p, err := w.s.openPart(w.subtask, w.next, PartInfo{Created: now, LastUpdate: now})
+	p, err := w.s.openPart(w.subtask, w.next, w.nonce, PartInfo{Created: now, LastUpdate: now})
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func (w *FileWriter[T]) closePart() error {
 	if err := p.finish(); err != nil {
 		return err
 	}
-	pend := pendingPath(w.s.dir, p.name)
+	pend := pendingPath(w.s.dir, p.name, w.nonce)
 	if err := os.Rename(p.path, pend); err != nil {
 		os.Remove(p.path)
 		return errorf("close", p.path, err)
@@ -163,8 +164,10 @@ func (w *FileWriter[T]) AbortKeeping(keep []Committable) error {
 	for _, c := range keep {
 		kept[filepath.Base(c.Pending)] = true
 	}
-	rerr := w.s.scanNames(func(name string, sub int, c uint64, _ partKind) bool {
-		return sub == w.subtask && c >= w.start && !kept[name]
+	// only its own files: another writer of the subtask (a zombie attempt's,
+	// or the attempt that replaced this one) may be writing beside it
+	rerr := w.s.scanNonces(func(name string, sub int, c uint64, _ partKind, nonce string) bool {
+		return sub == w.subtask && c >= w.start && nonce == w.nonce && !kept[name]
 	})
 	return errors.Join(err, rerr)
 }
