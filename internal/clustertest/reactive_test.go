@@ -188,22 +188,8 @@ func TestPartitionedTaskManager(t *testing.T) {
 
 	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir(), "--heartbeat-timeout", "2s")
 	px := startProxy(t, rpcAddr)
-	tm1 := start(t, bin, "taskmanager", "--jobmanager", px.Listen, "--slots", "2", "--id", "tm1")
 	c := rest.NewClient(restURL, "")
-	poll(t, "tm1's registration", 20*time.Second, func() bool {
-		tms, err := c.TaskManagers(context.Background())
-		return err == nil && len(tms) == 1
-	})
-	jid, out, late := submitDetached(t, bin, restURL, job)
-	if id := busy(t, c, time.Now().Add(20*time.Second)); id != "tm1" {
-		t.Fatalf("the job runs on %s, want tm1", id)
-	}
-	start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", "tm2")
-	poll(t, "tm2's registration", 20*time.Second, func() bool {
-		tms, err := c.TaskManagers(context.Background())
-		return err == nil && len(tms) == 2
-	})
-	recorded(t, c, jid)
+	tm1, jid, out, late := onTM1ThenTM2(t, bin, c, restURL, px.Listen, rpcAddr, job)
 	for _, stream := range []string{"upstream", "downstream"} {
 		if _, err := px.Toxics.AddToxicJson(strings.NewReader(`{"name":"cut-` + stream + `","type":"timeout","stream":"` + stream + `","attributes":{"timeout":0}}`)); err != nil {
 			t.Fatal(err)
@@ -262,22 +248,8 @@ func TestPausedTaskManager(t *testing.T) {
 	want, wantLate := oracle(t, bin, job)
 
 	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir(), "--heartbeat-timeout", "2s")
-	tm1 := start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", "tm1")
 	c := rest.NewClient(restURL, "")
-	poll(t, "tm1's registration", 20*time.Second, func() bool {
-		tms, err := c.TaskManagers(context.Background())
-		return err == nil && len(tms) == 1
-	})
-	jid, out, late := submitDetached(t, bin, restURL, job)
-	if id := busy(t, c, time.Now().Add(20*time.Second)); id != "tm1" {
-		t.Fatalf("the job runs on %s, want tm1", id)
-	}
-	start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", "tm2")
-	poll(t, "tm2's registration", 20*time.Second, func() bool {
-		tms, err := c.TaskManagers(context.Background())
-		return err == nil && len(tms) == 2
-	})
-	recorded(t, c, jid)
+	tm1, jid, out, late := onTM1ThenTM2(t, bin, c, restURL, rpcAddr, rpcAddr, job)
 	if err := tm1.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -302,4 +274,29 @@ func TestPausedTaskManager(t *testing.T) {
 	}
 	t.Logf("tm1 after its pause: %s", lastLine(tm1.stderr.String(), "job "+jid))
 	t.Logf("the job's last attempt: %s", lastLine(jm.stderr.String(), "deployed on TaskManager"))
+}
+
+// onTM1ThenTM2 starts TaskManager tm1 (2 slots, reaching the JobManager at
+// tm1JM), submits job detached and waits until it runs on tm1; then it
+// starts tm2 (2 slots, at rpcAddr) and waits for its registration and for
+// a checkpoint of the job recorded. It returns tm1, the job's id and its
+// output and late output directories.
+func onTM1ThenTM2(t *testing.T, bin string, c *rest.Client, restURL, tm1JM, rpcAddr string, job []string) (tm1 *proc, jid, out, late string) {
+	t.Helper()
+	tm1 = start(t, bin, "taskmanager", "--jobmanager", tm1JM, "--slots", "2", "--id", "tm1")
+	poll(t, "tm1's registration", 20*time.Second, func() bool {
+		tms, err := c.TaskManagers(context.Background())
+		return err == nil && len(tms) == 1
+	})
+	jid, out, late = submitDetached(t, bin, restURL, job)
+	if id := busy(t, c, time.Now().Add(20*time.Second)); id != "tm1" {
+		t.Fatalf("the job runs on %s, want tm1", id)
+	}
+	start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", "tm2")
+	poll(t, "tm2's registration", 20*time.Second, func() bool {
+		tms, err := c.TaskManagers(context.Background())
+		return err == nil && len(tms) == 2
+	})
+	recorded(t, c, jid)
+	return tm1, jid, out, late
 }
