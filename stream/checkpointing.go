@@ -95,6 +95,10 @@ type CheckpointConfig struct {
 	// committed. The snapshot stays in Storage, so a restart of the job
 	// in process may restore it: a gate that fences a job (a cluster's)
 	// runs it with NoRestart and leaves restarts to whoever deploys it.
+	// ctx ends when the attempt's run does: a call still waiting then
+	// (its input ended while the answer was on its way) aborts that
+	// checkpoint without failing the job, which stores its final
+	// checkpoint next.
 	CompletionGate func(ctx context.Context, id int64, path string) error
 }
 

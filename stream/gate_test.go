@@ -100,3 +100,67 @@ func TestCompletionGateRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestGateInFlightAtTheEnd: a bounded job whose input ends while the
+// completion gate has not answered a checkpoint yet (a JobManager's answer
+// on its way) finishes: that checkpoint is aborted, not failed, and the
+// final checkpoint, gated too, commits every record once.
+func TestGateInFlightAtTheEnd(t *testing.T) {
+	const n = 3000
+	dir := t.TempDir()
+	env := New(Options{Parallelism: 1, SourceRate: 20000, Restart: NoRestart()})
+	cfg := env.EnableCheckpointing(10 * time.Millisecond)
+	cfg.Storage = checkpoint.NewMemory(4)
+	var mu sync.Mutex
+	calls := 0
+	var pendingErr error // what the held call returned
+	cfg.CompletionGate = func(ctx context.Context, id int64, path string) error {
+		mu.Lock()
+		calls++
+		c := calls
+		mu.Unlock()
+		if c != 2 {
+			return nil
+		}
+		<-ctx.Done() // the second checkpoint's answer never comes before the run ends
+		mu.Lock()
+		pendingErr = ctx.Err()
+		mu.Unlock()
+		return ctx.Err()
+	}
+	gen := FromSource(env, source.Generator(func(i int64) int64 { return i }, n, 0), watermark.NoWatermarks[int64](), "generator")
+	SinkTo(Map(gen, func(i int64) string { return strconv.FormatInt(i, 10) }), sink.Text(dir))
+	if _, err := env.Execute(context.Background()); err != nil {
+		t.Fatalf("the job failed: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls < 3 || pendingErr == nil {
+		t.Fatalf("the gate heard %d calls (the held one returned %v), want the held one to end with the run and a final one after", calls, pendingErr)
+	}
+	lines := map[string]int{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(dir + "/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Fields(string(b)) {
+			lines[l]++
+		}
+	}
+	for i := range n {
+		if lines[strconv.Itoa(i)] != 1 {
+			t.Fatalf("record %d committed %d times; %d distinct records committed", i, lines[strconv.Itoa(i)], len(lines))
+		}
+	}
+	if len(lines) != n {
+		t.Fatalf("%d distinct records committed, want %d", len(lines), n)
+	}
+}

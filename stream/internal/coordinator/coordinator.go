@@ -649,12 +649,21 @@ func (c *Coordinator) store() {
 			path, err = c.cfg.Storage.Store(snap)
 		}
 		gated := false // the gate refused the checkpoint
+		ended := false // the run ended while the gate was asked
 		if err == nil && pc.savepoint == nil && c.cfg.Gate != nil {
 			c.mu.Lock()
 			ctx := c.runCtx
 			c.mu.Unlock()
 			if gerr := c.cfg.Gate(ctx, pc.id, path); gerr != nil {
-				err, gated = fmt.Errorf("the completion gate refused it: %w", gerr), true
+				if ctx.Err() != nil {
+					// the attempt's run is over (its input ended, or it
+					// failed or was canceled): the checkpoint is aborted,
+					// which neither the gate nor a failure count decided;
+					// a finished job stores its final checkpoint next
+					err, ended = fmt.Errorf("the run ended before the completion gate answered: %w", gerr), true
+				} else {
+					err, gated = fmt.Errorf("the completion gate refused it: %w", gerr), true
+				}
 			}
 		}
 		end := c.cfg.Clock.Now()
@@ -710,7 +719,9 @@ func (c *Coordinator) store() {
 			if pc.savepoint != nil {
 				c.failSavepointLocked(pc.savepoint, err)
 			}
-			c.failures = append(c.failures, failure{id: pc.id, savepoint: pc.savepoint != nil, err: err})
+			if !ended {
+				c.failures = append(c.failures, failure{id: pc.id, savepoint: pc.savepoint != nil, err: err})
+			}
 			for k, t := range c.tasks {
 				if !c.done[k] {
 					t.Deliver(protocol.Abort{Checkpoint: pc.id, Reason: err.Error()})
