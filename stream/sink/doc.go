@@ -90,7 +90,8 @@
 // rename or remove each other's hidden files, as Flink's in-progress files
 // end in a UUID. Only a commit, which the checkpoint's completion gate
 // allows, publishes a part. Hidden names without a nonce, of older
-// versions, are still read.
+// versions, are still read. A writer creates the directory again when it
+// opens a part and the directory is gone (another run removed it empty).
 // Readers that skip hidden files (formats.Expand, Flink's FileSource) read
 // committed data only.
 //

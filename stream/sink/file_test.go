@@ -450,3 +450,23 @@ func TestConfineNonce(t *testing.T) {
 		}
 	}
 }
+
+// A run that created the output directory and failed removes it when it
+// left it empty; on a cluster, that run may be a zombie attempt whose
+// successor writes there. A writer whose directory went while it held no
+// open part creates it again for its next part.
+func TestDirectoryRemovedWhileEmpty(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	w := must[*FileWriter[string]](t)(Text(dir).Writer(0, 1))
+	check(t, w.Write([]string{"a"}))
+	check(t, Commit(must[[]Committable](t)(w.PrepareCommit(1))))
+	check(t, os.Remove(filepath.Join(dir, "part-0-0")))
+	check(t, os.Remove(dir)) // empty: the other run's cleanup
+	check(t, w.Write([]string{"b"}))
+	check(t, Commit(must[[]Committable](t)(w.PrepareCommit(2))))
+	b, err := os.ReadFile(filepath.Join(dir, "part-0-1"))
+	check(t, err)
+	if string(b) != "b\n" {
+		t.Fatalf("part-0-1 holds %q, want the record written after the directory went", b)
+	}
+}

@@ -3,6 +3,8 @@ package sink
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 
 	"github.com/weirdata/weir/formats"
@@ -22,12 +24,19 @@ type part[T any] struct {
 
 // openPart creates the in-progress file of the part with the given counter:
 // path itself for row formats; for bulk formats the format's temporary file
-// beside path, which the format's Commit renames to path.
+// beside path, which the format's Commit renames to path. When the
+// directory is gone (it can only go while it holds no file: another run
+// that created it removed it empty on its failure), it is created again,
+// as Flink's file systems create a part's parent directories.
 func (s *FileSink[T]) openPart(subtask int, counter uint64, nonce string, info PartInfo) (*part[T], error) {
 	name := s.cfg.partName(subtask, counter)
 	p := &part[T]{name: name, counter: counter, path: inProgressPath(s.dir, name, nonce), info: info}
 	if s.bulk != nil {
-		fw, err := s.bulk(p.path).Create(context.Background(), 0, 1)
+		create := func() (formats.Writer[T], error) { return s.bulk(p.path).Create(context.Background(), 0, 1) }
+		fw, err := create()
+		if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(s.dir, 0o755) == nil {
+			fw, err = create()
+		}
 		if err != nil {
 			return nil, errorf("open", p.path, err)
 		}
@@ -36,6 +45,9 @@ func (s *FileSink[T]) openPart(subtask int, counter uint64, nonce string, info P
 		return p, nil
 	}
 	f, err := os.OpenFile(p.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, formats.Mode)
+	if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(s.dir, 0o755) == nil {
+		f, err = os.OpenFile(p.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, formats.Mode)
+	}
 	if err != nil {
 		return nil, errorf("open", p.path, err)
 	}
