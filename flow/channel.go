@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -31,6 +32,9 @@ type inbox[T any] struct {
 	notify   chan struct{}
 	gate     *Gate // when set, announce data to the gate as its input gi
 	gi       int
+	// outbox: the consumer runs in another process; a forwarder per
+	// channel drains it (takeFrom), woken by the channel's notify
+	outbox bool
 }
 
 // channel is the queue of one (producer, consumer) pair.
@@ -45,6 +49,7 @@ type channel[T any] struct {
 	blocked bool          // delivered a barrier being aligned: not read
 	waiting bool          // its producer waits for credit
 	credit  chan struct{} // a slot freed while the producer waited
+	notify  chan struct{} // an outbox's channel got a message
 }
 
 func newInbox[T any](nProd, capacity int) *inbox[T] {
@@ -64,8 +69,64 @@ func (in *inbox[T]) put(p int, m message[T]) bool {
 	}
 	ch.q[ring.Wrap(ch.head+ch.n, len(ch.q))] = m
 	ch.n++
+	if in.outbox {
+		ch.signal()
+		return true
+	}
 	in.queue(p)
 	return true
+}
+
+// signal wakes an outbox channel's forwarder.
+func (ch *channel[T]) signal() {
+	select {
+	case ch.notify <- struct{}{}:
+	default:
+	}
+}
+
+// takeFrom returns the next message of outbox channel p, freeing a
+// credit, or ok false when it has none. A priority event is an error: it
+// cannot overtake what the channel already sent to the other process.
+func (in *inbox[T]) takeFrom(p int) (m message[T], ok bool, err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	ch := &in.chans[p]
+	if len(ch.prio) > 0 {
+		return m, false, fmt.Errorf("%v priority event (an unaligned barrier) on a channel to another process", ch.prio[0].ev.Kind)
+	}
+	if ch.n == 0 {
+		return m, false, nil
+	}
+	m = ch.q[ch.head]
+	ch.q[ch.head] = message[T]{}
+	ch.head = ring.Wrap(ch.head+1, len(ch.q))
+	ch.n--
+	if ch.waiting {
+		ch.waiting = false
+		select {
+		case ch.credit <- struct{}{}:
+		default:
+		}
+	}
+	return m, true, nil
+}
+
+// offer puts m into its channel unless the channel is full, which it then
+// marks waiting: the consumer's next take signals the channel's credit. A
+// closed inbox drops m and reports it taken.
+func (in *inbox[T]) offer(m message[T], x *exchange[T]) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed {
+		x.putBatch(m.batch)
+		return true
+	}
+	if in.put(m.src, m) {
+		return true
+	}
+	in.chans[m.src].waiting = true
+	return false
 }
 
 // queue puts channel p in the avail FIFO unless it is there or blocked. The
@@ -89,6 +150,10 @@ func (in *inbox[T]) putPriority(p int, m message[T]) {
 	ch := &in.chans[p]
 	m.ev.over = int32(ch.n)
 	ch.prio = append(ch.prio, m)
+	if in.outbox {
+		ch.signal()
+		return
+	}
 	in.queue(p)
 	if in.gate != nil {
 		in.gate.announcePriority()

@@ -52,6 +52,9 @@ type exchange[T any] struct {
 
 	space *spill.Space
 
+	// the channels between processes, nil when none crosses
+	remote *remoteIO[T]
+
 	allocated atomic.Int64 // batches made because the free list was empty
 
 	// The batches in flight outside blocking stores, reserved at start and,
@@ -75,6 +78,9 @@ func (e *edge[T]) start(j *job) error {
 	}
 	if x.mode == Blocking && e.codec == nil {
 		return fmt.Errorf("flow: edge %s is blocking and has no codec", e.name)
+	}
+	if err := e.checkRemote(j); err != nil {
+		return err
 	}
 	for c := range x.done {
 		x.done[c] = make(chan struct{})
@@ -113,8 +119,10 @@ func (e *edge[T]) start(j *job) error {
 		}
 	}
 	e.rt = x
-	return nil
+	return x.startRemote()
 }
+
+func (e *edge[T]) runRemote() { e.rt.runRemote() }
 
 // cleanup releases the reservations and spill files an execution left behind. It
 // runs after every task of the job ended.
@@ -123,6 +131,7 @@ func (e *edge[T]) cleanup() error {
 	if x == nil {
 		return nil
 	}
+	x.closeRemote()
 	for _, row := range x.stores {
 		for _, s := range row {
 			s.release()

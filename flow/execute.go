@@ -72,6 +72,9 @@ type Options struct {
 	// Clock is the processing-time clock the tasks read (TaskContext.Clock);
 	// nil means clock.System.
 	Clock clock.Clock
+	// Remote, when set, runs only this process's share of the subtasks
+	// and carries the channels to the others' over its Transport.
+	Remote *Remote
 }
 
 // Progress is a running job's state, as Options.Progress receives it.
@@ -172,6 +175,8 @@ type job struct {
 
 	once sync.Once
 	err  error
+	// bg are the goroutines that carry channels between processes
+	bg sync.WaitGroup
 }
 
 func (j *job) fail(err error) {

@@ -166,7 +166,7 @@ func Connect[T any](g *Graph, from, to *Vertex, p Partitioner[T], mode ExchangeM
 	e := &edge[T]{
 		edgeBase: edgeBase{
 			name: from.name + "->" + to.name, from: from, to: to,
-			out: len(from.outputs), in: len(to.inputs),
+			index: len(g.edges), out: len(from.outputs), in: len(to.inputs),
 			strategy: p.Strategy, mode: mode,
 			sampled: p.Strategy == Range && p.Bounds == nil,
 			hasHash: p.Hash != nil, hasKey: p.Key != nil, hasCustom: p.Custom != nil,
@@ -184,6 +184,7 @@ func Connect[T any](g *Graph, from, to *Vertex, p Partitioner[T], mode ExchangeM
 type edgeBase struct {
 	name     string
 	from, to *Vertex
+	index    int // in the graph's Connect order
 	out, in  int
 	strategy ShipStrategy
 	mode     ExchangeMode
@@ -203,6 +204,9 @@ type edgeSpec interface {
 	ran() EdgeInfo
 	reader(tc *TaskContext) input
 	writer(tc *TaskContext) output
+	// runRemote starts the goroutines that carry the edge's channels
+	// between processes (Options.Remote), once every subtask started.
+	runRemote()
 	// cleanup releases what the execution left: reservations, spill files.
 	cleanup() error
 }

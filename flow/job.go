@@ -100,6 +100,9 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			return nil, err
 		}
 	}
+	if r := opts.Remote; r != nil && (r.Here == nil || r.Transport == nil) {
+		return nil, errors.New("flow: Options.Remote needs Here and Transport")
+	}
 	env := resource.Env{Memory: opts.Manager, FS: opts.FS, Spill: opts.Spill}
 	jb := &Job{g: g, ctx: ctx, done: make(chan struct{})}
 	if env.Memory == nil {
@@ -155,6 +158,7 @@ func (jb *Job) launch() {
 		jb.starts[vi] = make([]time.Time, v.parallelism)
 		for i := range jb.live[vi] {
 			jb.live[vi][i] = &TaskMetrics{}
+			jb.ended[vi][i] = !j.here(v, i) // another process runs it
 		}
 	}
 	stopProgress := j.startProgress(g, jb.live, done)
@@ -162,6 +166,9 @@ func (jb *Job) launch() {
 	var wg sync.WaitGroup
 	for vi, v := range g.vertices {
 		for i := 0; i < v.parallelism; i++ {
+			if !j.here(v, i) {
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -178,8 +185,12 @@ func (jb *Job) launch() {
 			}()
 		}
 	}
+	for _, e := range g.edges {
+		e.runRemote()
+	}
 	go func() {
 		wg.Wait()
+		j.bg.Wait()
 		stopProgress()
 		jb.end()
 	}()

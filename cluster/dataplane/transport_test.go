@@ -1,0 +1,385 @@
+package dataplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+
+	"github.com/weirdata/weir/cluster/shuffle"
+	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// rec is a record of the test job: its source subtask and sequence number
+// there, a key, a value and a name that is sometimes far larger than a
+// batch of the others.
+type rec struct {
+	Src, Seq int64
+	Key, Val int64
+	Name     string
+}
+
+type sum struct{ Key, Sum int64 }
+
+// The test job's vertices, in the order they are added.
+const (
+	vSource = iota
+	vSum
+	vSink
+)
+
+const (
+	sourceP, sumP   = 4, 3
+	watermarkEvery  = 100
+	bigEvery, bigSz = 997, 64 << 10
+)
+
+// record returns record seq of source subtask src: half the keys are 0
+// (skew), the rest spread.
+func record(src, seq int) rec {
+	r := rec{Src: int64(src), Seq: int64(seq), Key: int64(seq*7+src) % 41, Val: int64(seq*3 + src)}
+	if seq%2 == 0 {
+		r.Key = 0
+	}
+	r.Name = fmt.Sprintf("r%d-%d", src, seq)
+	if seq%bigEvery == 0 {
+		r.Name = strings.Repeat("x", bigSz)
+	}
+	return r
+}
+
+// oracle is the job's answer computed naively: the sum of the values of
+// each key, times copies (the consumers of a Broadcast edge).
+func oracle(n, copies int) map[int64]int64 {
+	want := map[int64]int64{}
+	for src := range sourceP {
+		for seq := range n {
+			r := record(src, seq)
+			want[r.Key] += r.Val * int64(copies)
+		}
+	}
+	return want
+}
+
+// collector gathers the sink's sums from every process.
+type collector struct {
+	mu   sync.Mutex
+	sums map[int64]int64
+	// watermarks counts the watermarks each sum subtask saw
+	watermarks int
+}
+
+func (c *collector) add(s []sum) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, v := range s {
+		c.sums[v.Key] += v.Sum
+	}
+}
+
+// build adds the test job to g: a source of n records per subtask that
+// sends a watermark after every watermarkEvery records, a sum per key over
+// strategy, and a sink over FORWARD.
+func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, out *collector) {
+	recCodec, err := memory.NewCodec[rec]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumCodec, err := memory.NewCodec[sum]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
+		w := flow.Output[rec](tc, 0)
+		for seq := range n {
+			r := record(tc.Subtask, seq)
+			if err := w.Emit(&r); err != nil {
+				return err
+			}
+			if (seq+1)%watermarkEvery == 0 {
+				if err := w.Event(flow.Event{Kind: flow.Watermark, Value: int64(seq)}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	agg := g.Vertex("sum", sumP, func(tc *flow.TaskContext) error {
+		r := flow.Input[rec](tc, 0)
+		w := flow.Output[sum](tc, 0)
+		sums := map[int64]int64{}
+		wm := make([]int64, sourceP) // per source, the last watermark
+		for i := range wm {
+			wm[i] = -1
+		}
+		seen := 0
+		for {
+			b, ev, err := r.NextOrEvent(tc.Context())
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if ev != nil {
+				if ev.Kind != flow.Watermark || ev.Value <= wm[ev.Source] {
+					return fmt.Errorf("event %+v after watermark %d", *ev, wm[ev.Source])
+				}
+				wm[ev.Source] = ev.Value
+				seen++
+				continue
+			}
+			for _, v := range b {
+				// in band: a record comes after the watermarks its source sent before it
+				if v.Seq <= wm[v.Src] {
+					return fmt.Errorf("record %d of source %d after watermark %d", v.Seq, v.Src, wm[v.Src])
+				}
+				if want := record(int(v.Src), int(v.Seq)); v != want {
+					return fmt.Errorf("record %d of source %d changed on its way: %.40v", v.Seq, v.Src, v)
+				}
+				sums[v.Key] += v.Val
+			}
+		}
+		out.mu.Lock()
+		out.watermarks += seen
+		out.mu.Unlock()
+		for _, k := range sortedKeys(sums) {
+			if err := w.Emit(&sum{Key: k, Sum: sums[k]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	sink := g.Vertex("sink", sumP, func(tc *flow.TaskContext) error {
+		r := flow.Input[sum](tc, 0)
+		for {
+			b, err := r.Next(tc.Context())
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			out.add(b)
+		}
+	})
+	part := flow.Partitioner[rec]{Strategy: strategy}
+	if strategy == flow.Hash {
+		part.Hash = func(v *rec) uint64 { return uint64(v.Key) * 0x9E3779B97F4A7C15 }
+	}
+	flow.Connect(g, src, agg, part, flow.Pipelined, recCodec)
+	flow.Connect(g, agg, sink, flow.Partitioner[sum]{Strategy: flow.Forward}, flow.Pipelined, sumCodec)
+}
+
+func sortedKeys(m map[int64]int64) []int64 {
+	ks := make([]int64, 0, len(m))
+	for k := range maps.Keys(m) {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// placement says which process (0 or 1) runs each subtask: the two
+// processes share every vertex, and the FORWARD edge's subtasks i sit in
+// different processes for some i.
+var placement = [][]int{
+	vSource: {0, 1, 0, 1},
+	vSum:    {0, 0, 1},
+	vSink:   {1, 0, 1},
+}
+
+// proc is one process of a test: a shuffle Server on loopback and a Client.
+type proc struct {
+	srv  *shuffle.Server
+	cl   *shuffle.Client
+	gs   *grpc.Server
+	addr string
+}
+
+var opts = shuffle.Options{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 2 * time.Second}
+
+func startProc(t *testing.T, name string) *proc {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts
+	o.Name = name
+	p := &proc{srv: shuffle.NewServer(o), cl: shuffle.NewClient(o), gs: grpc.NewServer(shuffle.ServerOptions(o)...), addr: lis.Addr().String()}
+	p.srv.Register(p.gs)
+	go p.gs.Serve(lis)
+	t.Cleanup(func() {
+		p.cl.Close()
+		p.gs.Stop()
+	})
+	return p
+}
+
+// runSplit runs the test job in two processes (two flow jobs of this test
+// process, each with its own shuffle Server and Client) and returns each
+// one's error.
+func runSplit(t *testing.T, ctx context.Context, n int, strategy flow.ShipStrategy, fo flow.Options, out *collector) [2]error {
+	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
+	addr := func(v, i int) string { return procs[placement[v][i]].addr }
+	var jobs [2]*flow.Job
+	for k := range procs {
+		g := flow.NewGraph()
+		build(t, g, n, strategy, out)
+		o := fo
+		o.Remote = &flow.Remote{
+			Here:      func(v, i int) bool { return placement[v][i] == k },
+			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
+		}
+		jb, err := flow.Start(ctx, g, o)
+		if err != nil {
+			t.Fatalf("process %d: %v", k, err)
+		}
+		jobs[k] = jb
+	}
+	var errs [2]error
+	for k, jb := range jobs {
+		_, errs[k] = jb.Wait()
+	}
+	return errs
+}
+
+// TestSplitJob runs a job whose subtasks are split between two processes
+// and compares its answer with the naive sums, across ship strategies,
+// batch sizes, channel capacities and an empty input.
+func TestSplitJob(t *testing.T) {
+	cases := []struct {
+		name     string
+		n        int
+		strategy flow.ShipStrategy
+		fo       flow.Options
+	}{
+		{"hash", 5000, flow.Hash, flow.Options{}},
+		{"hash/tiny-batches/one-credit", 3000, flow.Hash, flow.Options{BatchSize: 7, ChannelBuffers: 1}},
+		{"hash/no-buffer-timeout", 3000, flow.Hash, flow.Options{BufferTimeout: -1}},
+		{"rebalance", 4000, flow.Rebalance, flow.Options{BatchSize: 64}},
+		{"broadcast", 2000, flow.Broadcast, flow.Options{BatchSize: 50, ChannelBuffers: 1}},
+		{"empty", 0, flow.Hash, flow.Options{}},
+		{"tiny-memory", 3000, flow.Hash, flow.Options{Memory: 1 << 20, BatchSize: 16}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			copies := 1
+			if tc.strategy == flow.Broadcast {
+				copies = sumP
+			}
+			out := &collector{sums: map[int64]int64{}}
+			errs := runSplit(t, ctx, tc.n, tc.strategy, tc.fo, out)
+			if err := errors.Join(errs[:]...); err != nil {
+				t.Fatal(err)
+			}
+			want := oracle(tc.n, copies)
+			if !maps.Equal(out.sums, want) {
+				t.Fatalf("sums differ:\n got %v\nwant %v", out.sums, want)
+			}
+			// every sum subtask gets every source's watermarks
+			if w := sourceP * (tc.n / watermarkEvery) * sumP; out.watermarks != w {
+				t.Fatalf("%d watermarks reached the sums, want %d", out.watermarks, w)
+			}
+		})
+	}
+}
+
+// TestSplitJobEqualsEmbedded runs the same job in one process and split
+// in two: the answers are equal.
+func TestSplitJobEqualsEmbedded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	one := &collector{sums: map[int64]int64{}}
+	g := flow.NewGraph()
+	build(t, g, 4000, flow.Hash, one)
+	if _, err := flow.Execute(ctx, g, flow.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	two := &collector{sums: map[int64]int64{}}
+	if errs := runSplit(t, ctx, 4000, flow.Hash, flow.Options{}, two); errors.Join(errs[:]...) != nil {
+		err := errors.Join(errs[:]...)
+		t.Fatal(err)
+	}
+	if !maps.Equal(one.sums, two.sums) || one.watermarks != two.watermarks {
+		t.Fatalf("embedded %v (%d watermarks), split %v (%d)", one.sums, one.watermarks, two.sums, two.watermarks)
+	}
+}
+
+// TestPeerLost stops one process's server while the job runs: the other
+// fails with an error that names the lost peer, and neither hangs.
+func TestPeerLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
+	addr := func(v, i int) string { return procs[placement[v][i]].addr }
+	release := make(chan struct{})
+	var jobs [2]*flow.Job
+	for k := range procs {
+		g := flow.NewGraph()
+		recCodec, _ := memory.NewCodec[rec]()
+		src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
+			w := flow.Output[rec](tc, 0)
+			for seq := 0; ; seq++ {
+				r := record(tc.Subtask, seq)
+				if err := w.Emit(&r); err != nil {
+					return err
+				}
+				if seq == 1000 && tc.Subtask == 1 {
+					close(release)
+				}
+			}
+		})
+		sink := g.Vertex("sum", sumP, func(tc *flow.TaskContext) error {
+			r := flow.Input[rec](tc, 0)
+			for {
+				if _, err := r.Next(tc.Context()); err != nil {
+					return err
+				}
+			}
+		})
+		flow.Connect(g, src, sink, flow.Partitioner[rec]{Strategy: flow.Rebalance}, flow.Pipelined, recCodec)
+		g.Vertex("sink", sumP, func(*flow.TaskContext) error { return nil })
+		o := flow.Options{Remote: &flow.Remote{
+			Here:      func(v, i int) bool { return placement[v][i] == k },
+			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
+		}}
+		jb, err := flow.Start(ctx, g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[k] = jb
+	}
+	<-release
+	// process 1 dies: its server and client go, its job is canceled
+	procs[1].gs.Stop()
+	procs[1].cl.Close()
+	jobs[1].Cancel()
+	if _, err := jobs[1].Wait(); err == nil {
+		t.Fatal("the canceled process's job ended without error")
+	}
+	_, err := jobs[0].Wait()
+	if !errors.Is(err, shuffle.ErrBroken) {
+		t.Fatalf("the surviving process's job ended with %v, want an error wrapping shuffle.ErrBroken", err)
+	}
+	t.Logf("survivor: %v", err)
+}

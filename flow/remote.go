@@ -1,0 +1,392 @@
+package flow
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+)
+
+// Remote places a job's subtasks in several processes. Each process starts
+// the same graph (the same vertices and edges, built in the same order)
+// with the same placement and runs only the subtasks Here names; the
+// channels between a subtask here and one elsewhere go over the Transport.
+//
+// The channels keep the in-process contracts: per channel order, credit
+// (a channel out of credit stops its producer alone, across the network
+// too), events in band, EndOfPartition last. Records cross as their
+// edge's codec writes them, so every edge with a channel between
+// processes needs a codec. Not yet carried between processes: blocking
+// edges, sampled Range edges and priority events (unaligned barriers):
+// Start refuses the first two, and a priority event on a remote channel
+// fails the job.
+type Remote struct {
+	// Here reports whether subtask i of vertex v (numbered in the order
+	// Graph.Vertex added them) runs in this process.
+	Here func(v, i int) bool
+	// Transport carries the channels between processes.
+	Transport Transport
+}
+
+// Channel names one channel between processes: producer subtask Producer
+// of vertex From to consumer subtask Consumer of vertex To over edge Edge
+// (edges numbered in the order Connect added them).
+type Channel struct {
+	Edge, From, To     int
+	Producer, Consumer int
+}
+
+// Transport carries the channels of a job between processes.
+type Transport interface {
+	// Open opens the producer end of ch; the consumer's process may
+	// register its end before or after.
+	Open(ctx context.Context, ch Channel) (Sender, error)
+	// Inbox registers the consumer end of consumer subtask consumer of
+	// edge: a channel for each of producers subtasks, each holding at
+	// most capacity frames (the credit its producer starts with).
+	Inbox(edge, consumer, producers, capacity int) (Receiver, error)
+}
+
+// Sender is the producer end of a channel between processes.
+type Sender interface {
+	// Send sends an encoded batch once the channel has credit; the caller
+	// keeps b. A consumer that ended drops it.
+	Send(ctx context.Context, b []byte) error
+	// SendEvent sends an event of kind (Watermark, Barrier,
+	// EndOfSuperstep, WatermarkStatus) with its payload, against credit.
+	SendEvent(ctx context.Context, kind EventKind, b []byte) error
+	// Close sends EndOfPartition after everything sent before.
+	Close(ctx context.Context) error
+}
+
+// Receiver is the consumer end of an edge's channels between processes.
+type Receiver interface {
+	// Poll calls f with the next frame of a channel that is not blocked
+	// and reports whether there was one; it never waits. A data frame has
+	// kind 0 (no event); EndOfPartition is the last frame of a channel.
+	// b is valid during the call only. Taking a frame grants its producer
+	// a credit. An error means a channel's connection broke.
+	Poll(f func(producer int, kind EventKind, b []byte) error) (bool, error)
+	// Ready receives when a frame may be available to Poll.
+	Ready() <-chan struct{}
+	// Block stops reading channel p; Unblock reads it again.
+	Block(p int)
+	Unblock(p int)
+	// Close ends the consumer: its producers drop what they send.
+	Close()
+}
+
+// here reports whether subtask i of v runs in this process.
+func (j *job) here(v *Vertex, i int) bool {
+	return j.opts.Remote == nil || j.opts.Remote.Here(v.index, i)
+}
+
+// remoteLinks says which channels of an edge cross processes: the
+// consumers elsewhere fed by a producer here, and the consumers here fed
+// by a producer elsewhere.
+func (e *edgeBase) remoteLinks(j *job) (out, in bool) {
+	if j.opts.Remote == nil {
+		return false, false
+	}
+	for c := 0; c < e.to.parallelism; c++ {
+		for p := 0; p < e.from.parallelism; p++ {
+			if e.strategy == Forward && p != c {
+				continue
+			}
+			hp, hc := j.here(e.from, p), j.here(e.to, c)
+			out = out || hp && !hc
+			in = in || !hp && hc
+		}
+	}
+	return out, in
+}
+
+// checkRemote reports an edge whose channels cross processes but cannot.
+func (e *edgeBase) checkRemote(j *job) error {
+	out, in := e.remoteLinks(j)
+	if !out && !in {
+		return nil
+	}
+	switch {
+	case !e.hasCodec:
+		return fmt.Errorf("flow: edge %s crosses processes and has no codec", e.name)
+	case e.mode == Blocking:
+		return fmt.Errorf("flow: edge %s: blocking edges between processes are not supported", e.name)
+	case e.sampled:
+		return fmt.Errorf("flow: edge %s: sampled RANGE edges between processes are not supported", e.name)
+	}
+	return nil
+}
+
+// The payload of an event frame: Value and Meta, little-endian.
+const eventPayload = 16
+
+func putEvent(b []byte, ev Event) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(ev.Value))
+	return binary.LittleEndian.AppendUint64(b, uint64(ev.Meta))
+}
+
+func readEvent(kind EventKind, src int, b []byte) (Event, error) {
+	if len(b) != eventPayload {
+		return Event{}, fmt.Errorf("%v event of %d bytes, want %d", kind, len(b), eventPayload)
+	}
+	return Event{Kind: kind, Value: int64(binary.LittleEndian.Uint64(b)), Meta: int64(binary.LittleEndian.Uint64(b[8:])), Source: src}, nil
+}
+
+// remoteIO is an exchange's channels between processes.
+type remoteIO[T any] struct {
+	out []bool     // consumer c runs elsewhere and a producer here feeds it
+	rcv []Receiver // consumer c runs here and a producer elsewhere feeds it
+	// remote[c] counts the producers elsewhere feeding consumer c here
+	remote []int
+	// credit[c] receives when consumer c frees a slot of a channel from
+	// elsewhere that its pump found full
+	credit []chan struct{}
+}
+
+// startRemote prepares the exchange's channels between processes: the
+// inboxes of consumers elsewhere become outboxes that forwarders drain,
+// and each consumer here with producers elsewhere registers a Receiver.
+func (x *exchange[T]) startRemote() error {
+	j, e := x.j, x.e
+	out, in := e.remoteLinks(j)
+	if !out && !in {
+		return nil
+	}
+	r := &remoteIO[T]{out: make([]bool, x.nCons), rcv: make([]Receiver, x.nCons), remote: make([]int, x.nCons), credit: make([]chan struct{}, x.nCons)}
+	x.remote = r
+	for c := 0; c < x.nCons; c++ {
+		hc := j.here(e.to, c)
+		for p := 0; p < x.nProd; p++ {
+			if e.strategy == Forward && p != c {
+				continue
+			}
+			hp := j.here(e.from, p)
+			if hp && !hc {
+				r.out[c] = true
+			}
+			if !hp && hc {
+				r.remote[c]++
+			}
+		}
+		if r.out[c] {
+			ob := x.inbox[c]
+			ob.outbox = true
+			for p := range ob.chans {
+				ob.chans[p].notify = make(chan struct{}, 1)
+			}
+		}
+		if r.remote[c] > 0 {
+			r.credit[c] = make(chan struct{}, 1)
+			for p := range x.inbox[c].chans {
+				if !j.here(e.from, p) {
+					x.inbox[c].chans[p].credit = r.credit[c]
+				}
+			}
+			rcv, err := j.opts.Remote.Transport.Inbox(e.index, c, x.nProd, j.opts.ChannelBuffers)
+			if err != nil {
+				return fmt.Errorf("flow: edge %s consumer %d: %w", e.name, c, err)
+			}
+			r.rcv[c] = rcv
+		}
+	}
+	return nil
+}
+
+// closeRemote closes the receivers left open.
+func (x *exchange[T]) closeRemote() {
+	if x.remote == nil {
+		return
+	}
+	for _, rcv := range x.remote.rcv {
+		if rcv != nil {
+			rcv.Close()
+		}
+	}
+}
+
+// runRemote starts the exchange's forwarders and pumps on the job's
+// background group.
+func (x *exchange[T]) runRemote() {
+	r := x.remote
+	if r == nil {
+		return
+	}
+	j, e := x.j, x.e
+	for c := 0; c < x.nCons; c++ {
+		if r.out[c] {
+			for p := 0; p < x.nProd; p++ {
+				if (e.strategy == Forward && p != c) || !j.here(e.from, p) {
+					continue
+				}
+				j.bg.Add(1)
+				go func() {
+					defer j.bg.Done()
+					if err := x.forward(p, c); err != nil {
+						j.fail(fmt.Errorf("flow: edge %s channel %d->%d: %w", e.name, p, c, err))
+					}
+				}()
+			}
+		}
+		if r.rcv[c] != nil {
+			j.bg.Add(1)
+			go func() {
+				defer j.bg.Done()
+				if err := x.pump(c); err != nil {
+					j.fail(fmt.Errorf("flow: edge %s consumer %d: %w", e.name, c, err))
+				}
+			}()
+		}
+	}
+}
+
+// forward sends channel (p, c) of an outbox over the transport until its
+// EndOfPartition went, encoding each batch with the edge's codec.
+func (x *exchange[T]) forward(p, c int) error {
+	ctx := x.j.ctx
+	e := x.e
+	snd, err := x.j.opts.Remote.Transport.Open(ctx, Channel{Edge: e.index, From: e.from.index, To: e.to.index, Producer: p, Consumer: c})
+	if err != nil {
+		return err
+	}
+	ob := x.inbox[c]
+	ch := &ob.chans[p]
+	var buf []byte
+	for {
+		m, ok, err := ob.takeFrom(p)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			select {
+			case <-ch.notify:
+				continue
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		switch m.ev.Kind {
+		case eventNone:
+			buf = buf[:0]
+			for i := range m.batch {
+				buf = e.codec.Append(buf, &m.batch[i])
+			}
+			x.putBatch(m.batch)
+			err = snd.Send(ctx, buf)
+		case EndOfPartition:
+			return snd.Close(ctx)
+		default:
+			buf = putEvent(buf[:0], m.ev)
+			err = snd.SendEvent(ctx, m.ev.Kind, buf)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// pump moves the frames of consumer c's producers elsewhere into its
+// inbox, decoded. A channel whose inbox queue is full is blocked on the
+// Receiver until the consumer frees a slot, so it stops only its own
+// producer. It returns once every producer elsewhere ended, or the
+// consumer did.
+func (x *exchange[T]) pump(c int) error {
+	j, e := x.j, x.e
+	rcv := x.remote.rcv[c]
+	in := x.inbox[c]
+	credit := x.remote.credit[c]
+	pending := make([]message[T], x.nProd)
+	held := make([]bool, x.nProd)
+	nHeld, live := 0, x.remote.remote[c]
+	var ferr error
+	take := func(p int, kind EventKind, b []byte) error {
+		if p < 0 || p >= x.nProd {
+			return fmt.Errorf("frame from producer %d of %d", p, x.nProd)
+		}
+		m := message[T]{src: p}
+		switch kind {
+		case 0:
+			batch := x.getBatch()
+			for len(b) > 0 {
+				var v T
+				n, err := e.codec.Decode(b, &v)
+				if err != nil {
+					x.putBatch(batch)
+					return fmt.Errorf("producer %d: record %d: %w", p, len(batch), err)
+				}
+				batch = append(batch, v)
+				b = b[n:]
+			}
+			m.batch = batch
+		case EndOfPartition:
+			m.ev = Event{Kind: EndOfPartition, Source: p}
+		default:
+			ev, err := readEvent(kind, p, b)
+			if err != nil {
+				return fmt.Errorf("producer %d: %w", p, err)
+			}
+			m.ev = ev
+		}
+		if !in.offer(m, x) {
+			pending[p], held[p] = m, true
+			nHeld++
+			rcv.Block(p)
+		} else if kind == EndOfPartition {
+			live--
+		}
+		return nil
+	}
+	for live > 0 {
+		// hand over what waited for a slot
+		if nHeld > 0 {
+			for p := range held {
+				if held[p] && in.offer(pending[p], x) {
+					if pending[p].ev.Kind == EndOfPartition {
+						live--
+					}
+					pending[p], held[p] = message[T]{}, false
+					nHeld--
+					rcv.Unblock(p)
+				}
+			}
+		}
+		ok, err := rcv.Poll(func(p int, kind EventKind, b []byte) error {
+			ferr = take(p, kind, b)
+			return ferr
+		})
+		if ferr != nil {
+			return ferr
+		}
+		if err != nil {
+			if j.ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if ok {
+			continue
+		}
+		select {
+		case <-rcv.Ready():
+		case <-credit:
+		case <-x.done[c]:
+			rcv.Close()
+			for p := range held {
+				if held[p] {
+					x.putBatch(pending[p].batch)
+				}
+			}
+			return nil
+		case <-j.ctx.Done():
+			for p := range held {
+				if held[p] {
+					x.putBatch(pending[p].batch)
+				}
+			}
+			return nil
+		}
+	}
+	return nil
+}
