@@ -34,7 +34,8 @@ type Reader[T any] struct {
 	stepEnded bool
 
 	// blocking
-	waited bool
+	pulling bool // reading a remote producer's result (recvRemote)
+	waited  bool
 	si     int // index in sources of the store being replayed
 	it     *storeReader[T]
 }
@@ -234,6 +235,13 @@ func (r *Reader[T]) recvBlocking(ctx context.Context) (message[T], error) {
 		return message[T]{}, err
 	}
 	p := r.sources[r.si]
+	if x.remote != nil && x.remote.rcv[r.c] != nil && !x.j.here(x.e.from, p) {
+		m, err := r.recvRemote(ctx, p)
+		if err == nil && m.ev.Kind == EndOfPartition {
+			r.si++
+		}
+		return m, err
+	}
 	if r.it == nil {
 		r.it = newStoreReader(x.stores[p][r.c])
 	}

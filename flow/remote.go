@@ -16,9 +16,15 @@ import (
 // too), events in band, EndOfPartition last. Records cross as their
 // edge's codec writes them, so every edge with a channel between
 // processes needs a codec. Not yet carried between processes: blocking
-// edges, sampled Range edges and priority events (unaligned barriers):
-// Start refuses the first two, and a priority event on a remote channel
-// fails the job.
+// Range edges and priority events (unaligned barriers): Start refuses the
+// first, and a priority event on a remote channel fails the job.
+//
+// A blocking edge's result stays with its producer: a producer subtask
+// fills its stores (spilling them to its disk) as in one process, and once
+// it finished it sends each consumer elsewhere its store over that
+// consumer's channel. The consumer reads its producers' results one after
+// the other, as in one process, pulling a remote one off its channel
+// while the other channels wait, blocked, for their turn.
 type Remote struct {
 	// Here reports whether subtask i of vertex v (numbered in the order
 	// Graph.Vertex added them) runs in this process.
@@ -109,8 +115,6 @@ func (e *edgeBase) checkRemote(j *job) error {
 	switch {
 	case !e.hasCodec:
 		return fmt.Errorf("flow: edge %s crosses processes and has no codec", e.name)
-	case e.mode == Blocking:
-		return fmt.Errorf("flow: edge %s: blocking edges between processes are not supported", e.name)
 	case e.sampled:
 		return fmt.Errorf("flow: edge %s: sampled RANGE edges between processes are not supported", e.name)
 	}
@@ -141,6 +145,8 @@ type remoteIO[T any] struct {
 	// credit[c] receives when consumer c frees a slot of a channel from
 	// elsewhere that its pump found full
 	credit []chan struct{}
+	// fin[p] is closed when producer p here finished a blocking edge
+	fin []chan struct{}
 }
 
 // startRemote prepares the exchange's channels between processes: the
@@ -154,6 +160,22 @@ func (x *exchange[T]) startRemote() error {
 	}
 	r := &remoteIO[T]{out: make([]bool, x.nCons), rcv: make([]Receiver, x.nCons), remote: make([]int, x.nCons), credit: make([]chan struct{}, x.nCons)}
 	x.remote = r
+	if x.mode == Blocking {
+		// the stores are ready once the producers here finished; the
+		// others' results come over the channels
+		r.fin = make([]chan struct{}, x.nProd)
+		local := 0
+		for p := range r.fin {
+			r.fin[p] = make(chan struct{})
+			if j.here(e.from, p) {
+				local++
+			}
+		}
+		x.pending.Store(int32(local))
+		if local == 0 {
+			close(x.ready)
+		}
+	}
 	for c := 0; c < x.nCons; c++ {
 		hc := j.here(e.to, c)
 		for p := 0; p < x.nProd; p++ {
@@ -168,20 +190,22 @@ func (x *exchange[T]) startRemote() error {
 				r.remote[c]++
 			}
 		}
-		if r.out[c] {
+		if r.out[c] && x.mode == Pipelined {
 			ob := x.inbox[c]
 			ob.outbox = true
 			for p := range ob.chans {
 				ob.chans[p].notify = make(chan struct{}, 1)
 			}
 		}
-		if r.remote[c] > 0 {
+		if r.remote[c] > 0 && x.mode == Pipelined {
 			r.credit[c] = make(chan struct{}, 1)
 			for p := range x.inbox[c].chans {
 				if !j.here(e.from, p) {
 					x.inbox[c].chans[p].credit = r.credit[c]
 				}
 			}
+		}
+		if r.remote[c] > 0 {
 			rcv, err := j.opts.Remote.Transport.Inbox(e.index, c, x.nProd, j.opts.ChannelBuffers)
 			if err != nil {
 				return fmt.Errorf("flow: edge %s consumer %d: %w", e.name, c, err)
@@ -227,7 +251,7 @@ func (x *exchange[T]) runRemote() {
 				}()
 			}
 		}
-		if r.rcv[c] != nil {
+		if r.rcv[c] != nil && x.mode == Pipelined {
 			j.bg.Add(1)
 			go func() {
 				defer j.bg.Done()
@@ -247,6 +271,9 @@ func (x *exchange[T]) forward(p, c int) error {
 	snd, err := x.j.opts.Remote.Transport.Open(ctx, Channel{Edge: e.index, From: e.from.index, To: e.to.index, Producer: p, Consumer: c})
 	if err != nil {
 		return err
+	}
+	if x.mode == Blocking {
+		return x.forwardStore(ctx, snd, p, c)
 	}
 	ob := x.inbox[c]
 	ch := &ob.chans[p]
@@ -293,7 +320,7 @@ func (x *exchange[T]) forward(p, c int) error {
 // producer. It returns once every producer elsewhere ended, or the
 // consumer did.
 func (x *exchange[T]) pump(c int) error {
-	j, e := x.j, x.e
+	j := x.j
 	rcv := x.remote.rcv[c]
 	in := x.inbox[c]
 	credit := x.remote.credit[c]
@@ -308,16 +335,9 @@ func (x *exchange[T]) pump(c int) error {
 		m := message[T]{src: p}
 		switch kind {
 		case 0:
-			batch := x.getBatch()
-			for len(b) > 0 {
-				var v T
-				n, err := e.codec.Decode(b, &v)
-				if err != nil {
-					x.putBatch(batch)
-					return fmt.Errorf("producer %d: record %d: %w", p, len(batch), err)
-				}
-				batch = append(batch, v)
-				b = b[n:]
+			batch, err := x.decodeBatch(p, b)
+			if err != nil {
+				return err
 			}
 			m.batch = batch
 		case EndOfPartition:
@@ -389,4 +409,125 @@ func (x *exchange[T]) pump(c int) error {
 		}
 	}
 	return nil
+}
+
+// forwardStore sends producer p's store for consumer c over snd once p
+// finished: its spill files, then what it holds in memory, then
+// EndOfPartition.
+func (x *exchange[T]) forwardStore(ctx context.Context, snd Sender, p, c int) error {
+	select {
+	case <-x.remote.fin[p]:
+	case <-ctx.Done():
+		return nil
+	}
+	it := newStoreReader(x.stores[p][c])
+	defer it.close()
+	var buf []byte
+	for {
+		b, err := it.next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		buf = buf[:0]
+		for i := range b {
+			buf = x.e.codec.Append(buf, &b[i])
+		}
+		x.putBatch(b)
+		if err := snd.Send(ctx, buf); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+	if err := snd.Close(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// finished tells the forwarders of a blocking edge that producer p
+// finished.
+func (x *exchange[T]) finished(p int) {
+	if x.remote != nil && x.remote.fin != nil {
+		close(x.remote.fin[p])
+	}
+}
+
+// decodeBatch decodes a data frame of producer p into a batch.
+func (x *exchange[T]) decodeBatch(p int, b []byte) ([]T, error) {
+	batch := x.getBatch()
+	for len(b) > 0 {
+		var v T
+		n, err := x.e.codec.Decode(b, &v)
+		if err != nil {
+			x.putBatch(batch)
+			return nil, fmt.Errorf("producer %d: record %d: %w", p, len(batch), err)
+		}
+		batch = append(batch, v)
+		b = b[n:]
+	}
+	return batch, nil
+}
+
+// recvRemote returns the next message of producer p's blocking result,
+// which arrives over consumer c's Receiver: only p's channel is read, the
+// others wait blocked for their turn.
+func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
+	x := r.x
+	rcv := x.remote.rcv[r.c]
+	if !r.pulling {
+		for q := range x.nProd {
+			if q != p {
+				rcv.Block(q)
+			}
+		}
+		rcv.Unblock(p)
+		r.pulling = true
+	}
+	var m message[T]
+	var ferr error
+	for {
+		ok, err := rcv.Poll(func(src int, kind EventKind, b []byte) error {
+			if src != p {
+				ferr = fmt.Errorf("flow: edge %s: a frame of producer %d while reading producer %d", x.e.name, src, p)
+				return ferr
+			}
+			switch kind {
+			case 0:
+				m.batch, ferr = x.decodeBatch(p, b)
+				if ferr != nil {
+					ferr = fmt.Errorf("flow: edge %s: %w", x.e.name, ferr)
+				}
+			case EndOfPartition:
+				m.ev = Event{Kind: EndOfPartition, Source: p}
+			default:
+				ferr = fmt.Errorf("flow: edge %s: %v event from producer %d on a blocking edge", x.e.name, kind, p)
+			}
+			m.src = p
+			return ferr
+		})
+		if ferr != nil {
+			return message[T]{}, ferr
+		}
+		if err != nil {
+			return message[T]{}, fmt.Errorf("flow: edge %s: %w", x.e.name, err)
+		}
+		if ok {
+			if m.ev.Kind == EndOfPartition {
+				r.pulling = false
+			}
+			return m, nil
+		}
+		select {
+		case <-rcv.Ready():
+		case <-ctx.Done():
+			return message[T]{}, ctx.Err()
+		case <-x.j.ctx.Done():
+			return message[T]{}, x.j.ctx.Err()
+		}
+	}
 }

@@ -535,6 +535,7 @@ func (w *Writer[T]) finish() error {
 	w.done = true
 	x := w.x
 	if x.mode == Blocking {
+		x.finished(w.src)
 		if x.pending.Add(-1) == 0 {
 			close(x.ready)
 		}

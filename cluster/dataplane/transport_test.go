@@ -79,6 +79,8 @@ type collector struct {
 	sums map[int64]int64
 	// watermarks counts the watermarks each sum subtask saw
 	watermarks int
+	// spilled counts the bytes the two processes spilled
+	spilled int64
 }
 
 func (c *collector) add(s []sum) {
@@ -90,9 +92,9 @@ func (c *collector) add(s []sum) {
 }
 
 // build adds the test job to g: a source of n records per subtask that
-// sends a watermark after every watermarkEvery records, a sum per key over
-// strategy, and a sink over FORWARD.
-func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, out *collector) {
+// sends a watermark after every watermarkEvery records (on a pipelined
+// edge), a sum per key over strategy and mode, and a sink over FORWARD.
+func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, mode flow.ExchangeMode, out *collector) {
 	recCodec, err := memory.NewCodec[rec]()
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +110,7 @@ func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, out *
 			if err := w.Emit(&r); err != nil {
 				return err
 			}
-			if (seq+1)%watermarkEvery == 0 {
+			if mode == flow.Pipelined && (seq+1)%watermarkEvery == 0 {
 				if err := w.Event(flow.Event{Kind: flow.Watermark, Value: int64(seq)}); err != nil {
 					return err
 				}
@@ -179,7 +181,7 @@ func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, out *
 	if strategy == flow.Hash {
 		part.Hash = func(v *rec) uint64 { return uint64(v.Key) * 0x9E3779B97F4A7C15 }
 	}
-	flow.Connect(g, src, agg, part, flow.Pipelined, recCodec)
+	flow.Connect(g, src, agg, part, mode, recCodec)
 	flow.Connect(g, agg, sink, flow.Partitioner[sum]{Strategy: flow.Forward}, flow.Pipelined, sumCodec)
 }
 
@@ -236,13 +238,13 @@ func startProc(t *testing.T, name string) *proc {
 // runSplit runs the test job in two processes (two flow jobs of this test
 // process, each with its own shuffle Server and Client) and returns each
 // one's error.
-func runSplit(t *testing.T, ctx context.Context, n int, strategy flow.ShipStrategy, fo flow.Options, out *collector) [2]error {
+func runSplit(t *testing.T, ctx context.Context, n int, strategy flow.ShipStrategy, mode flow.ExchangeMode, fo flow.Options, out *collector) [2]error {
 	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
 	addr := func(v, i int) string { return procs[placement[v][i]].addr }
 	var jobs [2]*flow.Job
 	for k := range procs {
 		g := flow.NewGraph()
-		build(t, g, n, strategy, out)
+		build(t, g, n, strategy, mode, out)
 		o := fo
 		o.Remote = &flow.Remote{
 			Here:      func(v, i int) bool { return placement[v][i] == k },
@@ -256,7 +258,15 @@ func runSplit(t *testing.T, ctx context.Context, n int, strategy flow.ShipStrate
 	}
 	var errs [2]error
 	for k, jb := range jobs {
-		_, errs[k] = jb.Wait()
+		var res *flow.Result
+		res, errs[k] = jb.Wait()
+		if res != nil {
+			for _, v := range res.Vertices {
+				for _, st := range v.Subtasks {
+					out.spilled += st.Spilled
+				}
+			}
+		}
 	}
 	return errs
 }
@@ -269,15 +279,22 @@ func TestSplitJob(t *testing.T) {
 		name     string
 		n        int
 		strategy flow.ShipStrategy
+		mode     flow.ExchangeMode
 		fo       flow.Options
+		spills   bool // the case must spill
 	}{
-		{"hash", 5000, flow.Hash, flow.Options{}},
-		{"hash/tiny-batches/one-credit", 3000, flow.Hash, flow.Options{BatchSize: 7, ChannelBuffers: 1}},
-		{"hash/no-buffer-timeout", 3000, flow.Hash, flow.Options{BufferTimeout: -1}},
-		{"rebalance", 4000, flow.Rebalance, flow.Options{BatchSize: 64}},
-		{"broadcast", 2000, flow.Broadcast, flow.Options{BatchSize: 50, ChannelBuffers: 1}},
-		{"empty", 0, flow.Hash, flow.Options{}},
-		{"tiny-memory", 3000, flow.Hash, flow.Options{Memory: 1 << 20, BatchSize: 16}},
+		{"hash", 5000, flow.Hash, flow.Pipelined, flow.Options{}, false},
+		{"hash/tiny-batches/one-credit", 3000, flow.Hash, flow.Pipelined, flow.Options{BatchSize: 7, ChannelBuffers: 1}, false},
+		{"hash/no-buffer-timeout", 3000, flow.Hash, flow.Pipelined, flow.Options{BufferTimeout: -1}, false},
+		{"rebalance", 4000, flow.Rebalance, flow.Pipelined, flow.Options{BatchSize: 64}, false},
+		{"broadcast", 2000, flow.Broadcast, flow.Pipelined, flow.Options{BatchSize: 50, ChannelBuffers: 1}, false},
+		{"empty", 0, flow.Hash, flow.Pipelined, flow.Options{}, false},
+		{"tiny-memory", 3000, flow.Hash, flow.Pipelined, flow.Options{Memory: 1 << 20, BatchSize: 16}, false},
+		{"blocking/hash", 5000, flow.Hash, flow.Blocking, flow.Options{}, false},
+		{"blocking/broadcast/one-credit", 2000, flow.Broadcast, flow.Blocking, flow.Options{BatchSize: 50, ChannelBuffers: 1}, false},
+		{"blocking/empty", 0, flow.Rebalance, flow.Blocking, flow.Options{}, false},
+		// the producers' stores spill to their disk and are sent from there
+		{"blocking/tiny-memory", 5000, flow.Hash, flow.Blocking, flow.Options{Memory: 1 << 20, BatchSize: 16}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -288,16 +305,23 @@ func TestSplitJob(t *testing.T) {
 				copies = sumP
 			}
 			out := &collector{sums: map[int64]int64{}}
-			errs := runSplit(t, ctx, tc.n, tc.strategy, tc.fo, out)
+			errs := runSplit(t, ctx, tc.n, tc.strategy, tc.mode, tc.fo, out)
 			if err := errors.Join(errs[:]...); err != nil {
 				t.Fatal(err)
+			}
+			if tc.spills && out.spilled == 0 {
+				t.Fatal("nothing spilled")
 			}
 			want := oracle(tc.n, copies)
 			if !maps.Equal(out.sums, want) {
 				t.Fatalf("sums differ:\n got %v\nwant %v", out.sums, want)
 			}
 			// every sum subtask gets every source's watermarks
-			if w := sourceP * (tc.n / watermarkEvery) * sumP; out.watermarks != w {
+			w := sourceP * (tc.n / watermarkEvery) * sumP
+			if tc.mode == flow.Blocking {
+				w = 0
+			}
+			if out.watermarks != w {
 				t.Fatalf("%d watermarks reached the sums, want %d", out.watermarks, w)
 			}
 		})
@@ -311,12 +335,12 @@ func TestSplitJobEqualsEmbedded(t *testing.T) {
 	defer cancel()
 	one := &collector{sums: map[int64]int64{}}
 	g := flow.NewGraph()
-	build(t, g, 4000, flow.Hash, one)
+	build(t, g, 4000, flow.Hash, flow.Pipelined, one)
 	if _, err := flow.Execute(ctx, g, flow.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	two := &collector{sums: map[int64]int64{}}
-	if errs := runSplit(t, ctx, 4000, flow.Hash, flow.Options{}, two); errors.Join(errs[:]...) != nil {
+	if errs := runSplit(t, ctx, 4000, flow.Hash, flow.Pipelined, flow.Options{}, two); errors.Join(errs[:]...) != nil {
 		err := errors.Join(errs[:]...)
 		t.Fatal(err)
 	}

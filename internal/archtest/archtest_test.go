@@ -165,6 +165,11 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/shuffle": func(p string) bool {
 			return isStd(p) || p == module+"/internal/ring" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
 		},
+		// flow's channels between processes over the shuffle: the one
+		// package that knows both
+		"cluster/dataplane": func(p string) bool {
+			return isStd(p) || p == module+"/flow" || p == module+"/cluster/shuffle"
+		},
 		// the REST API: net/http over the Cluster a JobManager implements,
 		// and the fake Cluster its tests and the CLI's serve
 		"cluster/rest":          isStd,
