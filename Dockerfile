@@ -8,7 +8,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -o /out/weir ./cmd/weir
+# The image runs on Kubernetes: it carries the Kubernetes HA backend
+# (--ha kubernetes), which a plain go build leaves out.
+RUN CGO_ENABLED=0 go build -tags kubernetes -trimpath -buildvcs=false -o /out/weir ./cmd/weir
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/weir /usr/local/bin/weir

@@ -1,11 +1,11 @@
+//go:build kubernetes
+
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -18,9 +18,6 @@ import (
 	"github.com/weirdata/weir/cluster/ha"
 	"github.com/weirdata/weir/cluster/ha/kubernetes"
 )
-
-// serviceAccountNamespace is the file of a pod's namespace.
-var serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // kubernetesClient returns a client of the API server: $KUBECONFIG's
 // current context when it is set, else the pod's service account. Tests
@@ -66,35 +63,13 @@ func kubernetesConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-// kubernetesNamespace returns --ha-kubernetes-namespace, else the pod's
-// namespace from its service account, else "default".
-func (h *haFlags) kubernetesNamespace() string {
-	if h.namespace != "" {
-		return h.namespace
-	}
-	if b, err := os.ReadFile(serviceAccountNamespace); err == nil {
-		if ns := strings.TrimSpace(string(b)); ns != "" {
-			return ns
-		}
-	}
-	return "default"
-}
-
-// openKubernetes returns the store of --ha kubernetes (an ha.Store, so
-// that a failure is a nil interface).
-func (h *haFlags) openKubernetes() (ha.Store, error) {
-	if h.endpoints != "" {
-		return nil, &usageError{err: errors.New("--ha-etcd-endpoints is for --ha etcd")}
-	}
-	if h.leaseTTL < time.Second || h.leaseTTL%time.Second != 0 {
-		return nil, &usageError{err: fmt.Errorf("--ha kubernetes: --ha-lease-ttl must be whole seconds, at least 1s, got %v", h.leaseTTL)}
-	}
-	ns := h.kubernetesNamespace()
+// kubernetesStore opens the store in namespace ns on the API server.
+func kubernetesStore(ns, clusterID string, ttl time.Duration) (ha.Store, error) {
 	c, err := kubernetesClient()
 	if err != nil {
 		return nil, fmt.Errorf("--ha kubernetes: %w", err)
 	}
-	s, err := kubernetes.New(kubernetes.Config{Client: c, Namespace: ns, ClusterID: h.clusterID, LeaseDuration: h.leaseTTL})
+	s, err := kubernetes.New(kubernetes.Config{Client: c, Namespace: ns, ClusterID: clusterID, LeaseDuration: ttl})
 	if err != nil {
 		return nil, &usageError{err: fmt.Errorf("--ha kubernetes: %w", err)}
 	}

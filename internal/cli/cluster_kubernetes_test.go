@@ -1,3 +1,5 @@
+//go:build kubernetes
+
 package cli
 
 import (
@@ -7,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/spf13/pflag"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,66 +24,11 @@ func fakeKubernetes(t *testing.T, nsFile string) client.Client {
 		t.Fatal(err)
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	oldClient, oldNS := kubernetesClient, serviceAccountNamespace
+	old := kubernetesClient
 	kubernetesClient = func() (client.Client, error) { return c, nil }
-	serviceAccountNamespace = nsFile
-	t.Cleanup(func() { kubernetesClient, serviceAccountNamespace = oldClient, oldNS })
+	withNamespaceFile(t, nsFile)
+	t.Cleanup(func() { kubernetesClient = old })
 	return c
-}
-
-// haOf parses args into the HA flags of weir jobmanager.
-func haOf(t *testing.T, args ...string) *haFlags {
-	t.Helper()
-	var fresh haFlags
-	fs := pflag.NewFlagSet("ha", pflag.ContinueOnError)
-	fresh.register(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return &fresh
-}
-
-// TestHAFlagsRefused: wrong combinations of the HA flags are usage errors
-// that name the flag, before any request.
-func TestHAFlagsRefused(t *testing.T) {
-	fakeKubernetes(t, filepath.Join(t.TempDir(), "none"))
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--ha", "zookeeper"}, "--ha must be none, etcd or kubernetes"},
-		{[]string{"--ha", "etcd"}, "--ha etcd needs --ha-etcd-endpoints"},
-		{[]string{"--ha", "etcd", "--ha-etcd-endpoints", "http://e:2379", "--ha-kubernetes-namespace", "x"}, "--ha-kubernetes-namespace is for --ha kubernetes"},
-		{[]string{"--ha", "kubernetes", "--ha-etcd-endpoints", "http://e:2379"}, "--ha-etcd-endpoints is for --ha etcd"},
-		{[]string{"--ha", "kubernetes", "--ha-lease-ttl", "1500ms"}, "--ha-lease-ttl must be whole seconds"},
-		{[]string{"--ha", "kubernetes", "--ha-lease-ttl", "0s"}, "--ha-lease-ttl must be whole seconds"},
-		{[]string{"--ha", "kubernetes", "--ha-cluster-id", "Prod_1"}, `cluster id "Prod_1"`},
-	} {
-		s, err := haOf(t, tc.args...).open(context.Background())
-		var ue *usageError
-		if s != nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: store %v, error %v: want a usage error with %q", tc.args, s, err, tc.want)
-		}
-	}
-}
-
-// TestHAKubernetesNamespace: the flag, else the service account's file,
-// else "default".
-func TestHAKubernetesNamespace(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "namespace")
-	fakeKubernetes(t, file)
-	if got := haOf(t, "--ha", "kubernetes").kubernetesNamespace(); got != "default" {
-		t.Errorf("without flag or file: %q, want default", got)
-	}
-	if err := os.WriteFile(file, []byte("weir-prod\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := haOf(t, "--ha", "kubernetes").kubernetesNamespace(); got != "weir-prod" {
-		t.Errorf("from the service account: %q, want weir-prod", got)
-	}
-	if got := haOf(t, "--ha", "kubernetes", "--ha-kubernetes-namespace", "other").kubernetesNamespace(); got != "other" {
-		t.Errorf("with the flag: %q, want other", got)
-	}
 }
 
 // TestHAKubernetesStore: --ha kubernetes opens a store on the API server
@@ -114,5 +59,16 @@ func TestHAKubernetesStore(t *testing.T) {
 	leader, err := s.Leader(context.Background())
 	if err != nil || leader.Address != "10.0.0.5:6123" {
 		t.Errorf("leader %+v, %v: want the campaign's address", leader, err)
+	}
+}
+
+// TestHAKubernetesClusterID: a cluster id the backend cannot name objects
+// after is a usage error.
+func TestHAKubernetesClusterID(t *testing.T) {
+	fakeKubernetes(t, filepath.Join(t.TempDir(), "none"))
+	s, err := haOf(t, "--ha", "kubernetes", "--ha-cluster-id", "Prod_1").open(context.Background())
+	var ue *usageError
+	if s != nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), `cluster id "Prod_1"`) {
+		t.Errorf("store %v, error %v: want a usage error naming the cluster id", s, err)
 	}
 }
