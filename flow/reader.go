@@ -36,8 +36,8 @@ type Reader[T any] struct {
 	// blocking
 	pulling bool // reading a remote producer's result (recvRemote)
 	waited  bool
-	si     int // index in sources of the store being replayed
-	it     *storeReader[T]
+	si      int // index in sources of the store being replayed
+	it      *storeReader[T]
 }
 
 func (e *edge[T]) reader(tc *TaskContext) input {
