@@ -272,5 +272,17 @@ func (r *Reader[T]) close() {
 	if r.in != nil {
 		r.in.close(r.x)
 	}
+	if x := r.x; x.mode == Blocking && x.remote != nil && x.remote.rcv[r.c] != nil {
+		// the producers elsewhere send their results to their ends
+		n := 0
+		for _, p := range r.sources[min(r.si, len(r.sources)):] {
+			if !x.j.here(x.e.from, p) {
+				n++
+			}
+		}
+		if n > 0 {
+			x.drainRemote(r.c, n)
+		}
+	}
 	close(r.x.done[r.c])
 }

@@ -317,8 +317,10 @@ func (x *exchange[T]) forward(p, c int) error {
 // pump moves the frames of consumer c's producers elsewhere into its
 // inbox, decoded. A channel whose inbox queue is full is blocked on the
 // Receiver until the consumer frees a slot, so it stops only its own
-// producer. It returns once every producer elsewhere ended, or the
-// consumer did.
+// producer. It returns once every producer elsewhere ended. A consumer
+// that ended early drops what comes (its inbox is closed): the channels
+// stay open to their end, since a producer that opens its channel after
+// the consumer's end would otherwise wait for credit that never comes.
 func (x *exchange[T]) pump(c int) error {
 	j := x.j
 	rcv := x.remote.rcv[c]
@@ -371,6 +373,9 @@ func (x *exchange[T]) pump(c int) error {
 					rcv.Unblock(p)
 				}
 			}
+			if live == 0 {
+				break
+			}
 		}
 		ok, err := rcv.Poll(func(p int, kind EventKind, b []byte) error {
 			ferr = take(p, kind, b)
@@ -391,14 +396,6 @@ func (x *exchange[T]) pump(c int) error {
 		select {
 		case <-rcv.Ready():
 		case <-credit:
-		case <-x.done[c]:
-			rcv.Close()
-			for p := range held {
-				if held[p] {
-					x.putBatch(pending[p].batch)
-				}
-			}
-			return nil
 		case <-j.ctx.Done():
 			for p := range held {
 				if held[p] {
@@ -530,4 +527,41 @@ func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
 			return message[T]{}, x.j.ctx.Err()
 		}
 	}
+}
+
+// drainRemote drops what the producers elsewhere still send to consumer c
+// of a blocking edge whose reader ended before their ends: n of them had
+// not ended. It runs on the job's background group.
+func (x *exchange[T]) drainRemote(c, n int) {
+	j := x.j
+	rcv := x.remote.rcv[c]
+	for p := range x.nProd {
+		rcv.Unblock(p)
+	}
+	j.bg.Add(1)
+	go func() {
+		defer j.bg.Done()
+		for n > 0 {
+			ok, err := rcv.Poll(func(_ int, kind EventKind, _ []byte) error {
+				if kind == EndOfPartition {
+					n--
+				}
+				return nil
+			})
+			if err != nil {
+				if j.ctx.Err() == nil {
+					j.fail(fmt.Errorf("flow: edge %s consumer %d: %w", x.e.name, c, err))
+				}
+				return
+			}
+			if ok {
+				continue
+			}
+			select {
+			case <-rcv.Ready():
+			case <-j.ctx.Done():
+				return
+			}
+		}
+	}()
 }

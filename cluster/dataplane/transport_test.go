@@ -407,3 +407,207 @@ func TestPeerLost(t *testing.T) {
 	}
 	t.Logf("survivor: %v", err)
 }
+
+// TestAlignedBarriersAcrossProcesses: sources in both processes send
+// barrier k after their record k*every-1; the consumers align them with an
+// Aligner, which blocks each channel that delivered the barrier. With one
+// buffer per channel a blocked channel from the other process fills, its
+// pump holds the next batch and blocks the channel on the shuffle inbox,
+// and its producer stops: no record sent after a barrier may reach the
+// consumer before that barrier is released, and every record arrives.
+func TestAlignedBarriersAcrossProcesses(t *testing.T) {
+	const n, every, barriers = 3000, 500, 5
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
+	addr := func(v, i int) string { return procs[placement[v][i]].addr }
+	var mu sync.Mutex
+	seen := 0
+	var jobs [2]*flow.Job
+	for k := range procs {
+		recCodec, err := memory.NewCodec[rec]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := flow.NewGraph()
+		src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
+			w := flow.Output[rec](tc, 0)
+			for seq := range n {
+				r := record(tc.Subtask, seq)
+				if err := w.Emit(&r); err != nil {
+					return err
+				}
+				if (seq+1)%every == 0 && (seq+1)/every <= barriers {
+					if err := w.Event(flow.Event{Kind: flow.Barrier, Value: int64((seq + 1) / every)}); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		agg := g.Vertex("sum", sumP, func(tc *flow.TaskContext) error {
+			a := flow.NewAligner(flow.Input[rec](tc, 0))
+			released := int64(0) // the last barrier released
+			count := 0
+			for {
+				b, ev, err := a.Next(tc.Context())
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				if ev != nil {
+					if ev.Kind == flow.Barrier {
+						if ev.Value != released+1 {
+							return fmt.Errorf("barrier %d after %d", ev.Value, released)
+						}
+						released = ev.Value
+					}
+					continue
+				}
+				for _, v := range b {
+					// a record past barrier k comes only after k was released
+					if after := min((v.Seq)/every, barriers); after > released {
+						return fmt.Errorf("record %d of source %d (past barrier %d) before barrier %d was released", v.Seq, v.Src, after, released+1)
+					}
+				}
+				count += len(b)
+			}
+			if released != barriers {
+				return fmt.Errorf("released %d barriers, want %d", released, barriers)
+			}
+			mu.Lock()
+			seen += count
+			mu.Unlock()
+			return nil
+		})
+		flow.Connect(g, src, agg, flow.Partitioner[rec]{Strategy: flow.Rebalance}, flow.Pipelined, recCodec)
+		g.Vertex("sink", sumP, func(*flow.TaskContext) error { return nil })
+		o := flow.Options{BatchSize: 16, ChannelBuffers: 1, Remote: &flow.Remote{
+			Here:      func(v, i int) bool { return placement[v][i] == k },
+			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
+		}}
+		jb, err := flow.Start(ctx, g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[k] = jb
+	}
+	for k, jb := range jobs {
+		if _, err := jb.Wait(); err != nil {
+			t.Fatalf("process %d: %v", k, err)
+		}
+	}
+	if seen != sourceP*n {
+		t.Fatalf("the consumers saw %d records, want %d", seen, sourceP*n)
+	}
+}
+
+// twoJobs starts the graph each build makes in two processes with the
+// test placement and returns the jobs.
+func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *flow.Graph)) ([2]*flow.Job, error) {
+	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
+	addr := func(v, i int) string { return procs[placement[v][i]].addr }
+	var jobs [2]*flow.Job
+	for k := range procs {
+		g := flow.NewGraph()
+		build(g)
+		o := fo
+		o.Remote = &flow.Remote{
+			Here:      func(v, i int) bool { return placement[v][i] == k },
+			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
+		}
+		jb, err := flow.Start(ctx, g, o)
+		if err != nil {
+			if k == 1 {
+				jobs[0].Cancel()
+				jobs[0].Wait()
+			}
+			return jobs, err
+		}
+		jobs[k] = jb
+	}
+	return jobs, nil
+}
+
+// TestStartRefusesRemoteEdges: an edge whose channels cross processes
+// needs a codec, and a sampled RANGE edge cannot cross.
+func TestStartRefusesRemoteEdges(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	codec, _ := memory.NewCodec[rec]()
+	for _, tc := range []struct {
+		name  string
+		part  flow.Partitioner[rec]
+		codec *memory.Codec[rec]
+		want  string
+	}{
+		{"no codec", flow.Partitioner[rec]{Strategy: flow.Rebalance}, nil, "crosses processes and has no codec"},
+		{"sampled range", flow.Partitioner[rec]{Strategy: flow.Range, Key: func(dst []byte, v *rec) []byte { return append(dst, v.Name...) }}, codec, "sampled RANGE edges between processes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := twoJobs(t, ctx, flow.Options{}, func(g *flow.Graph) {
+				src := g.Vertex("source", sourceP, func(*flow.TaskContext) error { return nil })
+				dst := g.Vertex("sum", sumP, func(*flow.TaskContext) error { return nil })
+				flow.Connect(g, src, dst, tc.part, flow.Pipelined, tc.codec)
+				g.Vertex("sink", sumP, func(*flow.TaskContext) error { return nil })
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Start: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestConsumerEndsEarly: consumers that stop reading after their first
+// batch drop the rest of what the producers in the other process send,
+// over pipelined and blocking edges, and both processes finish.
+func TestConsumerEndsEarly(t *testing.T) {
+	for _, mode := range []flow.ExchangeMode{flow.Pipelined, flow.Blocking} {
+		t.Run(mode.String(), func(t *testing.T) { consumerEndsEarly(t, mode) })
+	}
+}
+
+func consumerEndsEarly(t *testing.T, mode flow.ExchangeMode) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	codec, _ := memory.NewCodec[rec]()
+	var mu sync.Mutex
+	first := 0
+	jobs, err := twoJobs(t, ctx, flow.Options{BatchSize: 8, ChannelBuffers: 1}, func(g *flow.Graph) {
+		src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
+			w := flow.Output[rec](tc, 0)
+			for seq := range 20000 {
+				r := record(tc.Subtask, seq)
+				if err := w.Emit(&r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		dst := g.Vertex("sum", sumP, func(tc *flow.TaskContext) error {
+			b, err := flow.Input[rec](tc, 0).Next(tc.Context())
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			first += len(b)
+			mu.Unlock()
+			return nil
+		})
+		flow.Connect(g, src, dst, flow.Partitioner[rec]{Strategy: flow.Rebalance}, mode, codec)
+		g.Vertex("sink", sumP, func(*flow.TaskContext) error { return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, jb := range jobs {
+		if _, err := jb.Wait(); err != nil {
+			t.Fatalf("process %d: %v", k, err)
+		}
+	}
+	if first == 0 {
+		t.Fatal("no consumer read a batch")
+	}
+}
