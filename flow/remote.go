@@ -15,9 +15,9 @@ import (
 // (a channel out of credit stops its producer alone, across the network
 // too), events in band, EndOfPartition last. Records cross as their
 // edge's codec writes them, so every edge with a channel between
-// processes needs a codec. Not yet carried between processes: blocking
-// Range edges and priority events (unaligned barriers): Start refuses the
-// first, and a priority event on a remote channel fails the job.
+// processes needs a codec. Not carried between processes: sampled Range
+// edges, which Start refuses, and priority events (unaligned barriers),
+// which fail the job.
 //
 // A blocking edge's result stays with its producer: a producer subtask
 // fills its stores (spilling them to its disk) as in one process, and once
@@ -25,6 +25,12 @@ import (
 // consumer's channel. The consumer reads its producers' results one after
 // the other, as in one process, pulling a remote one off its channel
 // while the other channels wait, blocked, for their turn.
+//
+// An Iteration's superstep barrier is shared memory: the subtasks of an
+// iteration must run in one process. A job's Metrics, Progress and
+// Result hold the subtasks of this process; the others' are zero. A
+// job that fails in one process fails the others only through a broken
+// connection: whoever runs the processes cancels the rest.
 type Remote struct {
 	// Here reports whether subtask i of vertex v (numbered in the order
 	// Graph.Vertex added them) runs in this process.

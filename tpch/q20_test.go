@@ -10,6 +10,25 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/q18to22"
+	"github.com/weirdata/weir/tpch/internal/query"
+)
+
+// The columns of partsupp and supplier the test reads and writes, and
+// Q20's key of a shipment.
+type (
+	q20PartSupp struct {
+		PartKey  int64 `weir:"ps_partkey"`
+		SuppKey  int64 `weir:"ps_suppkey"`
+		AvailQty int64 `weir:"ps_availqty"`
+	}
+	q20Supplier struct {
+		SuppKey   int64  `weir:"s_suppkey"`
+		Name      string `weir:"s_name"`
+		Address   string `weir:"s_address"`
+		NationKey int64  `weir:"s_nationkey"`
+	}
+	q20Key struct{ PartKey, SuppKey int64 }
 )
 
 // q20Run builds s on a fresh Env in config c over dir, executes it and checks
@@ -60,7 +79,7 @@ func q20Oracle(t *testing.T, dir string, partsupps []q20PartSupp, filter bool) [
 	}
 	shipped := map[q20Key]parquet.Decimal{}
 	for _, l := range readTable[line](t, p("lineitem")) {
-		if l.ShipDate >= date(1994, 1, 1) && l.ShipDate < date(1995, 1, 1) {
+		if l.ShipDate >= query.Date(1994, 1, 1) && l.ShipDate < query.Date(1995, 1, 1) {
 			k := q20Key{l.PartKey, l.SuppKey}
 			shipped[k] = shipped[k].Add(l.Quantity)
 		}
@@ -73,7 +92,7 @@ func q20Oracle(t *testing.T, dir string, partsupps []q20PartSupp, filter bool) [
 		}
 	}
 	canada := map[int64]bool{}
-	for _, n := range readTable[nation](t, p("nation")) {
+	for _, n := range readTable[query.Nation](t, p("nation")) {
 		canada[n.NationKey] = n.Name == "CANADA"
 	}
 	var rows []Q20Row
@@ -83,7 +102,7 @@ func q20Oracle(t *testing.T, dir string, partsupps []q20PartSupp, filter bool) [
 		}
 	}
 	slices.SortFunc(rows, func(a, b Q20Row) int { return strings.Compare(a.Name, b.Name) })
-	return append([][]string{q20Columns}, fields(rows)...)
+	return append([][]string{q18to22.Q20Columns}, fields(rows)...)
 }
 
 // TestQ20AvailQty runs Q20 over the SF 0.1 data with partsupp's
@@ -122,7 +141,7 @@ func TestQ20AvailQty(t *testing.T) {
 	t.Logf("%d of %d rows", len(want)-1, len(all)-1)
 	for _, c := range configs[:2] {
 		t.Run(c.name, func(t *testing.T) {
-			compare(t, q20Run(t, c, dir, spec(20, "Potential Part Promotion", q20Columns, Q20)), want)
+			compare(t, q20Run(t, c, dir, spec(20, "Potential Part Promotion", q18to22.Q20Columns, Q20)), want)
 		})
 	}
 }

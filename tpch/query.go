@@ -6,35 +6,23 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/tpch/internal/q12to17"
+	"github.com/weirdata/weir/tpch/internal/q18to22"
+	"github.com/weirdata/weir/tpch/internal/q1to6"
+	"github.com/weirdata/weir/tpch/internal/q7to11"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
 // Row is a typed result row: Fields formats it as CSV fields, one per column
 // of its query's SELECT, in that order (DECIMAL with its scale, DATE as
 // YYYY-MM-DD, NULL as an empty field).
-type Row interface {
-	Fields() []string
-}
+type Row = query.Row
 
 // Rows is a query's typed result. Its values are available once the Env the
 // query was built on has executed successfully.
-type Rows[T Row] struct {
-	c *dataset.Collected[T]
-	// ifEmpty is the result when the program produced no record: a global
-	// aggregate over no rows is one row of NULLs in SQL.
-	ifEmpty []T
-}
-
-// Values returns the rows in the query's ORDER BY order; call it only after
-// Execute has succeeded.
-func (r *Rows[T]) Values() []T {
-	if v := r.c.Values(); len(v) > 0 || r.ifEmpty == nil {
-		return v
-	}
-	return r.ifEmpty
-}
+type Rows[T Row] = query.Rows[T]
 
 // Spec is one TPC-H query of the registry.
 type Spec struct {
@@ -76,28 +64,28 @@ func spec[T Row](n int, title string, cols []string, q func(*dataset.Env, string
 }
 
 var registry = []Spec{
-	spec(1, "Pricing Summary Report", q1Columns, Q1),
-	spec(2, "Minimum Cost Supplier", q2Columns, Q2),
-	spec(3, "Shipping Priority", q3Columns, Q3),
-	spec(4, "Order Priority Checking", q4Columns, Q4),
-	spec(5, "Local Supplier Volume", q5Columns, Q5),
-	spec(6, "Forecasting Revenue Change", q6Columns, Q6),
-	spec(7, "Volume Shipping", q7Columns, Q7),
-	spec(8, "National Market Share", q8Columns, Q8),
-	spec(9, "Product Type Profit Measure", q9Columns, Q9),
-	spec(10, "Returned Item Reporting", q10Columns, Q10),
-	spec(11, "Important Stock Identification", q11Columns, Q11),
-	spec(12, "Shipping Modes and Order Priority", q12Columns, Q12),
-	spec(13, "Customer Distribution", q13Columns, Q13),
-	spec(14, "Promotion Effect", q14Columns, Q14),
-	spec(15, "Top Supplier", q15Columns, Q15),
-	spec(16, "Parts/Supplier Relationship", q16Columns, Q16),
-	spec(17, "Small-Quantity-Order Revenue", q17Columns, Q17),
-	spec(18, "Large Volume Customer", q18Columns, Q18),
-	spec(19, "Discounted Revenue", q19Columns, Q19),
-	spec(20, "Potential Part Promotion", q20Columns, Q20),
-	spec(21, "Suppliers Who Kept Orders Waiting", q21Columns, Q21),
-	spec(22, "Global Sales Opportunity", q22Columns, Q22),
+	spec(1, "Pricing Summary Report", q1to6.Q1Columns, Q1),
+	spec(2, "Minimum Cost Supplier", q1to6.Q2Columns, Q2),
+	spec(3, "Shipping Priority", q1to6.Q3Columns, Q3),
+	spec(4, "Order Priority Checking", q1to6.Q4Columns, Q4),
+	spec(5, "Local Supplier Volume", q1to6.Q5Columns, Q5),
+	spec(6, "Forecasting Revenue Change", q1to6.Q6Columns, Q6),
+	spec(7, "Volume Shipping", q7to11.Q7Columns, Q7),
+	spec(8, "National Market Share", q7to11.Q8Columns, Q8),
+	spec(9, "Product Type Profit Measure", q7to11.Q9Columns, Q9),
+	spec(10, "Returned Item Reporting", q7to11.Q10Columns, Q10),
+	spec(11, "Important Stock Identification", q7to11.Q11Columns, Q11),
+	spec(12, "Shipping Modes and Order Priority", q12to17.Q12Columns, Q12),
+	spec(13, "Customer Distribution", q12to17.Q13Columns, Q13),
+	spec(14, "Promotion Effect", q12to17.Q14Columns, Q14),
+	spec(15, "Top Supplier", q12to17.Q15Columns, Q15),
+	spec(16, "Parts/Supplier Relationship", q12to17.Q16Columns, Q16),
+	spec(17, "Small-Quantity-Order Revenue", q12to17.Q17Columns, Q17),
+	spec(18, "Large Volume Customer", q18to22.Q18Columns, Q18),
+	spec(19, "Discounted Revenue", q18to22.Q19Columns, Q19),
+	spec(20, "Potential Part Promotion", q18to22.Q20Columns, Q20),
+	spec(21, "Suppliers Who Kept Orders Waiting", q18to22.Q21Columns, Q21),
+	spec(22, "Global Sales Opportunity", q18to22.Q22Columns, Q22),
 }
 
 // Query returns the Spec of TPC-H query n, and false when weir does not
@@ -175,7 +163,3 @@ func (r Result) WriteCSV(w io.Writer) error {
 	}
 	return nil
 }
-
-// formatFloat formats a DOUBLE as DuckDB does: the shortest form that reads
-// back as the same float64.
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,12 +1,13 @@
-package tpch
+package q1to6
 
 import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q6Columns = []string{"revenue"}
+var Q6Columns = []string{"revenue"}
 
 // q6Line is the lineitem projection of Q6 (the filter columns are read by
 // the scan only).
@@ -34,16 +35,16 @@ func (r Q6Row) Fields() []string {
 //
 //	lineitem (1994 ship dates, discount 0.05..0.07, quantity < 24, in the scan)
 //	  ─AggregateAll(Σ price × discount)→ one row
-func Q6(env *dataset.Env, dir string) (*Rows[Q6Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q6Line](s, "lineitem",
-		where("l_shipdate", parquet.Ge, date(1994, 1, 1)),
-		where("l_shipdate", parquet.Lt, date(1995, 1, 1)),
-		where("l_discount", parquet.Between, 0.05, 0.07),
-		where("l_quantity", parquet.Lt, 24))
+func Q6(env *dataset.Env, dir string) (*query.Rows[Q6Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q6Line](s, "lineitem",
+		query.Where("l_shipdate", parquet.Ge, query.Date(1994, 1, 1)),
+		query.Where("l_shipdate", parquet.Lt, query.Date(1995, 1, 1)),
+		query.Where("l_discount", parquet.Between, 0.05, 0.07),
+		query.Where("l_quantity", parquet.Lt, 24))
 	sum := dataset.AggregateAll(lines, agg.Func[q6Line, Q6Row]{
 		Init:  func(l q6Line) Q6Row { return Q6Row{Revenue: l.ExtendedPrice.Mul(l.Discount)} },
 		Merge: func(a, b Q6Row) Q6Row { return Q6Row{Revenue: a.Revenue.Add(b.Revenue)} },
 	})
-	return &Rows[Q6Row]{c: dataset.Collect(sum), ifEmpty: []Q6Row{{Null: true}}}, s.err()
+	return query.NewRows(dataset.Collect(sum), []Q6Row{{Null: true}}), s.Err()
 }

@@ -1,13 +1,14 @@
-package tpch
+package q7to11
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q7Columns = []string{"supp_nation", "cust_nation", "l_year", "revenue"}
+var Q7Columns = []string{"supp_nation", "cust_nation", "l_year", "revenue"}
 
 // q7Supplier is the supplier projection of Q7.
 type q7Supplier struct {
@@ -68,9 +69,9 @@ func (r Q7Row) Fields() []string {
 }
 
 // q7Named joins records keyed by a nation key with the nation's name.
-func q7Named[T any](ds *dataset.DataSet[T], nations *dataset.DataSet[nation], key, nationKey func(T) int64) *dataset.DataSet[q7Keyed] {
-	return dataset.Join(ds, nations, nationKey, func(n nation) int64 { return n.NationKey },
-		func(v *T, n *nation) q7Keyed { return q7Keyed{Key: key(*v), Nation: n.Name} }).
+func q7Named[T any](ds *dataset.DataSet[T], nations *dataset.DataSet[query.Nation], key, nationKey func(T) int64) *dataset.DataSet[q7Keyed] {
+	return dataset.Join(ds, nations, nationKey, func(n query.Nation) int64 { return n.NationKey },
+		func(v *T, n *query.Nation) q7Keyed { return q7Keyed{Key: key(*v), Nation: n.Name} }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey")
 }
 
@@ -83,15 +84,15 @@ func q7Named[T any](ds *dataset.DataSet[T], nations *dataset.DataSet[nation], ke
 //	lineitem (shipped 1995..1996, in the scan) ─Join on suppkey─ those suppliers (broadcast)
 //	  ─Join on orderkey─ those orders ─Filter(nations differ)
 //	  ─GroupBy(supp_nation, cust_nation, l_year).Reduce(Σ volume)→ SortBy(supp_nation, cust_nation, l_year)
-func Q7(env *dataset.Env, dir string) (*Rows[Q7Row], error) {
-	s := newScanner(env, dir)
-	pair := where("n_name", parquet.In, "FRANCE", "GERMANY")
-	n1 := scan[nation](s, "nation", pair)
-	n2 := scan[nation](s, "nation", pair)
-	supps := scan[q7Supplier](s, "supplier")
-	custs := scan[q7Customer](s, "customer")
-	orders := scan[q7Order](s, "orders")
-	lines := scan[q7Line](s, "lineitem", where("l_shipdate", parquet.Between, date(1995, 1, 1), date(1996, 12, 31)))
+func Q7(env *dataset.Env, dir string) (*query.Rows[Q7Row], error) {
+	s := query.NewScanner(env, dir)
+	pair := query.Where("n_name", parquet.In, "FRANCE", "GERMANY")
+	n1 := query.Scan[query.Nation](s, "nation", pair)
+	n2 := query.Scan[query.Nation](s, "nation", pair)
+	supps := query.Scan[q7Supplier](s, "supplier")
+	custs := query.Scan[q7Customer](s, "customer")
+	orders := query.Scan[q7Order](s, "orders")
+	lines := query.Scan[q7Line](s, "lineitem", query.Where("l_shipdate", parquet.Between, query.Date(1995, 1, 1), query.Date(1996, 12, 31)))
 
 	suppNations := q7Named(supps, n1,
 		func(s q7Supplier) int64 { return s.SuppKey }, func(s q7Supplier) int64 { return s.NationKey })
@@ -105,7 +106,7 @@ func Q7(env *dataset.Env, dir string) (*Rows[Q7Row], error) {
 		func(l q7Line) int64 { return l.SuppKey }, func(s q7Keyed) int64 { return s.Key },
 		func(l *q7Line, s *q7Keyed) q7Shipment {
 			return q7Shipment{OrderKey: l.OrderKey, Nation: s.Nation, Year: int64(l.ShipDate.Time().Year()),
-				Volume: discounted(l.ExtendedPrice, l.Discount)}
+				Volume: query.Discounted(l.ExtendedPrice, l.Discount)}
 		}).WithJoinHint(dataset.BroadcastHashSecond).On("suppkey")
 	trade := dataset.Join(shipments, orderNations,
 		func(x q7Shipment) int64 { return x.OrderKey }, func(o q7Keyed) int64 { return o.Key },
@@ -123,5 +124,5 @@ func Q7(env *dataset.Env, dir string) (*Rows[Q7Row], error) {
 		dataset.By(func(r Q7Row) string { return r.CustNation }, dataset.Ascending),
 		dataset.By(func(r Q7Row) int64 { return r.Year }, dataset.Ascending)).
 		On("supp_nation", "cust_nation", "l_year")
-	return &Rows[Q7Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

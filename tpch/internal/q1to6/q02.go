@@ -1,4 +1,4 @@
-package tpch
+package q1to6
 
 import (
 	"iter"
@@ -7,9 +7,10 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q2Columns = []string{"s_acctbal", "s_name", "n_name", "p_partkey", "p_mfgr", "s_address", "s_phone", "s_comment"}
+var Q2Columns = []string{"s_acctbal", "s_name", "n_name", "p_partkey", "p_mfgr", "s_address", "s_phone", "s_comment"}
 
 // q2Part is the part projection of Q2 (p_size = 15 is filtered in the scan).
 type q2Part struct {
@@ -91,21 +92,21 @@ func q2Cheapest(_ int64, offers iter.Seq[Q2Row], emit func(Q2Row)) {
 //	  ─Join on suppkey─ European suppliers (broadcast)
 //	  ─GroupBy(partkey).SortGroup(cost).ReduceGroup(least-cost offers)
 //	  ─SortBy(acctbal desc, n_name, s_name, partkey)─First(100)
-func Q2(env *dataset.Env, dir string) (*Rows[Q2Row], error) {
-	s := newScanner(env, dir)
-	regions := scan[region](s, "region", where("r_name", parquet.Eq, "EUROPE"))
-	nations := scan[nation](s, "nation")
-	supps := scan[q2Supplier](s, "supplier")
-	parts := scan[q2Part](s, "part", where("p_size", parquet.Eq, 15)).
+func Q2(env *dataset.Env, dir string) (*query.Rows[Q2Row], error) {
+	s := query.NewScanner(env, dir)
+	regions := query.Scan[query.Region](s, "region", query.Where("r_name", parquet.Eq, "EUROPE"))
+	nations := query.Scan[query.Nation](s, "nation")
+	supps := query.Scan[q2Supplier](s, "supplier")
+	parts := query.Scan[q2Part](s, "part", query.Where("p_size", parquet.Eq, 15)).
 		Filter(func(p q2Part) bool { return strings.HasSuffix(p.Type, "BRASS") })
-	partSupps := scan[q2PartSupp](s, "partsupp")
+	partSupps := query.Scan[q2PartSupp](s, "partsupp")
 
 	europe := dataset.SemiJoin(nations, regions,
-		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey }).
+		func(n query.Nation) int64 { return n.RegionKey }, func(r query.Region) int64 { return r.RegionKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
 	euroSupps := dataset.Join(supps, europe,
-		func(s q2Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(s *q2Supplier, n *nation) Q2Row {
+		func(s q2Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey },
+		func(s *q2Supplier, n *query.Nation) Q2Row {
 			return Q2Row{AcctBal: s.AcctBal, SuppName: s.Name, Nation: n.Name, Address: s.Address,
 				Phone: s.Phone, Comment: s.Comment, SuppKey: s.SuppKey}
 		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
@@ -129,5 +130,5 @@ func Q2(env *dataset.Env, dir string) (*Rows[Q2Row], error) {
 		dataset.By(func(r Q2Row) string { return r.SuppName }, dataset.Ascending),
 		dataset.By(func(r Q2Row) int64 { return r.PartKey }, dataset.Ascending)).
 		On("s_acctbal", "n_name", "s_name", "partkey").First(100)
-	return &Rows[Q2Row]{c: dataset.Collect(top)}, s.err()
+	return query.NewRows(dataset.Collect(top), nil), s.Err()
 }

@@ -1,4 +1,4 @@
-package tpch
+package q12to17
 
 import (
 	"iter"
@@ -6,9 +6,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q17Columns = []string{"avg_yearly"}
+var Q17Columns = []string{"avg_yearly"}
 
 // q17Part is a part's key (brand and container are filtered in the scan).
 type q17Part struct {
@@ -38,7 +39,7 @@ func (r Q17Row) Fields() []string {
 	if r.Null {
 		return []string{""}
 	}
-	return []string{formatFloat(r.AvgYearly)}
+	return []string{query.FormatFloat(r.AvgYearly)}
 }
 
 // q17Small is the correlated subquery for one part: it emits the summed price
@@ -73,10 +74,10 @@ func q17Small(_ int64, lines iter.Seq[q17Line], emit func(q17Price)) {
 // The subquery is correlated on p_partkey = l_partkey, so it is the average
 // over the lines of the part's group: each group is read once, kept (a part
 // has few lines) and read again against its own average.
-func Q17(env *dataset.Env, dir string) (*Rows[Q17Row], error) {
-	s := newScanner(env, dir)
-	parts := scan[q17Part](s, "part", where("p_brand", parquet.Eq, "Brand#23"), where("p_container", parquet.Eq, "MED BOX"))
-	lines := scan[q17Line](s, "lineitem")
+func Q17(env *dataset.Env, dir string) (*query.Rows[Q17Row], error) {
+	s := query.NewScanner(env, dir)
+	parts := query.Scan[q17Part](s, "part", query.Where("p_brand", parquet.Eq, "Brand#23"), query.Where("p_container", parquet.Eq, "MED BOX"))
+	lines := query.Scan[q17Line](s, "lineitem")
 
 	ours := dataset.SemiJoin(lines, parts,
 		func(l q17Line) int64 { return l.PartKey }, func(p q17Part) int64 { return p.PartKey }).
@@ -87,5 +88,5 @@ func Q17(env *dataset.Env, dir string) (*Rows[Q17Row], error) {
 		Merge: func(a, b q17Price) q17Price { return q17Price{Sum: a.Sum.Add(b.Sum)} },
 	})
 	yearly := dataset.Map(total, func(p q17Price) Q17Row { return Q17Row{AvgYearly: p.Sum.Float64() / 7.0} })
-	return &Rows[Q17Row]{c: dataset.Collect(yearly), ifEmpty: []Q17Row{{Null: true}}}, s.err()
+	return query.NewRows(dataset.Collect(yearly), []Q17Row{{Null: true}}), s.Err()
 }

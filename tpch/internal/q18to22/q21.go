@@ -1,4 +1,4 @@
-package tpch
+package q18to22
 
 import (
 	"math"
@@ -7,9 +7,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q21Columns = []string{"s_name", "numwait"}
+var Q21Columns = []string{"s_name", "numwait"}
 
 // q21Line is the lineitem projection of Q21.
 type q21Line struct {
@@ -97,12 +98,12 @@ func (r Q21Row) Fields() []string { return []string{r.Name, strconv.FormatInt(r.
 // The EXISTS and NOT EXISTS subqueries on lineitem both compare suppliers
 // within one order, so one aggregation per order decides them for all its
 // lines (see q21Wait) instead of two self-joins of lineitem.
-func Q21(env *dataset.Env, dir string) (*Rows[Q21Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q21Line](s, "lineitem")
-	orders := scan[q21Order](s, "orders", where("o_orderstatus", parquet.Eq, "F"))
-	supps := scan[q21Supplier](s, "supplier")
-	nations := scan[nation](s, "nation", where("n_name", parquet.Eq, "SAUDI ARABIA"))
+func Q21(env *dataset.Env, dir string) (*query.Rows[Q21Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q21Line](s, "lineitem")
+	orders := query.Scan[q21Order](s, "orders", query.Where("o_orderstatus", parquet.Eq, "F"))
+	supps := query.Scan[q21Supplier](s, "supplier")
+	nations := query.Scan[query.Nation](s, "nation", query.Where("n_name", parquet.Eq, "SAUDI ARABIA"))
 
 	perOrder := dataset.Aggregate(
 		dataset.GroupBy(lines, func(l q21Line) int64 { return l.OrderKey }).On("orderkey"),
@@ -112,7 +113,7 @@ func Q21(env *dataset.Env, dir string) (*Rows[Q21Row], error) {
 		func(w q21Waiting) int64 { return w.OrderKey }, func(o q21Order) int64 { return o.OrderKey }).
 		On("orderkey").Forwards("orderkey", "suppkey")
 	saudi := dataset.SemiJoin(supps, nations,
-		func(s q21Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey }).
+		func(s q21Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	named := dataset.Join(final, saudi,
 		func(w q21Waiting) int64 { return w.SuppKey }, func(s q21Supplier) int64 { return s.SuppKey },
@@ -124,5 +125,5 @@ func Q21(env *dataset.Env, dir string) (*Rows[Q21Row], error) {
 	top := dataset.SortBy(counts,
 		dataset.By(func(r Q21Row) int64 { return r.NumWait }, dataset.Descending),
 		dataset.By(func(r Q21Row) string { return r.Name }, dataset.Ascending)).First(100)
-	return &Rows[Q21Row]{c: dataset.Collect(top)}, s.err()
+	return query.NewRows(dataset.Collect(top), nil), s.Err()
 }

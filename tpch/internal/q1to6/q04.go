@@ -1,13 +1,14 @@
-package tpch
+package q1to6
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q4Columns = []string{"o_orderpriority", "order_count"}
+var Q4Columns = []string{"o_orderpriority", "order_count"}
 
 // q4Order is the orders projection of Q4.
 type q4Order struct {
@@ -36,11 +37,11 @@ func (r Q4Row) Fields() []string { return []string{r.Priority, strconv.FormatInt
 //	orders (1993 Q3, in the scan)
 //	  ─SemiJoin on orderkey─ lineitem (commit < receipt: Filter)
 //	  ─GroupBy(orderpriority).Reduce(count)→ Sort(orderpriority)
-func Q4(env *dataset.Env, dir string) (*Rows[Q4Row], error) {
-	s := newScanner(env, dir)
-	orders := scan[q4Order](s, "orders",
-		where("o_orderdate", parquet.Ge, date(1993, 7, 1)), where("o_orderdate", parquet.Lt, date(1993, 10, 1)))
-	late := scan[q4Line](s, "lineitem").Filter(func(l q4Line) bool { return l.CommitDate < l.ReceiptDate })
+func Q4(env *dataset.Env, dir string) (*query.Rows[Q4Row], error) {
+	s := query.NewScanner(env, dir)
+	orders := query.Scan[q4Order](s, "orders",
+		query.Where("o_orderdate", parquet.Ge, query.Date(1993, 7, 1)), query.Where("o_orderdate", parquet.Lt, query.Date(1993, 10, 1)))
+	late := query.Scan[q4Line](s, "lineitem").Filter(func(l q4Line) bool { return l.CommitDate < l.ReceiptDate })
 
 	waited := dataset.SemiJoin(orders, late,
 		func(o q4Order) int64 { return o.OrderKey }, func(l q4Line) int64 { return l.OrderKey }).
@@ -52,5 +53,5 @@ func Q4(env *dataset.Env, dir string) (*Rows[Q4Row], error) {
 		return a
 	})
 	sorted := dataset.Sort(counts, priority, dataset.Ascending).On("orderpriority")
-	return &Rows[Q4Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,13 +1,14 @@
-package tpch
+package q7to11
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q10Columns = []string{"c_custkey", "c_name", "revenue", "c_acctbal", "n_name", "c_address", "c_phone", "c_comment"}
+var Q10Columns = []string{"c_custkey", "c_name", "revenue", "c_acctbal", "n_name", "c_address", "c_phone", "c_comment"}
 
 // q10Order is the orders projection of Q10.
 type q10Order struct {
@@ -60,18 +61,18 @@ func (r Q10Row) Fields() []string {
 // The SQL groups by c_custkey and columns that are functions of it, so the
 // revenue is summed per customer key before the customer's columns are
 // joined in: the join then sees one record per customer, not per line.
-func Q10(env *dataset.Env, dir string) (*Rows[Q10Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[linePrice](s, "lineitem", where("l_returnflag", parquet.Eq, "R"))
-	orders := scan[q10Order](s, "orders",
-		where("o_orderdate", parquet.Ge, date(1993, 10, 1)), where("o_orderdate", parquet.Lt, date(1994, 1, 1)))
-	custs := scan[q10Customer](s, "customer")
-	nations := scan[nation](s, "nation")
+func Q10(env *dataset.Env, dir string) (*query.Rows[Q10Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[query.LinePrice](s, "lineitem", query.Where("l_returnflag", parquet.Eq, "R"))
+	orders := query.Scan[q10Order](s, "orders",
+		query.Where("o_orderdate", parquet.Ge, query.Date(1993, 10, 1)), query.Where("o_orderdate", parquet.Lt, query.Date(1994, 1, 1)))
+	custs := query.Scan[q10Customer](s, "customer")
+	nations := query.Scan[query.Nation](s, "nation")
 
 	lost := dataset.Join(lines, orders,
-		func(l linePrice) int64 { return l.OrderKey }, func(o q10Order) int64 { return o.OrderKey },
-		func(l *linePrice, o *q10Order) q10Revenue {
-			return q10Revenue{CustKey: o.CustKey, Revenue: discounted(l.ExtendedPrice, l.Discount)}
+		func(l query.LinePrice) int64 { return l.OrderKey }, func(o q10Order) int64 { return o.OrderKey },
+		func(l *query.LinePrice, o *q10Order) q10Revenue {
+			return q10Revenue{CustKey: o.CustKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount)}
 		}).On("orderkey").Forwards("custkey")
 	perCust := dataset.GroupBy(lost, func(r q10Revenue) int64 { return r.CustKey }).On("custkey").Reduce(func(a, b q10Revenue) q10Revenue {
 		a.Revenue = a.Revenue.Add(b.Revenue)
@@ -84,14 +85,14 @@ func Q10(env *dataset.Env, dir string) (*Rows[Q10Row], error) {
 				Address: c.Address, Phone: c.Phone, Comment: c.Comment, NationKey: c.NationKey}
 		}).On("custkey").Forwards("custkey", "nationkey")
 	named := dataset.Join(withCust, nations,
-		func(r Q10Row) int64 { return r.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(r *Q10Row, n *nation) Q10Row {
+		func(r Q10Row) int64 { return r.NationKey }, func(n query.Nation) int64 { return n.NationKey },
+		func(r *Q10Row, n *query.Nation) Q10Row {
 			out := *r
 			out.Nation = n.Name
 			return out
 		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
-	top := dataset.Sort(named, func(r Q10Row) revenueDesc[int64] {
-		return revenueDesc[int64]{negRevenue(r.Revenue), r.CustKey}
+	top := dataset.Sort(named, func(r Q10Row) query.RevenueDesc[int64] {
+		return query.RevenueDesc[int64]{NegRevenue: query.NegRevenue(r.Revenue), Then: r.CustKey}
 	}, dataset.Ascending).First(20)
-	return &Rows[Q10Row]{c: dataset.Collect(top)}, s.err()
+	return query.NewRows(dataset.Collect(top), nil), s.Err()
 }

@@ -1,4 +1,4 @@
-package tpch
+package q7to11
 
 import (
 	"strconv"
@@ -6,9 +6,10 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q9Columns = []string{"nation", "o_year", "sum_profit"}
+var Q9Columns = []string{"nation", "o_year", "sum_profit"}
 
 // q9Part is the part projection of Q9.
 type q9Part struct {
@@ -82,7 +83,7 @@ func (r Q9Row) Fields() []string {
 // q9Amount is l_extendedprice × (1 − l_discount) − ps_supplycost × l_quantity.
 func q9Amount(l *q9Line, ps *q9PartSupp) q9Profit {
 	return q9Profit{OrderKey: l.OrderKey, SuppKey: l.SuppKey,
-		Amount: discounted(l.ExtendedPrice, l.Discount).Sub(ps.SupplyCost.Mul(l.Quantity))}
+		Amount: query.Discounted(l.ExtendedPrice, l.Discount).Sub(ps.SupplyCost.Mul(l.Quantity))}
 }
 
 // Q9 is Product Type Profit Measure:
@@ -92,17 +93,17 @@ func q9Amount(l *q9Line, ps *q9PartSupp) q9Profit {
 //	  ─Join on suppkey─ (supplier ─Join─ nation, broadcast)
 //	  ─Join on orderkey─ orders
 //	  ─GroupBy(nation, o_year).Reduce(Σ amount)→ SortBy(nation, o_year desc)
-func Q9(env *dataset.Env, dir string) (*Rows[Q9Row], error) {
-	s := newScanner(env, dir)
+func Q9(env *dataset.Env, dir string) (*query.Rows[Q9Row], error) {
+	s := query.NewScanner(env, dir)
 	// A part name is 5 of dbgen's 92 colors, so 5/92 of the names hold "green":
 	// declared, the optimizer sees how few lineitems survive the semi join.
-	parts := scan[q9Part](s, "part").Filter(func(p q9Part) bool { return strings.Contains(p.Name, "green") }).
+	parts := query.Scan[q9Part](s, "part").Filter(func(p q9Part) bool { return strings.Contains(p.Name, "green") }).
 		WithSelectivity(5.0 / 92)
-	lines := scan[q9Line](s, "lineitem")
-	partSupps := scan[q9PartSupp](s, "partsupp")
-	supps := scan[q9Supplier](s, "supplier")
-	nations := scan[nation](s, "nation")
-	orders := scan[q9Order](s, "orders")
+	lines := query.Scan[q9Line](s, "lineitem")
+	partSupps := query.Scan[q9PartSupp](s, "partsupp")
+	supps := query.Scan[q9Supplier](s, "supplier")
+	nations := query.Scan[query.Nation](s, "nation")
+	orders := query.Scan[q9Order](s, "orders")
 
 	green := dataset.SemiJoin(lines, parts,
 		func(l q9Line) int64 { return l.PartKey }, func(p q9Part) int64 { return p.PartKey }).
@@ -112,8 +113,10 @@ func Q9(env *dataset.Env, dir string) (*Rows[Q9Row], error) {
 		func(ps q9PartSupp) q9PartSuppKey { return q9PartSuppKey{ps.PartKey, ps.SuppKey} },
 		q9Amount).On("partkey", "suppkey").Forwards("suppkey")
 	suppNations := dataset.Join(supps, nations,
-		func(s q9Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(s *q9Supplier, n *nation) q9SuppNation { return q9SuppNation{SuppKey: s.SuppKey, Nation: n.Name} }).
+		func(s q9Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey },
+		func(s *q9Supplier, n *query.Nation) q9SuppNation {
+			return q9SuppNation{SuppKey: s.SuppKey, Nation: n.Name}
+		}).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
 	named := dataset.Join(profits, suppNations,
 		func(p q9Profit) int64 { return p.SuppKey }, func(s q9SuppNation) int64 { return s.SuppKey },
@@ -135,5 +138,5 @@ func Q9(env *dataset.Env, dir string) (*Rows[Q9Row], error) {
 	sorted := dataset.SortBy(sums,
 		dataset.By(func(r Q9Row) string { return r.Nation }, dataset.Ascending),
 		dataset.By(func(r Q9Row) int64 { return r.Year }, dataset.Descending)).On("nation", "o_year")
-	return &Rows[Q9Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,13 +1,14 @@
-package tpch
+package q7to11
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q8Columns = []string{"o_year", "mkt_share"}
+var Q8Columns = []string{"o_year", "mkt_share"}
 
 // q8Part is a part of type ECONOMY ANODIZED STEEL (filtered in the scan).
 type q8Part struct {
@@ -70,7 +71,7 @@ type Q8Row struct {
 
 // Fields implements Row.
 func (r Q8Row) Fields() []string {
-	return []string{strconv.FormatInt(r.Year, 10), formatFloat(r.Share)}
+	return []string{strconv.FormatInt(r.Year, 10), query.FormatFloat(r.Share)}
 }
 
 // q8Volume is a sale's volume, counted as Brazil's when its supplier is.
@@ -90,22 +91,22 @@ func q8Volume(x *q8Sale, s *q8SuppNation) q8Share {
 //	  ─Join on orderkey─ those orders
 //	  ─Join on suppkey─ supplier ─Join─ nation n2 (broadcast)
 //	  ─GroupBy(o_year).Reduce(Σ Brazil's volume, Σ volume)─Map(ratio)→ Sort(o_year)
-func Q8(env *dataset.Env, dir string) (*Rows[Q8Row], error) {
-	s := newScanner(env, dir)
-	regions := scan[region](s, "region", where("r_name", parquet.Eq, "AMERICA"))
-	n1 := scan[nation](s, "nation")
-	n2 := scan[nation](s, "nation")
-	custs := scan[q8Customer](s, "customer")
-	orders := scan[q8Order](s, "orders", where("o_orderdate", parquet.Between, date(1995, 1, 1), date(1996, 12, 31)))
-	parts := scan[q8Part](s, "part", where("p_type", parquet.Eq, "ECONOMY ANODIZED STEEL"))
-	lines := scan[q8Line](s, "lineitem")
-	supps := scan[q8Supplier](s, "supplier")
+func Q8(env *dataset.Env, dir string) (*query.Rows[Q8Row], error) {
+	s := query.NewScanner(env, dir)
+	regions := query.Scan[query.Region](s, "region", query.Where("r_name", parquet.Eq, "AMERICA"))
+	n1 := query.Scan[query.Nation](s, "nation")
+	n2 := query.Scan[query.Nation](s, "nation")
+	custs := query.Scan[q8Customer](s, "customer")
+	orders := query.Scan[q8Order](s, "orders", query.Where("o_orderdate", parquet.Between, query.Date(1995, 1, 1), query.Date(1996, 12, 31)))
+	parts := query.Scan[q8Part](s, "part", query.Where("p_type", parquet.Eq, "ECONOMY ANODIZED STEEL"))
+	lines := query.Scan[q8Line](s, "lineitem")
+	supps := query.Scan[q8Supplier](s, "supplier")
 
 	america := dataset.SemiJoin(n1, regions,
-		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey }).
+		func(n query.Nation) int64 { return n.RegionKey }, func(r query.Region) int64 { return r.RegionKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
 	amCusts := dataset.SemiJoin(custs, america,
-		func(c q8Customer) int64 { return c.NationKey }, func(n nation) int64 { return n.NationKey }).
+		func(c q8Customer) int64 { return c.NationKey }, func(n query.Nation) int64 { return n.NationKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
 	amOrders := dataset.SemiJoin(orders, amCusts,
 		func(o q8Order) int64 { return o.CustKey }, func(c q8Customer) int64 { return c.CustKey }).
@@ -117,11 +118,13 @@ func Q8(env *dataset.Env, dir string) (*Rows[Q8Row], error) {
 		func(l q8Line) int64 { return l.OrderKey }, func(o q8Order) int64 { return o.OrderKey },
 		func(l *q8Line, o *q8Order) q8Sale {
 			return q8Sale{SuppKey: l.SuppKey, Year: int64(o.OrderDate.Time().Year()),
-				Volume: discounted(l.ExtendedPrice, l.Discount)}
+				Volume: query.Discounted(l.ExtendedPrice, l.Discount)}
 		}).On("orderkey").Forwards("suppkey")
 	suppNations := dataset.Join(supps, n2,
-		func(s q8Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(s *q8Supplier, n *nation) q8SuppNation { return q8SuppNation{SuppKey: s.SuppKey, Nation: n.Name} }).
+		func(s q8Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey },
+		func(s *q8Supplier, n *query.Nation) q8SuppNation {
+			return q8SuppNation{SuppKey: s.SuppKey, Nation: n.Name}
+		}).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey")
 	volumes := dataset.Join(sales, suppNations,
 		func(x q8Sale) int64 { return x.SuppKey }, func(s q8SuppNation) int64 { return s.SuppKey },
@@ -133,5 +136,5 @@ func Q8(env *dataset.Env, dir string) (*Rows[Q8Row], error) {
 		return Q8Row{Year: v.Year, Share: v.Brazil.Float64() / v.Total.Float64()}
 	})
 	sorted := dataset.Sort(shares, func(r Q8Row) int64 { return r.Year }, dataset.Ascending).On("o_year")
-	return &Rows[Q8Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,14 +1,14 @@
-package tpch
+package q1to6
 
 import (
-	"cmp"
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q3Columns = []string{"l_orderkey", "revenue", "o_orderdate", "o_shippriority"}
+var Q3Columns = []string{"l_orderkey", "revenue", "o_orderdate", "o_shippriority"}
 
 // q3Customer is a BUILDING customer's key (the segment is filtered in the scan).
 type q3Customer struct {
@@ -37,17 +37,6 @@ func (r Q3Row) Fields() []string {
 		strconv.FormatInt(r.ShipPriority, 10)}
 }
 
-// revenueDesc orders rows by revenue descending, then by a tie-breaker
-// ascending: the revenue's unscaled value at scale 4, negated.
-type revenueDesc[T cmp.Ordered] struct {
-	NegRevenue int64
-	Then       T
-}
-
-// negRevenue returns −revenue at scale 4, an ascending sort key for revenue
-// descending (the sums all have scale 4; Rescale makes that explicit).
-func negRevenue(d parquet.Decimal) int64 { return -d.Rescale(4).Unscaled }
-
 // Q3 is Shipping Priority:
 //
 //	orders (o_orderdate < 1995-03-15) ─SemiJoin─ customer (BUILDING), broadcast
@@ -56,27 +45,27 @@ func negRevenue(d parquet.Decimal) int64 { return -d.Rescale(4).Unscaled }
 //
 // o_orderdate and o_shippriority are functions of l_orderkey = o_orderkey,
 // so grouping by the order key alone is the SQL's grouping.
-func Q3(env *dataset.Env, dir string) (*Rows[Q3Row], error) {
-	s := newScanner(env, dir)
-	cust := scan[q3Customer](s, "customer", where("c_mktsegment", parquet.Eq, "BUILDING"))
-	orders := scan[q3Order](s, "orders", where("o_orderdate", parquet.Lt, date(1995, 3, 15)))
-	lines := scan[linePrice](s, "lineitem", where("l_shipdate", parquet.Gt, date(1995, 3, 15)))
+func Q3(env *dataset.Env, dir string) (*query.Rows[Q3Row], error) {
+	s := query.NewScanner(env, dir)
+	cust := query.Scan[q3Customer](s, "customer", query.Where("c_mktsegment", parquet.Eq, "BUILDING"))
+	orders := query.Scan[q3Order](s, "orders", query.Where("o_orderdate", parquet.Lt, query.Date(1995, 3, 15)))
+	lines := query.Scan[query.LinePrice](s, "lineitem", query.Where("l_shipdate", parquet.Gt, query.Date(1995, 3, 15)))
 
 	building := dataset.SemiJoin(orders, cust,
 		func(o q3Order) int64 { return o.CustKey }, func(c q3Customer) int64 { return c.CustKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("custkey").Forwards("orderkey", "custkey")
 	joined := dataset.Join(lines, building,
-		func(l linePrice) int64 { return l.OrderKey }, func(o q3Order) int64 { return o.OrderKey },
-		func(l *linePrice, o *q3Order) Q3Row {
-			return Q3Row{OrderKey: o.OrderKey, Revenue: discounted(l.ExtendedPrice, l.Discount),
+		func(l query.LinePrice) int64 { return l.OrderKey }, func(o q3Order) int64 { return o.OrderKey },
+		func(l *query.LinePrice, o *q3Order) Q3Row {
+			return Q3Row{OrderKey: o.OrderKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount),
 				OrderDate: o.OrderDate, ShipPriority: o.ShipPriority}
 		}).On("orderkey").Forwards("orderkey")
 	sums := dataset.GroupBy(joined, func(r Q3Row) int64 { return r.OrderKey }).On("orderkey").Reduce(func(a, b Q3Row) Q3Row {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a
 	})
-	top := dataset.Sort(sums, func(r Q3Row) revenueDesc[parquet.Date] {
-		return revenueDesc[parquet.Date]{negRevenue(r.Revenue), r.OrderDate}
+	top := dataset.Sort(sums, func(r Q3Row) query.RevenueDesc[parquet.Date] {
+		return query.RevenueDesc[parquet.Date]{NegRevenue: query.NegRevenue(r.Revenue), Then: r.OrderDate}
 	}, dataset.Ascending).First(10)
-	return &Rows[Q3Row]{c: dataset.Collect(top)}, s.err()
+	return query.NewRows(dataset.Collect(top), nil), s.Err()
 }

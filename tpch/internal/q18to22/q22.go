@@ -1,4 +1,4 @@
-package tpch
+package q18to22
 
 import (
 	"slices"
@@ -7,9 +7,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q22Columns = []string{"cntrycode", "numcust", "totacctbal"}
+var Q22Columns = []string{"cntrycode", "numcust", "totacctbal"}
 
 // q22Codes are the country codes (the phone's first two characters) Q22 selects.
 var q22Codes = []string{"13", "31", "23", "29", "30", "18", "17"}
@@ -69,11 +70,11 @@ func (r Q22Row) Fields() []string {
 // which compares exactly (acctbal × count > Σ) rather than with a rounded
 // average; with no qualifying customer the average is NULL and no row passes.
 // NOT EXISTS is the anti join.
-func Q22(env *dataset.Env, dir string) (*Rows[Q22Row], error) {
-	s := newScanner(env, dir)
-	custs := scan[q22Customer](s, "customer").
+func Q22(env *dataset.Env, dir string) (*query.Rows[Q22Row], error) {
+	s := query.NewScanner(env, dir)
+	custs := query.Scan[q22Customer](s, "customer").
 		Filter(func(c q22Customer) bool { return slices.Contains(q22Codes, q22Code(c)) })
-	orders := scan[q22Order](s, "orders")
+	orders := query.Scan[q22Order](s, "orders")
 
 	positive := custs.Filter(func(c q22Customer) bool { return c.AcctBal.Unscaled > 0 })
 	avg := dataset.AggregateAll(positive, agg.Func[q22Customer, q22Avg]{
@@ -96,5 +97,5 @@ func Q22(env *dataset.Env, dir string) (*Rows[Q22Row], error) {
 		return a
 	})
 	sorted := dataset.Sort(sums, func(r Q22Row) string { return r.CntryCode }, dataset.Ascending)
-	return &Rows[Q22Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,13 +1,14 @@
-package tpch
+package q12to17
 
 import (
 	"strconv"
 	"strings"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q13Columns = []string{"c_count", "custdist"}
+var Q13Columns = []string{"c_count", "custdist"}
 
 // q13Customer is a customer's key.
 type q13Customer struct {
@@ -54,10 +55,10 @@ func q13Counted(o q13Order) bool {
 // count(o_orderkey) over the outer join counts a customer's matching orders
 // (0 for a customer without one), so the orders are counted per customer
 // before the join: the join then sees one record per customer on each side.
-func Q13(env *dataset.Env, dir string) (*Rows[Q13Row], error) {
-	s := newScanner(env, dir)
-	custs := scan[q13Customer](s, "customer")
-	orders := scan[q13Order](s, "orders").Filter(q13Counted)
+func Q13(env *dataset.Env, dir string) (*query.Rows[Q13Row], error) {
+	s := query.NewScanner(env, dir)
+	custs := query.Scan[q13Customer](s, "customer")
+	orders := query.Scan[q13Order](s, "orders").Filter(q13Counted)
 
 	ones := dataset.Map(orders, func(o q13Order) q13Orders { return q13Orders{CustKey: o.CustKey, Count: 1} }).
 		Forwards("custkey")
@@ -80,5 +81,5 @@ func Q13(env *dataset.Env, dir string) (*Rows[Q13Row], error) {
 	sorted := dataset.SortBy(dist,
 		dataset.By(func(r Q13Row) int64 { return r.Dist }, dataset.Descending),
 		dataset.By(func(r Q13Row) int64 { return r.Count }, dataset.Descending))
-	return &Rows[Q13Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,13 +1,14 @@
-package tpch
+package q18to22
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q18Columns = []string{"c_name", "c_custkey", "o_orderkey", "o_orderdate", "o_totalprice", "sum(l_quantity)"}
+var Q18Columns = []string{"c_name", "c_custkey", "o_orderkey", "o_orderdate", "o_totalprice", "sum(l_quantity)"}
 
 // q18Line is the lineitem projection of Q18.
 type q18Line struct {
@@ -64,11 +65,11 @@ type q18Key struct {
 // the other grouping columns are functions of it), so its sum(l_quantity)
 // is the subquery's per-order sum: the lines are summed once, and only the
 // large orders (a handful) meet orders and customer.
-func Q18(env *dataset.Env, dir string) (*Rows[Q18Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q18Line](s, "lineitem")
-	orders := scan[q18Order](s, "orders")
-	custs := scan[q18Customer](s, "customer")
+func Q18(env *dataset.Env, dir string) (*query.Rows[Q18Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q18Line](s, "lineitem")
+	orders := query.Scan[q18Order](s, "orders")
+	custs := query.Scan[q18Customer](s, "customer")
 
 	perOrder := dataset.GroupBy(lines, func(l q18Line) int64 { return l.OrderKey }).On("orderkey").Reduce(func(a, b q18Line) q18Line {
 		a.Quantity = a.Quantity.Add(b.Quantity)
@@ -91,5 +92,5 @@ func Q18(env *dataset.Env, dir string) (*Rows[Q18Row], error) {
 	top := dataset.Sort(named, func(r Q18Row) q18Key {
 		return q18Key{-r.TotalPrice.Rescale(2).Unscaled, r.OrderDate}
 	}, dataset.Ascending).First(100)
-	return &Rows[Q18Row]{c: dataset.Collect(top)}, s.err()
+	return query.NewRows(dataset.Collect(top), nil), s.Err()
 }

@@ -1,4 +1,4 @@
-package tpch
+package q18to22
 
 import (
 	"slices"
@@ -6,9 +6,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q19Columns = []string{"revenue"}
+var Q19Columns = []string{"revenue"}
 
 // q19Line is the lineitem projection of Q19.
 type q19Line struct {
@@ -61,7 +62,7 @@ type q19Pair struct {
 func q19Revenue(x q19Pair, emit func(Q19Row)) {
 	lo := parquet.NewDecimal(q19Branches[x.Branch].minQty, 0)
 	if x.Line.Quantity.Cmp(lo) >= 0 && x.Line.Quantity.Cmp(lo.Add(parquet.NewDecimal(10, 0))) <= 0 {
-		emit(Q19Row{Revenue: discounted(x.Line.ExtendedPrice, x.Line.Discount)})
+		emit(Q19Row{Revenue: query.Discounted(x.Line.ExtendedPrice, x.Line.Discount)})
 	}
 }
 
@@ -87,15 +88,15 @@ func (r Q19Row) Fields() []string {
 //	  ─Join on partkey─ part (Brand#12/23/34, size 1..15 in the scan; the
 //	                          branch's container and size: Filter), broadcast
 //	  ─FlatMap(the branch's quantity range)─AggregateAll(Σ revenue)
-func Q19(env *dataset.Env, dir string) (*Rows[Q19Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q19Line](s, "lineitem",
-		where("l_shipmode", parquet.In, "AIR", "AIR REG"),
-		where("l_shipinstruct", parquet.Eq, "DELIVER IN PERSON"),
-		where("l_quantity", parquet.Between, 1, 30))
-	parts := scan[q19Part](s, "part",
-		where("p_brand", parquet.In, "Brand#12", "Brand#23", "Brand#34"),
-		where("p_size", parquet.Between, 1, 15)).
+func Q19(env *dataset.Env, dir string) (*query.Rows[Q19Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q19Line](s, "lineitem",
+		query.Where("l_shipmode", parquet.In, "AIR", "AIR REG"),
+		query.Where("l_shipinstruct", parquet.Eq, "DELIVER IN PERSON"),
+		query.Where("l_quantity", parquet.Between, 1, 30))
+	parts := query.Scan[q19Part](s, "part",
+		query.Where("p_brand", parquet.In, "Brand#12", "Brand#23", "Brand#34"),
+		query.Where("p_size", parquet.Between, 1, 15)).
 		Filter(func(p q19Part) bool { return p.branch() >= 0 })
 
 	pairs := dataset.Join(lines, parts,
@@ -107,5 +108,5 @@ func Q19(env *dataset.Env, dir string) (*Rows[Q19Row], error) {
 		Init:  func(r Q19Row) Q19Row { return r },
 		Merge: func(a, b Q19Row) Q19Row { return Q19Row{Revenue: a.Revenue.Add(b.Revenue)} },
 	})
-	return &Rows[Q19Row]{c: dataset.Collect(sum), ifEmpty: []Q19Row{{Null: true}}}, s.err()
+	return query.NewRows(dataset.Collect(sum), []Q19Row{{Null: true}}), s.Err()
 }

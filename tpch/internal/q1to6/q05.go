@@ -1,11 +1,12 @@
-package tpch
+package q1to6
 
 import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q5Columns = []string{"n_name", "revenue"}
+var Q5Columns = []string{"n_name", "revenue"}
 
 // q5Supplier is the supplier projection of Q5.
 type q5Supplier struct {
@@ -68,22 +69,22 @@ func (r Q5Row) Fields() []string { return []string{r.Nation, r.Revenue.String()}
 //	orders (1994) ─Join─ customer ; lineitem ─Join on orderkey─ those orders
 //	  ─Join on (suppkey, nationkey)─ Asian suppliers (broadcast)
 //	  ─GroupBy(n_name).Reduce(Σ revenue)→ Sort(revenue desc)
-func Q5(env *dataset.Env, dir string) (*Rows[Q5Row], error) {
-	s := newScanner(env, dir)
-	regions := scan[region](s, "region", where("r_name", parquet.Eq, "ASIA"))
-	nations := scan[nation](s, "nation")
-	supps := scan[q5Supplier](s, "supplier")
-	custs := scan[q5Customer](s, "customer")
-	orders := scan[q5Order](s, "orders",
-		where("o_orderdate", parquet.Ge, date(1994, 1, 1)), where("o_orderdate", parquet.Lt, date(1995, 1, 1)))
-	lines := scan[q5Line](s, "lineitem")
+func Q5(env *dataset.Env, dir string) (*query.Rows[Q5Row], error) {
+	s := query.NewScanner(env, dir)
+	regions := query.Scan[query.Region](s, "region", query.Where("r_name", parquet.Eq, "ASIA"))
+	nations := query.Scan[query.Nation](s, "nation")
+	supps := query.Scan[q5Supplier](s, "supplier")
+	custs := query.Scan[q5Customer](s, "customer")
+	orders := query.Scan[q5Order](s, "orders",
+		query.Where("o_orderdate", parquet.Ge, query.Date(1994, 1, 1)), query.Where("o_orderdate", parquet.Lt, query.Date(1995, 1, 1)))
+	lines := query.Scan[q5Line](s, "lineitem")
 
 	asia := dataset.SemiJoin(nations, regions,
-		func(n nation) int64 { return n.RegionKey }, func(r region) int64 { return r.RegionKey }).
+		func(n query.Nation) int64 { return n.RegionKey }, func(r query.Region) int64 { return r.RegionKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("regionkey").Forwards("nationkey", "regionkey")
 	asiaSupps := dataset.Join(supps, asia,
-		func(s q5Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey },
-		func(s *q5Supplier, n *nation) q5SuppNation {
+		func(s q5Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey },
+		func(s *q5Supplier, n *query.Nation) q5SuppNation {
 			return q5SuppNation{SuppKey: s.SuppKey, NationKey: s.NationKey, Nation: n.Name}
 		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	custOrders := dataset.Join(orders, custs,
@@ -94,7 +95,7 @@ func Q5(env *dataset.Env, dir string) (*Rows[Q5Row], error) {
 	sales := dataset.Join(lines, custOrders,
 		func(l q5Line) int64 { return l.OrderKey }, func(o q5OrderNation) int64 { return o.OrderKey },
 		func(l *q5Line, o *q5OrderNation) q5Sale {
-			return q5Sale{SuppKey: l.SuppKey, NationKey: o.NationKey, Revenue: discounted(l.ExtendedPrice, l.Discount)}
+			return q5Sale{SuppKey: l.SuppKey, NationKey: o.NationKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount)}
 		}).On("orderkey").Forwards("suppkey", "nationkey")
 	local := dataset.Join(sales, asiaSupps,
 		func(x q5Sale) suppNation { return suppNation{x.SuppKey, x.NationKey} },
@@ -105,6 +106,6 @@ func Q5(env *dataset.Env, dir string) (*Rows[Q5Row], error) {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a
 	})
-	sorted := dataset.Sort(sums, func(r Q5Row) int64 { return negRevenue(r.Revenue) }, dataset.Ascending)
-	return &Rows[Q5Row]{c: dataset.Collect(sorted)}, s.err()
+	sorted := dataset.Sort(sums, func(r Q5Row) int64 { return query.NegRevenue(r.Revenue) }, dataset.Ascending)
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,4 +1,4 @@
-package tpch
+package q12to17
 
 import (
 	"strings"
@@ -6,9 +6,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q14Columns = []string{"promo_revenue"}
+var Q14Columns = []string{"promo_revenue"}
 
 // q14Line is the lineitem projection of Q14.
 type q14Line struct {
@@ -40,12 +41,12 @@ func (r Q14Row) Fields() []string {
 	if r.Null {
 		return []string{""}
 	}
-	return []string{formatFloat(r.PromoRevenue)}
+	return []string{query.FormatFloat(r.PromoRevenue)}
 }
 
 // q14Revenue is a line's revenue, counted as promotional if its part is.
 func q14Revenue(l *q14Line, p *q14Part) q14Sums {
-	r := discounted(l.ExtendedPrice, l.Discount)
+	r := query.Discounted(l.ExtendedPrice, l.Discount)
 	if strings.HasPrefix(p.Type, "PROMO") {
 		return q14Sums{Promo: r, Total: r}
 	}
@@ -58,11 +59,11 @@ func q14Merge(a, b q14Sums) q14Sums { return q14Sums{a.Promo.Add(b.Promo), a.Tot
 //
 //	lineitem (September 1995, in the scan) ─Join on partkey─ part
 //	  ─AggregateAll(Σ promo, Σ total)─Map→ 100 × promo / total
-func Q14(env *dataset.Env, dir string) (*Rows[Q14Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q14Line](s, "lineitem",
-		where("l_shipdate", parquet.Ge, date(1995, 9, 1)), where("l_shipdate", parquet.Lt, date(1995, 10, 1)))
-	parts := scan[q14Part](s, "part")
+func Q14(env *dataset.Env, dir string) (*query.Rows[Q14Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q14Line](s, "lineitem",
+		query.Where("l_shipdate", parquet.Ge, query.Date(1995, 9, 1)), query.Where("l_shipdate", parquet.Lt, query.Date(1995, 10, 1)))
+	parts := query.Scan[q14Part](s, "part")
 
 	rev := dataset.Join(lines, parts,
 		func(l q14Line) int64 { return l.PartKey }, func(p q14Part) int64 { return p.PartKey },
@@ -74,5 +75,5 @@ func Q14(env *dataset.Env, dir string) (*Rows[Q14Row], error) {
 	ratio := dataset.Map(sums, func(x q14Sums) Q14Row {
 		return Q14Row{PromoRevenue: 100 * x.Promo.Float64() / x.Total.Float64()}
 	})
-	return &Rows[Q14Row]{c: dataset.Collect(ratio), ifEmpty: []Q14Row{{Null: true}}}, s.err()
+	return query.NewRows(dataset.Collect(ratio), []Q14Row{{Null: true}}), s.Err()
 }

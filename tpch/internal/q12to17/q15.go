@@ -1,4 +1,4 @@
-package tpch
+package q12to17
 
 import (
 	"strconv"
@@ -6,9 +6,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q15Columns = []string{"s_suppkey", "s_name", "s_address", "s_phone", "total_revenue"}
+var Q15Columns = []string{"s_suppkey", "s_name", "s_address", "s_phone", "total_revenue"}
 
 // q15Line is the lineitem projection of Q15.
 type q15Line struct {
@@ -69,14 +70,14 @@ func q15Max(a, b q15Revenue) q15Revenue {
 //
 // The view is built once and read twice: by the maximum and by the filter
 // that keeps the suppliers whose revenue equals it (all of them on a tie).
-func Q15(env *dataset.Env, dir string) (*Rows[Q15Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q15Line](s, "lineitem",
-		where("l_shipdate", parquet.Ge, date(1996, 1, 1)), where("l_shipdate", parquet.Lt, date(1996, 4, 1)))
-	supps := scan[q15Supplier](s, "supplier")
+func Q15(env *dataset.Env, dir string) (*query.Rows[Q15Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q15Line](s, "lineitem",
+		query.Where("l_shipdate", parquet.Ge, query.Date(1996, 1, 1)), query.Where("l_shipdate", parquet.Lt, query.Date(1996, 4, 1)))
+	supps := query.Scan[q15Supplier](s, "supplier")
 
 	rev := dataset.Map(lines, func(l q15Line) q15Revenue {
-		return q15Revenue{SuppKey: l.SuppKey, Revenue: discounted(l.ExtendedPrice, l.Discount)}
+		return q15Revenue{SuppKey: l.SuppKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount)}
 	}).Forwards("suppkey")
 	perSupp := dataset.GroupBy(rev, func(r q15Revenue) int64 { return r.SuppKey }).On("suppkey").Reduce(func(a, b q15Revenue) q15Revenue {
 		a.Revenue = a.Revenue.Add(b.Revenue)
@@ -93,5 +94,5 @@ func Q15(env *dataset.Env, dir string) (*Rows[Q15Row], error) {
 			return Q15Row{SuppKey: s.SuppKey, Name: s.Name, Address: s.Address, Phone: s.Phone, Revenue: r.Revenue}
 		}).WithJoinHint(dataset.BroadcastHashFirst).On("suppkey").Forwards("suppkey")
 	sorted := dataset.Sort(rows, func(r Q15Row) int64 { return r.SuppKey }, dataset.Ascending).On("suppkey")
-	return &Rows[Q15Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,13 +1,14 @@
-package tpch
+package q1to6
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q1Columns = []string{"l_returnflag", "l_linestatus", "sum_qty", "sum_base_price", "sum_disc_price",
+var Q1Columns = []string{"l_returnflag", "l_linestatus", "sum_qty", "sum_base_price", "sum_disc_price",
 	"sum_charge", "avg_qty", "avg_price", "avg_disc", "count_order"}
 
 // q1Line is the lineitem projection of Q1.
@@ -45,8 +46,8 @@ func (r Q1Row) AvgDisc() float64 { return r.SumDisc.Float64() / float64(r.Count)
 // Fields implements Row.
 func (r Q1Row) Fields() []string {
 	return []string{r.ReturnFlag, r.LineStatus, r.SumQty.String(), r.SumBasePrice.String(),
-		r.SumDiscPrice.String(), r.SumCharge.String(), formatFloat(r.AvgQty()), formatFloat(r.AvgPrice()),
-		formatFloat(r.AvgDisc()), strconv.FormatInt(r.Count, 10)}
+		r.SumDiscPrice.String(), r.SumCharge.String(), query.FormatFloat(r.AvgQty()), query.FormatFloat(r.AvgPrice()),
+		query.FormatFloat(r.AvgDisc()), strconv.FormatInt(r.Count, 10)}
 }
 
 // q1Group is Q1's grouping key.
@@ -56,11 +57,11 @@ func q1Key(r Q1Row) q1Group { return q1Group{r.ReturnFlag, r.LineStatus} }
 
 // q1Init is the accumulator of one line.
 func q1Init(l q1Line) Q1Row {
-	dp := discounted(l.ExtendedPrice, l.Discount)
+	dp := query.Discounted(l.ExtendedPrice, l.Discount)
 	return Q1Row{
 		ReturnFlag: l.ReturnFlag, LineStatus: l.LineStatus,
 		SumQty: l.Quantity, SumBasePrice: l.ExtendedPrice, SumDiscPrice: dp,
-		SumCharge: dp.Mul(one.Add(l.Tax)), SumDisc: l.Discount, Count: 1,
+		SumCharge: dp.Mul(query.One.Add(l.Tax)), SumDisc: l.Discount, Count: 1,
 	}
 }
 
@@ -80,11 +81,11 @@ func q1Merge(a, b Q1Row) Q1Row {
 //	lineitem (l_shipdate <= 1998-09-02, in the scan)
 //	  ─Map→ one accumulator per line ─GroupBy(flag, status).Reduce→ sums
 //	  ─Sort(flag, status)→ rows
-func Q1(env *dataset.Env, dir string) (*Rows[Q1Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q1Line](s, "lineitem", where("l_shipdate", parquet.Le, date(1998, 9, 2)))
+func Q1(env *dataset.Env, dir string) (*query.Rows[Q1Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q1Line](s, "lineitem", query.Where("l_shipdate", parquet.Le, query.Date(1998, 9, 2)))
 	acc := dataset.Map(lines, q1Init)
 	sums := dataset.GroupBy(acc, q1Key).On("returnflag", "linestatus").Reduce(q1Merge)
 	out := dataset.Collect(dataset.Sort(sums, q1Key, dataset.Ascending).On("returnflag", "linestatus"))
-	return &Rows[Q1Row]{c: out}, s.err()
+	return query.NewRows(out, nil), s.Err()
 }

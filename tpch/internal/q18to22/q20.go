@@ -1,12 +1,13 @@
-package tpch
+package q18to22
 
 import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q20Columns = []string{"s_name", "s_address"}
+var Q20Columns = []string{"s_name", "s_address"}
 
 // q20Part is a forest part's key (the name is filtered in the scan).
 type q20Part struct {
@@ -70,14 +71,14 @@ func (r Q20Row) Fields() []string { return []string{r.Name, r.Address} }
 // joins. LIKE 'forest%' is the range "forest" <= p_name < "foresu", which
 // holds exactly for the names that start with "forest", so the scan applies
 // it.
-func Q20(env *dataset.Env, dir string) (*Rows[Q20Row], error) {
-	s := newScanner(env, dir)
-	parts := scan[q20Part](s, "part", where("p_name", parquet.Ge, "forest"), where("p_name", parquet.Lt, "foresu"))
-	partsupps := scan[q20PartSupp](s, "partsupp")
-	lines := scan[q20Line](s, "lineitem",
-		where("l_shipdate", parquet.Ge, date(1994, 1, 1)), where("l_shipdate", parquet.Lt, date(1995, 1, 1)))
-	supps := scan[q20Supplier](s, "supplier")
-	nations := scan[nation](s, "nation", where("n_name", parquet.Eq, "CANADA"))
+func Q20(env *dataset.Env, dir string) (*query.Rows[Q20Row], error) {
+	s := query.NewScanner(env, dir)
+	parts := query.Scan[q20Part](s, "part", query.Where("p_name", parquet.Ge, "forest"), query.Where("p_name", parquet.Lt, "foresu"))
+	partsupps := query.Scan[q20PartSupp](s, "partsupp")
+	lines := query.Scan[q20Line](s, "lineitem",
+		query.Where("l_shipdate", parquet.Ge, query.Date(1994, 1, 1)), query.Where("l_shipdate", parquet.Lt, query.Date(1995, 1, 1)))
+	supps := query.Scan[q20Supplier](s, "supplier")
+	nations := query.Scan[query.Nation](s, "nation", query.Where("n_name", parquet.Eq, "CANADA"))
 
 	forestLines := dataset.SemiJoin(lines, parts,
 		func(l q20Line) int64 { return l.PartKey }, func(p q20Part) int64 { return p.PartKey }).
@@ -97,11 +98,11 @@ func Q20(env *dataset.Env, dir string) (*Rows[Q20Row], error) {
 		}).On("partkey", "suppkey").Forwards("suppkey").
 		Filter(func(x q20Excess) bool { return x.Ok })
 	canada := dataset.SemiJoin(supps, nations,
-		func(s q20Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey }).
+		func(s q20Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	chosen := dataset.SemiJoin(canada, excess,
 		func(s q20Supplier) int64 { return s.SuppKey }, func(x q20Excess) int64 { return x.SuppKey }).On("suppkey")
 	rows := dataset.Map(chosen, func(s q20Supplier) Q20Row { return Q20Row{Name: s.Name, Address: s.Address} })
 	sorted := dataset.Sort(rows, func(r Q20Row) string { return r.Name }, dataset.Ascending)
-	return &Rows[Q20Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

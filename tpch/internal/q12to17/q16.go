@@ -1,4 +1,4 @@
-package tpch
+package q12to17
 
 import (
 	"strconv"
@@ -6,9 +6,10 @@ import (
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q16Columns = []string{"p_brand", "p_type", "p_size", "supplier_cnt"}
+var Q16Columns = []string{"p_brand", "p_type", "p_size", "supplier_cnt"}
 
 // q16Part is the part projection of Q16.
 type q16Part struct {
@@ -79,11 +80,11 @@ func q16Complaint(s q16Supplier) bool {
 // ps_suppkey NOT IN (...) is an anti-join: s_suppkey is never NULL.
 // count(DISTINCT ps_suppkey) is a Distinct on (group, supplier) followed by a
 // count per group.
-func Q16(env *dataset.Env, dir string) (*Rows[Q16Row], error) {
-	s := newScanner(env, dir)
-	parts := scan[q16Part](s, "part", where("p_size", parquet.In, 49, 14, 23, 45, 19, 3, 36, 9)).Filter(q16Wanted)
-	partsupp := scan[q16PartSupp](s, "partsupp")
-	complaints := scan[q16Supplier](s, "supplier").Filter(q16Complaint)
+func Q16(env *dataset.Env, dir string) (*query.Rows[Q16Row], error) {
+	s := query.NewScanner(env, dir)
+	parts := query.Scan[q16Part](s, "part", query.Where("p_size", parquet.In, 49, 14, 23, 45, 19, 3, 36, 9)).Filter(q16Wanted)
+	partsupp := query.Scan[q16PartSupp](s, "partsupp")
+	complaints := query.Scan[q16Supplier](s, "supplier").Filter(q16Complaint)
 
 	fair := dataset.AntiJoin(partsupp, complaints,
 		func(ps q16PartSupp) int64 { return ps.SuppKey }, func(s q16Supplier) int64 { return s.SuppKey }).
@@ -105,5 +106,5 @@ func Q16(env *dataset.Env, dir string) (*Rows[Q16Row], error) {
 	sorted := dataset.SortBy(counts,
 		dataset.By(func(r Q16Row) int64 { return r.Count }, dataset.Descending),
 		dataset.By(func(r Q16Row) q16Group { return r.Group }, dataset.Ascending))
-	return &Rows[Q16Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

@@ -1,4 +1,4 @@
-package tpch
+package q7to11
 
 import (
 	"strconv"
@@ -6,9 +6,10 @@ import (
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/dataset/agg"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q11Columns = []string{"ps_partkey", "value"}
+var Q11Columns = []string{"ps_partkey", "value"}
 
 // q11Supplier is the supplier projection of Q11.
 type q11Supplier struct {
@@ -60,14 +61,14 @@ func q11Important(r Q11Row, total []parquet.Decimal, emit func(Q11Row)) {
 // per-part sums, so it is aggregated from the groups (a few thousand records)
 // rather than from the join again; the HAVING is a filter against that one
 // record, broadcast.
-func Q11(env *dataset.Env, dir string) (*Rows[Q11Row], error) {
-	s := newScanner(env, dir)
-	nations := scan[nation](s, "nation", where("n_name", parquet.Eq, "GERMANY"))
-	supps := scan[q11Supplier](s, "supplier")
-	partsupp := scan[q11PartSupp](s, "partsupp")
+func Q11(env *dataset.Env, dir string) (*query.Rows[Q11Row], error) {
+	s := query.NewScanner(env, dir)
+	nations := query.Scan[query.Nation](s, "nation", query.Where("n_name", parquet.Eq, "GERMANY"))
+	supps := query.Scan[q11Supplier](s, "supplier")
+	partsupp := query.Scan[q11PartSupp](s, "partsupp")
 
 	german := dataset.SemiJoin(supps, nations,
-		func(s q11Supplier) int64 { return s.NationKey }, func(n nation) int64 { return n.NationKey }).
+		func(s q11Supplier) int64 { return s.NationKey }, func(n query.Nation) int64 { return n.NationKey }).
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	stock := dataset.SemiJoin(partsupp, german,
 		func(ps q11PartSupp) int64 { return ps.SuppKey }, func(s q11Supplier) int64 { return s.SuppKey }).
@@ -82,5 +83,5 @@ func Q11(env *dataset.Env, dir string) (*Rows[Q11Row], error) {
 	total := dataset.AggregateAll(perPart, agg.SumAdder(func(r Q11Row) parquet.Decimal { return r.Value }))
 	important := dataset.FlatMapWithBroadcast(perPart, total, q11Important)
 	sorted := dataset.Sort(important, func(r Q11Row) int64 { return -r.Value.Rescale(2).Unscaled }, dataset.Ascending)
-	return &Rows[Q11Row]{c: dataset.Collect(sorted)}, s.err()
+	return query.NewRows(dataset.Collect(sorted), nil), s.Err()
 }

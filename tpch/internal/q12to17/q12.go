@@ -1,13 +1,14 @@
-package tpch
+package q12to17
 
 import (
 	"strconv"
 
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/parquet"
+	"github.com/weirdata/weir/tpch/internal/query"
 )
 
-var q12Columns = []string{"l_shipmode", "high_line_count", "low_line_count"}
+var Q12Columns = []string{"l_shipmode", "high_line_count", "low_line_count"}
 
 // q12Line is the lineitem projection of Q12.
 type q12Line struct {
@@ -59,19 +60,19 @@ func q12Merge(a, b Q12Row) Q12Row {
 //	lineitem (MAIL or SHIP, received in 1994: in the scan; commit < receipt,
 //	          ship < commit: Filter) ─Join on orderkey─ orders
 //	  ─GroupBy(shipmode).Reduce(counts)→ Sort(shipmode)
-func Q12(env *dataset.Env, dir string) (*Rows[Q12Row], error) {
-	s := newScanner(env, dir)
-	lines := scan[q12Line](s, "lineitem",
-		where("l_shipmode", parquet.In, "MAIL", "SHIP"),
-		where("l_receiptdate", parquet.Ge, date(1994, 1, 1)),
-		where("l_receiptdate", parquet.Lt, date(1995, 1, 1))).
+func Q12(env *dataset.Env, dir string) (*query.Rows[Q12Row], error) {
+	s := query.NewScanner(env, dir)
+	lines := query.Scan[q12Line](s, "lineitem",
+		query.Where("l_shipmode", parquet.In, "MAIL", "SHIP"),
+		query.Where("l_receiptdate", parquet.Ge, query.Date(1994, 1, 1)),
+		query.Where("l_receiptdate", parquet.Lt, query.Date(1995, 1, 1))).
 		Filter(q12OnTime)
-	orders := scan[q12Order](s, "orders")
+	orders := query.Scan[q12Order](s, "orders")
 
 	counted := dataset.Join(lines, orders,
 		func(l q12Line) int64 { return l.OrderKey }, func(o q12Order) int64 { return o.OrderKey },
 		q12Count).On("orderkey")
 	mode := func(r Q12Row) string { return r.ShipMode }
 	sums := dataset.GroupBy(counted, mode).On("shipmode").Reduce(q12Merge)
-	return &Rows[Q12Row]{c: dataset.Collect(dataset.Sort(sums, mode, dataset.Ascending).On("shipmode"))}, s.err()
+	return query.NewRows(dataset.Collect(dataset.Sort(sums, mode, dataset.Ascending).On("shipmode")), nil), s.Err()
 }
