@@ -27,11 +27,15 @@
 // TaskManager registers, or slots free up, on its own TaskManager too.
 // Once one TaskManager could hold the job at more slots (its free slots,
 // plus the job's own on its own TaskManager) and that stayed so for
-// Options.RescaleStabilization (2 s), the JobManager cancels the attempt
-// and, when its TaskManager reports it ended, deploys the next one at once
-// (no restart counted, no restart delay) on the TaskManager with the most
-// free slots, restoring the job's latest recorded checkpoint: Flink's
-// reactive mode with the adaptive scheduler's resource stabilization. It
+// Options.RescaleStabilization (2 s), the JobManager waits for the
+// attempt's next recorded checkpoint (at most Options.RescaleCheckpointWait:
+// by default 1.5 times the time between its last two checkpoints, no wait
+// before it recorded two), cancels the attempt and, when its TaskManager
+// reports it ended, deploys the next one at once (no restart counted, no
+// restart delay) on the TaskManager with the most free slots, restoring
+// the job's latest recorded checkpoint, which is then the one taken after
+// the slots came: Flink's reactive mode with the adaptive scheduler's
+// resource stabilization and its rescale on checkpoint (FLIP-461). It
 // is on by default; a negative RescaleStabilization turns it off. Slots
 // going away rescale a job down through the restart of its failed attempt.
 // A job is not rescaled while

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/cluster"
@@ -68,6 +69,14 @@ type attempt struct {
 	stopping    bool            // a stop with savepoint was asked of it
 	rescaled    bool            // canceled to be deployed again at more slots
 	held        string          // why its rescale was last held back, as logged
+
+	// the times of its last recorded checkpoint and of the one before
+	recordedAt, recordedBefore time.Time
+	// a rescale that is due waits from armedAt for a checkpoint past the
+	// armed-th, at most wait
+	armed   int
+	armedAt time.Time
+	wait    time.Duration
 }
 
 // outcome is how an attempt ended.
@@ -404,9 +413,8 @@ func (jm *JobManager) Gate(ctx context.Context, req *rpc.GateRequest) (*rpc.Gate
 	j.completed++
 	j.latest = &rest.CompletedCheckpoint{ID: req.Checkpoint, Status: "COMPLETED", TriggerTimestamp: now, LatestAckTimestamp: now, ExternalPath: req.Path}
 	a.checkpoints++
-	if a.checkpoints == 1 {
-		jm.notifyLocked() // the attempt may be rescaled from now on
-	}
+	a.recordedBefore, a.recordedAt = a.recordedAt, jm.opts.Clock.Now()
+	jm.notifyLocked() // a rescale may wait for this checkpoint
 	jm.mu.Unlock()
 	return &rpc.GateReply{}, nil
 }

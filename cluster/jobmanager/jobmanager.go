@@ -63,6 +63,15 @@ type Options struct {
 	// the package's doc); zero means 2 s, a negative value turns reactive
 	// scaling off.
 	RescaleStabilization time.Duration
+	// RescaleCheckpointWait is how long a rescale, once due, waits for the
+	// attempt to record one more checkpoint, so that the next attempt
+	// restores a checkpoint taken after the slots came instead of one up to
+	// an interval old (Flink's rescale on checkpoint, FLIP-461). Zero means
+	// 1.5 times the time between the attempt's last two recorded
+	// checkpoints (Flink's default of max-delay-for-scale-trigger), and no
+	// wait for an attempt that recorded fewer than two; a negative value
+	// rescales at once.
+	RescaleCheckpointWait time.Duration
 	// Clock is the clock of heartbeats, restart delays and rescales; nil
 	// is the system's.
 	Clock clock.Clock

@@ -69,11 +69,28 @@ func (jm *JobManager) holdLocked(j *job, a *attempt) string {
 	return ""
 }
 
+// checkpointWaitLocked is how long a due rescale of a waits for a's next
+// checkpoint (Options.RescaleCheckpointWait).
+func (jm *JobManager) checkpointWaitLocked(a *attempt) time.Duration {
+	switch w := jm.opts.RescaleCheckpointWait; {
+	case w < 0:
+		return 0
+	case w > 0:
+		return w
+	}
+	if a.recordedBefore.IsZero() {
+		return 0
+	}
+	return a.recordedAt.Sub(a.recordedBefore) * 3 / 2
+}
+
 // await waits for the outcome of j's attempt a (false: ctx ended). In the
 // meantime, with reactive scaling on, it rescales j up: once a could run
 // at more slots than it has and that stayed so for
-// Options.RescaleStabilization, and holdLocked lets it, a is canceled and
-// marked rescaled (runJob then deploys the next attempt at once).
+// Options.RescaleStabilization, and holdLocked lets it, a waits for its
+// next recorded checkpoint (at most checkpointWaitLocked), then is
+// canceled and marked rescaled (runJob then deploys the next attempt at
+// once, restoring that checkpoint).
 func (jm *JobManager) await(ctx context.Context, j *job, a *attempt) (outcome, bool) {
 	stab := jm.opts.RescaleStabilization
 	var since time.Time // when a could first grow, zero while it cannot
@@ -93,6 +110,7 @@ func (jm *JobManager) await(ctx context.Context, j *job, a *attempt) (outcome, b
 			switch {
 			case target == 0:
 				since = time.Time{}
+				a.armedAt = time.Time{}
 			case since.IsZero():
 				since = now
 				jm.logf("job %s attempt %s could run at %d slots, not %d: rescaling in %v", j.id, a.id, target, a.slots, stab)
@@ -115,9 +133,26 @@ func (jm *JobManager) await(ctx context.Context, j *job, a *attempt) (outcome, b
 					}
 					break
 				}
+				if a.armedAt.IsZero() {
+					a.armed, a.armedAt, a.wait = a.checkpoints, now, jm.checkpointWaitLocked(a)
+					if a.wait > 0 {
+						jm.logf("job %s attempt %s waits for its next checkpoint, at most %v, to rescale from", j.id, a.id, a.wait)
+					}
+				}
+				if end := a.armedAt.Add(a.wait); a.checkpoints == a.armed && now.Before(end) {
+					timer = jm.opts.Clock.Timer(end)
+					fire = timer.C()
+					break
+				}
 				a.rescaled = true
 				j.state = rest.StateRestarting
-				jm.logf("job %s attempt %s rescaled from %d to %d slots: canceling it to restore its latest checkpoint", j.id, a.id, a.slots, target)
+				fresh := "its latest checkpoint"
+				if a.checkpoints > a.armed {
+					fresh = "the checkpoint it recorded after the slots came"
+				} else if a.wait > 0 {
+					fresh = fmt.Sprintf("its latest checkpoint (none came within %v)", a.wait)
+				}
+				jm.logf("job %s attempt %s rescaled from %d to %d slots: canceling it to restore %s", j.id, a.id, a.slots, target, fresh)
 				jm.sendLocked(a.tm, &rpc.ToTM{Cancel: &rpc.Cancel{JobID: j.id, Attempt: a.id}})
 				jm.notifyLocked()
 			}

@@ -228,3 +228,55 @@ func TestNoRescaleDuringSavepoint(t *testing.T) {
 		})
 	}
 }
+
+// TestRescaleWaitsForCheckpoint: an attempt that recorded checkpoints 2 s
+// apart is due for a rescale; the JobManager waits up to 1.5 times that
+// for its next checkpoint (Flink's rescale on checkpoint). When one comes
+// the rescale restores it at once; when none comes within the wait the
+// rescale restores the latest.
+func TestRescaleWaitsForCheckpoint(t *testing.T) {
+	for _, comes := range []bool{true, false} {
+		t.Run(fmt.Sprintf("checkpoint=%v", comes), func(t *testing.T) {
+			clk := clock.NewManual(time.Unix(1000, 0))
+			const stab, gap = 3 * time.Second, 2 * time.Second
+			c := newCluster(t, Options{Clock: clk, HeartbeatTimeout: time.Hour, RescaleStabilization: stab})
+			c.startTM("a", 1, cluster.Fingerprint{})
+			c.registered(1)
+			ctx := context.Background()
+			jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := c.next() // it recorded chk-1
+			clk.Advance(gap)
+			if err := first.env.Gate(ctx, 2, "chk-2"); err != nil {
+				t.Fatal(err)
+			}
+			c.startTM("b", 2, cluster.Fingerprint{})
+			c.registered(2)
+			c.waitLog(fmt.Sprintf("attempt %s could run at 2 slots, not 1", first.env.Attempt))
+			clk.Advance(stab)
+			c.waitLog(fmt.Sprintf("attempt %s waits for its next checkpoint, at most 3s, to rescale from", first.env.Attempt))
+			clk.Advance(time.Second)
+			c.noRun("before the next checkpoint and within the wait")
+			want := "chk-2"
+			if comes {
+				if err := first.env.Gate(ctx, 3, "chk-3"); err != nil {
+					t.Fatal(err)
+				}
+				want = "chk-3"
+				c.waitLog("restore the checkpoint it recorded after the slots came")
+			} else {
+				clk.Advance(2*time.Second - time.Millisecond)
+				c.noRun("within the wait")
+				clk.Advance(time.Millisecond)
+				c.waitLog("restore its latest checkpoint (none came within 3s)")
+			}
+			second := c.next()
+			if second.tm != "b" || second.env.Slots != 2 || second.env.Restore != want {
+				t.Fatalf("the rescale ran on %s with %d slots restoring %q, want b with 2 restoring %s", second.tm, second.env.Slots, second.env.Restore, want)
+			}
+			c.waitFor("RUNNING at parallelism 2", func() bool { return c.state(jid) == rest.StateRunning && c.parallelism(jid) == 2 })
+		})
+	}
+}

@@ -104,6 +104,7 @@ status 1.`,
 	f.IntVar(&opts.RestartAttempts, "restart-attempts", 10, "restarts of a job before it fails")
 	f.DurationVar(&opts.RestartDelay, "restart-delay", time.Second, "wait before each restart")
 	f.DurationVar(&opts.RescaleStabilization, "rescale-stabilization", 2*time.Second, "how long more slots must stay before a job below its parallelism is rescaled up (negative: never)")
+	f.DurationVar(&opts.RescaleCheckpointWait, "rescale-checkpoint-wait", 0, "how long a rescale waits for the job's next checkpoint to restore from (0: 1.5 times the job's last checkpoint interval; negative: no wait)")
 	h.register(f)
 	cmd.RunE = runE(func(cmd *cobra.Command) error {
 		if opts.CheckpointDir == "" {
