@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/weirdata/weir/stream/checkpoint/s3"
@@ -22,12 +23,13 @@ func (jm *JobManager) attemptDir(id, attempt string) string {
 	return jm.jobDir(id) + "/" + attempt
 }
 
-// pruneAttempts removes every directory under job id's but keep's: the
-// directories of superseded attempts, of this leadership or an earlier
-// one. The caller holds the job's gate, so no later attempt is deployed
-// meanwhile.
+// pruneAttempts removes the directories under job id's of the attempts
+// before keep (of this leadership or an earlier one), and anything else
+// there that is no attempt's. It runs beside the job: an attempt deployed
+// after keep sorts after it and is left alone.
 func (jm *JobManager) pruneAttempts(ctx context.Context, id, keep string) error {
 	dir := jm.jobDir(id)
+	superseded := func(name string) bool { return name != keep && !attemptAfter(name, keep) }
 	if !s3.IsURL(dir) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -35,7 +37,7 @@ func (jm *JobManager) pruneAttempts(ctx context.Context, id, keep string) error 
 		}
 		var errs []error
 		for _, e := range entries {
-			if e.Name() != keep {
+			if superseded(e.Name()) {
 				errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
 			}
 		}
@@ -44,7 +46,26 @@ func (jm *JobManager) pruneAttempts(ctx context.Context, id, keep string) error 
 		}
 		return nil
 	}
-	return jm.removeKeys(ctx, dir, func(rel string) bool { a, _, _ := strings.Cut(rel, "/"); return a != keep })
+	return jm.removeKeys(ctx, dir, func(rel string) bool { a, _, _ := strings.Cut(rel, "/"); return superseded(a) })
+}
+
+// attemptAfter reports whether name is an attempt id ("<epoch>-<n>")
+// deployed after attempt id keep: of a later epoch, or of keep's with a
+// larger n.
+func attemptAfter(name, keep string) bool {
+	e, n, ok := parseAttempt(name)
+	ke, kn, kok := parseAttempt(keep)
+	return ok && kok && (e > ke || e == ke && n > kn)
+}
+
+func parseAttempt(id string) (epoch, n int64, ok bool) {
+	a, b, found := strings.Cut(id, "-")
+	if !found {
+		return 0, 0, false
+	}
+	epoch, err1 := strconv.ParseInt(a, 10, 64)
+	n, err2 := strconv.ParseInt(b, 10, 64)
+	return epoch, n, err1 == nil && err2 == nil
 }
 
 // removeJobDir removes job id's directory, with every attempt's

@@ -401,15 +401,21 @@ func (jm *JobManager) Gate(ctx context.Context, req *rpc.GateRequest) (*rpc.Gate
 		return nil, fmt.Errorf("jobmanager: checkpoint %d of job %s: %w", req.Checkpoint, req.JobID, err)
 	}
 	now := jm.opts.Clock.Now().UnixMilli()
-	if j.pruned != req.Attempt && strings.HasPrefix(req.Path, jm.attemptDir(j.id, req.Attempt)+"/") {
-		// The pointer is in this attempt's directory: the superseded
-		// attempts' directories hold nothing a restore reads.
-		j.pruned = req.Attempt
-		if err := jm.pruneAttempts(ctx, j.id, req.Attempt); err != nil {
-			jm.logf("job %s: %v", j.id, err)
-		}
-	}
 	jm.mu.Lock()
+	if j.pruned != req.Attempt && strings.HasPrefix(req.Path, jm.attemptDir(j.id, req.Attempt)+"/") && !jm.closing {
+		// The pointer is in this attempt's directory: the superseded
+		// attempts' directories hold nothing a restore reads. They go
+		// beside the job, so that the checkpoint does not wait for them
+		// (many objects on S3).
+		j.pruned = req.Attempt
+		jm.bg.Add(1)
+		go func(ctx context.Context, jid, keep string) {
+			defer jm.bg.Done()
+			if err := jm.pruneAttempts(ctx, jid, keep); err != nil {
+				jm.logf("job %s: %v", jid, err)
+			}
+		}(jm.ctx, j.id, req.Attempt)
+	}
 	j.completed++
 	j.latest = &rest.CompletedCheckpoint{ID: req.Checkpoint, Status: "COMPLETED", TriggerTimestamp: now, LatestAckTimestamp: now, ExternalPath: req.Path}
 	a.checkpoints++

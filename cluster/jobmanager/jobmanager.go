@@ -100,6 +100,10 @@ type JobManager struct {
 	jobs     map[string]*job
 	finished []*job // the jobs ended, for the overview
 	ctx      context.Context
+	// bg are the removals of superseded attempts' directories, which run
+	// beside the jobs; none starts once closing
+	bg      sync.WaitGroup
+	closing bool
 }
 
 // New listens on the addresses of opts and returns the JobManager; Run
@@ -222,6 +226,10 @@ func (jm *JobManager) Run(ctx context.Context) error {
 		jm.grpc.Stop()
 		wg.Wait()
 		jm.waitJobs()
+		jm.mu.Lock()
+		jm.closing = true
+		jm.mu.Unlock()
+		jm.bg.Wait()
 		if jm.ownHA {
 			jm.opts.HA.Close()
 		}

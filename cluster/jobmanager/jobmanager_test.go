@@ -523,9 +523,10 @@ func TestCheckpointDirs(t *testing.T) {
 	if second.tm != "b" || second.env.Restore != filepath.Join(jobDir, first.env.Attempt, "chk-1") {
 		t.Fatalf("the restart ran on %s restoring %q, want b restoring the first attempt's chk-1", second.tm, second.env.Restore)
 	}
-	if got := listing(t, jobDir); !slices.Equal(got, []string{second.env.Attempt}) {
-		t.Fatalf("after the restart's checkpoint: %v, want [%s] alone", got, second.env.Attempt)
-	}
+	// the superseded attempts' directories go beside the job
+	c.waitFor("the first attempt's directory removed", func() bool {
+		return slices.Equal(listing(t, jobDir), []string{second.env.Attempt})
+	})
 	c.jm.mu.Lock()
 	inc := c.jm.jobs[jid].incarnation
 	c.jm.mu.Unlock()
@@ -684,5 +685,25 @@ func TestResult(t *testing.T) {
 	}
 	if _, err := c.jm.Result(ctx, strings.Repeat("0", 32)); !errors.Is(err, rest.ErrNotFound) {
 		t.Fatalf("an unknown job's result: %v", err)
+	}
+}
+
+// TestPruneAttempts: the removal that follows an attempt's first recorded
+// checkpoint takes the attempts before it, of its epoch and earlier ones,
+// and what is no attempt's, but never an attempt deployed after it, which
+// may have started while the removal ran beside the job.
+func TestPruneAttempts(t *testing.T) {
+	c := newCluster(t, Options{HeartbeatTimeout: time.Hour})
+	dir := filepath.Join(c.jm.opts.CheckpointDir, "job")
+	for _, a := range []string{"1-1", "1-2", "1-10", "2-1", "0-7", "junk"} {
+		if err := os.MkdirAll(filepath.Join(dir, a, "chk-1"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.jm.pruneAttempts(context.Background(), "job", "1-2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := listing(t, dir), []string{"1-10", "1-2", "2-1"}; !slices.Equal(got, want) {
+		t.Fatalf("after pruning for 1-2: %v, want %v", got, want)
 	}
 }
