@@ -98,7 +98,14 @@ func (in *inbox[T]) takeFrom(p int) (m message[T], ok bool, err error) {
 	if ch.n == 0 {
 		return m, false, nil
 	}
-	m = ch.q[ch.head]
+	return ch.pop(), true, nil
+}
+
+// pop removes the head of the channel's queue, freeing a credit: a
+// producer that waited for one hears of it. The caller holds the inbox's
+// mu and the queue is not empty.
+func (ch *channel[T]) pop() message[T] {
+	m := ch.q[ch.head]
 	ch.q[ch.head] = message[T]{}
 	ch.head = ring.Wrap(ch.head+1, len(ch.q))
 	ch.n--
@@ -109,7 +116,7 @@ func (in *inbox[T]) takeFrom(p int) (m message[T], ok bool, err error) {
 		default:
 		}
 	}
-	return m, true, nil
+	return m
 }
 
 // offer puts m into its channel unless the channel is full, which it then
@@ -228,17 +235,7 @@ func (in *inbox[T]) take() (m message[T], ok bool) {
 			ch.queued = false
 			continue
 		}
-		m = ch.q[ch.head]
-		ch.q[ch.head] = message[T]{}
-		ch.head = ring.Wrap(ch.head+1, len(ch.q))
-		ch.n--
-		if ch.waiting {
-			ch.waiting = false
-			select {
-			case ch.credit <- struct{}{}:
-			default:
-			}
-		}
+		m = ch.pop()
 		if ch.n > 0 {
 			in.avail.Push(p) // round robin among the channels with data
 		} else {

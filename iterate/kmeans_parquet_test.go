@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/weirdata/weir/dataset"
+	"github.com/weirdata/weir/formats/formatstest"
 	"github.com/weirdata/weir/formats/parquet"
 )
 
@@ -109,25 +110,13 @@ func head(s []string) []string { return s[:min(len(s), 5)] }
 // formatted by line.
 func readRows[T any](t *testing.T, path string, line func(T) string) []string {
 	t.Helper()
-	ctx := context.Background()
 	src, err := parquet.Open[T](path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	splits, err := src.Splits(ctx)
+	out, err := formatstest.ReadAll(context.Background(), src, line)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, s := range splits {
-		if err := src.Read(ctx, s, func(b []T) error {
-			for _, r := range b {
-				out = append(out, line(r))
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return out
 }

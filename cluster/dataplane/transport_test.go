@@ -239,22 +239,9 @@ func startProc(t *testing.T, name string) *proc {
 // process, each with its own shuffle Server and Client) and returns each
 // one's error.
 func runSplit(t *testing.T, ctx context.Context, n int, strategy flow.ShipStrategy, mode flow.ExchangeMode, fo flow.Options, out *collector) [2]error {
-	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
-	addr := func(v, i int) string { return procs[placement[v][i]].addr }
-	var jobs [2]*flow.Job
-	for k := range procs {
-		g := flow.NewGraph()
-		build(t, g, n, strategy, mode, out)
-		o := fo
-		o.Remote = &flow.Remote{
-			Here:      func(v, i int) bool { return placement[v][i] == k },
-			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
-		}
-		jb, err := flow.Start(ctx, g, o)
-		if err != nil {
-			t.Fatalf("process %d: %v", k, err)
-		}
-		jobs[k] = jb
+	jobs, _, err := twoJobs(t, ctx, fo, func(g *flow.Graph) { build(t, g, n, strategy, mode, out) })
+	if err != nil {
+		t.Fatal(err)
 	}
 	var errs [2]error
 	for k, jb := range jobs {
@@ -354,13 +341,9 @@ func TestSplitJobEqualsEmbedded(t *testing.T) {
 func TestPeerLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
-	addr := func(v, i int) string { return procs[placement[v][i]].addr }
 	release := make(chan struct{})
-	var jobs [2]*flow.Job
-	for k := range procs {
-		g := flow.NewGraph()
-		recCodec, _ := memory.NewCodec[rec]()
+	recCodec, _ := memory.NewCodec[rec]()
+	jobs, procs, err := twoJobs(t, ctx, flow.Options{}, func(g *flow.Graph) {
 		src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
 			w := flow.Output[rec](tc, 0)
 			for seq := 0; ; seq++ {
@@ -368,7 +351,7 @@ func TestPeerLost(t *testing.T) {
 				if err := w.Emit(&r); err != nil {
 					return err
 				}
-				if seq == 1000 && tc.Subtask == 1 {
+				if seq == 1000 && tc.Subtask == 1 { // in process 1 alone
 					close(release)
 				}
 			}
@@ -383,15 +366,9 @@ func TestPeerLost(t *testing.T) {
 		})
 		flow.Connect(g, src, sink, flow.Partitioner[rec]{Strategy: flow.Rebalance}, flow.Pipelined, recCodec)
 		g.Vertex("sink", sumP, func(*flow.TaskContext) error { return nil })
-		o := flow.Options{Remote: &flow.Remote{
-			Here:      func(v, i int) bool { return placement[v][i] == k },
-			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
-		}}
-		jb, err := flow.Start(ctx, g, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs[k] = jb
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	<-release
 	// process 1 dies: its server and client go, its job is canceled
@@ -401,7 +378,7 @@ func TestPeerLost(t *testing.T) {
 	if _, err := jobs[1].Wait(); err == nil {
 		t.Fatal("the canceled process's job ended without error")
 	}
-	_, err := jobs[0].Wait()
+	_, err = jobs[0].Wait()
 	if !errors.Is(err, shuffle.ErrBroken) {
 		t.Fatalf("the surviving process's job ended with %v, want an error wrapping shuffle.ErrBroken", err)
 	}
@@ -419,17 +396,13 @@ func TestAlignedBarriersAcrossProcesses(t *testing.T) {
 	const n, every, barriers = 3000, 500, 5
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
-	addr := func(v, i int) string { return procs[placement[v][i]].addr }
 	var mu sync.Mutex
 	seen := 0
-	var jobs [2]*flow.Job
-	for k := range procs {
-		recCodec, err := memory.NewCodec[rec]()
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := flow.NewGraph()
+	recCodec, err := memory.NewCodec[rec]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err := twoJobs(t, ctx, flow.Options{BatchSize: 16, ChannelBuffers: 1}, func(g *flow.Graph) {
 		src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
 			w := flow.Output[rec](tc, 0)
 			for seq := range n {
@@ -484,15 +457,9 @@ func TestAlignedBarriersAcrossProcesses(t *testing.T) {
 		})
 		flow.Connect(g, src, agg, flow.Partitioner[rec]{Strategy: flow.Rebalance}, flow.Pipelined, recCodec)
 		g.Vertex("sink", sumP, func(*flow.TaskContext) error { return nil })
-		o := flow.Options{BatchSize: 16, ChannelBuffers: 1, Remote: &flow.Remote{
-			Here:      func(v, i int) bool { return placement[v][i] == k },
-			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
-		}}
-		jb, err := flow.Start(ctx, g, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs[k] = jb
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for k, jb := range jobs {
 		if _, err := jb.Wait(); err != nil {
@@ -504,9 +471,11 @@ func TestAlignedBarriersAcrossProcesses(t *testing.T) {
 	}
 }
 
-// twoJobs starts the graph each build makes in two processes with the
-// test placement and returns the jobs.
-func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *flow.Graph)) ([2]*flow.Job, error) {
+// twoJobs starts the graph each call of build makes in two processes (two
+// flow jobs, each with its own shuffle server and client on loopback)
+// with the test placement, and returns the jobs and the processes. When
+// the second cannot start, the first is canceled and waited for.
+func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *flow.Graph)) ([2]*flow.Job, [2]*proc, error) {
 	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
 	addr := func(v, i int) string { return procs[placement[v][i]].addr }
 	var jobs [2]*flow.Job
@@ -524,11 +493,11 @@ func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *f
 				jobs[0].Cancel()
 				jobs[0].Wait()
 			}
-			return jobs, err
+			return jobs, procs, err
 		}
 		jobs[k] = jb
 	}
-	return jobs, nil
+	return jobs, procs, nil
 }
 
 // TestStartRefusesRemoteEdges: an edge whose channels cross processes
@@ -547,7 +516,7 @@ func TestStartRefusesRemoteEdges(t *testing.T) {
 		{"sampled range", flow.Partitioner[rec]{Strategy: flow.Range, Key: func(dst []byte, v *rec) []byte { return append(dst, v.Name...) }}, codec, "sampled RANGE edges between processes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := twoJobs(t, ctx, flow.Options{}, func(g *flow.Graph) {
+			_, _, err := twoJobs(t, ctx, flow.Options{}, func(g *flow.Graph) {
 				src := g.Vertex("source", sourceP, func(*flow.TaskContext) error { return nil })
 				dst := g.Vertex("sum", sumP, func(*flow.TaskContext) error { return nil })
 				flow.Connect(g, src, dst, tc.part, flow.Pipelined, tc.codec)
@@ -575,7 +544,7 @@ func consumerEndsEarly(t *testing.T, mode flow.ExchangeMode) {
 	codec, _ := memory.NewCodec[rec]()
 	var mu sync.Mutex
 	first := 0
-	jobs, err := twoJobs(t, ctx, flow.Options{BatchSize: 8, ChannelBuffers: 1}, func(g *flow.Graph) {
+	jobs, _, err := twoJobs(t, ctx, flow.Options{BatchSize: 8, ChannelBuffers: 1}, func(g *flow.Graph) {
 		src := g.Vertex("source", sourceP, func(tc *flow.TaskContext) error {
 			w := flow.Output[rec](tc, 0)
 			for seq := range 20000 {

@@ -144,6 +144,8 @@ func TestDependencyRules(t *testing.T) {
 		"internal/ring": isStd,
 		"internal/wire": isStd,
 		"formats":       isStd,
+		// what tests of sources and sinks share
+		"formats/formatstest": func(p string) bool { return isStd(p) || p == module+"/formats" },
 		// keyed state, key groups and timers: a leaf above memory, under the
 		// stream operators
 		"stream/state": func(p string) bool { return isStd(p) || p == module+"/memory" || p == module+"/internal/wire" },

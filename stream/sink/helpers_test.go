@@ -12,6 +12,7 @@ import (
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/formats"
 	"github.com/weirdata/weir/formats/csv"
+	"github.com/weirdata/weir/formats/formatstest"
 	"github.com/weirdata/weir/formats/parquet"
 	"github.com/weirdata/weir/formats/text"
 )
@@ -70,21 +71,9 @@ func readAll[T any](t *testing.T, src formats.Source[T], err error, line func(T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	splits, err := src.Splits(ctx)
+	out, err := formatstest.ReadAll(context.Background(), src, line)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, sp := range splits {
-		if err := src.Read(ctx, sp, func(b []T) error {
-			for _, r := range b {
-				out = append(out, line(r))
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return out
 }
