@@ -331,7 +331,7 @@ func (x *exchange[T]) pump(c int) error {
 	j := x.j
 	rcv := x.remote.rcv[c]
 	in := x.inbox[c]
-	credit := x.remote.credit[c]
+	credit, done := x.remote.credit[c], x.done[c]
 	pending := make([]message[T], x.nProd)
 	held := make([]bool, x.nProd)
 	nHeld, live := 0, x.remote.remote[c]
@@ -402,6 +402,10 @@ func (x *exchange[T]) pump(c int) error {
 		select {
 		case <-rcv.Ready():
 		case <-credit:
+		case <-done:
+			// the consumer ended without freeing the slots a held
+			// message waits for: its inbox drops them now
+			done = nil
 		case <-j.ctx.Done():
 			for p := range held {
 				if held[p] {
