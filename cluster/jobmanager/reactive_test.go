@@ -73,6 +73,23 @@ func (c *testCluster) parallelism(jid string) int {
 	return d.Vertices[0].Parallelism
 }
 
+// belowAsk starts a JobManager on a manual clock with reactive scaling
+// after stab, and a 1-slot TaskManager running a job that asks for 2 and
+// recorded chk-1; it returns the cluster, the clock, the job and its
+// first attempt.
+func belowAsk(t *testing.T, stab time.Duration) (*testCluster, *clock.Manual, string, run) {
+	t.Helper()
+	clk := clock.NewManual(time.Unix(1000, 0))
+	c := newCluster(t, Options{Clock: clk, HeartbeatTimeout: time.Hour, RescaleStabilization: stab})
+	c.startTM("a", 1, cluster.Fingerprint{})
+	c.registered(1)
+	jid, err := c.jm.Submit(context.Background(), rest.Submission{Args: []string{"wait", "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, clk, jid, c.next()
+}
+
 // TestRescaleUp: a job asked for 2 slots runs at 1 on a 1-slot
 // TaskManager; a 2-slot TaskManager registers. Not before the
 // stabilization interval passed on the JobManager's clock, the attempt is
@@ -80,17 +97,9 @@ func (c *testCluster) parallelism(jid string) int {
 // restoring the checkpoint the first recorded. The rescale is no failure:
 // no restart is counted and the job goes on RUNNING at parallelism 2.
 func TestRescaleUp(t *testing.T) {
-	clk := clock.NewManual(time.Unix(1000, 0))
 	const stab = 3 * time.Second
-	c := newCluster(t, Options{Clock: clk, HeartbeatTimeout: time.Hour, RescaleStabilization: stab})
-	c.startTM("a", 1, cluster.Fingerprint{})
-	c.registered(1)
+	c, clk, jid, first := belowAsk(t, stab)
 	ctx := context.Background()
-	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := c.next()
 	if first.tm != "a" || first.env.Slots != 1 || first.env.Restore != "" {
 		t.Fatalf("the first attempt ran on %s with %d slots restoring %q, want a with 1 and nothing", first.tm, first.env.Slots, first.env.Restore)
 	}
@@ -237,17 +246,9 @@ func TestNoRescaleDuringSavepoint(t *testing.T) {
 func TestRescaleWaitsForCheckpoint(t *testing.T) {
 	for _, comes := range []bool{true, false} {
 		t.Run(fmt.Sprintf("checkpoint=%v", comes), func(t *testing.T) {
-			clk := clock.NewManual(time.Unix(1000, 0))
 			const stab, gap = 3 * time.Second, 2 * time.Second
-			c := newCluster(t, Options{Clock: clk, HeartbeatTimeout: time.Hour, RescaleStabilization: stab})
-			c.startTM("a", 1, cluster.Fingerprint{})
-			c.registered(1)
-			ctx := context.Background()
-			jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"wait", "2"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			first := c.next() // it recorded chk-1
+			c, clk, jid, first := belowAsk(t, stab)
+			ctx := context.Background() // the first attempt recorded chk-1
 			clk.Advance(gap)
 			if err := first.env.Gate(ctx, 2, "chk-2"); err != nil {
 				t.Fatal(err)
