@@ -101,7 +101,7 @@ func (e *edgeBase) remoteLinks(j *job) (out, in bool) {
 	}
 	for c := 0; c < e.to.parallelism; c++ {
 		for p := 0; p < e.from.parallelism; p++ {
-			if e.strategy == Forward && p != c {
+			if !e.feeds(p, c) {
 				continue
 			}
 			hp, hc := j.here(e.from, p), j.here(e.to, c)
@@ -111,6 +111,10 @@ func (e *edgeBase) remoteLinks(j *job) (out, in bool) {
 	}
 	return out, in
 }
+
+// feeds reports whether producer subtask p sends to consumer subtask c:
+// every pair but on a FORWARD edge, where only p == c.
+func (e *edgeBase) feeds(p, c int) bool { return e.strategy != Forward || p == c }
 
 // checkRemote reports an edge whose channels cross processes but cannot.
 func (e *edgeBase) checkRemote(j *job) error {
@@ -185,7 +189,7 @@ func (x *exchange[T]) startRemote() error {
 	for c := 0; c < x.nCons; c++ {
 		hc := j.here(e.to, c)
 		for p := 0; p < x.nProd; p++ {
-			if e.strategy == Forward && p != c {
+			if !e.feeds(p, c) {
 				continue
 			}
 			hp := j.here(e.from, p)
@@ -245,7 +249,7 @@ func (x *exchange[T]) runRemote() {
 	for c := 0; c < x.nCons; c++ {
 		if r.out[c] {
 			for p := 0; p < x.nProd; p++ {
-				if (e.strategy == Forward && p != c) || !j.here(e.from, p) {
+				if !e.feeds(p, c) || !j.here(e.from, p) {
 					continue
 				}
 				j.bg.Add(1)
