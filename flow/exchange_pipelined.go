@@ -52,8 +52,11 @@ type exchange[T any] struct {
 
 	space *spill.Space
 
-	// the channels between processes, nil when none crosses
+	// the channels between processes, nil when none crosses; sample, a
+	// sampled Range edge's sample channels, nil when all its producers
+	// run here
 	remote *remoteIO[T]
+	sample *remoteSample
 
 	allocated atomic.Int64 // batches made because the free list was empty
 
@@ -119,10 +122,16 @@ func (e *edge[T]) start(j *job) error {
 		}
 	}
 	e.rt = x
-	return x.startRemote()
+	if err := x.startRemote(); err != nil {
+		return err
+	}
+	return x.startSample()
 }
 
-func (e *edge[T]) runRemote() { e.rt.runRemote() }
+func (e *edge[T]) runRemote() {
+	e.rt.runRemote()
+	e.rt.runSample()
+}
 
 // cleanup releases the reservations and spill files an execution left behind. It
 // runs after every task of the job ended.

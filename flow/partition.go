@@ -111,6 +111,7 @@ type rangeSampler struct {
 	mu      sync.Mutex
 	samples [][][]byte
 	seen    []int64
+	got     []bool
 	left    int
 	nCons   int
 	ready   chan struct{} // closed once bounds is set
@@ -118,15 +119,24 @@ type rangeSampler struct {
 }
 
 func newRangeSampler(nProd, nCons int) *rangeSampler {
-	return &rangeSampler{samples: make([][][]byte, nProd), seen: make([]int64, nProd), left: nProd, nCons: nCons, ready: make(chan struct{})}
+	return &rangeSampler{samples: make([][][]byte, nProd), seen: make([]int64, nProd), got: make([]bool, nProd), left: nProd, nCons: nCons, ready: make(chan struct{})}
 }
 
 // publish records producer p's sample; the last producer computes the bounds.
-func (s *rangeSampler) publish(p int, r *reservoir) {
+func (s *rangeSampler) publish(p int, r *reservoir) { s.publishRemote(p, r.keys, r.seen) }
+
+// publishRemote records producer p's sample, keys of seen records, unless
+// it has it already (a producer elsewhere sends it to every producer of
+// this process).
+func (s *rangeSampler) publishRemote(p int, keys [][]byte, seen int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.samples[p] = r.keys
-	s.seen[p] = r.seen
+	if s.got[p] {
+		return
+	}
+	s.got[p] = true
+	s.samples[p] = keys
+	s.seen[p] = seen
 	s.left--
 	if s.left == 0 {
 		s.bounds = boundsFromSamples(s.samples, s.seen, s.nCons)
@@ -161,7 +171,9 @@ func boundsFromSamples(samples [][][]byte, seen []int64, n int) [][]byte {
 		}
 		return bounds
 	}
-	slices.SortFunc(all, func(a, b weighted) int { return bytes.Compare(a.key, b.key) })
+	// stable: equal keys keep the producers' order, so every process of a
+	// job spread over several computes the same bounds
+	slices.SortStableFunc(all, func(a, b weighted) int { return bytes.Compare(a.key, b.key) })
 	acc, j := 0.0, 0
 	for i := range bounds {
 		goal := total * float64(i+1) / float64(n)

@@ -15,9 +15,10 @@ import (
 // (a channel out of credit stops its producer alone, across the network
 // too), events in band, EndOfPartition last. Records cross as their
 // edge's codec writes them, so every edge with a channel between
-// processes needs a codec. Not carried between processes: sampled Range
-// edges, which Start refuses, and priority events (unaligned barriers),
-// which fail the job.
+// processes needs a codec. A sampled Range edge's producers share their
+// samples across processes, so every process computes the same bounds
+// (remote_sample.go). Not carried between processes: priority events
+// (unaligned barriers), which fail the job.
 //
 // A blocking edge's result stays with its producer: a producer subtask
 // fills its stores (spilling them to its disk) as in one process, and once
@@ -125,8 +126,6 @@ func (e *edgeBase) checkRemote(j *job) error {
 	switch {
 	case !e.hasCodec:
 		return fmt.Errorf("flow: edge %s crosses processes and has no codec", e.name)
-	case e.sampled:
-		return fmt.Errorf("flow: edge %s: sampled RANGE edges between processes are not supported", e.name)
 	}
 	return nil
 }
@@ -164,19 +163,12 @@ type remoteIO[T any] struct {
 // and each consumer here with producers elsewhere registers a Receiver.
 func (x *exchange[T]) startRemote() error {
 	j, e := x.j, x.e
-	out, in := e.remoteLinks(j)
-	if !out && !in {
-		return nil
-	}
-	r := &remoteIO[T]{out: make([]bool, x.nCons), rcv: make([]Receiver, x.nCons), remote: make([]int, x.nCons), credit: make([]chan struct{}, x.nCons)}
-	x.remote = r
-	if x.mode == Blocking {
-		// the stores are ready once the producers here finished; the
-		// others' results come over the channels
-		r.fin = make([]chan struct{}, x.nProd)
+	if j.opts.Remote != nil && x.mode == Blocking {
+		// the stores are ready once the producers here finished, whether
+		// or not a channel crosses; the others' results come over the
+		// channels
 		local := 0
-		for p := range r.fin {
-			r.fin[p] = make(chan struct{})
+		for p := range x.nProd {
 			if j.here(e.from, p) {
 				local++
 			}
@@ -184,6 +176,18 @@ func (x *exchange[T]) startRemote() error {
 		x.pending.Store(int32(local))
 		if local == 0 {
 			close(x.ready)
+		}
+	}
+	out, in := e.remoteLinks(j)
+	if !out && !in {
+		return nil
+	}
+	r := &remoteIO[T]{out: make([]bool, x.nCons), rcv: make([]Receiver, x.nCons), remote: make([]int, x.nCons), credit: make([]chan struct{}, x.nCons)}
+	x.remote = r
+	if x.mode == Blocking {
+		r.fin = make([]chan struct{}, x.nProd)
+		for p := range r.fin {
+			r.fin[p] = make(chan struct{})
 		}
 	}
 	for c := 0; c < x.nCons; c++ {
@@ -228,6 +232,7 @@ func (x *exchange[T]) startRemote() error {
 
 // closeRemote closes the receivers left open.
 func (x *exchange[T]) closeRemote() {
+	x.closeSample()
 	if x.remote == nil {
 		return
 	}

@@ -557,6 +557,9 @@ func (w *Writer[T]) replaySample() error {
 	}
 	w.local = nil
 	x.sampler.publish(w.src, w.res)
+	if err := x.sendSample(x.j.ctx, w.src, w.res); err != nil {
+		return err
+	}
 	select {
 	case <-x.sampler.ready:
 	case <-x.j.ctx.Done():
