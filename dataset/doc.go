@@ -109,6 +109,18 @@
 // changed. Sinks commit only after stage 2 succeeded; the stored files are
 // removed on every path.
 //
+// # Spread over processes
+//
+// With Options.Spread, each of several processes runs a share of the same
+// program: every process plans the same plan and runs the subtasks of its
+// slots (subtask i of every operator in the process holding slot i modulo
+// the slots of all), the channels between processes going over the
+// Spread's Transport (flow.Remote). Collect and Count gather the whole
+// result into every process, so the program that reads them goes on the
+// same way in each. Sources take their splits by subtask instead of from a
+// shared counter; Options.Adaptive is ignored; each process commits the
+// outputs of its own subtasks; iterations are refused. See Spread.
+//
 // # Iterations
 //
 // Iterate (bulk) and IterateDelta run loops inside the dataflow, as Flink does,

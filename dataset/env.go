@@ -68,6 +68,9 @@ type Options struct {
 	// changed (Actual.Replanned). See the package documentation. The default
 	// (false) plans once.
 	Adaptive bool
+	// Spread, when set, runs this process's share of a program spread
+	// over several processes (see Spread).
+	Spread *Spread
 }
 
 // Env collects a program and runs it. It is not safe for concurrent use.
@@ -76,7 +79,15 @@ type Env struct {
 	nodes []*node
 	errs  []error
 	loops []*loop
+	// stages counts the executions run spread (Spread.Transport's stage);
+	// here, during one, reports whether subtask i of vertex v runs in this
+	// process.
+	stages int
+	here   func(v, i int) bool
 }
+
+// elsewhere reports whether subtask i of n runs in another process.
+func (e *Env) elsewhere(n *node, i int) bool { return e.here != nil && !e.here(n.vertex, i) }
 
 // New returns an empty program.
 func New(opts Options) *Env {
@@ -161,6 +172,15 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sp := e.opts.Spread; sp != nil {
+		if err := sp.check(); err != nil {
+			return nil, err
+		}
+		if len(e.loops) > 0 {
+			return nil, errors.New("dataset: a program with iterations runs in one process, not spread: an iteration's superstep barrier is shared memory")
+		}
+		sp.gather(plan, e.nodes)
+	}
 	bind(plan, e.nodes)
 	for _, n := range e.nodes {
 		n.op.reset()
@@ -170,7 +190,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	for _, lp := range e.loops {
 		lp.reset()
 	}
-	if e.opts.Adaptive && len(e.loops) == 0 {
+	if e.opts.Adaptive && len(e.loops) == 0 && e.opts.Spread == nil {
 		st := e.splitStages()
 		if len(st.cuts) > 0 {
 			if err := e.planned(plan); err != nil {
@@ -223,6 +243,21 @@ func (e *Env) runStage(ctx context.Context, plan *optimizer.Plan, nodes []*node)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
+	var remote *flow.Remote
+	if sp := e.opts.Spread; sp != nil {
+		gathered := map[int]bool{}
+		for _, n := range nodes {
+			if n.gathered {
+				gathered[n.vertex] = true
+			}
+		}
+		remote, err = sp.remote(e.stages, gathered)
+		e.stages++
+		if err != nil {
+			return nil, closeManager(mgr, err)
+		}
+		e.here = remote.Here
+	}
 	res, err := flow.Execute(ctx, g, flow.Options{
 		Manager:       mgr,
 		TmpDir:        e.opts.TmpDir,
@@ -231,6 +266,7 @@ func (e *Env) runStage(ctx context.Context, plan *optimizer.Plan, nodes []*node)
 		BatchSize:     e.opts.BatchSize,
 		Progress:      e.opts.Progress,
 		ProgressEvery: e.opts.ProgressEvery,
+		Remote:        remote,
 	})
 	if err != nil {
 		err = fmt.Errorf("dataset: %w", err)

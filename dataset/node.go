@@ -59,11 +59,26 @@ type node struct {
 	// program's model, which planning never changes.
 	planned *optimizer.Node
 
+	// gathered marks a sink whose result the program reads in memory
+	// (Collect, Count): spread over processes, each gathers all of it
+	// (Spread).
+	gathered bool
+
 	// lm is the node's part in an iteration (loop.go), nil outside one.
 	lm *loopMember
 }
 
 func (n *node) name() string { return n.opt.Name }
+
+// parallelism is the subtasks n runs as in this execution: the plan's
+// (which a spread execution changes for gathering sinks), or the model's
+// before planning.
+func (n *node) parallelism() int {
+	if n.planned != nil {
+		return n.planned.Parallelism
+	}
+	return n.opt.Parallelism
+}
 
 // outEdge is one output of a vertex: the consumer and which of its inputs it is.
 type outEdge struct {

@@ -23,6 +23,7 @@ func Collect[T any](ds *DataSet[T]) *Collected[T] {
 	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
 	n.op = pulls[none](&collectOp[T]{n: n, res: res})
+	n.gathered = true
 	return res
 }
 
@@ -35,7 +36,7 @@ type collectOp[T any] struct {
 }
 
 func (o *collectOp[T]) reset() {
-	o.res.parts = make([][]T, o.n.opt.Parallelism)
+	o.res.parts = make([][]T, o.n.parallelism())
 	o.res.vals = nil
 }
 
@@ -76,6 +77,7 @@ func Count[T any](ds *DataSet[T]) *Counted {
 	n.opt.RowBytes = rowBytes[T]()
 	connectInput[T](n, 0, nil)
 	n.op = pulls[none](&countOp[T]{n: n, res: res})
+	n.gathered = true
 	return res
 }
 
@@ -86,7 +88,7 @@ type countOp[T any] struct {
 	res *Counted
 }
 
-func (o *countOp[T]) reset() { o.res.parts, o.res.n = make([]int64, o.n.opt.Parallelism), 0 }
+func (o *countOp[T]) reset() { o.res.parts, o.res.n = make([]int64, o.n.parallelism()), 0 }
 
 func (o *countOp[T]) run(tc *task, _ collector[none]) error {
 	var k int64

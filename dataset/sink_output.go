@@ -102,6 +102,9 @@ func (o *outputOp[T]) open(tc *task, _ collector[none]) (flow.OneInput[T], error
 func (o *outputOp[T]) commit() error {
 	for ; o.committed < len(o.closed); o.committed++ {
 		w := o.closed[o.committed]
+		if w == nil && o.n.env.elsewhere(o.n, o.committed) {
+			continue // another process commits it
+		}
 		if w == nil {
 			return fmt.Errorf("internal error: subtask %d has no closed writer", o.committed)
 		}

@@ -71,7 +71,8 @@ func FromSource[T any](env *Env, name string, src formats.Source[T]) *DataSet[T]
 }
 
 // formatSource is FromSource's operator. The subtasks take the splits, listed
-// once per execution, from a shared counter.
+// once per execution, from a shared counter (spread over processes: by
+// subtask).
 type formatSource[T any] struct {
 	stateless
 	name   string
@@ -106,8 +107,15 @@ func (o *formatSource[T]) run(tc *task, c collector[T]) error {
 		res = tc.Env.Memory.NewReservation(o.name + " decode buffers")
 		defer res.Release()
 	}
+	// one process: the subtasks take the next split from a shared counter;
+	// spread over processes, subtask i takes splits i, i+n, ...
+	i := tc.Subtask - tc.Parallelism
 	for {
-		i := int(o.next.Add(1)) - 1
+		if tc.spread {
+			i += tc.Parallelism
+		} else {
+			i = int(o.next.Add(1)) - 1
+		}
 		if i >= len(o.splits) {
 			break
 		}

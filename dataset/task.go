@@ -18,6 +18,10 @@ type task struct {
 	// memShare is the managed memory each memory-using operator instance may
 	// hold (0: no limit but the budget's); see Env.memoryShare.
 	memShare int64
+	// spread: the job runs in several processes (Options.Spread), so a
+	// source's subtasks take their splits by subtask, not from a shared
+	// counter.
+	spread bool
 	// loop, in the tasks of an iteration, is the iteration, and step the
 	// current superstep (from 1).
 	loop *loop

@@ -120,7 +120,7 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 		head := vi.chain[0]
 		share := taskShare(vi.chain, vi.outs)
 		vi.v = g.Vertex(strings.Join(names, " -> "), head.planned.Parallelism, func(ftc *flow.TaskContext) error {
-			tc := &task{TaskContext: ftc, memShare: share}
+			tc := &task{TaskContext: ftc, memShare: share, spread: e.opts.Spread != nil}
 			run := func() error { return runChain(tc, vi.chain, vi.outs) }
 			if lp := head.loops().resultOf; lp != nil {
 				ftc.OnEnd(lp.it.Exit)
