@@ -13,11 +13,19 @@
 // line would take; the JobManager checks them with Program.Check and a
 // TaskManager runs them with Program.Run.
 //
-// A job's subtasks all run inside one TaskManager, in the slots it was
-// granted: the scheduling granularity is a job, not a subtask. A job asks
-// for its parallelism in slots and runs at min(that, the free slots of
-// the TaskManager with the most); a restore from a checkpoint taken at
+// A job asks for its parallelism in slots. It runs in one TaskManager
+// when one has the free slots, at min(that, the free slots of the
+// TaskManager with the most); a restore from a checkpoint taken at
 // another parallelism rescales the state (reactive scaling on restart).
+// A job whose Program says it spreads (Spreader: the weir binary's batch
+// jobs without iterations) and that no one TaskManager can hold runs
+// spread: its attempt has a share on each of several TaskManagers (the
+// ones with the most free slots first, up to the slots it asks for), each
+// share runs the subtasks of its slots, and the shares exchange records
+// over the TaskManagers' data plane (cluster/dataplane over
+// cluster/shuffle, at the data address each registered). A spread
+// attempt ends when every share finished; one share failing, or its
+// TaskManager lost, fails the attempt and the others are canceled.
 //
 // Each attempt of a job checkpoints into a directory of its own
 // (<checkpoint dir>/<job id>/<epoch>-<n>, a directory all processes see

@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"io"
+
+	"github.com/weirdata/weir/cluster/shuffle"
 )
 
 // Env is what a TaskManager gives one attempt of a job it runs.
@@ -36,6 +38,39 @@ type Env struct {
 	// Started, when the program calls it, hands the TaskManager the
 	// running job's controls (savepoints) and its vertices.
 	Started func(Control)
+	// Spread is set when the attempt runs spread over several
+	// TaskManagers (a Spreader's job): this TaskManager runs its share.
+	// Slots is then this share's slots.
+	Spread *Spread
+}
+
+// Spread is one share of an attempt spread over several TaskManagers.
+// Every share runs the same program with the same arguments; each runs
+// the subtasks the placement gives it (dataset.Spread's: subtask i of
+// every operator in the share holding slot i modulo the total) and
+// exchanges records with the others over the TaskManagers' shuffle
+// (cluster/dataplane's flow.Transport over Client and Server).
+type Spread struct {
+	// Part is this share's index in Slots and Addrs.
+	Part int
+	// Slots are the slots of each share; Addrs the data (shuffle)
+	// address of each share's TaskManager.
+	Slots []int
+	Addrs []string
+	// Channels prefixes the names of the attempt's shuffle channels (the
+	// job and the attempt): a program adds what tells its executions
+	// apart, so no two mix.
+	Channels string
+	// Client and Server are this TaskManager's end of the shuffle.
+	Client *shuffle.Client
+	Server *shuffle.Server
+}
+
+// Spreader is a Program some of whose jobs run spread over several
+// TaskManagers when no one TaskManager has the slots they ask for.
+type Spreader interface {
+	// Spreads reports whether the job args may be spread.
+	Spreads(args []string) bool
 }
 
 // MaxStdout is the most of an attempt's standard output a TaskManager

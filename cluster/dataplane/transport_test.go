@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +78,9 @@ func oracle(n, copies int) map[int64]int64 {
 type collector struct {
 	mu   sync.Mutex
 	sums map[int64]int64
+	// emitted counts the sums emitted per key: one per key where a key
+	// goes to one consumer (HASH, RANGE)
+	emitted map[int64]int
 	// watermarks counts the watermarks each sum subtask saw
 	watermarks int
 	// spilled counts the bytes the two processes spilled
@@ -86,8 +90,12 @@ type collector struct {
 func (c *collector) add(s []sum) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.emitted == nil {
+		c.emitted = map[int64]int{}
+	}
 	for _, v := range s {
 		c.sums[v.Key] += v.Sum
+		c.emitted[v.Key]++
 	}
 }
 
@@ -110,7 +118,7 @@ func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, mode 
 			if err := w.Emit(&r); err != nil {
 				return err
 			}
-			if mode == flow.Pipelined && (seq+1)%watermarkEvery == 0 {
+			if mode == flow.Pipelined && strategy != flow.Range && (seq+1)%watermarkEvery == 0 {
 				if err := w.Event(flow.Event{Kind: flow.Watermark, Value: int64(seq)}); err != nil {
 					return err
 				}
@@ -178,8 +186,12 @@ func build(t *testing.T, g *flow.Graph, n int, strategy flow.ShipStrategy, mode 
 		}
 	})
 	part := flow.Partitioner[rec]{Strategy: strategy}
-	if strategy == flow.Hash {
+	switch strategy {
+	case flow.Hash:
 		part.Hash = func(v *rec) uint64 { return uint64(v.Key) * 0x9E3779B97F4A7C15 }
+	case flow.Range:
+		// no Bounds: the producers sample the keys, across processes
+		part.Key = func(dst []byte, v *rec) []byte { return binary.BigEndian.AppendUint64(dst, uint64(v.Key)) }
 	}
 	flow.Connect(g, src, agg, part, mode, recCodec)
 	flow.Connect(g, agg, sink, flow.Partitioner[sum]{Strategy: flow.Forward}, flow.Pipelined, sumCodec)
@@ -275,11 +287,17 @@ func TestSplitJob(t *testing.T) {
 		{"hash/no-buffer-timeout", 3000, flow.Hash, flow.Pipelined, flow.Options{BufferTimeout: -1}, false},
 		{"rebalance", 4000, flow.Rebalance, flow.Pipelined, flow.Options{BatchSize: 64}, false},
 		{"broadcast", 2000, flow.Broadcast, flow.Pipelined, flow.Options{BatchSize: 50, ChannelBuffers: 1}, false},
+		// the producers of both processes share their samples: one key
+		// goes to one consumer wherever its producer runs
+		{"range/sampled", 5000, flow.Range, flow.Pipelined, flow.Options{}, false},
+		{"range/sampled/one-credit", 3000, flow.Range, flow.Pipelined, flow.Options{BatchSize: 7, ChannelBuffers: 1}, false},
 		{"empty", 0, flow.Hash, flow.Pipelined, flow.Options{}, false},
 		{"tiny-memory", 3000, flow.Hash, flow.Pipelined, flow.Options{Memory: 1 << 20, BatchSize: 16}, false},
 		{"blocking/hash", 5000, flow.Hash, flow.Blocking, flow.Options{}, false},
 		{"blocking/broadcast/one-credit", 2000, flow.Broadcast, flow.Blocking, flow.Options{BatchSize: 50, ChannelBuffers: 1}, false},
 		{"blocking/empty", 0, flow.Rebalance, flow.Blocking, flow.Options{}, false},
+		{"blocking/range/sampled", 5000, flow.Range, flow.Blocking, flow.Options{}, false},
+		{"range/sampled/empty", 0, flow.Range, flow.Pipelined, flow.Options{}, false},
 		// the producers' stores spill to their disk and are sent from there
 		{"blocking/tiny-memory", 5000, flow.Hash, flow.Blocking, flow.Options{Memory: 1 << 20, BatchSize: 16}, true},
 	}
@@ -303,9 +321,16 @@ func TestSplitJob(t *testing.T) {
 			if !maps.Equal(out.sums, want) {
 				t.Fatalf("sums differ:\n got %v\nwant %v", out.sums, want)
 			}
+			if tc.strategy == flow.Hash || tc.strategy == flow.Range {
+				for k, n := range out.emitted {
+					if n != 1 {
+						t.Fatalf("key %d reached %d sum subtasks, want 1", k, n)
+					}
+				}
+			}
 			// every sum subtask gets every source's watermarks
 			w := sourceP * (tc.n / watermarkEvery) * sumP
-			if tc.mode == flow.Blocking {
+			if tc.mode == flow.Blocking || tc.strategy == flow.Range {
 				w = 0
 			}
 			if out.watermarks != w {
@@ -501,11 +526,10 @@ func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *f
 }
 
 // TestStartRefusesRemoteEdges: an edge whose channels cross processes
-// needs a codec, and a sampled RANGE edge cannot cross.
+// needs a codec.
 func TestStartRefusesRemoteEdges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	codec, _ := memory.NewCodec[rec]()
 	for _, tc := range []struct {
 		name  string
 		part  flow.Partitioner[rec]
@@ -513,7 +537,6 @@ func TestStartRefusesRemoteEdges(t *testing.T) {
 		want  string
 	}{
 		{"no codec", flow.Partitioner[rec]{Strategy: flow.Rebalance}, nil, "crosses processes and has no codec"},
-		{"sampled range", flow.Partitioner[rec]{Strategy: flow.Range, Key: func(dst []byte, v *rec) []byte { return append(dst, v.Name...) }}, codec, "sampled RANGE edges between processes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := twoJobs(t, ctx, flow.Options{}, func(g *flow.Graph) {
@@ -578,5 +601,73 @@ func consumerEndsEarly(t *testing.T, mode flow.ExchangeMode) {
 	}
 	if first == 0 {
 		t.Fatal("no consumer read a batch")
+	}
+}
+
+// TestBlockingForwardInEachProcess: a blocking FORWARD edge whose pairs
+// all sit in one process each (no channel crosses) is read once the
+// producers of each process finished, not the others'.
+func TestBlockingForwardInEachProcess(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
+	codec, err := memory.NewCodec[rec]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	var mu sync.Mutex
+	got := map[int64]int64{} // records per source subtask
+	var jobs [2]*flow.Job
+	for k := range procs {
+		g := flow.NewGraph()
+		src := g.Vertex("source", 2, func(tc *flow.TaskContext) error {
+			w := flow.Output[rec](tc, 0)
+			for seq := range n {
+				r := record(tc.Subtask, seq)
+				if err := w.Emit(&r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		sink := g.Vertex("sink", 2, func(tc *flow.TaskContext) error {
+			r := flow.Input[rec](tc, 0)
+			for {
+				b, err := r.Next(tc.Context())
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				for _, v := range b {
+					if v.Src != int64(tc.Subtask) {
+						mu.Unlock()
+						return fmt.Errorf("sink %d got a record of source %d", tc.Subtask, v.Src)
+					}
+					got[v.Src]++
+				}
+				mu.Unlock()
+			}
+		})
+		flow.Connect(g, src, sink, flow.Partitioner[rec]{Strategy: flow.Forward}, flow.Blocking, codec)
+		jb, err := flow.Start(ctx, g, flow.Options{Remote: &flow.Remote{
+			Here:      func(_, i int) bool { return i == k },
+			Transport: &Transport{Job: "fwd", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: func(_, i int) string { return procs[i].addr }},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[k] = jb
+	}
+	for _, jb := range jobs {
+		if _, err := jb.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := map[int64]int64{0: n, 1: n}; !maps.Equal(got, want) {
+		t.Fatalf("records per source %v, want %v", got, want)
 	}
 }

@@ -1,6 +1,8 @@
 // Package jobmanager is a weir cluster's JobManager: it registers
 // TaskManagers over gRPC (cluster/internal/rpc), schedules each job
-// submitted onto the free slots of one TaskManager, records the job and
+// submitted onto the free slots of one TaskManager, or spreads it over
+// several when the program allows (cluster.Spreader) and no one
+// TaskManager has the slots it asks for, records the job and
 // its latest checkpoint in the HA store (cluster/ha; in memory without
 // HA), restarts a job whose attempt failed or whose TaskManager was lost,
 // rescales a job up when slots come back (reactive mode), and serves the
@@ -19,6 +21,19 @@
 // latest recorded checkpoint to restore. The first checkpoint an attempt
 // records removes the directories of the job's other attempts; a job
 // ending FINISHED or CANCELED loses its directory, a FAILED one keeps it.
+//
+// # Spread attempts
+//
+// A spread attempt has a share on each of the TaskManagers with a data
+// address, the most free slots first, until the slots the job asks for;
+// every share gets the same arguments and its placement (rpc.Spread: its
+// part, each share's slots and data address). The attempt finishes when
+// every share reported FINISHED, and the first share's standard output is
+// the job's. A share that fails or is canceled, or whose TaskManager is
+// lost, ends the attempt with that failure: the JobManager asks the other
+// shares' TaskManagers to cancel theirs, and the restart strategy
+// decides as for any attempt (the next attempt is placed afresh, spread
+// or not). The slots of all shares return when the attempt ends.
 //
 // # Reactive mode
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +20,8 @@ import (
 type job struct {
 	id, incarnation, name string
 	args                  []string
-	slots                 int // asked for; 0: a TaskManager's free slots
+	slots                 int  // asked for; 0: a TaskManager's free slots
+	spreads               bool // the program may spread it (cluster.Spreader)
 	submitted, end        int64
 
 	state    string
@@ -55,12 +57,15 @@ type job struct {
 	pruned     string // the attempt whose recorded checkpoint pruned the others' directories; under gate
 }
 
-// attempt is a deployment of a job on a TaskManager; its fields are
-// guarded by jm.mu.
+// attempt is a deployment of a job on one TaskManager, or spread over
+// several (a share on each); its fields are guarded by jm.mu.
 type attempt struct {
-	id      string
+	id string
+	// tm is the first share's TaskManager (the one savepoints go to) and
+	// slots the slots of all shares
 	tm      *taskManager
 	slots   int
+	shares  []*share
 	ended   bool
 	outcome chan outcome // receives the attempt's end once
 
@@ -79,6 +84,30 @@ type attempt struct {
 	wait    time.Duration
 }
 
+// share is an attempt's part on one TaskManager.
+type share struct {
+	tm       *taskManager
+	slots    int
+	finished bool // its TaskManager reported it FINISHED
+	ended    bool // its TaskManager reported its end
+}
+
+// grant is the slots of one TaskManager an attempt is to have.
+type grant struct {
+	tm    *taskManager
+	slots int
+}
+
+// shareOn returns a's share on tm, nil if none.
+func (a *attempt) shareOn(tm *taskManager) (int, *share) {
+	for k, s := range a.shares {
+		if s.tm == tm {
+			return k, s
+		}
+	}
+	return -1, nil
+}
+
 // outcome is how an attempt ended.
 type outcome struct {
 	state         string // rpc.Finished, rpc.Failed or rpc.Canceled
@@ -93,11 +122,28 @@ func (j *job) endAttemptLocked(a *attempt, o outcome) {
 		return
 	}
 	a.ended = true
-	if a.tm.attempts[j.id] == a {
-		delete(a.tm.attempts, j.id)
-		a.tm.free += a.slots
+	for _, s := range a.shares {
+		if s.tm.attempts[j.id] == a {
+			delete(s.tm.attempts, j.id)
+			s.tm.free += s.slots
+		}
 	}
 	a.outcome <- o
+}
+
+// cancelSharesLocked asks the TaskManagers of a's shares that did not
+// report their end to cancel them: one share of a spread attempt failed.
+func (jm *JobManager) cancelSharesLocked(j *job, a *attempt) {
+	for _, s := range a.shares {
+		select {
+		case <-s.tm.lost:
+			continue
+		default:
+		}
+		if !s.ended {
+			jm.sendLocked(s.tm, &rpc.ToTM{Cancel: &rpc.Cancel{JobID: j.id, Attempt: a.id}})
+		}
+	}
 }
 
 // start runs j's loop.
@@ -131,16 +177,17 @@ func (jm *JobManager) waitJobs() {
 func (jm *JobManager) runJob(ctx context.Context, j *job) {
 	defer close(j.done)
 	for {
-		tm, slots, ok := jm.waitSlots(ctx, j)
+		grants, ok := jm.waitSlots(ctx, j)
 		if !ok {
 			if ctx.Err() == nil {
 				jm.finish(ctx, j, rest.StateCanceled, "")
 			}
 			return
 		}
-		a, err := jm.deploy(ctx, j, tm, slots)
+		a, err := jm.deploy(ctx, j, grants)
 		if err != nil {
 			jm.mu.Lock()
+			jm.cancelSharesLocked(j, a)
 			j.endAttemptLocked(a, outcome{state: rpc.Failed, err: err.Error()})
 			jm.mu.Unlock()
 		}
@@ -193,16 +240,18 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 	}
 }
 
-// waitSlots waits for a TaskManager with free slots and returns it and the
-// slots to grant j: min(asked, free), all free when j asks for 0. It
-// takes the TaskManager with the most free slots. false: ctx ended or j
-// was canceled.
-func (jm *JobManager) waitSlots(ctx context.Context, j *job) (*taskManager, int, bool) {
+// waitSlots waits for a TaskManager with free slots and returns the
+// slots to grant j: on the TaskManager with the most free slots,
+// min(asked, free), all free when j asks for 0. A job that spreads and
+// asks for more than that TaskManager has free gets a share on each of
+// the TaskManagers with a data plane, the most free first, up to what it
+// asks. false: ctx ended or j was canceled.
+func (jm *JobManager) waitSlots(ctx context.Context, j *job) ([]grant, bool) {
 	for {
 		jm.mu.Lock()
 		if j.canceled {
 			jm.mu.Unlock()
-			return nil, 0, false
+			return nil, false
 		}
 		var best *taskManager
 		for _, tm := range jm.sortedTMsLocked() {
@@ -215,8 +264,14 @@ func (jm *JobManager) waitSlots(ctx context.Context, j *job) (*taskManager, int,
 			if j.slots > 0 {
 				slots = min(slots, j.slots)
 			}
+			grants := []grant{{best, slots}}
+			if j.spreads && j.slots > best.free {
+				if g := jm.spreadLocked(j.slots); len(g) > 1 {
+					grants = g
+				}
+			}
 			jm.mu.Unlock()
-			return best, slots, true
+			return grants, true
 		}
 		if j.state != rest.StateRestarting {
 			j.state = rest.StateCreated
@@ -225,23 +280,50 @@ func (jm *JobManager) waitSlots(ctx context.Context, j *job) (*taskManager, int,
 		jm.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return nil, 0, false
+			return nil, false
 		case <-j.cancel:
 		case <-wait:
 		}
 	}
 }
 
-// deploy starts an attempt of j on tm with slots, restoring the job's
-// latest checkpoint.
-func (jm *JobManager) deploy(ctx context.Context, j *job, tm *taskManager, slots int) (*attempt, error) {
+// spreadLocked returns the shares of a spread attempt asking for slots:
+// the free slots of the TaskManagers with a data plane, the most free
+// first, until slots.
+func (jm *JobManager) spreadLocked(slots int) []grant {
+	var tms []*taskManager
+	for _, tm := range jm.sortedTMsLocked() {
+		if tm.free > 0 && tm.dataAddr != "" {
+			tms = append(tms, tm)
+		}
+	}
+	sort.SliceStable(tms, func(a, b int) bool { return tms[a].free > tms[b].free })
+	var grants []grant
+	for _, tm := range tms {
+		if slots <= 0 {
+			break
+		}
+		n := min(tm.free, slots)
+		grants = append(grants, grant{tm, n})
+		slots -= n
+	}
+	return grants
+}
+
+// deploy starts an attempt of j with a share on each of grants' TaskManagers
+// (one, unless it is spread), restoring the job's latest checkpoint.
+func (jm *JobManager) deploy(ctx context.Context, j *job, grants []grant) (*attempt, error) {
 	j.gate.Lock()
 	defer j.gate.Unlock()
 	jm.mu.Lock()
 	epoch, _ := jm.epochLocked()
 	j.deployed++
-	a := &attempt{id: fmt.Sprintf("%d-%d", epoch, j.deployed), tm: tm, slots: slots, outcome: make(chan outcome, 1),
+	a := &attempt{id: fmt.Sprintf("%d-%d", epoch, j.deployed), tm: grants[0].tm, outcome: make(chan outcome, 1),
 		savepoints: map[string]bool{}}
+	for _, g := range grants {
+		a.shares = append(a.shares, &share{tm: g.tm, slots: g.slots})
+		a.slots += g.slots
+	}
 	j.cur = a
 	j.vertices = nil // the new attempt reports its own
 	jm.mu.Unlock()
@@ -249,27 +331,52 @@ func (jm *JobManager) deploy(ctx context.Context, j *job, tm *taskManager, slots
 	if err != nil {
 		return a, fmt.Errorf("jobmanager: the latest checkpoint of job %s: %w", j.id, err)
 	}
-	d := &rpc.Deploy{JobID: j.id, Attempt: a.id, Args: j.args, Slots: slots,
-		CheckpointDir: jm.attemptDir(j.id, a.id)}
 	jm.mu.Lock()
 	defer jm.mu.Unlock()
+	restore := ""
 	if ok {
-		d.Restore = ptr.Path
+		restore = ptr.Path
 		j.restored = &rest.RestoredCheckpoint{ID: ptr.ID, ExternalPath: ptr.Path, RestoreTimestamp: jm.opts.Clock.Now().UnixMilli()}
 	}
-	select {
-	case <-tm.lost:
-		return a, fmt.Errorf("jobmanager: TaskManager %s was lost before the deployment", tm.id)
-	default:
+	var spread *rpc.Spread
+	if len(a.shares) > 1 {
+		spread = &rpc.Spread{}
+		for _, s := range a.shares {
+			spread.Slots = append(spread.Slots, s.slots)
+			spread.Addrs = append(spread.Addrs, s.tm.dataAddr)
+		}
 	}
-	if tm.free < slots {
-		return a, fmt.Errorf("jobmanager: TaskManager %s has %d free slots, not %d", tm.id, tm.free, slots)
+	for _, s := range a.shares {
+		select {
+		case <-s.tm.lost:
+			return a, fmt.Errorf("jobmanager: TaskManager %s was lost before the deployment", s.tm.id)
+		default:
+		}
+		if s.tm.free < s.slots {
+			return a, fmt.Errorf("jobmanager: TaskManager %s has %d free slots, not %d", s.tm.id, s.tm.free, s.slots)
+		}
 	}
-	tm.free -= slots
-	tm.attempts[j.id] = a
+	for k, s := range a.shares {
+		d := &rpc.Deploy{JobID: j.id, Attempt: a.id, Args: j.args, Slots: s.slots, CheckpointDir: jm.attemptDir(j.id, a.id), Restore: restore}
+		if spread != nil {
+			sp := *spread
+			sp.Part = k
+			d.Spread = &sp
+		}
+		s.tm.free -= s.slots
+		s.tm.attempts[j.id] = a
+		jm.sendLocked(s.tm, &rpc.ToTM{Deploy: d})
+	}
 	j.state = rest.StateRunning
-	jm.logf("job %s attempt %s deployed on TaskManager %s with %d slots, restoring %q", j.id, a.id, tm.id, slots, d.Restore)
-	jm.sendLocked(tm, &rpc.ToTM{Deploy: d})
+	if spread != nil {
+		where := make([]string, len(a.shares))
+		for k, s := range a.shares {
+			where[k] = fmt.Sprintf("%s (%d)", s.tm.id, s.slots)
+		}
+		jm.logf("job %s attempt %s deployed spread over TaskManagers %s, restoring %q", j.id, a.id, strings.Join(where, ", "), restore)
+	} else {
+		jm.logf("job %s attempt %s deployed on TaskManager %s with %d slots, restoring %q", j.id, a.id, a.tm.id, a.slots, restore)
+	}
 	jm.notifyLocked()
 	return a, nil
 }
@@ -295,8 +402,24 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 		}
 		return
 	}
+	k, sh := a.shareOn(tm)
+	if sh == nil || sh.ended {
+		return
+	}
+	sh.ended = true
 	if s.State == rpc.Finished {
-		j.stdout, j.stdoutDropped = s.Stdout, s.StdoutDropped
+		sh.finished = true
+		if k == 0 { // the first share's output is the job's
+			j.stdout, j.stdoutDropped = s.Stdout, s.StdoutDropped
+		}
+		for _, o := range a.shares {
+			if !o.finished {
+				return // the attempt finishes with its last share
+			}
+		}
+	} else if len(a.shares) > 1 {
+		s.Error = fmt.Sprintf("share %d of %d on TaskManager %s: %s", k, len(a.shares), tm.id, s.Error)
+		jm.cancelSharesLocked(j, a)
 	}
 	j.endAttemptLocked(a, outcome{state: s.State, err: s.Error, unrecoverable: s.Unrecoverable})
 	jm.notifyLocked()

@@ -281,9 +281,17 @@ func (jm *JobManager) recover(ctx context.Context) error {
 			return fmt.Errorf("jobmanager: recover job %s: %w", h.ID, err)
 		}
 		jm.logf("recovering job %s (%s)", h.ID, h.Name)
-		jm.start(&job{id: h.ID, incarnation: h.Incarnation, name: h.Name, args: s.Args, slots: s.Slots, submitted: h.Submitted})
+		jm.start(&job{id: h.ID, incarnation: h.Incarnation, name: h.Name, args: s.Args, slots: s.Slots, submitted: h.Submitted,
+			spreads: jm.spreads(s.Args)})
 	}
 	return nil
+}
+
+// spreads reports whether the program may spread job args over several
+// TaskManagers (cluster.Spreader).
+func (jm *JobManager) spreads(args []string) bool {
+	sp, ok := jm.opts.Program.(cluster.Spreader)
+	return ok && sp.Spreads(args)
 }
 
 // spec is what the HA store keeps of a job to restart it.
@@ -326,7 +334,7 @@ func (jm *JobManager) Submit(ctx context.Context, s rest.Submission) (string, er
 		return "", err
 	}
 	j := &job{id: newID(16), incarnation: newID(8), name: name, args: s.Args, slots: slots,
-		submitted: jm.opts.Clock.Now().UnixMilli()}
+		submitted: jm.opts.Clock.Now().UnixMilli(), spreads: jm.spreads(s.Args)}
 	b, err := json.Marshal(spec{Args: s.Args, Slots: slots})
 	if err != nil {
 		return "", err

@@ -53,6 +53,9 @@ func (p fakeProgram) Check(args []string) (string, int, error) {
 	return args[0], n, err
 }
 
+// Spreads: the jobs "spread-finish" and "spread-fail" spread.
+func (p fakeProgram) Spreads(args []string) bool { return strings.HasPrefix(args[0], "spread-") }
+
 // badArgs is a failure no restart cures.
 type badArgs struct{}
 
@@ -62,6 +65,24 @@ func (badArgs) Unrecoverable() bool { return true }
 func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
 	if p.ended != nil {
 		defer func() { p.ended <- env.Attempt }()
+	}
+	if spread, ok := strings.CutPrefix(args[0], "spread-"); ok {
+		// each share prints its index; "fail": share 1 of the first
+		// attempt fails, and the others wait to be canceled
+		p.runs <- run{tm: p.tm, env: env}
+		part := -1
+		if env.Spread != nil {
+			part = env.Spread.Part
+		}
+		fmt.Fprintf(env.Stdout, "share %d\n", part)
+		if spread == "fail" && strings.HasSuffix(env.Attempt, "-1") {
+			if part == 1 {
+				return errors.New("fake: share 1 fails")
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
 	}
 	mode, disk := strings.CutPrefix(args[0], "disk-")
 	if mode == "bad" && !disk {
@@ -213,14 +234,21 @@ func (c *testCluster) startTM(id string, slots int, fp cluster.Fingerprint) <-ch
 // startTMEvery starts a TaskManager whose heartbeats (and reports) go out
 // every interval.
 func (c *testCluster) startTMEvery(id string, slots int, fp cluster.Fingerprint, interval time.Duration) <-chan error {
+	return c.startTMWith(taskmanager.Options{ID: id, Slots: slots, Fingerprint: fp, HeartbeatInterval: interval})
+}
+
+// startTMWith starts a TaskManager of opts (its program and JobManager
+// set here).
+func (c *testCluster) startTMWith(opts taskmanager.Options) <-chan error {
+	id := opts.ID
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.tms[id] = cancel
 	res := make(chan error, 1)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		res <- taskmanager.Run(ctx, taskmanager.Options{Program: fakeProgram{tm: id, runs: c.runs, release: c.release}, JobManager: c.jm.RPCAddress(),
-			ID: id, Slots: slots, HeartbeatInterval: interval, Fingerprint: fp})
+		opts.Program, opts.JobManager = fakeProgram{tm: id, runs: c.runs, release: c.release}, c.jm.RPCAddress()
+		res <- taskmanager.Run(ctx, opts)
 	}()
 	return res
 }
@@ -705,5 +733,73 @@ func TestPruneAttempts(t *testing.T) {
 	}
 	if got, want := listing(t, dir), []string{"1-10", "1-2", "2-1"}; !slices.Equal(got, want) {
 		t.Fatalf("after pruning for 1-2: %v, want %v", got, want)
+	}
+}
+
+// TestSpread: a job that spreads and asks for more slots than one
+// TaskManager has runs a share on each TaskManager with a data plane
+// (the most free first), each told its part, the slots and the data
+// addresses; the first share's output is the job's. A job asking for
+// what one TaskManager holds runs there alone. A failing share fails the
+// attempt: the other share is canceled and the job runs again.
+func TestSpread(t *testing.T) {
+	c := newCluster(t, Options{RestartDelay: time.Millisecond})
+	logA := &proctest.Log{}
+	c.startTMWith(taskmanager.Options{ID: "a", Slots: 2, HeartbeatInterval: time.Hour, DataAddress: "127.0.0.1:0", Log: logA})
+	c.startTMWith(taskmanager.Options{ID: "b", Slots: 1, HeartbeatInterval: time.Hour, DataAddress: "127.0.0.1:0"})
+	c.startTM("c", 1, cluster.Fingerprint{}) // no data plane: no share
+	c.registered(3)
+	ctx := context.Background()
+	shares := func(n int) map[string]run {
+		t.Helper()
+		got := map[string]run{}
+		for range n {
+			r := c.next()
+			got[r.tm] = r
+		}
+		return got
+	}
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"spread-finish", "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := shares(2)
+	a, b := got["a"].env.Spread, got["b"].env.Spread
+	if a == nil || b == nil || a.Part != 0 || b.Part != 1 || !slices.Equal(a.Slots, []int{2, 1}) || !slices.Equal(b.Slots, a.Slots) ||
+		len(a.Addrs) != 2 || a.Addrs[0] == "" || a.Addrs[1] == "" || a.Addrs[0] == a.Addrs[1] || !slices.Equal(a.Addrs, b.Addrs) ||
+		got["a"].env.Slots != 2 || got["b"].env.Slots != 1 || a.Server == nil || a.Client == nil || a.Channels != jid+"/"+got["a"].env.Attempt {
+		t.Fatalf("shares %+v", got)
+	}
+	c.waitFor("the spread job finished", func() bool { return c.state(jid) == rest.StateFinished })
+	if tms, _ := c.jm.TaskManagers(ctx); len(tms) != 3 || tms[0].DataPort == 0 || tms[1].DataPort == 0 || tms[2].DataPort != 0 {
+		t.Fatalf("TaskManagers %+v: a and b have a data port, c none", tms)
+	}
+	if o, _ := c.jm.Overview(ctx); o.SlotsAvailable != 4 {
+		t.Fatalf("%d slots free after the spread job, want 4", o.SlotsAvailable)
+	}
+	if r, err := c.jm.Result(ctx, jid); err != nil || r.Result == nil || string(r.Result.Stdout) != "share 0\n" {
+		t.Fatalf("result %+v, %v: want the first share's output", r, err)
+	}
+	// two slots: TaskManager a alone
+	jid, _ = c.jm.Submit(ctx, rest.Submission{Args: []string{"spread-finish", "2"}})
+	if r := c.next(); r.tm != "a" || r.env.Spread != nil || r.env.Slots != 2 {
+		t.Fatalf("ran on %s with %d slots, spread %+v: want a alone with 2", r.tm, r.env.Slots, r.env.Spread)
+	}
+	c.waitFor("the job finished", func() bool { return c.state(jid) == rest.StateFinished })
+	// share 1 of the first attempt fails
+	jid, _ = c.jm.Submit(ctx, rest.Submission{Args: []string{"spread-fail", "3"}})
+	shares(2)
+	if got := shares(2); got["a"].env.Attempt == got["b"].env.Attempt && got["a"].env.Spread != nil && !strings.HasSuffix(got["a"].env.Attempt, "-1") {
+		c.waitFor("the job finished", func() bool { return c.state(jid) == rest.StateFinished })
+	} else {
+		t.Fatalf("the second attempt's shares %+v", got)
+	}
+	// the JobManager canceled share 0 of the failed attempt on a
+	if !strings.Contains(logA.String(), "canceling job "+jid+" attempt ") {
+		t.Fatalf("TaskManager a was not told to cancel share 0:\n%s", logA.String())
+	}
+	ex, err := c.jm.Exceptions(ctx, jid)
+	if err != nil || len(ex.History.Entries) != 1 || !strings.Contains(ex.History.Entries[0].Stacktrace, "share 1 of 2 on TaskManager b: fake: share 1 fails") {
+		t.Fatalf("exceptions %+v, %v", ex, err)
 	}
 }

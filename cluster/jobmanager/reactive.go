@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/clock"
-	"github.com/weirdata/weir/cluster/internal/rpc"
 	"github.com/weirdata/weir/cluster/rest"
 )
 
@@ -153,7 +152,7 @@ func (jm *JobManager) await(ctx context.Context, j *job, a *attempt) (outcome, b
 					fresh = fmt.Sprintf("its latest checkpoint (none came within %v)", a.wait)
 				}
 				jm.logf("job %s attempt %s rescaled from %d to %d slots: canceling it to restore %s", j.id, a.id, a.slots, target, fresh)
-				jm.sendLocked(a.tm, &rpc.ToTM{Cancel: &rpc.Cancel{JobID: j.id, Attempt: a.id}})
+				jm.cancelSharesLocked(j, a)
 				jm.notifyLocked()
 			}
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/weirdata/weir/cluster"
@@ -174,7 +176,11 @@ func (jm *JobManager) TaskManagers(ctx context.Context) ([]rest.TaskManager, err
 	now := jm.opts.Clock.Now()
 	var out []rest.TaskManager
 	for _, tm := range jm.sortedTMsLocked() {
-		out = append(out, rest.TaskManager{ID: tm.id, Path: tm.address, SlotsNumber: tm.slots, FreeSlots: tm.free,
+		port := 0
+		if _, p, err := net.SplitHostPort(tm.dataAddr); err == nil {
+			port, _ = strconv.Atoi(p)
+		}
+		out = append(out, rest.TaskManager{ID: tm.id, Path: tm.address, DataPort: port, SlotsNumber: tm.slots, FreeSlots: tm.free,
 			TimeSinceLastHeartbeat: now.Sub(tm.last).Milliseconds(), Hardware: rest.Hardware{CPUCores: tm.cores, ManagedMemory: tm.memory}})
 	}
 	return out, nil
@@ -196,7 +202,7 @@ func (jm *JobManager) Cancel(ctx context.Context, jid string) error {
 		j.state = rest.StateCancelling
 		close(j.cancel)
 		if a := j.cur; a != nil && !a.ended {
-			jm.sendLocked(a.tm, &rpc.ToTM{Cancel: &rpc.Cancel{JobID: jid, Attempt: a.id}})
+			jm.cancelSharesLocked(j, a)
 		}
 		jm.notifyLocked()
 	}

@@ -18,6 +18,7 @@ import (
 // taskManager is a TaskManager registered with the JobManager.
 type taskManager struct {
 	id, address string
+	dataAddr    string // its shuffle server's, "" when it has none
 	slots, free int
 	cores       int
 	memory      int64
@@ -67,7 +68,7 @@ func (jm *JobManager) Connect(stream grpc.ServerStream) error {
 		return err
 	}
 	now := jm.opts.Clock.Now()
-	tm := &taskManager{id: reg.ID, address: reg.Address, slots: reg.Slots, free: reg.Slots, cores: reg.CPUCores, memory: reg.Memory,
+	tm := &taskManager{id: reg.ID, address: reg.Address, dataAddr: reg.DataAddress, slots: reg.Slots, free: reg.Slots, cores: reg.CPUCores, memory: reg.Memory,
 		registered: now, last: now,
 		send: make(chan *rpc.ToTM, 256), lost: make(chan struct{}), attempts: map[string]*attempt{}}
 	jm.mu.Lock()
@@ -165,6 +166,10 @@ func (jm *JobManager) loseLocked(tm *taskManager, why string) {
 	jm.logf("TaskManager %s lost: %s", tm.id, why)
 	for jid, a := range tm.attempts {
 		if j := jm.jobs[jid]; j != nil {
+			if _, s := a.shareOn(tm); s != nil {
+				s.ended = true
+			}
+			jm.cancelSharesLocked(j, a) // the other shares of a spread attempt
 			j.endAttemptLocked(a, outcome{state: rpc.Failed, err: fmt.Sprintf("TaskManager %s lost: %s", tm.id, why)})
 		}
 	}

@@ -7,6 +7,11 @@
 // interval it sends the Report of each running attempt (cluster.Control),
 // and the last one with the attempt's end.
 //
+// With Options.DataAddress it serves a shuffle (cluster/shuffle) there and
+// registers the address: it then takes shares of spread attempts, whose
+// cluster.Env.Spread holds its part, every share's slots and data address,
+// and its shuffle's Client and Server for the program's channels.
+//
 // # Contracts
 //
 //   - A message of an epoch older than the largest seen is refused.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/weirdata/weir/cluster"
 	"github.com/weirdata/weir/cluster/ha"
 	"github.com/weirdata/weir/cluster/internal/rpc"
+	"github.com/weirdata/weir/cluster/shuffle"
 )
 
 // Options configure a TaskManager.
@@ -49,6 +51,14 @@ type Options struct {
 	// Fingerprint is the build it registers with; zero is the binary's
 	// own (cluster.Own).
 	Fingerprint cluster.Fingerprint
+	// DataAddress, when set, is where its shuffle server listens
+	// (host:port, port 0 picks one) for the shares of spread attempts it
+	// takes; it registers the address it listens on, so the host must be
+	// one the other TaskManagers reach (a pod's IP, not 0.0.0.0). Empty:
+	// it takes no share of a spread attempt.
+	DataAddress string
+	// Shuffle sets its shuffle's heartbeats (zero: shuffle's defaults).
+	Shuffle shuffle.Options
 }
 
 // TaskManager runs the attempts its JobManager deploys in its slots.
@@ -63,6 +73,12 @@ type TaskManager struct {
 	timeout     time.Duration
 	lastContact time.Time
 	deps        map[string]*deployment // by job id
+
+	// the data plane, when Options.DataAddress is set: dataAddr is the
+	// address its shuffle server listens on
+	dataAddr string
+	shufSrv  *shuffle.Server
+	shufCl   *shuffle.Client
 }
 
 // deployment is an attempt running in the TaskManager.
@@ -116,6 +132,13 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 	tm := &TaskManager{opts: opts, fp: fp, timeout: opts.Timeout, lastContact: time.Now(), deps: map[string]*deployment{}}
+	if opts.DataAddress != "" {
+		stop, err := tm.serveData()
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -143,6 +166,41 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 	return nil
+}
+
+// serveData starts the shuffle server on Options.DataAddress and the
+// client; stop ends both.
+func (tm *TaskManager) serveData() (stop func(), err error) {
+	host, _, err := net.SplitHostPort(tm.opts.DataAddress)
+	if err != nil {
+		return nil, fmt.Errorf("taskmanager: data address %q: %w", tm.opts.DataAddress, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return nil, fmt.Errorf("taskmanager: data address %q: give a host the other TaskManagers reach, not an unspecified one", tm.opts.DataAddress)
+	}
+	lis, err := net.Listen("tcp", tm.opts.DataAddress)
+	if err != nil {
+		return nil, fmt.Errorf("taskmanager: data address: %w", err)
+	}
+	so := tm.opts.Shuffle
+	if so.Name == "" {
+		so.Name = "TaskManager " + tm.opts.ID
+	}
+	tm.shufSrv, tm.shufCl = shuffle.NewServer(so), shuffle.NewClient(so)
+	gs := grpc.NewServer(shuffle.ServerOptions(so)...)
+	tm.shufSrv.Register(gs)
+	tm.dataAddr = lis.Addr().String()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = gs.Serve(lis)
+	}()
+	tm.logf("data plane listening on %s", tm.dataAddr)
+	return func() {
+		tm.shufCl.Close()
+		gs.Stop()
+		<-served
+	}, nil
 }
 
 func (tm *TaskManager) logf(format string, args ...any) {
@@ -224,7 +282,7 @@ func (tm *TaskManager) session(ctx context.Context) error {
 		return fmt.Errorf("taskmanager: connect to %s: %w", addr, err)
 	}
 	reg := &rpc.FromTM{Register: &rpc.Register{ID: tm.opts.ID, Address: tm.opts.Address, Slots: tm.opts.Slots, Fingerprint: tm.fp,
-		CPUCores: runtime.NumCPU(), Memory: tm.opts.Memory}}
+		CPUCores: runtime.NumCPU(), Memory: tm.opts.Memory, DataAddress: tm.dataAddr}}
 	if err := stream.SendMsg(reg); err != nil {
 		return fmt.Errorf("taskmanager: register with %s: %w", addr, err)
 	}
@@ -411,9 +469,22 @@ func (tm *TaskManager) deploy(ctx context.Context, d rpc.Deploy, epoch int64) {
 			tm.mu.Unlock()
 			tm.send(&rpc.FromTM{Status: &rpc.Status{JobID: d.JobID, Attempt: d.Attempt, State: rpc.Running, Vertices: c.Vertices()}})
 		}}
+	var spreadErr error
+	if s := d.Spread; s != nil {
+		if tm.shufSrv == nil {
+			spreadErr = fmt.Errorf("taskmanager %s: a share of a spread attempt, but no data address (--data-address)", tm.opts.ID)
+		} else {
+			env.Spread = &cluster.Spread{Part: s.Part, Slots: s.Slots, Addrs: s.Addrs, Channels: d.JobID + "/" + d.Attempt,
+				Client: tm.shufCl, Server: tm.shufSrv}
+			tm.logf("job %s attempt %s: share %d of %d, slots %v", d.JobID, d.Attempt, s.Part, len(s.Slots), s.Slots)
+		}
+	}
 	go func() {
 		defer close(dep.done)
-		err := tm.opts.Program.Run(dctx, d.Args, env)
+		err := spreadErr
+		if err == nil {
+			err = tm.opts.Program.Run(dctx, d.Args, env)
+		}
 		st := &rpc.Status{JobID: d.JobID, Attempt: d.Attempt, State: rpc.Finished}
 		switch {
 		case err != nil && dctx.Err() != nil:

@@ -240,6 +240,10 @@ func TestManifests(t *testing.T) {
 	if flag(tmArgs, "slots") == "" {
 		t.Errorf("taskmanager: want --slots: %v", tmArgs)
 	}
+	// the data plane on the pod's IP, on a port the pod names
+	if a := flag(tmArgs, "data-address"); a != "$(POD_IP):6124" || !hasPort(tm, "data") || tm.Spec.Containers[0].Ports[0].ContainerPort != 6124 {
+		t.Errorf("taskmanager: want --data-address=$(POD_IP):6124 on a port named data: %v", tmArgs)
+	}
 	tokenFrom := envSecret(jm.Spec.Containers[0], "WEIR_REST_TOKEN")
 	if tokenFrom == nil || m.secrets[tokenFrom.Name] == nil {
 		t.Errorf("jobmanager: WEIR_REST_TOKEN is not from a Secret of the manifests")

@@ -290,8 +290,9 @@ func TestDependencyRules(t *testing.T) {
 			return isStd(p) || strings.HasPrefix(p, "github.com/twmb/franz-go/") || strings.HasPrefix(p, module+"/formats/")
 		},
 		// the cluster's control plane knows programs only as cluster.Program:
-		// no engine, no API in it; gRPC is its only transport
-		"cluster":           isStd,
+		// no engine, no API in it; gRPC is its only transport (the shuffle's
+		// ends a spread attempt gets)
+		"cluster":           func(p string) bool { return isStd(p) || p == module+"/cluster/shuffle" },
 		"cluster/ha/memory": func(p string) bool { return isStd(p) || p == module+"/cluster/ha" },
 		"cluster/internal/rpc": func(p string) bool {
 			return isStd(p) || p == module+"/cluster" || strings.HasPrefix(p, "google.golang.org/grpc")
@@ -306,7 +307,7 @@ func TestDependencyRules(t *testing.T) {
 		},
 		"cluster/taskmanager": func(p string) bool {
 			switch p {
-			case module + "/cluster", module + "/cluster/ha", module + "/cluster/internal/rpc":
+			case module + "/cluster", module + "/cluster/ha", module + "/cluster/internal/rpc", module + "/cluster/shuffle":
 				return true
 			}
 			return isStd(p) || strings.HasPrefix(p, "google.golang.org/grpc")

@@ -14,8 +14,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/weirdata/weir/cluster"
+	"github.com/weirdata/weir/cluster/dataplane"
 	"github.com/weirdata/weir/cluster/rest"
 	"github.com/weirdata/weir/cluster/view"
+	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/checkpoint/s3"
 )
@@ -134,6 +136,9 @@ func finished(ctx context.Context, cmd *cobra.Command, c *rest.Client, jid strin
 type clusterEnvKey struct{}
 
 func clusterEnv(ctx context.Context) *cluster.Env {
+	if ctx == nil { // a command not executed (cobra's Context is nil then)
+		return nil
+	}
 	env, _ := ctx.Value(clusterEnvKey{}).(*cluster.Env)
 	return env
 }
@@ -190,6 +195,39 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 	return strings.TrimPrefix(cmd.CommandPath(), "weir "), p, nil
 }
 
+// Spreads reports whether job args may run spread over several
+// TaskManagers: the DataSet jobs without iterations (weir tpch, and weir
+// run's wordcount, weblog and triangles), whose subtasks share no memory
+// across an operator's subtasks.
+func (clusterProgram) Spreads(args []string) bool {
+	cmd, err := find(args)
+	if err != nil {
+		return false
+	}
+	j := batchJobs()[cmd.CommandPath()]
+	return j != nil && !j.iterative
+}
+
+// spread is the dataset.Spread of a share of a spread attempt: each
+// execution's channels go over the TaskManager's shuffle, named by the
+// attempt and the execution.
+func spread(s *cluster.Spread) *dataset.Spread {
+	return &dataset.Spread{Part: s.Part, Slots: s.Slots, Transport: func(stage int, part func(v, i int) int) (dataset.Transport, error) {
+		return &dataplane.Transport{Job: fmt.Sprintf("%s/%d", s.Channels, stage), Client: s.Client, Server: s.Server,
+			Addr: func(v, i int) string { return s.Addrs[part(v, i)] }}, nil
+	}}
+}
+
+// batchJobs returns the DataSet jobs by command path ("weir tpch", "weir
+// run wordcount").
+func batchJobs() map[string]*job {
+	m := map[string]*job{"weir tpch": tpchJob()}
+	for _, j := range runJobs() {
+		m["weir run "+j.name] = j
+	}
+	return m
+}
+
 // Run runs the job in process: at min(--parallelism, env.Slots), within
 // its share of the TaskManager's memory, a stream
 // job checkpointing into env.CheckpointDir through env.Gate, from
@@ -200,6 +238,12 @@ func (c clusterProgram) Run(ctx context.Context, args []string, env cluster.Env)
 		return err
 	}
 	p := env.Slots
+	if env.Spread != nil { // the parallelism of the whole attempt: this share runs its slots' subtasks
+		p = 0
+		for _, n := range env.Spread.Slots {
+			p += n
+		}
+	}
 	if fl := cmd.Flags().Lookup("parallelism"); fl != nil && fl.Changed {
 		if n, _ := strconv.Atoi(fl.Value.String()); n > 0 {
 			p = min(n, p)

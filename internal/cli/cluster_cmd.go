@@ -145,7 +145,7 @@ func newTaskManagerCommand(g *globalOptions) *cobra.Command {
 	var opts taskmanager.Options
 	var h haFlags
 	cmd := &cobra.Command{
-		Use:   "taskmanager (--jobmanager H:P | --ha etcd|kubernetes ...) [--slots N] [--memory SIZE]",
+		Use:   "taskmanager (--jobmanager H:P | --ha etcd|kubernetes ...) [--slots N] [--memory SIZE] [--data-address H:P]",
 		Short: "Run a cluster's TaskManager: it runs the jobs its JobManager deploys in its slots",
 		Long: `Run a TaskManager of a weir cluster. It registers with the JobManager at
 --jobmanager (its --rpc-address), or with the leader etcd or Kubernetes names (--ha etcd|kubernetes), with
@@ -153,13 +153,21 @@ func newTaskManagerCommand(g *globalOptions) *cobra.Command {
 refuses it and it exits), sends a heartbeat every second and runs the jobs
 deployed to it in process, within --memory. A TaskManager that does not hear
 from its JobManager for the heartbeat timeout cancels its jobs and connects
-again.`,
+again.
+
+A batch job without iterations (weir tpch, weir run wordcount, weblog,
+triangles) that asks for more slots (--parallelism) than one TaskManager
+has free runs spread over several: each runs the subtasks of its slots and
+they exchange records over their data plane, a shuffle server listening on
+--data-address (host:port; port 0 picks one). Its host must be one the other
+TaskManagers reach: on Kubernetes, the pod's IP.`,
 		Args: cobra.NoArgs,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.JobManager, "jobmanager", "", "host:port of the JobManager's --rpc-address")
 	f.IntVar(&opts.Slots, "slots", 1, "slots offered: the parallelism this TaskManager runs jobs at")
 	f.StringVar(&opts.ID, "id", "", "name of this TaskManager (default: host-pid)")
+	f.StringVar(&opts.DataAddress, "data-address", "127.0.0.1:0", "host:port its data plane (shuffle server) listens on for the shares of spread jobs; the host must be reachable by the other TaskManagers")
 	f.Var(&g.memory, "memory", "memory budget of the process, e.g. 1GiB")
 	h.register(f)
 	cmd.RunE = runE(func(cmd *cobra.Command) error {

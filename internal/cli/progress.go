@@ -71,6 +71,9 @@ func percent(n, total int64) string {
 // returns.
 func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dataset.Options, done func()) {
 	opts = dataset.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp, Adaptive: g.adaptive}
+	if env := clusterEnv(cmd.Context()); env != nil && env.Spread != nil {
+		opts.Spread = spread(env.Spread)
+	}
 	w := cmd.ErrOrStderr()
 	if !g.progress || !isTerminal(w) {
 		return opts, func() {}

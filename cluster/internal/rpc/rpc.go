@@ -65,6 +65,9 @@ type Register struct {
 	// none), as the REST API shows them.
 	CPUCores int   `json:"cpuCores,omitempty"`
 	Memory   int64 `json:"memory,omitempty"`
+	// DataAddress is where its shuffle server listens ("": it takes no
+	// share of a spread attempt).
+	DataAddress string `json:"dataAddress,omitempty"`
 }
 
 // Attempt states a Status reports.
@@ -128,6 +131,16 @@ type Deploy struct {
 	CheckpointDir string   `json:"checkpointDir"`
 	Restore       string   `json:"restore,omitempty"`
 	Slots         int      `json:"slots"`
+	// Spread, for a share of a spread attempt, places the shares.
+	Spread *Spread `json:"spread,omitempty"`
+}
+
+// Spread places the shares of a spread attempt: this one's index, and the
+// slots and the data address of each.
+type Spread struct {
+	Part  int      `json:"part"`
+	Slots []int    `json:"slots"`
+	Addrs []string `json:"addrs"`
 }
 
 // Cancel ends an attempt.
