@@ -3,7 +3,6 @@ package dataset_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/weirdata/weir/cluster/dataplane"
 	"github.com/weirdata/weir/cluster/shuffle"
+	"github.com/weirdata/weir/cluster/shuffle/shuffletest"
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/formats/text"
 )
@@ -61,26 +59,6 @@ func spreadInput(t *testing.T) string {
 	return in
 }
 
-// spreadPeers starts a shuffle server and client per process.
-func spreadPeers(t *testing.T, n int) (srv []*shuffle.Server, cl []*shuffle.Client, addrs []string) {
-	for k := range n {
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := shuffle.Options{Name: fmt.Sprintf("p%d", k), HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 5 * time.Second}
-		s, c, gs := shuffle.NewServer(o), shuffle.NewClient(o), grpc.NewServer(shuffle.ServerOptions(o)...)
-		s.Register(gs)
-		go gs.Serve(lis)
-		t.Cleanup(func() {
-			c.Close()
-			gs.Stop()
-		})
-		srv, cl, addrs = append(srv, s), append(cl, c), append(addrs, lis.Addr().String())
-	}
-	return srv, cl, addrs
-}
-
 // TestSpread runs a program spread over two processes (two Envs of this
 // test, with slots 2 and 1, over cluster/dataplane) and in one: every
 // process collects and counts what the one process does, and the part
@@ -98,7 +76,10 @@ func TestSpread(t *testing.T) {
 
 	for _, memory := range []int64{0, 1 << 20} {
 		t.Run(fmt.Sprintf("memory=%d", memory), func(t *testing.T) {
-			srv, cl, addrs := spreadPeers(t, 2)
+			peers := []*shuffletest.Peer{
+				shuffletest.Start(t, shuffle.Options{Name: "p0", HeartbeatInterval: 100 * time.Millisecond}),
+				shuffletest.Start(t, shuffle.Options{Name: "p1", HeartbeatInterval: 100 * time.Millisecond}),
+			}
 			slots := []int{2, 1}
 			out := filepath.Join(t.TempDir(), "out")
 			type result struct {
@@ -110,8 +91,8 @@ func TestSpread(t *testing.T) {
 			done := make(chan int, 2)
 			for k := range 2 {
 				sp := &dataset.Spread{Part: k, Slots: slots, Transport: func(stage int, part func(v, i int) int) (dataset.Transport, error) {
-					return &dataplane.Transport{Job: fmt.Sprintf("spread/%d", stage), Client: cl[k], Server: srv[k],
-						Addr: func(v, i int) string { return addrs[part(v, i)] }}, nil
+					return &dataplane.Transport{Job: fmt.Sprintf("spread/%d", stage), Client: peers[k].Client, Server: peers[k].Server,
+						Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
 				}}
 				env := dataset.New(dataset.Options{Parallelism: 3, Memory: memory, SegmentSize: 4096, TmpDir: t.TempDir(), Spread: sp})
 				vals, n := spreadProgram(t, env, in, out)

@@ -3,44 +3,16 @@ package tpch
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/weirdata/weir/cluster/dataplane"
 	"github.com/weirdata/weir/cluster/shuffle"
+	"github.com/weirdata/weir/cluster/shuffle/shuffletest"
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/flow"
 )
-
-// peer is one process of a spread test: a shuffle server on loopback and
-// a client.
-type peer struct {
-	srv  *shuffle.Server
-	cl   *shuffle.Client
-	gs   *grpc.Server
-	addr string
-}
-
-func startPeer(t *testing.T, name string) *peer {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := shuffle.Options{Name: name, HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 5 * time.Second}
-	p := &peer{srv: shuffle.NewServer(o), cl: shuffle.NewClient(o), gs: grpc.NewServer(shuffle.ServerOptions(o)...), addr: lis.Addr().String()}
-	p.srv.Register(p.gs)
-	go p.gs.Serve(lis)
-	t.Cleanup(func() {
-		p.cl.Close()
-		p.gs.Stop()
-	})
-	return p
-}
 
 // runSpread runs query n over dir spread over one Env per entry of slots,
 // each with its own shuffle server, all at once, and returns each one's
@@ -49,10 +21,10 @@ func runSpread(t *testing.T, dir string, n int, slots []int, memory int64, segme
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	peers := make([]*peer, len(slots))
+	peers := make([]*shuffletest.Peer, len(slots))
 	total := 0
 	for k := range slots {
-		peers[k] = startPeer(t, fmt.Sprintf("p%d", k))
+		peers[k] = shuffletest.Start(t, shuffle.Options{Name: fmt.Sprintf("p%d", k), HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 5 * time.Second})
 		total += slots[k]
 	}
 	type out struct {
@@ -64,8 +36,8 @@ func runSpread(t *testing.T, dir string, n int, slots []int, memory int64, segme
 	for k := range slots {
 		tmp := t.TempDir()
 		sp := &dataset.Spread{Part: k, Slots: slots, Transport: func(stage int, part func(v, i int) int) (flow.Transport, error) {
-			return &dataplane.Transport{Job: fmt.Sprintf("q%d-%d", n, stage), Attempt: 1, Client: peers[k].cl, Server: peers[k].srv,
-				Addr: func(v, i int) string { return peers[part(v, i)].addr }}, nil
+			return &dataplane.Transport{Job: fmt.Sprintf("q%d-%d", n, stage), Attempt: 1, Client: peers[k].Client, Server: peers[k].Server,
+				Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
 		}}
 		env := dataset.New(dataset.Options{Parallelism: total, Memory: memory, SegmentSize: segment, TmpDir: tmp, Spread: sp})
 		go func() {

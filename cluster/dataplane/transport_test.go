@@ -7,16 +7,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
-	"google.golang.org/grpc"
 
 	"github.com/weirdata/weir/cluster/shuffle"
+	"github.com/weirdata/weir/cluster/shuffle/shuffletest"
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/memory"
 )
@@ -219,32 +218,14 @@ var placement = [][]int{
 	vSink:   {1, 0, 1},
 }
 
-// proc is one process of a test: a shuffle Server on loopback and a Client.
-type proc struct {
-	srv  *shuffle.Server
-	cl   *shuffle.Client
-	gs   *grpc.Server
-	addr string
-}
-
 var opts = shuffle.Options{HeartbeatInterval: 100 * time.Millisecond, HeartbeatTimeout: 2 * time.Second}
 
-func startProc(t *testing.T, name string) *proc {
+// startProc starts a test process's shuffle peer.
+func startProc(t *testing.T, name string) *shuffletest.Peer {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	o := opts
 	o.Name = name
-	p := &proc{srv: shuffle.NewServer(o), cl: shuffle.NewClient(o), gs: grpc.NewServer(shuffle.ServerOptions(o)...), addr: lis.Addr().String()}
-	p.srv.Register(p.gs)
-	go p.gs.Serve(lis)
-	t.Cleanup(func() {
-		p.cl.Close()
-		p.gs.Stop()
-	})
-	return p
+	return shuffletest.Start(t, o)
 }
 
 // runSplit runs the test job in two processes (two flow jobs of this test
@@ -397,8 +378,7 @@ func TestPeerLost(t *testing.T) {
 	}
 	<-release
 	// process 1 dies: its server and client go, its job is canceled
-	procs[1].gs.Stop()
-	procs[1].cl.Close()
+	procs[1].Stop()
 	jobs[1].Cancel()
 	if _, err := jobs[1].Wait(); err == nil {
 		t.Fatal("the canceled process's job ended without error")
@@ -500,9 +480,9 @@ func TestAlignedBarriersAcrossProcesses(t *testing.T) {
 // flow jobs, each with its own shuffle server and client on loopback)
 // with the test placement, and returns the jobs and the processes. When
 // the second cannot start, the first is canceled and waited for.
-func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *flow.Graph)) ([2]*flow.Job, [2]*proc, error) {
-	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
-	addr := func(v, i int) string { return procs[placement[v][i]].addr }
+func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *flow.Graph)) ([2]*flow.Job, [2]*shuffletest.Peer, error) {
+	procs := [2]*shuffletest.Peer{startProc(t, "p0"), startProc(t, "p1")}
+	addr := func(v, i int) string { return procs[placement[v][i]].Addr }
 	var jobs [2]*flow.Job
 	for k := range procs {
 		g := flow.NewGraph()
@@ -510,7 +490,7 @@ func twoJobs(t *testing.T, ctx context.Context, fo flow.Options, build func(g *f
 		o := fo
 		o.Remote = &flow.Remote{
 			Here:      func(v, i int) bool { return placement[v][i] == k },
-			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: addr},
+			Transport: &Transport{Job: "j1", Attempt: 1, Client: procs[k].Client, Server: procs[k].Server, Addr: addr},
 		}
 		jb, err := flow.Start(ctx, g, o)
 		if err != nil {
@@ -610,7 +590,7 @@ func consumerEndsEarly(t *testing.T, mode flow.ExchangeMode) {
 func TestBlockingForwardInEachProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	procs := [2]*proc{startProc(t, "p0"), startProc(t, "p1")}
+	procs := [2]*shuffletest.Peer{startProc(t, "p0"), startProc(t, "p1")}
 	codec, err := memory.NewCodec[rec]()
 	if err != nil {
 		t.Fatal(err)
@@ -632,15 +612,8 @@ func TestBlockingForwardInEachProcess(t *testing.T) {
 			return nil
 		})
 		sink := g.Vertex("sink", 2, func(tc *flow.TaskContext) error {
-			r := flow.Input[rec](tc, 0)
-			for {
-				b, err := r.Next(tc.Context())
-				if err == io.EOF {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
+			var err error
+			for b := range flow.Batches[rec](tc, 0, &err) {
 				mu.Lock()
 				for _, v := range b {
 					if v.Src != int64(tc.Subtask) {
@@ -651,11 +624,12 @@ func TestBlockingForwardInEachProcess(t *testing.T) {
 				}
 				mu.Unlock()
 			}
+			return err
 		})
 		flow.Connect(g, src, sink, flow.Partitioner[rec]{Strategy: flow.Forward}, flow.Blocking, codec)
 		jb, err := flow.Start(ctx, g, flow.Options{Remote: &flow.Remote{
 			Here:      func(_, i int) bool { return i == k },
-			Transport: &Transport{Job: "fwd", Attempt: 1, Client: procs[k].cl, Server: procs[k].srv, Addr: func(_, i int) string { return procs[i].addr }},
+			Transport: &Transport{Job: "fwd", Attempt: 1, Client: procs[k].Client, Server: procs[k].Server, Addr: func(_, i int) string { return procs[i].Addr }},
 		}})
 		if err != nil {
 			t.Fatal(err)

@@ -170,6 +170,10 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/shuffle": func(p string) bool {
 			return isStd(p) || p == module+"/internal/ring" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
 		},
+		// test peers: the shuffle over gRPC, nothing else
+		"cluster/shuffle/shuffletest": func(p string) bool {
+			return isStd(p) || p == module+"/cluster/shuffle" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
+		},
 		// flow's channels between processes over the shuffle: the one
 		// package that knows both
 		"cluster/dataplane": func(p string) bool {

@@ -26,16 +26,7 @@ const tpchData = "../../testdata/tpch"
 // by the submitting command as the job printed it on its TaskManager,
 // equals DuckDB's.
 func TestTPCHCluster(t *testing.T) {
-	bin := weir(t)
-	data, err := filepath.Abs(tpchData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rpcAddr, restURL := startJobManager(t, bin, t.TempDir())
-	var tms []*proc
-	for _, id := range []string{"tm1", "tm2"} {
-		tms = append(tms, start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "2", "--id", id, "--memory", "256MiB"))
-	}
+	bin, data, _, restURL, tms := tpchCluster(t, 2)
 	queries := make(chan int, 22)
 	for n := 1; n <= 22; n++ {
 		queries <- n
@@ -75,6 +66,24 @@ func TestTPCHCluster(t *testing.T) {
 	}
 }
 
+// tpchCluster starts a JobManager and TaskManagers tm1 and tm2 of slots
+// slots each, and returns the weir binary, the SF 0.01 data, the
+// JobManager, its REST URL and the TaskManagers, once both registered.
+func tpchCluster(t *testing.T, slots int) (bin, data string, jm *proc, restURL string, tms []*proc) {
+	t.Helper()
+	bin = weir(t)
+	data, err := filepath.Abs(tpchData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir())
+	for _, id := range []string{"tm1", "tm2"} {
+		tms = append(tms, start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", fmt.Sprint(slots), "--id", id, "--memory", "256MiB"))
+	}
+	waitTaskManagers(t, restURL, 2)
+	return bin, data, jm, restURL, tms
+}
+
 // compareAnswer compares a query's CSV output with DuckDB's answer file.
 func compareAnswer(out, answer string) error {
 	want, err := answers.ReadAnswer(answer)
@@ -96,17 +105,7 @@ func compareAnswer(out, answer string) error {
 // can hold a query, so each runs spread over both, which exchange its
 // records over their data planes. Each answer equals DuckDB's.
 func TestTPCHSpread(t *testing.T) {
-	bin := weir(t)
-	data, err := filepath.Abs(tpchData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir())
-	var tms []*proc
-	for _, id := range []string{"tm1", "tm2"} {
-		tms = append(tms, start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "1", "--id", id, "--memory", "256MiB"))
-	}
-	waitTaskManagers(t, restURL, 2)
+	bin, data, jm, restURL, tms := tpchCluster(t, 1)
 	for n := 1; n <= 22; n++ {
 		cmd := exec.Command(bin, "tpch", "--data", data, "--query", fmt.Sprint(n), "--parallelism", "2", "--jobmanager", restURL)
 		var stdout, stderr strings.Builder
@@ -152,22 +151,14 @@ func waitTaskManagers(t *testing.T, restURL string, n int) {
 // JobManager cancels the other share and runs the query again on the
 // TaskManager left, and its answer equals DuckDB's.
 func TestTPCHSpreadShareLost(t *testing.T) {
-	bin := weir(t)
-	data, err := filepath.Abs(tpchData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir())
-	start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "1", "--id", "tm1", "--memory", "256MiB")
-	tm2 := start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "1", "--id", "tm2", "--memory", "256MiB")
-	waitTaskManagers(t, restURL, 2)
-	if err := tm2.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	bin, data, jm, restURL, tms := tpchCluster(t, 1)
+	if err := tms[1].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "tpch", "--data", data, "--query", "9", "--parallelism", "2", "--jobmanager", restURL)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	if err == nil {
 		err = compareAnswer(stdout.String(), filepath.Join(data, "answers", "sf0.01", "q09.csv"))
 	}
