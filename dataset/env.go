@@ -179,6 +179,9 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		if len(e.loops) > 0 {
 			return nil, errors.New("dataset: a program with iterations runs in one process, not spread: an iteration's superstep barrier is shared memory")
 		}
+		if e.opts.Adaptive {
+			return nil, errors.New("dataset: Options.Adaptive runs in one process, not spread: its second planning needs the sizes every process measured")
+		}
 		sp.gather(plan, e.nodes)
 	}
 	bind(plan, e.nodes)
@@ -190,7 +193,7 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 	for _, lp := range e.loops {
 		lp.reset()
 	}
-	if e.opts.Adaptive && len(e.loops) == 0 && e.opts.Spread == nil {
+	if e.opts.Adaptive && len(e.loops) == 0 {
 		st := e.splitStages()
 		if len(st.cuts) > 0 {
 			if err := e.planned(plan); err != nil {

@@ -24,7 +24,8 @@ import (
 //
 // What differs from one process: a source's subtask i reads splits i, i+n,
 // i+2n, ... of its n subtasks (no work stealing between processes);
-// Options.Adaptive is ignored (stage 1's sizes are each process's own);
+// Options.Adaptive is refused (its second planning needs the sizes every
+// process measured);
 // each process commits the output of its own subtasks once its share
 // succeeded, so a job that fails in one process after another committed
 // leaves that one's files (the caller removes them); iterations are

@@ -144,10 +144,11 @@ func TestSpreadRefuses(t *testing.T) {
 		{"no slots", dataset.Spread{Slots: []int{1, 0}, Transport: transport}, false, "process 1 has 0 slots"},
 		{"no transport", dataset.Spread{Slots: []int{1}}, false, "without a Transport"},
 		{"iteration", dataset.Spread{Slots: []int{1, 1}, Transport: transport}, true, "iterations runs in one process"},
+		{"adaptive", dataset.Spread{Slots: []int{1, 1}, Transport: transport}, false, "Options.Adaptive runs in one process"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sp := tc.sp
-			env := dataset.New(dataset.Options{Parallelism: 2, Spread: &sp})
+			env := dataset.New(dataset.Options{Parallelism: 2, Spread: &sp, Adaptive: tc.name == "adaptive"})
 			ds := dataset.FromSlice(env, []int{1, 2, 3})
 			if tc.loop {
 				ds = dataset.Iterate(ds, 3, func(_ *dataset.Iteration, p *dataset.DataSet[int]) *dataset.DataSet[int] {

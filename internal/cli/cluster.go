@@ -197,11 +197,15 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 
 // Spreads reports whether job args may run spread over several
 // TaskManagers: the DataSet jobs without iterations (weir tpch, and weir
-// run's wordcount, weblog and triangles), whose subtasks share no memory
-// across an operator's subtasks.
+// run's wordcount, weblog and enum-triangles), whose subtasks share no memory
+// across an operator's subtasks, unless --adaptive (its second planning
+// needs the sizes of all shares).
 func (clusterProgram) Spreads(args []string) bool {
 	cmd, err := find(args)
 	if err != nil {
+		return false
+	}
+	if fl := cmd.Flags().Lookup("adaptive"); fl != nil && fl.Value.String() == "true" {
 		return false
 	}
 	j := batchJobs()[cmd.CommandPath()]

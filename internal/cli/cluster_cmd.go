@@ -156,8 +156,8 @@ from its JobManager for the heartbeat timeout cancels its jobs and connects
 again.
 
 A batch job without iterations (weir tpch, weir run wordcount, weblog,
-triangles) that asks for more slots (--parallelism) than one TaskManager
-has free runs spread over several: each runs the subtasks of its slots and
+enum-triangles; not with --adaptive) that asks for more slots (--parallelism)
+than one TaskManager has free runs spread over several: each runs the subtasks of its slots and
 they exchange records over their data plane, a shuffle server listening on
 --data-address (host:port; port 0 picks one). Its host must be one the other
 TaskManagers reach: on Kubernetes, the pod's IP.`,

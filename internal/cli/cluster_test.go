@@ -34,6 +34,32 @@ func TestProgramCheck(t *testing.T) {
 	}
 }
 
+// TestProgramSpreads: the DataSet jobs without iterations may spread,
+// unless --adaptive; stream and iteration jobs may not.
+func TestProgramSpreads(t *testing.T) {
+	sp, ok := Program().(cluster.Spreader)
+	if !ok {
+		t.Fatal("the CLI's Program is not a cluster.Spreader")
+	}
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"tpch", "--query", "5", "--data", "/d", "--parallelism", "4"}, true},
+		{[]string{"tpch", "--query", "5", "--data", "/d", "--adaptive"}, false},
+		{[]string{"run", "wordcount", "--input", "/x.txt"}, true},
+		{[]string{"run", "enum-triangles"}, true},
+		{[]string{"run", "pagerank", "--pages", "/p", "--links", "/l"}, false},
+		{[]string{"run", "kmeans"}, false},
+		{[]string{"run", "window-stats", "--input=/x.csv"}, false},
+		{[]string{"sort"}, false},
+	} {
+		if got := sp.Spreads(tc.args); got != tc.want {
+			t.Errorf("Spreads(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
 // partLines returns the lines of the committed part files of dir, sorted.
 func partLines(t *testing.T, dir string) []string {
 	t.Helper()
