@@ -170,6 +170,15 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/shuffle": func(p string) bool {
 			return isStd(p) || p == module+"/internal/ring" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
 		},
+		// a spread attempt's share to its DataSet program: the one package
+		// that knows the cluster's Spread, the data plane and the DataSet API
+		"cluster/spread": func(p string) bool {
+			switch p {
+			case module + "/cluster", module + "/cluster/dataplane", module + "/dataset":
+				return true
+			}
+			return isStd(p)
+		},
 		// test peers: the shuffle over gRPC, nothing else
 		"cluster/shuffle/shuffletest": func(p string) bool {
 			return isStd(p) || p == module+"/cluster/shuffle" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")

@@ -14,10 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/weirdata/weir/cluster"
-	"github.com/weirdata/weir/cluster/dataplane"
 	"github.com/weirdata/weir/cluster/rest"
 	"github.com/weirdata/weir/cluster/view"
-	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/checkpoint/s3"
 )
@@ -210,16 +208,6 @@ func (clusterProgram) Spreads(args []string) bool {
 	}
 	j := batchJobs()[cmd.CommandPath()]
 	return j != nil && !j.iterative
-}
-
-// spread is the dataset.Spread of a share of a spread attempt: each
-// execution's channels go over the TaskManager's shuffle, named by the
-// attempt and the execution.
-func spread(s *cluster.Spread) *dataset.Spread {
-	return &dataset.Spread{Part: s.Part, Slots: s.Slots, Transport: func(stage int, part func(v, i int) int) (dataset.Transport, error) {
-		return &dataplane.Transport{Job: fmt.Sprintf("%s/%d", s.Channels, stage), Client: s.Client, Server: s.Server,
-			Addr: func(v, i int) string { return s.Addrs[part(v, i)] }}, nil
-	}}
 }
 
 // batchJobs returns the DataSet jobs by command path ("weir tpch", "weir

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weirdata/weir/cluster/spread"
 	"github.com/weirdata/weir/dataset"
 	"github.com/weirdata/weir/examples/linesort"
 )
@@ -71,8 +72,8 @@ func percent(n, total int64) string {
 // returns.
 func (g *globalOptions) datasetOptions(cmd *cobra.Command, job string) (opts dataset.Options, done func()) {
 	opts = dataset.Options{Parallelism: g.workers(), Memory: g.managed(), TmpDir: g.tmp, Adaptive: g.adaptive}
-	if env := clusterEnv(cmd.Context()); env != nil && env.Spread != nil {
-		opts.Spread = spread(env.Spread)
+	if env := clusterEnv(cmd.Context()); env != nil {
+		opts.Spread = spread.Dataset(env.Spread)
 	}
 	w := cmd.ErrOrStderr()
 	if !g.progress || !isTerminal(w) {
