@@ -125,12 +125,14 @@ func (e *edge[T]) start(j *job) error {
 	if err := x.startRemote(); err != nil {
 		return err
 	}
-	return x.startSample()
+	var err error
+	x.sample, err = startSample(x.j, &e.edgeBase, nProd, x.sampler)
+	return err
 }
 
 func (e *edge[T]) runRemote() {
 	e.rt.runRemote()
-	e.rt.runSample()
+	e.rt.sample.run()
 }
 
 // cleanup releases the reservations and spill files an execution left behind. It

@@ -232,7 +232,7 @@ func (x *exchange[T]) startRemote() error {
 
 // closeRemote closes the receivers left open.
 func (x *exchange[T]) closeRemote() {
-	x.closeSample()
+	x.sample.close()
 	if x.remote == nil {
 		return
 	}

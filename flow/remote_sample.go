@@ -20,52 +20,57 @@ import (
 // subtask to producer subtask of its From vertex.
 func sampleEdge(e int) int { return e | 1<<30 }
 
-// remoteSample is a sampled Range edge's sample channels.
+// remoteSample is a sampled Range edge's sample channels. It is not
+// generic: the samples are bytes whatever the edge's record type, so its
+// code is compiled once, not once per record type.
 type remoteSample struct {
+	j       *job
+	e       *edgeBase
+	nProd   int
+	sampler *rangeSampler
 	// rcv[q] receives the samples sent to producer q here
 	rcv []Receiver
 	// remote counts the producers elsewhere
 	remote int
 }
 
-// startSample registers the sample inboxes of the producers here, when
-// some producer of the edge runs elsewhere.
-func (x *exchange[T]) startSample() error {
-	j, e := x.j, x.e
-	if x.sampler == nil || j.opts.Remote == nil {
-		return nil
+// startSample registers the sample inboxes of the producers here of edge
+// e, whose sampler is s, when some producer of e runs elsewhere; it
+// returns nil when none does.
+func startSample(j *job, e *edgeBase, nProd int, s *rangeSampler) (*remoteSample, error) {
+	if s == nil || j.opts.Remote == nil {
+		return nil, nil
 	}
-	rs := &remoteSample{rcv: make([]Receiver, x.nProd)}
-	for p := range x.nProd {
+	rs := &remoteSample{j: j, e: e, nProd: nProd, sampler: s, rcv: make([]Receiver, nProd)}
+	for p := range nProd {
 		if !j.here(e.from, p) {
 			rs.remote++
 		}
 	}
 	if rs.remote == 0 {
-		return nil
+		return nil, nil
 	}
-	x.sample = rs
-	for q := range x.nProd {
+	for q := range nProd {
 		if !j.here(e.from, q) {
 			continue
 		}
-		rcv, err := j.opts.Remote.Transport.Inbox(sampleEdge(e.index), q, x.nProd, max(j.opts.ChannelBuffers, 2))
+		rcv, err := j.opts.Remote.Transport.Inbox(sampleEdge(e.index), q, nProd, max(j.opts.ChannelBuffers, 2))
 		if err != nil {
-			return fmt.Errorf("flow: edge %s sample of producer %d: %w", e.name, q, err)
+			rs.close()
+			return nil, fmt.Errorf("flow: edge %s sample of producer %d: %w", e.name, q, err)
 		}
 		rs.rcv[q] = rcv
 	}
-	return nil
+	return rs, nil
 }
 
-// runSample starts a goroutine per producer here that takes the samples
-// sent to it.
-func (x *exchange[T]) runSample() {
-	rs := x.sample
+// run starts a goroutine per producer here that takes the samples sent
+// to it.
+func (rs *remoteSample) run() {
 	if rs == nil {
 		return
 	}
-	j := x.j
+	j := rs.j
 	for q, rcv := range rs.rcv {
 		if rcv == nil {
 			continue
@@ -73,17 +78,17 @@ func (x *exchange[T]) runSample() {
 		j.bg.Add(1)
 		go func() {
 			defer j.bg.Done()
-			if err := x.takeSamples(rcv, rs.remote); err != nil && j.ctx.Err() == nil {
-				j.fail(fmt.Errorf("flow: edge %s sample of producer %d: %w", x.e.name, q, err))
+			if err := rs.take(rcv, rs.remote); err != nil && j.ctx.Err() == nil {
+				j.fail(fmt.Errorf("flow: edge %s sample of producer %d: %w", rs.e.name, q, err))
 			}
 		}()
 	}
 }
 
-// takeSamples reads the samples of the n producers elsewhere off rcv
-// until each one's EndOfPartition.
-func (x *exchange[T]) takeSamples(rcv Receiver, n int) error {
-	ctx := x.j.ctx
+// take reads the samples of the n producers elsewhere off rcv until each
+// one's EndOfPartition.
+func (rs *remoteSample) take(rcv Receiver, n int) error {
+	ctx := rs.j.ctx
 	for n > 0 {
 		ok, err := rcv.Poll(func(p int, kind EventKind, b []byte) error {
 			switch kind {
@@ -92,7 +97,7 @@ func (x *exchange[T]) takeSamples(rcv Receiver, n int) error {
 				if err != nil {
 					return fmt.Errorf("producer %d: %w", p, err)
 				}
-				x.sampler.publishRemote(p, keys, seen)
+				rs.sampler.publishRemote(p, keys, seen)
 			case EndOfPartition:
 				n--
 			default:
@@ -115,14 +120,14 @@ func (x *exchange[T]) takeSamples(rcv Receiver, n int) error {
 	return nil
 }
 
-// sendSample sends producer p's sample to every producer elsewhere.
-func (x *exchange[T]) sendSample(ctx context.Context, p int, r *reservoir) error {
-	if x.sample == nil {
+// send sends producer p's sample to every producer elsewhere.
+func (rs *remoteSample) send(ctx context.Context, p int, r *reservoir) error {
+	if rs == nil {
 		return nil
 	}
-	j, e := x.j, x.e
+	j, e := rs.j, rs.e
 	b := encodeSample(nil, r.keys, r.seen)
-	for q := range x.nProd {
+	for q := range rs.nProd {
 		if j.here(e.from, q) {
 			continue
 		}
@@ -140,12 +145,12 @@ func (x *exchange[T]) sendSample(ctx context.Context, p int, r *reservoir) error
 	return nil
 }
 
-// closeSample closes the sample receivers.
-func (x *exchange[T]) closeSample() {
-	if x.sample == nil {
+// close closes the sample receivers.
+func (rs *remoteSample) close() {
+	if rs == nil {
 		return
 	}
-	for _, rcv := range x.sample.rcv {
+	for _, rcv := range rs.rcv {
 		if rcv != nil {
 			rcv.Close()
 		}

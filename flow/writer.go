@@ -557,7 +557,7 @@ func (w *Writer[T]) replaySample() error {
 	}
 	w.local = nil
 	x.sampler.publish(w.src, w.res)
-	if err := x.sendSample(x.j.ctx, w.src, w.res); err != nil {
+	if err := x.sample.send(x.j.ctx, w.src, w.res); err != nil {
 		return err
 	}
 	select {
