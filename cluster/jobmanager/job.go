@@ -245,7 +245,8 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 // min(asked, free), all free when j asks for 0. A job that spreads and
 // asks for more than that TaskManager has free gets a share on each of
 // the TaskManagers with a data plane, the most free first, up to what it
-// asks. false: ctx ended or j was canceled.
+// asks, when those give it more slots. false: ctx ended or j was
+// canceled.
 func (jm *JobManager) waitSlots(ctx context.Context, j *job) ([]grant, bool) {
 	for {
 		jm.mu.Lock()
@@ -266,7 +267,8 @@ func (jm *JobManager) waitSlots(ctx context.Context, j *job) ([]grant, bool) {
 			}
 			grants := []grant{{best, slots}}
 			if j.spreads && j.slots > best.free {
-				if g := jm.spreadLocked(j.slots); len(g) > 1 {
+				// spread when that gives the job more slots than best alone
+				if g := jm.spreadLocked(j.slots); len(g) > 1 && granted(g) > slots {
 					grants = g
 				}
 			}
@@ -285,6 +287,15 @@ func (jm *JobManager) waitSlots(ctx context.Context, j *job) ([]grant, bool) {
 		case <-wait:
 		}
 	}
+}
+
+// granted sums the slots of grants.
+func granted(grants []grant) int {
+	n := 0
+	for _, g := range grants {
+		n += g.slots
+	}
+	return n
 }
 
 // spreadLocked returns the shares of a spread attempt asking for slots:

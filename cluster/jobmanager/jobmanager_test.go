@@ -802,4 +802,13 @@ func TestSpread(t *testing.T) {
 	if err != nil || len(ex.History.Entries) != 1 || !strings.Contains(ex.History.Entries[0].Stacktrace, "share 1 of 2 on TaskManager b: fake: share 1 fails") {
 		t.Fatalf("exceptions %+v, %v", ex, err)
 	}
+	// a TaskManager without a data plane whose free slots exceed what the
+	// shares would give: the job runs there alone
+	c.startTM("d", 4, cluster.Fingerprint{})
+	c.registered(4)
+	jid, _ = c.jm.Submit(ctx, rest.Submission{Args: []string{"spread-finish", "5"}})
+	if r := c.next(); r.tm != "d" || r.env.Spread != nil || r.env.Slots != 4 {
+		t.Fatalf("ran on %s with %d slots, spread %+v: want d alone with 4 (a and b give 3)", r.tm, r.env.Slots, r.env.Spread)
+	}
+	c.waitFor("the job finished", func() bool { return c.state(jid) == rest.StateFinished })
 }
