@@ -25,11 +25,10 @@ import (
 // What differs from one process: a source's subtask i reads splits i, i+n,
 // i+2n, ... of its n subtasks (no work stealing between processes);
 // Options.Adaptive is refused (its second planning needs the sizes every
-// process measured);
-// each process commits the output of its own subtasks once its share
-// succeeded, so a job that fails in one process after another committed
-// leaves that one's files (the caller removes them); iterations are
-// refused, as their superstep barrier is shared memory. Every edge between
+// process measured), and so are iterations (their superstep barrier is
+// shared memory); each process commits the output of its own subtasks once
+// its share succeeded, so a job that fails in one process after another
+// committed leaves that one's files (the caller removes them). Every edge between
 // processes needs a codec (typed.CodecOrNil): Execute fails, naming the
 // operator, for a record type without one.
 type Spread struct {
