@@ -23,6 +23,11 @@ type DirOptions struct {
 	// OnSkip, if set, is called for each damaged checkpoint OpenDir and
 	// Latest pass over, with the checkpoint's directory and the reason.
 	OnSkip func(path string, err error)
+	// Follower opens the storage of checkpoints another process stores
+	// (the parts of a spread job but part 0): without the lock, removing
+	// nothing. Latest reads what the owner stored, shared files are
+	// written and read as the owner's, and Store is refused.
+	Follower bool
 
 	fs fileSystem // the file system; tests inject failures through it
 }
@@ -76,6 +81,9 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if err := d.fs.MkdirAll(filepath.Join(path, sharedDir)); err != nil {
 		return nil, fmt.Errorf("checkpoint: open %s: %w", path, err)
 	}
+	if opts.Follower {
+		return d, nil
+	}
 	lock, err := lockDir(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: open %s: %w", path, err)
@@ -104,6 +112,9 @@ func OpenBucket(b Bucket, prefix string, opts DirOptions) (*Dir, error) {
 		opts.Retained = 1
 	}
 	d := &Dir{path: key(prefix), opts: opts, fs: bucketFS{b: b}, reg: newSharedRegistry(), bucket: b}
+	if opts.Follower {
+		return d, nil
+	}
 	if err := d.recover(); err != nil {
 		return nil, fmt.Errorf("checkpoint: open %s: %w", d.where(d.path), err)
 	}
@@ -279,6 +290,9 @@ func (d *Dir) removeCheckpoint(id int64) error {
 func (d *Dir) Store(s *Snapshot) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.opts.Follower {
+		return "", fmt.Errorf("checkpoint: store %s %d: %s is opened as a follower: its owner stores", s.Kind, s.ID, d.where(d.path))
+	}
 	if err := validateSnapshot(s); err != nil {
 		return "", err
 	}
@@ -443,6 +457,9 @@ func (d *Dir) Latest() (*Snapshot, string, error) {
 	}
 	for _, id := range slices.Backward(ids) {
 		dir := d.chkDir(id)
+		if d.opts.Follower && !d.hasMetadata(dir) {
+			continue // the owner is writing it
+		}
 		_, s, err := checkSnapshot(d.fs, dir, true)
 		if err == nil {
 			return s, d.where(dir), nil

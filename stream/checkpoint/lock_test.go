@@ -116,3 +116,55 @@ func TestRemoveStaleSavepoints(t *testing.T) {
 		t.Errorf("the live writer's directory: %v", err)
 	}
 }
+
+// A follower opens a directory the owner holds, without the lock: it
+// reads the owner's checkpoints as they come, writes shared files the
+// owner reads, refuses to store, and removes nothing, not even an
+// incomplete checkpoint, which it takes for one the owner is writing.
+func TestDirFollower(t *testing.T) {
+	path := t.TempDir()
+	d, err := OpenDir(path, DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	leftover := filepath.Join(path, "chk-99")
+	if err := os.MkdirAll(leftover, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenDir(path, DirOptions{Follower: true})
+	if err != nil {
+		t.Fatalf("follower open: %v", err)
+	}
+	defer f.Close()
+	if _, err := os.Stat(leftover); err != nil {
+		t.Fatalf("the follower removed %s: %v", leftover, err)
+	}
+	if got, _, err := f.Latest(); err != nil || got != nil {
+		t.Fatalf("follower's latest before any checkpoint: %v %v", got, err)
+	}
+	if _, err := d.Store(testSnapshot(1, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := f.Latest(); err != nil || got == nil || got.ID != 1 {
+		t.Fatalf("follower's latest after the owner stored 1: %v %v", got, err)
+	}
+	if _, err := f.Store(testSnapshot(2, nil, nil)); err == nil || !strings.Contains(err.Error(), "follower") {
+		t.Fatalf("follower's Store: %v, want a refusal", err)
+	}
+	w, err := f.CreateShared("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("state")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.OpenShared("s1")
+	if err != nil {
+		t.Fatalf("the owner reads the follower's shared file: %v", err)
+	}
+	r.Close()
+}
