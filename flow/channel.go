@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
@@ -86,19 +85,27 @@ func (ch *channel[T]) signal() {
 }
 
 // takeFrom returns the next message of outbox channel p, freeing a
-// credit, or ok false when it has none. A priority event is an error: it
-// cannot overtake what the channel already sent to the other process.
-func (in *inbox[T]) takeFrom(p int) (m message[T], ok bool, err error) {
+// credit, or ok false when it has none. A priority event does not
+// overtake the messages queued before it here (their frames go in order):
+// it comes in its place, after them, and prio says it is one; the
+// consumer's side puts it in front of its own queue (remote.go).
+func (in *inbox[T]) takeFrom(p int) (m message[T], prio, ok bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	ch := &in.chans[p]
-	if len(ch.prio) > 0 {
-		return m, false, fmt.Errorf("%v priority event (an unaligned barrier) on a channel to another process", ch.prio[0].ev.Kind)
+	if len(ch.prio) > 0 && ch.prio[0].ev.over <= 0 {
+		m = ch.prio[0]
+		ch.prio = ch.prio[1:]
+		return m, true, true
 	}
 	if ch.n == 0 {
-		return m, false, nil
+		return m, false, false
 	}
-	return ch.pop(), true, nil
+	m = ch.pop()
+	for i := range ch.prio { // each counts the messages before it
+		ch.prio[i].ev.over--
+	}
+	return m, false, true
 }
 
 // pop removes the head of the channel's queue, freeing a credit: a
@@ -152,7 +159,8 @@ func (in *inbox[T]) queue(p int) {
 // putPriority puts event m in front of channel p's queue, without credit
 // (Flink's priority events): it overtakes the ch.n messages queued, which
 // it counts. The consumer's gate is told at once, even when it reads no
-// data because its task's outputs are full. The caller holds mu.
+// data because its task's outputs are full. In an outbox the count is the
+// event's place in the queue (takeFrom). The caller holds mu.
 func (in *inbox[T]) putPriority(p int, m message[T]) {
 	ch := &in.chans[p]
 	m.ev.over = int32(ch.n)

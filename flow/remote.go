@@ -17,8 +17,13 @@ import (
 // edge's codec writes them, so every edge with a channel between
 // processes needs a codec. A sampled Range edge's producers share their
 // samples across processes, so every process computes the same bounds
-// (remote_sample.go). Not carried between processes: priority events
-// (unaligned barriers), which fail the job.
+// (remote_sample.go). A priority event (an unaligned barrier) overtakes
+// the messages queued in the consumer's inbox and the records pending in
+// the producer's Writer, as in one process, but not the frames on their
+// way between the processes: it goes after them, in order, and is put in
+// front of the consumer's queue when it arrives. Its checkpoint is as
+// exact; under backpressure it waits for at most the channel's credit of
+// frames.
 //
 // A blocking edge's result stays with its producer: a producer subtask
 // fills its stores (spilling them to its disk) as in one process, and once
@@ -132,6 +137,12 @@ func (e *edgeBase) checkRemote(j *job) error {
 
 // The payload of an event frame: Value and Meta, little-endian.
 const eventPayload = 16
+
+// remotePriority marks the kind of an event frame that is a priority event
+// (an unaligned barrier): it travels in order, after the frames its
+// channel sent before it, and the consumer's process puts it in front of
+// the messages its inbox queued.
+const remotePriority EventKind = 0x80
 
 func putEvent(b []byte, ev Event) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(ev.Value))
@@ -294,10 +305,7 @@ func (x *exchange[T]) forward(p, c int) error {
 	ch := &ob.chans[p]
 	var buf []byte
 	for {
-		m, ok, err := ob.takeFrom(p)
-		if err != nil {
-			return err
-		}
+		m, prio, ok := ob.takeFrom(p)
 		if !ok {
 			select {
 			case <-ch.notify:
@@ -306,15 +314,18 @@ func (x *exchange[T]) forward(p, c int) error {
 				return nil
 			}
 		}
-		switch m.ev.Kind {
-		case eventNone:
+		switch {
+		case prio:
+			buf = putEvent(buf[:0], m.ev)
+			err = snd.SendEvent(ctx, m.ev.Kind|remotePriority, buf)
+		case m.ev.Kind == eventNone:
 			buf = buf[:0]
 			for i := range m.batch {
 				buf = e.codec.Append(buf, &m.batch[i])
 			}
 			x.putBatch(m.batch)
 			err = snd.Send(ctx, buf)
-		case EndOfPartition:
+		case m.ev.Kind == EndOfPartition:
 			return snd.Close(ctx)
 		default:
 			buf = putEvent(buf[:0], m.ev)
@@ -360,11 +371,18 @@ func (x *exchange[T]) pump(c int) error {
 		case EndOfPartition:
 			m.ev = Event{Kind: EndOfPartition, Source: p}
 		default:
-			ev, err := readEvent(kind, p, b)
+			ev, err := readEvent(kind&^remotePriority, p, b)
 			if err != nil {
 				return fmt.Errorf("producer %d: %w", p, err)
 			}
 			m.ev = ev
+			if kind&remotePriority != 0 {
+				// in front of what the channel queued here: every message
+				// before it on the channel came before it (a held one
+				// blocks the channel, so this frame waited behind it)
+				x.deliverPriority(c, m)
+				return nil
+			}
 		}
 		if !in.offer(m, x) {
 			pending[p], held[p] = m, true

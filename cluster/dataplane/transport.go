@@ -78,7 +78,7 @@ func (r receiver) Poll(f func(producer int, kind flow.EventKind, b []byte) error
 			kind = flow.EndOfPartition
 		}
 	default:
-		return false, fmt.Errorf("dataplane: inbox %s: priority frame from producer %d: unaligned barriers do not cross processes", r.in.ID(), fr.Producer)
+		return false, fmt.Errorf("dataplane: inbox %s: priority frame from producer %d: flow sends its priority events (unaligned barriers) as event frames", r.in.ID(), fr.Producer)
 	}
 	return true, f(fr.Producer, kind, fr.Bytes)
 }
