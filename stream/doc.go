@@ -161,6 +161,15 @@
 // sources as Flink's BATCH mode: keyed inputs sorted by key, final results
 // only; Automatic is Batch when every source is bounded.
 //
+// # Spread over processes
+//
+// Options.Spread runs a process's part of a job spread over several (a
+// cluster's TaskManagers): each process builds the same program with the
+// same options, runs subtask i of every task in the process that holds
+// slot i, and sends records, watermarks and barriers to the others over a
+// Transport. Part 0 coordinates the checkpoints and hands out the splits;
+// the checkpoint storage and the sinks' files are shared. See Spread.
+//
 // # Testing
 //
 // Package streamtest runs the operators a program applies to one input

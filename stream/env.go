@@ -85,6 +85,9 @@ type Options struct {
 	// many records per second on Clock, split evenly over its subtasks (as
 	// Flink's RateLimiterStrategy.perSecond); zero reads at full speed.
 	SourceRate float64
+	// Spread, when set, runs this process's part of a job spread over
+	// several processes (see Spread).
+	Spread *Spread
 }
 
 // Mode is a job's execution mode, as Flink's RuntimeExecutionMode.

@@ -69,6 +69,12 @@ func (e *Env) startJob(ctx context.Context) (*Job, error) {
 		AllowNonRestoredState: e.opts.AllowNonRestoredState, Restart: e.opts.Restart.strategy(), Clock: e.opts.Clock,
 		Flow: flow.Options{Memory: e.opts.Memory, BatchSize: e.opts.BatchSize, BufferTimeout: e.opts.BufferTimeout,
 			Clock: e.opts.Clock, TmpDir: e.opts.TmpDir}, Fingerprint: fp}
+	if sp := e.opts.Spread; sp != nil {
+		if err := sp.check(&e.opts); err != nil {
+			return nil, err
+		}
+		cfg.ID, cfg.Spread, cfg.Restart = sp.Job, sp.runner(), NoRestart().strategy()
+	}
 	failures, clk := &failureLog{}, e.opts.Clock
 	if clk == nil {
 		clk = clock.System{}

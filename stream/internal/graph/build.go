@@ -38,9 +38,12 @@ type Build struct {
 	Feedback task.FeedbackQueue
 }
 
-// Job is a program translated for one attempt: its flow graph.
+// Job is a program translated for one attempt: its flow graph, and its
+// sources' enumerators by stable id (each in its valve under
+// checkpoints; none when Options.Splits serves them).
 type Job struct {
-	Graph *flow.Graph
+	Graph       *flow.Graph
+	Enumerators map[string]source.Enumerator
 }
 
 // attempt is what one attempt's subtasks share.
@@ -75,9 +78,13 @@ func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinato
 	}
 	for _, n := range r.Program.Nodes {
 		if n.Reset != nil {
-			n.Reset(r.Par[n])
+			n.Reset(r.Opts.local(r.Par[n]))
 		}
 		if n.Enumerator == nil {
+			continue
+		}
+		if r.Opts.Splits != nil { // the enumerator runs in another process
+			at.enums[n] = r.Opts.Splits(r.IDs[n])
 			continue
 		}
 		if al := n.Align; al != nil && !r.Batch {
@@ -109,12 +116,18 @@ func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinato
 		for _, e := range tp.Inputs {
 			from := r.taskOf[e.From]
 			custom := e.Part.Custom
-			if err := e.From.Ports[e.Port].connect(g, from.vertex, tp.vertex, r.Part[e], custom, r.MaxP[e.To], r.Par[e.To]); err != nil {
+			if err := e.From.Ports[e.Port].connect(g, from.vertex, tp.vertex, r.Part[e], custom, r.MaxP[e.To], r.Par[e.To], r.Opts.Codecs); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return &Job{Graph: g}, nil
+	enums := map[string]source.Enumerator{}
+	if r.Opts.Splits == nil {
+		for n, e := range at.enums {
+			enums[r.IDs[n]] = e
+		}
+	}
+	return &Job{Graph: g, Enumerators: enums}, nil
 }
 
 // config is the task configuration of subtask i of tp.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/memory"
 	"github.com/weirdata/weir/stream/internal/core"
 	"github.com/weirdata/weir/stream/internal/task"
 	"github.com/weirdata/weir/stream/source"
@@ -135,7 +136,7 @@ type Port struct {
 	Consumers []*Edge
 	fanout    func(outs []any) any
 	writer    func(tc *flow.TaskContext, i int) task.NetworkOutput
-	connect   func(g *flow.Graph, from, to *flow.Vertex, kind PartKind, custom any, maxP, p int) error
+	connect   func(g *flow.Graph, from, to *flow.Vertex, kind PartKind, custom any, maxP, p int, codec bool) error
 	network   func(tc *flow.TaskContext, i int, target any, e task.Edge) task.NetworkInput
 	// Emitter returns a *core.Emitter[T] into out, a core.Output[T].
 	Emitter func(out any, size int) any
@@ -158,7 +159,7 @@ func NewPort[T any]() *Port {
 			return f
 		},
 		writer: func(tc *flow.TaskContext, i int) task.NetworkOutput { return task.NewWriter[T](tc, i) },
-		connect: func(g *flow.Graph, from, to *flow.Vertex, kind PartKind, custom any, maxP, p int) error {
+		connect: func(g *flow.Graph, from, to *flow.Vertex, kind PartKind, custom any, maxP, p int, codec bool) error {
 			var pt flow.Partitioner[core.Record[T]]
 			switch kind {
 			case PartForward:
@@ -181,7 +182,13 @@ func NewPort[T any]() *Port {
 			default:
 				return fmt.Errorf("stream: edge %s -> %s: partitioning %d unresolved", from.Name(), to.Name(), kind)
 			}
-			flow.Connect(g, from, to, pt, flow.Pipelined, nil)
+			var c *memory.Codec[core.Record[T]]
+			if codec {
+				// a record type without a codec fails the job only on an
+				// edge that crosses processes (flow names it)
+				c, _ = core.RecordCodec[T]()
+			}
+			flow.Connect(g, from, to, pt, flow.Pipelined, c)
 			return nil
 		},
 		network: func(tc *flow.TaskContext, i int, target any, e task.Edge) task.NetworkInput {

@@ -11,6 +11,7 @@ import (
 	"github.com/weirdata/weir/stream/checkpoint"
 	"github.com/weirdata/weir/stream/internal/coordinator"
 	"github.com/weirdata/weir/stream/internal/task"
+	"github.com/weirdata/weir/stream/source"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -40,6 +41,30 @@ type Options struct {
 	Incremental           bool
 	// Checkpoints, nil without checkpoints.
 	Checkpoints *Checkpoints
+	// Codecs gives the network edges their record codecs: the edges of a
+	// job spread over processes.
+	Codecs bool
+	// Here, when set, reports whether subtask i of every task runs in
+	// this process (a spread job): a sink's Reset counts only those.
+	Here func(i int) bool
+	// Splits, when set, returns the split enumerator of source id that
+	// runs in another process (a spread job's part other than 0): the
+	// attempt makes no enumerator of its own.
+	Splits func(id string) source.Enumerator
+}
+
+// local returns how many of p subtasks run in this process.
+func (o *Options) local(p int) int {
+	if o.Here == nil {
+		return p
+	}
+	n := 0
+	for i := range p {
+		if o.Here(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // Checkpoints is how a job checkpoints, as its tasks need to know.

@@ -16,6 +16,7 @@ import (
 	"github.com/weirdata/weir/stream/internal/coordinator"
 	"github.com/weirdata/weir/stream/internal/graph"
 	"github.com/weirdata/weir/stream/internal/protocol"
+	"github.com/weirdata/weir/stream/source"
 )
 
 // Config is what a job runs with.
@@ -40,6 +41,11 @@ type Config struct {
 	// Fingerprint names the job in its checkpoints: a restore from the
 	// storage refuses another job's unless AllowNonRestoredState.
 	Fingerprint string
+	// ID, when set, is the job's id (else a new one); Spread, when set,
+	// runs this process's part of a job spread over several, which all
+	// start with the same ID, program and options, and no restarts.
+	ID     string
+	Spread *Spread
 }
 
 // AttemptFailure is a failed attempt (stream.AttemptFailure).
@@ -95,6 +101,8 @@ type Job struct {
 	coord    *coordinator.Coordinator
 	coordEnd chan struct{} // closed when the attempt's coordinator returned
 	stopped  bool          // stopped with a savepoint: the job ends Finished
+	sr       *spreadRun    // the part of a spread job, nil in one process
+	tr       flow.Transport
 	status   flow.Status
 	res      *flow.Result
 	err      error
@@ -110,11 +118,21 @@ func NewID() string {
 // Start starts the job's first attempt and the goroutine that restarts
 // failed ones.
 func Start(ctx context.Context, cfg Config) (*Job, error) {
-	j := &Job{cfg: cfg, id: NewID(), clock: cfg.Clock, hist: &coordinator.History{}, done: make(chan struct{})}
+	j := &Job{cfg: cfg, id: cfg.ID, clock: cfg.Clock, hist: &coordinator.History{}, done: make(chan struct{})}
+	if j.id == "" {
+		j.id = NewID()
+	}
 	if j.clock == nil {
 		j.clock = clock.System{}
 	}
 	j.cfg.Graph.Job = j.id
+	if s := cfg.Spread; s != nil {
+		j.sr = newSpreadRun(j, s)
+		j.cfg.Graph.Codecs, j.cfg.Graph.Here = true, s.Here
+		if s.Part != 0 {
+			j.cfg.Graph.Splits = func(id string) source.Enumerator { return remoteSplits{sr: j.sr, id: id} }
+		}
+	}
 	j.ctx, j.stop = context.WithCancel(ctx)
 	if cfg.Restore != nil && cfg.Checkpoints != nil {
 		// an explicit savepoint wins over the checkpoint storage's latest
@@ -141,6 +159,9 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 			f(RestoreInfo{ID: snap.ID, Where: where, Finished: snap.Finished})
 		}
 		if snap.Finished { // FLIP-147: the job ended before; nothing is left to do but commit
+			if j.sr != nil && cfg.Spread.Part != 0 { // part 0 commits every part's
+				snap = &checkpoint.Snapshot{}
+			}
 			if err := j.commitFinal(snap); err != nil {
 				j.stop()
 				return nil, err
@@ -152,11 +173,39 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 		}
 	}
 	if err := j.run(snap, where); err != nil {
+		if j.sr != nil && j.sr.l != nil {
+			j.sr.l.close()
+		}
 		j.stop()
 		return nil, err
 	}
+	if j.sr != nil && cfg.Spread.Part != 0 {
+		go j.superviseMember()
+		return j, nil
+	}
 	go j.supervise()
 	return j, nil
+}
+
+// openSpread opens the link of a spread job's part.
+func (j *Job) openSpread() error {
+	s := j.cfg.Spread
+	t, err := s.Transport(s.part)
+	if err != nil {
+		return fmt.Errorf("stream: %w", err)
+	}
+	if t == nil {
+		return errors.New("stream: the Spread's Transport returned none")
+	}
+	j.tr = t
+	// the link outlives Cancel: a part still reports its end and hears the
+	// job's; finish closes it
+	l, err := openLink(context.Background(), s, t, j.sr.handle, j.sr.fail)
+	if err != nil {
+		return err
+	}
+	j.sr.l = l
+	return nil
 }
 
 // ID returns the job's id.
@@ -199,13 +248,22 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 		}
 		r.Restored(assign)
 	}
+	if j.sr != nil {
+		if err := j.sr.check(r); err != nil {
+			return err
+		}
+		if err := j.openSpread(); err != nil {
+			return err
+		}
+	}
 	j.mu.Lock()
 	j.attempt++
 	number := j.attempt
 	j.mu.Unlock()
 	var coord *coordinator.Coordinator
 	checkpointing := j.cfg.Checkpoints != nil && !r.Batch
-	if checkpointing {
+	member := j.sr != nil && j.cfg.Spread.Part != 0
+	if checkpointing && !member {
 		// the coordinator knows the topology's valves once Translate made
 		// them; tasks register only once the flow job started
 		coord = coordinator.New(r.Topology, *j.cfg.Checkpoints, j.hist, snap != nil)
@@ -214,12 +272,21 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 	if coord != nil {
 		gw = coord
 	}
+	if checkpointing && member {
+		gw = j.sr
+	}
 	tj, err := graph.Translate(r, assign, gw, number)
 	if err != nil {
 		return err
 	}
 	fo := j.cfg.Flow
 	fo.Streaming = !r.Batch
+	if sr := j.sr; sr != nil {
+		fo.Remote = &flow.Remote{Here: func(_, i int) bool { return sr.s.Here(i) }, Transport: j.tr}
+		sr.mu.Lock()
+		sr.coord, sr.enums = coord, tj.Enumerators
+		sr.mu.Unlock()
+	}
 	fj, err := flow.Start(j.ctx, tj.Graph, fo)
 	if err != nil {
 		return err
@@ -238,6 +305,9 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 	cctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-fj.Done()
+		if j.sr != nil { // the other parts' tasks may still run
+			<-j.sr.others
+		}
 		cancel()
 	}()
 	go func() {
@@ -257,10 +327,28 @@ func (j *Job) supervise() {
 		j.mu.Unlock()
 		started := j.clock.Now()
 		res, err := fj.Wait()
+		if j.sr != nil && fj.Status() != flow.Finished {
+			j.mu.Lock()
+			stopped := j.stopped
+			j.mu.Unlock()
+			if !stopped { // end the other parts' tasks too
+				st := fj.Status()
+				if ferr := j.sr.failed(); ferr != nil {
+					err, st = ferr, flow.Failed
+				}
+				j.sr.tell(st, err)
+			}
+		}
 		<-end
 		var cerr error // the coordinator failed the attempt
 		if coord != nil {
 			cerr = coord.Failure()
+		}
+		if j.sr != nil {
+			<-j.sr.others
+			if serr := j.sr.failed(); serr != nil && cerr == nil {
+				cerr = serr
+			}
 		}
 		if cerr != nil {
 			err = cerr
@@ -351,10 +439,23 @@ func (j *Job) storeFinished() error {
 		if err != nil {
 			return fmt.Errorf("stream: final checkpoint %d: %s: %w", id, n.Name, err)
 		}
+		var states [][]byte
 		if b != nil {
-			snap.Operators = append(snap.Operators, checkpoint.OperatorState{ID: ids[n], Name: n.Name, Kind: n.Kind, Parallelism: 1,
-				Subtasks: []checkpoint.SubtaskState{{State: b, Watermark: math.MinInt64}}})
+			states = append(states, b)
 			commits = append(commits, commit)
+		}
+		if j.sr != nil { // the other parts' sinks are committed here
+			for _, rb := range j.sr.remoteFinals(ids[n]) {
+				states = append(states, rb)
+				commits = append(commits, func() error { return n.CommitFinal(rb) })
+			}
+		}
+		if len(states) > 0 {
+			op := checkpoint.OperatorState{ID: ids[n], Name: n.Name, Kind: n.Kind, Parallelism: len(states)}
+			for _, st := range states {
+				op.Subtasks = append(op.Subtasks, checkpoint.SubtaskState{State: st, Watermark: math.MinInt64})
+			}
+			snap.Operators = append(snap.Operators, op)
 		}
 	}
 	path, err := j.cfg.Checkpoints.Storage.Store(snap)
@@ -399,6 +500,9 @@ func (j *Job) commitFinal(snap *checkpoint.Snapshot) error {
 func (j *Job) finish(res *flow.Result, err error, status flow.Status) {
 	if err != nil && status == flow.Finished {
 		status = flow.Failed
+	}
+	if j.sr != nil {
+		j.sr.finish(status, err)
 	}
 	j.mu.Lock()
 	j.res, j.err, j.status = res, err, status
@@ -470,6 +574,9 @@ func (j *Job) TriggerCheckpoint(ctx context.Context) (int64, error) {
 	c := j.coord
 	j.mu.Unlock()
 	if c == nil {
+		if err := j.memberErr(); err != nil {
+			return 0, err
+		}
 		return 0, fmt.Errorf("stream: the job does not checkpoint: call EnableCheckpointing")
 	}
 	select {
@@ -490,6 +597,9 @@ func (j *Job) TriggerSavepoint(ctx context.Context, dir string) (string, error) 
 	c := j.coord
 	j.mu.Unlock()
 	if c == nil {
+		if err := j.memberErr(); err != nil {
+			return "", fmt.Errorf("stream: savepoint: %w", err)
+		}
 		return "", errors.New("stream: savepoint: the job does not checkpoint: call EnableCheckpointing")
 	}
 	select {
@@ -515,6 +625,9 @@ func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error)
 	c := j.coord
 	j.mu.Unlock()
 	if c == nil {
+		if err := j.memberErr(); err != nil {
+			return "", fmt.Errorf("stream: stop with savepoint: %w", err)
+		}
 		return "", errors.New("stream: stop with savepoint: the job does not checkpoint: call EnableCheckpointing")
 	}
 	var r coordinator.SavepointResult
@@ -537,7 +650,21 @@ func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error)
 	j.mu.Lock()
 	j.stopped = true
 	j.mu.Unlock()
+	if j.sr != nil { // the other parts stop too
+		for p := 1; p < len(j.cfg.Spread.Slots); p++ {
+			j.sr.l.send(p, &msg{Kind: wireStop})
+		}
+	}
 	j.Cancel()
 	<-j.done
 	return r.Path, nil
+}
+
+// memberErr says why a part other than 0 of a spread job takes no
+// checkpoint or savepoint requests; nil for any other job.
+func (j *Job) memberErr() error {
+	if s := j.cfg.Spread; s != nil && s.Part != 0 {
+		return fmt.Errorf("the checkpoints of a spread job are coordinated by its part 0, not part %d", s.Part)
+	}
+	return nil
 }
