@@ -30,7 +30,8 @@ type run struct {
 	env cluster.Env
 }
 
-// fakeProgram runs jobs named by their args: ["wait", slots] records
+// fakeProgram runs jobs named by their args (the "spread-" ones at
+// Run): ["wait", slots] records
 // checkpoint 1 (after the one it restores) through the gate and runs
 // until canceled; ["finish", slots] records one and finishes; ["idle",
 // slots] records none and runs until canceled. With the prefix "disk-"
@@ -53,7 +54,8 @@ func (p fakeProgram) Check(args []string) (string, int, error) {
 	return args[0], n, err
 }
 
-// Spreads: the jobs "spread-finish" and "spread-fail" spread.
+// Spreads: the jobs "spread-finish", "spread-fail" and "spread-wait"
+// spread.
 func (p fakeProgram) Spreads(args []string) bool { return strings.HasPrefix(args[0], "spread-") }
 
 // badArgs is a failure no restart cures.
@@ -65,6 +67,26 @@ func (badArgs) Unrecoverable() bool { return true }
 func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) error {
 	if p.ended != nil {
 		defer func() { p.ended <- env.Attempt }()
+	}
+	if args[0] == "spread-wait" {
+		// share 0 (or the whole job) records the checkpoint after the one
+		// it restores; every share runs until canceled
+		if env.Spread == nil || env.Spread.Part == 0 {
+			id := int64(1)
+			if env.Restore != "" {
+				n, err := strconv.ParseInt(strings.TrimPrefix(env.Restore, "chk-"), 10, 64)
+				if err != nil {
+					return err
+				}
+				id = n + 1
+			}
+			if err := env.Gate(ctx, id, fmt.Sprintf("chk-%d", id)); err != nil {
+				return err
+			}
+		}
+		p.runs <- run{tm: p.tm, env: env}
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	if spread, ok := strings.CutPrefix(args[0], "spread-"); ok {
 		// each share prints its index; "fail": share 1 of the first

@@ -28,20 +28,35 @@ func growth(asked, cur int, offers []int) int {
 	return best
 }
 
-// growthLocked is growth for attempt a of j on the TaskManagers registered.
+// growthLocked is growth for attempt a of j on the TaskManagers
+// registered, each share's slots counted on its TaskManager. A job that
+// spreads and asks for a number of slots may also grow over several
+// TaskManagers with a data plane: to the sum of their offers, capped by
+// its ask, as waitSlots would deploy it.
 func (jm *JobManager) growthLocked(j *job, a *attempt) int {
 	if j.slots > 0 && a.slots >= j.slots {
 		return 0
 	}
-	offers := make([]int, 0, len(jm.tms))
-	for _, tm := range jm.tms {
-		o := tm.free
-		if tm == a.tm {
-			o += a.slots
-		}
-		offers = append(offers, o)
+	own := map[*taskManager]int{}
+	for _, s := range a.shares {
+		own[s.tm] += s.slots
 	}
-	return growth(j.slots, a.slots, offers)
+	offers := make([]int, 0, len(jm.tms))
+	spread := 0
+	for _, tm := range jm.tms {
+		o := tm.free + own[tm]
+		offers = append(offers, o)
+		if tm.dataAddr != "" {
+			spread += o
+		}
+	}
+	target := growth(j.slots, a.slots, offers)
+	if j.spreads && j.slots > 0 {
+		if t := growth(j.slots, a.slots, []int{spread}); t > target {
+			target = t
+		}
+	}
+	return target
 }
 
 // holdLocked returns why attempt a of j must not be rescaled now, "" when

@@ -3,6 +3,7 @@ package jobmanager
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/weirdata/weir/clock"
 	"github.com/weirdata/weir/cluster"
 	"github.com/weirdata/weir/cluster/rest"
+	"github.com/weirdata/weir/cluster/taskmanager"
 )
 
 // TestGrowth: the slots an attempt could be redeployed at are the best
@@ -133,6 +135,47 @@ func TestRescaleUp(t *testing.T) {
 	if tms, _ := c.jm.TaskManagers(ctx); len(tms) != 2 || tms[0].FreeSlots != 1 || tms[1].FreeSlots != 0 {
 		t.Fatalf("TaskManagers after the rescale %+v, want a free and b full", tms)
 	}
+}
+
+// TestRescaleUpSpread: a job that spreads asks for 3 slots and runs at 1
+// on a 1-slot TaskManager; a 2-slot TaskManager registers, with a data
+// plane as the first: no one TaskManager offers 3, but the two together
+// do, so after the stabilization interval the attempt is canceled and the
+// next runs spread over both with 3 slots, every share restoring the
+// checkpoint the first recorded.
+func TestRescaleUpSpread(t *testing.T) {
+	const stab = 2 * time.Second
+	clk := clock.NewManual(time.Unix(1000, 0))
+	c := newCluster(t, Options{Clock: clk, HeartbeatTimeout: time.Hour, RescaleStabilization: stab})
+	c.startTMWith(taskmanager.Options{ID: "a", Slots: 1, HeartbeatInterval: time.Hour, DataAddress: "127.0.0.1:0"})
+	c.registered(1)
+	jid, err := c.jm.Submit(context.Background(), rest.Submission{Args: []string{"spread-wait", "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.next()
+	if first.tm != "a" || first.env.Slots != 1 || first.env.Spread != nil {
+		t.Fatalf("the first attempt ran on %s with %d slots, spread %+v: want a alone with 1", first.tm, first.env.Slots, first.env.Spread)
+	}
+	c.waitFor("a recorded checkpoint", func() bool {
+		cks, _ := c.jm.Checkpoints(context.Background(), jid)
+		return cks.Counts.Completed == 1
+	})
+	c.startTMWith(taskmanager.Options{ID: "b", Slots: 2, HeartbeatInterval: time.Hour, DataAddress: "127.0.0.1:0"})
+	c.registered(2)
+	c.waitLog(fmt.Sprintf("attempt %s could run at 3 slots, not 1", first.env.Attempt))
+	clk.Advance(stab)
+	got := map[string]run{}
+	for range 2 {
+		r := c.next()
+		got[r.tm] = r
+	}
+	a, b := got["a"].env, got["b"].env
+	if a.Spread == nil || b.Spread == nil || b.Spread.Part != 0 || a.Spread.Part != 1 || !slices.Equal(b.Spread.Slots, []int{2, 1}) ||
+		a.Restore != "chk-1" || b.Restore != "chk-1" || a.Attempt != b.Attempt || a.Attempt == first.env.Attempt {
+		t.Fatalf("after the rescale: a %+v restoring %q, b %+v restoring %q", a.Spread, a.Restore, b.Spread, b.Restore)
+	}
+	c.waitFor("RUNNING again", func() bool { return c.state(jid) == rest.StateRunning })
 }
 
 // TestNoRescaleWithoutCheckpoint: an attempt that recorded no checkpoint

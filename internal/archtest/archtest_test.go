@@ -170,11 +170,12 @@ func TestDependencyRules(t *testing.T) {
 		"cluster/shuffle": func(p string) bool {
 			return isStd(p) || p == module+"/internal/ring" || p == "google.golang.org/grpc" || strings.HasPrefix(p, "google.golang.org/grpc/")
 		},
-		// a spread attempt's share to its DataSet program: the one package
-		// that knows the cluster's Spread, the data plane and the DataSet API
+		// a spread attempt's share to its DataSet or DataStream program: the
+		// one package that knows the cluster's Spread, the data plane and
+		// the two APIs
 		"cluster/spread": func(p string) bool {
 			switch p {
-			case module + "/cluster", module + "/cluster/dataplane", module + "/dataset":
+			case module + "/cluster", module + "/cluster/dataplane", module + "/dataset", module + "/stream":
 				return true
 			}
 			return isStd(p)
@@ -288,9 +289,9 @@ func TestDependencyRules(t *testing.T) {
 		"stream/internal/op": in("memory", "spill", "sortjoin", "resource", "stream/internal/core", "stream/internal/task", "stream/watermark",
 			"stream/state", "stream/state/disk", "stream/window", "stream/sink"),
 		"stream/internal/coordinator": in("flow", "stream/checkpoint", "stream/source", "stream/state", "stream/internal/protocol"),
-		"stream/internal/graph": in("flow", "stream/checkpoint", "stream/state", "stream/source", "stream/internal/core",
+		"stream/internal/graph": in("flow", "memory", "stream/checkpoint", "stream/state", "stream/source", "stream/internal/core",
 			"stream/internal/protocol", "stream/internal/task", "stream/internal/coordinator"),
-		"stream/internal/runner": in("flow", "stream/checkpoint", "stream/internal/protocol", "stream/internal/coordinator",
+		"stream/internal/runner": in("flow", "stream/checkpoint", "stream/source", "stream/internal/protocol", "stream/internal/coordinator",
 			"stream/internal/graph"),
 		// the Kafka connector: a source and a sink of the stream contracts
 		// over franz-go; no runtime, no DataSet API

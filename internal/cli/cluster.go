@@ -15,6 +15,7 @@ import (
 
 	"github.com/weirdata/weir/cluster"
 	"github.com/weirdata/weir/cluster/rest"
+	"github.com/weirdata/weir/cluster/spread"
 	"github.com/weirdata/weir/cluster/view"
 	"github.com/weirdata/weir/stream"
 	"github.com/weirdata/weir/stream/checkpoint/s3"
@@ -197,17 +198,34 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 // TaskManagers: the DataSet jobs without iterations (weir tpch, and weir
 // run's wordcount, weblog and enum-triangles), whose subtasks share no memory
 // across an operator's subtasks, unless --adaptive (its second planning
-// needs the sizes of all shares).
+// needs the sizes of all shares); and the stream jobs of weir run that
+// write their results to --output (printed ones would reach only the first
+// share's stdout), without iterations (weir run iterate), in streaming
+// mode.
 func (clusterProgram) Spreads(args []string) bool {
 	cmd, err := find(args)
 	if err != nil {
 		return false
 	}
-	if fl := cmd.Flags().Lookup("adaptive"); fl != nil && fl.Value.String() == "true" {
+	flag := func(name string) string {
+		if fl := cmd.Flags().Lookup(name); fl != nil {
+			return fl.Value.String()
+		}
+		return ""
+	}
+	if flag("adaptive") == "true" {
 		return false
 	}
-	j := batchJobs()[cmd.CommandPath()]
-	return j != nil && !j.iterative
+	if j := batchJobs()[cmd.CommandPath()]; j != nil {
+		return !j.iterative
+	}
+	for _, j := range streamJobs() {
+		if cmd.CommandPath() == "weir run "+j.name {
+			return j.name != "iterate" && flag("output") != "" &&
+				(flag("execution-mode") == "" || flag("execution-mode") == "streaming")
+		}
+	}
+	return false
 }
 
 // batchJobs returns the DataSet jobs by command path ("weir tpch", "weir
@@ -303,6 +321,7 @@ func joinCluster(env *cluster.Env, o *stream.Options, starts *[]func(*stream.Job
 		}
 		return nil
 	}
+	o.Spread = spread.Stream(env.Spread, env.JobID)
 	conf := *configure
 	*configure = func(e *stream.Env) {
 		if conf != nil {

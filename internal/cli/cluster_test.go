@@ -51,7 +51,12 @@ func TestProgramSpreads(t *testing.T) {
 		{[]string{"run", "enum-triangles"}, true},
 		{[]string{"run", "pagerank", "--pages", "/p", "--links", "/l"}, false},
 		{[]string{"run", "kmeans"}, false},
-		{[]string{"run", "window-stats", "--input=/x.csv"}, false},
+		{[]string{"run", "window-stats", "--input=/x.csv"}, false}, // prints its results
+		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o"}, true},
+		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--unaligned-checkpoints"}, true},
+		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--execution-mode", "batch"}, false},
+		{[]string{"run", "streaming-wordcount", "--output", "/o"}, true},
+		{[]string{"run", "iterate", "--output", "/o"}, false},
 		{[]string{"sort"}, false},
 	} {
 		if got := sp.Spreads(tc.args); got != tc.want {

@@ -41,6 +41,10 @@ type checkpointFlags struct {
 	// retained is how many complete checkpoints the directory keeps (0:
 	// checkpoint.Dir's default, 1).
 	retained int
+	// follower opens the checkpoint directory as a follower
+	// (checkpoint.DirOptions.Follower): a share of a spread attempt but
+	// the first
+	follower bool
 	// storage is the checkpoint directory opened (and locked) by apply,
 	// closed by close.
 	storage *checkpoint.Dir
@@ -188,7 +192,7 @@ func (c *checkpointFlags) apply(o *streaming.Options) error {
 	var storage checkpoint.Storage
 	if c.dir != "" && !c.plan {
 		skipped := map[string]bool{} // OpenDir and the restore pass over the same ones
-		opts := checkpoint.DirOptions{Retained: c.retained, OnSkip: func(path string, err error) {
+		opts := checkpoint.DirOptions{Retained: c.retained, Follower: c.follower, OnSkip: func(path string, err error) {
 			if !skipped[path] {
 				skipped[path] = true
 				c.say("checkpoint %s is damaged and skipped: %v", path, err)

@@ -80,10 +80,12 @@ func (j *streamJob) command(g *globalOptions) *cobra.Command {
 		}
 		ck.stderr = cmd.ErrOrStderr()
 		o.Stream.Fingerprint = fingerprint(j.name, cmd.Flags())
-		if clusterEnv(ctx) != nil {
+		if env := clusterEnv(ctx); env != nil {
 			// the checkpoint the JobManager recorded must outlive the
 			// next one stored, which the gate may refuse
 			ck.retained = 2
+			// the first share of a spread attempt stores its checkpoints
+			ck.follower = env.Spread != nil && env.Spread.Part != 0
 		}
 		err := ck.apply(&o)
 		defer ck.close()
