@@ -95,7 +95,8 @@ type Control interface {
 	// encoded by the program and opaque to the cluster: the TaskManager
 	// sends it to the JobManager every heartbeat interval and once more
 	// when the attempt ends, and the JobManager keeps the latest of each
-	// attempt for the program's view (JobManager.Reports).
+	// attempt for the program's view (JobManager.Reports); of a spread
+	// attempt, its first share's.
 	Report() []byte
 }
 

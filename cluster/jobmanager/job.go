@@ -404,7 +404,8 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 	if a == nil || a.id != s.Attempt {
 		return // a stale attempt's
 	}
-	if s.Report != nil {
+	k, sh := a.shareOn(tm)
+	if s.Report != nil && k == 0 { // a spread attempt's is its first share's
 		j.reportLocked(a.id, s.Report)
 	}
 	if s.State == rpc.Running {
@@ -413,7 +414,6 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 		}
 		return
 	}
-	k, sh := a.shareOn(tm)
 	if sh == nil || sh.ended {
 		return
 	}
@@ -437,13 +437,17 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 }
 
 // report keeps an attempt's Report, if the attempt is its TaskManager's
-// current one of the job.
+// current one of the job and, for a spread attempt, the TaskManager holds
+// its first share: the one that coordinates its checkpoints, whose Report
+// holds their history (the others' would hide it).
 func (jm *JobManager) report(tm *taskManager, r *rpc.Report) {
 	jm.mu.Lock()
 	defer jm.mu.Unlock()
 	j := jm.jobs[r.JobID]
 	if a := tm.attempts[r.JobID]; j != nil && a != nil && a.id == r.Attempt {
-		j.reportLocked(a.id, r.Data)
+		if k, _ := a.shareOn(tm); k == 0 {
+			j.reportLocked(a.id, r.Data)
+		}
 	}
 }
 

@@ -84,6 +84,11 @@ func (p fakeProgram) Run(ctx context.Context, args []string, env cluster.Env) er
 				return err
 			}
 		}
+		part := 0
+		if env.Spread != nil {
+			part = env.Spread.Part
+		}
+		env.Started(&fakeControl{stopped: make(chan struct{}), slots: env.Slots, attempt: fmt.Sprintf("%s/%d", env.Attempt, part)})
 		p.runs <- run{tm: p.tm, env: env}
 		<-ctx.Done()
 		return ctx.Err()
@@ -683,6 +688,41 @@ func TestReports(t *testing.T) {
 	if _, _, err := c.jm.Reports(ctx, "nope"); !errors.Is(err, rest.ErrNotFound) {
 		t.Fatalf("reports of an unknown job: %v", err)
 	}
+}
+
+// TestSpreadReports: of a spread attempt, whose shares all report every
+// heartbeat interval, the JobManager keeps the first share's Report.
+func TestSpreadReports(t *testing.T) {
+	c := newCluster(t, Options{})
+	c.startTMWith(taskmanager.Options{ID: "a", Slots: 2, HeartbeatInterval: 10 * time.Millisecond, DataAddress: "127.0.0.1:0"})
+	c.startTMWith(taskmanager.Options{ID: "b", Slots: 1, HeartbeatInterval: 10 * time.Millisecond, DataAddress: "127.0.0.1:0"})
+	c.registered(2)
+	ctx := context.Background()
+	jid, err := c.jm.Submit(ctx, rest.Submission{Args: []string{"spread-wait", "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempt := c.next().env.Attempt
+	c.next()
+	seen := 0
+	c.waitFor("five reports", func() bool {
+		rs, _, _ := c.jm.Reports(ctx, jid)
+		if len(rs) != 1 {
+			return false
+		}
+		var a string
+		n := 0
+		fmt.Sscanf(string(rs[0].Data), "%s %d", &a, &n)
+		if a != attempt+"/0" {
+			t.Fatalf("kept report %q, want share 0's of attempt %s", rs[0].Data, attempt)
+		}
+		seen++
+		return n >= 5 && seen >= 5
+	})
+	if err := c.jm.Cancel(ctx, jid); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("canceled", func() bool { return c.state(jid) == rest.StateCanceled })
 }
 
 // TestResult: a job's result is IN_PROGRESS until it ends; a finished
