@@ -299,6 +299,35 @@ func (c *Coordinator) Finish(f protocol.Finished) {
 	c.wake()
 }
 
+// InputsEnded makes a running task whose inputs ended (an iteration
+// head) one the coordinator triggers, as a source: with the checkpoints
+// pending that it did not acknowledge, whose barriers will not reach it,
+// and every later one.
+func (c *Coordinator) InputsEnded(e protocol.InputsEnded) {
+	if !c.ours(e.Task) {
+		return
+	}
+	k := taskKey{e.Task.Vertex, e.Task.Subtask}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.tasks[k]
+	if t == nil || c.done[k] || slices.Contains(c.sources, k) {
+		return
+	}
+	c.sources = append(c.sources, k)
+	ids := make([]int64, 0, len(c.pending))
+	for id, pc := range c.pending {
+		if !pc.acked[k] {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		pc := c.pending[id]
+		t.Deliver(protocol.Trigger{Checkpoint: id, Timestamp: pc.at.UnixMilli(), Savepoint: pc.savepoint != nil})
+	}
+}
+
 // completeLocked moves pc to the completed ones once every task
 // acknowledged it; c.mu is held.
 func (c *Coordinator) completeLocked(id int64, pc *pending) {

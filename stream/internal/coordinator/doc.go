@@ -16,7 +16,8 @@
 // with their valves closed), collects one Ack per running subtask (a task
 // that finished counts as acknowledged, FLIP-147), stores the checkpoint
 // in its checkpoint.Storage on its own goroutine, and tells every task it
-// completed. A checkpoint not complete within its timeout, or declined by
+// completed. A task whose inputs ended but that runs on (an iteration
+// head) says so (InputsEnded) and is triggered as a source from then on. A checkpoint not complete within its timeout, or declined by
 // a task, is aborted; so are the pending ones when the attempt ends.
 //
 //	Run ──every Interval──▶ trigger n: enumerators snapshotted, valves closed,

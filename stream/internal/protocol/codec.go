@@ -23,6 +23,7 @@ const (
 	kindNotified
 	kindReportedWatermark
 	kindWatermarkAlignment
+	kindInputsEnded
 )
 
 func (Trigger) kind() kind  { return kindTrigger }
@@ -33,6 +34,8 @@ func (Ack) kind() kind      { return kindAck }
 func (Decline) kind() kind  { return kindDecline }
 func (Finished) kind() kind { return kindFinished }
 func (Notified) kind() kind { return kindNotified }
+
+func (InputsEnded) kind() kind { return kindInputsEnded }
 
 func (ReportedWatermark) kind() kind  { return kindReportedWatermark }
 func (WatermarkAlignment) kind() kind { return kindWatermarkAlignment }
@@ -74,6 +77,8 @@ func Encode(m Message) []byte {
 		e.varint(m.Checkpoint)
 		e.string(m.Reason)
 	case Finished:
+		e.task(m.Task)
+	case InputsEnded:
 		e.task(m.Task)
 	case Notified:
 		e.task(m.Task)
@@ -121,6 +126,8 @@ func Decode(b []byte) (Message, error) {
 		m = Decline{Task: d.task(), Checkpoint: d.varint(), Reason: d.string()}
 	case kindFinished:
 		m = Finished{Task: d.task()}
+	case kindInputsEnded:
+		m = InputsEnded{Task: d.task()}
 	case kindNotified:
 		m = Notified{Task: d.task(), Checkpoint: d.varint()}
 	case kindReportedWatermark:

@@ -23,6 +23,7 @@ func messages() []Message {
 		}, InFlight: []byte("records"), Alignment: 3 * time.Millisecond},
 		Decline{Task: task, Checkpoint: 6, Reason: "disk full"},
 		Finished{Task: task},
+		InputsEnded{Task: task},
 		ReportedWatermark{Task: task, Watermark: 1042},
 		ReportedWatermark{Task: task, Watermark: 1<<63 - 1},
 		WatermarkAlignment{MaxAllowed: -1 << 63},

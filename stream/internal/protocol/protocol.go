@@ -16,8 +16,8 @@ type TaskID struct {
 }
 
 // Message is one of the messages of the package: Trigger, Complete,
-// Abort, Resume, Ack, Decline, Notified or Finished between the checkpoint
-// coordinator and the tasks; ReportedWatermark and WatermarkAlignment
+// Abort, Resume, Ack, Decline, Notified, Finished or InputsEnded between
+// the checkpoint coordinator and the tasks; ReportedWatermark and WatermarkAlignment
 // between a source's coordinator and its subtasks.
 type Message interface{ kind() kind }
 
@@ -97,6 +97,13 @@ type Notified struct {
 // acknowledged for every checkpoint pending and later (FLIP-147).
 type Finished struct{ Task TaskID }
 
+// InputsEnded says a task whose network inputs all ended runs on (an
+// iteration head, fed back by its loop): no barrier reaches it any more,
+// so the coordinator triggers it as a source from now on, the checkpoints
+// pending that it did not acknowledge included (FLIP-147's trigger of the
+// first running tasks).
+type InputsEnded struct{ Task TaskID }
+
 // ReportedWatermark is a source subtask's watermark, sent to its source's
 // coordinator every update interval of watermark alignment (Flink's
 // ReportedWatermarkEvent): the watermark the subtask emitted last, or Max
@@ -128,6 +135,7 @@ type Coordinator interface {
 	Decline(d Decline)
 	Notified(n Notified)
 	Finish(f Finished)
+	InputsEnded(e InputsEnded)
 }
 
 // OperatorRestore is what one operator of a task opens from.

@@ -29,7 +29,8 @@ type FeedbackQueue interface {
 	ready() <-chan time.Time
 	// drain delivers what was fed back to the head's target in batches of
 	// at most size (each also to tap, when set), calling marker at each
-	// checkpoint marker in order; it says whether there was anything.
+	// checkpoint marker in order; it says whether any record came (markers
+	// alone are not feedback).
 	drain(size int, tap func(b any), marker func(id int64) error) (bool, error)
 	// encode encodes a batch drain handed tap, for the head's log.
 	encode(dst []byte, b any) ([]byte, error)
@@ -316,8 +317,10 @@ func (f *Feedback[T]) drain(size int, tap func(b any), onMarker func(id int64) e
 	f.runs = nil
 	f.mu.Unlock()
 	if len(runs) == 0 {
-		// markers with no record before them
-		return len(d.markers) > 0, d.due()
+		// markers with no record before them: no feedback, which would
+		// keep a head whose input ended from ending while checkpoints go
+		// on
+		return false, d.due()
 	}
 	for i, h := range runs {
 		if err := f.replayRun(h, d); err != nil {

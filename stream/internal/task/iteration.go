@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/stream/internal/core"
+	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/state"
 )
 
@@ -234,6 +235,7 @@ func (in *iterationInput) step(rt *Runtime) (bool, error) {
 		}
 		in.inEnded = true
 		in.deadline = time.Now().Add(in.maxWait)
+		in.triggered(rt)
 		return false, nil
 	}
 	if got {
@@ -249,6 +251,31 @@ func (in *iterationInput) step(rt *Runtime) (bool, error) {
 		return false, err
 	}
 	return true, rt.Finish()
+}
+
+// triggered makes the head, whose input ended, take its barriers from
+// the coordinator's triggers, as a source: the loop still carries records
+// whose checkpoints no barrier through the input marks any more. A
+// trigger of a checkpoint the head began (its barrier came before the
+// input's end) is one it has.
+func (in *iterationInput) triggered(rt *Runtime) {
+	if rt.ck == nil {
+		return
+	}
+	rt.trigger = func(t protocol.Trigger) error {
+		if t.Checkpoint <= rt.ck.current {
+			return nil
+		}
+		meta := BarrierMeta(t.Timestamp, t.Savepoint)
+		if rt.unalignedFromStart() {
+			if err := rt.startUnaligned(t.Checkpoint, meta); err != nil {
+				return err
+			}
+			return rt.finishUnaligned(nil, t.Checkpoint)
+		}
+		return rt.checkpoint(t.Checkpoint, meta, 0)
+	}
+	rt.ck.cfg.Coordinator.InputsEnded(protocol.InputsEnded{Task: rt.ck.id})
 }
 
 // waitFeedback waits for feedback, the chain's next processing-time timer,
