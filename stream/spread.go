@@ -43,9 +43,13 @@ import (
 // those pending in its producer's, not the frames on their way between the
 // two (at most a channel's credit), which it follows.
 //
-// Refused with an error, as they need shared memory: iterations,
-// watermark alignment, and the batch execution mode (a bounded job
-// spreads with the DataSet API).
+// An iteration's head and tail subtask i share a process (their
+// parallelisms are equal), so its feedback stays in the process, as in
+// one; the loop body's edges may cross processes.
+//
+// Refused with an error: watermark alignment (its coordinator is shared
+// memory) and the batch execution mode (a bounded job spreads with the
+// DataSet API).
 type Spread struct {
 	// Part is this process's index in Slots.
 	Part int

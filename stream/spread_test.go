@@ -374,6 +374,81 @@ func TestSpreadUnaligned(t *testing.T) {
 	}
 }
 
+type spreadBranch struct{ Root, Depth int }
+
+// TestSpreadIterate runs a loop spread over two processes, with
+// checkpoints: every record below depth 6 feeds back two at the next
+// depth through a rebalance inside the loop, so the loop's records cross
+// processes while each subtask's feedback stays in its own. Every root
+// comes out 2^6 times, the closed form.
+func TestSpreadIterate(t *testing.T) {
+	const roots, depth = 200, 6
+	peers := spreadPeers(t)
+	out, ck := t.TempDir(), t.TempDir()
+	var jobs []*stream.Job
+	var stores []*checkpoint.Dir
+	for k := range 2 {
+		sp := &stream.Spread{Part: k, Slots: []int{1, 2}, Job: spreadID, Transport: func(part func(v, i int) int) (stream.Transport, error) {
+			return &dataplane.Transport{Job: "iterate", Client: peers[k].Client, Server: peers[k].Server,
+				Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
+		}}
+		env := stream.New(stream.Options{Parallelism: 3, Spread: sp, BatchSize: 8})
+		store, err := checkpoint.OpenDir(ck, checkpoint.DirOptions{Follower: k != 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, store)
+		env.EnableCheckpointing(20 * time.Millisecond).Storage = store
+		var in []spreadBranch
+		for r := range roots {
+			in = append(in, spreadBranch{Root: r})
+		}
+		it := stream.Iterate(stream.FromSlice(env, in), 2*time.Second)
+		again := stream.NewOutputTag[spreadBranch]("again")
+		step := stream.Process(it.DataStream.Rebalance(), func() stream.ProcessFunction[spreadBranch, spreadBranch] {
+			return stream.ProcessFunction[spreadBranch, spreadBranch]{
+				ProcessElement: func(b spreadBranch, ctx *stream.Context, out stream.Collector[spreadBranch]) error {
+					if b.Depth == depth {
+						out.Collect(b)
+						return nil
+					}
+					b.Depth++
+					stream.Output(ctx, again, b)
+					stream.Output(ctx, again, b)
+					return nil
+				},
+			}
+		}).UID("step")
+		it.CloseWith(stream.GetSideOutput(step, again))
+		stream.SinkTo(stream.Map(step, func(b spreadBranch) string { return strconv.Itoa(b.Root) }).UID("roots"), sink.Text(out))
+		j, err := env.Start(context.Background())
+		if err != nil {
+			t.Fatalf("part %d: %v", k, err)
+		}
+		jobs = append(jobs, j)
+	}
+	for k, j := range jobs {
+		if _, err := j.Wait(); err != nil {
+			t.Fatalf("part %d: %v", k, err)
+		}
+	}
+	for _, s := range stores {
+		s.Close()
+	}
+	count := map[string]int{}
+	for _, l := range committed(t, out) {
+		count[l]++
+	}
+	if len(count) != roots {
+		t.Fatalf("%d roots came out, want %d", len(count), roots)
+	}
+	for r, n := range count {
+		if n != 1<<depth {
+			t.Fatalf("root %s came out %d times, want %d", r, n, 1<<depth)
+		}
+	}
+}
+
 // TestSpreadRefuses: what a spread job cannot do is refused before it
 // runs, with an error that says why.
 func TestSpreadRefuses(t *testing.T) {

@@ -200,8 +200,7 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 // across an operator's subtasks, unless --adaptive (its second planning
 // needs the sizes of all shares); and the stream jobs of weir run that
 // write their results to --output (printed ones would reach only the first
-// share's stdout), without iterations (weir run iterate), in streaming
-// mode.
+// share's stdout), in streaming mode.
 func (clusterProgram) Spreads(args []string) bool {
 	cmd, err := find(args)
 	if err != nil {
@@ -221,8 +220,7 @@ func (clusterProgram) Spreads(args []string) bool {
 	}
 	for _, j := range streamJobs() {
 		if cmd.CommandPath() == "weir run "+j.name {
-			return j.name != "iterate" && flag("output") != "" &&
-				(flag("execution-mode") == "" || flag("execution-mode") == "streaming")
+			return flag("output") != "" && (flag("execution-mode") == "" || flag("execution-mode") == "streaming")
 		}
 	}
 	return false

@@ -56,7 +56,8 @@ func TestProgramSpreads(t *testing.T) {
 		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--unaligned-checkpoints"}, true},
 		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--execution-mode", "batch"}, false},
 		{[]string{"run", "streaming-wordcount", "--output", "/o"}, true},
-		{[]string{"run", "iterate", "--output", "/o"}, false},
+		{[]string{"run", "iterate", "--output", "/o"}, true},
+		{[]string{"run", "iterate"}, false},
 		{[]string{"sort"}, false},
 	} {
 		if got := sp.Spreads(tc.args); got != tc.want {

@@ -58,9 +58,6 @@ func (sr *spreadRun) check(r *graph.Resolved) error {
 	if r.Batch {
 		return errors.New("stream: a spread job runs in streaming mode; a bounded job in batch mode spreads with the DataSet API")
 	}
-	if len(r.Program.Iterations) > 0 {
-		return errors.New("stream: a spread job has no iterations: their feedback is shared memory")
-	}
 	for _, n := range r.Program.Nodes {
 		if n.Align != nil {
 			return fmt.Errorf("stream: %s: a spread job does not align watermarks", n.Name)
@@ -129,6 +126,8 @@ func (sr *spreadRun) handleHub(from int, m *msg) error {
 			sr.coord.Notified(pm)
 		case protocol.Finished:
 			sr.coord.Finish(pm)
+		case protocol.InputsEnded:
+			sr.coord.InputsEnded(pm)
 		default:
 			return fmt.Errorf("%w: %T to the coordinator", errWire, pm)
 		}
@@ -224,6 +223,9 @@ func (sr *spreadRun) Notified(n protocol.Notified) {
 	sr.forward(n)
 }
 func (sr *spreadRun) Finish(f protocol.Finished) { sr.forward(f) }
+func (sr *spreadRun) InputsEnded(e protocol.InputsEnded) {
+	sr.forward(e)
+}
 
 func (sr *spreadRun) forward(m protocol.Message) {
 	sr.l.send(0, &msg{Kind: wireCoord, Inner: protocol.Encode(m)})
