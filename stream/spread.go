@@ -24,7 +24,7 @@ import (
 // Part 0 runs the checkpoint coordinator and the sources' split
 // enumerators. The other parts' tasks register with it, acknowledge
 // checkpoints and ask for splits over two control channels of the same
-// Transport. Every part restores from the same snapshot: the checkpoint
+// Transport; what comes before part 0 started waits for it. Every part restores from the same snapshot: the checkpoint
 // Storage must be one all the processes see (a shared directory, S3).
 // Only part 0 takes Job.TriggerCheckpoint, TriggerSavepoint and
 // StopWithSavepoint, and only its Job.Checkpoints has the history; a stop
@@ -47,9 +47,12 @@ import (
 // parallelisms are equal), so its feedback stays in the process, as in
 // one; the loop body's edges may cross processes.
 //
-// Refused with an error: watermark alignment (its coordinator is shared
-// memory) and the batch execution mode (a bounded job spreads with the
-// DataSet API).
+// Watermark alignment runs in part 0 too: the other parts' source
+// subtasks report their watermarks to it and hear its bounds over the
+// control channels.
+//
+// Refused with an error: the batch execution mode (a bounded job spreads
+// with the DataSet API).
 type Spread struct {
 	// Part is this process's index in Slots.
 	Part int

@@ -132,12 +132,27 @@ type spreadRun struct {
 
 var spreadRuns atomic.Int64
 
+// spreadMode is how startSpread runs a job: with unaligned checkpoints
+// (and a slow map), and starting its parts last first, 200 ms apart.
+type spreadMode struct{ unaligned, reverse bool }
+
 func startSpread(t *testing.T, peers []*shuffletest.Peer, slots []int, id string, ckDir string, evs []spreadEvent, out string,
-	opts func(part int, o *stream.Options), unaligned ...bool) *spreadRun {
+	opts func(part int, o *stream.Options), mode ...spreadMode) *spreadRun {
 	t.Helper()
+	var m spreadMode
+	if len(mode) > 0 {
+		m = mode[0]
+	}
 	run := spreadRuns.Add(1) // each run's channels apart
-	r := &spreadRun{}
-	for k := range slots {
+	r := &spreadRun{jobs: make([]*stream.Job, len(slots)), stores: make([]*checkpoint.Dir, len(slots))}
+	for i := range slots {
+		k := i
+		if m.reverse {
+			k = len(slots) - 1 - i
+			if i > 0 {
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
 		sp := &stream.Spread{Part: k, Slots: slots, Job: id, Transport: func(part func(v, i int) int) (stream.Transport, error) {
 			return &dataplane.Transport{Job: fmt.Sprintf("%s/%d", id, run), Client: peers[k].Client, Server: peers[k].Server,
 				Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
@@ -151,21 +166,22 @@ func startSpread(t *testing.T, peers []*shuffletest.Peer, slots []int, id string
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.stores = append(r.stores, store)
+		r.stores[k] = store
 		cfg := env.EnableCheckpointing(30 * time.Millisecond)
 		cfg.Storage = store
-		u := len(unaligned) > 0 && unaligned[0]
-		cfg.Unaligned = u
-		spreadProgram(env, evs, out, u)
+		cfg.Unaligned = m.unaligned
+		spreadProgram(env, evs, out, m.unaligned)
 		j, err := env.Start(context.Background())
 		if err != nil {
 			for _, j := range r.jobs {
-				j.Cancel()
+				if j != nil {
+					j.Cancel()
+				}
 			}
 			r.wait()
 			t.Fatalf("part %d: %v", k, err)
 		}
-		r.jobs = append(r.jobs, j)
+		r.jobs[k] = j
 	}
 	return r
 }
@@ -175,10 +191,14 @@ func startSpread(t *testing.T, peers []*shuffletest.Peer, slots []int, id string
 func (r *spreadRun) wait() []error {
 	errs := make([]error, len(r.jobs))
 	for k, j := range r.jobs {
-		_, errs[k] = j.Wait()
+		if j != nil {
+			_, errs[k] = j.Wait()
+		}
 	}
 	for _, s := range r.stores {
-		_ = s.Close()
+		if s != nil {
+			_ = s.Close()
+		}
 	}
 	return errs
 }
@@ -196,13 +216,14 @@ const spreadID = "0123456789abcdef0123456789abcdef"
 // (two parts in this test, slots 2 and 1, over cluster/dataplane) with
 // checkpoints into a directory both open: it completes checkpoints, its
 // sources take their splits from part 0's enumerator, and the files it
-// commits hold the naive sums per key and window, each once.
+// commits hold the naive sums per key and window, each once. Part 1
+// starts first, 200 ms before part 0: what it sends part 0 waits for it.
 func TestSpreadWindows(t *testing.T) {
 	evs := spreadEvents(30000)
 	want := spreadOracle(evs)
 	peers := spreadPeers(t)
 	out, ck := t.TempDir(), t.TempDir()
-	r := startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil)
+	r := startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, spreadMode{reverse: true})
 	for k, err := range r.wait() {
 		if err != nil {
 			t.Fatalf("part %d: %v", k, err)
@@ -328,7 +349,7 @@ func TestSpreadUnaligned(t *testing.T) {
 	want := spreadOracle(evs)
 	peers := spreadPeers(t)
 	out, ck := t.TempDir(), t.TempDir()
-	r := startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, true)
+	r := startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, spreadMode{unaligned: true})
 	inflight := func() bool {
 		for _, c := range r.jobs[0].Checkpoints().Completed {
 			if c.InFlight > 0 {
@@ -348,7 +369,7 @@ func TestSpreadUnaligned(t *testing.T) {
 	if errs := r.wait(); errs[0] == nil {
 		t.Fatal("part 0 ended without an error")
 	}
-	r = startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, true)
+	r = startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, spreadMode{unaligned: true})
 	for k, err := range r.wait() {
 		if err != nil {
 			t.Fatalf("part %d of the restored job: %v", k, err)

@@ -39,11 +39,13 @@ type Build struct {
 }
 
 // Job is a program translated for one attempt: its flow graph, and its
-// sources' enumerators by stable id (each in its valve under
-// checkpoints; none when Options.Splits serves them).
+// sources' enumerators and watermark alignments by stable id (each
+// enumerator in its valve under checkpoints; none when Options.Splits
+// serves them).
 type Job struct {
 	Graph       *flow.Graph
 	Enumerators map[string]source.Enumerator
+	Aligners    map[string]*coordinator.SourceAlignment
 }
 
 // attempt is what one attempt's subtasks share.
@@ -54,6 +56,8 @@ type attempt struct {
 	number int
 	enums  map[*Node]source.Enumerator
 	align  map[*Node]*coordinator.SourceAlignment
+	// remoteAlign: the alignments whose coordinator runs elsewhere
+	remoteAlign map[*Node]task.Aligner
 	queues map[*Iteration][]task.FeedbackQueue
 }
 
@@ -66,7 +70,7 @@ type attempt struct {
 // enumerators.
 func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinator, number int) (*Job, error) {
 	at := &attempt{r: r, assign: a, coord: coord, number: number, enums: map[*Node]source.Enumerator{},
-		align: map[*Node]*coordinator.SourceAlignment{}, queues: map[*Iteration][]task.FeedbackQueue{}}
+		align: map[*Node]*coordinator.SourceAlignment{}, remoteAlign: map[*Node]task.Aligner{}, queues: map[*Iteration][]task.FeedbackQueue{}}
 	var aligned *coordinator.Alignment
 	r.Topology.Attempt = number
 	for _, it := range r.Program.Iterations {
@@ -83,8 +87,11 @@ func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinato
 		if n.Enumerator == nil {
 			continue
 		}
-		if r.Opts.Splits != nil { // the enumerator runs in another process
+		if r.Opts.Splits != nil { // the enumerator runs in another process, and the alignment
 			at.enums[n] = r.Opts.Splits(r.IDs[n])
+			if al := n.Align; al != nil && !r.Batch && r.Opts.Aligners != nil {
+				at.remoteAlign[n] = r.Opts.Aligners(r.IDs[n], al.UpdateInterval)
+			}
 			continue
 		}
 		if al := n.Align; al != nil && !r.Batch {
@@ -121,13 +128,16 @@ func Translate(r *Resolved, a *coordinator.Assignment, coord protocol.Coordinato
 			}
 		}
 	}
-	enums := map[string]source.Enumerator{}
+	enums, aligners := map[string]source.Enumerator{}, map[string]*coordinator.SourceAlignment{}
 	if r.Opts.Splits == nil {
 		for n, e := range at.enums {
 			enums[r.IDs[n]] = e
 		}
+		for n, a := range at.align {
+			aligners[r.IDs[n]] = a
+		}
 	}
-	return &Job{Graph: g, Enumerators: enums}, nil
+	return &Job{Graph: g, Enumerators: enums, Aligners: aligners}, nil
 }
 
 // config is the task configuration of subtask i of tp.
@@ -243,6 +253,8 @@ func (c *Chain) build(n *Node) ([]any, error) {
 		b.Enumerator = c.at.enums[n]
 		if sa := c.at.align[n]; sa != nil {
 			b.Aligner = sa
+		} else if ra := c.at.remoteAlign[n]; ra != nil {
+			b.Aligner = ra
 		}
 		if it := n.Iter; it != nil {
 			b.Feedback = c.at.queues[it][c.rt.Subtask()]

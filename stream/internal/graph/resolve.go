@@ -51,7 +51,13 @@ type Options struct {
 	// runs in another process (a spread job's part other than 0): the
 	// attempt makes no enumerator of its own.
 	Splits func(id string) source.Enumerator
+	// Aligners, when set with Splits, returns the watermark alignment of
+	// aligned source id, whose coordinator runs in another process.
+	Aligners func(id string, interval time.Duration) Aligner
 }
+
+// Aligner is a source subtask's watermark alignment (task.Aligner).
+type Aligner = task.Aligner
 
 // local returns how many of p subtasks run in this process.
 func (o *Options) local(p int) int {

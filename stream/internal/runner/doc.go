@@ -8,9 +8,10 @@
 // then commits it; a job restored from a final snapshot only commits.
 //
 // A spread job (Config.Spread) runs one attempt in each of several
-// processes, its parts, and no restarts. Part 0 runs the coordinator and
-// the sources' enumerators; each other part forwards its tasks'
-// registrations, acknowledgements and split requests to it over a link
+// processes, its parts, and no restarts. Part 0 runs the coordinator, the
+// sources' enumerators and their watermark alignments; each other part
+// forwards its tasks' registrations, acknowledgements, split requests and
+// reported watermarks to it over a link
 // (link.go: a control channel up to part 0 and one down from it, on the
 // job's flow.Transport; messages in wire.go) and delivers the
 // coordinator's messages that come back to its tasks. The parts end as

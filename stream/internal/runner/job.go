@@ -131,6 +131,9 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 		j.cfg.Graph.Codecs, j.cfg.Graph.Here = true, s.Here
 		if s.Part != 0 {
 			j.cfg.Graph.Splits = func(id string) source.Enumerator { return remoteSplits{sr: j.sr, id: id} }
+			j.cfg.Graph.Aligners = func(id string, interval time.Duration) graph.Aligner {
+				return remoteAligner{sr: j.sr, id: id, interval: interval}
+			}
 		}
 	}
 	j.ctx, j.stop = context.WithCancel(ctx)
@@ -174,6 +177,7 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	}
 	if err := j.run(snap, where); err != nil {
 		if j.sr != nil && j.sr.l != nil {
+			j.sr.setReady() // a message waiting in handle goes, and the link closes
 			j.sr.l.close()
 		}
 		j.stop()
@@ -284,8 +288,9 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 	if sr := j.sr; sr != nil {
 		fo.Remote = &flow.Remote{Here: func(_, i int) bool { return sr.s.Here(i) }, Transport: j.tr}
 		sr.mu.Lock()
-		sr.coord, sr.enums = coord, tj.Enumerators
+		sr.coord, sr.enums, sr.aligners, sr.attempt = coord, tj.Enumerators, tj.Aligners, number
 		sr.mu.Unlock()
+		sr.setReady() // the messages of the other parts are handled from now on
 	}
 	fj, err := flow.Start(j.ctx, tj.Graph, fo)
 	if err != nil {

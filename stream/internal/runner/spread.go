@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/weirdata/weir/flow"
 	"github.com/weirdata/weir/stream/internal/coordinator"
@@ -26,9 +27,18 @@ type spreadRun struct {
 	mu      sync.Mutex
 	failure error // the first: a part failed, the link broke
 
+	// ready is closed once the attempt's coordinator, enumerators and
+	// alignments are known (or the part ends): a message that comes
+	// before waits for it
+	ready     chan struct{}
+	readyOnce sync.Once
+
+	attempt int // the attempt's number, in its tasks' ids
+
 	// part 0
-	coord  *coordinator.Coordinator
-	enums  map[string]source.Enumerator
+	coord    *coordinator.Coordinator
+	enums    map[string]source.Enumerator
+	aligners map[string]*coordinator.SourceAlignment
 	ended  map[int]*msg
 	others chan struct{} // closed once every other part ended, or at a failure
 	closed bool
@@ -46,7 +56,7 @@ var _ protocol.Coordinator = (*spreadRun)(nil)
 
 func newSpreadRun(j *Job, s *Spread) *spreadRun {
 	sr := &spreadRun{s: s, j: j, ended: map[int]*msg{}, others: make(chan struct{}), tasks: map[protocol.TaskID]protocol.Task{},
-		grants: map[uint64]chan *msg{}, done: make(chan struct{})}
+		grants: map[uint64]chan *msg{}, done: make(chan struct{}), ready: make(chan struct{})}
 	if len(s.Slots) == 1 {
 		sr.closeLocked()
 	}
@@ -57,11 +67,6 @@ func newSpreadRun(j *Job, s *Spread) *spreadRun {
 func (sr *spreadRun) check(r *graph.Resolved) error {
 	if r.Batch {
 		return errors.New("stream: a spread job runs in streaming mode; a bounded job in batch mode spreads with the DataSet API")
-	}
-	for _, n := range r.Program.Nodes {
-		if n.Align != nil {
-			return fmt.Errorf("stream: %s: a spread job does not align watermarks", n.Name)
-		}
 	}
 	return nil
 }
@@ -95,8 +100,12 @@ func (sr *spreadRun) closeLocked() {
 	}
 }
 
-// handle takes one message from part from.
+// setReady lets handle go on.
+func (sr *spreadRun) setReady() { sr.readyOnce.Do(func() { close(sr.ready) }) }
+
+// handle takes one message from part from, once the attempt is ready.
 func (sr *spreadRun) handle(from int, m *msg) error {
+	<-sr.ready
 	if sr.s.Part == 0 {
 		return sr.handleHub(from, m)
 	}
@@ -109,10 +118,20 @@ func (sr *spreadRun) handleHub(from int, m *msg) error {
 		if sr.coord != nil {
 			sr.coord.Register(m.Task, remoteTask{sr: sr, part: from, id: m.Task})
 		}
+	case wireAlignRegister:
+		if sa := sr.aligners[m.Task.Vertex]; sa != nil {
+			sa.Register(m.Task.Subtask, remoteTask{sr: sr, part: from, id: m.Task})
+		}
 	case wireCoord:
 		pm, err := protocol.Decode(m.Inner)
 		if err != nil {
 			return err
+		}
+		if rw, ok := pm.(protocol.ReportedWatermark); ok {
+			if sa := sr.aligners[rw.Task.Vertex]; sa != nil {
+				sa.Report(rw)
+			}
+			return nil
 		}
 		if sr.coord == nil {
 			return nil
@@ -242,6 +261,28 @@ func (t remoteTask) Deliver(m protocol.Message) {
 	t.sr.l.send(t.part, &msg{Kind: wireDeliver, Task: t.id, Inner: protocol.Encode(m)})
 }
 
+// remoteAligner is the watermark alignment of an aligned source as
+// another part sees it: its subtasks register and report to part 0's,
+// whose announcements come back as the coordinator's messages do.
+type remoteAligner struct {
+	sr       *spreadRun
+	id       string
+	interval time.Duration
+}
+
+func (a remoteAligner) Interval() time.Duration { return a.interval }
+
+func (a remoteAligner) Register(subtask int, t protocol.Task) {
+	sr := a.sr
+	id := protocol.TaskID{Job: sr.j.id, Attempt: sr.attempt, Vertex: a.id, Subtask: subtask}
+	sr.mu.Lock()
+	sr.tasks[id] = t
+	sr.mu.Unlock()
+	sr.l.send(0, &msg{Kind: wireAlignRegister, Task: id})
+}
+
+func (a remoteAligner) Report(r protocol.ReportedWatermark) { a.sr.forward(r) }
+
 // remoteSplits is the enumerator of a source as another part sees it: a
 // request goes to part 0 and waits for its answer.
 type remoteSplits struct {
@@ -325,6 +366,7 @@ func (sr *spreadRun) remoteFinals(id string) [][]byte {
 // then each closes its link.
 func (sr *spreadRun) finish(status flow.Status, err error) {
 	sr.tell(status, err)
+	sr.setReady()
 	sr.l.close()
 }
 

@@ -14,8 +14,9 @@ import (
 // The messages between the parts of a spread job (link.go). Each starts
 // with its kind; the fields follow as varints and length-prefixed bytes.
 //
-// A part to part 0: register (a task runs), coord (a task's message to the
-// coordinator), split request, ended (the part's flow job ended: its
+// A part to part 0: register (a task runs), align register (an aligned
+// source's subtask runs), coord (a task's message to the coordinator or
+// to its source's alignment), split request, ended (the part's flow job ended: its
 // status, error and final sink states). Part 0 to a part: deliver (the
 // coordinator's message to a task), split grant, stop (a
 // stop-with-savepoint completed), done (the job's end).
@@ -30,6 +31,7 @@ const (
 	wireSplitGrant
 	wireStop
 	wireDone
+	wireAlignRegister
 )
 
 // errWire is the error of bytes that do not decode as a message.
@@ -38,7 +40,7 @@ var errWire = errors.New("stream: corrupt message between the parts of a spread 
 // msg is one decoded message; which fields are set depends on Kind.
 type msg struct {
 	Kind    wireKind
-	Task    protocol.TaskID // register, deliver
+	Task    protocol.TaskID // register, align register, deliver
 	Inner   []byte          // coord, deliver: protocol.Encode's bytes
 	Seq     uint64          // split request and grant
 	Source  string          // split request: the source's stable id
@@ -72,7 +74,7 @@ func (m *msg) encode() []byte {
 		b = binary.AppendVarint(b, int64(t.Subtask))
 	}
 	switch m.Kind {
-	case wireRegister:
+	case wireRegister, wireAlignRegister:
 		task(m.Task)
 	case wireCoord:
 		b = bytes(m.Inner)
@@ -169,7 +171,7 @@ func decode(b []byte) (*msg, error) {
 	m := &msg{Kind: wireKind(b[0])}
 	r := &reader{b: b[1:]}
 	switch m.Kind {
-	case wireRegister:
+	case wireRegister, wireAlignRegister:
 		m.Task = r.task()
 	case wireCoord:
 		m.Inner = r.bytes()

@@ -15,6 +15,7 @@ func wireSamples() []*msg {
 	ack := protocol.Encode(protocol.Ack{Task: task, Checkpoint: 9, Operators: []protocol.OperatorSnapshot{{ID: "w", State: []byte{1, 2}, Watermark: -5}}})
 	return []*msg{
 		{Kind: wireRegister, Task: task},
+		{Kind: wireAlignRegister, Task: task},
 		{Kind: wireCoord, Inner: ack},
 		{Kind: wireDeliver, Task: task, Inner: protocol.Encode(protocol.Trigger{Checkpoint: 4, Timestamp: 1700, Stop: true})},
 		{Kind: wireSplitRequest, Seq: 77, Source: "events", Subtask: 1},
