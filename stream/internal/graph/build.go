@@ -58,7 +58,7 @@ type attempt struct {
 	align  map[*Node]*coordinator.SourceAlignment
 	// remoteAlign: the alignments whose coordinator runs elsewhere
 	remoteAlign map[*Node]task.Aligner
-	queues map[*Iteration][]task.FeedbackQueue
+	queues      map[*Iteration][]task.FeedbackQueue
 }
 
 // Translate builds attempt number's flow graph: a vertex per task, whose

@@ -39,10 +39,10 @@ type spreadRun struct {
 	coord    *coordinator.Coordinator
 	enums    map[string]source.Enumerator
 	aligners map[string]*coordinator.SourceAlignment
-	ended  map[int]*msg
-	others chan struct{} // closed once every other part ended, or at a failure
-	closed bool
-	told   bool // Done was sent
+	ended    map[int]*msg
+	others   chan struct{} // closed once every other part ended, or at a failure
+	closed   bool
+	told     bool // Done was sent
 
 	// the other parts
 	tasks  map[protocol.TaskID]protocol.Task
