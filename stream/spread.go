@@ -49,10 +49,8 @@ import (
 //
 // Watermark alignment runs in part 0 too: the other parts' source
 // subtasks report their watermarks to it and hear its bounds over the
-// control channels.
-//
-// Refused with an error: the batch execution mode (a bounded job spreads
-// with the DataSet API).
+// control channels. The batch execution mode spreads as well; without
+// checkpointing each part commits its sinks' files at its end.
 type Spread struct {
 	// Part is this process's index in Slots.
 	Part int

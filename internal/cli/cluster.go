@@ -200,7 +200,7 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 // across an operator's subtasks, unless --adaptive (its second planning
 // needs the sizes of all shares); and the stream jobs of weir run that
 // write their results to --output (printed ones would reach only the first
-// share's stdout), in streaming mode.
+// share's stdout).
 func (clusterProgram) Spreads(args []string) bool {
 	cmd, err := find(args)
 	if err != nil {
@@ -220,7 +220,7 @@ func (clusterProgram) Spreads(args []string) bool {
 	}
 	for _, j := range streamJobs() {
 		if cmd.CommandPath() == "weir run "+j.name {
-			return flag("output") != "" && (flag("execution-mode") == "" || flag("execution-mode") == "streaming")
+			return flag("output") != ""
 		}
 	}
 	return false

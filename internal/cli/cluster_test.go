@@ -54,7 +54,7 @@ func TestProgramSpreads(t *testing.T) {
 		{[]string{"run", "window-stats", "--input=/x.csv"}, false}, // prints its results
 		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o"}, true},
 		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--unaligned-checkpoints"}, true},
-		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--execution-mode", "batch"}, false},
+		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--execution-mode", "batch"}, true},
 		{[]string{"run", "streaming-wordcount", "--output", "/o"}, true},
 		{[]string{"run", "iterate", "--output", "/o"}, true},
 		{[]string{"run", "iterate"}, false},

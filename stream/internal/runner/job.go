@@ -253,9 +253,6 @@ func (j *Job) run(snap *checkpoint.Snapshot, where string) error {
 		r.Restored(assign)
 	}
 	if j.sr != nil {
-		if err := j.sr.check(r); err != nil {
-			return err
-		}
 		if err := j.openSpread(); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -61,14 +60,6 @@ func newSpreadRun(j *Job, s *Spread) *spreadRun {
 		sr.closeLocked()
 	}
 	return sr
-}
-
-// check refuses what a spread job cannot do.
-func (sr *spreadRun) check(r *graph.Resolved) error {
-	if r.Batch {
-		return errors.New("stream: a spread job runs in streaming mode; a bounded job in batch mode spreads with the DataSet API")
-	}
-	return nil
 }
 
 // fail records the first failure and ends the part's attempt.
