@@ -47,7 +47,8 @@ type DirOptions struct {
 // no checkpoint names) and never a complete checkpoint. A Dir is safe for
 // concurrent use. One Dir at a time owns path: OpenDir locks path/.lock
 // (flock) until Close, and refuses a directory another job holds, naming
-// its pid, host and start time.
+// its pid, host and start time. A follower (DirOptions.Follower: another
+// process of the same job) takes no lock and removes nothing.
 type Dir struct {
 	mu       sync.Mutex
 	path     string
