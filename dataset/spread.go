@@ -48,16 +48,8 @@ type Transport = flow.Transport
 
 // check validates s.
 func (s *Spread) check() error {
-	if len(s.Slots) == 0 {
-		return errors.New("dataset: Spread without processes")
-	}
-	if s.Part < 0 || s.Part >= len(s.Slots) {
-		return fmt.Errorf("dataset: Spread part %d of %d processes", s.Part, len(s.Slots))
-	}
-	for i, n := range s.Slots {
-		if n <= 0 {
-			return fmt.Errorf("dataset: Spread process %d has %d slots", i, n)
-		}
+	if err := flow.CheckSlots(s.Part, s.Slots); err != nil {
+		return fmt.Errorf("dataset: Spread: %w", err)
 	}
 	if s.Transport == nil {
 		return errors.New("dataset: Spread without a Transport")
@@ -66,20 +58,7 @@ func (s *Spread) check() error {
 }
 
 // slotPart returns the process that holds slot i modulo the total.
-func (s *Spread) slotPart(i int) int {
-	total := 0
-	for _, n := range s.Slots {
-		total += n
-	}
-	i %= total
-	for p, n := range s.Slots {
-		if i < n {
-			return p
-		}
-		i -= n
-	}
-	return len(s.Slots) - 1
-}
+func (s *Spread) slotPart(i int) int { return flow.SlotPart(s.Slots, i) }
 
 // gather rewrites plan, whose nodes nodes run as, for a spread execution:
 // each gathering sink runs one subtask per process and reads a broadcast

@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
@@ -91,6 +92,42 @@ type Receiver interface {
 	Unblock(p int)
 	// Close ends the consumer: its producers drop what they send.
 	Close()
+}
+
+// SlotPart returns the process that holds slot i modulo the slots of all,
+// the processes' slots numbered process by process: the placement of a
+// spread job, whose subtask i of every operator shares slot i (Flink's
+// slot sharing).
+func SlotPart(slots []int, i int) int {
+	total := 0
+	for _, n := range slots {
+		total += n
+	}
+	i %= total
+	for p, n := range slots {
+		if i < n {
+			return p
+		}
+		i -= n
+	}
+	return len(slots) - 1
+}
+
+// CheckSlots checks that part is a process of slots and that each has a
+// slot at least.
+func CheckSlots(part int, slots []int) error {
+	if len(slots) == 0 {
+		return errors.New("no processes")
+	}
+	if part < 0 || part >= len(slots) {
+		return fmt.Errorf("part %d of %d processes", part, len(slots))
+	}
+	for i, n := range slots {
+		if n <= 0 {
+			return fmt.Errorf("process %d has %d slots", i, n)
+		}
+	}
+	return nil
 }
 
 // here reports whether subtask i of v runs in this process.

@@ -71,16 +71,8 @@ type Transport = flow.Transport
 
 // check validates s and the options it runs with.
 func (s *Spread) check(o *Options) error {
-	if len(s.Slots) == 0 {
-		return errors.New("stream: Spread without processes")
-	}
-	if s.Part < 0 || s.Part >= len(s.Slots) {
-		return fmt.Errorf("stream: Spread part %d of %d processes", s.Part, len(s.Slots))
-	}
-	for i, n := range s.Slots {
-		if n <= 0 {
-			return fmt.Errorf("stream: Spread process %d has %d slots", i, n)
-		}
+	if err := flow.CheckSlots(s.Part, s.Slots); err != nil {
+		return fmt.Errorf("stream: Spread: %w", err)
 	}
 	if s.Transport == nil {
 		return errors.New("stream: Spread without a Transport")

@@ -291,8 +291,8 @@ func TestDependencyRules(t *testing.T) {
 		"stream/internal/coordinator": in("flow", "stream/checkpoint", "stream/source", "stream/state", "stream/internal/protocol"),
 		"stream/internal/graph": in("flow", "memory", "stream/checkpoint", "stream/state", "stream/source", "stream/internal/core",
 			"stream/internal/protocol", "stream/internal/task", "stream/internal/coordinator"),
-		"stream/internal/runner": in("flow", "stream/checkpoint", "stream/source", "stream/internal/protocol", "stream/internal/coordinator",
-			"stream/internal/graph"),
+		"stream/internal/runner": in("flow", "internal/wire", "stream/checkpoint", "stream/source", "stream/internal/protocol",
+			"stream/internal/coordinator", "stream/internal/graph"),
 		// the Kafka connector: a source and a sink of the stream contracts
 		// over franz-go; no runtime, no DataSet API
 		"connectors/kafka": func(p string) bool {

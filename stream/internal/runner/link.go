@@ -33,20 +33,7 @@ const (
 )
 
 // slotPart returns the part that holds slot i modulo the total.
-func (s *Spread) slotPart(i int) int {
-	total := 0
-	for _, n := range s.Slots {
-		total += n
-	}
-	i %= total
-	for p, n := range s.Slots {
-		if i < n {
-			return p
-		}
-		i -= n
-	}
-	return len(s.Slots) - 1
-}
+func (s *Spread) slotPart(i int) int { return flow.SlotPart(s.Slots, i) }
 
 // part returns the part that runs subtask i of flow vertex v.
 func (s *Spread) part(v, i int) int {

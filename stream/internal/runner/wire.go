@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdata/weir/flow"
+	"github.com/weirdata/weir/internal/wire"
 	"github.com/weirdata/weir/stream/internal/protocol"
 	"github.com/weirdata/weir/stream/source"
 )
@@ -63,11 +64,11 @@ func (m *msg) encode() []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		return append(b, s...)
 	}
-	bytes := func(p []byte) []byte {
+	blob := func(p []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		return append(b, p...)
 	}
-	task := func(t protocol.TaskID) {
+	id := func(t protocol.TaskID) {
 		b = str(t.Job)
 		b = binary.AppendVarint(b, int64(t.Attempt))
 		b = str(t.Vertex)
@@ -75,12 +76,12 @@ func (m *msg) encode() []byte {
 	}
 	switch m.Kind {
 	case wireRegister, wireAlignRegister:
-		task(m.Task)
+		id(m.Task)
 	case wireCoord:
-		b = bytes(m.Inner)
+		b = blob(m.Inner)
 	case wireDeliver:
-		task(m.Task)
-		b = bytes(m.Inner)
+		id(m.Task)
+		b = blob(m.Inner)
 	case wireSplitRequest:
 		b = binary.AppendUvarint(b, m.Seq)
 		b = str(m.Source)
@@ -101,7 +102,7 @@ func (m *msg) encode() []byte {
 		b = binary.AppendUvarint(b, uint64(len(m.Finals)))
 		for _, f := range m.Finals {
 			b = str(f.ID)
-			b = bytes(f.State)
+			b = blob(f.State)
 		}
 	case wireDone:
 		b = binary.AppendUvarint(b, uint64(m.Status))
@@ -111,56 +112,18 @@ func (m *msg) encode() []byte {
 	return b
 }
 
-// reader reads fields until the first error, then returns zero values.
-type reader struct {
-	b   []byte
-	err error
+// readTask reads a TaskID.
+func readTask(d *wire.Decoder) protocol.TaskID {
+	return protocol.TaskID{Job: d.LenString(), Attempt: int(d.Varint()), Vertex: d.LenString(), Subtask: int(d.Varint())}
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errWire
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errWire
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) bytes() []byte {
-	n := r.uvarint()
-	if r.err != nil {
+// readBytes reads a length-prefixed byte slice, copied out of d's input.
+func readBytes(d *wire.Decoder) []byte {
+	b := d.Bytes(d.Uvarint())
+	if len(b) == 0 {
 		return nil
 	}
-	if n > uint64(len(r.b)) {
-		r.err = errWire
-		return nil
-	}
-	p := append([]byte(nil), r.b[:n]...)
-	r.b = r.b[n:]
-	return p
-}
-
-func (r *reader) string() string { return string(r.bytes()) }
-
-func (r *reader) task() protocol.TaskID {
-	return protocol.TaskID{Job: r.string(), Attempt: int(r.varint()), Vertex: r.string(), Subtask: int(r.varint())}
+	return append([]byte(nil), b...)
 }
 
 // decode reads what encode wrote.
@@ -169,47 +132,43 @@ func decode(b []byte) (*msg, error) {
 		return nil, errWire
 	}
 	m := &msg{Kind: wireKind(b[0])}
-	r := &reader{b: b[1:]}
+	d := &wire.Decoder{B: b[1:]}
 	switch m.Kind {
 	case wireRegister, wireAlignRegister:
-		m.Task = r.task()
+		m.Task = readTask(d)
 	case wireCoord:
-		m.Inner = r.bytes()
+		m.Inner = readBytes(d)
 	case wireDeliver:
-		m.Task = r.task()
-		m.Inner = r.bytes()
+		m.Task = readTask(d)
+		m.Inner = readBytes(d)
 	case wireSplitRequest:
-		m.Seq = r.uvarint()
-		m.Source = r.string()
-		m.Subtask = int(r.varint())
+		m.Seq = d.Uvarint()
+		m.Source = d.LenString()
+		m.Subtask = int(d.Varint())
 	case wireSplitGrant:
-		m.Seq = r.uvarint()
-		m.Grant.Split = source.Split{ID: r.string(), Offset: r.varint(), Records: r.varint(), Len: r.varint()}
-		m.Grant.Status = source.Status(r.varint())
-		m.Grant.Retry = time.Duration(r.varint())
-		m.Err = r.string()
+		m.Seq = d.Uvarint()
+		m.Grant.Split = source.Split{ID: d.LenString(), Offset: d.Varint(), Records: d.Varint(), Len: d.Varint()}
+		m.Grant.Status = source.Status(d.Varint())
+		m.Grant.Retry = time.Duration(d.Varint())
+		m.Err = d.LenString()
 	case wireEnded:
-		m.Status = flow.Status(r.uvarint())
-		m.Err = r.string()
-		n := r.uvarint()
-		if n > uint64(len(r.b)) {
-			return nil, errWire
-		}
-		for range n {
-			m.Finals = append(m.Finals, final{ID: r.string(), State: r.bytes()})
+		m.Status = flow.Status(d.Uvarint())
+		m.Err = d.LenString()
+		for range d.Count() {
+			m.Finals = append(m.Finals, final{ID: d.LenString(), State: readBytes(d)})
 		}
 	case wireDone:
-		m.Status = flow.Status(r.uvarint())
-		m.Err = r.string()
+		m.Status = flow.Status(d.Uvarint())
+		m.Err = d.LenString()
 	case wireStop:
 	default:
 		return nil, fmt.Errorf("%w: kind %d", errWire, b[0])
 	}
-	if r.err != nil {
-		return nil, r.err
+	if d.Err != nil {
+		return nil, fmt.Errorf("%w: %v", errWire, d.Err)
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after a message of kind %d", errWire, len(r.b), m.Kind)
+	if len(d.B) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after a message of kind %d", errWire, len(d.B), m.Kind)
 	}
 	return m, nil
 }
