@@ -96,14 +96,18 @@ type Control interface {
 	// sends it to the JobManager every heartbeat interval and once more
 	// when the attempt ends, and the JobManager keeps the latest of each
 	// attempt for the program's view (JobManager.Reports); of a spread
-	// attempt, its first share's.
+	// attempt, each share's (AttemptReport.Shares).
 	Report() []byte
 }
 
-// AttemptReport is the latest Report of one attempt of a job.
+// AttemptReport is the latest Report of one attempt of a job. Of an
+// attempt spread over several TaskManagers, Data is the first share's and
+// Shares holds every share's latest, by share (nil for one that sent
+// none yet): the program's view merges them.
 type AttemptReport struct {
 	Attempt string
 	Data    []byte
+	Shares  [][]byte
 }
 
 // Program is a user's program as a cluster runs it: the same binary is

@@ -405,8 +405,8 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 		return // a stale attempt's
 	}
 	k, sh := a.shareOn(tm)
-	if s.Report != nil && k == 0 { // a spread attempt's is its first share's
-		j.reportLocked(a.id, s.Report)
+	if s.Report != nil && sh != nil {
+		j.reportLocked(a.id, k, len(a.shares), s.Report)
 	}
 	if s.State == rpc.Running {
 		if len(s.Vertices) > 0 {
@@ -437,16 +437,14 @@ func (jm *JobManager) status(tm *taskManager, s *rpc.Status) {
 }
 
 // report keeps an attempt's Report, if the attempt is its TaskManager's
-// current one of the job and, for a spread attempt, the TaskManager holds
-// its first share: the one that coordinates its checkpoints, whose Report
-// holds their history (the others' would hide it).
+// current one of the job.
 func (jm *JobManager) report(tm *taskManager, r *rpc.Report) {
 	jm.mu.Lock()
 	defer jm.mu.Unlock()
 	j := jm.jobs[r.JobID]
 	if a := tm.attempts[r.JobID]; j != nil && a != nil && a.id == r.Attempt {
-		if k, _ := a.shareOn(tm); k == 0 {
-			j.reportLocked(a.id, r.Data)
+		if k, sh := a.shareOn(tm); sh != nil {
+			j.reportLocked(a.id, k, len(a.shares), r.Data)
 		}
 	}
 }
@@ -472,15 +470,28 @@ func (j *job) failedLocked(a *attempt, err string, now int64) {
 const maxReports = 64
 
 // reportLocked keeps data as attempt's latest Report; jm.mu is held.
-func (j *job) reportLocked(attempt string, data []byte) {
-	if n := len(j.reports); n > 0 && j.reports[n-1].Attempt == attempt {
-		j.reports[n-1].Data = data
-		return
+// Of a spread attempt of shares shares, the Report of share k goes into
+// Shares[k], share 0's into Data too (the first share's holds the
+// checkpoint history).
+func (j *job) reportLocked(attempt string, k, shares int, data []byte) {
+	n := len(j.reports)
+	if n == 0 || j.reports[n-1].Attempt != attempt {
+		if n == maxReports {
+			j.reports = append(j.reports[:0], j.reports[1:]...)
+		}
+		j.reports = append(j.reports, cluster.AttemptReport{Attempt: attempt})
+		n = len(j.reports)
 	}
-	if len(j.reports) == maxReports {
-		j.reports = append(j.reports[:0], j.reports[1:]...)
+	r := &j.reports[n-1]
+	if k == 0 {
+		r.Data = data
 	}
-	j.reports = append(j.reports, cluster.AttemptReport{Attempt: attempt, Data: data})
+	if shares > 1 {
+		if r.Shares == nil {
+			r.Shares = make([][]byte, shares)
+		}
+		r.Shares[k] = data
+	}
 }
 
 // finish ends j in state (FINISHED, CANCELED or FAILED) and removes it

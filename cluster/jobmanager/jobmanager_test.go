@@ -691,7 +691,8 @@ func TestReports(t *testing.T) {
 }
 
 // TestSpreadReports: of a spread attempt, whose shares all report every
-// heartbeat interval, the JobManager keeps the first share's Report.
+// heartbeat interval, the JobManager keeps the first share's Report as the
+// attempt's and each share's by share.
 func TestSpreadReports(t *testing.T) {
 	c := newCluster(t, Options{})
 	c.startTMWith(taskmanager.Options{ID: "a", Slots: 2, HeartbeatInterval: 10 * time.Millisecond, DataAddress: "127.0.0.1:0"})
@@ -704,20 +705,25 @@ func TestSpreadReports(t *testing.T) {
 	}
 	attempt := c.next().env.Attempt
 	c.next()
-	seen := 0
-	c.waitFor("five reports", func() bool {
-		rs, _, _ := c.jm.Reports(ctx, jid)
-		if len(rs) != 1 {
-			return false
-		}
+	parse := func(b []byte) (string, int) {
 		var a string
 		n := 0
-		fmt.Sscanf(string(rs[0].Data), "%s %d", &a, &n)
-		if a != attempt+"/0" {
-			t.Fatalf("kept report %q, want share 0's of attempt %s", rs[0].Data, attempt)
+		fmt.Sscanf(string(b), "%s %d", &a, &n)
+		return a, n
+	}
+	c.waitFor("three reports of each share", func() bool {
+		rs, _, _ := c.jm.Reports(ctx, jid)
+		if len(rs) != 1 || len(rs[0].Shares) != 2 || rs[0].Attempt != attempt {
+			return false
 		}
-		seen++
-		return n >= 5 && seen >= 5
+		a0, n0 := parse(rs[0].Data)
+		s0, m0 := parse(rs[0].Shares[0])
+		s1, m1 := parse(rs[0].Shares[1])
+		if rs[0].Data != nil && a0 != attempt+"/0" || rs[0].Shares[0] != nil && s0 != attempt+"/0" ||
+			rs[0].Shares[1] != nil && s1 != attempt+"/1" {
+			t.Fatalf("kept %q as the attempt's and %q by share", rs[0].Data, rs[0].Shares)
+		}
+		return n0 >= 3 && m0 >= 3 && m1 >= 3
 	})
 	if err := c.jm.Cancel(ctx, jid); err != nil {
 		t.Fatal(err)

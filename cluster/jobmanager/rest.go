@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,7 +140,11 @@ func (jm *JobManager) Reports(ctx context.Context, jid string) ([]cluster.Attemp
 	if err != nil {
 		return nil, 0, err
 	}
-	return append([]cluster.AttemptReport(nil), j.reports...), max(j.deployed-1, 0), nil
+	rs := append([]cluster.AttemptReport(nil), j.reports...)
+	for i := range rs {
+		rs[i].Shares = slices.Clone(rs[i].Shares) // reportLocked writes them
+	}
+	return rs, max(j.deployed-1, 0), nil
 }
 
 // Exceptions is GET /jobs/:jid/exceptions: the failures of the job's

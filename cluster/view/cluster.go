@@ -27,8 +27,8 @@ type Cluster struct {
 
 var _ rest.Cluster = Cluster{}
 
-// reports decodes the Reports of job jid, oldest first, skipping those
-// that do not decode.
+// reports decodes the Reports of job jid, oldest first (a spread
+// attempt's merged over its shares), skipping those that do not decode.
 func (c Cluster) reports(ctx context.Context, jid string) ([]Report, int, error) {
 	rs, restarts, err := c.Reports(ctx, jid)
 	if err != nil {
@@ -36,7 +36,7 @@ func (c Cluster) reports(ctx context.Context, jid string) ([]Report, int, error)
 	}
 	out := make([]Report, 0, len(rs))
 	for _, r := range rs {
-		if d, err := Decode(r.Data); err == nil {
+		if d, err := latest(r); err == nil {
 			out = append(out, d)
 		}
 	}
@@ -54,7 +54,7 @@ func (c Cluster) Job(ctx context.Context, jid string) (rest.JobDetails, error) {
 	if err != nil || len(rs) == 0 {
 		return d, err
 	}
-	last, err := Decode(rs[len(rs)-1].Data)
+	last, err := latest(rs[len(rs)-1])
 	if err != nil {
 		return d, nil // a report that does not decode is ignored
 	}

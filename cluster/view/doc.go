@@ -8,8 +8,11 @@
 // stream.Overview, its checkpoint history and its plan, as JSON. The
 // TaskManager sends it to the JobManager every heartbeat interval and with
 // the attempt's end; the JobManager keeps the latest of each attempt
-// without reading it (cluster.AttemptReport). A Cluster wraps the
-// JobManager (a Source) and decodes them:
+// without reading it (cluster.AttemptReport), of a spread attempt each
+// share's. A Cluster wraps the JobManager (a Source) and decodes them, a
+// spread attempt's merged over its shares (each subtask's metrics from the
+// share that runs it, the records summed; the checkpoints the first
+// share's):
 //
 //   - Job: each vertex's metrics from the current attempt's Overview (the
 //     latest attempt that reported), the plan's tasks as Flink's plan
