@@ -153,10 +153,7 @@ func startSpread(t *testing.T, peers []*shuffletest.Peer, slots []int, id string
 				time.Sleep(200 * time.Millisecond)
 			}
 		}
-		sp := &stream.Spread{Part: k, Slots: slots, Job: id, Transport: func(part func(v, i int) int) (stream.Transport, error) {
-			return &dataplane.Transport{Job: fmt.Sprintf("%s/%d", id, run), Client: peers[k].Client, Server: peers[k].Server,
-				Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
-		}}
+		sp := spreadPart(peers, k, slots, id, fmt.Sprintf("%s/%d", id, run))
 		o := stream.Options{Parallelism: 3, Spread: sp, SourceRate: 20000, AutoWatermarkInterval: 20 * time.Millisecond}
 		if opts != nil {
 			opts(k, &o)
@@ -201,6 +198,15 @@ func (r *spreadRun) wait() []error {
 		}
 	}
 	return errs
+}
+
+// spreadPart is part k of job id spread over peers with slots, its
+// channels named channels.
+func spreadPart(peers []*shuffletest.Peer, k int, slots []int, id, channels string) *stream.Spread {
+	return &stream.Spread{Part: k, Slots: slots, Job: id, Transport: func(part func(v, i int) int) (stream.Transport, error) {
+		return &dataplane.Transport{Job: channels, Client: peers[k].Client, Server: peers[k].Server,
+			Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
+	}}
 }
 
 func spreadPeers(t *testing.T) []*shuffletest.Peer {
@@ -409,10 +415,7 @@ func TestSpreadIterate(t *testing.T) {
 	var jobs []*stream.Job
 	var stores []*checkpoint.Dir
 	for k := range 2 {
-		sp := &stream.Spread{Part: k, Slots: []int{1, 2}, Job: spreadID, Transport: func(part func(v, i int) int) (stream.Transport, error) {
-			return &dataplane.Transport{Job: "iterate", Client: peers[k].Client, Server: peers[k].Server,
-				Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
-		}}
+		sp := spreadPart(peers, k, []int{1, 2}, spreadID, "iterate")
 		env := stream.New(stream.Options{Parallelism: 3, Spread: sp, BatchSize: 8})
 		store, err := checkpoint.OpenDir(ck, checkpoint.DirOptions{Follower: k != 0})
 		if err != nil {
@@ -483,10 +486,7 @@ func TestSpreadBatch(t *testing.T) {
 			out, dir := t.TempDir(), t.TempDir()
 			var jobs []*stream.Job
 			for k := range 2 {
-				sp := &stream.Spread{Part: k, Slots: []int{2, 1}, Job: spreadID, Transport: func(part func(v, i int) int) (stream.Transport, error) {
-					return &dataplane.Transport{Job: fmt.Sprint("batch/", ck), Client: peers[k].Client, Server: peers[k].Server,
-						Addr: func(v, i int) string { return peers[part(v, i)].Addr }}, nil
-				}}
+				sp := spreadPart(peers, k, []int{2, 1}, spreadID, fmt.Sprint("batch/", ck))
 				env := stream.New(stream.Options{Parallelism: 3, Spread: sp, Mode: stream.Batch})
 				if ck {
 					store, err := checkpoint.OpenDir(dir, checkpoint.DirOptions{Follower: k != 0})
