@@ -412,8 +412,7 @@ func TestSpreadIterate(t *testing.T) {
 	const roots, depth = 200, 6
 	peers := spreadPeers(t)
 	out, ck := t.TempDir(), t.TempDir()
-	var jobs []*stream.Job
-	var stores []*checkpoint.Dir
+	r := &spreadRun{}
 	for k := range 2 {
 		sp := spreadPart(peers, k, []int{1, 2}, spreadID, "iterate")
 		env := stream.New(stream.Options{Parallelism: 3, Spread: sp, BatchSize: 8})
@@ -421,7 +420,7 @@ func TestSpreadIterate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores = append(stores, store)
+		r.stores = append(r.stores, store)
 		env.EnableCheckpointing(20 * time.Millisecond).Storage = store
 		var in []spreadBranch
 		for r := range roots {
@@ -449,15 +448,12 @@ func TestSpreadIterate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("part %d: %v", k, err)
 		}
-		jobs = append(jobs, j)
+		r.jobs = append(r.jobs, j)
 	}
-	for k, j := range jobs {
-		if _, err := j.Wait(); err != nil {
+	for k, err := range r.wait() {
+		if err != nil {
 			t.Fatalf("part %d: %v", k, err)
 		}
-	}
-	for _, s := range stores {
-		s.Close()
 	}
 	count := map[string]int{}
 	for _, l := range committed(t, out) {
@@ -484,7 +480,7 @@ func TestSpreadBatch(t *testing.T) {
 		t.Run(fmt.Sprint("checkpointing=", ck), func(t *testing.T) {
 			peers := spreadPeers(t)
 			out, dir := t.TempDir(), t.TempDir()
-			var jobs []*stream.Job
+			r := &spreadRun{}
 			for k := range 2 {
 				sp := spreadPart(peers, k, []int{2, 1}, spreadID, fmt.Sprint("batch/", ck))
 				env := stream.New(stream.Options{Parallelism: 3, Spread: sp, Mode: stream.Batch})
@@ -493,7 +489,7 @@ func TestSpreadBatch(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					defer store.Close()
+					r.stores = append(r.stores, store)
 					env.EnableCheckpointing(time.Second).Storage = store
 				}
 				spreadProgram(env, evs, out)
@@ -501,10 +497,10 @@ func TestSpreadBatch(t *testing.T) {
 				if err != nil {
 					t.Fatalf("part %d: %v", k, err)
 				}
-				jobs = append(jobs, j)
+				r.jobs = append(r.jobs, j)
 			}
-			for k, j := range jobs {
-				if _, err := j.Wait(); err != nil {
+			for k, err := range r.wait() {
+				if err != nil {
 					t.Fatalf("part %d: %v", k, err)
 				}
 			}
