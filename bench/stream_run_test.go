@@ -23,7 +23,11 @@ func TestStreamBenchmarksRun(t *testing.T) {
 			f(b)
 		})
 		if failed {
-			t.Errorf("Benchmark%s fails", name)
+			benchFailures.Lock()
+			msgs := benchFailures.msgs
+			benchFailures.msgs = nil
+			benchFailures.Unlock()
+			t.Errorf("Benchmark%s fails: %q", name, msgs)
 		}
 	}
 }

@@ -183,7 +183,7 @@ func benchStream(b *testing.B, keyed string, job func(ds stream.DataStream[kv], 
 				}
 				r, err := env.Execute(context.Background())
 				if err != nil {
-					b.Fatal(err)
+					benchFatalf(b, "%v", err)
 				}
 				var in int64
 				for _, v := range r.Vertices {
@@ -192,10 +192,10 @@ func benchStream(b *testing.B, keyed string, job func(ds stream.DataStream[kv], 
 					}
 				}
 				if in != n {
-					b.Fatalf("%s read %d records, want %d", keyed, in, n)
+					benchFatalf(b, "%s read %d records, want %d", keyed, in, n)
 				}
 				if sink == "process" && perRecord && count.Load() != n {
-					b.Fatalf("%d records reached the sink, want %d", count.Load(), n)
+					benchFatalf(b, "%d records reached the sink, want %d", count.Load(), n)
 				}
 			}
 			if sink == "process" && !perRecord {
@@ -204,6 +204,22 @@ func benchStream(b *testing.B, keyed string, job func(ds stream.DataStream[kv], 
 			reportEvents(b, n)
 		})
 	}
+}
+
+// benchFailures keeps the messages of benchStream's failures, which
+// testing.Benchmark (TestStreamBenchmarksRun) does not show.
+var benchFailures struct {
+	sync.Mutex
+	msgs []string
+}
+
+// benchFatalf fails b with the message, kept in benchFailures too.
+func benchFatalf(b *testing.B, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	benchFailures.Lock()
+	benchFailures.msgs = append(benchFailures.msgs, b.Name()+": "+msg)
+	benchFailures.Unlock()
+	b.Fatal(msg)
 }
 
 // timedKV is an event carrying its creation time.
