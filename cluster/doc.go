@@ -18,7 +18,8 @@
 // TaskManager with the most); a restore from a checkpoint taken at
 // another parallelism rescales the state (reactive scaling on restart).
 // A job whose Program says it spreads (Spreader: the weir binary's batch
-// jobs without iterations) and that no one TaskManager can hold runs
+// jobs, and its stream jobs that write to --output) and that no one
+// TaskManager can hold runs
 // spread: its attempt has a share on each of several TaskManagers (the
 // ones with the most free slots first, up to the slots it asks for), each
 // share runs the subtasks of its slots, and the shares exchange records

@@ -214,10 +214,22 @@ func (o *solutionSetOp[T, K]) run(tc *task, _ collector[none]) error {
 	}
 	o.st.mu.Lock()
 	defer o.st.mu.Unlock()
-	if o.st.built++; o.st.built == o.p {
+	if o.st.built++; o.st.built == o.local() {
 		close(o.st.ready)
 	}
 	return nil
+}
+
+// local returns how many of the solution set's partitions are built in
+// this process: all, unless the job is spread.
+func (o *solutionSetOp[T, K]) local() int {
+	n := 0
+	for i := range o.p {
+		if !o.lp.env.elsewhere(o.build, i) {
+			n++
+		}
+	}
+	return n
 }
 
 // merge upserts every partition's delta into its index.

@@ -118,8 +118,9 @@
 // Spread's Transport (flow.Remote). Collect and Count gather the whole
 // result into every process, so the program that reads them goes on the
 // same way in each. Sources take their splits by subtask instead of from a
-// shared counter; Options.Adaptive and iterations are refused; each process
-// commits the outputs of its own subtasks. See Spread.
+// shared counter; an iteration's superstep barrier meets across the
+// processes, part 0 deciding for all; Options.Adaptive is refused; each
+// process commits the outputs of its own subtasks. See Spread.
 //
 // # Iterations
 //

@@ -176,8 +176,10 @@ func (e *Env) Execute(ctx context.Context) (*Result, error) {
 		if err := sp.check(); err != nil {
 			return nil, err
 		}
-		if len(e.loops) > 0 {
-			return nil, errors.New("dataset: a program with iterations runs in one process, not spread: an iteration's superstep barrier is shared memory")
+		for _, lp := range e.loops {
+			if err := lp.spreadable(); err != nil {
+				return nil, err
+			}
 		}
 		if e.opts.Adaptive {
 			return nil, errors.New("dataset: Options.Adaptive runs in one process, not spread: its second planning needs the sizes every process measured")
@@ -260,6 +262,21 @@ func (e *Env) runStage(ctx context.Context, plan *optimizer.Plan, nodes []*node)
 			return nil, closeManager(mgr, err)
 		}
 		e.here = remote.Here
+		if len(e.loops) > 0 { // the iterations' barrier across the processes
+			k, err := openLoopLink(ctx, sp.Part, len(sp.Slots), remote.Transport, e.loops)
+			if err != nil {
+				return nil, closeManager(mgr, err)
+			}
+			for _, lp := range e.loops {
+				lp.link = k
+			}
+			defer func() {
+				k.close()
+				for _, lp := range e.loops {
+					lp.link = nil
+				}
+			}()
+		}
 	}
 	res, err := flow.Execute(ctx, g, flow.Options{
 		Manager:       mgr,

@@ -85,6 +85,13 @@ type loop struct {
 
 	onStep []func(ctx context.Context) error // hooks run at every barrier
 
+	// spread (Options.Spread): the loop's index in the program, the parts
+	// other than 0 with subtasks of it, and the link its barrier meets
+	// the other processes' over (loopLink)
+	index  int
+	voters []int
+	link   *loopLink
+
 	// per execution (reset, then start)
 	it      *flow.Iteration
 	started time.Time
@@ -117,10 +124,17 @@ type IterationStats struct {
 type rollable interface {
 	roll()
 	clear()
+	// spread (loopLink): the superstep's value encoded, another process's
+	// combined into it, replaced by the total; codecErr says why the
+	// values cannot be encoded
+	current() ([]byte, error)
+	merge(b []byte) error
+	set(b []byte) error
+	codecErr() error
 }
 
 func (e *Env) newLoop(name string, max int) *loop {
-	lp := &loop{env: e, name: name, max: max}
+	lp := &loop{env: e, name: name, max: max, index: len(e.loops)}
 	e.loops = append(e.loops, lp)
 	return lp
 }
@@ -147,8 +161,18 @@ func (lp *loop) start(parties, users int) {
 }
 
 // decide runs at the barrier, once per superstep, in the last subtask to
-// arrive: it says whether another superstep follows.
+// arrive: it says whether another superstep follows. Spread, the barrier
+// meets the other processes' first (meet), and part 0 decides for all.
 func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
+	var verdict *ballot // spread, a part other than 0: part 0's
+	if lp.link != nil {
+		v, err := lp.meet(ctx, step)
+		if err != nil {
+			return false, err
+		}
+		verdict = v
+	}
+	leads := lp.link != nil && verdict == nil // part 0 of a spread execution
 	st := SuperstepStats{Superstep: step}
 	if lp.workset != nil {
 		st.Records = lp.counts[lp.workset].Load()
@@ -157,7 +181,22 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 	}
 	for _, hook := range lp.onStep {
 		if err := hook(ctx); err != nil {
+			if leads {
+				lp.link.tell(lp, &ballot{loop: lp.index, step: step, failure: err.Error()})
+			}
 			return false, err
+		}
+	}
+	var totals *ballot // part 0's verdict: the totals before the aggregators roll
+	if leads {
+		aggs, err := lp.aggValues()
+		if err != nil {
+			lp.link.tell(lp, &ballot{loop: lp.index, step: step, failure: err.Error()})
+			return false, err
+		}
+		totals = &ballot{loop: lp.index, step: step, aggs: aggs, counts: make([]int64, len(lp.tails))}
+		for i, t := range lp.tails {
+			totals.counts[i] = lp.counts[t].Load()
 		}
 	}
 	for _, a := range lp.aggs {
@@ -170,8 +209,15 @@ func (lp *loop) decide(ctx context.Context, step int) (bool, error) {
 	if lp.workset != nil && st.Records == 0 {
 		stop = true
 	}
-	if lp.converged != nil && lp.converged(step) {
+	switch {
+	case verdict != nil:
+		stop = !verdict.more
+	case lp.converged != nil && lp.converged(step):
 		stop = true
+	}
+	if totals != nil {
+		totals.more = !stop
+		lp.link.tell(lp, totals)
 	}
 	now := time.Now()
 	st.Time = now.Sub(lp.started)

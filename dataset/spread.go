@@ -22,11 +22,20 @@ import (
 // process j and reads every producer subtask's records in subtask order, so
 // each process sees the whole result, in the order one process would.
 //
+// Iterations run spread too: each process's superstep barrier meets the
+// subtasks it runs, then the processes meet over control channels on the
+// Transport (flow.Link, vertex flow.LinkVertex): part 0 adds up what every
+// process's superstep did (the records its tails received, its loop
+// aggregators' values, which need a serializer), runs the termination
+// criteria (ConvergeWhen runs in part 0 only) and tells the others the
+// totals and whether another superstep follows. Each process keeps its
+// partitions of the partial solution, the solution set and the cached
+// inputs; SuperstepStats.SolutionSpilled is its own.
+//
 // What differs from one process: a source's subtask i reads splits i, i+n,
 // i+2n, ... of its n subtasks (no work stealing between processes);
 // Options.Adaptive is refused (its second planning needs the sizes every
-// process measured), and so are iterations (their superstep barrier is
-// shared memory); each process commits the output of its own subtasks once
+// process measured); each process commits the output of its own subtasks once
 // its share succeeded, so a job that fails in one process after another
 // committed leaves that one's files (the caller removes them). Every edge between
 // processes needs a codec (typed.CodecOrNil): Execute fails, naming the
@@ -60,6 +69,15 @@ func (s *Spread) check() error {
 // slotPart returns the process that holds slot i modulo the total.
 func (s *Spread) slotPart(i int) int { return flow.SlotPart(s.Slots, i) }
 
+// partOf returns the process that runs subtask i of a task: a gathering
+// sink's (gathered) in process i, any other's in the process of slot i.
+func (s *Spread) partOf(gathered bool, i int) int {
+	if gathered {
+		return i
+	}
+	return s.slotPart(i)
+}
+
 // gather rewrites plan, whose nodes nodes run as, for a spread execution:
 // each gathering sink runs one subtask per process and reads a broadcast
 // of its input, blocking, so producer subtask after producer subtask.
@@ -81,10 +99,10 @@ func (s *Spread) gather(plan *optimizer.Plan, nodes []*node) {
 // in which the vertices gathered are gathering sinks.
 func (s *Spread) remote(stage int, gathered map[int]bool) (*flow.Remote, error) {
 	part := func(v, i int) int {
-		if gathered[v] {
+		if v == flow.LinkVertex { // the iterations' control channels
 			return i
 		}
-		return s.slotPart(i)
+		return s.partOf(gathered[v], i)
 	}
 	t, err := s.Transport(stage, part)
 	if err != nil {

@@ -131,7 +131,8 @@ func TestSpread(t *testing.T) {
 }
 
 // TestSpreadRefuses: a Spread without a valid placement, and a program
-// with an iteration, are refused before anything runs.
+// whose iteration has an aggregator without a serializer, are refused
+// before anything runs.
 func TestSpreadRefuses(t *testing.T) {
 	transport := func(int, func(v, i int) int) (dataset.Transport, error) { return nil, nil }
 	for _, tc := range []struct {
@@ -143,7 +144,7 @@ func TestSpreadRefuses(t *testing.T) {
 		{"part out of range", dataset.Spread{Part: 2, Slots: []int{1, 1}, Transport: transport}, false, "part 2 of 2"},
 		{"no slots", dataset.Spread{Slots: []int{1, 0}, Transport: transport}, false, "process 1 has 0 slots"},
 		{"no transport", dataset.Spread{Slots: []int{1}}, false, "without a Transport"},
-		{"iteration", dataset.Spread{Slots: []int{1, 1}, Transport: transport}, true, "iterations runs in one process"},
+		{"aggregator", dataset.Spread{Slots: []int{1, 1}, Transport: transport}, true, "chan int has no serializer"},
 		{"adaptive", dataset.Spread{Slots: []int{1, 1}, Transport: transport}, false, "Options.Adaptive runs in one process"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +152,8 @@ func TestSpreadRefuses(t *testing.T) {
 			env := dataset.New(dataset.Options{Parallelism: 2, Spread: &sp, Adaptive: tc.name == "adaptive"})
 			ds := dataset.FromSlice(env, []int{1, 2, 3})
 			if tc.loop {
-				ds = dataset.Iterate(ds, 3, func(_ *dataset.Iteration, p *dataset.DataSet[int]) *dataset.DataSet[int] {
+				ds = dataset.Iterate(ds, 3, func(it *dataset.Iteration, p *dataset.DataSet[int]) *dataset.DataSet[int] {
+					dataset.NewLoopAggregator(it, make(chan int), func(a, _ chan int) chan int { return a })
 					return dataset.Map(p, func(v int) int { return v + 1 })
 				})
 			}

@@ -81,18 +81,39 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 	}
 	// every subtask of an iteration's tasks is a party of its barrier (party
 	// first[v] + subtask); those and the subtasks of its result share its
-	// storage
+	// storage. Spread, the subtasks of other processes are parties of their
+	// barriers (elsewhere), and their process's users.
 	parties, users := map[*loop]int{}, map[*loop]int{}
+	var elsewhere map[*loop][]int
 	first := make([]int, len(vertices))
+	here := func(n *node, i int) bool { return true }
+	if sp := e.opts.Spread; sp != nil {
+		elsewhere = map[*loop][]int{}
+		here = func(n *node, i int) bool { return sp.partOf(n.gathered, i) == sp.Part }
+		for _, lp := range e.loops {
+			lp.voters = nil
+		}
+	}
 	for v, vi := range vertices {
 		h := vi.chain[0]
+		for i := range h.planned.Parallelism {
+			if lp := h.loops().loop; lp != nil && h.loops().role != notInLoop {
+				if here(h, i) {
+					users[lp]++
+				} else {
+					elsewhere[lp] = append(elsewhere[lp], parties[lp]+i)
+				}
+				if sp := e.opts.Spread; sp != nil {
+					lp.vote(sp.partOf(false, i))
+				}
+			}
+			if lp := h.loops().resultOf; lp != nil && here(h, i) {
+				users[lp]++
+			}
+		}
 		if lp := h.loops().loop; lp != nil && h.loops().role != notInLoop {
 			first[v] = parties[lp]
 			parties[lp] += h.planned.Parallelism
-			users[lp] += h.planned.Parallelism
-		}
-		if lp := h.loops().resultOf; lp != nil {
-			users[lp] += h.planned.Parallelism
 		}
 	}
 	// every task's outputs: one per input of a consumer's head
@@ -109,8 +130,14 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 			from.outs = append(from.outs, outEdge{consumer: head, input: i})
 		}
 	}
-	for lp, n := range users {
-		lp.start(parties[lp], n)
+	for _, lp := range e.loops {
+		if parties[lp] == 0 && users[lp] == 0 {
+			continue // not in this plan
+		}
+		lp.start(parties[lp], users[lp])
+		for _, p := range elsewhere[lp] {
+			lp.it.Elsewhere(p)
+		}
 	}
 	for v, vi := range vertices {
 		names := make([]string, len(vi.chain))

@@ -70,6 +70,12 @@ func (it *Iteration) end(err error) {
 	})
 }
 
+// Elsewhere says that party runs in another process of a spread job: the
+// barrier here does not wait for it (each process's barrier meets its own
+// parties, and the decide hook meets the other processes'). Call it before
+// the parties start.
+func (it *Iteration) Elsewhere(party int) { it.c.Leave(context.Background(), party) }
+
 // Superstep returns the superstep running now, from 1. User functions may
 // call it from any goroutine while the job runs.
 func (it *Iteration) Superstep() int { return int(it.step.Load()) }

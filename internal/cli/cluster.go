@@ -195,12 +195,10 @@ func (clusterProgram) Check(args []string) (string, int, error) {
 }
 
 // Spreads reports whether job args may run spread over several
-// TaskManagers: the DataSet jobs without iterations (weir tpch, and weir
-// run's wordcount, weblog and enum-triangles), whose subtasks share no memory
-// across an operator's subtasks, unless --adaptive (its second planning
-// needs the sizes of all shares); and the stream jobs of weir run that
-// write their results to --output (printed ones would reach only the first
-// share's stdout).
+// TaskManagers: the DataSet jobs (weir tpch and weir run's), iterations
+// included, unless --adaptive (its second planning needs the sizes of all
+// shares); and the stream jobs of weir run that write their results to
+// --output (printed ones would reach only the first share's stdout).
 func (clusterProgram) Spreads(args []string) bool {
 	cmd, err := find(args)
 	if err != nil {
@@ -215,8 +213,8 @@ func (clusterProgram) Spreads(args []string) bool {
 	if flag("adaptive") == "true" {
 		return false
 	}
-	if j := batchJobs()[cmd.CommandPath()]; j != nil {
-		return !j.iterative
+	if batchJobs()[cmd.CommandPath()] != nil {
+		return true
 	}
 	for _, j := range streamJobs() {
 		if cmd.CommandPath() == "weir run "+j.name {

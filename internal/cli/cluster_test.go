@@ -34,8 +34,8 @@ func TestProgramCheck(t *testing.T) {
 	}
 }
 
-// TestProgramSpreads: the DataSet jobs without iterations may spread,
-// unless --adaptive; stream and iteration jobs may not.
+// TestProgramSpreads: the DataSet jobs may spread, iterations included,
+// unless --adaptive; stream jobs only when they write to --output.
 func TestProgramSpreads(t *testing.T) {
 	sp, ok := Program().(cluster.Spreader)
 	if !ok {
@@ -49,8 +49,9 @@ func TestProgramSpreads(t *testing.T) {
 		{[]string{"tpch", "--query", "5", "--data", "/d", "--adaptive"}, false},
 		{[]string{"run", "wordcount", "--input", "/x.txt"}, true},
 		{[]string{"run", "enum-triangles"}, true},
-		{[]string{"run", "pagerank", "--pages", "/p", "--links", "/l"}, false},
-		{[]string{"run", "kmeans"}, false},
+		{[]string{"run", "pagerank", "--pages", "/p", "--links", "/l"}, true},
+		{[]string{"run", "kmeans"}, true},
+		{[]string{"run", "connected-components", "--adaptive"}, false},
 		{[]string{"run", "window-stats", "--input=/x.csv"}, false}, // prints its results
 		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o"}, true},
 		{[]string{"run", "window-stats", "--input=/x.csv", "--output", "/o", "--unaligned-checkpoints"}, true},

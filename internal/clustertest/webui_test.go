@@ -62,13 +62,15 @@ func TestWebUICluster(t *testing.T) {
 	c := rest.NewClient(restURL, token)
 	ctx := context.Background()
 	var jid string
+	var lastErr error // the JobManager answers 503 until it leads
 	for deadline := time.Now().Add(20 * time.Second); jid == ""; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no job running in 20 s:\n%s", subErr.String())
+			t.Fatalf("no job running in 20 s (last error: %v):\n%s", lastErr, subErr.String())
 		}
 		jobs, err := c.Jobs(ctx)
 		if err != nil {
-			t.Fatal(err)
+			lastErr = err
+			continue
 		}
 		if len(jobs) == 1 && jobs[0].State == rest.StateRunning && jobs[0].Name == "run window-stats" {
 			jid = jobs[0].ID

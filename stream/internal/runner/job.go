@@ -178,7 +178,7 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	if err := j.run(snap, where); err != nil {
 		if j.sr != nil && j.sr.l != nil {
 			j.sr.setReady() // a message waiting in handle goes, and the link closes
-			j.sr.l.close()
+			j.sr.l.Close()
 		}
 		j.stop()
 		return nil, err
@@ -654,7 +654,7 @@ func (j *Job) StopWithSavepoint(ctx context.Context, dir string) (string, error)
 	j.mu.Unlock()
 	if j.sr != nil { // the other parts stop too
 		for p := 1; p < len(j.cfg.Spread.Slots); p++ {
-			j.sr.l.send(p, &msg{Kind: wireStop})
+			j.sr.l.Send(p, (&msg{Kind: wireStop}).encode())
 		}
 	}
 	j.Cancel()

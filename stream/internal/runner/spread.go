@@ -21,7 +21,7 @@ import (
 type spreadRun struct {
 	s *Spread
 	j *Job
-	l *link
+	l *flow.Link
 
 	mu      sync.Mutex
 	failure error // the first: a part failed, the link broke
@@ -150,7 +150,7 @@ func (sr *spreadRun) handleHub(from int, m *msg) error {
 		} else {
 			g.Grant = gr
 		}
-		sr.l.send(from, g)
+		sr.l.Send(from, g.encode())
 	case wireEnded:
 		var err error
 		switch {
@@ -224,7 +224,7 @@ func (sr *spreadRun) Register(id protocol.TaskID, t protocol.Task) {
 	sr.mu.Lock()
 	sr.tasks[id] = t
 	sr.mu.Unlock()
-	sr.l.send(0, &msg{Kind: wireRegister, Task: id})
+	sr.l.Send(0, (&msg{Kind: wireRegister, Task: id}).encode())
 }
 
 func (sr *spreadRun) Acknowledge(a protocol.Ack) { sr.forward(a) }
@@ -238,7 +238,7 @@ func (sr *spreadRun) InputsEnded(e protocol.InputsEnded) {
 }
 
 func (sr *spreadRun) forward(m protocol.Message) {
-	sr.l.send(0, &msg{Kind: wireCoord, Inner: protocol.Encode(m)})
+	sr.l.Send(0, (&msg{Kind: wireCoord, Inner: protocol.Encode(m)}).encode())
 }
 
 // remoteTask is a task of another part, as part 0's coordinator sees it.
@@ -249,7 +249,7 @@ type remoteTask struct {
 }
 
 func (t remoteTask) Deliver(m protocol.Message) {
-	t.sr.l.send(t.part, &msg{Kind: wireDeliver, Task: t.id, Inner: protocol.Encode(m)})
+	t.sr.l.Send(t.part, (&msg{Kind: wireDeliver, Task: t.id, Inner: protocol.Encode(m)}).encode())
 }
 
 // remoteAligner is the watermark alignment of an aligned source as
@@ -269,7 +269,7 @@ func (a remoteAligner) Register(subtask int, t protocol.Task) {
 	sr.mu.Lock()
 	sr.tasks[id] = t
 	sr.mu.Unlock()
-	sr.l.send(0, &msg{Kind: wireAlignRegister, Task: id})
+	sr.l.Send(0, (&msg{Kind: wireAlignRegister, Task: id}).encode())
 }
 
 func (a remoteAligner) Report(r protocol.ReportedWatermark) { a.sr.forward(r) }
@@ -289,7 +289,7 @@ func (r remoteSplits) Request(subtask int) (source.Grant, error) {
 	seq := sr.seq
 	sr.grants[seq] = ch
 	sr.mu.Unlock()
-	sr.l.send(0, &msg{Kind: wireSplitRequest, Seq: seq, Source: r.id, Subtask: subtask})
+	sr.l.Send(0, (&msg{Kind: wireSplitRequest, Seq: seq, Source: r.id, Subtask: subtask}).encode())
 	select {
 	case m := <-ch:
 		if m.Err != "" {
@@ -358,7 +358,7 @@ func (sr *spreadRun) remoteFinals(id string) [][]byte {
 func (sr *spreadRun) finish(status flow.Status, err error) {
 	sr.tell(status, err)
 	sr.setReady()
-	sr.l.close()
+	sr.l.Close()
 }
 
 // tell sends the other parts the job's end, once (part 0): a part still
@@ -379,7 +379,7 @@ func (sr *spreadRun) tell(status flow.Status, err error) {
 		m.Err = err.Error()
 	}
 	for p := 1; p < len(sr.s.Slots); p++ {
-		sr.l.send(p, m)
+		sr.l.Send(p, m.encode())
 	}
 }
 
@@ -412,7 +412,7 @@ func (j *Job) superviseMember() {
 			m.Status = flow.Failed
 		}
 	}
-	sr.l.send(0, m)
+	sr.l.Send(0, m.encode())
 	<-sr.done
 	sr.mu.Lock()
 	result, failure := sr.result, sr.failure
