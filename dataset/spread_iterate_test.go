@@ -160,7 +160,7 @@ func TestSpreadIterateCriteria(t *testing.T) {
 			t.Run("aggregator", func(t *testing.T) {
 				var mu sync.Mutex
 				prev := make([]map[int]int64, len(l.slots)) // per part: superstep -> Previous seen there
-				var converge []int64                         // what ConvergeWhen saw (part 0 runs it)
+				var converge []int64                        // what ConvergeWhen saw (part 0 runs it)
 				got := make([]*Collected[int64], len(l.slots))
 				res, errs := executeSpread(t, l.slots, l.memory, func(part int, env *Env) {
 					prev[part] = map[int]int64{}
