@@ -23,6 +23,8 @@ func (it *Iteration) Superstep() int {
 // ConvergeWhen ends the iteration after the first superstep for which fn
 // returns true. fn runs at the superstep barrier, after the aggregators rolled:
 // their Previous values are that superstep's (Flink's convergence criterion).
+// Spread over processes (Options.Spread), fn runs in part 0 only, on the
+// values of every process.
 func (it *Iteration) ConvergeWhen(fn func(superstep int) bool) {
 	it.lp.converged = fn
 	it.lp.model() // the planner expects fewer supersteps

@@ -209,7 +209,19 @@
 // body left unread of the superstep, and waits at the barrier. The tasks that
 // read the iteration's result Wait for its end; storage that outlives
 // supersteps is registered with Hold and freed once every task of the
-// iteration and of its result called Exit.
+// iteration and of its result called Exit. In a job spread over processes
+// each process's Iteration meets the subtasks it runs (the others are
+// Elsewhere) and its hook meets the other processes' over a Link.
+//
+// # Spread over processes
+//
+// With Options.Remote a process runs its share of a graph every process
+// builds alike: the subtasks Remote.Here names, the channels to the others'
+// over Remote.Transport (remote.go). A Link is the control channels of such
+// a job: part 0 to every other part and each of them to part 0, on vertex
+// LinkVertex of the same Transport, carrying messages of any length whole
+// and in order. The stream runner's checkpoint coordination and the
+// DataSet iterations' barrier go over it.
 //
 // # Failure and cleanup
 //
