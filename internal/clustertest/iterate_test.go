@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestIterationsSpread: a JobManager and two TaskManagers of one slot; weir
@@ -98,4 +100,65 @@ func compareNumbers(t *testing.T, name, want, got string) {
 			}
 		}
 	}
+}
+
+// TestIterationSpreadKill: a JobManager and three TaskManagers of one slot;
+// weir run kmeans at parallelism 2 (150 supersteps) runs spread over two
+// of them, and one of those two is killed with SIGKILL in the middle. The
+// other share fails at the broken link, the attempt fails, and the
+// JobManager runs the job again, spread over the two TaskManagers left;
+// the job ends with exit 0 and writes what an embedded run writes.
+func TestIterationSpreadKill(t *testing.T) {
+	bin := weir(t)
+	dir := t.TempDir()
+	points := filepath.Join(dir, "points")
+	if out, err := exec.Command(bin, "gen", "points", "--out", points, "--n", "300000", "--dims", "2", "--k", "8", "--seed", "3").CombinedOutput(); err != nil {
+		t.Fatalf("gen points: %v\n%s", err, out)
+	}
+	args := []string{"run", "kmeans", "--points", filepath.Join(points, "points.txt"), "--centroids", filepath.Join(points, "centroids.txt"),
+		"--iterations", "150", "--parallelism", "2"}
+	embedded, spread := filepath.Join(dir, "embedded.txt"), filepath.Join(dir, "spread.txt")
+	if out, err := exec.Command(bin, append(args, "--output", embedded)...).CombinedOutput(); err != nil {
+		t.Fatalf("embedded: %v\n%s", err, out)
+	}
+	jm, rpcAddr, restURL := startJobManager(t, bin, t.TempDir())
+	tms := map[string]*proc{}
+	for _, id := range []string{"tm1", "tm2", "tm3"} {
+		tms[id] = start(t, bin, "taskmanager", "--jobmanager", rpcAddr, "--slots", "1", "--id", id, "--memory", "256MiB")
+	}
+	waitTaskManagers(t, restURL, 3)
+	cmd := exec.Command(bin, append(args, "--output", spread, "--jobmanager", restURL)...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deployed := regexp.MustCompile(`attempt 1-1 deployed spread over TaskManagers (tm\d) \(1\), (tm\d) \(1\)`)
+	var shares []string
+	for deadline := time.Now().Add(20 * time.Second); shares == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the job was not deployed spread in 20 s")
+		}
+		if m := deployed.FindStringSubmatch(jm.stderr.String()); m != nil {
+			shares = m[1:]
+		}
+	}
+	time.Sleep(800 * time.Millisecond) // into the supersteps: reading the points takes about 0.5 s
+	tms[shares[1]].kill(t)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("spread: %v\n%s", err, out.String())
+	}
+	log := jm.stderr.String()
+	if !strings.Contains(log, "attempt 1-1 failed") {
+		t.Fatalf("the first attempt did not fail: the kill came too late?\n%s", log)
+	}
+	for l := range strings.Lines(log) {
+		if strings.Contains(l, "attempt 1-1 failed") {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
+	if !strings.Contains(log, "attempt 1-2 deployed spread over TaskManagers") {
+		t.Fatalf("the second attempt did not run spread over the TaskManagers left\n%s", log)
+	}
+	compareNumbers(t, "kmeans", embedded, spread)
 }
