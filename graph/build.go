@@ -31,6 +31,8 @@ type builder[K comparable, VV, EV any] struct {
 	reverse bool
 	// workers is the number of goroutines that place the entries
 	workers int
+	// bucketed says the reverse was placed by buckets (reverseBuckets)
+	bucketed bool
 
 	ids    []K
 	vals   []VV
@@ -367,6 +369,15 @@ func (b *builder[K, VV, EV]) inMemory(n int, entries int64) (*adjacency[EV], *ch
 			count(cur[w], rcur[w], ps, all, rev)
 		}
 	})
+	// a large reverse is placed bucket by bucket of targets (cache-sized
+	// ranges of the reverse's entries), when the copy of the entries it
+	// takes is granted
+	var buckets *reverseBuckets
+	if rev && entries >= minBucketed && b.res.Grow(8*entries) == nil {
+		defer b.res.Shrink(8 * entries)
+		buckets = newReverseBuckets(n, rcur)
+		b.bucketed = true
+	}
 	offsets := b.cnt
 	b.cnt = nil
 	prefix(offsets, cur)
@@ -392,9 +403,12 @@ func (b *builder[K, VV, EV]) inMemory(n int, entries int64) (*adjacency[EV], *ch
 			if !lazy {
 				place(cur[w], targets, values, ps, b.evs[parts[w]+i], all)
 			}
-			if rev {
+			if rev && buckets == nil {
 				placeReverse(rcur[w], rtargets, ps)
 			}
+		}
+		if buckets != nil {
+			buckets.place(w, rcur[w], rtargets, b.pairs[parts[w]:parts[w+1]])
 		}
 	})
 	c := &chunk[EV]{lo: 0, hi: uint32(n), offsets: offsets, targets: targets, values: values}
@@ -513,6 +527,62 @@ func place[EV any](next []int64, targets []uint32, values []EV, ps []dense, evs 
 		next[p.s] = i + 1
 		targets[i], values[i] = p.t, evs[j]
 	}
+}
+
+// minBucketed is the fewest entries whose reverse is placed by buckets:
+// below, the reverse's entries fit the caches anyway. (Tests set it and
+// bucketShift.)
+var minBucketed int64 = 1 << 20
+
+// bucketShift sets the vertices of a bucket: 1<<bucketShift, whose
+// entries (a few per vertex) fit a core's cache while they are placed.
+var bucketShift = 13
+
+// reverseBuckets places the reverse adjacency in two passes per worker
+// instead of one: its entries are first copied into runs by bucket of
+// targets (writes that go to a few hundred places, each in order), then
+// each bucket's run is placed, its writes within the bucket's range of
+// the reverse. Placing every entry straight at its target's cursor
+// writes all over the reverse, a cache miss an entry when it outgrows
+// the caches. The copy is stable, so each target's entries keep their
+// order.
+type reverseBuckets struct {
+	counts [][]int64 // per worker: its entries in each bucket
+}
+
+// newReverseBuckets counts each worker's entries by bucket from its
+// counts by target, rc (before prefix turns them into cursors).
+func newReverseBuckets(n int, rc [][]int64) *reverseBuckets {
+	nb := (n + 1<<bucketShift - 1) >> bucketShift
+	rb := &reverseBuckets{counts: make([][]int64, len(rc))}
+	for w, c := range rc {
+		bc := make([]int64, nb)
+		for v, k := range c[:n] {
+			bc[v>>bucketShift] += k
+		}
+		rb.counts[w] = bc
+	}
+	return rb
+}
+
+// place places worker w's entries, the blocks blocks, at its cursors next.
+func (rb *reverseBuckets) place(w int, next []int64, targets []uint32, blocks [][]dense) {
+	bc := rb.counts[w]
+	cur := make([]int64, len(bc))
+	var all int64
+	for i, k := range bc {
+		cur[i] = all
+		all += k
+	}
+	tmp := make([]dense, all)
+	for _, ps := range blocks {
+		for _, p := range ps {
+			i := p.t >> bucketShift
+			tmp[cur[i]] = p
+			cur[i]++
+		}
+	}
+	placeReverse(next, targets, tmp)
 }
 
 // placeReverse puts the keys of the entries ps at next[target], advancing

@@ -404,3 +404,84 @@ func TestBuildLazyTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildReverseBuckets: the reverse adjacency placed by buckets of
+// targets equals the one placed entry by entry, each target's entries in
+// the order of the edges, by one worker and by three; under a budget that
+// grants the arrays but not the buckets' copy, the entries are placed one
+// by one and equal too.
+func TestBuildReverseBuckets(t *testing.T) {
+	defer func(b, m int64, s int) { blockEdges, minBucketed, bucketShift = int(b), m, s }(int64(blockEdges), minBucketed, bucketShift)
+	blockEdges = 256
+	const n, m = 1000, 20000
+	r := rand.New(rand.NewPCG(5, 6))
+	var vs []Vertex[int64, int64]
+	for i := range n {
+		vs = append(vs, Vertex[int64, int64]{ID: int64(i), Value: int64(i)})
+	}
+	var es []Edge[int64, float64]
+	for range m {
+		es = append(es, Edge[int64, float64]{Src: r.Int64N(n), Dst: r.Int64N(n / 2)}) // skewed: half the vertices get none
+	}
+	want := map[int64][]entry{}
+	for _, e := range es {
+		want[e.Dst] = append(want[e.Dst], entry{e.Src, 0})
+	}
+	build := func(budget int64, workers int) (*chunk[float64], bool) {
+		b := testBuilder[int64, float64](t, budget, Out, true, workers)
+		b.addVertices(vs)
+		if err := b.index(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(es); i += 64 {
+			if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := b.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.rev == nil {
+			return nil, false // not granted
+		}
+		rev := adjacencyOf(t, g.ids, &adjacency[float64]{mem: g.rev})
+		if len(rev) != len(want) {
+			t.Fatalf("%d vertices with reverse entries, want %d", len(rev), len(want))
+		}
+		for k, w := range want {
+			if !slices.Equal(rev[k], w) {
+				t.Fatalf("reverse of vertex %d: %v, want %v", k, rev[k], w)
+			}
+		}
+		return g.rev, b.bucketed
+	}
+	for _, workers := range []int{1, 3} {
+		minBucketed = 1 << 62
+		direct, _ := build(0, workers)
+		minBucketed, bucketShift = 0, 4 // buckets of 16 vertices
+		bucketed, used := build(0, workers)
+		if !used {
+			t.Fatalf("workers=%d: the reverse was not placed by buckets", workers)
+		}
+		if !slices.Equal(direct.targets, bucketed.targets) || !slices.Equal(direct.offsets, bucketed.offsets) {
+			t.Fatalf("workers=%d: the reverse placed by buckets differs from the one placed entry by entry", workers)
+		}
+		// budgets from those that grant no reverse, through one that grants
+		// the reverse and not the buckets' 8 bytes an entry, to both
+		seen := map[string]bool{}
+		for budget := int64(256 << 10); budget <= 1<<20; budget += 16 << 10 {
+			switch rev, used := build(budget, workers); {
+			case rev == nil:
+				seen["none"] = true
+			case used:
+				seen["buckets"] = true
+			default:
+				seen["direct"] = true
+			}
+		}
+		if len(seen) != 3 {
+			t.Fatalf("workers=%d: the budgets made %v, want no reverse, one placed directly and one by buckets", workers, seen)
+		}
+	}
+}
