@@ -429,19 +429,7 @@ func TestBuildReverseBuckets(t *testing.T) {
 	}
 	build := func(budget int64, workers int) (*chunk[float64], bool) {
 		b := testBuilder[int64, float64](t, budget, Out, true, workers)
-		b.addVertices(vs)
-		if err := b.index(); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < len(es); i += 64 {
-			if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		g, err := b.finish()
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := feed(t, b, vs, es)
 		if g.rev == nil {
 			return nil, false // not granted
 		}
@@ -484,4 +472,23 @@ func TestBuildReverseBuckets(t *testing.T) {
 			t.Fatalf("workers=%d: the budgets made %v, want no reverse, one placed directly and one by buckets", workers, seen)
 		}
 	}
+}
+
+// feed adds vs to b, indexes them, adds es 64 at a time and finishes b.
+func feed[EV any](t *testing.T, b *builder[int64, int64, EV], vs []Vertex[int64, int64], es []Edge[int64, EV]) *graphData[int64, int64, EV] {
+	t.Helper()
+	b.addVertices(vs)
+	if err := b.index(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(es); i += 64 {
+		if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -91,19 +91,7 @@ func buildSpilled[EV comparable](t *testing.T, budget int64, dir Direction, vs [
 	t.Helper()
 	b := testBuilder[int64, EV](t, budget, dir, false, 1)
 	b.after = 1 << 50 // the iteration takes all memory after: chunks on disk
-	b.addVertices(vs)
-	if err := b.index(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(es); i += 64 {
-		if err := b.addEdges(es[i:min(i+64, len(es))]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, err := b.finish()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := feed(t, b, vs, es)
 	if g.adj.mem != nil {
 		t.Fatal("the adjacency did not spill")
 	}
