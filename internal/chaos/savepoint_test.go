@@ -16,8 +16,8 @@ import (
 
 // TestStopWithSavepointRescale stops window-stats running at parallelism 2
 // on the disk backend with incremental checkpoints, with SIGTERM at a
-// random moment: it writes a savepoint, prints its path and exits 0 with
-// the output it committed. The savepoint is full and canonical, so it
+// random moment after its first commit: it writes a savepoint, prints its
+// path and exits 0 with the output it committed. The savepoint is full and canonical, so it
 // resumes at parallelism 1, 2 and 3 on either backend (each from a copy of
 // that output), and the job commits exactly the uninterrupted run's output.
 func TestStopWithSavepointRescale(t *testing.T) {
@@ -26,8 +26,8 @@ func TestStopWithSavepointRescale(t *testing.T) {
 	oracle, _ := uninterrupted(t, bin, jb)
 	seed := uint64(time.Now().UnixNano())
 	r := rand.New(rand.NewPCG(seed, 6))
-	wait := time.Duration(300+r.IntN(1200)) * time.Millisecond
-	t.Logf("seed %d: SIGTERM after %v", seed, wait)
+	wait := time.Duration(r.IntN(800)) * time.Millisecond
+	t.Logf("seed %d: SIGTERM %v after the first commit", seed, wait)
 
 	out, sp := filepath.Join(t.TempDir(), "out"), t.TempDir()
 	args := append(slices.Clone(jb.args), "--output", out, "--savepoint-dir", sp, "--checkpoint-dir", t.TempDir(),
@@ -37,6 +37,13 @@ func TestStopWithSavepointRescale(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	// a stop before anything was committed would test less: wait for the
+	// first committed line (a loaded machine starts the job late)
+	for deadline := time.Now().Add(30 * time.Second); !hasLines(out); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing committed in 30 s:\n%s", stderr.String())
+		}
 	}
 	time.Sleep(wait)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -70,6 +77,23 @@ func TestStopWithSavepointRescale(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasLines reports whether dir holds a committed file with a line.
+func hasLines(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.Size() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // copyDir copies the files of dir into a new directory to.
