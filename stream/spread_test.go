@@ -168,19 +168,40 @@ func startSpread(t *testing.T, peers []*shuffletest.Peer, slots []int, id string
 		cfg.Storage = store
 		cfg.Unaligned = m.unaligned
 		spreadProgram(env, evs, out, m.unaligned)
-		j, err := env.Start(context.Background())
-		if err != nil {
-			for _, j := range r.jobs {
-				if j != nil {
-					j.Cancel()
-				}
-			}
-			r.wait()
-			t.Fatalf("part %d: %v", k, err)
-		}
-		r.jobs[k] = j
+		r.start(t, k, env)
 	}
 	return r
+}
+
+// start starts env as part k of r; if it cannot, it cancels the parts
+// started and fails t.
+func (r *spreadRun) start(t *testing.T, k int, env *stream.Env) {
+	t.Helper()
+	j, err := env.Start(context.Background())
+	if err != nil {
+		for _, j := range r.jobs {
+			if j != nil {
+				j.Cancel()
+			}
+		}
+		r.wait()
+		t.Fatalf("part %d: %v", k, err)
+	}
+	for len(r.jobs) <= k {
+		r.jobs = append(r.jobs, nil)
+	}
+	r.jobs[k] = j
+}
+
+// finish waits for every part and fails t unless all succeeded; what
+// says which run it was ("" or " of the restored job").
+func (r *spreadRun) finish(t *testing.T, what string) {
+	t.Helper()
+	for k, err := range r.wait() {
+		if err != nil {
+			t.Fatalf("part %d%s: %v", k, what, err)
+		}
+	}
 }
 
 // wait returns each part's error once all ended, and closes their
@@ -230,11 +251,7 @@ func TestSpreadWindows(t *testing.T) {
 	peers := spreadPeers(t)
 	out, ck := t.TempDir(), t.TempDir()
 	r := startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, spreadMode{reverse: true})
-	for k, err := range r.wait() {
-		if err != nil {
-			t.Fatalf("part %d: %v", k, err)
-		}
-	}
+	r.finish(t, "")
 	// each part read its own splits, handed out by part 0's enumerator
 	var read []int64
 	for _, j := range r.jobs {
@@ -309,11 +326,7 @@ func TestSpreadRestore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for k, err := range r.wait() {
-					if err != nil {
-						t.Fatalf("part %d after the stop: %v", k, err)
-					}
-				}
+				r.finish(t, " after the stop")
 				if st := r.jobs[1].Status(); st != stream.Finished {
 					t.Fatalf("part 1 ended %v, want FINISHED", st)
 				}
@@ -329,11 +342,7 @@ func TestSpreadRestore(t *testing.T) {
 				o.Restore = restore
 				o.OnRestore = func(ri stream.RestoreInfo) { restored[k].Store(ri.ID) }
 			})
-			for k, err := range r.wait() {
-				if err != nil {
-					t.Fatalf("part %d of the restored job: %v", k, err)
-				}
-			}
+			r.finish(t, " of the restored job")
 			if a, b := restored[0].Load(), restored[1].Load(); a == 0 || a != b {
 				t.Fatalf("the parts restored checkpoints %d and %d, want the same one", a, b)
 			}
@@ -376,11 +385,7 @@ func TestSpreadUnaligned(t *testing.T) {
 		t.Fatal("part 0 ended without an error")
 	}
 	r = startSpread(t, peers, []int{2, 1}, spreadID, ck, evs, out, nil, spreadMode{unaligned: true})
-	for k, err := range r.wait() {
-		if err != nil {
-			t.Fatalf("part %d of the restored job: %v", k, err)
-		}
-	}
+	r.finish(t, " of the restored job")
 	if got := committed(t, out); !slices.Equal(got, want) {
 		lost, dup := 0, 0
 		count := map[string]int{}
@@ -444,17 +449,9 @@ func TestSpreadIterate(t *testing.T) {
 		}).UID("step")
 		it.CloseWith(stream.GetSideOutput(step, again))
 		stream.SinkTo(stream.Map(step, func(b spreadBranch) string { return strconv.Itoa(b.Root) }).UID("roots"), sink.Text(out))
-		j, err := env.Start(context.Background())
-		if err != nil {
-			t.Fatalf("part %d: %v", k, err)
-		}
-		r.jobs = append(r.jobs, j)
+		r.start(t, k, env)
 	}
-	for k, err := range r.wait() {
-		if err != nil {
-			t.Fatalf("part %d: %v", k, err)
-		}
-	}
+	r.finish(t, "")
 	count := map[string]int{}
 	for _, l := range committed(t, out) {
 		count[l]++
@@ -493,17 +490,9 @@ func TestSpreadBatch(t *testing.T) {
 					env.EnableCheckpointing(time.Second).Storage = store
 				}
 				spreadProgram(env, evs, out)
-				j, err := env.Start(context.Background())
-				if err != nil {
-					t.Fatalf("part %d: %v", k, err)
-				}
-				r.jobs = append(r.jobs, j)
+				r.start(t, k, env)
 			}
-			for k, err := range r.wait() {
-				if err != nil {
-					t.Fatalf("part %d: %v", k, err)
-				}
-			}
+			r.finish(t, "")
 			if got := committed(t, out); !slices.Equal(got, want) {
 				t.Fatalf("committed %d lines, want %d", len(got), len(want))
 			}
