@@ -357,15 +357,7 @@ func TestIterateTermination(t *testing.T) {
 					seen = append(seen, sum.Previous())
 					return sum.Previous() == 0
 				})
-				return MapPartition(p, func(vals iter.Seq[int64], emit func(int64)) {
-					var s int64
-					for x := range vals {
-						x /= 2
-						s += x
-						emit(x)
-					}
-					sum.Add(s)
-				})
+				return halveEach(p, sum, nil)
 			})
 			Collect(res)
 			if _, err := env.Execute(context.Background()); err != nil {
@@ -576,4 +568,21 @@ func TestReplayShippedOnce(t *testing.T) {
 			})
 		}
 	}
+}
+
+// halveEach halves every value of p, adding each partition's sum of the
+// halves to sum; before, if set, runs at the start of every partition.
+func halveEach(p *DataSet[int64], sum *LoopAggregator[int64], before func()) *DataSet[int64] {
+	return MapPartition(p, func(vals iter.Seq[int64], emit func(int64)) {
+		if before != nil {
+			before()
+		}
+		var s int64
+		for x := range vals {
+			x /= 2
+			s += x
+			emit(x)
+		}
+		sum.Add(s)
+	})
 }

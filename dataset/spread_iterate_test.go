@@ -170,17 +170,10 @@ func TestSpreadIterateCriteria(t *testing.T) {
 							converge = append(converge, sum.Previous())
 							return sum.Previous() == 0
 						})
-						return MapPartition(p, func(vals iter.Seq[int64], emit func(int64)) {
+						return halveEach(p, sum, func() {
 							mu.Lock()
 							prev[part][it.Superstep()] = sum.Previous()
 							mu.Unlock()
-							var s int64
-							for x := range vals {
-								x /= 2
-								s += x
-								emit(x)
-							}
-							sum.Add(s)
 						})
 					})
 					got[part] = Collect(r)
