@@ -31,6 +31,29 @@ func TestDense(t *testing.T) {
 	}
 }
 
+// TestDenseWithin checks the rule with other counts of entries a group:
+// IndexEntries for a table of indexes.
+func TestDenseWithin(t *testing.T) {
+	for _, tc := range []struct {
+		span   uint64
+		n, per int
+		floor  int
+		want   bool
+	}{
+		{11, 1, IndexEntries, 0, true},
+		{12, 1, IndexEntries, 0, false},
+		{7999, 1000, IndexEntries, 0, true}, // one key in 8
+		{7999, 1000, DenseEntries, 0, false},
+		{11999, 1000, IndexEntries, 0, true},
+		{12000, 1000, IndexEntries, 0, false},
+		{4095, 1, IndexEntries, 4096, true}, // the floor alone
+	} {
+		if got := DenseWithin(tc.span, tc.n, tc.per, tc.floor); got != tc.want {
+			t.Errorf("DenseWithin(%d, %d, %d, %d) = %v, want %v", tc.span, tc.n, tc.per, tc.floor, got, tc.want)
+		}
+	}
+}
+
 // TestDenseFloor checks the floor: an eighth of the share in entries,
 // between 4096 and 1M, and 32 MiB's worth without a share.
 func TestDenseFloor(t *testing.T) {

@@ -32,8 +32,9 @@ const groupSeed = PartitionSeed ^ 0x9e3779b97f4a7c15
 // the groups a record. Larger ones are appended to vals and an entry holds
 // index+1 of its group (dense), 4 bytes, so that sparse keys do not make the
 // table allocate, and touch, a large record for every entry. The range widens as
-// keys arrive while they stay dense (Dense: at most max(4 entries a group,
-// denseFloor) entries); a key beyond that turns the table into hash mode for good. With
+// keys arrive while they stay dense (DenseWithin: at most max(DenseEntries a
+// group, denseFloor) entries, IndexEntries a group for records behind
+// indexes); a key beyond that turns the table into hash mode for good. With
 // noHash the range holds at most denseFloor entries, and a key beyond it makes
 // add report false, leaving the choice to the owner. Dense mode sends its
 // groups in key order.
@@ -335,10 +336,14 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	if t.noHash {
 		groups = 0 // the floor alone
 	}
-	if !Dense(hi-lo, groups, t.denseFloor) {
+	per := DenseEntries
+	if !t.direct {
+		per = IndexEntries // 4-byte indexes: see the dense rule
+	}
+	if !DenseWithin(hi-lo, groups, per, t.denseFloor) {
 		return false
 	}
-	need, limit := hi-lo+1, uint64(max(4*groups, t.denseFloor))
+	need, limit := hi-lo+1, uint64(max(per*groups, t.denseFloor))
 	n := max(need, min(max(2*t.denseLen(), 1024), limit))
 	// the slack goes on the side the span grew
 	var base uint64

@@ -123,6 +123,53 @@ func TestGroupTableModes(t *testing.T) {
 	}
 }
 
+// TestGroupTableIndexEntries checks the rule for records behind indexes: keys
+// one in 8 (TPC-H's order keys over two subtasks) stay dense with indexes
+// (IndexEntries a group) and turn the table to hashing with the records in
+// the entries (DenseEntries a group); one in 13 turns both. Keys arrive in
+// order, as an ordered file's keys do (in any order the first keys span the
+// range before its groups arrive, and the floor decides). The sums are
+// checked against a map either way.
+func TestGroupTableIndexEntries(t *testing.T) {
+	for _, tc := range []struct {
+		stride              int64
+		denseIndexed, dense bool
+	}{
+		{8, true, false},
+		{11, true, false},
+		{13, false, false},
+		{3, true, true},
+	} {
+		for _, order := range []string{"ascending", "descending"} {
+			for _, direct := range []bool{false, true} {
+				t.Run(fmt.Sprintf("stride=%d/%s/direct=%v", tc.stride, order, direct), func(t *testing.T) {
+					keys := make([]int64, 50000)
+					for i := range keys {
+						keys[i] = 1000 + tc.stride*int64(i)
+					}
+					if order == "descending" {
+						slices.Reverse(keys)
+					}
+					tab := sumTable(t, 16, 4096)
+					tab.direct = direct
+					want := map[int64]int64{}
+					for i, key := range keys {
+						for rep := range int64(2) {
+							v := keyedSum{K: key, Sum: int64(i) + rep, N: 1}
+							want[key] += v.Sum
+							tab.add(&v)
+						}
+					}
+					checkTable(t, tab, want, 0)
+					if wantDense := (direct && tc.dense) || (!direct && tc.denseIndexed); tab.isDense != wantDense {
+						t.Errorf("dense mode %v at the end, want %v", tab.isDense, wantDense)
+					}
+				})
+			}
+		}
+	}
+}
+
 // addBatches adds vs to tab as Final does, in batches of random sizes
 // with addBatch, one record with add where addBatch adds none, and checks
 // that addBatch stops only at a record it could not hold or one that
