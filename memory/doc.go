@@ -49,8 +49,10 @@
 // it less the runtime's part, min(RuntimeOverhead, half), so that the soft
 // limit, their share plus RuntimeOverhead, is the process's budget itself.
 //
-// MakeHuge allocates a large array (a dense group table, a join's direct index)
-// and advises transparent huge pages for it on Linux, which Go's runtime does not.
+// MakeHuge allocates a large array (a dense group table, a join's direct index,
+// a hash table's slots), advises transparent huge pages for it on Linux, which
+// Go's runtime does not, and writes it once in order, so that the random reads
+// that come first do not fault each page in twice.
 //
 // # Records: RecordBuffer
 //

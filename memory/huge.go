@@ -19,11 +19,26 @@ const hugePage = 2 << 20
 // misses. The advice covers only pages the array wholly holds
 // and changes nothing Go relies on: it takes effect on the pages a fresh
 // array faults in, and is advice the kernel may ignore.
+//
+// An array of at least touchMin bytes is also written once, in order, before
+// it is returned. A hash table's slots and a dense index are read before they
+// are written: a fresh page read first maps the shared zero page, and the
+// first write then faults again to copy it, with a TLB flush on every thread
+// of the process. Written in order, each page faults once (a huge page once
+// for 2 MiB), and the reads that follow find it mapped.
 func MakeHuge[T any](n int) []T {
 	s := make([]T, n)
 	var zero T
-	if size := uintptr(n) * unsafe.Sizeof(zero); size >= hugeMin {
+	size := uintptr(n) * unsafe.Sizeof(zero)
+	if size >= hugeMin {
 		adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), size)
+	}
+	if size >= touchMin {
+		clear(s)
 	}
 	return s
 }
+
+// touchMin is the size from which MakeHuge writes an array once: below it
+// the faults are few.
+const touchMin = 64 << 10

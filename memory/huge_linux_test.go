@@ -3,8 +3,10 @@ package memory
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -34,6 +36,37 @@ func TestMakeHuge(t *testing.T) {
 	}
 	if s[len(s)-1] != uint64(len(s)-1) {
 		t.Fatal("the array lost a write")
+	}
+}
+
+// TestMakeHugeTouched checks that MakeHuge returns an array whose pages are
+// all mapped (mincore), so that reads at random do not fault in the zero page
+// first.
+func TestMakeHugeTouched(t *testing.T) {
+	for _, n := range []int{touchMin / 8, 3 << 20} { // 64 KiB, 24 MiB
+		s := MakeHuge[uint64](n)
+		const page = 4096
+		p := unsafe.Pointer(&s[0])
+		from := (page - uintptr(p)%page) % page // the first whole page's offset
+		size := (uintptr(n)*8 - from) &^ (page - 1)
+		if size == 0 {
+			t.Fatalf("n=%d: no whole page", n)
+		}
+		b := unsafe.Slice((*byte)(unsafe.Add(p, from)), size)
+		vec := make([]byte, size/page)
+		if _, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+			t.Skip("mincore:", errno)
+		}
+		missing := 0
+		for _, v := range vec {
+			if v&1 == 0 {
+				missing++
+			}
+		}
+		if missing > 0 {
+			t.Errorf("n=%d: %d of %d pages not mapped after MakeHuge", n, missing, len(vec))
+		}
+		runtime.KeepAlive(s)
 	}
 }
 

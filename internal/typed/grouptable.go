@@ -91,7 +91,7 @@ func newGroupTable[T any](k *Keyer[T], codec *memory.Codec[T], fn func(a, b T) T
 // makeSlots gives the table empty hash slots for groups groups.
 func (t *groupTable[T]) makeSlots(groups int) {
 	size := uint64(1) << bits.Len64(uint64(max(2*groups, 16))-1)
-	t.slots, t.mask = make([]uint64, size), size-1
+	t.slots, t.mask = memory.MakeHuge[uint64](int(size)), size-1
 	if cap(t.hash) < groups {
 		t.hash = make([]uint64, 0, groups)
 	}
@@ -345,10 +345,21 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	}
 	need, limit := hi-lo+1, uint64(max(per*groups, t.denseFloor))
 	n := max(need, min(max(2*t.denseLen(), 1024), limit))
+	empty := t.lo > t.hi // the first key, of the table or since a reset
+	if has := t.denseLen(); empty && has >= n && has >= need+128 {
+		// a combiner's window moving on with the keys: the arrays it has
+		// (reset cleared them), rebased around u, not made again, so that
+		// their memory is not fresh pages to fault in each time
+		base := min(lo-min(lo, (has-need)/2), math.MaxUint64-has) &^ 63
+		if base <= lo && hi-base < has {
+			t.base, t.lo, t.hi = base, lo, hi
+			return true
+		}
+	}
 	// the slack goes on the side the span grew
 	var base uint64
 	switch {
-	case t.lo > t.hi: // the first key (of the table, or since a reset): centred
+	case empty: // centred
 		base = lo - min(lo, (n-need)/2)
 	case u < t.lo:
 		base = hi + 1 - min(n, hi+1)
@@ -362,14 +373,14 @@ func (t *groupTable[T]) widen(u uint64) bool {
 	from, to := t.heldWords()
 	at := t.base + from - base // a multiple of 64
 	if !t.direct {
-		d := make([]int32, n)
+		d := memory.MakeHuge[int32](int(n))
 		if to > from {
 			copy(d[at:], t.dense[from:to])
 		}
 		t.dense, t.base, t.lo, t.hi = d, base, lo, hi
 		return true
 	}
-	d, p := memory.MakeHuge[T](int(n)), make([]uint64, n/64)
+	d, p := memory.MakeHuge[T](int(n)), memory.MakeHuge[uint64](int(n/64))
 	if to > from {
 		copy(d[at:], t.dvals[from:to])
 		copy(p[at/64:], t.present[from/64:to/64])

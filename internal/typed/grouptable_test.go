@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/weirdata/weir/memory"
 )
@@ -167,6 +168,49 @@ func TestGroupTableIndexEntries(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestGroupTableRebase checks that an emptied dense table takes a key far
+// from its range into the arrays it has (a combiner's window moving on with
+// the keys), not into new ones, and still adds up correctly there.
+func TestGroupTableRebase(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			tab := sumTable(t, 16, 4096)
+			tab.direct, tab.noHash = direct, true
+			for round, from := range []int64{0, 1 << 20, 1 << 40, 5000} {
+				want := map[int64]int64{}
+				for i := range int64(8000) { // 4000 keys: the arrays reach the floor
+					v := keyedSum{K: from + i%4000, Sum: i, N: 1}
+					want[v.K] += v.Sum
+					if !tab.add(&v) {
+						t.Fatalf("round %d: key %d refused", round, v.K)
+					}
+				}
+				checkTable(t, tab, want, round)
+				first := func() unsafe.Pointer {
+					if direct {
+						return unsafe.Pointer(&tab.dvals[0])
+					}
+					return unsafe.Pointer(&tab.dense[0])
+				}
+				arr, n := first(), tab.denseLen()
+				tab.reset()
+				if first() != arr || tab.denseLen() != n {
+					t.Errorf("round %d: the arrays changed after a reset", round)
+				}
+				v := keyedSum{K: from + 1<<30, Sum: 1, N: 1}
+				if !tab.add(&v) {
+					t.Fatalf("round %d: the empty table refused key %d", round, v.K)
+				}
+				if first() != arr || tab.denseLen() != n {
+					t.Errorf("round %d: a key far away made new arrays (%d entries, had %d)", round, tab.denseLen(), n)
+				}
+				checkTable(t, tab, map[int64]int64{v.K: 1}, round)
+				tab.reset()
+			}
+		})
 	}
 }
 

@@ -153,7 +153,7 @@ func (t *Build[B]) index() {
 		t.hash[i] = memory.Hash(t.key(int32(i)), joinSeed)
 	}
 	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
-	t.slots = make([]uint64, size)
+	t.slots = memory.MakeHuge[uint64](int(size))
 	t.mask = size - 1
 	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
 		h := t.hash[i]
