@@ -268,6 +268,98 @@ func (c *cursor) fill(v *vector, n int) error {
 	return nil
 }
 
+// fillSel is fill for the rows of sel only (ascending, within [0, n)): the
+// cursor passes n rows, and v holds the values of the selected rows; the
+// others hold anything. A filter's later columns and the columns no filter
+// reads are filled so: a value is looked up in the dictionary, or copied,
+// only for a row still selected. Byte-array columns, and pages with NULLs,
+// are filled whole.
+func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
+	if len(sel) == n || c.desc.vec == vecBytes {
+		return c.fill(v, n)
+	}
+	c.release()
+	v.reset(c.desc.vec, n)
+	j := 0 // sel[j:] are the rows not yet filled
+	for at := 0; at < n; {
+		if c.pos == c.rows {
+			if err := c.next(); err != nil {
+				return err
+			}
+			continue
+		}
+		k := min(c.rows-c.pos, n-at)
+		end := j
+		for end < len(sel) && int(sel[end]) < at+k {
+			end++
+		}
+		var ok bool
+		switch {
+		case c.def != nil && c.desc.vec == vecInts:
+			ok = c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
+		case c.def != nil:
+			ok = c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
+		case c.desc.vec == vecInts:
+			ok = c.selInts(v.ints, v.valid, sel[j:end], at, k)
+		default:
+			ok = c.selFloats(v.floats, v.valid, sel[j:end], at, k)
+		}
+		if !ok {
+			return fmt.Errorf("dictionary index out of range")
+		}
+		j = end
+		c.pos += k
+		at += k
+	}
+	return nil
+}
+
+// selInts is fillInts for the rows of sel, a page without NULLs holding
+// rows [at, at+k) of the batch.
+func (c *cursor) selInts(dst []int64, valid []bool, sel []int32, at, k int) bool {
+	switch c.desc.phys {
+	case pq.Boolean:
+		return gatherSel(c, dst, valid, c.bools, sel, at, k)
+	case pq.Int32:
+		if c.desc.unsigned {
+			return gatherSel(c, dst, valid, c.u32, sel, at, k)
+		}
+		return gatherSel(c, dst, valid, c.i32, sel, at, k)
+	default:
+		return gatherSel(c, dst, valid, c.i64, sel, at, k)
+	}
+}
+
+// selFloats is fillFloats for the rows of sel (see selInts).
+func (c *cursor) selFloats(dst []float64, valid []bool, sel []int32, at, k int) bool {
+	if c.desc.phys == pq.Float {
+		return gatherSel(c, dst, valid, c.f32, sel, at, k)
+	}
+	return gatherSel(c, dst, valid, c.f64, sel, at, k)
+}
+
+// gatherSel is gather for the batch rows sel of a page without NULLs whose
+// values from the cursor's position are rows [at, at+k) of the batch; the
+// cursor's value position passes all k.
+func gatherSel[S, D number](c *cursor, dst []D, valid []bool, src []S, sel []int32, at, k int) bool {
+	vpos, idx := c.vpos-at, c.idx // row r's value is at vpos+r
+	if idx == nil {
+		for _, r := range sel {
+			dst[r], valid[r] = D(src[vpos+int(r)]), true
+		}
+	} else {
+		for _, r := range sel {
+			x := idx[vpos+int(r)]
+			if uint(x) >= uint(len(src)) {
+				return false
+			}
+			dst[r], valid[r] = D(src[x]), true
+		}
+	}
+	c.vpos += k
+	return true
+}
+
 // skip passes over the next n rows without decoding them.
 func (c *cursor) skip(n int) error {
 	c.release()

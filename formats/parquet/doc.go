@@ -16,9 +16,16 @@
 //	      │ definition levels → valid[]
 //	      ▼
 //	vector per column (int64 / float64 / byte refs) ──filters──▶ selection []int32
-//	      │ columns no filter reads are decoded only if a row survives
+//	      │ each filter's column filled for the rows the filters before it kept;
+//	      │ the other columns for the rows all kept, skipped when none is
 //	      ▼
 //	[]T: one monomorphic copy loop per field over the selected rows
+//
+// A column filled for selected rows looks up (dictionary) or copies (plain)
+// the values of those rows only; its page is still decompressed and its
+// dictionary indexes decoded whole. Byte-array columns and pages with NULLs
+// are filled whole. A range filter on an integer column tests each row with
+// one unsigned comparison and no branch.
 //
 // ReadMemory (formats.ReadMemorer) tells the caller what decode buffers Read
 // holds for a split, per decoded column the chunk reader's buffer plus at

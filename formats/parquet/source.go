@@ -315,6 +315,7 @@ type reader[T any] struct {
 	cursors []cursor
 	vecs    []vector
 	sel     []int32
+	filled  []bool // per column: filled in this batch
 	batch   []T
 }
 
@@ -381,27 +382,38 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 		for i := range r.sel {
 			r.sel[i] = int32(i)
 		}
+		// The filters in order, each column filled when a filter first reads
+		// it, for the rows the filters before kept; then the other columns,
+		// for the rows all kept (or skipped when none is).
 		sel := r.sel
-		for c := range f.cols {
-			if f.isFilt[c] {
+		r.filled = grow(r.filled, len(f.cols))
+		clear(r.filled)
+		for _, flt := range f.filters {
+			if c := flt.col; !r.filled[c] {
 				col = c
-				if err := r.cursors[c].fill(&r.vecs[c], n); err != nil {
+				if len(sel) == 0 {
+					err = r.cursors[c].skip(n)
+				} else {
+					err = r.cursors[c].fillSel(&r.vecs[c], n, sel)
+				}
+				if err != nil {
 					return decodeErr(sp, &f.cols[c], err)
 				}
+				r.filled[c] = true
+			}
+			if len(sel) > 0 {
+				sel = flt.apply(&r.vecs[flt.col], sel)
 			}
 		}
-		for _, flt := range f.filters {
-			sel = flt.apply(&r.vecs[flt.col], sel)
-		}
 		for c := range f.cols {
-			if f.isFilt[c] {
+			if r.filled[c] {
 				continue
 			}
 			col = c
 			if len(sel) == 0 {
 				err = r.cursors[c].skip(n)
 			} else {
-				err = r.cursors[c].fill(&r.vecs[c], n)
+				err = r.cursors[c].fillSel(&r.vecs[c], n, sel)
 			}
 			if err != nil {
 				return decodeErr(sp, &f.cols[c], err)
