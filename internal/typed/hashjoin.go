@@ -50,6 +50,10 @@ type Build[B any] struct {
 	slots []uint64
 	next  []int32 // index+1 of the next record with the same key, 0 at the end
 	mask  uint64
+	// filter rules out most probe keys that are not in the table before
+	// its slots are read, in front of a table larger than the caches; nil
+	// below that, or once it found that it rules out too few
+	filter *keyFilter
 	// dense replaces slots when every key is 8 bytes and the keys, read as
 	// big-endian words, are dense (see Dense; entries of 4 bytes):
 	// dense[u-base] is index+1 of the first record
@@ -83,7 +87,7 @@ func (t *Build[B]) add(batch []B) (int, error) {
 	// The arrays are accounted by capacity: doubling holds up to twice what
 	// the records need.
 	var zero B
-	const per = 8 + 4 + 16 // hash, next, slots (2 × uint64), sized by the records at index time
+	const per = 8 + 4 + 16 + filterBits/8*2 // hash, next, slots (2 × uint64), the key filter (up to twice its bits, rounded to a power of two), sized by the records at index time
 	arrays := func() int64 {
 		return int64(cap(t.vals))*int64(unsafe.Sizeof(zero)) + int64(cap(t.koff))*4 + int64(cap(t.keys))
 	}
@@ -155,6 +159,7 @@ func (t *Build[B]) index() {
 	size := uint64(1) << bits.Len64(uint64(max(2*n, 1))-1) // a power of two ≥ 2n
 	t.slots = memory.MakeHuge[uint64](int(size))
 	t.mask = size - 1
+	t.filter = newKeyFilter(t.hash)
 	for i := n - 1; i >= 0; i-- { // backwards, so chains list records in input order
 		h := t.hash[i]
 		tag := h >> 32
@@ -278,6 +283,14 @@ func (t *Build[B]) lookupDense(u uint64) int32 {
 
 // lookup returns index+1 of the first record with key k (hash h), 0 if none.
 func (t *Build[B]) lookup(h uint64, k []byte) int32 {
+	if f := t.filter; f != nil {
+		if !f.mayHold(h) {
+			return 0
+		}
+		if f.off {
+			t.filter = nil
+		}
+	}
 	tag := h >> 32
 	for s := h & t.mask; ; s = (s + 1) & t.mask {
 		e := t.slots[s]
