@@ -272,10 +272,10 @@ func (c *cursor) fill(v *vector, n int) error {
 // cursor passes n rows, and v holds the values of the selected rows; the
 // others hold anything. A filter's later columns and the columns no filter
 // reads are filled so: a value is looked up in the dictionary, or copied,
-// only for a row still selected. Byte-array columns, and pages with NULLs,
-// are filled whole.
+// only for a row still selected (a byte array is pointed at, not copied).
+// Pages with NULLs are filled whole.
 func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
-	if len(sel) == n || c.desc.vec == vecBytes {
+	if len(sel) == n {
 		return c.fill(v, n)
 	}
 	c.release()
@@ -297,12 +297,16 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 		switch {
 		case c.def != nil && c.desc.vec == vecInts:
 			ok = c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
-		case c.def != nil:
+		case c.def != nil && c.desc.vec == vecFloats:
 			ok = c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
+		case c.def != nil:
+			ok = c.fillBytes(v, at, k)
 		case c.desc.vec == vecInts:
 			ok = c.selInts(v.ints, v.valid, sel[j:end], at, k)
-		default:
+		case c.desc.vec == vecFloats:
 			ok = c.selFloats(v.floats, v.valid, sel[j:end], at, k)
+		default:
+			ok = c.selBytes(v, sel[j:end], at, k)
 		}
 		if !ok {
 			return fmt.Errorf("dictionary index out of range")
@@ -312,6 +316,30 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 		at += k
 	}
 	return nil
+}
+
+// selBytes is fillBytes for the rows of sel, a page without NULLs holding
+// rows [at, at+k) of the batch.
+func (c *cursor) selBytes(v *vector, sel []int32, at, k int) bool {
+	idx, vpos, fromDict := c.idx, c.vpos-at, c.fromDict // row r's value is at vpos+r
+	data, offs, flen, nvals := c.bdata, c.boffs, c.flen, c.nvals
+	for _, r := range sel {
+		x := vpos + int(r)
+		if idx != nil {
+			x = int(idx[x])
+		}
+		if uint(x) >= uint(nvals) {
+			return false
+		}
+		if flen > 0 {
+			v.refs[r] = data[x*flen : (x+1)*flen]
+		} else {
+			v.refs[r] = data[offs[x]:offs[x+1]]
+		}
+		v.valid[r], v.stable[r] = true, fromDict
+	}
+	c.vpos += k
+	return true
 }
 
 // selInts is fillInts for the rows of sel, a page without NULLs holding

@@ -23,8 +23,7 @@
 //
 // A column filled for selected rows looks up (dictionary) or copies (plain)
 // the values of those rows only; its page is still decompressed and its
-// dictionary indexes decoded whole. Byte-array columns and pages with NULLs
-// are filled whole. A range filter on an integer column tests each row with
+// dictionary indexes decoded whole. Pages with NULLs are filled whole. A range filter on an integer column tests each row with
 // one unsigned comparison and no branch.
 //
 // ReadMemory (formats.ReadMemorer) tells the caller what decode buffers Read
