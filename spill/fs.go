@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,9 @@ func RemoveStale(dir string) ([]string, error) {
 			err = os.Remove(ownerPath(d))
 		}
 		f.Close()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // another process swept it between our open and our lock
+		}
 		if err != nil {
 			return removed, fmt.Errorf("spill: remove the stale %s: %w", d, err)
 		}

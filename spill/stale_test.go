@@ -1,9 +1,11 @@
 package spill
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -49,5 +51,41 @@ func TestRemoveStale(t *testing.T) {
 	}
 	if _, err := os.Stat(live.Dir()); err != nil {
 		t.Errorf("the live directory: %v", err)
+	}
+}
+
+// TestRemoveStaleConcurrent sweeps the same stale directories from several
+// goroutines at once, as processes starting together do: each opens an
+// owner file, and the one that locks it second finds it removed. No sweep
+// may fail, and every directory goes.
+func TestRemoveStaleConcurrent(t *testing.T) {
+	for round := range 20 {
+		tmp := t.TempDir()
+		for i := range 30 {
+			dead := filepath.Join(tmp, fmt.Sprintf("weir-spill-dead%d", i))
+			if err := os.MkdirAll(filepath.Join(dead, "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(ownerPath(dead), []byte("pid 1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range 4 {
+			wg.Go(func() {
+				if _, err := RemoveStale(tmp); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Fatalf("round %d: %d entries left", round, len(ents))
+		}
 	}
 }
