@@ -242,6 +242,21 @@ func (c *cursor) setSource(values encoding.Values, n int) error {
 func (c *cursor) fill(v *vector, n int) error {
 	c.release()
 	v.reset(c.desc.vec, n)
+	return c.eachPage(n, func(at, k int) bool {
+		switch c.desc.vec {
+		case vecInts:
+			return c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
+		case vecFloats:
+			return c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
+		}
+		return c.fillBytes(v, at, k)
+	})
+}
+
+// eachPage passes the next n rows page by page: each run of k rows of one page,
+// rows [at, at+k) of the n, goes to fn, which reports false for a dictionary
+// index out of range.
+func (c *cursor) eachPage(n int, fn func(at, k int) bool) error {
 	for at := 0; at < n; {
 		if c.pos == c.rows {
 			if err := c.next(); err != nil {
@@ -250,16 +265,7 @@ func (c *cursor) fill(v *vector, n int) error {
 			continue
 		}
 		k := min(c.rows-c.pos, n-at)
-		var ok bool
-		switch c.desc.vec {
-		case vecInts:
-			ok = c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
-		case vecFloats:
-			ok = c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
-		case vecBytes:
-			ok = c.fillBytes(v, at, k)
-		}
-		if !ok {
+		if !fn(at, k) {
 			return fmt.Errorf("dictionary index out of range")
 		}
 		c.pos += k
@@ -281,41 +287,27 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 	c.release()
 	v.reset(c.desc.vec, n)
 	j := 0 // sel[j:] are the rows not yet filled
-	for at := 0; at < n; {
-		if c.pos == c.rows {
-			if err := c.next(); err != nil {
-				return err
-			}
-			continue
-		}
-		k := min(c.rows-c.pos, n-at)
+	return c.eachPage(n, func(at, k int) bool {
 		end := j
 		for end < len(sel) && int(sel[end]) < at+k {
 			end++
 		}
-		var ok bool
+		rows := sel[j:end]
+		j = end
 		switch {
 		case c.def != nil && c.desc.vec == vecInts:
-			ok = c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
+			return c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
 		case c.def != nil && c.desc.vec == vecFloats:
-			ok = c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
+			return c.fillFloats(v.floats[at:at+k], v.valid[at:at+k], &v.nulls)
 		case c.def != nil:
-			ok = c.fillBytes(v, at, k)
+			return c.fillBytes(v, at, k)
 		case c.desc.vec == vecInts:
-			ok = c.selInts(v.ints, v.valid, sel[j:end], at, k)
+			return c.selInts(v.ints, v.valid, rows, at, k)
 		case c.desc.vec == vecFloats:
-			ok = c.selFloats(v.floats, v.valid, sel[j:end], at, k)
-		default:
-			ok = c.selBytes(v, sel[j:end], at, k)
+			return c.selFloats(v.floats, v.valid, rows, at, k)
 		}
-		if !ok {
-			return fmt.Errorf("dictionary index out of range")
-		}
-		j = end
-		c.pos += k
-		at += k
-	}
-	return nil
+		return c.selBytes(v, rows, at, k)
+	})
 }
 
 // selBytes is fillBytes for the rows of sel, a page without NULLs holding
@@ -391,27 +383,18 @@ func gatherSel[S, D number](c *cursor, dst []D, valid []bool, src []S, sel []int
 // skip passes over the next n rows without decoding them.
 func (c *cursor) skip(n int) error {
 	c.release()
-	for n > 0 {
-		if c.pos == c.rows {
-			if err := c.next(); err != nil {
-				return err
-			}
-			continue
-		}
-		k := min(c.rows-c.pos, n)
+	return c.eachPage(n, func(_, k int) bool {
 		if c.def == nil {
 			c.vpos += k
-		} else {
-			for _, l := range c.def[c.pos : c.pos+k] {
-				if l == c.desc.maxDef {
-					c.vpos++
-				}
+			return true
+		}
+		for _, l := range c.def[c.pos : c.pos+k] {
+			if l == c.desc.maxDef {
+				c.vpos++
 			}
 		}
-		c.pos += k
-		n -= k
-	}
-	return nil
+		return true
+	})
 }
 
 func (c *cursor) fillInts(dst []int64, valid []bool, nulls *bool) bool {
