@@ -176,15 +176,7 @@ func TestBuildMatchesNaive(t *testing.T) {
 							t.Error("no reverse adjacency with no budget")
 						}
 						if g.rev != nil && dir != All {
-							rev := adjacencyOf(t, g.ids, &adjacency[float64]{mem: g.rev})
-							if len(rev) != len(wantRev) {
-								t.Errorf("%d vertices with reverse entries, want %d", len(rev), len(wantRev))
-							}
-							for k, w := range wantRev {
-								if !slices.Equal(rev[k], w) {
-									t.Fatalf("reverse of vertex %d: %v, want %v", k, rev[k], w)
-								}
-							}
+							checkReverse(t, g.ids, g.rev, wantRev)
 						}
 					})
 				}
@@ -415,10 +407,7 @@ func TestBuildReverseBuckets(t *testing.T) {
 	blockEdges = 256
 	const n, m = 1000, 20000
 	r := rand.New(rand.NewPCG(5, 6))
-	var vs []Vertex[int64, int64]
-	for i := range n {
-		vs = append(vs, Vertex[int64, int64]{ID: int64(i), Value: int64(i)})
-	}
+	vs := identityVertices(n)
 	var es []Edge[int64, float64]
 	for range m {
 		es = append(es, Edge[int64, float64]{Src: r.Int64N(n), Dst: r.Int64N(n / 2)}) // skewed: half the vertices get none
@@ -433,15 +422,7 @@ func TestBuildReverseBuckets(t *testing.T) {
 		if g.rev == nil {
 			return nil, false // not granted
 		}
-		rev := adjacencyOf(t, g.ids, &adjacency[float64]{mem: g.rev})
-		if len(rev) != len(want) {
-			t.Fatalf("%d vertices with reverse entries, want %d", len(rev), len(want))
-		}
-		for k, w := range want {
-			if !slices.Equal(rev[k], w) {
-				t.Fatalf("reverse of vertex %d: %v, want %v", k, rev[k], w)
-			}
-		}
+		checkReverse(t, g.ids, g.rev, want)
 		return g.rev, b.bucketed
 	}
 	for _, workers := range []int{1, 3} {
@@ -470,6 +451,30 @@ func TestBuildReverseBuckets(t *testing.T) {
 		}
 		if len(seen) != 3 {
 			t.Fatalf("workers=%d: the budgets made %v, want no reverse, one placed directly and one by buckets", workers, seen)
+		}
+	}
+}
+
+// identityVertices returns vertices 0..n-1, each valued with its own ID.
+func identityVertices(n int) []Vertex[int64, int64] {
+	vs := make([]Vertex[int64, int64], n)
+	for i := range vs {
+		vs[i] = Vertex[int64, int64]{ID: int64(i), Value: int64(i)}
+	}
+	return vs
+}
+
+// checkReverse checks the reverse adjacency rev of a build against want,
+// each target's entries in order.
+func checkReverse(t *testing.T, ids []int64, rev *chunk[float64], want map[int64][]entry) {
+	t.Helper()
+	got := adjacencyOf(t, ids, &adjacency[float64]{mem: rev})
+	if len(got) != len(want) {
+		t.Fatalf("%d vertices with reverse entries, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if !slices.Equal(got[k], w) {
+			t.Fatalf("reverse of vertex %d: %v, want %v", k, got[k], w)
 		}
 	}
 }

@@ -19,10 +19,7 @@ func TestBuildSpilledValues(t *testing.T) {
 	blockEdges = 256
 	const n, m = 500, 4000
 	r := rand.New(rand.NewPCG(5, 6))
-	var vs []Vertex[int64, int64]
-	for i := range n {
-		vs = append(vs, Vertex[int64, int64]{ID: int64(i), Value: int64(i)})
-	}
+	vs := identityVertices(n)
 	var es []Edge[int64, string]
 	for i := range m {
 		val := fmt.Sprint(i)
