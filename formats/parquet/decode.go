@@ -310,6 +310,14 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 	})
 }
 
+// fillOrSkip is fillSel, or skip when no row is selected.
+func (c *cursor) fillOrSkip(v *vector, n int, sel []int32) error {
+	if len(sel) == 0 {
+		return c.skip(n)
+	}
+	return c.fillSel(v, n, sel)
+}
+
 // selBytes is fillBytes for the rows of sel, a page without NULLs holding
 // rows [at, at+k) of the batch.
 func (c *cursor) selBytes(v *vector, sel []int32, at, k int) bool {

@@ -90,32 +90,25 @@ func filterRows[V int64 | float64](b *bounds[V], vals []V, valid []bool, nulls b
 	return out
 }
 
-// closed returns the integers b matches as a closed interval [lo, hi], and
-// false when b is a set; an empty b is an empty interval (lo > hi).
-func (b *bounds[V]) closed() (lo, hi int64, ok bool) {
-	ib, isInt := any(b).(*bounds[int64])
-	if !isInt || b.isSet {
+// closedInts returns the integers b matches as a closed interval [lo, hi],
+// and false when b is a set; an empty b is an empty interval (lo > hi).
+func closedInts(b *bounds[int64]) (lo, hi int64, ok bool) {
+	switch {
+	case b.isSet:
 		return 0, 0, false
-	}
-	lo, hi = math.MinInt64, math.MaxInt64
-	if b.empty {
+	case b.empty, b.hasLo && !b.loInc && b.lo == math.MaxInt64, b.hasHi && !b.hiInc && b.hi == math.MinInt64:
 		return 1, 0, true
 	}
-	if ib.hasLo {
-		if !ib.loInc && ib.lo == math.MaxInt64 {
-			return 1, 0, true
-		}
-		lo = ib.lo
-		if !ib.loInc {
+	lo, hi = math.MinInt64, math.MaxInt64
+	if b.hasLo {
+		lo = b.lo
+		if !b.loInc {
 			lo++
 		}
 	}
-	if ib.hasHi {
-		if !ib.hiInc && ib.hi == math.MinInt64 {
-			return 1, 0, true
-		}
-		hi = ib.hi
-		if !ib.hiInc {
+	if b.hasHi {
+		hi = b.hi
+		if !b.hiInc {
 			hi--
 		}
 	}
@@ -301,7 +294,7 @@ func compileFilter(spec filterSpec, d *colDesc, col int) (*filter, error) {
 			return nil, fmt.Errorf("filter on %q: filters on unsigned 64-bit columns are not supported", spec.column)
 		}
 		err = compileInts(&f.ints, spec, d)
-		f.lo, f.hi, f.span = f.ints.closed()
+		f.lo, f.hi, f.span = closedInts(&f.ints)
 	case vecFloats:
 		err = compileOrdered(&f.flts, spec, func(x any) (float64, error) {
 			v, err := toFloat(x, d)

@@ -40,7 +40,7 @@ func TestFilterSpan(t *testing.T) {
 		vals = append(vals, r.Int64N(300)-150)
 	}
 	for i, b := range spanCases(r) {
-		lo, hi, ok := b.closed()
+		lo, hi, ok := closedInts(&b)
 		if b.isSet {
 			if ok {
 				t.Fatalf("case %d: a set has a closed interval", i)
@@ -77,7 +77,7 @@ func BenchmarkFilterInts(b *testing.B) {
 		vals[i] = r.Int64N(100)
 	}
 	bd := bounds[int64]{lo: 25, hi: 75, hasLo: true, hasHi: true, loInc: true}
-	lo, hi, _ := bd.closed()
+	lo, hi, _ := closedInts(&bd)
 	sel := make([]int32, len(vals))
 	reset := func() {
 		for i := range sel {

@@ -41,7 +41,6 @@ type file struct {
 	cols    []colDesc // the columns Read decodes: the fields' columns, then filter-only columns
 	fields  []fieldPlan
 	filters []*filter
-	isFilt  []bool // per column: a filter reads it
 }
 
 // fieldPlan says how one field of T is filled.
@@ -185,7 +184,6 @@ func (f *file) plan(fields []formats.Field, o *options) error {
 			return 0, err
 		}
 		f.cols = append(f.cols, d)
-		f.isFilt = append(f.isFilt, false)
 		colOf[top] = len(f.cols) - 1
 		return len(f.cols) - 1, nil
 	}
@@ -223,7 +221,6 @@ func (f *file) plan(fields []formats.Field, o *options) error {
 			return err
 		}
 		f.filters = append(f.filters, flt)
-		f.isFilt[c] = true
 	}
 	for _, flt := range f.filters {
 		flt.desc = &f.cols[flt.col]
@@ -391,12 +388,7 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 		for _, flt := range f.filters {
 			if c := flt.col; !r.filled[c] {
 				col = c
-				if len(sel) == 0 {
-					err = r.cursors[c].skip(n)
-				} else {
-					err = r.cursors[c].fillSel(&r.vecs[c], n, sel)
-				}
-				if err != nil {
+				if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
 					return decodeErr(sp, &f.cols[c], err)
 				}
 				r.filled[c] = true
@@ -410,12 +402,7 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 				continue
 			}
 			col = c
-			if len(sel) == 0 {
-				err = r.cursors[c].skip(n)
-			} else {
-				err = r.cursors[c].fillSel(&r.vecs[c], n, sel)
-			}
-			if err != nil {
+			if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
 				return decodeErr(sp, &f.cols[c], err)
 			}
 		}
