@@ -87,7 +87,7 @@ type combinerKey struct{ n *node }
 
 func (o *reduceOp[T]) combiner(tc *task, out collector[T]) (collector[T], error) {
 	if o.codec.Shallow() {
-		return newTypedCombiner(tc, combinerKey{o.n}, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
+		return newTypedCombiner(tc, combinerKey{o.n}, o.n, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
 	}
 	return newValueCombiner(tc, combinerKey{o.n}, o.k, o.codec, o.fn, out, o.env.opts.BatchSize), nil
 }
@@ -169,6 +169,7 @@ func (c *combineCollector[T]) End() error { return nil }
 type typedCombiner[T any] struct {
 	flow.Plain
 	c    *typed.Combiner[T]
+	n    *node // the Reduce, whose analyzed plan shows a combiner passing its input through
 	next collector[T]
 }
 
@@ -176,7 +177,7 @@ type typedCombiner[T any] struct {
 // operator's combiner, under which a loop's task keeps it (emptied) and its
 // reservation from one superstep to the next, so that its memory is not
 // allocated and touched afresh every superstep.
-func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
+func newTypedCombiner[T any](tc *task, key any, n *node, k *keyer[T], codec *memory.Codec[T], fn func(a, b T) T, next collector[T], batch int) *typedCombiner[T] {
 	c, ok := tc.Kept(key).(*typed.Combiner[T])
 	if !ok {
 		res := tc.Env.Memory.NewReservation("typed combiner")
@@ -184,7 +185,7 @@ func newTypedCombiner[T any](tc *task, key any, k *keyer[T], codec *memory.Codec
 		tc.Keep(key, c, func() { _ = res.Release() })
 	}
 	c.Reset(next.Collect)
-	return &typedCombiner[T]{c: c, next: next}
+	return &typedCombiner[T]{c: c, n: n, next: next}
 }
 
 func (c *typedCombiner[T]) Collect(b []T) error { return c.c.Add(b) }
@@ -219,6 +220,9 @@ func (c *valueCombiner[T]) End() error {
 }
 
 func (c *typedCombiner[T]) End() error {
+	if c.c.Passing() && c.n != nil {
+		c.n.variants.ran(combinerPassed)
+	}
 	if err := c.c.Flush(); err != nil {
 		return err
 	}

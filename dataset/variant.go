@@ -19,6 +19,7 @@ const (
 	// Reduce (final phase)
 	typedDense          variant = 1 << iota // groups as Go values in a dense array of key words
 	typedHash                               // groups as Go values in a hash table
+	combinerPassed                          // the combiner did not reduce its first records: it passed its input through
 	serializedAfterFull                     // typed groups outgrew their memory: serialized hash aggregation
 	serializedHash                          // serialized hash aggregation throughout
 	sortedInput                             // sorted grouping, or a Sort passing its input through, of an input that arrived sorted
@@ -39,7 +40,7 @@ const (
 )
 
 var variantNames = []string{
-	"typed-dense", "typed-hash", "serialized-hash-after-overflow", "serialized-hash", "sorted-input",
+	"typed-dense", "typed-hash", "combiner-passed-through", "serialized-hash-after-overflow", "serialized-hash", "sorted-input",
 	"counting-sort", "sorter",
 	"typed-join-dense", "typed-join-hash", "hybrid-hash-after-overflow", "hybrid-hash", "sort-merge",
 	"cached-typed-join-dense", "cached-typed-join-hash", "cached-index",

@@ -403,10 +403,12 @@ type Actual struct {
 // "hybrid-hash-after-overflow", "hybrid-hash", "sort-merge", and inside an
 // iteration "cached-typed-join-dense", "cached-typed-join-hash" or
 // "cached-index". A Sort: "self-key" when it stored each record once, as its
-// own key (dataset.Self), none otherwise.
+// own key (dataset.Self), none otherwise. A Reduce whose combiner passed its
+// input through adds "combiner-passed-through".
 var Variants = map[string]string{
 	"typed-dense":                    "groups as Go values in an array indexed by the key's word",
 	"typed-hash":                     "groups as Go values in a hash table",
+	"combiner-passed-through":        "a combiner's first records were more than four groups in five: it passed its input through",
 	"serialized-hash-after-overflow": "typed groups outgrew their memory and went to the serialized, spilling hash aggregation",
 	"serialized-hash":                "serialized, spilling hash aggregation throughout",
 	"sorted-input":                   "groups folded as they came, the input sorted on the key",

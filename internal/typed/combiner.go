@@ -30,11 +30,32 @@ const combinerOwned = 8 << 20
 // starts over, as a combiner may: its output is partial results. Flush sends
 // what it holds. Its memory is fixed: NewCombiner forces it on the
 // reservation it is given.
+//
+// A hashing combiner that does not reduce passes its input through. After
+// PassProbe records into a hash table, if they made more than four groups in
+// five, it sends its groups downstream and every later batch as it comes,
+// until Reset (as Trino's adaptive partial aggregation). Keys that repeat so
+// rarely within a table's window would cost a hash insert each and save the
+// final phase nothing. A dense table is not judged: its range may hold every
+// key of the input.
 type Combiner[T any] struct {
 	t     *groupTable[T]
 	sink  func([]T) error
 	batch int
+	in    int  // records added to the hash table since it was last emptied
+	state byte // unjudged, combining or passing
 }
+
+// PassProbe is how many records a hashing Combiner takes before it judges
+// whether it reduces them.
+const PassProbe = 1 << 15
+
+// The states of a Combiner's judgement.
+const (
+	unjudged  = iota
+	combining // it reduced its first PassProbe records
+	passing   // it did not: it passes its input through
+)
 
 // NewCombiner returns an empty combiner of records keyed by k, reduced with
 // fn, sending batch records at a time. It forces its memory on res, sized by
@@ -62,13 +83,20 @@ func NewCombiner[T any](k *Keyer[T], codec *memory.Codec[T], fn func(a, b T) T, 
 func (c *Combiner[T]) Reset(sink func([]T) error) {
 	c.t.reset()
 	c.sink = sink
+	c.in, c.state = 0, unjudged
 }
+
+// Passing reports whether the combiner passes its input through.
+func (c *Combiner[T]) Passing() bool { return c.state == passing }
 
 // Dense reports whether the combiner's table is in dense mode.
 func (c *Combiner[T]) Dense() bool { return c.t.isDense }
 
 // Add combines a batch.
 func (c *Combiner[T]) Add(b []T) error {
+	if c.state == passing {
+		return c.sink(b)
+	}
 	for len(b) > 0 {
 		if n := c.t.addBatch(b); n > 0 { // in dense mode over flat records
 			b = b[n:]
@@ -87,6 +115,22 @@ func (c *Combiner[T]) Add(b []T) error {
 			}
 		}
 		b = b[1:]
+		if c.state != unjudged || c.t.isDense {
+			continue
+		}
+		if c.in++; c.in >= PassProbe {
+			if 5*c.t.groups() <= 4*c.in {
+				c.state = combining
+				continue
+			}
+			c.state = passing
+			if err := c.Flush(); err != nil {
+				return err
+			}
+			if len(b) > 0 {
+				return c.sink(b)
+			}
+		}
 	}
 	return nil
 }
@@ -110,5 +154,6 @@ func (c *Combiner[T]) wide(v *T) error {
 func (c *Combiner[T]) Flush() error {
 	err := c.t.emit(c.sink, c.batch)
 	c.t.reset()
+	c.in = 0
 	return err
 }
