@@ -80,6 +80,12 @@ type cursor struct {
 	nvals int      // number of source values
 
 	held []pq.Page // pages the last batch's refs point into
+
+	// a byte-array filter's verdicts on the values of dictionary
+	// verdictDict (see dictFilter)
+	verdicts    []uint8
+	verdictDict pq.Dictionary
+	verdictOf   *filter
 }
 
 const (
@@ -91,7 +97,7 @@ var errShortChunk = errors.New("column chunk holds fewer rows than its row group
 
 // open starts reading a column chunk.
 func (c *cursor) open(desc *colDesc, pages pq.Pages) {
-	*c = cursor{desc: desc, pages: pages, bools: c.bools, held: c.held[:0]}
+	*c = cursor{desc: desc, pages: pages, bools: c.bools, held: c.held[:0], verdicts: c.verdicts[:0]}
 }
 
 // release lets go of the pages an earlier batch pointed into.

@@ -21,6 +21,8 @@ type selRow struct {
 	K bool    `parquet:"k"`
 	N *int64  `parquet:"n,optional,dict"`
 	U uint32  `parquet:"u"`
+	D *string `parquet:"d,optional,dict"`
+	P string  `parquet:"p"`
 }
 
 type selRead struct {
@@ -31,6 +33,8 @@ type selRead struct {
 	K bool    `weir:"k"`
 	N *int64  `weir:"n"`
 	U uint64  `weir:"u"`
+	D *string `weir:"d"`
+	P string  `weir:"p"`
 }
 
 // TestFilterSelectedColumns checks the columns filled for the selected rows
@@ -48,6 +52,14 @@ func TestFilterSelectedColumns(t *testing.T) {
 		}
 		v := k % 41
 		rows[i].N = &v
+	}
+	for i := range rows {
+		rows[i].P = fmt.Sprint("p", i%50)
+		if i >= 10000 && i%4 == 0 { // NULLs in the second half's pages only
+			continue
+		}
+		d := fmt.Sprint("d", i%7)
+		rows[i].D = &d
 	}
 	path := filepath.Join(t.TempDir(), "sel.parquet")
 	f, err := os.Create(path)
@@ -79,6 +91,18 @@ func TestFilterSelectedColumns(t *testing.T) {
 		{"none", []Option{Where("a", Eq, 1000)}, func(*selRow) bool { return false }},
 		{"strings-and-floats", []Option{Where("c", In, "c3", "c7"), Where("f", Ge, 10.0)},
 			func(r *selRow) bool { return (r.C == "c3" || r.C == "c7") && r.F >= 10 }},
+		// byte-array filters: by dictionary index on dictionary pages
+		// (each row group's dictionary in its own order), row by row on
+		// plain pages and pages with NULLs
+		{"strings-after-ints", []Option{Where("a", Lt, 30), Where("c", In, "c1", "c2", "c12")},
+			func(r *selRow) bool { return r.A < 30 && (r.C == "c1" || r.C == "c2" || r.C == "c12") }},
+		{"same-string-column", []Option{Where("c", Ge, "c2"), Where("c", Lt, "c5")},
+			func(r *selRow) bool { return r.C >= "c2" && r.C < "c5" }},
+		{"nullable-strings", []Option{Where("d", In, "d1", "d5"), Where("a", Lt, 50)},
+			func(r *selRow) bool { return r.D != nil && (*r.D == "d1" || *r.D == "d5") && r.A < 50 }},
+		{"plain-strings", []Option{Where("p", Between, "p10", "p19")},
+			func(r *selRow) bool { return r.P >= "p10" && r.P <= "p19" }},
+		{"no-string", []Option{Where("c", Eq, "zz"), Where("a", Lt, 50)}, func(*selRow) bool { return false }},
 	} {
 		var want []selRow
 		for i := range rows {
@@ -95,7 +119,8 @@ func TestFilterSelectedColumns(t *testing.T) {
 				for i, w := range want {
 					g := got[i]
 					if g.B != w.B || g.C != w.C || g.E != w.E || g.F != w.F || g.K != w.K || g.U != uint64(w.U) ||
-						(g.N == nil) != (w.N == nil) || (g.N != nil && *g.N != *w.N) {
+						(g.N == nil) != (w.N == nil) || (g.N != nil && *g.N != *w.N) ||
+						(g.D == nil) != (w.D == nil) || (g.D != nil && *g.D != *w.D) || g.P != w.P {
 						t.Fatalf("row %d: got %+v, want %+v", i, g, w)
 					}
 				}

@@ -386,6 +386,17 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 		r.filled = grow(r.filled, len(f.cols))
 		clear(r.filled)
 		for _, flt := range f.filters {
+			if c := flt.col; !r.filled[c] && flt.desc.vec == vecBytes {
+				// filled and filtered in one pass: by dictionary index where
+				// the page has one
+				col = c
+				var err error
+				if sel, err = r.cursors[c].fillFilter(&r.vecs[c], n, sel, flt); err != nil {
+					return decodeErr(sp, &f.cols[c], err)
+				}
+				r.filled[c] = true
+				continue
+			}
 			if c := flt.col; !r.filled[c] {
 				col = c
 				if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
