@@ -74,6 +74,14 @@
 // can match (or that holds only NULLs) is not a split. NULL never matches.
 // Filter columns need not be fields of T.
 //
+// Read runs the filters in order, each on the rows the ones before kept: a
+// filter's column is decoded for those rows only, and the columns no filter
+// reads only for the rows all kept. A byte-array filter on a dictionary page
+// judges each dictionary value once and each row by its index.
+// WhereColumns(left, op, right) compares two columns of a row (TPC-H's
+// l_commitdate < l_receiptdate); it runs after the Where filters, and has no
+// statistics to skip row groups with.
+//
 // # Reuse and ownership
 //
 // Per Read (pooled across Reads of the same Source): the column vectors, the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -103,6 +104,17 @@ func TestFilterSelectedColumns(t *testing.T) {
 		{"plain-strings", []Option{Where("p", Between, "p10", "p19")},
 			func(r *selRow) bool { return r.P >= "p10" && r.P <= "p19" }},
 		{"no-string", []Option{Where("c", Eq, "zz"), Where("a", Lt, 50)}, func(*selRow) bool { return false }},
+		// column comparisons (WhereColumns), after the Where filters
+		{"columns-lt-nullable", []Option{WhereColumns("a", Lt, "n")},
+			func(r *selRow) bool { return r.N != nil && r.A < *r.N }},
+		{"columns-eq-nullable", []Option{WhereColumns("a", Eq, "n")},
+			func(r *selRow) bool { return r.N != nil && r.A == *r.N }},
+		{"columns-after-where", []Option{WhereColumns("b", Le, "a"), Where("c", In, "c1", "c3")},
+			func(r *selRow) bool { return r.B <= r.A && (r.C == "c1" || r.C == "c3") }},
+		{"columns-floats", []Option{WhereColumns("e", Le, "f")},
+			func(r *selRow) bool { return r.E <= float64(r.F) }},
+		{"columns-strings", []Option{WhereColumns("d", Ge, "c")},
+			func(r *selRow) bool { return r.D != nil && *r.D >= r.C }},
 	} {
 		var want []selRow
 		for i := range rows {
@@ -125,6 +137,38 @@ func TestFilterSelectedColumns(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestWhereColumnsErrors checks that Open refuses column comparisons it
+// cannot run, naming the columns.
+func TestWhereColumnsErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pairs.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pq.NewGenericWriter[selRow](f)
+	if _, err := w.Write([]selRow{{A: 1, C: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, tc := range []struct {
+		opt  Option
+		want string
+	}{
+		{WhereColumns("a", Lt, "c"), "filter a < c: the columns hold different types"},
+		{WhereColumns("a", Lt, "u"), "filter a < u: the columns hold different types"},
+		{WhereColumns("a", Between, "n"), "filter a BETWEEN n: WhereColumns takes"},
+		{WhereColumns("a", Lt, "zz"), `filter on "zz": no such column`},
+	} {
+		_, err := Open[selRead](path, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("error %v, want one naming %s and saying %q", err, path, tc.want)
 		}
 	}
 }

@@ -46,6 +46,7 @@ type Option func(*options)
 
 type options struct {
 	filters    []filterSpec
+	pairs      []pairSpec
 	nullAsZero bool
 	batchRows  int
 }

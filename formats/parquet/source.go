@@ -41,6 +41,7 @@ type file struct {
 	cols    []colDesc // the columns Read decodes: the fields' columns, then filter-only columns
 	fields  []fieldPlan
 	filters []*filter
+	pairs   []*pairFilter
 }
 
 // fieldPlan says how one field of T is filled.
@@ -203,17 +204,24 @@ func (f *file) plan(fields []formats.Field, o *options) error {
 		}
 		f.fields = append(f.fields, p)
 	}
-	for _, spec := range o.filters {
-		top := slices.Index(names, spec.column)
+	column := func(name string) (int, error) {
+		top := slices.Index(names, name)
 		if top < 0 {
-			top = slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, spec.column) })
+			top = slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
 		}
 		if top < 0 {
-			return fmt.Errorf("filter on %q: no such column; its columns are %s", spec.column, strings.Join(names, ", "))
+			return 0, fmt.Errorf("filter on %q: no such column; its columns are %s", name, strings.Join(names, ", "))
 		}
 		c, err := use(top)
 		if err != nil {
-			return fmt.Errorf("filter: %w", err)
+			return 0, fmt.Errorf("filter: %w", err)
+		}
+		return c, nil
+	}
+	for _, spec := range o.filters {
+		c, err := column(spec.column)
+		if err != nil {
+			return err
 		}
 		// use may have grown f.cols: point filters at the final slice below.
 		flt, err := compileFilter(spec, &f.cols[c], c)
@@ -221,6 +229,21 @@ func (f *file) plan(fields []formats.Field, o *options) error {
 			return err
 		}
 		f.filters = append(f.filters, flt)
+	}
+	for _, spec := range o.pairs {
+		l, err := column(spec.left)
+		if err != nil {
+			return err
+		}
+		r, err := column(spec.right)
+		if err != nil {
+			return err
+		}
+		p, err := compilePair(spec, &f.cols[l], &f.cols[r], l, r)
+		if err != nil {
+			return err
+		}
+		f.pairs = append(f.pairs, p)
 	}
 	for _, flt := range f.filters {
 		flt.desc = &f.cols[flt.col]
@@ -380,8 +403,9 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 			r.sel[i] = int32(i)
 		}
 		// The filters in order, each column filled when a filter first reads
-		// it, for the rows the filters before kept; then the other columns,
-		// for the rows all kept (or skipped when none is).
+		// it, for the rows the filters before kept; then the column
+		// comparisons (WhereColumns) alike; then the other columns, for the
+		// rows all kept (or skipped when none is).
 		sel := r.sel
 		r.filled = grow(r.filled, len(f.cols))
 		clear(r.filled)
@@ -406,6 +430,20 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 			}
 			if len(sel) > 0 {
 				sel = flt.apply(&r.vecs[flt.col], sel)
+			}
+		}
+		for _, p := range f.pairs {
+			for _, c := range [2]int{p.left, p.right} {
+				if !r.filled[c] {
+					col = c
+					if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
+						return decodeErr(sp, &f.cols[c], err)
+					}
+					r.filled[c] = true
+				}
+			}
+			if len(sel) > 0 {
+				sel = p.apply(&r.vecs[p.left], &r.vecs[p.right], sel)
 			}
 		}
 		for c := range f.cols {

@@ -50,6 +50,9 @@ func (s *Source[T]) Stats(ctx context.Context) (st formats.Stats, err error) {
 				share *= defaultSelectivity
 			}
 		}
+		for range sr.f.pairs { // no statistics compare two columns
+			share *= defaultSelectivity
+		}
 		matching += share * float64(sr.rows)
 		for i := range sr.f.cols {
 			d := &sr.f.cols[i]

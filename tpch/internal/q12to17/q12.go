@@ -10,13 +10,11 @@ import (
 
 var Q12Columns = []string{"l_shipmode", "high_line_count", "low_line_count"}
 
-// q12Line is the lineitem projection of Q12.
+// q12Line is the lineitem projection of Q12 (the dates are compared in the
+// scan).
 type q12Line struct {
-	OrderKey    int64        `weir:"l_orderkey"`
-	ShipMode    string       `weir:"l_shipmode"`
-	ShipDate    parquet.Date `weir:"l_shipdate"`
-	CommitDate  parquet.Date `weir:"l_commitdate"`
-	ReceiptDate parquet.Date `weir:"l_receiptdate"`
+	OrderKey int64  `weir:"l_orderkey"`
+	ShipMode string `weir:"l_shipmode"`
 }
 
 // q12Order is the orders projection of Q12.
@@ -37,9 +35,6 @@ func (r Q12Row) Fields() []string {
 	return []string{r.ShipMode, strconv.FormatInt(r.High, 10), strconv.FormatInt(r.Low, 10)}
 }
 
-// q12OnTime is the SQL's l_commitdate < l_receiptdate AND l_shipdate < l_commitdate.
-func q12OnTime(l q12Line) bool { return l.CommitDate < l.ReceiptDate && l.ShipDate < l.CommitDate }
-
 // q12Count counts a line of an order as high or low priority.
 func q12Count(l *q12Line, o *q12Order) Q12Row {
 	if o.OrderPriority == "1-URGENT" || o.OrderPriority == "2-HIGH" {
@@ -57,16 +52,17 @@ func q12Merge(a, b Q12Row) Q12Row {
 
 // Q12 is Shipping Modes and Order Priority:
 //
-//	lineitem (MAIL or SHIP, received in 1994: in the scan; commit < receipt,
-//	          ship < commit: Filter) ─Join on orderkey─ orders
+//	lineitem (MAIL or SHIP, received in 1994, commit < receipt, ship < commit:
+//	          all in the scan) ─Join on orderkey─ orders
 //	  ─GroupBy(shipmode).Reduce(counts)→ Sort(shipmode)
 func Q12(env *dataset.Env, dir string) (*query.Rows[Q12Row], error) {
 	s := query.NewScanner(env, dir)
 	lines := query.Scan[q12Line](s, "lineitem",
 		query.Where("l_shipmode", parquet.In, "MAIL", "SHIP"),
 		query.Where("l_receiptdate", parquet.Ge, query.Date(1994, 1, 1)),
-		query.Where("l_receiptdate", parquet.Lt, query.Date(1995, 1, 1))).
-		Filter(q12OnTime)
+		query.Where("l_receiptdate", parquet.Lt, query.Date(1995, 1, 1)),
+		parquet.WhereColumns("l_commitdate", parquet.Lt, "l_receiptdate"),
+		parquet.WhereColumns("l_shipdate", parquet.Lt, "l_commitdate"))
 	orders := query.Scan[q12Order](s, "orders")
 
 	counted := dataset.Join(lines, orders,

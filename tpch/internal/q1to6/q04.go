@@ -16,11 +16,10 @@ type q4Order struct {
 	Priority string `weir:"o_orderpriority"`
 }
 
-// q4Line is the lineitem projection of Q4.
+// q4Line is the lineitem projection of Q4 (the dates are compared in the
+// scan).
 type q4Line struct {
-	OrderKey    int64        `weir:"l_orderkey"`
-	CommitDate  parquet.Date `weir:"l_commitdate"`
-	ReceiptDate parquet.Date `weir:"l_receiptdate"`
+	OrderKey int64 `weir:"l_orderkey"`
 }
 
 // Q4Row is a row of Q4 (Order Priority Checking).
@@ -35,13 +34,13 @@ func (r Q4Row) Fields() []string { return []string{r.Priority, strconv.FormatInt
 // Q4 is Order Priority Checking. The EXISTS subquery is a semi-join:
 //
 //	orders (1993 Q3, in the scan)
-//	  ─SemiJoin on orderkey─ lineitem (commit < receipt: Filter)
+//	  ─SemiJoin on orderkey─ lineitem (commit < receipt, in the scan)
 //	  ─GroupBy(orderpriority).Reduce(count)→ Sort(orderpriority)
 func Q4(env *dataset.Env, dir string) (*query.Rows[Q4Row], error) {
 	s := query.NewScanner(env, dir)
 	orders := query.Scan[q4Order](s, "orders",
 		query.Where("o_orderdate", parquet.Ge, query.Date(1993, 7, 1)), query.Where("o_orderdate", parquet.Lt, query.Date(1993, 10, 1)))
-	late := query.Scan[q4Line](s, "lineitem").Filter(func(l q4Line) bool { return l.CommitDate < l.ReceiptDate })
+	late := query.Scan[q4Line](s, "lineitem", parquet.WhereColumns("l_commitdate", parquet.Lt, "l_receiptdate"))
 
 	waited := dataset.SemiJoin(orders, late,
 		func(o q4Order) int64 { return o.OrderKey }, func(l q4Line) int64 { return l.OrderKey }).
