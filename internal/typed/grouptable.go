@@ -21,7 +21,9 @@ const groupSeed = PartitionSeed ^ 0x9e3779b97f4a7c15
 // strings copied into the table's arena when they are new (memory.Codec.Own),
 // so a group never keeps an input batch alive. A record is reduced into its
 // group with the user's function directly: nothing is serialized. The table
-// doubles when it is half full. It does not account its memory: its owners
+// doubles when it is half full; the groups' arrays double as they fill
+// (growDouble: append's quarter steps would copy a large aggregation's
+// groups four times over). It does not account its memory: its owners
 // (Combiner, Final) bound it.
 //
 // Keys of 8 bytes (int64, say) start in dense mode, like DuckDB's perfect hash
@@ -230,7 +232,7 @@ func (t *groupTable[T]) addAt(v *T, off uint64) {
 			t.reduceInto(&t.vals[e-1], v)
 			return
 		}
-		t.vals = append(t.vals, *v)
+		t.vals = append(growDouble(t.vals, 1), *v)
 		if t.codec != nil {
 			t.owned += t.codec.Own(&t.vals[len(t.vals)-1], nil, t.arena)
 		}
@@ -453,17 +455,17 @@ func (t *groupTable[T]) sameKey(g int32) bool {
 
 // insert starts a group with *v (key t.key, hash h) in the empty slot s.
 func (t *groupTable[T]) insert(s, h uint64, v *T) {
-	t.vals = append(t.vals, *v)
+	t.vals = append(growDouble(t.vals, 1), *v)
 	g := int32(len(t.vals) - 1)
 	if t.codec != nil {
 		t.owned += t.codec.Own(&t.vals[g], nil, t.arena)
 	}
-	t.keys = append(t.keys, t.key...)
+	t.keys = append(growDouble(t.keys, len(t.key)), t.key...)
 	if t.size == 0 {
-		t.koff = append(t.koff, int32(len(t.keys)))
+		t.koff = append(growDouble(t.koff, 1), int32(len(t.keys)))
 	}
 	t.last = g
-	t.hash = append(t.hash, h)
+	t.hash = append(growDouble(t.hash, 1), h)
 	t.slots[s] = h>>32<<32 | uint64(g+1)
 	if 2*len(t.vals) > len(t.slots) {
 		t.grow()

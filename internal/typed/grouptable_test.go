@@ -363,3 +363,41 @@ func checkGroups[T any, K, V comparable](t testing.TB, got []T, want map[K]V, ke
 		}
 	}
 }
+
+// TestGroupTableGrowsByDoubling checks that a table's groups, in hash mode
+// and behind a dense index, move to new arrays about log2(groups) times:
+// append grows a large slice by a quarter, which would copy (and allocate)
+// the groups of a large aggregation four times over.
+func TestGroupTableGrowsByDoubling(t *testing.T) {
+	const n = 200000
+	for _, tc := range []struct {
+		name string
+		key  func(i int) int64
+	}{
+		{"hash", func(i int) int64 { return int64(i) << 40 }},
+		{"dense-indexes", func(i int) int64 { return int64(i) * 4 }}, // TPC-H's order keys: 1 in 4
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, codec := keyedSumKeyer(t)
+			tb := newGroupTable(k, codec, func(a, b keyedSum) keyedSum { return a }, 16, 1<<10)
+			tb.direct = false // the records behind indexes, as records over 16 bytes are
+			moves, last := 0, unsafe.Pointer(nil)
+			for i := range n {
+				v := keyedSum{K: tc.key(i), Sum: 1, N: 1}
+				tb.add(&v)
+				if p := unsafe.Pointer(unsafe.SliceData(tb.vals)); p != last {
+					moves, last = moves+1, p
+				}
+			}
+			if tb.groups() != n {
+				t.Fatalf("%d groups, want %d", tb.groups(), n)
+			}
+			if want := 20; moves > want { // log2(200000) ≈ 18, plus a move to hash mode
+				t.Errorf("the groups moved %d times, want at most %d", moves, want)
+			}
+			if c := cap(tb.vals); c > 2*n {
+				t.Errorf("capacity %d for %d groups", c, n)
+			}
+		})
+	}
+}
