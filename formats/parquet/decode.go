@@ -294,12 +294,7 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 	v.reset(c.desc.vec, n)
 	j := 0 // sel[j:] are the rows not yet filled
 	return c.eachPage(n, func(at, k int) bool {
-		end := j
-		for end < len(sel) && int(sel[end]) < at+k {
-			end++
-		}
-		rows := sel[j:end]
-		j = end
+		rows := rowsBelow(sel, &j, at+k)
 		switch {
 		case c.def != nil && c.desc.vec == vecInts:
 			return c.fillInts(v.ints[at:at+k], v.valid[at:at+k], &v.nulls)
@@ -314,6 +309,18 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 		}
 		return c.selBytes(v, rows, at, k)
 	})
+}
+
+// rowsBelow returns the rows of sel from *j on that lie below end (the rows
+// of a page: sel is ascending), and moves *j past them.
+func rowsBelow(sel []int32, j *int, end int) []int32 {
+	e := *j
+	for e < len(sel) && int(sel[e]) < end {
+		e++
+	}
+	rows := sel[*j:e]
+	*j = e
+	return rows
 }
 
 // fillOrSkip is fillSel, or skip when no row is selected.

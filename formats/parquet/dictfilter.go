@@ -17,12 +17,7 @@ func (c *cursor) fillFilter(v *vector, n int, sel []int32, f *filter) ([]int32, 
 	v.reset(c.desc.vec, n)
 	j, out := 0, 0 // sel[j:] are the rows not yet seen; sel[:out] passed
 	err := c.eachPage(n, func(at, k int) bool {
-		end := j
-		for end < len(sel) && int(sel[end]) < at+k {
-			end++
-		}
-		rows := sel[j:end]
-		j = end
+		rows := rowsBelow(sel, &j, at+k)
 		switch {
 		case c.def == nil && c.idx != nil:
 			m, ok := c.dictFilter(v, rows, at, k, f, sel[out:])
