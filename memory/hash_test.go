@@ -151,19 +151,11 @@ func TestHashAllocs(t *testing.T) {
 	_ = sink
 }
 
-// TestHashUint64MatchesHash states what HashUint64's doc implies: it hashes an
-// 8-byte key, so for every 8-byte encoded key k it must agree with Hash(k), or
-// two operators (one hashing the bytes, one the value) send equal keys to
-// different partitions. It fails today: HashUint64 does not mix the value into
-// the second word the way Hash does, and reads it in the other byte order.
-// The fix in hash.go:
-//
-//	func HashUint64(v, seed uint64) uint64 {
-//		x := bits.ReverseBytes64(v) // Hash reads the big-endian key little-endian
-//		return hashMix(hashMix(x^hashP2, x^seed^hashP0)^8^hashP3, hashP1)
-//	}
-//
-// with v = Prefix(k) = binary.BigEndian.Uint64(k), the value of the encoded key.
+// TestHashUint64MatchesHash checks what HashUint64's doc says: it hashes an
+// 8-byte key, so for every 8-byte encoded key k it agrees with Hash(k), or
+// two operators (one hashing the bytes, one the value: the typed keyers of
+// int64, int and uint64 keys) would send equal keys to different partitions.
+// v = Prefix(k) = binary.BigEndian.Uint64(k) is the value of the encoded key.
 func TestHashUint64MatchesHash(t *testing.T) {
 	fixed := func(v, seed uint64) uint64 {
 		x := bits.ReverseBytes64(v)

@@ -94,7 +94,8 @@ func NewKeyer[T, K any](sel func(T) K) (*Keyer[T], error) {
 // scalarKeyer returns the keyer of a selector of an int64, int32, int, uint64
 // or string key, which encodes the key straight from the selector's result
 // (no scratch value, no pool), exactly as memory.ValueKey encodes it; nil for
-// other key types.
+// other key types. An 8-byte key hashes its word (memory.HashUint64), equal
+// to the hash of its encoding.
 func scalarKeyer[T, K any](sel func(T) K) *Keyer[T] {
 	switch f := any(sel).(type) {
 	case func(T) int64:
@@ -106,10 +107,7 @@ func scalarKeyer[T, K any](sel func(T) K) *Keyer[T] {
 					w[i] = uint64(f(b[i])) ^ (1 << 63)
 				}
 			},
-			Hash: func(v *T) uint64 {
-				var buf [8]byte
-				return memory.Hash(memory.AppendInt64(buf[:0], f(*v)), PartitionSeed)
-			},
+			Hash: func(v *T) uint64 { return memory.HashUint64(uint64(f(*v))^(1<<63), PartitionSeed) },
 		}
 	case func(T) int32:
 		return &Keyer[T]{Size: 4,
@@ -128,10 +126,7 @@ func scalarKeyer[T, K any](sel func(T) K) *Keyer[T] {
 					w[i] = uint64(int64(f(b[i]))) ^ (1 << 63)
 				}
 			},
-			Hash: func(v *T) uint64 {
-				var buf [8]byte
-				return memory.Hash(memory.AppendInt64(buf[:0], int64(f(*v))), PartitionSeed)
-			},
+			Hash: func(v *T) uint64 { return memory.HashUint64(uint64(int64(f(*v)))^(1<<63), PartitionSeed) },
 		}
 	case func(T) uint64:
 		return &Keyer[T]{Size: 8,
@@ -142,10 +137,7 @@ func scalarKeyer[T, K any](sel func(T) K) *Keyer[T] {
 					w[i] = f(b[i])
 				}
 			},
-			Hash: func(v *T) uint64 {
-				var buf [8]byte
-				return memory.Hash(memory.AppendUint64(buf[:0], f(*v)), PartitionSeed)
-			},
+			Hash: func(v *T) uint64 { return memory.HashUint64(f(*v), PartitionSeed) },
 		}
 	case func(T) string:
 		return &Keyer[T]{
