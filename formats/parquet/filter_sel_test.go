@@ -2,8 +2,6 @@ package parquet
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,19 +60,7 @@ func TestFilterSelectedColumns(t *testing.T) {
 		d := fmt.Sprint("d", i%7)
 		rows[i].D = &d
 	}
-	path := filepath.Join(t.TempDir(), "sel.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pq.NewGenericWriter[selRow](f, pq.PageBufferSize(2048), pq.MaxRowsPerRowGroup(7000))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := writeGeneric(t, "sel.parquet", rows, pq.PageBufferSize(2048), pq.MaxRowsPerRowGroup(7000))
 	for _, tc := range []struct {
 		name  string
 		opts  []Option
@@ -144,19 +130,7 @@ func TestFilterSelectedColumns(t *testing.T) {
 // TestWhereColumnsErrors checks that Open refuses column comparisons it
 // cannot run, naming the columns.
 func TestWhereColumnsErrors(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pairs.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pq.NewGenericWriter[selRow](f)
-	if _, err := w.Write([]selRow{{A: 1, C: "x"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := writeGeneric(t, "pairs.parquet", []selRow{{A: 1, C: "x"}})
 	for _, tc := range []struct {
 		opt  Option
 		want string

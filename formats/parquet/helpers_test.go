@@ -2,8 +2,12 @@ package parquet
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+
+	pq "github.com/parquet-go/parquet-go"
 )
 
 const tpchDir = "../../testdata/tpch"
@@ -70,4 +74,24 @@ func readParallel[T any](t testing.TB, src *Source[T], workers int) []T {
 		out = append(out, parts[i]...)
 	}
 	return out
+}
+
+// writeGeneric writes rows with parquet-go to a new file in t's temporary
+// directory, with the writer's options, and returns its path.
+func writeGeneric[T any](t testing.TB, name string, rows []T, opts ...pq.WriterOption) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pq.NewGenericWriter[T](f, opts...)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
