@@ -1,7 +1,5 @@
 package parquet
 
-import "unsafe"
-
 // fillFilter fills a byte-array filter's column for the rows of sel and
 // applies the filter, in one pass over the pages, and returns the rows that
 // pass (sel, narrowed in place). On a dictionary page without NULLs a row is
@@ -32,15 +30,7 @@ func (c *cursor) fillFilter(v *vector, n int, sel []int32, f *filter) ([]int32, 
 				return false
 			}
 		}
-		for _, r := range rows {
-			if v.valid[r] {
-				b := v.refs[r]
-				if f.bytes.match(unsafe.String(unsafe.SliceData(b), len(b))) {
-					sel[out] = r
-					out++
-				}
-			}
-		}
+		out += copy(sel[out:], f.apply(v, rows)) // rows lie at or after sel[out:]
 		return true
 	})
 	return sel[:out], err
@@ -81,7 +71,7 @@ func (c *cursor) dictFilter(v *vector, sel []int32, at, k int, f *filter, out []
 		verdict := verdicts[x]
 		if verdict == unjudgedValue {
 			verdict = fails
-			if f.bytes.match(unsafe.String(unsafe.SliceData(b), len(b))) {
+			if f.matchBytes(b) {
 				verdict = passes
 			}
 			verdicts[x] = verdict

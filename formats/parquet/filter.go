@@ -153,12 +153,16 @@ func (f *filter) apply(v *vector, sel []int32) []int32 {
 		if v.nulls && !v.valid[r] {
 			continue
 		}
-		b := v.refs[r]
-		if f.bytes.match(unsafe.String(unsafe.SliceData(b), len(b))) {
+		if f.matchBytes(v.refs[r]) {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// matchBytes reports whether a byte-array value passes the filter.
+func (f *filter) matchBytes(b []byte) bool {
+	return f.bytes.match(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // mayMatch reports whether a column chunk's statistics allow a row to pass.

@@ -392,6 +392,19 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 			err = fmt.Errorf("formats/parquet: %v: corrupt data (%v)", sp, p)
 		}
 	}()
+	// fill fills column c for the rows of sel of the batch's n (see
+	// fillOrSkip), once a batch
+	fill := func(c, n int, sel []int32) error {
+		if r.filled[c] {
+			return nil
+		}
+		col = c
+		if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
+			return decodeErr(sp, &f.cols[c], err)
+		}
+		r.filled[c] = true
+		return nil
+	}
 	rows := int(sr.rows)
 	for start := 0; start < rows; start += s.opts.batchRows {
 		if err := ctx.Err(); err != nil {
@@ -421,38 +434,27 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 				r.filled[c] = true
 				continue
 			}
-			if c := flt.col; !r.filled[c] {
-				col = c
-				if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
-					return decodeErr(sp, &f.cols[c], err)
-				}
-				r.filled[c] = true
+			if err := fill(flt.col, n, sel); err != nil {
+				return err
 			}
 			if len(sel) > 0 {
 				sel = flt.apply(&r.vecs[flt.col], sel)
 			}
 		}
 		for _, p := range f.pairs {
-			for _, c := range [2]int{p.left, p.right} {
-				if !r.filled[c] {
-					col = c
-					if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
-						return decodeErr(sp, &f.cols[c], err)
-					}
-					r.filled[c] = true
-				}
+			if err := fill(p.left, n, sel); err != nil {
+				return err
+			}
+			if err := fill(p.right, n, sel); err != nil {
+				return err
 			}
 			if len(sel) > 0 {
 				sel = p.apply(&r.vecs[p.left], &r.vecs[p.right], sel)
 			}
 		}
 		for c := range f.cols {
-			if r.filled[c] {
-				continue
-			}
-			col = c
-			if err := r.cursors[c].fillOrSkip(&r.vecs[c], n, sel); err != nil {
-				return decodeErr(sp, &f.cols[c], err)
+			if err := fill(c, n, sel); err != nil {
+				return err
 			}
 		}
 		col = -1
