@@ -45,6 +45,11 @@
 // Distinct forward their named key fields; every keyed input carries its key's
 // Go type, so equal keys of equal type are known to hash alike.
 //
+// KeyColumns declares, on a join, the Parquet column each input's integer key
+// is read from. It is a promise like Forwards (a wrong one gives wrong
+// results), and it lets a hash join filter its probe side's scan by its
+// build side's keys at run time (see KeyColumns).
+//
 // Sizes: FromSlice's estimate is its length, FromSource's the source's
 // statistics (rows and stored bytes); WithEstimate declares an operator's
 // output rows and WithSelectivity its output rows per input row. Every

@@ -338,6 +338,9 @@ func (e *Env) actuals(plan *optimizer.Plan, res *flow.Result) *optimizer.Plan {
 	out := clonePlan(plan)
 	for i, n := range e.nodes {
 		a := &optimizer.Actual{Rows: n.rows.Load(), Variant: n.variants.load().String()}
+		if s, ok := n.op.impl().(keySource); ok && s.filter() != nil {
+			a.KeyFilter, a.KeyFiltered = s.filter().column, s.filter().removed.Load()
+		}
 		if n.vertex >= 0 && n.vertex < len(res.Vertices) {
 			t := res.Vertices[n.vertex].Total()
 			a.Time, a.PeakMemory, a.Spilled = t.Busy, t.PeakMemory, t.Spilled

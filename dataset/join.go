@@ -97,7 +97,8 @@ func join[L, R, K, O any](l *DataSet[L], r *DataSet[R], lkey func(L) K, rkey fun
 	}
 	connectInput[L](n, 0, lk)
 	connectInput[R](n, 1, rk)
-	n.op = pulls[O](&joinOp[L, R, K, O]{env: env, n: n, where: where, kind: kind, lk: lk, rk: rk, lc: lc, rc: rc, fn: fn})
+	n.op = pulls[O](&joinOp[L, R, K, O]{env: env, n: n, where: where, kind: kind, lk: lk, rk: rk, lc: lc, rc: rc, fn: fn,
+		lkey: lkey, rkey: rkey, toInt: intOf[K]()})
 	return newDataSet[O](env, n)
 }
 
@@ -116,6 +117,36 @@ type joinOp[L, R, K, O any] struct {
 	rc    *memory.Codec[R]
 	fn    func(*L, *R) O
 	sj    *staticJoin[L, R, O] // the index kept across supersteps (loopMember.cached)
+
+	// KeyColumns: the key selectors, the key as a source's integer column
+	// holds it (nil for other key types), the declared columns, and this
+	// stage's runtime filter with the input that publishes it
+	lkey    func(L) K
+	rkey    func(R) K
+	toInt   func(K) int64
+	keyCols [2]string
+	kf      *keyFilter
+	kfBuild int
+}
+
+func (o *joinOp[L, R, K, O]) intKey() bool                  { return o.toInt != nil }
+func (o *joinOp[L, R, K, O]) setKeyColumns(c [2]string)     { o.keyCols = c }
+func (o *joinOp[L, R, K, O]) keyColumns() [2]string         { return o.keyCols }
+func (o *joinOp[L, R, K, O]) joinKind() sortjoin.JoinKind   { return o.kind }
+func (o *joinOp[L, R, K, O]) setFilter(f *keyFilter, b int) { o.kf, o.kfBuild = f, b }
+func (o *joinOp[L, R, K, O]) filterOf() *keyFilter          { return o.kf }
+func (o *joinOp[L, R, K, O]) buildSide() int                { return o.kfBuild }
+
+// gatherKeys wraps the build input of a join that publishes a runtime
+// filter; the returned function, deferred, abandons the filter if the input
+// never ended.
+func gatherKeys[T, K any](in typed.Batches[T], key func(T) K, toInt func(K) int64, f *keyFilter) (typed.Batches[T], func()) {
+	g := &keyGather[T]{in: in, f: f, key: func(v *T) int64 { return toInt(key(*v)) }}
+	return g, func() {
+		if !g.added {
+			f.abandon()
+		}
+	}
 }
 
 // canCache: a loop-invariant input can be kept as an index when the join
@@ -131,8 +162,19 @@ func (o *joinOp[L, R, K, O]) reset() {
 
 func (o *joinOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 	ctx := tc.Context()
-	li := typed.NewInput[L](ctx, flow.Input[L](tc.TaskContext, 0), o.lk, o.lc)
-	ri := typed.NewInput[R](ctx, flow.Input[R](tc.TaskContext, 1), o.rk, o.rc)
+	var lin typed.Batches[L] = flow.Input[L](tc.TaskContext, 0)
+	var rin typed.Batches[R] = flow.Input[R](tc.TaskContext, 1)
+	if o.kf != nil && tc.loop == nil {
+		var done func()
+		if o.kfBuild == 0 {
+			lin, done = gatherKeys(lin, o.lkey, o.toInt, o.kf)
+		} else {
+			rin, done = gatherKeys(rin, o.rkey, o.toInt, o.kf)
+		}
+		defer done()
+	}
+	li := typed.NewInput[L](ctx, lin, o.lk, o.lc)
+	ri := typed.NewInput[R](ctx, rin, o.rk, o.rc)
 	e := &joinEmitter[L, R, O]{fn: o.fn, lc: o.lc, rc: o.rc, next: c, batch: o.env.opts.BatchSize}
 	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
 	var err error

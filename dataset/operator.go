@@ -63,6 +63,9 @@ type operator interface {
 	link(tc *task, out any) (flow.Operator, any, error)
 	// head runs the operator as the first of a task.
 	head(tc *task, out any) error
+	// impl is the typed operator inside (a pusher or a puller), for the
+	// optional interfaces some implement (keyJoin, keySource).
+	impl() any
 }
 
 // pushes makes p a node's operator.
@@ -74,6 +77,8 @@ func pulls[Out any](p puller[Out]) operator { return pullOp[Out]{p} }
 type pushOp[In, Out any] struct{ pusher[In, Out] }
 
 func (pushOp[In, Out]) chainable() bool { return true }
+
+func (o pushOp[In, Out]) impl() any { return o.pusher }
 
 func (o pushOp[In, Out]) instance(tc *task, out any) (flow.OneInput[In], error) {
 	c, err := typedOut[Out](out)
@@ -102,6 +107,8 @@ func (o pushOp[In, Out]) head(tc *task, out any) error {
 type pullOp[Out any] struct{ puller[Out] }
 
 func (pullOp[Out]) chainable() bool { return false }
+
+func (o pullOp[Out]) impl() any { return o.puller }
 
 func (o pullOp[Out]) link(*task, any) (flow.Operator, any, error) {
 	return nil, nil, fmt.Errorf("internal error: %T cannot follow its producer", o.puller)

@@ -81,7 +81,19 @@ type formatSource[T any] struct {
 	splits []formats.Split
 	serr   error
 	next   atomic.Int64
+	kf     *keyFilter // this stage's runtime filter (KeyColumns), nil for none
 }
+
+func (o *formatSource[T]) keyColumn(col string) error {
+	kf, ok := o.src.(formats.KeyFilterer[T])
+	if !ok {
+		return fmt.Errorf("source %s cannot filter by a key column", o.name)
+	}
+	return kf.KeyColumn(col)
+}
+
+func (o *formatSource[T]) setFilter(f *keyFilter) { o.kf = f }
+func (o *formatSource[T]) filter() *keyFilter     { return o.kf }
 
 func (o *formatSource[T]) reset() {
 	o.once = sync.Once{}
@@ -107,6 +119,21 @@ func (o *formatSource[T]) run(tc *task, c collector[T]) error {
 		res = tc.Env.Memory.NewReservation(o.name + " decode buffers")
 		defer res.Release()
 	}
+	// a runtime filter is waited for before the first split: its join has
+	// built its hash table on the other input
+	read := o.src.Read
+	if f := o.kf; f != nil {
+		set, err := f.wait(tc.Context())
+		if err != nil {
+			return err
+		}
+		if set != nil {
+			kr := o.src.(formats.KeyFilterer[T])
+			read = func(ctx context.Context, sp formats.Split, fn func([]T) error) error {
+				return kr.ReadKeys(ctx, sp, f.column, set, &f.removed, fn)
+			}
+		}
+	}
 	// one process: the subtasks take the next split from a shared counter;
 	// spread over processes, subtask i takes splits i, i+n, ...
 	i := tc.Subtask - tc.Parallelism
@@ -124,7 +151,7 @@ func (o *formatSource[T]) run(tc *task, c collector[T]) error {
 			held = rm.ReadMemory(o.splits[i])
 			res.Force(held)
 		}
-		err := o.src.Read(tc.Context(), o.splits[i], c.Collect)
+		err := read(tc.Context(), o.splits[i], c.Collect)
 		if rm != nil {
 			res.Shrink(held)
 		}

@@ -50,6 +50,7 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 	}
 
 	bind(plan, nodes)
+	e.linkKeyFilters(nodes, inputs, consumers)
 	g := flow.NewGraph()
 	type vertexInfo struct {
 		v     *flow.Vertex

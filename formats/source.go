@@ -3,6 +3,7 @@ package formats
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 )
 
 // Split is one independently readable piece of a source.
@@ -76,6 +77,28 @@ func ByteRanges(size, target int64, fn func(start, end int64)) {
 // of Read, so that the rest of the budget shrinks accordingly.
 type ReadMemorer interface {
 	ReadMemory(s Split) int64
+}
+
+// KeySet is a set of integer keys: a runtime join filter, the keys of a hash
+// join's build side, that a source tests rows against before it decodes the
+// rest of them.
+type KeySet interface {
+	// Keep narrows sel, indexes into vals, to the rows whose value is in the
+	// set, in order, reusing sel's array.
+	Keep(vals []int64, sel []int32) []int32
+}
+
+// KeyFilterer is implemented by sources that can drop the rows whose integer
+// column holds no key of a KeySet, testing that column before they decode
+// the row's other columns (Parquet).
+type KeyFilterer[T any] interface {
+	// KeyColumn reports why column cannot be filtered by integer keys, or nil
+	// when it can: it must be an integer column that Read decodes.
+	KeyColumn(column string) error
+	// ReadKeys is Read keeping only the rows whose column holds a key of keys;
+	// rows where the column is NULL are kept. removed counts the rows it
+	// dropped.
+	ReadKeys(ctx context.Context, s Split, column string, keys KeySet, removed *atomic.Int64, fn func(batch []T) error) error
 }
 
 // Stats describe a source for the optimizer. Unknown numbers are -1.

@@ -109,6 +109,9 @@ func operatorLine(n *Node) string {
 		if a.Variant != "" {
 			fmt.Fprintf(&b, " variant=%s", a.Variant)
 		}
+		if a.KeyFilter != "" {
+			fmt.Fprintf(&b, " key-filter=%s removed=%d", a.KeyFilter, a.KeyFiltered)
+		}
 		if a.Replanned {
 			b.WriteString(" replanned")
 		}
@@ -233,7 +236,8 @@ func (p *Plan) JSON() ([]byte, error) {
 		}
 		if a := n.Actual; a != nil {
 			jn.Actual = &jsonActual{Rows: a.Rows, TimeMS: float64(a.Time) / float64(time.Millisecond),
-				PeakMemory: a.PeakMemory, Spilled: a.Spilled, Replanned: a.Replanned, Variant: a.Variant}
+				PeakMemory: a.PeakMemory, Spilled: a.Spilled, Replanned: a.Replanned, Variant: a.Variant,
+				KeyFilter: a.KeyFilter, KeyFiltered: a.KeyFiltered}
 		}
 		out.Nodes = append(out.Nodes, jn)
 	}
@@ -290,6 +294,9 @@ type jsonActual struct {
 	Spilled    int64   `json:"spilled"`
 	Replanned  bool    `json:"replanned"`
 	Variant    string  `json:"variant,omitempty"`
+	// KeyFilter: the key column a runtime join filter tested in a source
+	KeyFilter   string `json:"key_filter,omitempty"`
+	KeyFiltered int64  `json:"key_filtered,omitempty"`
 }
 
 // known returns &v, or nil (JSON null) when v is negative (unknown).
@@ -332,6 +339,9 @@ func (p *Plan) DOT() string {
 				a.Rows, durationText(a.Time), humanCount(a.PeakMemory), humanCount(a.Spilled))
 			if a.Variant != "" {
 				s += " variant=" + a.Variant
+			}
+			if a.KeyFilter != "" {
+				s += fmt.Sprintf(" key-filter=%s removed=%d", a.KeyFilter, a.KeyFiltered)
 			}
 			if a.Replanned {
 				s += " replanned"

@@ -388,6 +388,11 @@ type Actual struct {
 	// Replanned: the adaptive planner changed this node's strategy after
 	// measuring its inputs.
 	Replanned bool
+	// KeyFilter names the key column a runtime join filter tested in this
+	// source (dataset's KeyColumns), empty for none; KeyFiltered is the rows
+	// it removed.
+	KeyFilter   string
+	KeyFiltered int64
 	// Variant names the physical variants the node's subtasks ran, as the
 	// runtime chose them within the planned strategy, joined by "+" when
 	// subtasks differed; empty for operators with a single variant. See

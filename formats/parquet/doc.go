@@ -82,6 +82,12 @@
 // l_commitdate < l_receiptdate); it runs after the Where filters, and has no
 // statistics to skip row groups with.
 //
+// ReadKeys (formats.KeyFilterer) is Read with one more filter, given at run
+// time: a set of integer keys that an integer column's value must be in
+// (NULLs pass), tested after the declared filters and before the columns
+// they do not read are decoded. dataset's KeyColumns uses it for the
+// runtime filters of hash joins.
+//
 // # Reuse and ownership
 //
 // Per Read (pooled across Reads of the same Source): the column vectors, the

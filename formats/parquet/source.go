@@ -335,7 +335,8 @@ type reader[T any] struct {
 	cursors []cursor
 	vecs    []vector
 	sel     []int32
-	filled  []bool // per column: filled in this batch
+	filled  []bool  // per column: filled in this batch
+	scratch []int32 // ReadKeys' non-NULL rows
 	batch   []T
 }
 
@@ -346,7 +347,91 @@ type reader[T any] struct {
 // Ownership: the batch slice is reused after fn returns, but the values in
 // it are not: strings, []byte and pointer fields point into memory allocated
 // for that batch alone, so fn may keep them.
-func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []T) error) (err error) {
+func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []T) error) error {
+	return s.read(ctx, sp, nil, fn)
+}
+
+// KeyColumn reports why column cannot filter rows by integer keys
+// (formats.KeyFilterer), nil when it can in every file: an integer column
+// (INT32 or INT64, neither DECIMAL, DATE nor TIMESTAMP) that Read decodes.
+func (s *Source[T]) KeyColumn(column string) error {
+	for _, f := range s.files {
+		if _, err := f.keyColumn(column); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadKeys is Read keeping only the rows whose integer column holds a key of
+// keys (formats.KeyFilterer), tested after the declared filters and before
+// the columns they do not read are decoded; NULLs are kept.
+func (s *Source[T]) ReadKeys(ctx context.Context, sp formats.Split, column string, keys formats.KeySet, removed *atomic.Int64, fn func(batch []T) error) error {
+	sr, ok := sp.(*split)
+	if !ok || !slices.Contains(s.files, sr.f) {
+		return fmt.Errorf("formats/parquet: read %v: not a split of this source", sp)
+	}
+	c, err := sr.f.keyColumn(column)
+	if err != nil {
+		return err
+	}
+	return s.read(ctx, sp, &keyFilter{col: c, keys: keys, removed: removed}, fn)
+}
+
+// keyFilter is ReadKeys' filter: the column's index among the file's columns.
+type keyFilter struct {
+	col     int
+	keys    formats.KeySet
+	removed *atomic.Int64
+}
+
+// keyColumn returns the index among f.cols of the integer column name.
+func (f *file) keyColumn(name string) (int, error) {
+	c := slices.IndexFunc(f.cols, func(d colDesc) bool { return d.name == name })
+	if c < 0 {
+		c = slices.IndexFunc(f.cols, func(d colDesc) bool { return strings.EqualFold(d.name, name) })
+	}
+	if c < 0 {
+		return 0, fmt.Errorf("formats/parquet: %s: key column %q is not a column the source reads", f.path, name)
+	}
+	d := &f.cols[c]
+	if d.vec != vecInts || (d.phys != pq.Int32 && d.phys != pq.Int64) || d.decimal || d.date || d.tsUnit != 0 {
+		return 0, fmt.Errorf("formats/parquet: %s: key column %q is not an integer column", f.path, name)
+	}
+	return c, nil
+}
+
+// keep narrows sel to the rows of v whose value is in kf's set, keeping
+// NULLs; scratch holds the non-NULL rows while they are tested.
+func (kf *keyFilter) keep(v *vector, sel []int32, scratch []int32) []int32 {
+	before := len(sel)
+	if !v.nulls {
+		sel = kf.keys.Keep(v.ints, sel)
+	} else {
+		// the non-NULL rows are tested, then merged back with the NULL ones
+		scratch = scratch[:0]
+		for _, r := range sel {
+			if v.valid[r] {
+				scratch = append(scratch, r)
+			}
+		}
+		kept := kf.keys.Keep(v.ints, scratch)
+		out, k := sel[:0], 0
+		for _, r := range sel {
+			if !v.valid[r] {
+				out = append(out, r)
+			} else if k < len(kept) && kept[k] == r {
+				out = append(out, r)
+				k++
+			}
+		}
+		sel = out
+	}
+	kf.removed.Add(int64(before - len(sel)))
+	return sel
+}
+
+func (s *Source[T]) read(ctx context.Context, sp formats.Split, kf *keyFilter, fn func(batch []T) error) (err error) {
 	sr, ok := sp.(*split)
 	if !ok || !slices.Contains(s.files, sr.f) {
 		return fmt.Errorf("formats/parquet: read %v: not a split of this source", sp)
@@ -450,6 +535,15 @@ func (s *Source[T]) Read(ctx context.Context, sp formats.Split, fn func(batch []
 			}
 			if len(sel) > 0 {
 				sel = p.apply(&r.vecs[p.left], &r.vecs[p.right], sel)
+			}
+		}
+		if kf != nil {
+			if err := fill(kf.col, n, sel); err != nil {
+				return err
+			}
+			if len(sel) > 0 {
+				r.scratch = grow(r.scratch, len(sel))
+				sel = kf.keep(&r.vecs[kf.col], sel, r.scratch)
 			}
 		}
 		for c := range f.cols {

@@ -67,7 +67,7 @@ func Q12(env *dataset.Env, dir string) (*query.Rows[Q12Row], error) {
 
 	counted := dataset.Join(lines, orders,
 		func(l q12Line) int64 { return l.OrderKey }, func(o q12Order) int64 { return o.OrderKey },
-		q12Count).On("orderkey")
+		q12Count).On("orderkey").KeyColumns("l_orderkey", "o_orderkey")
 	mode := func(r Q12Row) string { return r.ShipMode }
 	sums := dataset.GroupBy(counted, mode).On("shipmode").Reduce(q12Merge)
 	return query.NewRows(dataset.Collect(dataset.Sort(sums, mode, dataset.Ascending).On("shipmode")), nil), s.Err()

@@ -81,7 +81,7 @@ func Q18(env *dataset.Env, dir string) (*query.Rows[Q18Row], error) {
 		func(l *q18Line, o *q18Order) Q18Row {
 			return Q18Row{CustKey: o.CustKey, OrderKey: o.OrderKey, OrderDate: o.OrderDate, TotalPrice: o.TotalPrice,
 				Quantity: l.Quantity}
-		}).On("orderkey").Forwards("orderkey")
+		}).On("orderkey").Forwards("orderkey").KeyColumns("", "o_orderkey")
 	named := dataset.Join(withOrder, custs,
 		func(r Q18Row) int64 { return r.CustKey }, func(c q18Customer) int64 { return c.CustKey },
 		func(r *Q18Row, c *q18Customer) Q18Row {

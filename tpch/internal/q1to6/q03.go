@@ -59,7 +59,7 @@ func Q3(env *dataset.Env, dir string) (*query.Rows[Q3Row], error) {
 		func(l *query.LinePrice, o *q3Order) Q3Row {
 			return Q3Row{OrderKey: o.OrderKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount),
 				OrderDate: o.OrderDate, ShipPriority: o.ShipPriority}
-		}).On("orderkey").Forwards("orderkey")
+		}).On("orderkey").Forwards("orderkey").KeyColumns("l_orderkey", "")
 	sums := dataset.GroupBy(joined, func(r Q3Row) int64 { return r.OrderKey }).On("orderkey").Reduce(func(a, b Q3Row) Q3Row {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a

@@ -96,7 +96,7 @@ func Q5(env *dataset.Env, dir string) (*query.Rows[Q5Row], error) {
 		func(l q5Line) int64 { return l.OrderKey }, func(o q5OrderNation) int64 { return o.OrderKey },
 		func(l *q5Line, o *q5OrderNation) q5Sale {
 			return q5Sale{SuppKey: l.SuppKey, NationKey: o.NationKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount)}
-		}).On("orderkey").Forwards("suppkey", "nationkey")
+		}).On("orderkey").Forwards("suppkey", "nationkey").KeyColumns("l_orderkey", "")
 	local := dataset.Join(sales, asiaSupps,
 		func(x q5Sale) suppNation { return suppNation{x.SuppKey, x.NationKey} },
 		func(s q5SuppNation) suppNation { return suppNation{s.SuppKey, s.NationKey} },

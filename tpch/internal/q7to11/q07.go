@@ -101,13 +101,13 @@ func Q7(env *dataset.Env, dir string) (*query.Rows[Q7Row], error) {
 	orderNations := dataset.Join(orders, custNations,
 		func(o q7Order) int64 { return o.CustKey }, func(c q7Keyed) int64 { return c.Key },
 		func(o *q7Order, c *q7Keyed) q7Keyed { return q7Keyed{Key: o.OrderKey, Nation: c.Nation} }).
-		On("custkey")
+		On("custkey").KeyColumns("o_custkey", "")
 	shipments := dataset.Join(lines, suppNations,
 		func(l q7Line) int64 { return l.SuppKey }, func(s q7Keyed) int64 { return s.Key },
 		func(l *q7Line, s *q7Keyed) q7Shipment {
 			return q7Shipment{OrderKey: l.OrderKey, Nation: s.Nation, Year: int64(l.ShipDate.Time().Year()),
 				Volume: query.Discounted(l.ExtendedPrice, l.Discount)}
-		}).WithJoinHint(dataset.BroadcastHashSecond).On("suppkey")
+		}).WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").KeyColumns("l_suppkey", "")
 	trade := dataset.Join(shipments, orderNations,
 		func(x q7Shipment) int64 { return x.OrderKey }, func(o q7Keyed) int64 { return o.Key },
 		func(x *q7Shipment, o *q7Keyed) Q7Row {

@@ -110,10 +110,10 @@ func Q8(env *dataset.Env, dir string) (*query.Rows[Q8Row], error) {
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey")
 	amOrders := dataset.SemiJoin(orders, amCusts,
 		func(o q8Order) int64 { return o.CustKey }, func(c q8Customer) int64 { return c.CustKey }).
-		On("custkey").Forwards("orderkey", "custkey")
+		On("custkey").Forwards("orderkey", "custkey").KeyColumns("o_custkey", "")
 	steel := dataset.SemiJoin(lines, parts,
 		func(l q8Line) int64 { return l.PartKey }, func(p q8Part) int64 { return p.PartKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey").KeyColumns("l_partkey", "")
 	sales := dataset.Join(steel, amOrders,
 		func(l q8Line) int64 { return l.OrderKey }, func(o q8Order) int64 { return o.OrderKey },
 		func(l *q8Line, o *q8Order) q8Sale {

@@ -107,7 +107,8 @@ func Q9(env *dataset.Env, dir string) (*query.Rows[Q9Row], error) {
 
 	green := dataset.SemiJoin(lines, parts,
 		func(l q9Line) int64 { return l.PartKey }, func(p q9Part) int64 { return p.PartKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey")
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("orderkey", "partkey", "suppkey").
+		KeyColumns("l_partkey", "")
 	profits := dataset.Join(green, partSupps,
 		func(l q9Line) q9PartSuppKey { return q9PartSuppKey{l.PartKey, l.SuppKey} },
 		func(ps q9PartSupp) q9PartSuppKey { return q9PartSuppKey{ps.PartKey, ps.SuppKey} },

@@ -73,7 +73,7 @@ func Q10(env *dataset.Env, dir string) (*query.Rows[Q10Row], error) {
 		func(l query.LinePrice) int64 { return l.OrderKey }, func(o q10Order) int64 { return o.OrderKey },
 		func(l *query.LinePrice, o *q10Order) q10Revenue {
 			return q10Revenue{CustKey: o.CustKey, Revenue: query.Discounted(l.ExtendedPrice, l.Discount)}
-		}).On("orderkey").Forwards("custkey")
+		}).On("orderkey").Forwards("custkey").KeyColumns("l_orderkey", "o_orderkey")
 	perCust := dataset.GroupBy(lost, func(r q10Revenue) int64 { return r.CustKey }).On("custkey").Reduce(func(a, b q10Revenue) q10Revenue {
 		a.Revenue = a.Revenue.Add(b.Revenue)
 		return a
