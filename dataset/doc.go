@@ -11,6 +11,10 @@
 // local strategies, honouring hints), translates it into a flow graph and runs
 // it.
 //
+// Fold groups by key and folds each group in place (fold(acc *A, v T)),
+// calling the user's functions on the input records themselves: cheaper than
+// a Map to the accumulator type and a Reduce when the accumulator is large.
+//
 // Names: Count is a sink (the number of records of a data set); the aggregate
 // functions that Aggregate and AggregateAll compute per group live in package
 // agg (agg.Count, agg.Sum, ..., of type agg.Func); the values an iteration's

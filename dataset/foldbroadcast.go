@@ -82,12 +82,15 @@ type foldOp[T, B any, K comparable, A any] struct {
 	// strings), for the table's reservation; nil or flat: nothing
 	accCodec *memory.Codec[A]
 	batch    int
+	// plain holds Fold's functions, which take no broadcast set (key and
+	// fold are nil then)
+	plain *plainFold[T, K, A]
 }
 
 // canCache: the records of input 0 can be kept as Go values (spilling
 // through their codec), so a loop-invariant input 0 is kept by the operator
 // instead of replayed into it.
-func (o *foldOp[T, B, K, A]) canCache(i int) bool { return i == 0 && o.codec != nil }
+func (o *foldOp[T, B, K, A]) canCache(i int) bool { return i == 0 && o.codec != nil && o.plain == nil }
 
 // foldState is what a subtask of foldOp keeps from one superstep to the next.
 type foldState[T, B any, K comparable, A any] struct {
@@ -117,6 +120,9 @@ func (o *foldOp[T, B, K, A]) run(tc *task, c collector[KV[K, A]]) error {
 			}
 			_ = st.res.Release()
 		})
+	}
+	if o.plain != nil {
+		return o.runPlain(tc, st, c)
 	}
 	st.set = st.set[:0]
 	bin := flow.Input[B](tc.TaskContext, 1)

@@ -55,37 +55,45 @@ type q1Group struct{ ReturnFlag, LineStatus string }
 
 func q1Key(r Q1Row) q1Group { return q1Group{r.ReturnFlag, r.LineStatus} }
 
-// q1Init is the accumulator of one line.
-func q1Init(l q1Line) Q1Row {
-	dp := query.Discounted(l.ExtendedPrice, l.Discount)
-	return Q1Row{
-		ReturnFlag: l.ReturnFlag, LineStatus: l.LineStatus,
-		SumQty: l.Quantity, SumBasePrice: l.ExtendedPrice, SumDiscPrice: dp,
-		SumCharge: dp.Mul(query.One.Add(l.Tax)), SumDisc: l.Discount, Count: 1,
+func q1LineKey(l q1Line) q1Group { return q1Group{l.ReturnFlag, l.LineStatus} }
+
+// q1Fold adds a line into its group's accumulator.
+func q1Fold(a *Q1Row, l q1Line) {
+	if a.Count == 0 {
+		a.ReturnFlag, a.LineStatus = l.ReturnFlag, l.LineStatus
 	}
+	dp := query.Discounted(l.ExtendedPrice, l.Discount)
+	a.SumQty = a.SumQty.Add(l.Quantity)
+	a.SumBasePrice = a.SumBasePrice.Add(l.ExtendedPrice)
+	a.SumDiscPrice = a.SumDiscPrice.Add(dp)
+	a.SumCharge = a.SumCharge.Add(dp.Mul(query.One.Add(l.Tax)))
+	a.SumDisc = a.SumDisc.Add(l.Discount)
+	a.Count++
 }
 
-// q1Merge adds two accumulators of a group.
-func q1Merge(a, b Q1Row) Q1Row {
+// q1Merge adds the accumulator of another part of a group.
+func q1Merge(a *Q1Row, b Q1Row) {
+	if a.Count == 0 {
+		a.ReturnFlag, a.LineStatus = b.ReturnFlag, b.LineStatus
+	}
 	a.SumQty = a.SumQty.Add(b.SumQty)
 	a.SumBasePrice = a.SumBasePrice.Add(b.SumBasePrice)
 	a.SumDiscPrice = a.SumDiscPrice.Add(b.SumDiscPrice)
 	a.SumCharge = a.SumCharge.Add(b.SumCharge)
 	a.SumDisc = a.SumDisc.Add(b.SumDisc)
 	a.Count += b.Count
-	return a
 }
 
 // Q1 is the Pricing Summary Report:
 //
 //	lineitem (l_shipdate <= 1998-09-02, in the scan)
-//	  ─Map→ one accumulator per line ─GroupBy(flag, status).Reduce→ sums
+//	  ─Fold by (flag, status)→ sums per subtask ─merged by key→ sums
 //	  ─Sort(flag, status)→ rows
 func Q1(env *dataset.Env, dir string) (*query.Rows[Q1Row], error) {
 	s := query.NewScanner(env, dir)
 	lines := query.Scan[q1Line](s, "lineitem", query.Where("l_shipdate", parquet.Le, query.Date(1998, 9, 2)))
-	acc := dataset.Map(lines, q1Init)
-	sums := dataset.GroupBy(acc, q1Key).On("returnflag", "linestatus").Reduce(q1Merge)
-	out := dataset.Collect(dataset.Sort(sums, q1Key, dataset.Ascending).On("returnflag", "linestatus"))
+	sums := dataset.Fold(lines, q1LineKey, q1Fold, q1Merge).On("returnflag", "linestatus")
+	rows := dataset.Map(sums, func(kv dataset.KV[q1Group, Q1Row]) Q1Row { return kv.Value })
+	out := dataset.Collect(dataset.Sort(rows, q1Key, dataset.Ascending).On("returnflag", "linestatus"))
 	return query.NewRows(out, nil), s.Err()
 }
