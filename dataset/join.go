@@ -137,6 +137,24 @@ func (o *joinOp[L, R, K, O]) setFilter(f *keyFilter, b int) { o.kf, o.kfBuild = 
 func (o *joinOp[L, R, K, O]) filterOf() *keyFilter          { return o.kf }
 func (o *joinOp[L, R, K, O]) buildSide() int                { return o.kfBuild }
 
+// expectedRows is the planner's estimate of the records a subtask reads
+// from input i (all of them when the input is broadcast), 0 when unknown: a
+// typed build side sizes its arrays by it.
+func (o *joinOp[L, R, K, O]) expectedRows(i int) int {
+	p := o.n.planned
+	if p == nil || i >= len(p.Inputs) || p.Inputs[i] == nil {
+		return 0
+	}
+	rows := p.Inputs[i].Decision.Estimate.Rows
+	if rows <= 0 {
+		return 0
+	}
+	if i < len(p.Decision.Ship) && p.Decision.Ship[i] != optimizer.Broadcast {
+		rows /= int64(max(p.Parallelism, 1))
+	}
+	return int(min(rows, 1<<30))
+}
+
 // gatherKeys wraps the build input of a join that publishes a runtime
 // filter; the returned function, deferred, abandons the filter if the input
 // never ended.
@@ -175,6 +193,7 @@ func (o *joinOp[L, R, K, O]) run(tc *task, c collector[O]) error {
 	}
 	li := typed.NewInput[L](ctx, lin, o.lk, o.lc)
 	ri := typed.NewInput[R](ctx, rin, o.rk, o.rc)
+	li.Rows, ri.Rows = o.expectedRows(0), o.expectedRows(1)
 	e := &joinEmitter[L, R, O]{fn: o.fn, lc: o.lc, rc: o.rc, next: c, batch: o.env.opts.BatchSize}
 	name := fmt.Sprintf("%s %d", o.where, tc.Subtask)
 	var err error

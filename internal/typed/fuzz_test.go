@@ -152,6 +152,7 @@ func FuzzTypedBuild(f *testing.F) {
 		limit := int64(limitSel) * 64 // 0: none
 		res := mgr.NewReservation("fuzz")
 		src := NewInput[keyedSum](context.Background(), &sliceBatches[keyedSum]{b: bs}, k, codec)
+		src.Rows = int(batchSel) * 97 // an estimate, right or wrong: presized from 1024 on
 		b := NewBuild(src, res, limit, false)
 		replay, err := b.Run(context.Background(), src)
 		if err != nil {

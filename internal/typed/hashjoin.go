@@ -66,11 +66,13 @@ type Build[B any] struct {
 	// deep copies records whose codec is not Shallow through their serialized
 	// form (memory.Codec.DecodeArena), so that they share nothing with the
 	// input's; enc is its buffer.
-	deep  bool
-	enc   []byte
-	used  int64 // bytes taken
-	res   *memory.Reservation
-	limit int64 // the share; 0: only the budget limits it
+	deep bool
+	enc  []byte
+	// unpaid: the arrays were presized (Input.Rows) and not yet accounted
+	unpaid bool
+	used   int64 // bytes taken
+	res    *memory.Reservation
+	limit  int64 // the share; 0: only the budget limits it
 }
 
 // errOverflow ends a typed build that outgrew its memory.
@@ -92,6 +94,9 @@ func (t *Build[B]) add(batch []B) (int, error) {
 		return int64(cap(t.vals))*int64(unsafe.Sizeof(zero)) + int64(cap(t.koff))*4 + int64(cap(t.keys))
 	}
 	before := arrays()
+	if t.unpaid { // the presized arrays are accounted with the first records
+		before, t.unpaid = 0, false
+	}
 	t.vals, t.koff = growDouble(t.vals, len(batch)), growDouble(t.koff, len(batch))
 	if t.ksize > 0 {
 		t.keys = growDouble(t.keys, t.ksize*len(batch))
@@ -435,9 +440,13 @@ type Batches[T any] interface {
 // Input reads Batches of T as a sortjoin.Iterator of (key, serialized record)
 // pairs, for the serialized kernels; the typed ones read In directly.
 type Input[T any] struct {
-	In       Batches[T]
-	K        *Keyer[T]
-	Codec    *memory.Codec[T]
+	In    Batches[T]
+	K     *Keyer[T]
+	Codec *memory.Codec[T]
+	// Rows, when positive, is the records expected (the planner's
+	// estimate): a build side over the input sizes its arrays for them at
+	// once instead of doubling them up to their size
+	Rows     int
 	ctx      context.Context
 	batch    []T
 	i        int
@@ -519,8 +528,35 @@ func HashJoin[B, P, O any](ctx context.Context, res *memory.Reservation, limit i
 // reserved on res up to limit (0: no limit but the budget's). deep copies
 // records whose codec is not Shallow through their serialized form.
 func NewBuild[B any](in *Input[B], res *memory.Reservation, limit int64, deep bool) *Build[B] {
-	return &Build[B]{codec: in.Codec, k: in.K.Appender(), ksize: in.K.Size, koff: make([]int32, 1), arena: memory.NewArena(0),
+	t := &Build[B]{codec: in.Codec, k: in.K.Appender(), ksize: in.K.Size, koff: make([]int32, 1), arena: memory.NewArena(0),
 		res: res, limit: limit, deep: deep}
+	if n := presize[B](in.Rows, in.K.Size, limit); n > 0 {
+		t.vals, t.koff = make([]B, 0, n), make([]int32, 1, n+1)
+		if t.ksize > 0 {
+			t.keys = make([]byte, 0, n*t.ksize)
+		}
+		t.unpaid = true
+	}
+	return t
+}
+
+// maxPresize bounds the bytes a build side's arrays take up front.
+const maxPresize = 256 << 20
+
+// presize returns the records to size a build side's arrays for, given the
+// rows expected: none when unknown or tiny; at most a quarter of limit (a
+// wrong estimate must not push the join over its share) and maxPresize.
+func presize[B any](rows, ksize int, limit int64) int {
+	if rows < 1024 {
+		return 0
+	}
+	var zero B
+	per := int64(unsafe.Sizeof(zero)) + 4 + int64(ksize)
+	most := int64(maxPresize)
+	if limit > 0 {
+		most = min(most, limit/4)
+	}
+	return int(min(int64(rows), most/max(per, 1)))
 }
 
 // Dense reports whether the build side is indexed by the dense array.
