@@ -66,7 +66,8 @@ func (r Q5Row) Fields() []string { return []string{r.Nation, r.Revenue.String()}
 // Q5 is Local Supplier Volume:
 //
 //	nation ─Join─ region (ASIA, broadcast) ; supplier ─Join─ those nations (broadcast)
-//	orders (1994) ─Join─ customer ; lineitem ─Join on orderkey─ those orders
+//	customer ─SemiJoin─ those nations ; orders (1994) ─Join─ those customers
+//	lineitem ─Join on orderkey─ those orders
 //	  ─Join on (suppkey, nationkey)─ Asian suppliers (broadcast)
 //	  ─GroupBy(n_name).Reduce(Σ revenue)→ Sort(revenue desc)
 func Q5(env *dataset.Env, dir string) (*query.Rows[Q5Row], error) {
@@ -87,11 +88,16 @@ func Q5(env *dataset.Env, dir string) (*query.Rows[Q5Row], error) {
 		func(s *q5Supplier, n *query.Nation) q5SuppNation {
 			return q5SuppNation{SuppKey: s.SuppKey, NationKey: s.NationKey, Nation: n.Name}
 		}).WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
-	custOrders := dataset.Join(orders, custs,
+	// c_nationkey = s_nationkey and s_nationkey is Asian: so is the
+	// customer's nation, and only Asian customers' orders can count
+	asiaCusts := dataset.SemiJoin(custs, asia,
+		func(c q5Customer) int64 { return c.NationKey }, func(n query.Nation) int64 { return n.NationKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("custkey", "nationkey").KeyColumns("c_nationkey", "")
+	custOrders := dataset.Join(orders, asiaCusts,
 		func(o q5Order) int64 { return o.CustKey }, func(c q5Customer) int64 { return c.CustKey },
 		func(o *q5Order, c *q5Customer) q5OrderNation {
 			return q5OrderNation{OrderKey: o.OrderKey, NationKey: c.NationKey}
-		}).On("custkey").Forwards("orderkey", "nationkey")
+		}).On("custkey").Forwards("orderkey", "nationkey").KeyColumns("o_custkey", "")
 	sales := dataset.Join(lines, custOrders,
 		func(l q5Line) int64 { return l.OrderKey }, func(o q5OrderNation) int64 { return o.OrderKey },
 		func(l *q5Line, o *q5OrderNation) q5Sale {
