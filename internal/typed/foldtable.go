@@ -12,7 +12,8 @@ const foldDense = 1 << 12
 // FoldTable holds the accumulators of an in-place fold by key, as Go values:
 // Acc finds the accumulator of a key, adding a zero one, and the caller folds
 // a record into it. When K is an integer type, small non-negative keys are
-// found in a dense array; other keys in a map; the last key's accumulator is
+// found in a dense array; other keys in a map, or while the table holds at
+// most foldFew by comparing them in turn; the last key's accumulator is
 // remembered, so a run of one key costs a comparison. Finding the accumulator
 // of a key already held allocates nothing.
 //
@@ -50,6 +51,8 @@ func (t *FoldTable[K, A]) Acc(k K) *A {
 			t.dense[w] = t.add(k) + 1
 		}
 		slot = t.dense[w] - 1
+	} else if s, ok := t.few(k); ok {
+		slot = s
 	} else {
 		s, ok := t.index[k]
 		if !ok {
@@ -60,6 +63,24 @@ func (t *FoldTable[K, A]) Acc(k K) *A {
 	}
 	t.last, t.lastKey = slot, k
 	return &t.accs[slot]
+}
+
+// foldFew is the most groups a FoldTable finds by comparing keys one
+// after another instead of hashing them (TPC-H Q1's four).
+const foldFew = 8
+
+// few finds k among the keys when the table holds at most foldFew of them
+// (and none by dense index).
+func (t *FoldTable[K, A]) few(k K) (int32, bool) {
+	if len(t.keys) > foldFew || len(t.keys) != len(t.index) {
+		return 0, false
+	}
+	for i := range t.keys {
+		if t.keys[i] == k {
+			return int32(i), true
+		}
+	}
+	return 0, false
 }
 
 // dense1 returns k's dense index, if it has one.

@@ -80,6 +80,16 @@ func TestFoldTable(t *testing.T) {
 	checkFold(t, strs)
 	type pair struct{ A, B int32 }
 	checkFold(t, []pair{{1, 2}, {2, 1}, {1, 2}, {-1, 0}, {2, 1}})
+	// up to foldFew keys found by comparison, then past it by the map
+	type flags struct{ F, S string }
+	var few []flags
+	for i := range 4000 {
+		few = append(few, flags{string(rune('A' + r.IntN(3))), string(rune('F' + r.IntN(2)))})
+		if i > 3000 {
+			few = append(few, flags{"Z", strconv.Itoa(i % 9)}) // 9 more keys: past foldFew
+		}
+	}
+	checkFold(t, few)
 }
 
 // TestFoldTableAllocs: folding into the groups a table holds allocates
