@@ -77,9 +77,18 @@ func querySQL(tb testing.TB, n int) string {
 
 // duckRows runs q and returns its rows as text, NULL as "".
 func duckRows(tb testing.TB, db *sql.DB, q string) [][]string {
-	rows, err := db.Query(q)
+	out, err := queryRows(db, q)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	return out
+}
+
+// queryRows runs q on db and returns its rows as text.
+func queryRows(db *sql.DB, q string) ([][]string, error) {
+	rows, err := db.Query(q)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	cols, _ := rows.Columns()
@@ -91,7 +100,7 @@ func duckRows(tb testing.TB, db *sql.DB, q string) [][]string {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		rec := make([]string, len(cols))
 		for i, v := range vals {
@@ -101,10 +110,7 @@ func duckRows(tb testing.TB, db *sql.DB, q string) [][]string {
 		}
 		out = append(out, rec)
 	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return out, rows.Err()
 }
 
 func runWeir(tb testing.TB, dir string, n, parallelism int, memory int64) tpch.Result {
