@@ -72,8 +72,9 @@ func q16Complaint(s q16Supplier) bool {
 
 // Q16 is Parts/Supplier Relationship:
 //
-//	partsupp ─AntiJoin on suppkey─ supplier (comment LIKE '%Customer%Complaints%': Filter), broadcast
-//	  ─Join on partkey─ part (8 sizes in the scan; brand, type: Filter)
+//	partsupp ─Join on partkey─ part (8 sizes in the scan; brand, type: Filter;
+//	  its keys filter the partsupp scan)
+//	  ─AntiJoin on suppkey─ supplier (comment LIKE '%Customer%Complaints%': Filter), broadcast
 //	  ─Distinct(group, suppkey)─GroupBy(group).Reduce(count)
 //	  ─SortBy(supplier_cnt desc, brand, type, size)
 //
@@ -86,14 +87,15 @@ func Q16(env *dataset.Env, dir string) (*query.Rows[Q16Row], error) {
 	partsupp := query.Scan[q16PartSupp](s, "partsupp")
 	complaints := query.Scan[q16Supplier](s, "supplier").Filter(q16Complaint)
 
-	fair := dataset.AntiJoin(partsupp, complaints,
-		func(ps q16PartSupp) int64 { return ps.SuppKey }, func(s q16Supplier) int64 { return s.SuppKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
-	offers := dataset.Join(fair, parts,
+	// the parts first: their keys filter the partsupp scan
+	offered := dataset.Join(partsupp, parts,
 		func(ps q16PartSupp) int64 { return ps.PartKey }, func(p q16Part) int64 { return p.PartKey },
 		func(ps *q16PartSupp, p *q16Part) q16Offer {
 			return q16Offer{Brand: p.Brand, Type: p.Type, Size: p.Size, SuppKey: ps.SuppKey}
-		}).On("partkey")
+		}).On("partkey").KeyColumns("ps_partkey", "")
+	offers := dataset.AntiJoin(offered, complaints,
+		func(o q16Offer) int64 { return o.SuppKey }, func(s q16Supplier) int64 { return s.SuppKey }).
+		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey")
 	distinct := dataset.Distinct(offers, func(o q16Offer) q16Offer { return o }).On("p_brand", "p_type", "p_size", "suppkey")
 	ones := dataset.Map(distinct, func(o q16Offer) Q16Row {
 		return Q16Row{Group: q16Group{Brand: o.Brand, Type: o.Type, Size: o.Size}, Count: 1}
