@@ -98,9 +98,7 @@ func (t *Build[B]) add(batch []B) (int, error) {
 		before, t.unpaid = 0, false
 	}
 	t.vals, t.koff = growDouble(t.vals, len(batch)), growDouble(t.koff, len(batch))
-	if t.ksize > 0 {
-		t.keys = growDouble(t.keys, t.ksize*len(batch))
-	}
+	t.keys = growDouble(t.keys, keyBytes(t.ksize, len(t.keys), len(t.vals))*len(batch))
 	t.used += arrays() - before
 	for i := range batch {
 		before := cap(t.keys)
@@ -532,12 +530,22 @@ func NewBuild[B any](in *Input[B], res *memory.Reservation, limit int64, deep bo
 		res: res, limit: limit, deep: deep}
 	if n := presize[B](in.Rows, in.K.Size, limit); n > 0 {
 		t.vals, t.koff = make([]B, 0, n), make([]int32, 1, n+1)
-		if t.ksize > 0 {
-			t.keys = make([]byte, 0, n*t.ksize)
-		}
+		t.keys = make([]byte, 0, n*keyBytes(t.ksize, 0, 0))
 		t.unpaid = true
 	}
 	return t
+}
+
+// keyBytes is the bytes to expect a key to take: the keyer's fixed size,
+// else the mean of the n keys held in held bytes (plus one), else 16.
+func keyBytes(ksize, held, n int) int {
+	switch {
+	case ksize > 0:
+		return ksize
+	case n > 0:
+		return held/n + 1
+	}
+	return 16
 }
 
 // maxPresize bounds the bytes a build side's arrays take up front.
@@ -551,7 +559,7 @@ func presize[B any](rows, ksize int, limit int64) int {
 		return 0
 	}
 	var zero B
-	per := int64(unsafe.Sizeof(zero)) + 4 + int64(ksize)
+	per := int64(unsafe.Sizeof(zero)) + 4 + int64(keyBytes(ksize, 0, 0))
 	most := int64(maxPresize)
 	if limit > 0 {
 		most = min(most, limit/4)
