@@ -33,15 +33,7 @@ func Fold[T any, K comparable, A any](ds *DataSet[T], key func(T) K, fold func(a
 	connectInput[T](n, 0, nil)
 	n.op = pulls[KV[K, A]](&foldOp[T, struct{}, K, A]{n: n, codec: typed.CodecOrNil[T](),
 		accCodec: typed.CodecOrNil[A](), batch: env.opts.BatchSize, plain: &plainFold[T, K, A]{key: key, fold: fold}})
-	parts := newDataSet[KV[K, A]](env, n)
-	out := reduce(GroupBy(parts, func(p KV[K, A]) K { return p.Key }), func(a, b KV[K, A]) KV[K, A] {
-		var acc A // a and b may share memory with their inputs: merge into a fresh one
-		merge(&acc, a.Value)
-		merge(&acc, b.Value)
-		return KV[K, A]{Key: a.Key, Value: acc}
-	}, "Fold at "+where)
-	out.n.opt.Combinable = false // the partial fold combined already
-	return out
+	return mergeFolds(newDataSet[KV[K, A]](env, n), merge, "Fold at "+where)
 }
 
 // plainFold is Fold's pair of functions.

@@ -58,14 +58,20 @@ func FoldWithBroadcast[T, B any, K comparable, A any](ds *DataSet[T], bs *DataSe
 	connectInput[B](n, 1, nil)
 	n.op = pulls[KV[K, A]](&foldOp[T, B, K, A]{n: n, key: key, fold: fold, codec: typed.CodecOrNil[T](),
 		accCodec: typed.CodecOrNil[A](), batch: env.opts.BatchSize})
-	parts := newDataSet[KV[K, A]](env, n)
+	return mergeFolds(newDataSet[KV[K, A]](env, n), merge, "FoldWithBroadcast at "+where)
+}
+
+// mergeFolds merges the subtasks' folded parts by key (Fold,
+// FoldWithBroadcast): a Reduce without a combiner, the folds having
+// combined already.
+func mergeFolds[K comparable, A any](parts *DataSet[KV[K, A]], merge func(acc *A, other A), name string) *DataSet[KV[K, A]] {
 	out := reduce(GroupBy(parts, func(p KV[K, A]) K { return p.Key }), func(a, b KV[K, A]) KV[K, A] {
 		var acc A // a and b may share memory with their inputs: merge into a fresh one
 		merge(&acc, a.Value)
 		merge(&acc, b.Value)
 		return KV[K, A]{Key: a.Key, Value: acc}
-	}, "FoldWithBroadcast at "+where)
-	out.n.opt.Combinable = false // the fold combined already
+	}, name)
+	out.n.opt.Combinable = false
 	return out
 }
 
