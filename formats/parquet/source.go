@@ -367,19 +367,13 @@ func (s *Source[T]) KeyColumn(column string) error {
 // keys (formats.KeyFilterer), tested after the declared filters and before
 // the columns they do not read are decoded; NULLs are kept.
 func (s *Source[T]) ReadKeys(ctx context.Context, sp formats.Split, column string, keys formats.KeySet, removed *atomic.Int64, fn func(batch []T) error) error {
-	sr, ok := sp.(*split)
-	if !ok || !slices.Contains(s.files, sr.f) {
-		return fmt.Errorf("formats/parquet: read %v: not a split of this source", sp)
-	}
-	c, err := sr.f.keyColumn(column)
-	if err != nil {
-		return err
-	}
-	return s.read(ctx, sp, &keyFilter{col: c, keys: keys, removed: removed}, fn)
+	return s.read(ctx, sp, &keyFilter{column: column, keys: keys, removed: removed}, fn)
 }
 
-// keyFilter is ReadKeys' filter: the column's index among the file's columns.
+// keyFilter is ReadKeys' filter; read resolves the column's index among the
+// split's file's columns.
 type keyFilter struct {
+	column  string
 	col     int
 	keys    formats.KeySet
 	removed *atomic.Int64
@@ -437,6 +431,13 @@ func (s *Source[T]) read(ctx context.Context, sp formats.Split, kf *keyFilter, f
 		return fmt.Errorf("formats/parquet: read %v: not a split of this source", sp)
 	}
 	f := sr.f
+	if kf != nil {
+		c, err := f.keyColumn(kf.column)
+		if err != nil {
+			return err
+		}
+		kf.col = c
+	}
 	r, _ := s.readers.Get().(*reader[T])
 	if r == nil {
 		r = &reader[T]{}
