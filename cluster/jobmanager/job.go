@@ -214,7 +214,11 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 		j.failures++
 		n := j.failures
 		j.failedLocked(a, o.err, jm.opts.Clock.Now().UnixMilli())
-		if n <= jm.opts.RestartAttempts {
+		var delay clock.Timer
+		if n <= jm.opts.RestartAttempts && !o.unrecoverable {
+			// The delay counts from before the state reads RESTARTING: who
+			// sees the state (a test moving a manual clock) knows it runs.
+			delay = jm.opts.Clock.Timer(jm.opts.Clock.Now().Add(jm.opts.RestartDelay))
 			j.state = rest.StateRestarting
 		}
 		jm.mu.Unlock()
@@ -227,16 +231,13 @@ func (jm *JobManager) runJob(ctx context.Context, j *job) {
 			return
 		}
 		jm.logf("job %s attempt %s failed: %s; restarting in %v (%d of %d)", j.id, a.id, o.err, jm.opts.RestartDelay, n, jm.opts.RestartAttempts)
-		sctx, stop := context.WithCancel(ctx)
-		go func() {
-			select {
-			case <-j.cancel:
-				stop()
-			case <-sctx.Done():
-			}
-		}()
-		clock.Sleep(sctx, jm.opts.Clock, jm.opts.RestartDelay)
-		stop()
+		select {
+		case <-delay.C():
+		case <-j.cancel:
+			delay.Stop()
+		case <-ctx.Done():
+			delay.Stop()
+		}
 	}
 }
 
