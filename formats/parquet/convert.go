@@ -255,6 +255,18 @@ func selectedBytes(v *vector, sel []int32, skipStable bool) []byte {
 // copyString fills string fields. Dictionary strings are shared (one copy
 // per column chunk); the other strings are copied into one slab per batch.
 func copyString(v *vector, sel []int32, dst unsafe.Pointer, stride uintptr) int {
+	for j, r := range sel {
+		if !v.stable[r] { // from here on, through a slab
+			return copyStringSlab(v, sel[j:], unsafe.Add(dst, uintptr(j)*stride), stride)
+		}
+		b := v.refs[r]
+		*(*string)(unsafe.Add(dst, uintptr(j)*stride)) = unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return -1
+}
+
+// copyStringSlab is copyString for rows that are not all shared.
+func copyStringSlab(v *vector, sel []int32, dst unsafe.Pointer, stride uintptr) int {
 	slab := selectedBytes(v, sel, true)
 	o := 0
 	for j, r := range sel {

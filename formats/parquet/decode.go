@@ -1,9 +1,11 @@
 package parquet
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"unsafe"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -81,6 +83,9 @@ type cursor struct {
 
 	held []pq.Page // pages the last batch's refs point into
 
+	drefs  [][]byte          // a BYTE_ARRAY dictionary's values by index (shareDict)
+	intern map[string][]byte // small dictionaries' values seen so far
+
 	// a byte-array filter's verdicts on the values of dictionary
 	// verdictDict (see dictFilter)
 	verdicts    []uint8
@@ -97,7 +102,12 @@ var errShortChunk = errors.New("column chunk holds fewer rows than its row group
 
 // open starts reading a column chunk.
 func (c *cursor) open(desc *colDesc, pages pq.Pages) {
-	*c = cursor{desc: desc, pages: pages, bools: c.bools, held: c.held[:0], verdicts: c.verdicts[:0]}
+	intern := c.intern
+	if c.desc != desc {
+		intern = nil // another column's values
+	}
+	*c = cursor{desc: desc, pages: pages, bools: c.bools, held: c.held[:0], verdicts: c.verdicts[:0],
+		drefs: c.drefs[:0], intern: intern}
 }
 
 // release lets go of the pages an earlier batch pointed into.
@@ -151,12 +161,7 @@ func (c *cursor) next() error {
 			if len(def) != c.rows {
 				return fmt.Errorf("page has %d definition levels for %d rows", len(def), c.rows)
 			}
-			stored = 0
-			for _, l := range def {
-				if l == c.desc.maxDef {
-					stored++
-				}
-			}
+			stored = bytes.Count(def, []byte{c.desc.maxDef}) // vectorized
 			if stored < c.rows {
 				c.def = def // else no NULL: the dense paths apply
 			}
@@ -177,14 +182,12 @@ func (c *cursor) next() error {
 				return fmt.Errorf("dictionary: %w", err)
 			}
 			if c.desc.vec == vecBytes {
-				// One copy of the dictionary per column chunk: rows then
-				// share its strings instead of copying them per batch.
-				c.bdata = append([]byte(nil), c.bdata...)
+				c.shareDict()
 			}
 		}
 		return nil
 	}
-	c.idx, c.fromDict, c.dict = nil, false, nil
+	c.idx, c.fromDict, c.dict, c.drefs = nil, false, nil, c.drefs[:0]
 	if err := c.setSource(data, stored); err != nil {
 		return err
 	}
@@ -193,6 +196,47 @@ func (c *cursor) next() error {
 	}
 	return nil
 }
+
+// shareDict makes the values of a new BYTE_ARRAY dictionary (in the source
+// views) the ones rows share: one copy per column chunk, so that rows point
+// at it instead of copying their values per batch, and drefs[x] the value
+// of index x. A small dictionary's values are interned across the chunks
+// the cursor reads: a value the cursor has seen before is the earlier copy,
+// so equal strings of different row groups share their bytes (and compare
+// by pointer) and a chunk's copy is dropped as soon as its batches are.
+func (c *cursor) shareDict() {
+	data := append([]byte(nil), c.bdata...)
+	c.bdata = data
+	c.drefs = grow(c.drefs, c.nvals)
+	small := c.nvals <= internValues && len(data) <= internBytes && len(c.intern) < internMax
+	if small && c.intern == nil {
+		c.intern = make(map[string][]byte)
+	}
+	for x := range c.drefs {
+		var b []byte
+		if c.flen > 0 {
+			b = data[x*c.flen : (x+1)*c.flen : (x+1)*c.flen]
+		} else {
+			b = data[c.boffs[x]:c.boffs[x+1]:c.boffs[x+1]]
+		}
+		if small {
+			if seen, ok := c.intern[string(b)]; ok {
+				b = seen
+			} else {
+				c.intern[unsafe.String(unsafe.SliceData(b), len(b))] = b // data is never written again
+			}
+		}
+		c.drefs[x] = b
+	}
+}
+
+// Interning bounds (shareDict): dictionaries of at most internValues values
+// and internBytes bytes, while the cursor holds fewer than internMax.
+const (
+	internValues = 256
+	internBytes  = 16 << 10
+	internMax    = 4096
+)
 
 // setSource points the source views at values. n is the number of values
 // (needed for BOOLEAN, whose bit-packed bytes do not say).
@@ -287,8 +331,8 @@ func (c *cursor) eachPage(n int, fn func(at, k int) bool) error {
 // only for a row still selected (a byte array is pointed at, not copied).
 // Pages with NULLs are filled whole.
 func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
-	if len(sel) == n {
-		return c.fill(v, n)
+	if len(sel) >= n-n/denseSel {
+		return c.fill(v, n) // nearly all: sequential loops beat the lookups
 	}
 	c.release()
 	v.reset(c.desc.vec, n)
@@ -311,15 +355,16 @@ func (c *cursor) fillSel(v *vector, n int, sel []int32) error {
 	})
 }
 
+// denseSel: fillSel fills every row when at most n/denseSel of the n are
+// not selected.
+const denseSel = 4
+
 // rowsBelow returns the rows of sel from *j on that lie below end (the rows
 // of a page: sel is ascending), and moves *j past them.
 func rowsBelow(sel []int32, j *int, end int) []int32 {
-	e := *j
-	for e < len(sel) && int(sel[e]) < end {
-		e++
-	}
-	rows := sel[*j:e]
-	*j = e
+	e, _ := slices.BinarySearch(sel[*j:], int32(end))
+	rows := sel[*j : *j+e]
+	*j += e
 	return rows
 }
 
@@ -335,6 +380,17 @@ func (c *cursor) fillOrSkip(v *vector, n int, sel []int32) error {
 // rows [at, at+k) of the batch.
 func (c *cursor) selBytes(v *vector, sel []int32, at, k int) bool {
 	idx, vpos, fromDict := c.idx, c.vpos-at, c.fromDict // row r's value is at vpos+r
+	if drefs := c.drefs; fromDict && idx != nil && len(drefs) > 0 {
+		for _, r := range sel {
+			x := idx[vpos+int(r)]
+			if uint(x) >= uint(len(drefs)) {
+				return false
+			}
+			v.refs[r], v.valid[r], v.stable[r] = drefs[x], true, true
+		}
+		c.vpos += k
+		return true
+	}
 	data, offs, flen, nvals := c.bdata, c.boffs, c.flen, c.nvals
 	for _, r := range sel {
 		x := vpos + int(r)
@@ -494,6 +550,16 @@ func (c *cursor) fillBytes(v *vector, at, k int) bool {
 		def = c.def[c.pos : c.pos+k]
 	}
 	maxDef, idx, vpos, fromDict := c.desc.maxDef, c.idx, c.vpos, c.fromDict
+	if drefs := c.drefs; def == nil && fromDict && idx != nil && len(drefs) > 0 {
+		for i, x := range idx[vpos : vpos+k] {
+			if uint(x) >= uint(len(drefs)) {
+				return false
+			}
+			refs[i], valid[i], stable[i] = drefs[x], true, true
+		}
+		c.vpos = vpos + k
+		return true
+	}
 	data, offs, flen, nvals := c.bdata, c.boffs, c.flen, c.nvals
 	for i := range valid {
 		if def != nil && def[i] != maxDef {

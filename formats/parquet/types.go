@@ -108,14 +108,25 @@ func (d Decimal) Rescale(s int32) Decimal {
 
 // Add returns d + e at the larger of their scales.
 func (d Decimal) Add(e Decimal) Decimal {
-	s := max(d.Scale, e.Scale)
-	return Decimal{Unscaled: d.Rescale(s).Unscaled + e.Rescale(s).Unscaled, Scale: s}
+	if d.Scale == e.Scale { // the common case, small enough to inline
+		return Decimal{Unscaled: d.Unscaled + e.Unscaled, Scale: d.Scale}
+	}
+	return d.addScaled(e)
 }
 
 // Sub returns d − e at the larger of their scales.
 func (d Decimal) Sub(e Decimal) Decimal {
-	s := max(d.Scale, e.Scale)
-	return Decimal{Unscaled: d.Rescale(s).Unscaled - e.Rescale(s).Unscaled, Scale: s}
+	if d.Scale == e.Scale {
+		return Decimal{Unscaled: d.Unscaled - e.Unscaled, Scale: d.Scale}
+	}
+	e.Unscaled = -e.Unscaled
+	return d.addScaled(e)
+}
+
+// addScaled returns d + e at the larger of their scales.
+func (d Decimal) addScaled(e Decimal) Decimal {
+	m := max(d.Scale, e.Scale)
+	return Decimal{Unscaled: d.Rescale(m).Unscaled + e.Rescale(m).Unscaled, Scale: m}
 }
 
 // Mul returns d × e at scale d.Scale + e.Scale.

@@ -1,9 +1,34 @@
 package parquet
 
 import (
+	"math/big"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
+
+// TestDecimalAddSub: Add and Sub, at equal scales (the inlined path) and
+// unequal ones, against exact rationals; the result's scale is the larger.
+func TestDecimalAddSub(t *testing.T) {
+	rat := func(d Decimal) *big.Rat {
+		return new(big.Rat).SetFrac(big.NewInt(d.Unscaled), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		a := NewDecimal(r.Int64N(2_000_000)-1_000_000, r.Int32N(5))
+		b := NewDecimal(r.Int64N(2_000_000)-1_000_000, r.Int32N(5))
+		sum, diff := a.Add(b), a.Sub(b)
+		if sum.Scale != max(a.Scale, b.Scale) || diff.Scale != sum.Scale {
+			t.Fatalf("%v, %v: scales %d, %d", a, b, sum.Scale, diff.Scale)
+		}
+		if rat(sum).Cmp(new(big.Rat).Add(rat(a), rat(b))) != 0 {
+			t.Fatalf("%v + %v = %v", a, b, sum)
+		}
+		if rat(diff).Cmp(new(big.Rat).Sub(rat(a), rat(b))) != 0 {
+			t.Fatalf("%v - %v = %v", a, b, diff)
+		}
+	}
+}
 
 func TestDecimal(t *testing.T) {
 	for _, c := range []struct {
