@@ -574,9 +574,12 @@ func (c *cursor) fillBytes(v *vector, at, k int) bool {
 		if uint(x) >= uint(nvals) {
 			return false
 		}
-		if flen > 0 {
+		switch {
+		case fromDict && len(c.drefs) == nvals:
+			refs[i] = c.drefs[x]
+		case flen > 0:
 			refs[i] = data[x*flen : (x+1)*flen]
-		} else {
+		default:
 			refs[i] = data[offs[x]:offs[x+1]]
 		}
 		valid[i], stable[i] = true, fromDict
