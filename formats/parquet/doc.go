@@ -23,8 +23,10 @@
 //
 // A column filled for selected rows looks up (dictionary) or copies (plain)
 // the values of those rows only; its page is still decompressed and its
-// dictionary indexes decoded whole. Pages with NULLs are filled whole. A range filter on an integer column tests each row with
-// one unsigned comparison and no branch.
+// dictionary indexes decoded whole. Pages with NULLs are filled whole, and so
+// is a batch whose selection keeps all but a quarter of its rows or less
+// (sequential loops beat the lookups there). A range filter on an integer
+// column tests each row with one unsigned comparison and no branch.
 //
 // ReadMemory (formats.ReadMemorer) tells the caller what decode buffers Read
 // holds for a split, per decoded column the chunk reader's buffer plus at
@@ -97,6 +99,11 @@
 // column (or, for dictionary-encoded columns, into one copy of the
 // dictionary per column chunk), []byte fields into a per-batch slab, and
 // pointer fields into a per-batch array. The batch slice itself is reused.
+// A small dictionary's strings (at most 256 values and 16 KiB) are interned
+// across the chunks a pooled reader reads: a value it has seen before points
+// at the earlier copy, so equal strings of different row groups share their
+// bytes (a group key then compares by pointer) and a chunk's copy is dropped
+// with its batches.
 //
 // # Errors and corrupt input
 //
