@@ -27,11 +27,14 @@ import (
 // keys as a runtime filter: the probe side's source waits for it, then
 // tests the key column of every row before it decodes the rest, and drops
 // the rows no build key matches (as DuckDB's and Spark's dynamic filters).
-// EXPLAIN ANALYZE shows the rows a filter removed on the source. A join
-// whose probe side keeps its unmatched rows (an outer side, an anti join),
-// a join in an iteration or spread over processes, a probe source read by
-// other operators too, and a build side with more than a million keys run
-// without the filter; the results are the same either way.
+// EXPLAIN ANALYZE shows the rows a filter removed on the source. The probe
+// side may be either input of an inner or semi join, the inner side of an
+// outer join, and the right input of an anti join (whose records only strike
+// out left ones). A join whose probe side keeps its unmatched rows (an outer
+// side, the left input of an anti join), a join in an iteration or spread
+// over processes, a probe source read by other operators too, and a build
+// side with more than a million keys run without the filter; the results are
+// the same either way.
 func (ds *DataSet[T]) KeyColumns(left, right string) *DataSet[T] {
 	ds.env.keyColumns(ds.n, left, right, "KeyColumns at "+caller(1))
 	return ds
@@ -250,6 +253,7 @@ func (e *Env) linkKeyFilters(nodes []*node, inputs [][]*node, consumers map[*nod
 			continue
 		case kind == sortjoin.Inner || kind == sortjoin.Semi:
 		case kind == sortjoin.LeftOuter && probe == 1, kind == sortjoin.RightOuter && probe == 0:
+		case kind == sortjoin.Anti && probe == 1: // the right side: its records only strike left ones
 		default:
 			continue // the probe side keeps its unmatched records
 		}

@@ -49,7 +49,8 @@ func writeLines(t *testing.T, lines []kfLine) string {
 }
 
 // TestKeyColumnsFilter checks joins whose probe side's Parquet source is
-// filtered by the build side's keys (KeyColumns): inner, semi and outer joins,
+// filtered by the build side's keys (KeyColumns): inner, semi, outer and anti
+// joins (the latter two probing the side they do not keep),
 // broadcast and repartitioned build sides, skewed probe keys, a build side
 // with sparse keys (the hash set), an empty one and one over maxFilterKeys,
 // across the configurations. The results must equal a nested-loop join of
@@ -81,6 +82,7 @@ func TestKeyColumnsFilter(t *testing.T) {
 		sparseKeys = append(sparseKeys, k*k*k*997) // wide apart: a hash set, not a bitmap
 	}
 	few, sparse := dims(fewKeys...), dims(append(sparseKeys, 7, 1999)...)
+	absent := dims(slices.Concat(fewKeys, []int32{5000, 6001, -3})...) // three keys no line has
 	type pair struct {
 		Val  int64
 		Name string
@@ -98,6 +100,7 @@ func TestKeyColumnsFilter(t *testing.T) {
 		{"sparse-keys", sparse, BroadcastHashSecond, "inner", 0, true},
 		{"semi", few, BroadcastHashSecond, "semi", 0, true},
 		{"outer-dims", few, RepartitionHashFirst, "leftouter-dims", 0, true},
+		{"anti-dims", absent, RepartitionHashFirst, "anti-dims", 0, true},
 		{"empty-build", nil, BroadcastHashSecond, "inner", 0, true},
 		{"too-many-keys", few, BroadcastHashSecond, "inner", 10, false},
 	} {
@@ -118,7 +121,10 @@ func TestKeyColumnsFilter(t *testing.T) {
 				want[i].Name = ""
 			}
 		}
-		if tc.kind == "leftouter-dims" {
+		if tc.kind == "anti-dims" {
+			want = nil
+		}
+		if tc.kind == "leftouter-dims" || tc.kind == "anti-dims" {
 			seen := map[int64]bool{}
 			for _, l := range lines {
 				seen[l.Key] = true
@@ -152,6 +158,9 @@ func TestKeyColumnsFilter(t *testing.T) {
 				case "semi":
 					out = Map(SemiJoin(ls, ds, lkey, dkey).WithJoinHint(tc.hint).KeyColumns("k", ""),
 						func(l kfLine) pair { return pair{Val: l.Val} })
+				case "anti-dims": // the dims no line has: lines are the probe side, none kept
+					out = Map(AntiJoin(ds, ls, dkey, lkey).WithJoinHint(tc.hint).KeyColumns("", "k"),
+						func(d kfDim) pair { return pair{-1, d.Name} })
 				case "leftouter-dims":
 					out = LeftOuterJoin(ds, ls, dkey, lkey, func(d *kfDim, l *kfLine) pair {
 						if l == nil {

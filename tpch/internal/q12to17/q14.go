@@ -67,7 +67,7 @@ func Q14(env *dataset.Env, dir string) (*query.Rows[Q14Row], error) {
 
 	rev := dataset.Join(lines, parts,
 		func(l q14Line) int64 { return l.PartKey }, func(p q14Part) int64 { return p.PartKey },
-		q14Revenue).On("partkey")
+		q14Revenue).On("partkey").KeyColumns("l_partkey", "p_partkey")
 	sums := dataset.AggregateAll(rev, agg.Func[q14Sums, q14Sums]{
 		Init:  func(x q14Sums) q14Sums { return x },
 		Merge: q14Merge,

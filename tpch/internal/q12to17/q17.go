@@ -81,7 +81,8 @@ func Q17(env *dataset.Env, dir string) (*query.Rows[Q17Row], error) {
 
 	ours := dataset.SemiJoin(lines, parts,
 		func(l q17Line) int64 { return l.PartKey }, func(p q17Part) int64 { return p.PartKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey")
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey").
+		KeyColumns("l_partkey", "")
 	small := dataset.ReduceGroup(dataset.GroupBy(ours, func(l q17Line) int64 { return l.PartKey }).On("partkey"), q17Small)
 	total := dataset.AggregateAll(small, agg.Func[q17Price, q17Price]{
 		Init:  func(p q17Price) q17Price { return p },

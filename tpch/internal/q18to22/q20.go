@@ -82,13 +82,15 @@ func Q20(env *dataset.Env, dir string) (*query.Rows[Q20Row], error) {
 
 	forestLines := dataset.SemiJoin(lines, parts,
 		func(l q20Line) int64 { return l.PartKey }, func(p q20Part) int64 { return p.PartKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey").
+		KeyColumns("l_partkey", "")
 	shipped := dataset.Aggregate(
 		dataset.GroupBy(forestLines, func(l q20Line) q20Key { return q20Key{l.PartKey, l.SuppKey} }).On("partkey", "suppkey"),
 		agg.SumAdder(func(l q20Line) parquet.Decimal { return l.Quantity }))
 	forestPS := dataset.SemiJoin(partsupps, parts,
 		func(ps q20PartSupp) int64 { return ps.PartKey }, func(p q20Part) int64 { return p.PartKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey")
+		WithJoinHint(dataset.BroadcastHashSecond).On("partkey").Forwards("partkey", "suppkey").
+		KeyColumns("ps_partkey", "")
 	excess := dataset.Join(forestPS, shipped,
 		func(ps q20PartSupp) q20Key { return q20Key{ps.PartKey, ps.SuppKey} },
 		func(kv dataset.KV[q20Key, parquet.Decimal]) q20Key { return kv.Key },

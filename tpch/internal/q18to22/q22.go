@@ -63,7 +63,7 @@ func (r Q22Row) Fields() []string {
 //	customer (code in the list: Filter) ─┬─Filter(acctbal > 0)─AggregateAll(Σ acctbal, count)
 //	                                     │                        │ broadcast
 //	                                     └─FlatMapWithBroadcast(acctbal > avg)
-//	  ─AntiJoin on custkey─ orders
+//	  ─AntiJoin on custkey─ orders (those of these customers only, in the scan)
 //	  ─GroupBy(cntrycode).Reduce(count, Σ acctbal)─Sort(cntrycode)
 //
 // The scalar subquery avg(c_acctbal) is one record broadcast to the filter,
@@ -87,7 +87,8 @@ func Q22(env *dataset.Env, dir string) (*query.Rows[Q22Row], error) {
 		}
 	})
 	idle := dataset.AntiJoin(rich, orders,
-		func(c q22Customer) int64 { return c.CustKey }, func(o q22Order) int64 { return o.CustKey }).On("custkey")
+		func(c q22Customer) int64 { return c.CustKey }, func(o q22Order) int64 { return o.CustKey }).On("custkey").
+		KeyColumns("", "o_custkey") // only the orders of the rich customers matter
 	rows := dataset.Map(idle, func(c q22Customer) Q22Row {
 		return Q22Row{CntryCode: q22Code(c), NumCust: 1, TotAcctBal: c.AcctBal}
 	})

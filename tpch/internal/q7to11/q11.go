@@ -72,7 +72,8 @@ func Q11(env *dataset.Env, dir string) (*query.Rows[Q11Row], error) {
 		WithJoinHint(dataset.BroadcastHashSecond).On("nationkey").Forwards("suppkey", "nationkey")
 	stock := dataset.SemiJoin(partsupp, german,
 		func(ps q11PartSupp) int64 { return ps.SuppKey }, func(s q11Supplier) int64 { return s.SuppKey }).
-		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey")
+		WithJoinHint(dataset.BroadcastHashSecond).On("suppkey").Forwards("partkey", "suppkey").
+		KeyColumns("ps_suppkey", "")
 	values := dataset.Map(stock, func(ps q11PartSupp) Q11Row {
 		return Q11Row{PartKey: ps.PartKey, Value: ps.SupplyCost.Mul(parquet.NewDecimal(ps.AvailQty, 0))}
 	}).Forwards("partkey")
