@@ -88,7 +88,8 @@ func Q22(env *dataset.Env, dir string) (*query.Rows[Q22Row], error) {
 	})
 	idle := dataset.AntiJoin(rich, orders,
 		func(c q22Customer) int64 { return c.CustKey }, func(o q22Order) int64 { return o.CustKey }).On("custkey").
-		KeyColumns("", "o_custkey") // only the orders of the rich customers matter
+		WithJoinHint(dataset.RepartitionHashFirst). // build the customers, whatever the parallelism
+		KeyColumns("", "o_custkey")                 // only the orders of the rich customers matter
 	rows := dataset.Map(idle, func(c q22Customer) Q22Row {
 		return Q22Row{CntryCode: q22Code(c), NumCust: 1, TotAcctBal: c.AcctBal}
 	})

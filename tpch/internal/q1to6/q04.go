@@ -44,6 +44,7 @@ func Q4(env *dataset.Env, dir string) (*query.Rows[Q4Row], error) {
 
 	waited := dataset.SemiJoin(orders, late,
 		func(o q4Order) int64 { return o.OrderKey }, func(l q4Line) int64 { return l.OrderKey }).
+		WithJoinHint(dataset.RepartitionHashFirst). // build the quarter's orders, whatever the parallelism
 		On("orderkey").Forwards("orderkey").KeyColumns("o_orderkey", "l_orderkey")
 	ones := dataset.Map(waited, func(o q4Order) Q4Row { return Q4Row{Priority: o.Priority, Count: 1} })
 	priority := func(r Q4Row) string { return r.Priority }
