@@ -11,36 +11,37 @@ import (
 
 // scriptedReader returns a Reader over one consumer's channels pre-filled with
 // msgs, as if nProd producers had sent them in that order.
-func scriptedReader(nProd int, msgs []message[rec]) *Reader[rec] {
+func scriptedReader(nProd int, msgs []message) *Reader[rec] {
 	jctx, cancel := context.WithCancelCause(bg)
 	_ = cancel
-	in := newInbox[rec](nProd, max(len(msgs), 1))
-	x := &exchange[rec]{
+	in := newInbox(nProd, max(len(msgs), 1))
+	x := &exchange{
 		mode: Pipelined, nProd: nProd, nCons: 1, batchSize: 4,
-		inbox: []*inbox[rec]{in},
-		free:  make(chan []rec, 4),
+		inbox: []*inbox{in},
+		free:  make(chan rawBatch, 4),
 		j:     &job{ctx: jctx, cancel: cancel},
-		e:     &edge[rec]{edgeBase: edgeBase{name: "scripted"}},
+		e:     &edgeBase{name: "scripted"},
+		ops:   ops[rec]{},
 	}
 	for _, m := range msgs {
 		in.mu.Lock()
 		in.put(m.src, m)
 		in.mu.Unlock()
 	}
-	r := &Reader[rec]{x: x, in: in, tc: &TaskContext{Metrics: &TaskMetrics{}}, ended: make([]bool, nProd), live: nProd}
+	r := &Reader[rec]{consumer: consumer{x: x, in: in, tc: &TaskContext{Metrics: &TaskMetrics{}}, ended: make([]bool, nProd), live: nProd}}
 	return r
 }
 
-func data(src int, seq ...int64) message[rec] {
+func data(src int, seq ...int64) message {
 	b := make([]rec, len(seq))
 	for i, s := range seq {
 		b[i] = rec{Prod: int32(src), Seq: s}
 	}
-	return message[rec]{batch: b, src: src}
+	return message{batch: wrap(b), src: src}
 }
 
-func event(src int, k EventKind, v int64) message[rec] {
-	return message[rec]{ev: Event{Kind: k, Value: v, Source: src}, src: src}
+func event(src int, k EventKind, v int64) message {
+	return message{ev: Event{Kind: k, Value: v, Source: src}, src: src}
 }
 
 // drain returns what an Aligner delivers, as strings.
@@ -68,13 +69,13 @@ func TestAlignerScripts(t *testing.T) {
 	cases := []struct {
 		name string
 		n    int
-		msgs []message[rec]
+		msgs []message
 		want []string
 	}{
 		{
 			name: "parks the aligned channel's data",
 			n:    2,
-			msgs: []message[rec]{
+			msgs: []message{
 				data(0, 1), event(0, Barrier, 1), data(0, 2), data(1, 1),
 				event(1, Barrier, 1), data(1, 2), event(0, EndOfPartition, 0), event(1, EndOfPartition, 0),
 			},
@@ -83,7 +84,7 @@ func TestAlignerScripts(t *testing.T) {
 		{
 			name: "ended channel counts as aligned, watermark and barrier at once",
 			n:    2,
-			msgs: []message[rec]{
+			msgs: []message{
 				event(0, Watermark, 5), event(1, Watermark, 3), event(0, Barrier, 1),
 				event(0, EndOfPartition, 0), data(1, 1), event(1, EndOfPartition, 0),
 			},
@@ -92,7 +93,7 @@ func TestAlignerScripts(t *testing.T) {
 		{
 			name: "supersteps in sequence",
 			n:    2,
-			msgs: []message[rec]{
+			msgs: []message{
 				event(0, EndOfSuperstep, 0), data(0, 1), event(0, EndOfSuperstep, 1), data(1, 1),
 				event(1, EndOfSuperstep, 0), data(1, 2), event(1, EndOfSuperstep, 1),
 				event(0, EndOfPartition, 0), event(1, EndOfPartition, 0),
@@ -114,7 +115,7 @@ func TestAlignerScripts(t *testing.T) {
 }
 
 func TestAlignerMismatch(t *testing.T) {
-	r := scriptedReader(2, []message[rec]{event(0, Barrier, 1), event(1, Barrier, 2)})
+	r := scriptedReader(2, []message{event(0, Barrier, 1), event(1, Barrier, 2)})
 	if _, err := drain(NewAligner(r)); err == nil {
 		t.Fatal("barriers 1 and 2 aligned")
 	}

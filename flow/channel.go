@@ -21,9 +21,9 @@ import (
 // The consumer is either a Reader (it waits on notify) or, once attached, its
 // task's Gate (the inbox announces itself to the gate instead). All fields
 // are guarded by mu.
-type inbox[T any] struct {
+type inbox struct {
 	mu       sync.Mutex
-	chans    []channel[T]
+	chans    []channel
 	avail    ring.FIFO // channels with data that are not blocked
 	blocked  ring.FIFO // blocked channels, in the order they were blocked
 	closed   bool      // the consumer ended: producers drop what they send
@@ -37,13 +37,13 @@ type inbox[T any] struct {
 }
 
 // channel is the queue of one (producer, consumer) pair.
-type channel[T any] struct {
-	q       []message[T] // ring of capacity ChannelBuffers
+type channel struct {
+	q       []message // ring of capacity ChannelBuffers
 	head, n int
 	// prio are priority events (unaligned checkpoint barriers): they take
 	// no credit and are read before q; each counts the messages of q it
 	// overtook
-	prio    []message[T]
+	prio    []message
 	queued  bool          // in the inbox's avail FIFO
 	blocked bool          // delivered a barrier being aligned: not read
 	waiting bool          // its producer waits for credit
@@ -51,17 +51,17 @@ type channel[T any] struct {
 	notify  chan struct{} // an outbox's channel got a message
 }
 
-func newInbox[T any](nProd, capacity int) *inbox[T] {
-	in := &inbox[T]{chans: make([]channel[T], nProd), avail: ring.New(nProd), blocked: ring.New(nProd), notify: make(chan struct{}, 1)}
+func newInbox(nProd, capacity int) *inbox {
+	in := &inbox{chans: make([]channel, nProd), avail: ring.New(nProd), blocked: ring.New(nProd), notify: make(chan struct{}, 1)}
 	for p := range in.chans {
-		in.chans[p] = channel[T]{q: make([]message[T], capacity), credit: make(chan struct{}, 1)}
+		in.chans[p] = channel{q: make([]message, capacity), credit: make(chan struct{}, 1)}
 	}
 	return in
 }
 
 // put appends m to channel p if it has credit and reports whether it did.
 // The caller holds mu.
-func (in *inbox[T]) put(p int, m message[T]) bool {
+func (in *inbox) put(p int, m message) bool {
 	ch := &in.chans[p]
 	if ch.n == len(ch.q) {
 		return false
@@ -77,7 +77,7 @@ func (in *inbox[T]) put(p int, m message[T]) bool {
 }
 
 // signal wakes an outbox channel's forwarder.
-func (ch *channel[T]) signal() {
+func (ch *channel) signal() {
 	select {
 	case ch.notify <- struct{}{}:
 	default:
@@ -89,7 +89,7 @@ func (ch *channel[T]) signal() {
 // overtake the messages queued before it here (their frames go in order):
 // it comes in its place, after them, and prio says it is one; the
 // consumer's side puts it in front of its own queue (remote.go).
-func (in *inbox[T]) takeFrom(p int) (m message[T], prio, ok bool) {
+func (in *inbox) takeFrom(p int) (m message, prio, ok bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	ch := &in.chans[p]
@@ -111,9 +111,9 @@ func (in *inbox[T]) takeFrom(p int) (m message[T], prio, ok bool) {
 // pop removes the head of the channel's queue, freeing a credit: a
 // producer that waited for one hears of it. The caller holds the inbox's
 // mu and the queue is not empty.
-func (ch *channel[T]) pop() message[T] {
+func (ch *channel) pop() message {
 	m := ch.q[ch.head]
-	ch.q[ch.head] = message[T]{}
+	ch.q[ch.head] = message{}
 	ch.head = ring.Wrap(ch.head+1, len(ch.q))
 	ch.n--
 	if ch.waiting {
@@ -129,11 +129,11 @@ func (ch *channel[T]) pop() message[T] {
 // offer puts m into its channel unless the channel is full, which it then
 // marks waiting: the consumer's next take signals the channel's credit. A
 // closed inbox drops m and reports it taken.
-func (in *inbox[T]) offer(m message[T], x *exchange[T]) bool {
+func (in *inbox) offer(m message, x *exchange) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed {
-		x.putBatch(m.batch)
+		x.put(m.batch)
 		return true
 	}
 	if in.put(m.src, m) {
@@ -145,7 +145,7 @@ func (in *inbox[T]) offer(m message[T], x *exchange[T]) bool {
 
 // queue puts channel p in the avail FIFO unless it is there or blocked. The
 // caller holds mu.
-func (in *inbox[T]) queue(p int) {
+func (in *inbox) queue(p int) {
 	ch := &in.chans[p]
 	if !ch.queued && !ch.blocked {
 		ch.queued = true
@@ -161,7 +161,7 @@ func (in *inbox[T]) queue(p int) {
 // it counts. The consumer's gate is told at once, even when it reads no
 // data because its task's outputs are full. In an outbox the count is the
 // event's place in the queue (takeFrom). The caller holds mu.
-func (in *inbox[T]) putPriority(p int, m message[T]) {
+func (in *inbox) putPriority(p int, m message) {
 	ch := &in.chans[p]
 	m.ev.over = int32(ch.n)
 	ch.prio = append(ch.prio, m)
@@ -176,19 +176,19 @@ func (in *inbox[T]) putPriority(p int, m message[T]) {
 }
 
 // peek returns the batch of message k of channel p's queue, or nil.
-func (in *inbox[T]) peek(p, k int) []T {
+func (in *inbox) peek(p, k int) rawBatch {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	ch := &in.chans[p]
 	if k >= ch.n {
-		return nil
+		return rawBatch{}
 	}
 	return ch.q[ring.Wrap(ch.head+k, len(ch.q))].batch
 }
 
 // takePriority returns the first priority event of any channel, or ok
 // false.
-func (in *inbox[T]) takePriority() (m message[T], ok bool) {
+func (in *inbox) takePriority() (m message, ok bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for p := range in.chans {
@@ -203,7 +203,7 @@ func (in *inbox[T]) takePriority() (m message[T], ok bool) {
 }
 
 // wake tells the consumer there is data. The caller holds mu.
-func (in *inbox[T]) wake() {
+func (in *inbox) wake() {
 	if in.gate != nil {
 		in.gate.announce(in.gi)
 		return
@@ -220,7 +220,7 @@ func (in *inbox[T]) wake() {
 // take returns the next message of the first channel with data that is not
 // blocked, freeing a credit of that channel, or ok false when there is none
 // (a Reader then waits on notify).
-func (in *inbox[T]) take() (m message[T], ok bool) {
+func (in *inbox) take() (m message, ok bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for in.avail.Len() > 0 {
@@ -259,7 +259,7 @@ func (in *inbox[T]) take() (m message[T], ok bool) {
 }
 
 // block stops reading channel p until unblockAll.
-func (in *inbox[T]) block(p int) {
+func (in *inbox) block(p int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	ch := &in.chans[p]
@@ -276,7 +276,7 @@ func (in *inbox[T]) block(p int) {
 
 // unblockAll reads every blocked channel again; those with data queue up
 // in the order they were blocked.
-func (in *inbox[T]) unblockAll() {
+func (in *inbox) unblockAll() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for in.blocked.Len() > 0 {
@@ -294,7 +294,7 @@ func (in *inbox[T]) unblockAll() {
 }
 
 // attach makes g the consumer: data is announced to g as its input gi.
-func (in *inbox[T]) attach(g *Gate, gi int) {
+func (in *inbox) attach(g *Gate, gi int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.gate, in.gi = g, gi
@@ -305,15 +305,15 @@ func (in *inbox[T]) attach(g *Gate, gi int) {
 
 // close ends the consumer: queued batches are recycled through x and
 // producers drop what they send from now on.
-func (in *inbox[T]) close(x *exchange[T]) {
+func (in *inbox) close(x *exchange) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.closed = true
 	for p := range in.chans {
 		ch := &in.chans[p]
 		for ; ch.n > 0; ch.n-- {
-			x.putBatch(ch.q[ch.head].batch)
-			ch.q[ch.head] = message[T]{}
+			x.put(ch.q[ch.head].batch)
+			ch.q[ch.head] = message{}
 			ch.head = ring.Wrap(ch.head+1, len(ch.q))
 		}
 	}
@@ -321,7 +321,7 @@ func (in *inbox[T]) close(x *exchange[T]) {
 
 // deliverPriority puts event m in front of consumer c's channel from m.src
 // (see putPriority); it drops it when the consumer ended.
-func (x *exchange[T]) deliverPriority(c int, m message[T]) {
+func (x *exchange) deliverPriority(c int, m message) {
 	in := x.inbox[c]
 	in.mu.Lock()
 	if !in.closed {
@@ -332,7 +332,7 @@ func (x *exchange[T]) deliverPriority(c int, m message[T]) {
 
 // hasCredit reports whether channel (src, c) has a free slot; when not, it
 // returns the channel that receives once the consumer frees one.
-func (x *exchange[T]) hasCredit(c, src int) (bool, <-chan struct{}) {
+func (x *exchange) hasCredit(c, src int) (bool, <-chan struct{}) {
 	in := x.inbox[c]
 	ch := &in.chans[src]
 	in.mu.Lock()
@@ -346,12 +346,12 @@ func (x *exchange[T]) hasCredit(c, src int) (bool, <-chan struct{}) {
 
 // tryDeliver is deliver without waiting: sent false when channel (m.src, c)
 // has no credit, the message then staying the caller's.
-func (x *exchange[T]) tryDeliver(c int, m message[T]) (sent bool, err error) {
+func (x *exchange) tryDeliver(c int, m message) (sent bool, err error) {
 	in := x.inbox[c]
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed {
-		x.putBatch(m.batch)
+		x.put(m.batch)
 		return true, x.j.ctx.Err()
 	}
 	return in.put(m.src, m), nil
@@ -361,7 +361,7 @@ func (x *exchange[T]) tryDeliver(c int, m message[T]) (sent bool, err error) {
 // waiting while it is full (backpressure, counted in the metrics). When the
 // consumer has ended the batch is dropped; when the job is cancelled the
 // error is returned.
-func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
+func (x *exchange) deliver(c int, m message, met *TaskMetrics) error {
 	in := x.inbox[c]
 	ch := &in.chans[m.src]
 	var since time.Time
@@ -369,7 +369,7 @@ func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
 		in.mu.Lock()
 		if in.closed {
 			in.mu.Unlock()
-			x.putBatch(m.batch)
+			x.put(m.batch)
 			return x.j.ctx.Err()
 		}
 		if in.put(m.src, m) {
@@ -390,7 +390,7 @@ func (x *exchange[T]) deliver(c int, m message[T], met *TaskMetrics) error {
 		case <-x.done[c]:
 		case <-x.j.ctx.Done():
 			met.addBackpressured(since)
-			x.putBatch(m.batch)
+			x.put(m.batch)
 			return x.j.ctx.Err()
 		}
 	}

@@ -42,6 +42,15 @@
 // when the Reader recycles it into the edge's free list. The steady state
 // allocates nothing per record and nothing per batch (TestSteadyStateAllocs).
 //
+// Only the ends of an edge are generic: Writer[T] fills batches and Reader[T]
+// hands them out. Between them the batches travel with their type erased
+// (rawBatch: the slice's pointer, length and capacity), through an exchange,
+// inboxes, stores and the channels between processes that are compiled once
+// for every record type; what they need of the records (clear a batch,
+// encode, decode, spill and replay one) is a small set of typed functions
+// per edge (recordOps). A program's record types then multiply the code of
+// the ends, not of the transport.
+//
 // The batches in flight outside blocking stores (one being filled per
 // producer and consumer, one held by each Reader, one in flight per producer,
 // and on a pipelined edge ChannelBuffers per channel: one channel per

@@ -175,7 +175,7 @@ func (a *Aligner[T]) Next(ctx context.Context) (batch []T, ev *Event, err error)
 		switch m.ev.Kind {
 		case eventNone:
 			r.cur = m.batch
-			return m.batch, nil, nil
+			return unwrap[T](m.batch), nil, nil
 		case EndOfPartition:
 			r.end(src)
 			a.emit(a.wm.end(src))

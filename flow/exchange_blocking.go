@@ -36,11 +36,11 @@ const (
 // Concurrency: the producer goroutine owns the store while filling, the consumer
 // goroutine after the producer finished (the exchange's ready channel orders
 // the two), the job's cleanup after all tasks ended.
-type store[T any] struct {
-	x        *exchange[T]
+type store struct {
+	x        *exchange
 	res      *memory.Reservation
 	state    storeState
-	mem      [][]T
+	mem      []rawBatch
 	memBytes int64
 	files    []spill.Handle
 	spilled  int64 // record bytes written to spill files
@@ -48,7 +48,7 @@ type store[T any] struct {
 
 // add appends a batch, taking ownership of it. spillAll is called when the
 // reservation cannot grow: it spills every store of the producer.
-func (s *store[T]) add(b []T, w *Writer[T]) error {
+func (s *store) add(b rawBatch, w *producer) error {
 	est := s.x.estimate(b, &w.scratch)
 	if err := s.res.Grow(est); err != nil {
 		if !errors.Is(err, memory.ErrBudgetExceeded) {
@@ -67,7 +67,7 @@ func (s *store[T]) add(b []T, w *Writer[T]) error {
 	return nil
 }
 
-func (s *store[T]) hold(b []T, est int64, w *Writer[T]) {
+func (s *store) hold(b rawBatch, est int64, w *producer) {
 	s.mem = append(s.mem, b)
 	s.memBytes += est
 	w.held += est
@@ -75,19 +75,15 @@ func (s *store[T]) hold(b []T, est int64, w *Writer[T]) {
 }
 
 // spill writes the batches held in memory to a new spill file and recycles them.
-func (s *store[T]) spill(w *Writer[T]) error {
+func (s *store) spill(w *producer) error {
 	if len(s.mem) == 0 {
 		return nil
 	}
 	x := s.x
-	codec := x.codec()
 	h, err := spillFile(x.space, s.res, x.e.name, func(sw *spill.Writer) error {
 		for _, b := range s.mem {
-			for i := range b {
-				w.scratch = codec.Append(w.scratch[:0], &b[i])
-				if err := sw.Append(w.scratch); err != nil {
-					return err
-				}
+			if err := x.ops.spill(sw, b, &w.scratch); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -99,8 +95,8 @@ func (s *store[T]) spill(w *Writer[T]) error {
 	s.spilled += h.Bytes
 	w.tc.Metrics.spilled.Add(h.Bytes)
 	for i, b := range s.mem {
-		x.putBatch(b)
-		s.mem[i] = nil
+		x.put(b)
+		s.mem[i] = rawBatch{}
 	}
 	s.mem = s.mem[:0]
 	s.res.Shrink(s.memBytes)
@@ -110,8 +106,7 @@ func (s *store[T]) spill(w *Writer[T]) error {
 }
 
 // spillFile writes a new spill file of space with write, holding the
-// writer's memory on res meanwhile. It is untyped, so it is compiled once for
-// every record type.
+// writer's memory on res meanwhile.
 func spillFile(space *spill.Space, res *memory.Reservation, edge string, write func(*spill.Writer) error) (spill.Handle, error) {
 	wm := space.Options().WriterMemory()
 	res.Force(wm)
@@ -133,7 +128,7 @@ func spillFile(space *spill.Space, res *memory.Reservation, edge string, write f
 
 // release removes the store's files and releases its reservation; it is
 // idempotent.
-func (s *store[T]) release() {
+func (s *store) release() {
 	if s.state == storeReleased {
 		return
 	}
@@ -142,22 +137,20 @@ func (s *store[T]) release() {
 		_ = s.x.space.Remove(h)
 	}
 	s.files = nil
-	for i := range s.mem {
-		s.mem[i] = nil
-	}
+	clear(s.mem)
 	s.mem = nil
 	_ = s.res.Release()
 }
 
 // storeReader replays a store: its spill files in order, then its memory
 // batches. It belongs to one goroutine.
-type storeReader[T any] struct {
-	s  *store[T]
+type storeReader struct {
+	s  *store
 	fr fileReplay
 	mi int // next memory batch
 }
 
-// fileReplay is the untyped part of a storeReader: the spill file being read.
+// fileReplay is the spill file a storeReader reads.
 type fileReplay struct {
 	file  int // next file
 	r     *spill.Reader
@@ -222,62 +215,50 @@ func (f *fileReplay) close(res *memory.Reservation) {
 	}
 }
 
-func newStoreReader[T any](s *store[T]) *storeReader[T] {
+func newStoreReader(s *store) *storeReader {
 	s.state = storeReading
-	return &storeReader[T]{s: s}
+	return &storeReader{s: s}
 }
 
-// next returns the next batch, whose ownership passes to the caller, or nil at
-// the end, when the store is released.
-func (it *storeReader[T]) next() ([]T, error) {
+// next returns the next batch, whose ownership passes to the caller, or the
+// zero rawBatch at the end, when the store is released.
+func (it *storeReader) next() (rawBatch, error) {
 	s := it.s
 	x := s.x
 	name := x.e.name
 	for it.fr.file < len(s.files) {
 		if err := it.fr.open(x.space, s.res, s.files, name); err != nil {
-			return nil, err
+			return rawBatch{}, err
 		}
-		b := x.getBatch()
-		for len(b) < x.batchSize {
-			rec, err := it.fr.next(name)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				x.putBatch(b)
-				return nil, err
-			}
-			var zero T
-			b = append(b, zero)
-			if _, err := x.codec().DecodeArena(rec, &b[len(b)-1], it.fr.arena); err != nil {
-				x.putBatch(b)
-				return nil, it.fr.readErr(name, err)
-			}
+		b, err := x.ops.replay(x.get(), x.batchSize, &it.fr, name)
+		if err != nil && err != io.EOF {
+			x.put(b)
+			return rawBatch{}, err
 		}
-		if len(b) == x.batchSize {
+		if b.n == x.batchSize {
 			return b, nil
 		}
 		// end of this file
 		if err := it.fr.finish(x.space, s.res, s.files, name); err != nil {
-			x.putBatch(b)
-			return nil, err
+			x.put(b)
+			return rawBatch{}, err
 		}
-		if len(b) > 0 {
+		if b.n > 0 {
 			return b, nil
 		}
-		x.putBatch(b)
+		x.put(b)
 	}
 	if it.mi < len(s.mem) {
 		b := s.mem[it.mi]
-		s.mem[it.mi] = nil
+		s.mem[it.mi] = rawBatch{}
 		it.mi++
 		return b, nil
 	}
 	s.files = nil
 	s.release()
-	return nil, nil
+	return rawBatch{}, nil
 }
 
 // close abandons the replay, closing an open spill file; the store's files and
 // reservation go with the job's cleanup.
-func (it *storeReader[T]) close() { it.fr.close(it.s.res) }
+func (it *storeReader) close() { it.fr.close(it.s.res) }

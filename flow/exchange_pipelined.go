@@ -12,9 +12,9 @@ import (
 )
 
 // message is what travels over an edge: a batch of records or one event (then
-// batch is nil). A batch's ownership passes with the message.
-type message[T any] struct {
-	batch []T
+// batch is the zero rawBatch). A batch's ownership passes with the message.
+type message struct {
+	batch rawBatch
 	ev    Event
 	src   int // producer subtask
 }
@@ -23,13 +23,16 @@ type message[T any] struct {
 // per consumer subtask holding one credit-based channel per producer subtask
 // (the consumer takes the channels with data in arrival order), for a blocking
 // edge one store per (producer, consumer) pair; and the edge's batch free list.
+// It is untyped: it moves rawBatches and reaches the records only through
+// ops, so it is compiled once for every record type.
 //
 //	producer subtask p                                              consumer subtask c
 //	Writer.bufs[c] --full/flush--> inbox[c].chans[p] (ChannelBuffers) --> Reader or Gate
 //	     |                   blocking: stores[p][c] --all producers done--> Reader
 //	     +--> free list <------------------------------------------ recycled by the Reader
-type exchange[T any] struct {
-	e         *edge[T]
+type exchange struct {
+	e         *edgeBase
+	ops       recordOps
 	j         *job
 	mode      ExchangeMode
 	nProd     int
@@ -37,25 +40,25 @@ type exchange[T any] struct {
 	batchSize int
 	elemSize  int64
 
-	inbox []*inbox[T]
+	inbox []*inbox
 	done  []chan struct{} // closed when consumer c's task ended: producers drop its batches
-	free  chan []T
+	free  chan rawBatch
 
 	// blocking
-	stores  [][]*store[T] // [producer][consumer]
+	stores  [][]*store    // [producer][consumer]
 	pending atomic.Int32  // producers not yet finished
 	ready   chan struct{} // closed when pending reaches zero
 
 	// sampled Range
 	sampler *rangeSampler
-	locals  []*store[T] // per producer: its whole output, buffered until the bounds are known
+	locals  []*store // per producer: its whole output, buffered until the bounds are known
 
 	space *spill.Space
 
 	// the channels between processes, nil when none crosses; sample, a
 	// sampled Range edge's sample channels, nil when all its producers
 	// run here
-	remote *remoteIO[T]
+	remote *remoteIO
 	sample *remoteSample
 
 	allocated atomic.Int64 // batches made because the free list was empty
@@ -68,22 +71,31 @@ type exchange[T any] struct {
 }
 
 func (e *edge[T]) start(j *job) error {
+	if e.mode == Blocking && e.codec == nil {
+		return fmt.Errorf("flow: edge %s is blocking and has no codec", e.name)
+	}
+	x, err := startExchange(j, &e.edgeBase, ops[T]{e.codec}, int64(unsafe.Sizeof(*new(T))))
+	if x != nil {
+		e.rt = x
+	}
+	return err
+}
+
+// startExchange builds the runtime state of edge e for one execution.
+func startExchange(j *job, e *edgeBase, o recordOps, elemSize int64) (*exchange, error) {
 	nProd, nCons := e.from.parallelism, e.to.parallelism
-	x := &exchange[T]{
-		e: e, j: j,
+	x := &exchange{
+		e: e, ops: o, j: j,
 		mode:      e.mode,
 		nProd:     nProd,
 		nCons:     nCons,
 		batchSize: j.opts.BatchSize,
-		elemSize:  int64(unsafe.Sizeof(*new(T))),
+		elemSize:  elemSize,
 		done:      make([]chan struct{}, nCons),
 		space:     spill.NewSpace(j.env.FS, "flow-"+e.name, j.opts.Spill),
 	}
-	if x.mode == Blocking && e.codec == nil {
-		return fmt.Errorf("flow: edge %s is blocking and has no codec", e.name)
-	}
 	if err := e.checkRemote(j); err != nil {
-		return err
+		return nil, err
 	}
 	for c := range x.done {
 		x.done[c] = make(chan struct{})
@@ -95,18 +107,18 @@ func (e *edge[T]) start(j *job) error {
 	if x.mode == Pipelined {
 		x.inFlight += int64(x.channels() * j.opts.ChannelBuffers)
 	}
-	x.free = make(chan []T, x.inFlight)
+	x.free = make(chan rawBatch, x.inFlight)
 	x.res = j.env.Memory.NewReservation("flow " + e.name + " batches in flight")
 	x.res.Force(x.inFlight * int64(x.batchSize) * x.elemSize)
 	if x.mode == Pipelined {
-		x.inbox = make([]*inbox[T], nCons)
+		x.inbox = make([]*inbox, nCons)
 		for c := range x.inbox {
-			x.inbox[c] = newInbox[T](nProd, j.opts.ChannelBuffers)
+			x.inbox[c] = newInbox(nProd, j.opts.ChannelBuffers)
 		}
 	} else {
-		x.stores = make([][]*store[T], nProd)
+		x.stores = make([][]*store, nProd)
 		for p := range x.stores {
-			x.stores[p] = make([]*store[T], nCons)
+			x.stores[p] = make([]*store, nCons)
 			for c := range x.stores[p] {
 				x.stores[p][c] = x.newStore(fmt.Sprintf("flow %s %d->%d", e.name, p, c))
 			}
@@ -114,20 +126,19 @@ func (e *edge[T]) start(j *job) error {
 		x.pending.Store(int32(nProd))
 		x.ready = make(chan struct{})
 	}
-	if e.strategy == Range && e.part.Bounds == nil {
+	if e.sampled {
 		x.sampler = newRangeSampler(nProd, nCons)
-		x.locals = make([]*store[T], nProd)
+		x.locals = make([]*store, nProd)
 		for p := range x.locals {
 			x.locals[p] = x.newStore(fmt.Sprintf("flow %s sample %d", e.name, p))
 		}
 	}
-	e.rt = x
 	if err := x.startRemote(); err != nil {
-		return err
+		return x, err
 	}
 	var err error
-	x.sample, err = startSample(x.j, &e.edgeBase, nProd, x.sampler)
-	return err
+	x.sample, err = startSample(x.j, e, nProd, x.sampler)
+	return x, err
 }
 
 func (e *edge[T]) runRemote() {
@@ -138,10 +149,16 @@ func (e *edge[T]) runRemote() {
 // cleanup releases the reservations and spill files an execution left behind. It
 // runs after every task of the job ended.
 func (e *edge[T]) cleanup() error {
-	x := e.rt
-	if x == nil {
+	if e.rt == nil {
 		return nil
 	}
+	err := e.rt.cleanup()
+	e.batches = e.rt.allocated.Load()
+	e.rt = nil
+	return err
+}
+
+func (x *exchange) cleanup() error {
 	x.closeRemote()
 	for _, row := range x.stores {
 		for _, s := range row {
@@ -155,41 +172,44 @@ func (e *edge[T]) cleanup() error {
 	if rerr := x.res.Release(); rerr != nil && !errors.Is(rerr, memory.ErrReleased) && err == nil {
 		err = rerr
 	}
-	e.batches = x.allocated.Load()
-	e.rt = nil
 	if err != nil {
-		return fmt.Errorf("flow: edge %s: %w", e.name, err)
+		return fmt.Errorf("flow: edge %s: %w", x.e.name, err)
 	}
 	return nil
 }
 
 // getBatch returns an empty batch with room for batchSize records, recycled when
 // one is free.
-func (x *exchange[T]) getBatch() []T {
+func getBatch[T any](x *exchange) []T { return unwrap[T](x.get()) }
+
+func (x *exchange) get() rawBatch {
 	select {
 	case b := <-x.free:
 		return b
 	default:
 		x.allocated.Add(1)
-		return make([]T, 0, x.batchSize)
+		return x.ops.alloc(x.batchSize)
 	}
 }
 
 // putBatch recycles a batch nobody uses any more.
-func (x *exchange[T]) putBatch(b []T) {
-	if cap(b) < x.batchSize {
+func putBatch[T any](x *exchange, b []T) { x.put(wrap(b)) }
+
+func (x *exchange) put(b rawBatch) {
+	if b.c < x.batchSize {
 		return
 	}
-	clear(b) // drop references the records hold, for the garbage collector
+	x.ops.zero(b) // drop references the records hold, for the garbage collector
+	b.n = 0
 	select {
-	case x.free <- b[:0]:
+	case x.free <- b:
 	default:
 	}
 }
 
 // channels returns the number of (producer, consumer) channels that carry
 // data: one per consumer on a Forward edge, every pair otherwise.
-func (x *exchange[T]) channels() int {
+func (x *exchange) channels() int {
 	if x.e.strategy == Forward {
 		return x.nCons
 	}
@@ -199,11 +219,11 @@ func (x *exchange[T]) channels() int {
 // estimate returns the bytes a batch is accounted for while a blocking edge keeps
 // it in memory: the records' size in Go memory plus, for records that hold
 // pointers, the serialized size of the first record times the count.
-func (x *exchange[T]) estimate(b []T, scratch *[]byte) int64 {
-	n := int64(len(b))
+func (x *exchange) estimate(b rawBatch, scratch *[]byte) int64 {
+	n := int64(b.n)
 	est := n * x.elemSize
-	if len(b) > 0 && !x.e.codec.Flat() {
-		*scratch = x.e.codec.Append((*scratch)[:0], &b[0])
+	if b.n > 0 && !x.ops.flat() {
+		*scratch = x.ops.first((*scratch)[:0], b)
 		est += n * int64(len(*scratch))
 	}
 	return est
@@ -213,20 +233,17 @@ func (x *exchange[T]) estimate(b []T, scratch *[]byte) int64 {
 // batches in flight point to (strings, slices), estimated from the first
 // record of the first full batch sent as its serialized size. The slices'
 // own bytes were reserved at start. It is safe for concurrent use.
-func (x *exchange[T]) account(b []T) {
-	if x.e.codec == nil || x.e.codec.Flat() || len(b) < x.batchSize {
+func (x *exchange) account(b rawBatch) {
+	if x.ops.flat() || b.n < x.batchSize {
 		return
 	}
 	x.sized.Do(func() {
-		rec := x.e.codec.Append(nil, &b[0])
+		rec := x.ops.first(nil, b)
 		x.res.Force(x.inFlight * int64(x.batchSize) * int64(len(rec)))
 	})
 }
 
 // newStore returns an empty store with its own reservation.
-func (x *exchange[T]) newStore(owner string) *store[T] {
-	return &store[T]{x: x, res: x.j.env.Memory.NewReservation(owner)}
+func (x *exchange) newStore(owner string) *store {
+	return &store{x: x, res: x.j.env.Memory.NewReservation(owner)}
 }
-
-// codec returns the edge's codec.
-func (x *exchange[T]) codec() *memory.Codec[T] { return x.e.codec }

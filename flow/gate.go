@@ -603,26 +603,26 @@ func (g *Gate) Watermark() int64 { return g.comb.cur }
 
 // The gate's view of a Reader.
 
-func (r *Reader[T]) attachGate(g *Gate, i int) error {
+func (r *consumer) attachGate(g *Gate, i int) error {
 	if r.in == nil {
 		return fmt.Errorf("flow: edge %s: a gate reads pipelined edges only", r.x.e.name)
 	}
-	if r.step != nil {
+	if r.stepped {
 		return fmt.Errorf("flow: edge %s: a reader in superstep mode cannot join a gate", r.x.e.name)
 	}
 	r.in.attach(g, i)
 	return nil
 }
 
-func (r *Reader[T]) pollGate() (ev Event, src int, batch bool, ok bool) {
+func (r *consumer) pollGate() (ev Event, src int, batch bool, ok bool) {
 	m, ok := r.in.take()
 	if !ok {
 		return ev, 0, false, false
 	}
-	if m.batch != nil {
+	if m.batch.p != nil {
 		met := r.tc.Metrics
-		met.recordsIn.Add(int64(len(m.batch)))
-		met.bytesIn.Add(int64(len(m.batch)) * r.x.elemSize)
+		met.recordsIn.Add(int64(m.batch.n))
+		met.bytesIn.Add(int64(m.batch.n) * r.x.elemSize)
 		r.cur = m.batch
 		return ev, m.src, true, true
 	}
@@ -630,29 +630,29 @@ func (r *Reader[T]) pollGate() (ev Event, src int, batch bool, ok bool) {
 	return m.ev, m.src, false, true
 }
 
-func (r *Reader[T]) peek(src, k int) bool {
+func (r *consumer) peek(src, k int) bool {
 	b := r.in.peek(src, k)
-	if b == nil {
+	if b.p == nil {
 		return false
 	}
 	r.cur, r.peeked = b, true
 	return true
 }
 
-func (r *Reader[T]) takePriority() (Event, bool) {
+func (r *consumer) takePriority() (Event, bool) {
 	m, ok := r.in.takePriority()
 	m.ev.Source = m.src
 	return m.ev, ok
 }
 
-func (r *Reader[T]) endChannel(src int) { r.end(src) }
+func (r *consumer) endChannel(src int) { r.end(src) }
 
-func (r *Reader[T]) channelCount() (int, []bool) { return len(r.ended), r.ended }
+func (r *consumer) channelCount() (int, []bool) { return len(r.ended), r.ended }
 
-func (r *Reader[T]) blockChannel(src int) { r.in.block(src) }
+func (r *consumer) blockChannel(src int) { r.in.block(src) }
 
-func (r *Reader[T]) unblockChannels() { r.in.unblockAll() }
+func (r *consumer) unblockChannels() { r.in.unblockAll() }
 
 // Batch returns the batch the task's gate last returned for this input
 // (ItemBatch), or nil.
-func (r *Reader[T]) Batch() []T { return r.cur }
+func (r *Reader[T]) Batch() []T { return unwrap[T](r.cur) }

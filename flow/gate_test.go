@@ -18,7 +18,7 @@ import (
 type gateHarness struct {
 	t   *testing.T
 	tc  *TaskContext
-	ins []*inbox[rec]
+	ins []*inbox
 	g   *Gate
 }
 
@@ -29,23 +29,24 @@ func newGateHarness(t *testing.T, chans ...int) *gateHarness {
 	t.Cleanup(func() { cancel(nil) })
 	h := &gateHarness{t: t, tc: &TaskContext{Vertex: "scripted", Metrics: &TaskMetrics{}, ctx: jctx}}
 	for i, n := range chans {
-		in := newInbox[rec](n, 64)
-		x := &exchange[rec]{
+		in := newInbox(n, 64)
+		x := &exchange{
 			mode: Pipelined, nProd: n, nCons: 1, batchSize: 4,
-			inbox: []*inbox[rec]{in},
-			free:  make(chan []rec, 4),
+			inbox: []*inbox{in},
+			free:  make(chan rawBatch, 4),
 			j:     &job{ctx: jctx, cancel: cancel},
-			e:     &edge[rec]{edgeBase: edgeBase{name: fmt.Sprint("in", i)}},
+			e:     &edgeBase{name: fmt.Sprint("in", i)},
+			ops:   ops[rec]{},
 		}
 		h.ins = append(h.ins, in)
-		h.tc.inputs = append(h.tc.inputs, &Reader[rec]{x: x, in: in, tc: h.tc, ended: make([]bool, n), live: n})
+		h.tc.inputs = append(h.tc.inputs, &Reader[rec]{consumer: consumer{x: x, in: in, tc: h.tc, ended: make([]bool, n), live: n}})
 	}
 	h.g = h.tc.Gate()
 	return h
 }
 
 // send puts m on channel p of input i.
-func (h *gateHarness) send(i, p int, m message[rec]) {
+func (h *gateHarness) send(i, p int, m message) {
 	m.src = p
 	m.ev.Source = p
 	in := h.ins[i]
@@ -97,15 +98,15 @@ func itemString(tc *TaskContext, it Item) string {
 	return it.Kind.String()
 }
 
-func batchOf(seq ...int64) message[rec] {
+func batchOf(seq ...int64) message {
 	b := make([]rec, len(seq))
 	for i, s := range seq {
 		b[i].Seq = s
 	}
-	return message[rec]{batch: b}
+	return message{batch: wrap(b)}
 }
 
-func ev(k EventKind, v int64) message[rec] { return message[rec]{ev: Event{Kind: k, Value: v}} }
+func ev(k EventKind, v int64) message { return message{ev: Event{Kind: k, Value: v}} }
 
 // TestGateTwoInputWatermarks: a two-input task whose first input has two
 // channels. Each input's channels combine as Flink's StatusWatermarkValve,
@@ -117,7 +118,7 @@ func TestGateTwoInputWatermarks(t *testing.T) {
 	h := newGateHarness(t, 2, 1)
 	steps := []struct {
 		in, ch int
-		m      message[rec]
+		m      message
 		want   []string
 	}{
 		{0, 0, ev(Watermark, 5), nil},
@@ -448,7 +449,7 @@ func TestGateOneInputIsValve(t *testing.T) {
 			if ended[c] {
 				continue
 			}
-			var m message[rec]
+			var m message
 			var want []string
 			switch x := r.IntN(20); {
 			case x == 0:

@@ -12,7 +12,7 @@ func (h *gateHarness) prio(i, p int, id int64) {
 	in := h.ins[i]
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.putPriority(p, message[rec]{ev: Event{Kind: Barrier, Value: id, Source: p}, src: p})
+	in.putPriority(p, message{ev: Event{Kind: Barrier, Value: id, Source: p}, src: p})
 }
 
 // unalignedItems is items with the batches that belong to the channel

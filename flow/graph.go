@@ -216,7 +216,7 @@ type edge[T any] struct {
 	edgeBase
 	part  Partitioner[T]
 	codec *memory.Codec[T]
-	rt    *exchange[T]
+	rt    *exchange
 	// batches is the number of batches the last execution allocated, for tests
 	// that check memory stays bounded.
 	batches int64

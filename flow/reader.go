@@ -17,33 +17,46 @@ import (
 // data of the producer that sent them. EndOfPartition events are consumed by the
 // Reader: Next returns io.EOF once every producer feeding it ended.
 type Reader[T any] struct {
-	x       *exchange[T]
-	tc      *TaskContext
-	c       int
-	in      *inbox[T] // pipelined: this consumer's channels
-	sources []int     // producer subtasks feeding this consumer
-	ended   []bool    // per producer subtask; true from the start for those not feeding it
-	live    int
-	cur     []T
-	peeked  bool // cur is a queued batch a gate peeked at (ItemInFlight)
-	ev      Event
-	closed  bool
+	consumer
 
 	// superstep mode (see Supersteps)
 	step      *Aligner[T]
 	stepEnded bool
+}
+
+// consumer is the untyped part of a Reader: receiving messages, recycling
+// batches, the gate's view of the input. It is compiled once for every
+// record type.
+type consumer struct {
+	x       *exchange
+	tc      *TaskContext
+	c       int
+	in      *inbox // pipelined: this consumer's channels
+	sources []int  // producer subtasks feeding this consumer
+	ended   []bool // per producer subtask; true from the start for those not feeding it
+	live    int
+	cur     rawBatch
+	peeked  bool // cur is a queued batch a gate peeked at (ItemInFlight)
+	ev      Event
+	closed  bool
+	stepped bool // in superstep mode
 
 	// blocking
 	pulling bool // reading a remote producer's result (recvRemote)
 	waited  bool
 	si      int // index in sources of the store being replayed
-	it      *storeReader[T]
+	it      *storeReader
 }
 
 func (e *edge[T]) reader(tc *TaskContext) input {
-	x := e.rt
-	r := &Reader[T]{x: x, tc: tc, c: tc.Subtask, ended: make([]bool, x.nProd)}
-	if e.strategy == Forward {
+	r := &Reader[T]{}
+	r.consumer.init(e.rt, tc)
+	return r
+}
+
+func (r *consumer) init(x *exchange, tc *TaskContext) {
+	*r = consumer{x: x, tc: tc, c: tc.Subtask, ended: make([]bool, x.nProd)}
+	if x.e.strategy == Forward {
 		r.sources = []int{tc.Subtask}
 		for p := range r.ended {
 			r.ended[p] = p != tc.Subtask
@@ -58,7 +71,6 @@ func (e *edge[T]) reader(tc *TaskContext) input {
 	if x.mode == Pipelined {
 		r.in = x.inbox[tc.Subtask]
 	}
-	return r
 }
 
 // Input returns the task's i-th input (numbered in the order of Connect calls
@@ -78,7 +90,7 @@ func Input[T any](tc *TaskContext, i int) *Reader[T] {
 
 // Producers returns the number of producer subtasks of the edge (event sources
 // are numbered 0..Producers()-1).
-func (r *Reader[T]) Producers() int { return r.x.nProd }
+func (r *consumer) Producers() int { return r.x.nProd }
 
 // Next returns the next batch, skipping events other than EndOfPartition, or
 // io.EOF when every producer ended. A body that must see events uses
@@ -109,6 +121,7 @@ func (r *Reader[T]) Supersteps() error {
 	}
 	if r.step == nil {
 		r.step = NewAligner(r)
+		r.stepped = true
 	}
 	return nil
 }
@@ -131,14 +144,19 @@ func (r *Reader[T]) NextOrEvent(ctx context.Context) (batch []T, ev *Event, err 
 		}
 		return b, ev, err
 	}
+	b, ev, err := r.nextOrEvent(ctx)
+	return unwrap[T](b), ev, err
+}
+
+func (r *consumer) nextOrEvent(ctx context.Context) (rawBatch, *Event, error) {
 	r.recycle()
 	for {
 		if r.live == 0 {
-			return nil, nil, io.EOF
+			return rawBatch{}, nil, io.EOF
 		}
 		m, err := r.recv(ctx)
 		if err != nil {
-			return nil, nil, err
+			return rawBatch{}, nil, err
 		}
 		switch m.ev.Kind {
 		case eventNone:
@@ -148,23 +166,23 @@ func (r *Reader[T]) NextOrEvent(ctx context.Context) (batch []T, ev *Event, err 
 			r.end(m.ev.Source)
 		default:
 			r.ev = m.ev
-			return nil, &r.ev, nil
+			return rawBatch{}, &r.ev, nil
 		}
 	}
 }
 
-func (r *Reader[T]) recycle() {
+func (r *consumer) recycle() {
 	if r.peeked { // still queued: not ours to recycle
-		r.cur, r.peeked = nil, false
+		r.cur, r.peeked = rawBatch{}, false
 		return
 	}
-	if r.cur != nil {
-		r.x.putBatch(r.cur)
-		r.cur = nil
+	if r.cur.p != nil {
+		r.x.put(r.cur)
+		r.cur = rawBatch{}
 	}
 }
 
-func (r *Reader[T]) end(src int) {
+func (r *consumer) end(src int) {
 	if src >= 0 && src < len(r.ended) && !r.ended[src] {
 		r.ended[src] = true
 		r.live--
@@ -173,23 +191,23 @@ func (r *Reader[T]) end(src int) {
 
 // recv returns the next raw message, EndOfPartition events included, and counts
 // the records it carries.
-func (r *Reader[T]) recv(ctx context.Context) (message[T], error) {
-	var m message[T]
+func (r *consumer) recv(ctx context.Context) (message, error) {
+	var m message
 	var err error
 	if r.x.mode == Pipelined {
 		m, err = r.recvPipelined(ctx)
 	} else {
 		m, err = r.recvBlocking(ctx)
 	}
-	if err == nil && m.batch != nil {
+	if err == nil && m.batch.p != nil {
 		met := r.tc.Metrics
-		met.recordsIn.Add(int64(len(m.batch)))
-		met.bytesIn.Add(int64(len(m.batch)) * r.x.elemSize)
+		met.recordsIn.Add(int64(m.batch.n))
+		met.bytesIn.Add(int64(m.batch.n) * r.x.elemSize)
 	}
 	return m, err
 }
 
-func (r *Reader[T]) recvPipelined(ctx context.Context) (message[T], error) {
+func (r *consumer) recvPipelined(ctx context.Context) (message, error) {
 	var since time.Time
 	for {
 		if m, ok := r.in.take(); ok {
@@ -206,10 +224,10 @@ func (r *Reader[T]) recvPipelined(ctx context.Context) (message[T], error) {
 		case <-r.in.notify:
 		case <-ctx.Done():
 			r.tc.Metrics.addIdle(since)
-			return message[T]{}, ctx.Err()
+			return message{}, ctx.Err()
 		case <-r.x.j.ctx.Done():
 			r.tc.Metrics.addIdle(since)
-			return message[T]{}, r.x.j.ctx.Err()
+			return message{}, r.x.j.ctx.Err()
 		}
 	}
 }
@@ -217,22 +235,22 @@ func (r *Reader[T]) recvPipelined(ctx context.Context) (message[T], error) {
 // recvBlocking waits until every producer finished, then replays the stores of
 // the producers feeding this consumer one after the other, ending each with an
 // EndOfPartition event.
-func (r *Reader[T]) recvBlocking(ctx context.Context) (message[T], error) {
+func (r *consumer) recvBlocking(ctx context.Context) (message, error) {
 	x := r.x
 	if !r.waited {
 		t := time.Now()
 		select {
 		case <-x.ready:
 		case <-ctx.Done():
-			return message[T]{}, ctx.Err()
+			return message{}, ctx.Err()
 		case <-x.j.ctx.Done():
-			return message[T]{}, x.j.ctx.Err()
+			return message{}, x.j.ctx.Err()
 		}
 		r.tc.Metrics.addIdle(t)
 		r.waited = true
 	}
 	if err := ctx.Err(); err != nil {
-		return message[T]{}, err
+		return message{}, err
 	}
 	p := r.sources[r.si]
 	if x.remote != nil && x.remote.rcv[r.c] != nil && !x.j.here(x.e.from, p) {
@@ -247,19 +265,19 @@ func (r *Reader[T]) recvBlocking(ctx context.Context) (message[T], error) {
 	}
 	b, err := r.it.next()
 	if err != nil {
-		return message[T]{}, err
+		return message{}, err
 	}
-	if b != nil {
-		return message[T]{batch: b, src: p}, nil
+	if b.p != nil {
+		return message{batch: b, src: p}, nil
 	}
 	r.it = nil
 	r.si++
-	return message[T]{ev: Event{Kind: EndOfPartition, Source: p}, src: p}, nil
+	return message{ev: Event{Kind: EndOfPartition, Source: p}, src: p}, nil
 }
 
 // close ends the reader when its task ended: producers still sending to this
 // consumer drop their batches from now on.
-func (r *Reader[T]) close() {
+func (r *consumer) close() {
 	if r.closed {
 		return
 	}

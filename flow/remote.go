@@ -194,7 +194,7 @@ func readEvent(kind EventKind, src int, b []byte) (Event, error) {
 }
 
 // remoteIO is an exchange's channels between processes.
-type remoteIO[T any] struct {
+type remoteIO struct {
 	out []bool     // consumer c runs elsewhere and a producer here feeds it
 	rcv []Receiver // consumer c runs here and a producer elsewhere feeds it
 	// remote[c] counts the producers elsewhere feeding consumer c here
@@ -209,7 +209,7 @@ type remoteIO[T any] struct {
 // startRemote prepares the exchange's channels between processes: the
 // inboxes of consumers elsewhere become outboxes that forwarders drain,
 // and each consumer here with producers elsewhere registers a Receiver.
-func (x *exchange[T]) startRemote() error {
+func (x *exchange) startRemote() error {
 	j, e := x.j, x.e
 	if j.opts.Remote != nil && x.mode == Blocking {
 		// the stores are ready once the producers here finished, whether
@@ -230,7 +230,7 @@ func (x *exchange[T]) startRemote() error {
 	if !out && !in {
 		return nil
 	}
-	r := &remoteIO[T]{out: make([]bool, x.nCons), rcv: make([]Receiver, x.nCons), remote: make([]int, x.nCons), credit: make([]chan struct{}, x.nCons)}
+	r := &remoteIO{out: make([]bool, x.nCons), rcv: make([]Receiver, x.nCons), remote: make([]int, x.nCons), credit: make([]chan struct{}, x.nCons)}
 	x.remote = r
 	if x.mode == Blocking {
 		r.fin = make([]chan struct{}, x.nProd)
@@ -279,7 +279,7 @@ func (x *exchange[T]) startRemote() error {
 }
 
 // closeRemote closes the receivers left open.
-func (x *exchange[T]) closeRemote() {
+func (x *exchange) closeRemote() {
 	x.sample.close()
 	if x.remote == nil {
 		return
@@ -293,7 +293,7 @@ func (x *exchange[T]) closeRemote() {
 
 // runRemote starts the exchange's forwarders and pumps on the job's
 // background group.
-func (x *exchange[T]) runRemote() {
+func (x *exchange) runRemote() {
 	r := x.remote
 	if r == nil {
 		return
@@ -328,7 +328,7 @@ func (x *exchange[T]) runRemote() {
 
 // forward sends channel (p, c) of an outbox over the transport until its
 // EndOfPartition went, encoding each batch with the edge's codec.
-func (x *exchange[T]) forward(p, c int) error {
+func (x *exchange) forward(p, c int) error {
 	ctx := x.j.ctx
 	e := x.e
 	snd, err := x.j.opts.Remote.Transport.Open(ctx, Channel{Edge: e.index, From: e.from.index, To: e.to.index, Producer: p, Consumer: c})
@@ -356,11 +356,8 @@ func (x *exchange[T]) forward(p, c int) error {
 			buf = putEvent(buf[:0], m.ev)
 			err = snd.SendEvent(ctx, m.ev.Kind|remotePriority, buf)
 		case m.ev.Kind == eventNone:
-			buf = buf[:0]
-			for i := range m.batch {
-				buf = e.codec.Append(buf, &m.batch[i])
-			}
-			x.putBatch(m.batch)
+			buf = x.ops.encode(buf[:0], m.batch)
+			x.put(m.batch)
 			err = snd.Send(ctx, buf)
 		case m.ev.Kind == EndOfPartition:
 			return snd.Close(ctx)
@@ -384,12 +381,12 @@ func (x *exchange[T]) forward(p, c int) error {
 // that ended early drops what comes (its inbox is closed): the channels
 // stay open to their end, since a producer that opens its channel after
 // the consumer's end would otherwise wait for credit that never comes.
-func (x *exchange[T]) pump(c int) error {
+func (x *exchange) pump(c int) error {
 	j := x.j
 	rcv := x.remote.rcv[c]
 	in := x.inbox[c]
 	credit, done := x.remote.credit[c], x.done[c]
-	pending := make([]message[T], x.nProd)
+	pending := make([]message, x.nProd)
 	held := make([]bool, x.nProd)
 	nHeld, live := 0, x.remote.remote[c]
 	var ferr error
@@ -397,7 +394,7 @@ func (x *exchange[T]) pump(c int) error {
 		if p < 0 || p >= x.nProd {
 			return fmt.Errorf("frame from producer %d of %d", p, x.nProd)
 		}
-		m := message[T]{src: p}
+		m := message{src: p}
 		switch kind {
 		case 0:
 			batch, err := x.decodeBatch(p, b)
@@ -438,7 +435,7 @@ func (x *exchange[T]) pump(c int) error {
 					if pending[p].ev.Kind == EndOfPartition {
 						live--
 					}
-					pending[p], held[p] = message[T]{}, false
+					pending[p], held[p] = message{}, false
 					nHeld--
 					rcv.Unblock(p)
 				}
@@ -473,7 +470,7 @@ func (x *exchange[T]) pump(c int) error {
 		case <-j.ctx.Done():
 			for p := range held {
 				if held[p] {
-					x.putBatch(pending[p].batch)
+					x.put(pending[p].batch)
 				}
 			}
 			return nil
@@ -485,7 +482,7 @@ func (x *exchange[T]) pump(c int) error {
 // forwardStore sends producer p's store for consumer c over snd once p
 // finished: its spill files, then what it holds in memory, then
 // EndOfPartition.
-func (x *exchange[T]) forwardStore(ctx context.Context, snd Sender, p, c int) error {
+func (x *exchange) forwardStore(ctx context.Context, snd Sender, p, c int) error {
 	select {
 	case <-x.remote.fin[p]:
 	case <-ctx.Done():
@@ -499,14 +496,11 @@ func (x *exchange[T]) forwardStore(ctx context.Context, snd Sender, p, c int) er
 		if err != nil {
 			return err
 		}
-		if b == nil {
+		if b.p == nil {
 			break
 		}
-		buf = buf[:0]
-		for i := range b {
-			buf = x.e.codec.Append(buf, &b[i])
-		}
-		x.putBatch(b)
+		buf = x.ops.encode(buf[:0], b)
+		x.put(b)
 		if err := snd.Send(ctx, buf); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -522,24 +516,18 @@ func (x *exchange[T]) forwardStore(ctx context.Context, snd Sender, p, c int) er
 
 // finished tells the forwarders of a blocking edge that producer p
 // finished.
-func (x *exchange[T]) finished(p int) {
+func (x *exchange) finished(p int) {
 	if x.remote != nil && x.remote.fin != nil {
 		close(x.remote.fin[p])
 	}
 }
 
 // decodeBatch decodes a data frame of producer p into a batch.
-func (x *exchange[T]) decodeBatch(p int, b []byte) ([]T, error) {
-	batch := x.getBatch()
-	for len(b) > 0 {
-		var v T
-		n, err := x.e.codec.Decode(b, &v)
-		if err != nil {
-			x.putBatch(batch)
-			return nil, fmt.Errorf("producer %d: record %d: %w", p, len(batch), err)
-		}
-		batch = append(batch, v)
-		b = b[n:]
+func (x *exchange) decodeBatch(p int, b []byte) (rawBatch, error) {
+	batch, err := x.ops.decode(x.get(), b)
+	if err != nil {
+		x.put(batch)
+		return rawBatch{}, fmt.Errorf("producer %d: %w", p, err)
 	}
 	return batch, nil
 }
@@ -547,7 +535,7 @@ func (x *exchange[T]) decodeBatch(p int, b []byte) ([]T, error) {
 // recvRemote returns the next message of producer p's blocking result,
 // which arrives over consumer c's Receiver: only p's channel is read, the
 // others wait blocked for their turn.
-func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
+func (r *consumer) recvRemote(ctx context.Context, p int) (message, error) {
 	x := r.x
 	rcv := x.remote.rcv[r.c]
 	if !r.pulling {
@@ -559,7 +547,7 @@ func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
 		rcv.Unblock(p)
 		r.pulling = true
 	}
-	var m message[T]
+	var m message
 	var ferr error
 	for {
 		ok, err := rcv.Poll(func(src int, kind EventKind, b []byte) error {
@@ -582,10 +570,10 @@ func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
 			return ferr
 		})
 		if ferr != nil {
-			return message[T]{}, ferr
+			return message{}, ferr
 		}
 		if err != nil {
-			return message[T]{}, fmt.Errorf("flow: edge %s: %w", x.e.name, err)
+			return message{}, fmt.Errorf("flow: edge %s: %w", x.e.name, err)
 		}
 		if ok {
 			if m.ev.Kind == EndOfPartition {
@@ -596,9 +584,9 @@ func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
 		select {
 		case <-rcv.Ready():
 		case <-ctx.Done():
-			return message[T]{}, ctx.Err()
+			return message{}, ctx.Err()
 		case <-x.j.ctx.Done():
-			return message[T]{}, x.j.ctx.Err()
+			return message{}, x.j.ctx.Err()
 		}
 	}
 }
@@ -606,7 +594,7 @@ func (r *Reader[T]) recvRemote(ctx context.Context, p int) (message[T], error) {
 // drainRemote drops what the producers elsewhere still send to consumer c
 // of a blocking edge whose reader ended before their ends: n of them had
 // not ended. It runs on the job's background group.
-func (x *exchange[T]) drainRemote(c, n int) {
+func (x *exchange) drainRemote(c, n int) {
 	j := x.j
 	rcv := x.remote.rcv[c]
 	for p := range x.nProd {

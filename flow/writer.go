@@ -20,29 +20,14 @@ import (
 // producer plus Options.ChannelBuffers batches per channel; a blocking edge
 // holds its output in stores (see store) that spill through the job's spill FS.
 type Writer[T any] struct {
-	x        *exchange[T]
-	tc       *TaskContext
-	src      int
-	n        int
-	strategy ShipStrategy
-	part     *Partitioner[T]
-	bounds   rangeBounds
-	rr       int
-	key      []byte
-	scratch  []byte
-	held     int64 // bytes its stores hold in memory
+	producer
+	part   *Partitioner[T]
+	bounds rangeBounds
+	rr     int
+	key    []byte
 
-	// locking is set when a flusher goroutine shares the writer (pipelined edge,
-	// BufferTimeout > 0); mu then guards everything below.
-	locking bool
-	mu      sync.Mutex
-	bufs    [][]T
-	targets []int32  // CustomBatch's consumers of a chunk of records
-	gen     []uint64 // batches sent per consumer
-	seenGen []uint64 // gen at the flusher's last tick
-	seenAny []bool   // bufs[c] was non-empty at the flusher's last tick
-	err     error
-	done    bool
+	bufs    [][]T   // guarded by mu when locking
+	targets []int32 // CustomBatch's consumers of a chunk of records
 
 	// sampled Range: records go to local until every producer published its sample
 	sampling bool
@@ -50,17 +35,43 @@ type Writer[T any] struct {
 	local    []T
 }
 
+// producer is the untyped part of a Writer: what it does with a batch once
+// the batch is made (send it, store it, spill it) and with events, compiled
+// once for every record type.
+type producer struct {
+	x        *exchange
+	tc       *TaskContext
+	src      int
+	n        int
+	strategy ShipStrategy
+	scratch  []byte
+	held     int64 // bytes its stores hold in memory
+
+	// locking is set when a flusher goroutine shares the writer (pipelined edge,
+	// BufferTimeout > 0); mu then guards everything below and the Writer's
+	// pending batches.
+	locking bool
+	mu      sync.Mutex
+	gen     []uint64 // batches sent per consumer
+	seenGen []uint64 // gen at the flusher's last tick
+	seenAny []bool   // bufs[c] was non-empty at the flusher's last tick
+	err     error
+	done    bool
+}
+
 func (e *edge[T]) writer(tc *TaskContext) output {
 	x := e.rt
 	w := &Writer[T]{
-		x: x, tc: tc, src: tc.Subtask, n: x.nCons,
-		strategy: e.strategy, part: &e.part, bounds: newRangeBounds(e.part.Bounds),
-		bufs:    make([][]T, x.nCons),
-		gen:     make([]uint64, x.nCons),
-		seenGen: make([]uint64, x.nCons),
-		seenAny: make([]bool, x.nCons),
-		locking: x.mode == Pipelined && x.j.opts.BufferTimeout > 0,
-		rr:      tc.Subtask % x.nCons,
+		producer: producer{
+			x: x, tc: tc, src: tc.Subtask, n: x.nCons, strategy: e.strategy,
+			gen:     make([]uint64, x.nCons),
+			seenGen: make([]uint64, x.nCons),
+			seenAny: make([]bool, x.nCons),
+			locking: x.mode == Pipelined && x.j.opts.BufferTimeout > 0,
+		},
+		part: &e.part, bounds: newRangeBounds(e.part.Bounds),
+		bufs: make([][]T, x.nCons),
+		rr:   tc.Subtask % x.nCons,
 	}
 	if x.sampler != nil {
 		w.sampling = true
@@ -90,13 +101,13 @@ func Output[T any](tc *TaskContext, i int) *Writer[T] {
 	return w
 }
 
-func (w *Writer[T]) lock() {
+func (w *producer) lock() {
 	if w.locking {
 		w.mu.Lock()
 	}
 }
 
-func (w *Writer[T]) unlock() {
+func (w *producer) unlock() {
 	if w.locking {
 		w.mu.Unlock()
 	}
@@ -152,16 +163,16 @@ func (w *Writer[T]) emit(v *T) error {
 		w.key = w.part.Key(w.key[:0], v)
 		w.res.offer(w.key)
 		if w.local == nil {
-			w.local = w.x.getBatch()
+			w.local = getBatch[T](w.x)
 		}
 		w.local = append(w.local, *v)
 		if len(w.local) == w.x.batchSize {
 			b := w.local
 			w.local = nil
 			if w.err = w.x.j.ctx.Err(); w.err == nil {
-				w.err = w.x.locals[w.src].add(b, w)
+				w.err = w.x.locals[w.src].add(wrap(b), &w.producer)
 			} else {
-				w.x.putBatch(b)
+				putBatch(w.x, b)
 			}
 		}
 		return w.err
@@ -176,7 +187,7 @@ func (w *Writer[T]) bulkBatch(c int, vs []T) error {
 	for len(vs) > 0 && w.err == nil {
 		b := w.bufs[c]
 		if b == nil {
-			b = w.x.getBatch()
+			b = getBatch[T](w.x)
 		}
 		n := min(w.x.batchSize-len(b), len(vs))
 		b = append(b, vs[:n]...)
@@ -239,7 +250,7 @@ func (w *Writer[T]) customBatchOnce(vs []T) error {
 			}
 			b := w.bufs[p] // append, inline
 			if b == nil {
-				b = w.x.getBatch()
+				b = getBatch[T](w.x)
 			}
 			b = append(b, chunk[i])
 			w.bufs[p] = b
@@ -285,7 +296,7 @@ func (w *Writer[T]) route(v *T) error {
 func (w *Writer[T]) append(c int, v *T) {
 	b := w.bufs[c]
 	if b == nil {
-		b = w.x.getBatch()
+		b = getBatch[T](w.x)
 	}
 	b = append(b, *v)
 	w.bufs[c] = b
@@ -298,25 +309,30 @@ func (w *Writer[T]) append(c int, v *T) {
 func (w *Writer[T]) send(c int) error {
 	b := w.bufs[c]
 	w.bufs[c] = nil
+	return w.ship(c, wrap(b))
+}
+
+// ship hands batch b for consumer c downstream (or to its store).
+func (w *producer) ship(c int, b rawBatch) error {
 	w.gen[c]++
-	if len(b) == 0 {
-		if b != nil {
-			w.x.putBatch(b)
+	if b.n == 0 {
+		if b.p != nil {
+			w.x.put(b)
 		}
 		return nil
 	}
 	met := w.tc.Metrics
-	met.recordsOut.Add(int64(len(b)))
-	met.bytesOut.Add(int64(len(b)) * w.x.elemSize)
+	met.recordsOut.Add(int64(b.n))
+	met.bytesOut.Add(int64(b.n) * w.x.elemSize)
 	w.x.account(b)
 	if w.x.mode == Blocking {
 		if err := w.x.j.ctx.Err(); err != nil {
-			w.x.putBatch(b)
+			w.x.put(b)
 			return err
 		}
 		return w.x.stores[w.src][c].add(b, w)
 	}
-	return w.x.deliver(c, message[T]{batch: b, src: w.src}, met)
+	return w.x.deliver(c, message{batch: b, src: w.src}, met)
 }
 
 // trySend is send without waiting for credit: the batch stays pending when
@@ -326,17 +342,26 @@ func (w *Writer[T]) trySend(c int) error {
 	if len(b) == 0 || w.x.mode == Blocking {
 		return w.send(c)
 	}
+	sent, err := w.tryShip(c, wrap(b))
+	if sent {
+		w.bufs[c] = nil
+	}
+	return err
+}
+
+// tryShip is ship on a pipelined edge without waiting for credit; sent
+// false leaves b the caller's.
+func (w *producer) tryShip(c int, b rawBatch) (sent bool, err error) {
 	w.x.account(b)
-	sent, err := w.x.tryDeliver(c, message[T]{batch: b, src: w.src})
+	sent, err = w.x.tryDeliver(c, message{batch: b, src: w.src})
 	if !sent {
-		return nil
+		return false, nil
 	}
 	met := w.tc.Metrics
-	met.recordsOut.Add(int64(len(b)))
-	met.bytesOut.Add(int64(len(b)) * w.x.elemSize)
-	w.bufs[c] = nil
+	met.recordsOut.Add(int64(b.n))
+	met.bytesOut.Add(int64(b.n) * w.x.elemSize)
 	w.gen[c]++
-	return err
+	return true, err
 }
 
 // Flush sends every pending batch now.
@@ -368,7 +393,7 @@ func (w *Writer[T]) Event(e Event) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := checkEvent(&w.x.e.edgeBase, w.x.mode, w.sampling, e); err != nil {
+	if err := checkEvent(w.x.e, w.x.mode, w.sampling, e); err != nil {
 		return err
 	}
 	if err := w.flush(); err != nil {
@@ -418,7 +443,7 @@ func (w *Writer[T]) PriorityEvent(e Event) ([][]T, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	if err := checkPriorityEvent(&w.x.e.edgeBase, w.x.mode, w.sampling, e); err != nil {
+	if err := checkPriorityEvent(w.x.e, w.x.mode, w.sampling, e); err != nil {
 		return nil, err
 	}
 	out := make([][]T, w.n)
@@ -427,15 +452,20 @@ func (w *Writer[T]) PriorityEvent(e Event) ([][]T, error) {
 			out[c] = append([]T(nil), b...)
 		}
 	}
+	w.priority(e)
+	return out, nil
+}
+
+// priority sends e in front of every consumer's channel from this subtask.
+func (w *producer) priority(e Event) {
 	e.Source = w.src
 	if w.strategy == Forward {
-		w.x.deliverPriority(w.src, message[T]{ev: e, src: w.src})
-		return out, nil
+		w.x.deliverPriority(w.src, message{ev: e, src: w.src})
+		return
 	}
 	for c := 0; c < w.n; c++ {
-		w.x.deliverPriority(c, message[T]{ev: e, src: w.src})
+		w.x.deliverPriority(c, message{ev: e, src: w.src})
 	}
-	return out, nil
 }
 
 // EmitTo sends vs (copied) to consumer c, whatever the partitioner: a
@@ -461,7 +491,7 @@ func (w *Writer[T]) EmitTo(c int, vs []T) error {
 // its next input only with its outputs available, so that it never waits
 // for credit with an unaligned barrier at its inputs (Flink's output
 // availability in the mailbox loop).
-func (w *Writer[T]) Available() (bool, <-chan struct{}) {
+func (w *producer) Available() (bool, <-chan struct{}) {
 	if w.x.mode == Blocking {
 		return true, nil
 	}
@@ -476,13 +506,13 @@ func (w *Writer[T]) Available() (bool, <-chan struct{}) {
 	return true, nil
 }
 
-func (w *Writer[T]) broadcastEvent(e Event) error {
+func (w *producer) broadcastEvent(e Event) error {
 	e.Source = w.src
 	if w.strategy == Forward {
-		return w.x.deliver(w.src, message[T]{ev: e, src: w.src}, w.tc.Metrics)
+		return w.x.deliver(w.src, message{ev: e, src: w.src}, w.tc.Metrics)
 	}
 	for c := 0; c < w.n; c++ {
-		if err := w.x.deliver(c, message[T]{ev: e, src: w.src}, w.tc.Metrics); err != nil {
+		if err := w.x.deliver(c, message{ev: e, src: w.src}, w.tc.Metrics); err != nil {
 			return err
 		}
 	}
@@ -532,6 +562,12 @@ func (w *Writer[T]) finish() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
+	return w.end()
+}
+
+// end marks the writer done and ends its partitions: every consumer gets
+// EndOfPartition (a blocking edge's stores are complete instead).
+func (w *producer) end() error {
 	w.done = true
 	x := w.x
 	if x.mode == Blocking {
@@ -551,7 +587,7 @@ func (w *Writer[T]) replaySample() error {
 	x := w.x
 	local := x.locals[w.src]
 	if len(w.local) > 0 {
-		if err := local.add(w.local, w); err != nil {
+		if err := local.add(wrap(w.local), &w.producer); err != nil {
 			return err
 		}
 	}
@@ -570,25 +606,26 @@ func (w *Writer[T]) replaySample() error {
 	it := newStoreReader(local)
 	defer it.close()
 	for {
-		b, err := it.next()
+		rb, err := it.next()
 		if err != nil {
 			return err
 		}
-		if b == nil {
+		if rb.p == nil {
 			return nil
 		}
+		b := unwrap[T](rb)
 		for i := range b {
 			if err := w.route(&b[i]); err != nil {
 				return err
 			}
 		}
-		x.putBatch(b)
+		x.put(rb)
 	}
 }
 
 // spillAll spills every store this producer fills; the stores call it when
 // their reservation cannot grow.
-func (w *Writer[T]) spillAll() error {
+func (w *producer) spillAll() error {
 	x := w.x
 	if x.locals != nil && x.locals[w.src].state == storeFilling {
 		if err := x.locals[w.src].spill(w); err != nil {
@@ -612,12 +649,12 @@ func (w *Writer[T]) abort() {
 	w.done = true
 	for c, b := range w.bufs {
 		if b != nil {
-			w.x.putBatch(b)
+			putBatch(w.x, b)
 			w.bufs[c] = nil
 		}
 	}
 	if w.local != nil {
-		w.x.putBatch(w.local)
+		putBatch(w.x, w.local)
 		w.local = nil
 	}
 }
