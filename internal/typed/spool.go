@@ -23,8 +23,14 @@ import (
 // A Spool belongs to one goroutine at a time: the iteration's barrier orders
 // the tail that fills it and the head that replays it.
 type Spool[T any] struct {
-	name  string
+	records
 	codec *memory.Codec[T]
+}
+
+// records is the untyped part of a Spool: encoded records in segments and
+// spill files, compiled once for every record type.
+type records struct {
+	name  string
 	res   *memory.Reservation
 	space *spill.Space
 	// segs are segments, each cut to the bytes used, and records larger than
@@ -46,20 +52,22 @@ type Spool[T any] struct {
 // files from env.
 func NewSpool[T any](env resource.Env, name string, codec *memory.Codec[T]) *Spool[T] {
 	return &Spool[T]{
-		name:    name,
-		codec:   codec,
-		res:     env.Memory.NewReservation(name),
-		space:   spill.NewSpace(env.FS, name, env.Spill),
-		segSize: env.Memory.SegmentSize(),
+		codec: codec,
+		records: records{
+			name:    name,
+			res:     env.Memory.NewReservation(name),
+			space:   spill.NewSpace(env.FS, name, env.Spill),
+			segSize: env.Memory.SegmentSize(),
+		},
 	}
 }
 
 // Len returns the records added since the last reset.
-func (s *Spool[T]) Len() int64 { return s.n }
+func (s *records) Len() int64 { return s.n }
 
 // SpilledBytes returns the record bytes the spool wrote to spill files since
 // NewSpool, resets included.
-func (s *Spool[T]) SpilledBytes() int64 { return s.spilled }
+func (s *records) SpilledBytes() int64 { return s.spilled }
 
 // Add appends a batch.
 func (s *Spool[T]) Add(b []T) error {
@@ -89,7 +97,7 @@ func (s *Spool[T]) Fill(ctx context.Context, in Batches[T]) error {
 }
 
 // put stores one encoded record.
-func (s *Spool[T]) put(rec []byte) error {
+func (s *records) put(rec []byte) error {
 	s.n++
 	var hdr [binary.MaxVarintLen64]byte
 	h := binary.PutUvarint(hdr[:], uint64(len(rec)))
@@ -121,7 +129,7 @@ func (s *Spool[T]) put(rec []byte) error {
 }
 
 // each calls fn with every record held in memory, in the order they came.
-func (s *Spool[T]) each(fn func(rec []byte) error) error {
+func (s *records) each(fn func(rec []byte) error) error {
 	for _, seg := range s.segs {
 		if err := walkRecords(seg, fn); err != nil {
 			return err
@@ -146,7 +154,7 @@ func walkRecords(b []byte, fn func(rec []byte) error) error {
 
 // spill writes the records held in memory to a spill file and frees their
 // memory.
-func (s *Spool[T]) spill() error {
+func (s *records) spill() error {
 	if len(s.segs) == 0 {
 		return nil
 	}
@@ -168,7 +176,7 @@ func (s *Spool[T]) spill() error {
 	return nil
 }
 
-func (s *Spool[T]) freeMemory() {
+func (s *records) freeMemory() {
 	for i, seg := range s.segs {
 		if s.big[i] {
 			s.res.Shrink(int64(cap(seg)))
@@ -210,18 +218,23 @@ func (s *Spool[T]) Replay(ctx context.Context, batch int, fn func([]T) error) er
 		}
 		return nil
 	}
-	for _, h := range s.files {
-		if err := s.replayFile(h, decode); err != nil {
-			return err
-		}
-	}
-	if err := s.each(decode); err != nil {
+	if err := s.walk(decode); err != nil {
 		return err
 	}
 	return flush()
 }
 
-func (s *Spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
+// walk calls fn with every record, spilled first, then in memory.
+func (s *records) walk(fn func(rec []byte) error) error {
+	for _, h := range s.files {
+		if err := s.replayFile(h, fn); err != nil {
+			return err
+		}
+	}
+	return s.each(fn)
+}
+
+func (s *records) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 	rm := s.space.Options().ReaderMemory()
 	s.resMu.Lock()
 	s.res.Force(rm)
@@ -251,7 +264,7 @@ func (s *Spool[T]) replayFile(h spill.Handle, fn func(rec []byte) error) error {
 }
 
 // Reset empties the spool for reuse: memory freed, files removed.
-func (s *Spool[T]) Reset() {
+func (s *records) Reset() {
 	s.freeMemory()
 	for _, h := range s.files {
 		_ = s.space.Remove(h)
@@ -261,7 +274,7 @@ func (s *Spool[T]) Reset() {
 }
 
 // Release frees everything; the spool must not be used afterwards.
-func (s *Spool[T]) Release() {
+func (s *records) Release() {
 	s.Reset()
 	_ = s.space.Close()
 	_ = s.res.Release()
