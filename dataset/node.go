@@ -32,7 +32,7 @@ type node struct {
 	inputs []*node
 
 	// op is what the node runs in its tasks and once per execution.
-	op operator
+	op *operator
 	// in[i] connects input i to its producer; out (nodes with an output)
 	// writes, counts, replays and stores the node's output.
 	in  []inPort

@@ -53,73 +53,66 @@ type puller[Out any] interface {
 }
 
 // operator is a node's operator with its types erased, for translate: the
-// one place a task's chain is assembled from untyped nodes.
-type operator interface {
+// one place a task's chain is assembled from untyped nodes. It is a struct of
+// two functions rather than a generic type with methods, so that each
+// operator's types add two small functions to the binary, not a method set.
+type operator struct {
+	// execution is the typed operator inside (a pusher or a puller); impl
+	// returns it for the optional interfaces some implement (keyJoin,
+	// keySource).
 	execution
 	// chainable: the operator can follow its producer in a task.
-	chainable() bool
+	chainable bool
 	// link returns the operator's instance in a task where it follows its
-	// producer, and the collector the producer pushes into.
-	link(tc *task, out any) (flow.Operator, any, error)
+	// producer, and the collector the producer pushes into; nil for a puller.
+	link func(tc *task, out any) (flow.Operator, any, error)
 	// head runs the operator as the first of a task.
-	head(tc *task, out any) error
-	// impl is the typed operator inside (a pusher or a puller), for the
-	// optional interfaces some implement (keyJoin, keySource).
-	impl() any
+	head func(tc *task, out any) error
 }
+
+func (o *operator) impl() any { return o.execution }
 
 // pushes makes p a node's operator.
-func pushes[In, Out any](p pusher[In, Out]) operator { return pushOp[In, Out]{p} }
+func pushes[In, Out any](p pusher[In, Out]) *operator {
+	instance := func(tc *task, out any) (flow.OneInput[In], error) {
+		c, err := typedOut[Out](out)
+		if err != nil {
+			return nil, err
+		}
+		return p.open(tc, c)
+	}
+	return &operator{
+		execution: p,
+		chainable: true,
+		link: func(tc *task, out any) (flow.Operator, any, error) {
+			op, err := instance(tc, out)
+			if err != nil {
+				return nil, nil, err
+			}
+			return op, flow.Feed(op), nil
+		},
+		head: func(tc *task, out any) error {
+			op, err := instance(tc, out)
+			if err != nil {
+				return err
+			}
+			return flow.Drive(tc.TaskContext, 0, op)
+		},
+	}
+}
 
 // pulls makes p a node's operator.
-func pulls[Out any](p puller[Out]) operator { return pullOp[Out]{p} }
-
-type pushOp[In, Out any] struct{ pusher[In, Out] }
-
-func (pushOp[In, Out]) chainable() bool { return true }
-
-func (o pushOp[In, Out]) impl() any { return o.pusher }
-
-func (o pushOp[In, Out]) instance(tc *task, out any) (flow.OneInput[In], error) {
-	c, err := typedOut[Out](out)
-	if err != nil {
-		return nil, err
+func pulls[Out any](p puller[Out]) *operator {
+	return &operator{
+		execution: p,
+		head: func(tc *task, out any) error {
+			c, err := typedOut[Out](out)
+			if err != nil {
+				return err
+			}
+			return flow.RunDriver(tc.TaskContext, &driver{run: func() error { return p.run(tc, c) }})
+		},
 	}
-	return o.open(tc, c)
-}
-
-func (o pushOp[In, Out]) link(tc *task, out any) (flow.Operator, any, error) {
-	op, err := o.instance(tc, out)
-	if err != nil {
-		return nil, nil, err
-	}
-	return op, flow.Feed(op), nil
-}
-
-func (o pushOp[In, Out]) head(tc *task, out any) error {
-	op, err := o.instance(tc, out)
-	if err != nil {
-		return err
-	}
-	return flow.Drive(tc.TaskContext, 0, op)
-}
-
-type pullOp[Out any] struct{ puller[Out] }
-
-func (pullOp[Out]) chainable() bool { return false }
-
-func (o pullOp[Out]) impl() any { return o.puller }
-
-func (o pullOp[Out]) link(*task, any) (flow.Operator, any, error) {
-	return nil, nil, fmt.Errorf("internal error: %T cannot follow its producer", o.puller)
-}
-
-func (o pullOp[Out]) head(tc *task, out any) error {
-	c, err := typedOut[Out](out)
-	if err != nil {
-		return err
-	}
-	return flow.RunDriver(tc.TaskContext, &driver{run: func() error { return o.run(tc, c) }})
 }
 
 // driver is a puller's instance in a task; what it holds it registers with

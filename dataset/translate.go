@@ -40,7 +40,7 @@ func (e *Env) translate(plan *optimizer.Plan, nodes []*node) (*flow.Graph, error
 		}
 	}
 	chained := func(n *node, ins []*node) bool {
-		if !n.op.chainable() || len(ins) != 1 {
+		if !n.op.chainable || len(ins) != 1 {
 			return false
 		}
 		p := ins[0]
@@ -204,6 +204,9 @@ func runChain(tc *task, chain []*node, outs []outEdge) (err error) {
 		}
 	}()
 	for i := len(chain) - 1; i >= 1; i-- {
+		if chain[i].op.link == nil {
+			return fmt.Errorf("internal error: %T cannot follow its producer", chain[i].op.execution)
+		}
 		op, in, err := chain[i].op.link(tc, out)
 		if err != nil {
 			return err
