@@ -34,70 +34,70 @@ func unwrap[T any](b rawBatch) []T {
 	return unsafe.Slice((*T)(b.p), b.c)[:b.n]
 }
 
-// recordOps are the typed operations the transport needs, each over a whole
-// batch: one small set of functions per record type instead of the whole
-// transport.
+// recordOps are the typed operations the transport needs: making and
+// clearing a batch, which only typed code can do for the garbage collector.
+// Encoding and decoding go through the edge's codec with its type erased
+// (memory.Raw), at the records' addresses, so they too are compiled once.
 type recordOps interface {
 	// alloc returns an empty batch of capacity n.
 	alloc(n int) rawBatch
 	// zero clears b's records, dropping what they point to.
 	zero(b rawBatch)
-	// flat reports whether the codec's encoding is the records' memory
-	// (no pointers), or there is no codec.
-	flat() bool
-	// first appends the encoding of b's first record to dst.
-	first(dst []byte, b rawBatch) []byte
-	// encode appends the encoding of every record of b to dst.
-	encode(dst []byte, b rawBatch) []byte
-	// decode appends the records of frame (encodings back to back) to b.
-	decode(b rawBatch, frame []byte) (rawBatch, error)
-	// spill appends every record of b to sw, encoding through scratch.
-	spill(sw *spill.Writer, b rawBatch, scratch *[]byte) error
-	// replay appends records of f's open file to b until b holds size or
-	// the file ends (io.EOF, b then holding what was left).
-	replay(b rawBatch, size int, f *fileReplay, edge string) (rawBatch, error)
 }
 
-// ops are the recordOps of records of type T with codec (nil on a pipelined
-// edge within one process).
-type ops[T any] struct{ codec *memory.Codec[T] }
+// ops are the recordOps of records of type T.
+type ops[T any] struct{}
 
-func (o ops[T]) alloc(n int) rawBatch { return wrap(make([]T, 0, n)) }
+func (ops[T]) alloc(n int) rawBatch { return wrap(make([]T, 0, n)) }
 
-func (o ops[T]) zero(b rawBatch) { clear(unwrap[T](b)) }
+func (ops[T]) zero(b rawBatch) { clear(unwrap[T](b)) }
 
-func (o ops[T]) flat() bool { return o.codec == nil || o.codec.Flat() }
-
-func (o ops[T]) first(dst []byte, b rawBatch) []byte {
-	return o.codec.Append(dst, &unwrap[T](b)[0])
+// codec is an edge's codec with its type erased: what the untyped transport
+// encodes and decodes batches with.
+type codec struct {
+	raw  memory.Raw // the zero Raw on a pipelined edge without a codec
+	size uintptr    // the records' size in memory
 }
 
-func (o ops[T]) encode(dst []byte, b rawBatch) []byte {
-	recs := unwrap[T](b)
-	for i := range recs {
-		dst = o.codec.Append(dst, &recs[i])
+// at returns the address of record i of b.
+func (c codec) at(b rawBatch, i int) unsafe.Pointer { return unsafe.Add(b.p, uintptr(i)*c.size) }
+
+// flat reports whether the encoding is the records' memory (no pointers),
+// or there is no codec.
+func (c codec) flat() bool { return !c.raw.Valid() || c.raw.Flat() }
+
+// first appends the encoding of b's first record to dst.
+func (c codec) first(dst []byte, b rawBatch) []byte { return c.raw.Append(dst, b.p) }
+
+// encode appends the encoding of every record of b to dst.
+func (c codec) encode(dst []byte, b rawBatch) []byte {
+	for i := range b.n {
+		dst = c.raw.Append(dst, c.at(b, i))
 	}
 	return dst
 }
 
-func (o ops[T]) decode(b rawBatch, frame []byte) (rawBatch, error) {
-	recs := unwrap[T](b)
+// decode appends the records of frame (encodings back to back) to b.
+func (c codec) decode(b rawBatch, frame []byte) (rawBatch, error) {
 	for len(frame) > 0 {
-		var v T
-		n, err := o.codec.Decode(frame, &v)
-		if err != nil {
-			return wrap(recs), fmt.Errorf("record %d: %w", len(recs), err)
+		if b.n == b.c {
+			return b, fmt.Errorf("record %d: a frame holds more records than a batch", b.n)
 		}
-		recs = append(recs, v)
+		n, err := c.raw.Decode(frame, c.at(b, b.n), nil)
+		if err != nil {
+			b.n++ // partly written: recycled and cleared with the batch
+			return b, fmt.Errorf("record %d: %w", b.n-1, err)
+		}
+		b.n++
 		frame = frame[n:]
 	}
-	return wrap(recs), nil
+	return b, nil
 }
 
-func (o ops[T]) spill(sw *spill.Writer, b rawBatch, scratch *[]byte) error {
-	recs := unwrap[T](b)
-	for i := range recs {
-		*scratch = o.codec.Append((*scratch)[:0], &recs[i])
+// spill appends every record of b to sw, encoding through scratch.
+func (c codec) spill(sw *spill.Writer, b rawBatch, scratch *[]byte) error {
+	for i := range b.n {
+		*scratch = c.raw.Append((*scratch)[:0], c.at(b, i))
 		if err := sw.Append(*scratch); err != nil {
 			return err
 		}
@@ -105,18 +105,19 @@ func (o ops[T]) spill(sw *spill.Writer, b rawBatch, scratch *[]byte) error {
 	return nil
 }
 
-func (o ops[T]) replay(b rawBatch, size int, f *fileReplay, edge string) (rawBatch, error) {
-	recs := unwrap[T](b)
-	for len(recs) < size {
+// replay appends records of f's open file to b until b holds size (at most
+// its capacity) or the file ends (io.EOF, b then holding what was left).
+func (c codec) replay(b rawBatch, size int, f *fileReplay, edge string) (rawBatch, error) {
+	for b.n < min(size, b.c) {
 		rec, err := f.next(edge)
 		if err != nil {
-			return wrap(recs), err
+			return b, err
 		}
-		var zero T
-		recs = append(recs, zero)
-		if _, err := o.codec.DecodeArena(rec, &recs[len(recs)-1], f.arena); err != nil {
-			return wrap(recs), f.readErr(edge, err)
+		if _, err := c.raw.Decode(rec, c.at(b, b.n), f.arena); err != nil {
+			b.n++ // partly written: recycled and cleared with the batch
+			return b, f.readErr(edge, err)
 		}
+		b.n++
 	}
-	return wrap(recs), nil
+	return b, nil
 }

@@ -3,20 +3,23 @@ package flow
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/weirdata/weir/memory"
 )
 
 // TestRawBatchOps: a batch of records that point to data goes through the
-// untyped transport's operations (wrap, encode, decode, zero) and comes back
-// equal, record by record, to the batch built directly; a frame cut short
-// fails naming the record it stopped at.
+// untyped transport's operations (wrap, encode and decode at the records'
+// addresses, zero) and comes back equal, record by record, to the batch
+// built directly; a frame cut short fails naming the record it stopped at,
+// and a frame of more records than the batch holds fails.
 func TestRawBatchOps(t *testing.T) {
-	codec, err := memory.NewCodec[rec]()
+	c, err := memory.NewCodec[rec]()
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := ops[rec]{codec}
+	o := codec{raw: c.Raw(), size: unsafe.Sizeof(rec{})}
+	var typed ops[rec]
 	if o.flat() {
 		t.Fatal("a record with a string reports a flat codec")
 	}
@@ -35,7 +38,7 @@ func TestRawBatchOps(t *testing.T) {
 	if first := o.first(nil, b); string(first) != string(frame[:len(first)]) {
 		t.Fatal("first does not encode the batch's first record")
 	}
-	got, err := o.decode(o.alloc(8), frame)
+	got, err := o.decode(typed.alloc(8), frame)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,15 +53,20 @@ func TestRawBatchOps(t *testing.T) {
 
 	// Cut inside the fourth record: three decode, the error names record 3.
 	cut := len(o.encode(nil, wrap(want[:3]))) + 3
-	part, err := o.decode(o.alloc(8), frame[:cut])
+	part, err := o.decode(typed.alloc(8), frame[:cut])
 	if err == nil || !strings.Contains(err.Error(), "record 3") {
 		t.Fatalf("a cut frame: err %v, want one naming record 3", err)
 	}
-	if part.n != 3 {
-		t.Fatalf("a cut frame kept %d records, want 3", part.n)
+	if part.n != 4 { // three whole and the one partly written, cleared when recycled
+		t.Fatalf("a cut frame left %d records in the batch, want 4", part.n)
+	}
+	checkRecs(t, "before the cut", unwrap[rec](part)[:3], want[:3])
+
+	if _, err := o.decode(typed.alloc(4), frame); err == nil || !strings.Contains(err.Error(), "more records than a batch") {
+		t.Fatalf("five records into a batch of four: err %v", err)
 	}
 
-	o.zero(got)
+	typed.zero(got)
 	for i, r := range unwrap[rec](got) {
 		if r != (rec{}) {
 			t.Fatalf("zero left record %d as %+v", i, r)

@@ -46,10 +46,10 @@
 // hands them out. Between them the batches travel with their type erased
 // (rawBatch: the slice's pointer, length and capacity), through an exchange,
 // inboxes, stores and the channels between processes that are compiled once
-// for every record type; what they need of the records (clear a batch,
-// encode, decode, spill and replay one) is a small set of typed functions
-// per edge (recordOps). A program's record types then multiply the code of
-// the ends, not of the transport.
+// for every record type: they encode and decode records at their addresses
+// with the edge's codec in its untyped form (memory.Raw), and only making and
+// clearing a batch are typed (recordOps). A program's record types then
+// multiply the code of the ends, not of the transport.
 //
 // The batches in flight outside blocking stores (one being filled per
 // producer and consumer, one held by each Reader, one in flight per producer,

@@ -82,7 +82,7 @@ func (s *store) spill(w *producer) error {
 	x := s.x
 	h, err := spillFile(x.space, s.res, x.e.name, func(sw *spill.Writer) error {
 		for _, b := range s.mem {
-			if err := x.ops.spill(sw, b, &w.scratch); err != nil {
+			if err := x.codec.spill(sw, b, &w.scratch); err != nil {
 				return err
 			}
 		}
@@ -230,7 +230,7 @@ func (it *storeReader) next() (rawBatch, error) {
 		if err := it.fr.open(x.space, s.res, s.files, name); err != nil {
 			return rawBatch{}, err
 		}
-		b, err := x.ops.replay(x.get(), x.batchSize, &it.fr, name)
+		b, err := x.codec.replay(x.get(), x.batchSize, &it.fr, name)
 		if err != nil && err != io.EOF {
 			x.put(b)
 			return rawBatch{}, err

@@ -33,6 +33,7 @@ type message struct {
 type exchange struct {
 	e         *edgeBase
 	ops       recordOps
+	codec     codec
 	j         *job
 	mode      ExchangeMode
 	nProd     int
@@ -74,7 +75,11 @@ func (e *edge[T]) start(j *job) error {
 	if e.mode == Blocking && e.codec == nil {
 		return fmt.Errorf("flow: edge %s is blocking and has no codec", e.name)
 	}
-	x, err := startExchange(j, &e.edgeBase, ops[T]{e.codec}, int64(unsafe.Sizeof(*new(T))))
+	c := codec{size: unsafe.Sizeof(*new(T))}
+	if e.codec != nil {
+		c.raw = e.codec.Raw()
+	}
+	x, err := startExchange(j, &e.edgeBase, ops[T]{}, c)
 	if x != nil {
 		e.rt = x
 	}
@@ -82,15 +87,15 @@ func (e *edge[T]) start(j *job) error {
 }
 
 // startExchange builds the runtime state of edge e for one execution.
-func startExchange(j *job, e *edgeBase, o recordOps, elemSize int64) (*exchange, error) {
+func startExchange(j *job, e *edgeBase, o recordOps, c codec) (*exchange, error) {
 	nProd, nCons := e.from.parallelism, e.to.parallelism
 	x := &exchange{
-		e: e, ops: o, j: j,
+		e: e, ops: o, codec: c, j: j,
 		mode:      e.mode,
 		nProd:     nProd,
 		nCons:     nCons,
 		batchSize: j.opts.BatchSize,
-		elemSize:  elemSize,
+		elemSize:  int64(c.size),
 		done:      make([]chan struct{}, nCons),
 		space:     spill.NewSpace(j.env.FS, "flow-"+e.name, j.opts.Spill),
 	}
@@ -222,8 +227,8 @@ func (x *exchange) channels() int {
 func (x *exchange) estimate(b rawBatch, scratch *[]byte) int64 {
 	n := int64(b.n)
 	est := n * x.elemSize
-	if b.n > 0 && !x.ops.flat() {
-		*scratch = x.ops.first((*scratch)[:0], b)
+	if b.n > 0 && !x.codec.flat() {
+		*scratch = x.codec.first((*scratch)[:0], b)
 		est += n * int64(len(*scratch))
 	}
 	return est
@@ -234,11 +239,11 @@ func (x *exchange) estimate(b rawBatch, scratch *[]byte) int64 {
 // record of the first full batch sent as its serialized size. The slices'
 // own bytes were reserved at start. It is safe for concurrent use.
 func (x *exchange) account(b rawBatch) {
-	if x.ops.flat() || b.n < x.batchSize {
+	if x.codec.flat() || b.n < x.batchSize {
 		return
 	}
 	x.sized.Do(func() {
-		rec := x.ops.first(nil, b)
+		rec := x.codec.first(nil, b)
 		x.res.Force(x.inFlight * int64(x.batchSize) * int64(len(rec)))
 	})
 }

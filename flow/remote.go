@@ -356,7 +356,7 @@ func (x *exchange) forward(p, c int) error {
 			buf = putEvent(buf[:0], m.ev)
 			err = snd.SendEvent(ctx, m.ev.Kind|remotePriority, buf)
 		case m.ev.Kind == eventNone:
-			buf = x.ops.encode(buf[:0], m.batch)
+			buf = x.codec.encode(buf[:0], m.batch)
 			x.put(m.batch)
 			err = snd.Send(ctx, buf)
 		case m.ev.Kind == EndOfPartition:
@@ -499,7 +499,7 @@ func (x *exchange) forwardStore(ctx context.Context, snd Sender, p, c int) error
 		if b.p == nil {
 			break
 		}
-		buf = x.ops.encode(buf[:0], b)
+		buf = x.codec.encode(buf[:0], b)
 		x.put(b)
 		if err := snd.Send(ctx, buf); err != nil {
 			if ctx.Err() != nil {
@@ -524,7 +524,7 @@ func (x *exchange) finished(p int) {
 
 // decodeBatch decodes a data frame of producer p into a batch.
 func (x *exchange) decodeBatch(p int, b []byte) (rawBatch, error) {
-	batch, err := x.ops.decode(x.get(), b)
+	batch, err := x.codec.decode(x.get(), b)
 	if err != nil {
 		x.put(batch)
 		return rawBatch{}, fmt.Errorf("producer %d: %w", p, err)

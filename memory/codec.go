@@ -101,7 +101,61 @@ func (c *Codec[T]) decode(src []byte, v *T, a *Arena) (int, error) {
 		err = d.run(p, unsafe.Pointer(v))
 	}
 	if err != nil {
-		return d.pos, fmt.Errorf("memory: decode %s at byte %d of %d: %v: %w", p.name, d.pos, len(src), err, ErrCorrupt)
+		return d.pos, decodeErr(p, &d, len(src), err)
+	}
+	return d.pos, nil
+}
+
+// decodeErr is the error of a decode of p that failed with err.
+func decodeErr(p *program, d *decoder, n int, err error) error {
+	return fmt.Errorf("memory: decode %s at byte %d of %d: %v: %w", p.name, d.pos, n, err, ErrCorrupt)
+}
+
+// Raw is a Codec with its type erased, for code that is compiled once for
+// every type (a runtime moving batches of records of any type): it encodes
+// and decodes the value a pointer points to, which must be of the Codec's
+// type. Its zero value is no codec.
+type Raw struct{ prog *program }
+
+// Raw returns the codec with its type erased.
+func (c *Codec[T]) Raw() Raw { return Raw{c.prog} }
+
+// Valid reports whether r is a codec (not the zero Raw).
+func (r Raw) Valid() bool { return r.prog != nil }
+
+// Flat is Codec.Flat.
+func (r Raw) Flat() bool { return r.prog.flat }
+
+// Size returns the size of the codec's type in memory, unsafe.Sizeof.
+func (r Raw) Size() uintptr { return r.prog.size }
+
+// Append is Codec.Append of the value at v.
+func (r Raw) Append(dst []byte, v unsafe.Pointer) []byte {
+	p := r.prog
+	if p.flat {
+		return append(dst, unsafe.Slice((*byte)(v), p.size)...)
+	}
+	return encode(dst, p, v)
+}
+
+// Decode is Codec.DecodeArena into the value at v.
+func (r Raw) Decode(src []byte, v unsafe.Pointer, a *Arena) (int, error) {
+	return decodeAt(r.prog, src, v, a)
+}
+
+func decodeAt(p *program, src []byte, v unsafe.Pointer, a *Arena) (int, error) {
+	d := decoder{src: src, arena: a}
+	var err error
+	switch {
+	case p.flat && p.size == 0:
+		return 0, nil // nothing to read: struct{} and the like
+	case p.flat:
+		err = d.raw(v, p.size, p.ops[0].bools)
+	default:
+		err = d.run(p, v)
+	}
+	if err != nil {
+		return d.pos, decodeErr(p, &d, len(src), err)
 	}
 	return d.pos, nil
 }
