@@ -94,7 +94,9 @@
 // (and caches the result), compiling it into a flat program of ops, each a kind and
 // an unsafe field offset; Append and Decode run that program with pointer
 // arithmetic and call no reflect per record. A struct of fixed-size fields only is
-// copied as one block of its memory (Codec.Flat).
+// copied as one block of its memory (Codec.Flat). Codec.Raw is the same codec with
+// its type erased: it encodes and decodes the value at an unsafe.Pointer, for code
+// that is compiled once for every record type (flow's transport).
 //
 // Supported: bool, all integer kinds but uintptr, floats, complex numbers, string,
 // []byte, time.Time, arrays, nested structs, pointers and slices of any of these,
