@@ -24,7 +24,7 @@ type message struct {
 // (the consumer takes the channels with data in arrival order), for a blocking
 // edge one store per (producer, consumer) pair; and the edge's batch free list.
 // It is untyped: it moves rawBatches and reaches the records only through
-// ops, so it is compiled once for every record type.
+// ops and codec, so it is compiled once for every record type.
 //
 //	producer subtask p                                              consumer subtask c
 //	Writer.bufs[c] --full/flush--> inbox[c].chans[p] (ChannelBuffers) --> Reader or Gate
