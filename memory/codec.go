@@ -88,6 +88,9 @@ func (c *Codec[T]) DecodeArena(src []byte, v *T, a *Arena) (int, error) {
 	return c.decode(src, v, a)
 }
 
+// decode is decodeAt written out again: calling decodeAt from here costs a
+// flat record's decode a tenth more (BenchmarkCodec/flat/Decode, 6.4 against
+// 7.0 ns).
 func (c *Codec[T]) decode(src []byte, v *T, a *Arena) (int, error) {
 	p := c.prog
 	d := decoder{src: src, arena: a}
