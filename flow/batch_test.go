@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -42,14 +43,18 @@ func TestRawBatchOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRecs(t, "decoded", unwrap[rec](got), want)
+	if g, w := unwrap[rec](got), want; !slices.Equal(g, w) {
+		t.Fatalf("decoded: %+v, want %+v", g, w)
+	}
 
 	// A second frame appends to what the batch holds.
 	got, err = o.decode(got, o.encode(nil, wrap(want[:2])))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRecs(t, "appended", unwrap[rec](got), append(append([]rec(nil), want...), want[:2]...))
+	if g, w := unwrap[rec](got), append(append([]rec(nil), want...), want[:2]...); !slices.Equal(g, w) {
+		t.Fatalf("appended: %+v, want %+v", g, w)
+	}
 
 	// Cut inside the fourth record: three decode, the error names record 3.
 	cut := len(o.encode(nil, wrap(want[:3]))) + 3
@@ -60,7 +65,9 @@ func TestRawBatchOps(t *testing.T) {
 	if part.n != 4 { // three whole and the one partly written, cleared when recycled
 		t.Fatalf("a cut frame left %d records in the batch, want 4", part.n)
 	}
-	checkRecs(t, "before the cut", unwrap[rec](part)[:3], want[:3])
+	if g, w := unwrap[rec](part)[:3], want[:3]; !slices.Equal(g, w) {
+		t.Fatalf("before the cut: %+v, want %+v", g, w)
+	}
 
 	if _, err := o.decode(typed.alloc(4), frame); err == nil || !strings.Contains(err.Error(), "more records than a batch") {
 		t.Fatalf("five records into a batch of four: err %v", err)
@@ -70,18 +77,6 @@ func TestRawBatchOps(t *testing.T) {
 	for i, r := range unwrap[rec](got) {
 		if r != (rec{}) {
 			t.Fatalf("zero left record %d as %+v", i, r)
-		}
-	}
-}
-
-func checkRecs(t *testing.T, what string, got, want []rec) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d records, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("%s: record %d is %+v, want %+v", what, i, got[i], want[i])
 		}
 	}
 }

@@ -603,11 +603,11 @@ func (g *Gate) Watermark() int64 { return g.comb.cur }
 
 // The gate's view of a Reader.
 
-func (r *consumer) attachGate(g *Gate, i int) error {
+func (r *Reader[T]) attachGate(g *Gate, i int) error {
 	if r.in == nil {
 		return fmt.Errorf("flow: edge %s: a gate reads pipelined edges only", r.x.e.name)
 	}
-	if r.stepped {
+	if r.step != nil {
 		return fmt.Errorf("flow: edge %s: a reader in superstep mode cannot join a gate", r.x.e.name)
 	}
 	r.in.attach(g, i)

@@ -39,7 +39,6 @@ type consumer struct {
 	peeked  bool // cur is a queued batch a gate peeked at (ItemInFlight)
 	ev      Event
 	closed  bool
-	stepped bool // in superstep mode
 
 	// blocking
 	pulling bool // reading a remote producer's result (recvRemote)
@@ -121,7 +120,6 @@ func (r *Reader[T]) Supersteps() error {
 	}
 	if r.step == nil {
 		r.step = NewAligner(r)
-		r.stepped = true
 	}
 	return nil
 }
